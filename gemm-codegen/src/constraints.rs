@@ -1,0 +1,709 @@
+//! The hard constraints of the stencil (Algorithm 3 of Kurzak, Tomov and
+//! Dongarra, first section) and the derived quantities of a legal spec.
+//!
+//! This is the one implementation of "is this kernel legal": the macro reports
+//! its [`Violation`]s as compile errors, the search space uses it to prune,
+//! and the lowering accepts only the [`Plan`] it returns.
+
+use std::fmt;
+
+use crate::spec::{KernelSpec, LoadShape, Op, Precision};
+
+/// Hardware limits that decide whether a kernel can be built and launched at
+/// all (not how fast it runs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Limits {
+    /// Threads per warp.
+    pub warp_size: u32,
+    /// Threads per block.
+    pub max_threads_per_block: u32,
+    /// Bytes of statically declared shared memory per block.
+    pub max_shared_per_block: u32,
+    /// 32-bit registers one thread can address.
+    pub max_regs_per_thread: u32,
+}
+
+impl Limits {
+    /// Limits that hold on every GPU from sm_70 up; what `gemm_kernel!`
+    /// checks at compile time, when the GPU is not yet known.
+    pub const PORTABLE: Limits = Limits {
+        warp_size: 32,
+        max_threads_per_block: 1024,
+        max_shared_per_block: 48 * 1024,
+        max_regs_per_thread: 255,
+    };
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits::PORTABLE
+    }
+}
+
+/// A parameter of `gemm_kernel!`, as a violation names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Field {
+    /// `precision`.
+    Precision,
+    /// `op`.
+    Op,
+    /// `tile`.
+    Tile,
+    /// `threads`.
+    Threads,
+    /// `load_a`.
+    LoadA,
+    /// `load_b`.
+    LoadB,
+    /// `lds_width`.
+    LdsWidth,
+    /// `ldg`.
+    Ldg,
+}
+
+impl Field {
+    /// The parameter's name in `gemm_kernel!`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Field::Precision => "precision",
+            Field::Op => "op",
+            Field::Tile => "tile",
+            Field::Threads => "threads",
+            Field::LoadA => "load_a",
+            Field::LoadB => "load_b",
+            Field::LdsWidth => "lds_width",
+            Field::Ldg => "ldg",
+        }
+    }
+}
+
+/// The smallest part of the spec a violation is about: a parameter, or one
+/// element of a tuple parameter (`tile.0`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ParamPath {
+    /// The parameter.
+    pub field: Field,
+    /// The tuple element, if the violation is about one.
+    pub index: Option<u8>,
+}
+
+impl ParamPath {
+    const fn whole(field: Field) -> ParamPath {
+        ParamPath { field, index: None }
+    }
+
+    const fn at(field: Field, index: u8) -> ParamPath {
+        ParamPath { field, index: Some(index) }
+    }
+}
+
+impl fmt::Display for ParamPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.index {
+            Some(i) => write!(f, "{}.{}", self.field.name(), i),
+            None => f.write_str(self.field.name()),
+        }
+    }
+}
+
+/// Which rule a spec broke; lets callers count or test without matching text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Rule {
+    /// A size, thread count or width is zero.
+    Zero,
+    /// More threads per block than the hardware allows.
+    TooManyThreads,
+    /// Threads per block not a whole number of warps.
+    PartialWarp,
+    /// `tile.0` not a multiple of `threads.0`, or `tile.1` of `threads.1`.
+    TileNotMultipleOfThreads,
+    /// A load shape with another thread count than `threads`.
+    LoadThreads,
+    /// A load shape that does not tile its operand's stored stripe.
+    LoadNotDividingStripe,
+    /// `lds_width` not 1, 2 or 4, wider than 16 bytes, or not dividing the
+    /// per-thread rows and columns of C.
+    LdsWidth,
+    /// Shared memory over the per-block limit.
+    SharedMemory,
+    /// Registers certainly over the per-thread limit.
+    Registers,
+}
+
+/// One broken rule: where, which, and what to change.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Violation {
+    /// The offending parameter.
+    pub at: ParamPath,
+    /// The rule broken.
+    pub rule: Rule,
+    /// Lowercase, no trailing period, saying what to change.
+    pub message: String,
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Violation {}
+
+/// A, or B.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Operand {
+    /// The left operand, `m × k` after its op.
+    A,
+    /// The right operand, `k × n` after its op.
+    B,
+}
+
+impl Operand {
+    /// `"a"` or `"b"`: used in register and parameter names.
+    pub const fn lower(self) -> &'static str {
+        match self {
+            Operand::A => "a",
+            Operand::B => "b",
+        }
+    }
+
+    /// `"A"` or `"B"`.
+    pub const fn upper(self) -> &'static str {
+        match self {
+            Operand::A => "A",
+            Operand::B => "B",
+        }
+    }
+
+    const fn load_field(self) -> Field {
+        match self {
+            Operand::A => Field::LoadA,
+            Operand::B => Field::LoadB,
+        }
+    }
+}
+
+/// How one thread block reads its stripe of A or B each iteration.
+///
+/// The stored stripe is `k_blk` deep along K and `free_blk` wide along the
+/// operand's free dimension (M for A, N for B). Which of the two is the
+/// leading (contiguous) dimension in memory depends on the op.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StripePlan {
+    /// Which operand.
+    pub operand: Operand,
+    /// Its op as performed (`C` only on complex precisions).
+    pub op: Op,
+    /// Whether K is the stored stripe's leading dimension.
+    pub lead_is_k: bool,
+    /// Extent of the stored stripe along its leading dimension.
+    pub lead_len: u32,
+    /// Extent of the stored stripe across its leading dimension.
+    pub cross_len: u32,
+    /// The thread arrangement that reads it.
+    pub shape: LoadShape,
+    /// Elements each thread reads along the leading dimension.
+    pub per_thread_lead: u32,
+    /// Elements each thread reads across the leading dimension.
+    pub per_thread_cross: u32,
+}
+
+impl StripePlan {
+    fn new(spec: &KernelSpec, operand: Operand) -> StripePlan {
+        let (op, free_blk, shape) = match operand {
+            Operand::A => (spec.eff_op_a(), spec.m_blk, spec.load_a),
+            Operand::B => (spec.eff_op_b(), spec.n_blk, spec.load_b),
+        };
+        // A is m × k after its op: stored as-is (op N) its leading dimension
+        // is M; stored transposed, K. B is k × n: stored as-is, K leads.
+        let lead_is_k = match operand {
+            Operand::A => op.is_transposed(),
+            Operand::B => !op.is_transposed(),
+        };
+        let (lead_len, cross_len) = if lead_is_k { (spec.k_blk, free_blk) } else { (free_blk, spec.k_blk) };
+        StripePlan {
+            operand,
+            op,
+            lead_is_k,
+            lead_len,
+            cross_len,
+            shape,
+            per_thread_lead: lead_len.checked_div(shape.lead).unwrap_or(0),
+            per_thread_cross: cross_len.checked_div(shape.cross).unwrap_or(0),
+        }
+    }
+
+    /// Elements of the stripe each thread moves per iteration.
+    pub const fn per_thread(&self) -> u32 {
+        self.per_thread_lead * self.per_thread_cross
+    }
+
+    /// Elements of the stripe.
+    pub const fn elements(&self) -> u32 {
+        self.lead_len * self.cross_len
+    }
+}
+
+/// A validated spec and everything the lowering derives from it.
+///
+/// Only [`validate`] builds one, so code holding a `Plan` knows the spec obeys
+/// every hard constraint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Plan {
+    spec: KernelSpec,
+    limits: Limits,
+    a: StripePlan,
+    b: StripePlan,
+}
+
+impl Plan {
+    /// The spec.
+    pub const fn spec(&self) -> &KernelSpec {
+        &self.spec
+    }
+
+    /// The limits it was checked against.
+    pub const fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// Precision shorthand.
+    pub const fn precision(&self) -> Precision {
+        self.spec.precision
+    }
+
+    /// How the block reads A's stripe.
+    pub const fn stripe_a(&self) -> &StripePlan {
+        &self.a
+    }
+
+    /// How the block reads B's stripe.
+    pub const fn stripe_b(&self) -> &StripePlan {
+        &self.b
+    }
+
+    /// `M_thr`: rows of C per thread.
+    pub const fn m_thr(&self) -> u32 {
+        self.spec.m_thr()
+    }
+
+    /// `N_thr`: columns of C per thread.
+    pub const fn n_thr(&self) -> u32 {
+        self.spec.n_thr()
+    }
+
+    /// Threads per block.
+    pub const fn threads(&self) -> u32 {
+        self.spec.threads()
+    }
+
+    /// Skew of each shared-memory row, in elements: one element (the paper's
+    /// `+1`), or one vector of `lds_width` elements so that vector loads stay
+    /// aligned.
+    pub const fn skew(&self) -> u32 {
+        self.spec.lds_width
+    }
+
+    /// Elements between consecutive k rows of A in shared memory.
+    pub const fn smem_a_stride(&self) -> u32 {
+        self.spec.m_blk + self.skew()
+    }
+
+    /// Elements between consecutive k rows of B in shared memory.
+    pub const fn smem_b_stride(&self) -> u32 {
+        self.spec.n_blk + self.skew()
+    }
+
+    /// Bytes of A's shared array.
+    pub const fn smem_a_bytes(&self) -> u32 {
+        self.spec.k_blk * self.smem_a_stride() * self.spec.precision.element_bytes()
+    }
+
+    /// Bytes of B's shared array.
+    pub const fn smem_b_bytes(&self) -> u32 {
+        self.spec.k_blk * self.smem_b_stride() * self.spec.precision.element_bytes()
+    }
+
+    /// Shared memory per block, in bytes.
+    pub const fn shared_bytes(&self) -> u32 {
+        self.smem_a_bytes() + self.smem_b_bytes()
+    }
+
+    /// A lower bound on the 32-bit registers a thread needs in the main loop:
+    /// the C accumulators, one column of A and row of B, and the prefetched
+    /// next stripes. Addresses, indices and predicates come on top.
+    pub const fn regs_lower_bound(&self) -> u32 {
+        regs_lower_bound(&self.spec)
+    }
+
+    /// Multiply-adds per shared-memory load in the innermost loop: the
+    /// paper's register reuse, with complex elements counting four real
+    /// multiply-adds for two loads.
+    pub fn register_reuse(&self) -> f64 {
+        register_reuse(&self.spec)
+    }
+}
+
+/// The paper's register reuse: FMAs per load in the innermost loop.
+pub fn register_reuse(spec: &KernelSpec) -> f64 {
+    let (m, n) = (f64::from(spec.m_thr()), f64::from(spec.n_thr()));
+    if spec.precision.is_complex() { (4.0 * m * n) / (2.0 * (m + n)) } else { (m * n) / (m + n) }
+}
+
+const fn regs_lower_bound(spec: &KernelSpec) -> u32 {
+    let threads = spec.threads();
+    let prefetch = (spec.m_blk * spec.k_blk + spec.k_blk * spec.n_blk).div_ceil(threads);
+    let (m, n) = (spec.m_thr(), spec.n_thr());
+    spec.precision.element_regs() * (m * n + m + n + prefetch)
+}
+
+/// Checks `spec` against every hard constraint under [`Limits::PORTABLE`].
+pub fn validate(spec: &KernelSpec) -> Result<Plan, Vec<Violation>> {
+    validate_with(spec, &Limits::PORTABLE)
+}
+
+/// Checks `spec` against every hard constraint under `limits`, reporting all
+/// violations at once.
+pub fn validate_with(spec: &KernelSpec, limits: &Limits) -> Result<Plan, Vec<Violation>> {
+    let mut out = Vec::new();
+    check_nonzero(spec, &mut out);
+    if !out.is_empty() {
+        // Every later rule divides by these.
+        return Err(out);
+    }
+    check_threads(spec, limits, &mut out);
+    check_tile(spec, &mut out);
+    let a = StripePlan::new(spec, Operand::A);
+    let b = StripePlan::new(spec, Operand::B);
+    check_load(spec, &a, &mut out);
+    check_load(spec, &b, &mut out);
+    check_lds_width(spec, &mut out);
+    if !out.is_empty() {
+        // Resource estimates assume the divisibility rules hold.
+        return Err(out);
+    }
+    let plan = Plan { spec: *spec, limits: *limits, a, b };
+    check_resources(&plan, &mut out);
+    if out.is_empty() { Ok(plan) } else { Err(out) }
+}
+
+fn violation(out: &mut Vec<Violation>, at: ParamPath, rule: Rule, message: String) {
+    out.push(Violation { at, rule, message });
+}
+
+fn check_nonzero(spec: &KernelSpec, out: &mut Vec<Violation>) {
+    let values = [
+        (ParamPath::at(Field::Tile, 0), spec.m_blk),
+        (ParamPath::at(Field::Tile, 1), spec.n_blk),
+        (ParamPath::at(Field::Tile, 2), spec.k_blk),
+        (ParamPath::at(Field::Threads, 0), spec.m_dim),
+        (ParamPath::at(Field::Threads, 1), spec.n_dim),
+        (ParamPath::at(Field::LoadA, 0), spec.load_a.lead),
+        (ParamPath::at(Field::LoadA, 1), spec.load_a.cross),
+        (ParamPath::at(Field::LoadB, 0), spec.load_b.lead),
+        (ParamPath::at(Field::LoadB, 1), spec.load_b.cross),
+        (ParamPath::whole(Field::LdsWidth), spec.lds_width),
+    ];
+    for (at, value) in values {
+        if value == 0 {
+            violation(out, at, Rule::Zero, format!("`{at}` must be at least 1"));
+        }
+    }
+}
+
+fn check_threads(spec: &KernelSpec, limits: &Limits, out: &mut Vec<Violation>) {
+    let at = ParamPath::whole(Field::Threads);
+    let threads = u64::from(spec.m_dim) * u64::from(spec.n_dim);
+    if threads > u64::from(limits.max_threads_per_block) {
+        violation(
+            out,
+            at,
+            Rule::TooManyThreads,
+            format!(
+                "`threads` ({} × {} = {threads}) exceeds the {} threads a block can hold: \
+                 reduce `threads.0` or `threads.1`",
+                spec.m_dim, spec.n_dim, limits.max_threads_per_block
+            ),
+        );
+    } else if threads % u64::from(limits.warp_size) != 0 {
+        violation(
+            out,
+            at,
+            Rule::PartialWarp,
+            format!(
+                "`threads` ({} × {} = {threads}) must be a multiple of the warp size ({}): \
+                 change `threads.0` or `threads.1`",
+                spec.m_dim, spec.n_dim, limits.warp_size
+            ),
+        );
+    }
+}
+
+fn check_tile(spec: &KernelSpec, out: &mut Vec<Violation>) {
+    for (i, blk, dim) in [(0u8, spec.m_blk, spec.m_dim), (1, spec.n_blk, spec.n_dim)] {
+        if blk % dim != 0 {
+            violation(
+                out,
+                ParamPath::at(Field::Tile, i),
+                Rule::TileNotMultipleOfThreads,
+                format!("`tile.{i}` ({blk}) must be a multiple of `threads.{i}` ({dim})"),
+            );
+        }
+    }
+}
+
+fn check_load(spec: &KernelSpec, stripe: &StripePlan, out: &mut Vec<Violation>) {
+    let field = stripe.operand.load_field();
+    let name = field.name();
+    let shape = stripe.shape;
+    let threads = u64::from(spec.m_dim) * u64::from(spec.n_dim);
+    let shape_threads = u64::from(shape.lead) * u64::from(shape.cross);
+    if shape_threads != threads {
+        violation(
+            out,
+            ParamPath::whole(field),
+            Rule::LoadThreads,
+            format!(
+                "`{name}` ({} × {} = {shape_threads}) must reshape the same {threads} threads as \
+                 `threads` ({} × {})",
+                shape.lead, shape.cross, spec.m_dim, spec.n_dim
+            ),
+        );
+    }
+    let (op_name, x) = (stripe.op, stripe.operand.upper());
+    let (free, free_blk) = match stripe.operand {
+        Operand::A => ("M_blk", spec.m_blk),
+        Operand::B => ("N_blk", spec.n_blk),
+    };
+    let (lead_dim, cross_dim) = if stripe.lead_is_k {
+        (("K_blk", spec.k_blk), (free, free_blk))
+    } else {
+        ((free, free_blk), ("K_blk", spec.k_blk))
+    };
+    let stored = format!(
+        "the stored stripe of {x} for op({x}) = {op_name} is {} × {} with {} contiguous",
+        lead_dim.1,
+        cross_dim.1,
+        &lead_dim.0[..1]
+    );
+    if !stripe.lead_len.is_multiple_of(shape.lead) {
+        violation(
+            out,
+            ParamPath::at(field, 0),
+            Rule::LoadNotDividingStripe,
+            format!(
+                "`{name}.0` ({}) must divide the stripe's leading dimension ({} = {}): {stored}",
+                shape.lead, lead_dim.0, lead_dim.1
+            ),
+        );
+    }
+    if !stripe.cross_len.is_multiple_of(shape.cross) {
+        violation(
+            out,
+            ParamPath::at(field, 1),
+            Rule::LoadNotDividingStripe,
+            format!(
+                "`{name}.1` ({}) must divide the stripe's other dimension ({} = {}): {stored}",
+                shape.cross, cross_dim.0, cross_dim.1
+            ),
+        );
+    }
+}
+
+fn check_lds_width(spec: &KernelSpec, out: &mut Vec<Violation>) {
+    let at = ParamPath::whole(Field::LdsWidth);
+    let w = spec.lds_width;
+    let bytes = spec.precision.element_bytes();
+    if !matches!(w, 1 | 2 | 4) {
+        violation(out, at, Rule::LdsWidth, format!("`lds_width` ({w}) must be 1, 2 or 4"));
+        return;
+    }
+    if w * bytes > 16 {
+        let max = 16 / bytes;
+        violation(
+            out,
+            at,
+            Rule::LdsWidth,
+            format!(
+                "`lds_width` ({w}) would load {} bytes at once but a shared load moves at most 16: \
+                 use at most {max} for {}",
+                w * bytes,
+                spec.precision
+            ),
+        );
+        return;
+    }
+    // Only meaningful when the tile divides; check_tile reports otherwise.
+    if !spec.m_blk.is_multiple_of(spec.m_dim) || !spec.n_blk.is_multiple_of(spec.n_dim) {
+        return;
+    }
+    let (m_thr, n_thr) = (spec.m_thr(), spec.n_thr());
+    if m_thr % w != 0 || n_thr % w != 0 {
+        violation(
+            out,
+            at,
+            Rule::LdsWidth,
+            format!(
+                "`lds_width` ({w}) must divide the rows ({m_thr}) and columns ({n_thr}) of C each \
+                 thread computes (`tile.0 / threads.0`, `tile.1 / threads.1`)"
+            ),
+        );
+    }
+}
+
+fn check_resources(plan: &Plan, out: &mut Vec<Violation>) {
+    let limits = plan.limits;
+    let shared = plan.shared_bytes();
+    if shared > limits.max_shared_per_block {
+        violation(
+            out,
+            ParamPath::whole(Field::Tile),
+            Rule::SharedMemory,
+            format!(
+                "`tile` needs {shared} bytes of shared memory (k_blk × (m_blk + {s} + n_blk + {s}) \
+                 elements of {} bytes) but a block has at most {}: reduce `tile`",
+                plan.precision().element_bytes(),
+                limits.max_shared_per_block,
+                s = plan.skew(),
+            ),
+        );
+    }
+    let regs = plan.regs_lower_bound();
+    if regs > limits.max_regs_per_thread {
+        violation(
+            out,
+            ParamPath::whole(Field::Tile),
+            Rule::Registers,
+            format!(
+                "`tile` needs at least {regs} registers per thread ({} × {} accumulators, a column \
+                 of A, a row of B and the prefetched stripes) but a thread has at most {}: reduce \
+                 `tile` or raise `threads`",
+                plan.m_thr(),
+                plan.n_thr(),
+                limits.max_regs_per_thread
+            ),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::GlobalLoad;
+
+    fn spec(
+        precision: Precision,
+        ops: (Op, Op),
+        tile: (u32, u32, u32),
+        threads: (u32, u32),
+        a: (u32, u32),
+        b: (u32, u32),
+    ) -> KernelSpec {
+        KernelSpec {
+            precision,
+            op_a: ops.0,
+            op_b: ops.1,
+            m_blk: tile.0,
+            n_blk: tile.1,
+            k_blk: tile.2,
+            m_dim: threads.0,
+            n_dim: threads.1,
+            load_a: LoadShape { lead: a.0, cross: a.1 },
+            load_b: LoadShape { lead: b.0, cross: b.1 },
+            lds_width: 1,
+            ldg: GlobalLoad::Nc,
+        }
+    }
+
+    fn rules(s: &KernelSpec) -> Vec<(String, Rule)> {
+        match validate(s) {
+            Ok(_) => vec![],
+            Err(v) => v.into_iter().map(|v| (v.at.to_string(), v.rule)).collect(),
+        }
+    }
+
+    #[test]
+    fn table2_sgemm_nn_is_legal_with_paper_resources() {
+        let s = spec(Precision::F32, (Op::N, Op::N), (96, 96, 16), (16, 16), (32, 8), (8, 32));
+        let plan = validate(&s).unwrap();
+        assert_eq!((plan.m_thr(), plan.n_thr()), (6, 6));
+        // (96 + 1) × 16 + (96 + 1) × 16 floats.
+        assert_eq!(plan.shared_bytes(), 2 * 97 * 16 * 4);
+        // 36 accumulators + 6 + 6 fragments + 12 prefetched elements.
+        assert_eq!(plan.regs_lower_bound(), 60);
+        assert_eq!(plan.register_reuse(), 3.0);
+        let a = plan.stripe_a();
+        assert!(!a.lead_is_k);
+        assert_eq!((a.per_thread_lead, a.per_thread_cross), (3, 2));
+        let b = plan.stripe_b();
+        assert!(b.lead_is_k);
+        assert_eq!((b.lead_len, b.cross_len), (16, 96));
+    }
+
+    #[test]
+    fn the_op_decides_which_stripe_is_stored() {
+        // A transposed: its stripe is K_blk × M_blk with K contiguous, so
+        // load_a.0 must divide K_blk = 8 and load_a.1 must divide M_blk = 16.
+        let ok = spec(Precision::C64, (Op::T, Op::T), (16, 24, 8), (8, 8), (4, 16), (8, 8));
+        assert!(validate(&ok).is_ok());
+        let bad = spec(Precision::C64, (Op::N, Op::T), (16, 24, 8), (8, 8), (4, 16), (8, 8));
+        assert_eq!(rules(&bad), vec![("load_a.1".into(), Rule::LoadNotDividingStripe)]);
+    }
+
+    #[test]
+    fn conjugate_on_reals_is_transpose() {
+        let t = spec(Precision::F32, (Op::T, Op::C), (96, 96, 16), (16, 16), (16, 16), (32, 8));
+        let plan = validate(&t).unwrap();
+        assert_eq!(plan.stripe_b().op, Op::T);
+        let c = spec(Precision::C32, (Op::C, Op::N), (64, 64, 16), (16, 16), (16, 16), (16, 16));
+        assert_eq!(validate(&c).unwrap().stripe_a().op, Op::C);
+    }
+
+    #[test]
+    fn every_rule_fires_on_its_parameter() {
+        let base = spec(Precision::F32, (Op::N, Op::N), (64, 64, 16), (16, 16), (16, 16), (16, 16));
+        assert!(validate(&base).is_ok());
+
+        let zero = KernelSpec { k_blk: 0, ..base };
+        assert_eq!(rules(&zero), vec![("tile.2".into(), Rule::Zero)]);
+
+        let big = spec(Precision::F32, (Op::N, Op::N), (64, 66, 16), (32, 33), (32, 33), (16, 66));
+        assert!(rules(&big).contains(&("threads".into(), Rule::TooManyThreads)));
+
+        let partial = spec(Precision::F32, (Op::N, Op::N), (60, 64, 16), (12, 4), (12, 4), (16, 3));
+        assert!(rules(&partial).contains(&("threads".into(), Rule::PartialWarp)));
+
+        let tile = KernelSpec { m_blk: 72, ..base };
+        assert!(rules(&tile).contains(&("tile.0".into(), Rule::TileNotMultipleOfThreads)));
+
+        let load = KernelSpec { load_a: LoadShape { lead: 16, cross: 8 }, ..base };
+        assert_eq!(rules(&load), vec![("load_a".into(), Rule::LoadThreads)]);
+
+        let stripe = KernelSpec { load_b: LoadShape { lead: 32, cross: 8 }, ..base };
+        assert_eq!(rules(&stripe), vec![("load_b.0".into(), Rule::LoadNotDividingStripe)]);
+
+        let width = KernelSpec { lds_width: 3, ..base };
+        assert_eq!(rules(&width), vec![("lds_width".into(), Rule::LdsWidth)]);
+        let z = KernelSpec { precision: Precision::C64, lds_width: 2, ..base };
+        assert_eq!(rules(&z), vec![("lds_width".into(), Rule::LdsWidth)]);
+        let odd = spec(Precision::F32, (Op::N, Op::N), (96, 96, 16), (16, 16), (32, 8), (8, 32));
+        assert_eq!(rules(&KernelSpec { lds_width: 4, ..odd }), vec![("lds_width".into(), Rule::LdsWidth)]);
+        assert!(rules(&KernelSpec { lds_width: 2, ..odd }).is_empty());
+
+        let shared = KernelSpec { k_blk: 128, ..base };
+        assert!(rules(&shared).contains(&("tile".into(), Rule::SharedMemory)));
+
+        let regs = spec(Precision::F64, (Op::N, Op::N), (256, 256, 4), (16, 2), (16, 2), (4, 8));
+        assert!(rules(&regs).contains(&("tile".into(), Rule::Registers)));
+    }
+
+    #[test]
+    fn messages_are_lowercase_without_period() {
+        let bad = spec(Precision::F32, (Op::N, Op::N), (70, 64, 16), (16, 16), (16, 15), (16, 16));
+        for v in validate(&bad).unwrap_err() {
+            let first = v.message.chars().next().unwrap();
+            assert!(!first.is_uppercase(), "{}", v.message);
+            assert!(!v.message.ends_with('.'), "{}", v.message);
+        }
+    }
+}

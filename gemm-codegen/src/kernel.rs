@@ -1,0 +1,151 @@
+//! What a compiled kernel is at run time: the element types, the
+//! [`GemmKernel`] trait that every `gemm_kernel!` item implements, and
+//! [`KernelImage`], the same facts as a value for kernels generated at run
+//! time (the tuner's).
+
+use std::borrow::Cow;
+
+use num_complex::Complex;
+
+use crate::spec::{KernelSpec, Precision};
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for f64 {}
+    impl Sealed for num_complex::Complex<f32> {}
+    impl Sealed for num_complex::Complex<f64> {}
+}
+
+/// A GEMM element type: `f32`, `f64`, `Complex<f32>` or `Complex<f64>`.
+///
+/// Sealed: the stencil is generated for exactly these four.
+pub trait Element: sealed::Sealed + Copy + Send + Sync + PartialEq + std::fmt::Debug + 'static {
+    /// The precision of kernels on this type.
+    const PRECISION: Precision;
+    /// The real scalar: `f32` or `f64`.
+    type Real: Element + Into<f64>;
+    /// Zero.
+    const ZERO: Self;
+    /// One.
+    const ONE: Self;
+    /// The scalars of this value, real part first (`[re]` or `[re, im]`).
+    fn parts(self) -> [Self::Real; 2];
+    /// Builds a value from its parts (`im` ignored for reals).
+    fn from_parts(re: Self::Real, im: Self::Real) -> Self;
+}
+
+impl Element for f32 {
+    const PRECISION: Precision = Precision::F32;
+    type Real = f32;
+    const ZERO: f32 = 0.0;
+    const ONE: f32 = 1.0;
+    fn parts(self) -> [f32; 2] {
+        [self, 0.0]
+    }
+    fn from_parts(re: f32, _: f32) -> f32 {
+        re
+    }
+}
+
+impl Element for f64 {
+    const PRECISION: Precision = Precision::F64;
+    type Real = f64;
+    const ZERO: f64 = 0.0;
+    const ONE: f64 = 1.0;
+    fn parts(self) -> [f64; 2] {
+        [self, 0.0]
+    }
+    fn from_parts(re: f64, _: f64) -> f64 {
+        re
+    }
+}
+
+impl Element for Complex<f32> {
+    const PRECISION: Precision = Precision::C32;
+    type Real = f32;
+    const ZERO: Self = Complex::new(0.0, 0.0);
+    const ONE: Self = Complex::new(1.0, 0.0);
+    fn parts(self) -> [f32; 2] {
+        [self.re, self.im]
+    }
+    fn from_parts(re: f32, im: f32) -> Self {
+        Complex::new(re, im)
+    }
+}
+
+impl Element for Complex<f64> {
+    const PRECISION: Precision = Precision::C64;
+    type Real = f64;
+    const ZERO: Self = Complex::new(0.0, 0.0);
+    const ONE: Self = Complex::new(1.0, 0.0);
+    fn parts(self) -> [f64; 2] {
+        [self.re, self.im]
+    }
+    fn from_parts(re: f64, im: f64) -> Self {
+        Complex::new(re, im)
+    }
+}
+
+/// A kernel compiled by `gemm_kernel!`: a zero-sized type whose associated
+/// constants carry the validated spec and the PTX generated from it.
+///
+/// Typed by its element: a launch API generic over `K: GemmKernel` takes
+/// buffers of `K::Elem`, so a CGEMM kernel cannot be launched on `f32` data.
+pub trait GemmKernel: Send + Sync + 'static {
+    /// Element type of A, B and C.
+    type Elem: Element;
+    /// The validated spec.
+    const SPEC: KernelSpec;
+    /// The PTX module text.
+    const PTX: &'static str;
+    /// The `.entry` name in [`GemmKernel::PTX`].
+    const ENTRY: &'static str;
+    /// Bytes of static shared memory per block.
+    const SHARED_BYTES: u32;
+
+    /// Threads per block, `(x, y, z)`.
+    fn block() -> (u32, u32, u32) {
+        Self::SPEC.block()
+    }
+
+    /// Blocks for an `m × n` C, `(x, y, z)`.
+    fn grid(m: u32, n: u32) -> (u32, u32, u32) {
+        Self::SPEC.grid(m, n)
+    }
+
+    /// The same facts as a value.
+    fn image() -> KernelImage {
+        KernelImage {
+            spec: Self::SPEC,
+            ptx: Cow::Borrowed(Self::PTX),
+            entry: Cow::Borrowed(Self::ENTRY),
+            shared_bytes: Self::SHARED_BYTES,
+        }
+    }
+}
+
+/// A compiled kernel as a value: what the host needs to load and launch it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct KernelImage {
+    /// The validated spec.
+    pub spec: KernelSpec,
+    /// The PTX module text.
+    pub ptx: Cow<'static, str>,
+    /// The `.entry` name.
+    pub entry: Cow<'static, str>,
+    /// Bytes of static shared memory per block.
+    pub shared_bytes: u32,
+}
+
+impl KernelImage {
+    /// Threads per block, `(x, y, z)`.
+    pub const fn block(&self) -> (u32, u32, u32) {
+        self.spec.block()
+    }
+
+    /// Blocks for an `m × n` C, `(x, y, z)`.
+    pub const fn grid(&self, m: u32, n: u32) -> (u32, u32, u32) {
+        self.spec.grid(m, n)
+    }
+}

@@ -1,0 +1,85 @@
+//! The gemmforge kernel compiler: from a [`KernelSpec`] to PTX, with no GPU.
+//!
+//! # Pipeline
+//!
+//! ```text
+//! KernelSpec ──validate──▶ Plan ──stencil::lower──▶ ptx::Module ──ptx::Writer──▶ PTX text
+//!                │
+//!                └──▶ Vec<Violation>   (the macro's compile errors, the tuner's pruning)
+//! ```
+//!
+//! - [`KernelSpec`] is plain data: every parameter of the universal GEMM
+//!   stencil of Kurzak, Tomov and Dongarra (tile, thread arrangement, the two
+//!   load reshapes, shared-load width, global cache path), for one precision
+//!   and one pair of ops.
+//! - [`validate`] checks the hard constraints (Algorithm 3, first section;
+//!   one implementation shared by `gemm_kernel!` and the search space) and
+//!   returns a [`Plan`]: the spec plus everything derived from it. A `Plan`
+//!   exists only for legal specs, and lowering takes nothing else, so no
+//!   stage downstream can be handed an unchecked spec.
+//! - The stencil lowering builds the [`ptx`] IR through typed instruction
+//!   constructors; its stages (global → shared movement, inner product,
+//!   epilogue) sit behind small traits so that later kernel families can
+//!   replace one without touching the others.
+//! - [`ptx::Writer`] is the only code that produces PTX text, for every
+//!   kernel family. The IR it prints is a closed set of instructions, so the
+//!   text can be parsed back and executed without a GPU.
+//!
+//! # Invariants of emitted PTX
+//!
+//! - `.target` is the oldest architecture the kernel's instructions need
+//!   (sm_70 for this stencil), `.version` the oldest PTX ISA for it.
+//! - All address arithmetic is 64-bit: matrices beyond 2³¹ elements work.
+//! - Out-of-range elements of A, B and C are never accessed, for any `m`, `n`,
+//!   `k` ≥ 0 and any legal `lda`, `ldb`, `ldc`.
+//! - The text starts with a header naming the spec and the generator
+//!   version; registers and stencil phases are named and commented.
+//!
+//! Set `GEMMFORGE_DUMP_DIR` to a folder to have every [`emit`] write the
+//! PTX and the IR it was printed from there (`<entry>.ptx`, `<entry>.ir`).
+
+pub mod constraints;
+mod kernel;
+pub mod ptx;
+pub mod spec;
+pub mod stencil;
+
+pub use constraints::{
+    Field, Limits, Operand, ParamPath, Plan, Rule, StripePlan, Violation, register_reuse, validate,
+    validate_with,
+};
+pub use kernel::{Element, GemmKernel, KernelImage};
+pub use spec::{GlobalLoad, KernelSpec, LoadShape, Op, Precision};
+
+/// The generator version named in every PTX header.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Lowers a validated plan to the PTX IR.
+pub fn lower(plan: &Plan) -> ptx::Module {
+    stencil::lower(plan)
+}
+
+/// Lowers and prints a validated plan.
+pub fn emit(plan: &Plan) -> KernelImage {
+    let module = lower(plan);
+    let text = ptx::write_string(&module);
+    let entry = plan.spec().entry_name();
+    if let Some(dir) = std::env::var_os("GEMMFORGE_DUMP_DIR") {
+        let dir = std::path::PathBuf::from(dir);
+        // A debugging aid: failing to dump must not fail the compilation.
+        let _ = std::fs::create_dir_all(&dir)
+            .and_then(|()| std::fs::write(dir.join(format!("{entry}.ptx")), &text))
+            .and_then(|()| std::fs::write(dir.join(format!("{entry}.ir")), format!("{module:#?}")));
+    }
+    KernelImage {
+        spec: *plan.spec(),
+        ptx: text.into(),
+        entry: entry.into(),
+        shared_bytes: plan.shared_bytes(),
+    }
+}
+
+/// Validates `spec` under [`Limits::PORTABLE`] and compiles it.
+pub fn compile(spec: &KernelSpec) -> Result<KernelImage, Vec<Violation>> {
+    validate(spec).map(|plan| emit(&plan))
+}

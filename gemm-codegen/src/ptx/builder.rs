@@ -1,0 +1,507 @@
+//! Building kernels: declarations, and instructions from typed constructors.
+//!
+//! Lowering passes never format PTX text. They declare named registers, then
+//! push [`Instr`]s made by the constructors below, which check operand types
+//! against the instruction (a mismatch is a compiler bug and panics).
+
+use std::collections::HashSet;
+
+use super::ir::{
+    Address, BinOp, CacheQual, Cmp, Guard, Instr, Kernel, Label, Operand, ParamDecl, ParamId, Reg, RegDecl,
+    SharedDecl, SharedId, Space, Stmt, Type, UnOp,
+};
+
+/// Names PTX reserves for special registers: a register named like one of
+/// these would shadow it (`%tid` makes `%tid.x` unparsable).
+const RESERVED: &[&str] = &[
+    "tid",
+    "ntid",
+    "laneid",
+    "warpid",
+    "nwarpid",
+    "ctaid",
+    "nctaid",
+    "smid",
+    "nsmid",
+    "gridid",
+    "clock",
+    "clock64",
+    "clock_hi",
+    "lanemask_eq",
+    "lanemask_le",
+    "lanemask_lt",
+    "lanemask_ge",
+    "lanemask_gt",
+    "globaltimer",
+    "globaltimer_lo",
+    "globaltimer_hi",
+    "total_smem_size",
+    "dynamic_smem_size",
+    "aggr_smem_size",
+    "reserved_smem_offset_begin",
+    "reserved_smem_offset_end",
+    "reserved_smem_offset_cap",
+    "reserved_smem_offset_0",
+    "reserved_smem_offset_1",
+    "is_explicit_cluster",
+    "clusterid",
+    "nclusterid",
+    "cluster_ctaid",
+    "cluster_nctaid",
+    "cluster_ctarank",
+    "cluster_nctarank",
+    "current_graph_exec",
+];
+
+fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+fn is_reserved(name: &str) -> bool {
+    let numbered = |prefix: &str| {
+        name.strip_prefix(prefix)
+            .is_some_and(|rest| !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit()))
+    };
+    RESERVED.contains(&name) || numbered("envreg") || numbered("pm")
+}
+
+/// Builds one [`Kernel`].
+#[derive(Debug)]
+pub struct KernelBuilder {
+    kernel: Kernel,
+    /// Parameter, shared-array and label names.
+    names: HashSet<String>,
+    /// Register names (without `%`: a namespace of their own in PTX).
+    reg_names: HashSet<String>,
+    placed: Vec<bool>,
+}
+
+impl KernelBuilder {
+    /// Starts a kernel with entry name `name`.
+    pub fn new(name: impl Into<String>) -> KernelBuilder {
+        let name = name.into();
+        assert!(is_identifier(&name), "invalid entry name {name:?}");
+        let kernel = Kernel { name, reg_groups: vec![String::new()], ..Kernel::default() };
+        KernelBuilder { kernel, names: HashSet::new(), reg_names: HashSet::new(), placed: Vec::new() }
+    }
+
+    /// Requires the block shape `(x, y, z)` at launch (`.reqntid`), which
+    /// lets ptxas budget registers for exactly that many threads.
+    pub fn reqntid(&mut self, shape: (u32, u32, u32)) {
+        self.kernel.reqntid = Some(shape);
+    }
+
+    fn claim(&mut self, name: &str) {
+        assert!(is_identifier(name), "invalid PTX identifier {name:?}");
+        assert!(self.names.insert(name.to_owned()), "name {name:?} declared twice");
+    }
+
+    /// The declared name of `reg`, without `%`.
+    pub fn reg_name(&self, reg: Reg) -> &str {
+        &self.kernel.regs[reg.index()].name
+    }
+
+    /// Declares a parameter.
+    pub fn param(&mut self, name: &str, ty: Type) -> ParamId {
+        self.claim(name);
+        self.kernel.params.push(ParamDecl { name: name.to_owned(), ty });
+        ParamId(self.kernel.params.len() as u32 - 1)
+    }
+
+    /// Starts a group of register declarations, headed by `comment`.
+    pub fn reg_group(&mut self, comment: impl Into<String>) {
+        self.kernel.reg_groups.push(comment.into());
+    }
+
+    /// Declares register `%name` of type `ty`.
+    pub fn reg(&mut self, name: impl AsRef<str>, ty: Type) -> Reg {
+        let name = name.as_ref();
+        assert!(!is_reserved(name), "register name %{name} shadows a PTX special register");
+        assert!(is_identifier(name), "invalid PTX identifier {name:?}");
+        assert!(self.reg_names.insert(name.to_owned()), "register %{name} declared twice");
+        let group = self.kernel.reg_groups.len() - 1;
+        self.kernel.regs.push(RegDecl { name: name.to_owned(), ty, group });
+        Reg { index: self.kernel.regs.len() as u32 - 1, ty }
+    }
+
+    /// Declares a shared array of `bytes` bytes aligned to `align`.
+    pub fn shared(&mut self, name: &str, bytes: u32, align: u32) -> SharedId {
+        assert!(align.is_power_of_two(), "alignment {align} is not a power of two");
+        self.claim(name);
+        self.kernel.shared.push(SharedDecl { name: name.to_owned(), align, bytes });
+        SharedId(self.kernel.shared.len() as u32 - 1)
+    }
+
+    /// Declares a label; place it with [`KernelBuilder::place`].
+    pub fn label(&mut self, name: &str) -> Label {
+        self.claim(name);
+        self.kernel.labels.push(name.to_owned());
+        self.placed.push(false);
+        Label(self.kernel.labels.len() as u32 - 1)
+    }
+
+    /// Places `label` here.
+    pub fn place(&mut self, label: Label) {
+        let placed = &mut self.placed[label.index()];
+        assert!(!*placed, "label {} placed twice", self.kernel.labels[label.index()]);
+        *placed = true;
+        self.kernel.body.push(Stmt::Label(label));
+    }
+
+    /// A `// comment` line.
+    pub fn comment(&mut self, text: impl Into<String>) {
+        self.kernel.body.push(Stmt::Comment(text.into()));
+    }
+
+    /// An empty line, then a comment line: the start of a phase.
+    pub fn section(&mut self, text: impl Into<String>) {
+        self.kernel.body.push(Stmt::Blank);
+        self.comment(text);
+    }
+
+    /// Appends an instruction.
+    pub fn push(&mut self, instr: Instr) {
+        self.push_guarded(None, instr);
+    }
+
+    /// Appends an instruction that executes only where `pred` holds.
+    pub fn push_if(&mut self, pred: Reg, instr: Instr) {
+        self.push_guarded(Some(Guard { pred, negated: false }), instr);
+    }
+
+    /// Appends an instruction that executes only where `pred` does not hold.
+    pub fn push_unless(&mut self, pred: Reg, instr: Instr) {
+        self.push_guarded(Some(Guard { pred, negated: true }), instr);
+    }
+
+    /// Appends an instruction under an optional guard.
+    pub fn push_guarded(&mut self, guard: Option<Guard>, instr: Instr) {
+        if let Some(g) = guard {
+            assert_eq!(g.pred.ty, Type::Pred, "guard on a non-predicate register");
+        }
+        self.kernel.body.push(Stmt::Instr { guard, instr });
+    }
+
+    /// Finishes the kernel; every declared label must have been placed.
+    pub fn finish(self) -> Kernel {
+        for (name, placed) in self.kernel.labels.iter().zip(&self.placed) {
+            assert!(placed, "label {name} declared but never placed");
+        }
+        self.kernel
+    }
+}
+
+/// The untyped-bits type of the same width, for `and`, `or`, `not`, `shl`.
+fn bits_of(ty: Type) -> Type {
+    match ty {
+        Type::Pred => Type::Pred,
+        t if t.bits() == 64 => Type::B64,
+        _ => Type::B32,
+    }
+}
+
+#[track_caller]
+fn check_operand(op: Operand, ty: Type) {
+    match op {
+        Operand::Reg(r) => assert!(
+            r.ty.bits() == ty.bits()
+                && (r.ty.is_float() == ty.is_float()
+                    || !r.ty.is_float() && matches!(ty, Type::B32 | Type::B64)),
+            "register of type {} used as {}",
+            r.ty,
+            ty
+        ),
+        Operand::Imm(_) => assert!(!ty.is_float() && ty != Type::Pred, "integer immediate used as {ty}"),
+        Operand::F32(_) => assert_eq!(ty, Type::F32, "f32 immediate used as {ty}"),
+        Operand::F64(_) => assert_eq!(ty, Type::F64, "f64 immediate used as {ty}"),
+        Operand::Special(_) => {
+            assert!(matches!(ty, Type::U32 | Type::B32 | Type::S32), "special register used as {ty}")
+        }
+        Operand::Shared(_) => assert!(
+            matches!(ty, Type::U32 | Type::B32 | Type::U64 | Type::B64),
+            "shared address used as {ty}"
+        ),
+    }
+}
+
+#[track_caller]
+fn check_float(ty: Type) {
+    assert!(ty.is_float(), "floating-point instruction on {ty}");
+}
+
+#[track_caller]
+fn check_int(ty: Type) {
+    assert!(!ty.is_float() && ty != Type::Pred, "integer instruction on {ty}");
+}
+
+impl Instr {
+    /// `ld.param` of `param` into `dst` (the parameter's type must match).
+    pub fn ld_param(dst: Reg, param: ParamId) -> Instr {
+        Instr::LdParam { dst, param }
+    }
+
+    /// `mov.T dst, src` with `T` the type of `dst`.
+    #[track_caller]
+    pub fn mov(dst: Reg, src: impl Into<Operand>) -> Instr {
+        let src = src.into();
+        check_operand(src, dst.ty);
+        Instr::Mov { dst, src }
+    }
+
+    /// `cvta.to.global.u64 dst, src`.
+    #[track_caller]
+    pub fn cvta_to_global(dst: Reg, src: Reg) -> Instr {
+        assert!(dst.ty == Type::U64 && src.ty == Type::U64, "cvta on non-u64 registers");
+        Instr::CvtaToGlobal { dst, src }
+    }
+
+    /// `cvt.D.S dst, src`: integer widening or narrowing.
+    #[track_caller]
+    pub fn cvt(dst: Reg, src: Reg) -> Instr {
+        check_int(dst.ty);
+        check_int(src.ty);
+        Instr::Cvt { dst, src }
+    }
+
+    /// `neg.T dst, src`.
+    #[track_caller]
+    pub fn neg(dst: Reg, src: impl Into<Operand>) -> Instr {
+        let src = src.into();
+        check_operand(src, dst.ty);
+        assert!(dst.ty.is_float() || dst.ty.is_signed(), "neg on {}", dst.ty);
+        Instr::Unary { op: UnOp::Neg, ty: dst.ty, dst, src }
+    }
+
+    /// `not.T dst, src` (bits or predicate).
+    #[track_caller]
+    pub fn not(dst: Reg, src: impl Into<Operand>) -> Instr {
+        let src = src.into();
+        check_operand(src, dst.ty);
+        assert!(!dst.ty.is_float(), "not on {}", dst.ty);
+        Instr::Unary { op: UnOp::Not, ty: bits_of(dst.ty), dst, src }
+    }
+
+    /// `op.T dst, a, b` with `T` the type of `dst` (or its bits type where PTX
+    /// requires one); use [`Instr::mul_wide`] for `mul.wide`.
+    #[track_caller]
+    pub fn binary(op: BinOp, dst: Reg, a: impl Into<Operand>, b: impl Into<Operand>) -> Instr {
+        let (a, b) = (a.into(), b.into());
+        let ty = match op {
+            BinOp::MulWide => panic!("use Instr::mul_wide"),
+            BinOp::And | BinOp::Or => bits_of(dst.ty),
+            BinOp::Shl => {
+                check_int(dst.ty);
+                bits_of(dst.ty)
+            }
+            BinOp::Div | BinOp::Rem | BinOp::Shr => {
+                check_int(dst.ty);
+                dst.ty
+            }
+            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Min | BinOp::Max => {
+                assert!(dst.ty != Type::Pred, "{op:?} on a predicate");
+                dst.ty
+            }
+        };
+        check_operand(a, ty);
+        if matches!(op, BinOp::Shl | BinOp::Shr) {
+            check_operand(b, Type::U32);
+        } else {
+            check_operand(b, ty);
+        }
+        Instr::Binary { op, ty, dst, a, b }
+    }
+
+    /// `add dst, a, b`.
+    #[track_caller]
+    pub fn add(dst: Reg, a: impl Into<Operand>, b: impl Into<Operand>) -> Instr {
+        Instr::binary(BinOp::Add, dst, a, b)
+    }
+
+    /// `sub dst, a, b`.
+    #[track_caller]
+    pub fn sub(dst: Reg, a: impl Into<Operand>, b: impl Into<Operand>) -> Instr {
+        Instr::binary(BinOp::Sub, dst, a, b)
+    }
+
+    /// `mul.lo` (integers) or `mul.rn` (floats) `dst, a, b`.
+    #[track_caller]
+    pub fn mul(dst: Reg, a: impl Into<Operand>, b: impl Into<Operand>) -> Instr {
+        Instr::binary(BinOp::Mul, dst, a, b)
+    }
+
+    /// `mul.wide.T dst, a, b`: `dst` is twice as wide as `a` and `b`.
+    #[track_caller]
+    pub fn mul_wide(dst: Reg, a: impl Into<Operand>, b: impl Into<Operand>) -> Instr {
+        let (a, b) = (a.into(), b.into());
+        let ty = narrow_of(dst.ty);
+        check_operand(a, ty);
+        check_operand(b, ty);
+        Instr::Binary { op: BinOp::MulWide, ty, dst, a, b }
+    }
+
+    /// `mad.lo.T dst, a, b, c` on integers.
+    #[track_caller]
+    pub fn mad(dst: Reg, a: impl Into<Operand>, b: impl Into<Operand>, c: impl Into<Operand>) -> Instr {
+        let (a, b, c) = (a.into(), b.into(), c.into());
+        check_int(dst.ty);
+        for x in [a, b, c] {
+            check_operand(x, dst.ty);
+        }
+        Instr::Mad { wide: false, ty: dst.ty, dst, a, b, c }
+    }
+
+    /// `mad.wide.T dst, a, b, c`: 32-bit `a * b` widened, plus 64-bit `c`.
+    #[track_caller]
+    pub fn mad_wide(dst: Reg, a: impl Into<Operand>, b: impl Into<Operand>, c: impl Into<Operand>) -> Instr {
+        let (a, b, c) = (a.into(), b.into(), c.into());
+        let ty = narrow_of(dst.ty);
+        check_operand(a, ty);
+        check_operand(b, ty);
+        check_operand(c, dst.ty);
+        Instr::Mad { wide: true, ty, dst, a, b, c }
+    }
+
+    /// `fma.rn.T dst, a, b, c`.
+    #[track_caller]
+    pub fn fma(dst: Reg, a: impl Into<Operand>, b: impl Into<Operand>, c: impl Into<Operand>) -> Instr {
+        let (a, b, c) = (a.into(), b.into(), c.into());
+        check_float(dst.ty);
+        for x in [a, b, c] {
+            check_operand(x, dst.ty);
+        }
+        Instr::Fma { ty: dst.ty, dst, a, b, c }
+    }
+
+    /// `setp.cmp.T dst, a, b`.
+    #[track_caller]
+    pub fn setp(cmp: Cmp, ty: Type, dst: Reg, a: impl Into<Operand>, b: impl Into<Operand>) -> Instr {
+        let (a, b) = (a.into(), b.into());
+        assert_eq!(dst.ty, Type::Pred, "setp into a non-predicate");
+        assert!(ty != Type::Pred, "setp on predicates");
+        check_operand(a, ty);
+        check_operand(b, ty);
+        Instr::Setp { cmp, ty, dst, a, b }
+    }
+
+    /// `selp.T dst, a, b, pred`.
+    #[track_caller]
+    pub fn selp(dst: Reg, a: impl Into<Operand>, b: impl Into<Operand>, pred: Reg) -> Instr {
+        let (a, b) = (a.into(), b.into());
+        assert_eq!(pred.ty, Type::Pred, "selp on a non-predicate");
+        check_operand(a, dst.ty);
+        check_operand(b, dst.ty);
+        Instr::Selp { ty: dst.ty, dst, a, b, pred }
+    }
+
+    /// A load of one, two or four consecutive values of `dst[0]`'s type.
+    #[track_caller]
+    pub fn ld(space: Space, qual: CacheQual, dst: &[Reg], addr: Address) -> Instr {
+        assert!(matches!(dst.len(), 1 | 2 | 4), "vector of {} values", dst.len());
+        let ty = dst[0].ty;
+        assert!(dst.iter().all(|r| r.ty == ty), "mixed types in a vector load");
+        assert!(qual == CacheQual::None || space == Space::Global, "cache qualifier off global");
+        assert!(dst.len() as u32 * ty.bytes() <= 16, "vector load over 16 bytes");
+        Instr::Ld { space, qual, ty, dst: dst.to_vec(), addr }
+    }
+
+    /// A store of one, two or four consecutive values of `src[0]`'s type.
+    #[track_caller]
+    pub fn st(space: Space, addr: Address, src: &[Reg]) -> Instr {
+        assert!(matches!(src.len(), 1 | 2 | 4), "vector of {} values", src.len());
+        assert!(space != Space::Param, "store to .param");
+        let ty = src[0].ty;
+        assert!(src.iter().all(|r| r.ty == ty), "mixed types in a vector store");
+        assert!(src.len() as u32 * ty.bytes() <= 16, "vector store over 16 bytes");
+        Instr::St { space, ty, addr, src: src.iter().map(|&r| Operand::Reg(r)).collect() }
+    }
+
+    /// `bar.sync id`.
+    pub const fn bar_sync(id: u32) -> Instr {
+        Instr::BarSync { id }
+    }
+
+    /// `bra target`.
+    pub const fn bra(target: Label) -> Instr {
+        Instr::Bra { uni: false, target }
+    }
+
+    /// `bra.uni target`: the caller guarantees no thread of a warp diverges.
+    pub const fn bra_uni(target: Label) -> Instr {
+        Instr::Bra { uni: true, target }
+    }
+
+    /// `ret`.
+    pub const fn ret() -> Instr {
+        Instr::Ret
+    }
+
+    /// Predicate conjunction `dst = a && b`.
+    #[track_caller]
+    pub fn and_pred(dst: Reg, a: Reg, b: Reg) -> Instr {
+        assert!([dst, a, b].iter().all(|r| r.ty == Type::Pred), "and.pred on non-predicates");
+        Instr::binary(BinOp::And, dst, a, b)
+    }
+}
+
+#[track_caller]
+fn narrow_of(wide: Type) -> Type {
+    match wide {
+        Type::U64 => Type::U32,
+        Type::S64 => Type::S32,
+        t => panic!("no 32-bit type widens to {t}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reserved_names_are_refused() {
+        let mut b = KernelBuilder::new("k");
+        let r = std::panic::catch_unwind(move || b.reg("tid", Type::U32));
+        assert!(r.is_err());
+    }
+
+    #[test]
+    #[should_panic(expected = "register %x declared twice")]
+    fn duplicate_names_are_refused() {
+        let mut b = KernelBuilder::new("k");
+        b.reg("x", Type::U32);
+        b.reg("x", Type::F32);
+    }
+
+    #[test]
+    #[should_panic(expected = "never placed")]
+    fn unplaced_labels_are_refused() {
+        let mut b = KernelBuilder::new("k");
+        b.label("loop");
+        b.finish();
+    }
+
+    #[test]
+    #[should_panic(expected = "register of type .f32 used as .u32")]
+    fn operand_types_are_checked() {
+        let mut b = KernelBuilder::new("k");
+        let f = b.reg("f", Type::F32);
+        let u = b.reg("u", Type::U32);
+        Instr::add(u, u, f);
+    }
+
+    #[test]
+    fn bit_operations_use_bit_types() {
+        let mut b = KernelBuilder::new("k");
+        let u = b.reg("u", Type::U32);
+        match Instr::binary(BinOp::Shl, u, u, Operand::imm(2)) {
+            Instr::Binary { ty, .. } => assert_eq!(ty, Type::B32),
+            _ => unreachable!(),
+        }
+        let w = b.reg("w", Type::U64);
+        match Instr::mul_wide(w, u, Operand::imm(4)) {
+            Instr::Binary { ty, .. } => assert_eq!(ty, Type::U32),
+            _ => unreachable!(),
+        }
+    }
+}

@@ -1,0 +1,439 @@
+//! The kernel specification: every parameter of the universal GEMM stencil.
+//!
+//! A [`KernelSpec`] is plain data. It is what `gemm_kernel!` parses, what the
+//! search space enumerates and what the tuner writes back. It is not known to
+//! be legal until [`crate::validate`] has turned it into a [`crate::Plan`].
+
+use std::fmt;
+
+/// Element type of A, B and C: the BLAS precision letter S, D, C or Z.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Precision {
+    /// `f32`: SGEMM.
+    F32,
+    /// `f64`: DGEMM.
+    F64,
+    /// `c32`, `Complex<f32>`: CGEMM.
+    C32,
+    /// `c64`, `Complex<f64>`: ZGEMM.
+    C64,
+}
+
+impl Precision {
+    /// Every precision, in BLAS order S, D, C, Z.
+    pub const ALL: [Precision; 4] = [Precision::F32, Precision::F64, Precision::C32, Precision::C64];
+
+    /// The token used in `gemm_kernel!` (`f32`, `f64`, `c32`, `c64`).
+    pub const fn token(self) -> &'static str {
+        match self {
+            Precision::F32 => "f32",
+            Precision::F64 => "f64",
+            Precision::C32 => "c32",
+            Precision::C64 => "c64",
+        }
+    }
+
+    /// Parses a `gemm_kernel!` token.
+    pub fn from_token(token: &str) -> Option<Precision> {
+        Precision::ALL.into_iter().find(|p| p.token() == token)
+    }
+
+    /// The BLAS routine letter: `s`, `d`, `c` or `z`.
+    pub const fn blas_letter(self) -> char {
+        match self {
+            Precision::F32 => 's',
+            Precision::F64 => 'd',
+            Precision::C32 => 'c',
+            Precision::C64 => 'z',
+        }
+    }
+
+    /// Parses a BLAS letter (`s`, `d`, `c`, `z`, either case).
+    pub fn from_blas_letter(letter: char) -> Option<Precision> {
+        Precision::ALL.into_iter().find(|p| p.blas_letter() == letter.to_ascii_lowercase())
+    }
+
+    /// Whether elements are complex (two scalars: real, then imaginary).
+    pub const fn is_complex(self) -> bool {
+        matches!(self, Precision::C32 | Precision::C64)
+    }
+
+    /// Bytes of one real scalar (4 or 8).
+    pub const fn scalar_bytes(self) -> u32 {
+        match self {
+            Precision::F32 | Precision::C32 => 4,
+            Precision::F64 | Precision::C64 => 8,
+        }
+    }
+
+    /// Scalars per element: 1 for real, 2 for complex.
+    pub const fn lanes(self) -> u32 {
+        if self.is_complex() { 2 } else { 1 }
+    }
+
+    /// Bytes of one element.
+    pub const fn element_bytes(self) -> u32 {
+        self.scalar_bytes() * self.lanes()
+    }
+
+    /// 32-bit registers that hold one element.
+    pub const fn element_regs(self) -> u32 {
+        self.element_bytes() / 4
+    }
+
+    /// Floating-point operations of one multiply-add of elements:
+    /// 2 for real, 8 for complex (the convention cuBLAS and the paper use).
+    pub const fn flops_per_fma(self) -> u64 {
+        if self.is_complex() { 8 } else { 2 }
+    }
+}
+
+impl fmt::Display for Precision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.token())
+    }
+}
+
+/// How an operand enters the product: `op(X)` in BLAS.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Op {
+    /// `N`: X as stored.
+    N,
+    /// `T`: the transpose of X.
+    T,
+    /// `C`: the conjugate transpose of X (means `T` for real precisions).
+    C,
+}
+
+impl Op {
+    /// All three ops, in BLAS order.
+    pub const ALL: [Op; 3] = [Op::N, Op::T, Op::C];
+
+    /// The `gemm_kernel!` token and BLAS character.
+    pub const fn letter(self) -> char {
+        match self {
+            Op::N => 'N',
+            Op::T => 'T',
+            Op::C => 'C',
+        }
+    }
+
+    /// Parses `N`, `T` or `C` (either case).
+    pub fn from_letter(letter: char) -> Option<Op> {
+        Op::ALL.into_iter().find(|o| o.letter() == letter.to_ascii_uppercase())
+    }
+
+    /// Whether the stored matrix is read across its leading dimension.
+    pub const fn is_transposed(self) -> bool {
+        !matches!(self, Op::N)
+    }
+
+    /// The op a kernel of `precision` really performs: `C` means `T` on reals.
+    pub const fn effective(self, precision: Precision) -> Op {
+        match self {
+            Op::C if !precision.is_complex() => Op::T,
+            op => op,
+        }
+    }
+
+    /// Whether elements are conjugated on their way in.
+    pub const fn conjugates(self, precision: Precision) -> bool {
+        matches!(self.effective(precision), Op::C)
+    }
+}
+
+impl fmt::Display for Op {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.letter())
+    }
+}
+
+/// Which cache path the stripes of A and B take from global memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub enum GlobalLoad {
+    /// `ld.global.nc`: the read-only (texture) data path. A and B are never
+    /// written during a GEMM, so this is always legal. The default.
+    #[default]
+    Nc,
+    /// `ld.global.ca`: cache in L1 and L2.
+    Ca,
+    /// `ld.global.cg`: cache in L2 only, bypassing L1.
+    Cg,
+}
+
+impl GlobalLoad {
+    /// Every path, default first.
+    pub const ALL: [GlobalLoad; 3] = [GlobalLoad::Nc, GlobalLoad::Ca, GlobalLoad::Cg];
+
+    /// The `gemm_kernel!` token (`nc`, `ca`, `cg`).
+    pub const fn token(self) -> &'static str {
+        match self {
+            GlobalLoad::Nc => "nc",
+            GlobalLoad::Ca => "ca",
+            GlobalLoad::Cg => "cg",
+        }
+    }
+
+    /// Parses a `gemm_kernel!` token.
+    pub fn from_token(token: &str) -> Option<GlobalLoad> {
+        GlobalLoad::ALL.into_iter().find(|g| g.token() == token)
+    }
+}
+
+impl fmt::Display for GlobalLoad {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.token())
+    }
+}
+
+/// A thread arrangement reshaped to read one stored stripe of A or B.
+///
+/// The stripe is read as it lies in memory: `lead` threads along its leading
+/// (contiguous) dimension, so that consecutive threads read consecutive
+/// addresses, and `cross` threads across it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LoadShape {
+    /// Threads along the stripe's leading dimension (`load_a.0`).
+    pub lead: u32,
+    /// Threads across the stripe's leading dimension (`load_a.1`).
+    pub cross: u32,
+}
+
+impl LoadShape {
+    /// Threads in the arrangement.
+    pub const fn threads(self) -> u32 {
+        self.lead * self.cross
+    }
+}
+
+/// Every parameter of one kernel of the universal GEMM stencil.
+///
+/// Field names follow Kurzak, Tomov and Dongarra, *Autotuning GEMMs for Fermi*:
+/// a block of `m_dim × n_dim` threads computes an `m_blk × n_blk` tile of C,
+/// walking K in steps of `k_blk`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct KernelSpec {
+    /// Element type (`precision = f32 | f64 | c32 | c64`).
+    pub precision: Precision,
+    /// `op(A)` (`op = (N, _)`).
+    pub op_a: Op,
+    /// `op(B)` (`op = (_, N)`).
+    pub op_b: Op,
+    /// `M_blk`: rows of the C tile a block computes (`tile.0`).
+    pub m_blk: u32,
+    /// `N_blk`: columns of the C tile a block computes (`tile.1`).
+    pub n_blk: u32,
+    /// `K_blk`: depth of the A and B stripes held in shared memory per
+    /// iteration of the pipelined loop (`tile.2`).
+    pub k_blk: u32,
+    /// `M_dim`: threads of the block along M when computing C (`threads.0`).
+    pub m_dim: u32,
+    /// `N_dim`: threads of the block along N when computing C (`threads.1`).
+    pub n_dim: u32,
+    /// The block reshaped to read A's stored stripe (`load_a`).
+    pub load_a: LoadShape,
+    /// The block reshaped to read B's stored stripe (`load_b`).
+    pub load_b: LoadShape,
+    /// Elements each shared-memory load of the inner product moves
+    /// (`lds_width = 1 | 2 | 4`, default 1): 2 and 4 emit 64- and 128-bit
+    /// `ld.shared.v2`/`.v4`, with each thread's C elements grouped in runs of
+    /// this many consecutive rows and columns.
+    pub lds_width: u32,
+    /// Cache path of the global loads of A and B (`ldg = nc | ca | cg`,
+    /// default `nc`).
+    pub ldg: GlobalLoad,
+}
+
+impl KernelSpec {
+    /// Default of [`KernelSpec::lds_width`].
+    pub const DEFAULT_LDS_WIDTH: u32 = 1;
+    /// Default of [`KernelSpec::ldg`].
+    pub const DEFAULT_LDG: GlobalLoad = GlobalLoad::Nc;
+
+    /// `M_thr`: rows of C per thread (0 if the tile is not divisible).
+    pub const fn m_thr(&self) -> u32 {
+        match self.m_blk.checked_div(self.m_dim) {
+            Some(q) => q,
+            None => 0,
+        }
+    }
+
+    /// `N_thr`: columns of C per thread (0 if the tile is not divisible).
+    pub const fn n_thr(&self) -> u32 {
+        match self.n_blk.checked_div(self.n_dim) {
+            Some(q) => q,
+            None => 0,
+        }
+    }
+
+    /// Threads per block.
+    pub const fn threads(&self) -> u32 {
+        self.m_dim * self.n_dim
+    }
+
+    /// `op(A)` as the kernel performs it (`C` is `T` on reals).
+    pub const fn eff_op_a(&self) -> Op {
+        self.op_a.effective(self.precision)
+    }
+
+    /// `op(B)` as the kernel performs it.
+    pub const fn eff_op_b(&self) -> Op {
+        self.op_b.effective(self.precision)
+    }
+
+    /// A stable, unique identifier, used as the PTX entry name and the key of
+    /// tuning records: `gemmforge_sgemm_nt_96x96x16_16x16_a32x8_b32x8_w1_nc`.
+    pub fn entry_name(&self) -> String {
+        format!(
+            "gemmforge_{}gemm_{}{}_{}x{}x{}_{}x{}_a{}x{}_b{}x{}_w{}_{}",
+            self.precision.blas_letter(),
+            self.op_a.letter().to_ascii_lowercase(),
+            self.op_b.letter().to_ascii_lowercase(),
+            self.m_blk,
+            self.n_blk,
+            self.k_blk,
+            self.m_dim,
+            self.n_dim,
+            self.load_a.lead,
+            self.load_a.cross,
+            self.load_b.lead,
+            self.load_b.cross,
+            self.lds_width,
+            self.ldg,
+        )
+    }
+
+    /// The body of a `gemm_kernel!` invocation naming this spec, without the
+    /// `name = ...,` line (see [`KernelSpec::to_invocation`]). Optional
+    /// parameters are written only where they differ from their defaults.
+    pub fn to_invocation_body(&self) -> String {
+        let mut s = format!(
+            "precision = {}, op = ({}, {}), tile = ({}, {}, {}), threads = ({}, {}), \
+             load_a = ({}, {}), load_b = ({}, {})",
+            self.precision,
+            self.op_a,
+            self.op_b,
+            self.m_blk,
+            self.n_blk,
+            self.k_blk,
+            self.m_dim,
+            self.n_dim,
+            self.load_a.lead,
+            self.load_a.cross,
+            self.load_b.lead,
+            self.load_b.cross,
+        );
+        if self.lds_width != Self::DEFAULT_LDS_WIDTH {
+            s += &format!(", lds_width = {}", self.lds_width);
+        }
+        if self.ldg != Self::DEFAULT_LDG {
+            s += &format!(", ldg = {}", self.ldg);
+        }
+        s
+    }
+
+    /// A complete `gemm_kernel! { name = ..., ... }` invocation.
+    pub fn to_invocation(&self, name: &str) -> String {
+        format!("gemm_kernel! {{ name = {name}, {} }}", self.to_invocation_body())
+    }
+
+    /// The launch grid for an `m × n` C: one block per tile, M tiles along x.
+    pub const fn grid(&self, m: u32, n: u32) -> (u32, u32, u32) {
+        (m.div_ceil(self.m_blk), n.div_ceil(self.n_blk), 1)
+    }
+
+    /// The block shape: one dimension of `m_dim × n_dim` threads.
+    pub const fn block(&self) -> (u32, u32, u32) {
+        (self.threads(), 1, 1)
+    }
+}
+
+impl fmt::Display for KernelSpec {
+    /// Formats as the body of a `gemm_kernel!` invocation.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_invocation_body())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sgemm_nn() -> KernelSpec {
+        KernelSpec {
+            precision: Precision::F32,
+            op_a: Op::N,
+            op_b: Op::N,
+            m_blk: 96,
+            n_blk: 96,
+            k_blk: 16,
+            m_dim: 16,
+            n_dim: 16,
+            load_a: LoadShape { lead: 32, cross: 8 },
+            load_b: LoadShape { lead: 8, cross: 32 },
+            lds_width: 1,
+            ldg: GlobalLoad::Nc,
+        }
+    }
+
+    #[test]
+    fn conjugate_means_transpose_on_reals_only() {
+        assert_eq!(Op::C.effective(Precision::F32), Op::T);
+        assert_eq!(Op::C.effective(Precision::F64), Op::T);
+        assert_eq!(Op::C.effective(Precision::C32), Op::C);
+        assert!(Op::C.conjugates(Precision::C64));
+        assert!(!Op::C.conjugates(Precision::F64));
+        assert!(!Op::T.conjugates(Precision::C64));
+    }
+
+    #[test]
+    fn invocation_omits_defaults_and_names_the_rest() {
+        let mut spec = sgemm_nn();
+        assert_eq!(
+            spec.to_invocation("SgemmNN"),
+            "gemm_kernel! { name = SgemmNN, precision = f32, op = (N, N), tile = (96, 96, 16), \
+             threads = (16, 16), load_a = (32, 8), load_b = (8, 32) }"
+        );
+        spec.lds_width = 2;
+        spec.ldg = GlobalLoad::Cg;
+        assert!(spec.to_invocation_body().ends_with(", lds_width = 2, ldg = cg"));
+    }
+
+    #[test]
+    fn entry_names_differ_with_every_parameter() {
+        let base = sgemm_nn();
+        let mut variants = vec![base];
+        variants.push(KernelSpec { op_b: Op::T, ..base });
+        variants.push(KernelSpec { k_blk: 8, ..base });
+        variants.push(KernelSpec { lds_width: 2, ..base });
+        variants.push(KernelSpec { ldg: GlobalLoad::Ca, ..base });
+        variants.push(KernelSpec { load_b: LoadShape { lead: 16, cross: 16 }, ..base });
+        let names: std::collections::HashSet<_> = variants.iter().map(KernelSpec::entry_name).collect();
+        assert_eq!(names.len(), variants.len());
+        assert!(base.entry_name().starts_with("gemmforge_sgemm_nn_96x96x16"));
+    }
+
+    #[test]
+    fn grid_covers_ragged_edges() {
+        let spec = sgemm_nn();
+        assert_eq!(spec.grid(1, 1), (1, 1, 1));
+        assert_eq!(spec.grid(96, 97), (1, 2, 1));
+        assert_eq!(spec.grid(1057, 993), (12, 11, 1));
+        assert_eq!(spec.block(), (256, 1, 1));
+    }
+
+    #[test]
+    fn tokens_round_trip() {
+        for p in Precision::ALL {
+            assert_eq!(Precision::from_token(p.token()), Some(p));
+            assert_eq!(Precision::from_blas_letter(p.blas_letter()), Some(p));
+        }
+        for o in Op::ALL {
+            assert_eq!(Op::from_letter(o.letter()), Some(o));
+        }
+        for g in GlobalLoad::ALL {
+            assert_eq!(GlobalLoad::from_token(g.token()), Some(g));
+        }
+        assert_eq!(Precision::from_token("f16"), None);
+    }
+}

@@ -1,0 +1,136 @@
+//! What every stage of the stencil shares: the builder, the plan, the kernel
+//! parameters and the thread's coordinates, plus element-wise helpers that
+//! hide the difference between real and complex values.
+
+use crate::constraints::Plan;
+use crate::ptx::{Instr, KernelBuilder, Operand, Reg, SharedId, Type};
+use crate::spec::Precision;
+
+/// One element in registers: a real scalar, or a complex pair.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Elem {
+    pub re: Reg,
+    pub im: Option<Reg>,
+}
+
+impl Elem {
+    /// The scalar registers, real part first.
+    pub fn regs(&self) -> Vec<Reg> {
+        match self.im {
+            Some(im) => vec![self.re, im],
+            None => vec![self.re],
+        }
+    }
+}
+
+/// The kernel's parameters, loaded into registers.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Params {
+    pub a_ptr: Reg,
+    pub b_ptr: Reg,
+    pub c_ptr: Reg,
+    pub m: Reg,
+    pub n: Reg,
+    pub k: Reg,
+    pub lda: Reg,
+    pub ldb: Reg,
+    pub ldc: Reg,
+    pub alpha: Elem,
+    pub beta: Elem,
+}
+
+/// The lowering context.
+pub(crate) struct Cx<'p> {
+    pub b: KernelBuilder,
+    pub plan: &'p Plan,
+    /// `.f32` or `.f64`: the type of one real scalar.
+    pub scalar: Type,
+    pub params: Params,
+    /// `%tid.x`.
+    pub thread: Reg,
+    /// `thread mod M_dim`: the thread's row position in the C layout.
+    pub tx: Reg,
+    /// `thread div M_dim`: the thread's column position in the C layout.
+    pub ty: Reg,
+    /// First row of the block's C tile.
+    pub blk_m0: Reg,
+    /// First column of the block's C tile.
+    pub blk_n0: Reg,
+    /// Shared array holding A's stripe, `As[k][m]`.
+    pub smem_a: SharedId,
+    /// Shared array holding B's stripe, `Bs[k][n]`.
+    pub smem_b: SharedId,
+}
+
+impl Cx<'_> {
+    pub fn precision(&self) -> Precision {
+        self.plan.precision()
+    }
+
+    /// Bytes of one element.
+    pub fn esz(&self) -> i64 {
+        i64::from(self.precision().element_bytes())
+    }
+
+    /// Declares an element register set `%name` (real) or `%name_re`,
+    /// `%name_im` (complex).
+    pub fn elem(&mut self, name: &str) -> Elem {
+        elem(&mut self.b, self.plan.precision(), name)
+    }
+
+    /// Sets every scalar of `e` to zero.
+    pub fn zero(&mut self, e: Elem) {
+        let zero = Operand::float_zero(self.scalar);
+        for r in e.regs() {
+            self.b.push(Instr::mov(r, zero));
+        }
+    }
+
+    /// `q = x / d` and `r = x % d` for a constant `d`, as shifts and masks
+    /// when `d` is a power of two.
+    pub fn divmod(&mut self, x: Reg, d: u32, q_name: &str, r_name: &str) -> (Reg, Reg) {
+        let q = self.b.reg(q_name, Type::U32);
+        let r = self.b.reg(r_name, Type::U32);
+        if d.is_power_of_two() {
+            self.b.push(Instr::binary(crate::ptx::BinOp::Shr, q, x, Operand::imm(d.trailing_zeros())));
+            self.b.push(Instr::binary(crate::ptx::BinOp::And, r, x, Operand::imm(d - 1)));
+        } else {
+            self.b.push(Instr::binary(crate::ptx::BinOp::Div, q, x, Operand::imm(d)));
+            self.b.push(Instr::binary(crate::ptx::BinOp::Rem, r, x, Operand::imm(d)));
+        }
+        (q, r)
+    }
+
+    /// `dst = (a * b) + c` in 64 bits, where `a` is a 32-bit index and `b` a
+    /// byte stride held in a 64-bit register.
+    pub fn index_times_stride(&mut self, dst: Reg, a: Reg, stride: Reg, c: Option<Reg>) {
+        let wide = self.b.reg(format!("{}_idx", self.b_name(dst)), Type::U64);
+        self.b.push(Instr::cvt(wide, a));
+        match c {
+            Some(c) => self.b.push(Instr::mad(dst, wide, stride, c)),
+            None => self.b.push(Instr::mul(dst, wide, stride)),
+        }
+    }
+
+    fn b_name(&self, r: Reg) -> String {
+        self.b.reg_name(r).to_owned()
+    }
+}
+
+/// Declares an element register set on `b` (see [`Cx::elem`]).
+pub(crate) fn elem(b: &mut KernelBuilder, precision: Precision, name: &str) -> Elem {
+    let ty = scalar_type(precision);
+    if precision.is_complex() {
+        Elem { re: b.reg(format!("{name}_re"), ty), im: Some(b.reg(format!("{name}_im"), ty)) }
+    } else {
+        Elem { re: b.reg(name, ty), im: None }
+    }
+}
+
+/// `.f32` or `.f64`.
+pub(crate) const fn scalar_type(precision: Precision) -> Type {
+    match precision.scalar_bytes() {
+        4 => Type::F32,
+        _ => Type::F64,
+    }
+}

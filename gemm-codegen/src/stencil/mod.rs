@@ -1,0 +1,295 @@
+//! Lowering of the universal GEMM stencil (Algorithm 1 of Kurzak, Tomov and
+//! Dongarra) into the PTX IR.
+//!
+//! ```text
+//! C_regs ⇐ 0
+//! stripe 0 of A, B: global ⇒ registers ⇒ shared;  bar.sync
+//! for each further stripe:
+//!     stripe t of A, B: global ⇒ registers          (prefetch)
+//!     C_regs += As · Bs  from shared memory          (inner product)
+//!     bar.sync;  registers ⇒ shared;  bar.sync
+//! C_regs += As · Bs                                  (last stripe)
+//! C = alpha · C_regs + beta · C                      (epilogue)
+//! ```
+//!
+//! The three stages are separate, replaceable pieces behind small traits:
+//! [`StripeMover`] (global → shared movement; today staged through registers,
+//! later `cp.async` or TMA), [`InnerProduct`] (today register-blocked FMA,
+//! later `mma`/`wgmma`) and [`Epilogue`]. The driver in this file owns only
+//! the pipeline around them.
+//!
+//! # Kernel ABI
+//!
+//! Parameters, in order: `a`, `b`, `c` (`.u64` global pointers), `m`, `n`,
+//! `k` (`.u32`), `lda`, `ldb`, `ldc` (`.u64`, in elements), then `alpha` and
+//! `beta` as one scalar each for real precisions, or as `alpha_re`,
+//! `alpha_im`, `beta_re`, `beta_im` for complex ones. Launch with
+//! [`crate::KernelSpec::grid`] blocks of [`crate::KernelSpec::block`] threads
+//! and no dynamic shared memory. The kernel reads A and B only for `k > 0`
+//! (the host passes `k = 0` when `alpha = 0`), and reads C only when
+//! `beta ≠ 0`.
+
+mod cx;
+mod epilogue;
+mod fma;
+mod layout;
+mod mover;
+
+use crate::constraints::{Operand, Plan};
+use crate::ptx::{self, Cmp, Instr, KernelBuilder, Module, Operand as Op, Type};
+
+pub(crate) use cx::{Cx, Elem, Params};
+pub(crate) use layout::CLayout;
+
+/// Moves one stripe of A or B per iteration from global to shared memory.
+pub(crate) trait StripeMover {
+    /// Declares registers and computes per-thread pointers and bounds.
+    fn setup(&mut self, cx: &mut Cx<'_>);
+    /// Reads the current stripe from global memory (elements at or past
+    /// `k_rem` along K, or past the matrix edge, read as zero).
+    fn fetch(&mut self, cx: &mut Cx<'_>, k_rem: ptx::Reg);
+    /// Writes what [`StripeMover::fetch`] read into shared memory.
+    fn commit(&mut self, cx: &mut Cx<'_>);
+    /// Moves the global pointers one stripe further along K.
+    fn advance(&mut self, cx: &mut Cx<'_>);
+}
+
+/// Accumulates `C_regs += As · Bs` over one stripe held in shared memory.
+pub(crate) trait InnerProduct {
+    /// Declares the accumulators and whatever else the product needs.
+    fn setup(&mut self, cx: &mut Cx<'_>);
+    /// Sets the accumulators to zero.
+    fn zero(&mut self, cx: &mut Cx<'_>);
+    /// One stripe's product, fully unrolled.
+    fn accumulate(&mut self, cx: &mut Cx<'_>);
+    /// The accumulators, `[i * n_thr + j]`, in the [`CLayout`] of the plan.
+    fn accumulators(&self) -> &[Elem];
+}
+
+/// Writes `C = alpha · C_regs + beta · C`.
+pub(crate) trait Epilogue {
+    /// Emits the epilogue; control falls through to the kernel's end.
+    fn emit(&mut self, cx: &mut Cx<'_>, acc: &[Elem]);
+}
+
+/// Names of the kernel parameters, in ABI order.
+pub fn param_names(precision: crate::Precision) -> Vec<&'static str> {
+    let mut names = vec!["a", "b", "c", "m", "n", "k", "lda", "ldb", "ldc"];
+    if precision.is_complex() {
+        names.extend(["alpha_re", "alpha_im", "beta_re", "beta_im"]);
+    } else {
+        names.extend(["alpha", "beta"]);
+    }
+    names
+}
+
+/// Lowers a validated plan to a one-kernel PTX module.
+pub(crate) fn lower(plan: &Plan) -> Module {
+    let spec = plan.spec();
+    let mut cx = prologue(plan);
+    let mut mover_a = mover::RegisterStaged::new(Operand::A);
+    let mut mover_b = mover::RegisterStaged::new(Operand::B);
+    let mut inner = fma::RegisterBlocked::default();
+    let mut epilogue = epilogue::Strided;
+
+    cx.b.section("global -> shared: per-thread pointers and bounds for A and B");
+    mover_a.setup(&mut cx);
+    mover_b.setup(&mut cx);
+    cx.b.section("inner product: shared-memory read pointers");
+    inner.setup(&mut cx);
+    cx.b.section("C_regs = 0");
+    inner.zero(&mut cx);
+
+    // Loop control: ktiles = ceil(k / K_blk) stripes; k_rem = k - kt * K_blk.
+    cx.b.reg_group("pipelined loop control");
+    let ktiles = cx.b.reg("ktiles", Type::U32);
+    let kt = cx.b.reg("kt", Type::U32);
+    let k_rem = cx.b.reg("k_rem", Type::U32);
+    let p_skip = cx.b.reg("p_no_stripes", Type::Pred);
+    let p_more = cx.b.reg("p_more_stripes", Type::Pred);
+    let loop_label = cx.b.label("main_loop");
+    let tail_label = cx.b.label("last_stripe");
+    let epilogue_label = cx.b.label("epilogue");
+
+    cx.b.section(format!("stripes along K: ktiles = ceil(k / {})", spec.k_blk));
+    cx.b.push(Instr::add(ktiles, cx.params.k, Op::imm(spec.k_blk - 1)));
+    cx.b.push(Instr::binary(ptx::BinOp::Div, ktiles, ktiles, Op::imm(spec.k_blk)));
+    cx.b.push(Instr::setp(Cmp::Eq, Type::U32, p_skip, ktiles, Op::imm(0)));
+    cx.b.push_if(p_skip, Instr::bra_uni(epilogue_label));
+
+    cx.b.section("prologue: stripe 0 of A and B, global -> registers -> shared");
+    cx.b.push(Instr::mov(k_rem, cx.params.k));
+    mover_a.fetch(&mut cx, k_rem);
+    mover_b.fetch(&mut cx, k_rem);
+    mover_a.commit(&mut cx);
+    mover_b.commit(&mut cx);
+    cx.b.push(Instr::bar_sync(0));
+    cx.b.push(Instr::mov(kt, Op::imm(1)));
+    cx.b.push(Instr::setp(Cmp::Ge, Type::U32, p_more, kt, ktiles));
+    cx.b.push_if(p_more, Instr::bra_uni(tail_label));
+
+    cx.b.section("pipelined loop: prefetch stripe kt while consuming stripe kt - 1");
+    cx.b.place(loop_label);
+    cx.b.push(Instr::sub(k_rem, k_rem, Op::imm(spec.k_blk)));
+    mover_a.advance(&mut cx);
+    mover_b.advance(&mut cx);
+    cx.b.comment("prefetch: stripe kt, global -> registers");
+    mover_a.fetch(&mut cx, k_rem);
+    mover_b.fetch(&mut cx, k_rem);
+    cx.b.comment(format!("inner product: stripe kt - 1 from shared memory, {} deep", spec.k_blk));
+    inner.accumulate(&mut cx);
+    cx.b.comment("registers -> shared, between barriers");
+    cx.b.push(Instr::bar_sync(0));
+    mover_a.commit(&mut cx);
+    mover_b.commit(&mut cx);
+    cx.b.push(Instr::bar_sync(0));
+    cx.b.push(Instr::add(kt, kt, Op::imm(1)));
+    cx.b.push(Instr::setp(Cmp::Lt, Type::U32, p_more, kt, ktiles));
+    cx.b.push_if(p_more, Instr::bra_uni(loop_label));
+
+    cx.b.section("last stripe: inner product only");
+    cx.b.place(tail_label);
+    inner.accumulate(&mut cx);
+
+    cx.b.section("epilogue: C = alpha * C_regs + beta * C");
+    cx.b.place(epilogue_label);
+    epilogue.emit(&mut cx, inner.accumulators());
+    cx.b.push(Instr::ret());
+
+    let kernel = cx.b.finish();
+    Module { header: header(plan), kernels: vec![kernel] }
+}
+
+/// Declares parameters, shared arrays and the thread's coordinates.
+fn prologue(plan: &Plan) -> Cx<'_> {
+    let spec = plan.spec();
+    let precision = spec.precision;
+    let scalar = cx::scalar_type(precision);
+    let mut b = KernelBuilder::new(spec.entry_name());
+    b.reqntid(spec.block());
+
+    let names = param_names(precision);
+    let pty = |name: &str| match name {
+        "a" | "b" | "c" | "lda" | "ldb" | "ldc" => Type::U64,
+        "m" | "n" | "k" => Type::U32,
+        _ => scalar,
+    };
+    let pids: Vec<_> = names.iter().map(|&n| b.param(n, pty(n))).collect();
+
+    b.reg_group("kernel parameters");
+    let regs: Vec<_> = names
+        .iter()
+        .map(|&n| {
+            let rn = match n {
+                "a" | "b" | "c" => format!("{n}_ptr"),
+                _ => n.to_owned(),
+            };
+            b.reg(rn, pty(n))
+        })
+        .collect();
+    b.comment("kernel parameters; A, B and C converted to global addresses");
+    for (&r, &p) in regs.iter().zip(&pids) {
+        b.push(Instr::ld_param(r, p));
+    }
+    for &r in &regs[..3] {
+        b.push(Instr::cvta_to_global(r, r));
+    }
+    let scalar_at = |i: usize| regs[i];
+    let (alpha, beta) = if precision.is_complex() {
+        (
+            Elem { re: scalar_at(9), im: Some(scalar_at(10)) },
+            Elem { re: scalar_at(11), im: Some(scalar_at(12)) },
+        )
+    } else {
+        (Elem { re: scalar_at(9), im: None }, Elem { re: scalar_at(10), im: None })
+    };
+    let params = Params {
+        a_ptr: regs[0],
+        b_ptr: regs[1],
+        c_ptr: regs[2],
+        m: regs[3],
+        n: regs[4],
+        k: regs[5],
+        lda: regs[6],
+        ldb: regs[7],
+        ldc: regs[8],
+        alpha,
+        beta,
+    };
+
+    let smem_a = b.shared("smem_a", plan.smem_a_bytes(), 16);
+    let smem_b = b.shared("smem_b", plan.smem_b_bytes(), 16);
+
+    b.reg_group("thread and block coordinates");
+    let thread = b.reg("thread", Type::U32);
+    let blk_m0 = b.reg("blk_m0", Type::U32);
+    let blk_n0 = b.reg("blk_n0", Type::U32);
+    b.section(format!(
+        "block (ctaid.x, ctaid.y) computes C[blk_m0 .. +{}, blk_n0 .. +{}]",
+        spec.m_blk, spec.n_blk
+    ));
+    b.push(Instr::mov(thread, ptx::Special::TidX));
+    b.push(Instr::mov(blk_m0, ptx::Special::CtaidX));
+    b.push(Instr::mul(blk_m0, blk_m0, Op::imm(spec.m_blk)));
+    b.push(Instr::mov(blk_n0, ptx::Special::CtaidY));
+    b.push(Instr::mul(blk_n0, blk_n0, Op::imm(spec.n_blk)));
+
+    let mut cx =
+        Cx { b, plan, scalar, params, thread, tx: thread, ty: thread, blk_m0, blk_n0, smem_a, smem_b };
+    cx.b.comment(format!(
+        "the thread's place in the C layout: tx = thread mod {0}, ty = thread div {0}",
+        spec.m_dim
+    ));
+    let (ty, tx) = cx.divmod(thread, spec.m_dim, "ty", "tx");
+    cx.tx = tx;
+    cx.ty = ty;
+    cx
+}
+
+fn header(plan: &Plan) -> Vec<String> {
+    let spec = plan.spec();
+    let layout = CLayout::new(plan);
+    let x = |op: crate::Op| match op {
+        crate::Op::N => "",
+        crate::Op::T => "^T",
+        crate::Op::C => "^H",
+    };
+    vec![
+        format!("Generated by gemmforge-codegen {}; do not edit by hand.", crate::VERSION),
+        format!("Spec: {spec}"),
+        format!("Entry: {}", spec.entry_name()),
+        String::new(),
+        format!(
+            "{}GEMM: C = alpha * A{} * B{} + beta * C, column-major, any m, n, k",
+            spec.precision.blas_letter().to_ascii_uppercase(),
+            x(spec.eff_op_a()),
+            x(spec.eff_op_b()),
+        ),
+        format!(
+            "Block: {} threads ({} x {}), each computing {} x {} elements of C at stride ({}, {}) in runs of {}",
+            spec.threads(),
+            spec.m_dim,
+            spec.n_dim,
+            plan.m_thr(),
+            plan.n_thr(),
+            layout.row_step(),
+            layout.col_step(),
+            spec.lds_width,
+        ),
+        format!(
+            "Shared: As[{}][{}] and Bs[{}][{}] elements (skew {}), {} bytes",
+            spec.k_blk,
+            plan.smem_a_stride(),
+            spec.k_blk,
+            plan.smem_b_stride(),
+            plan.skew(),
+            plan.shared_bytes(),
+        ),
+        format!(
+            "Grid: (ceil(m / {}), ceil(n / {}), 1); parameters: {}",
+            spec.m_blk,
+            spec.n_blk,
+            param_names(spec.precision).join(", "),
+        ),
+    ]
+}

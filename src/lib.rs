@@ -1,0 +1,1 @@
+//! gemmforge: placeholder facade.
