@@ -51,6 +51,10 @@ pub use constraints::{
 pub use kernel::{Element, GemmKernel, KernelImage};
 pub use spec::{GlobalLoad, KernelSpec, LoadShape, Op, Precision};
 
+/// Re-exported so that `gemm_kernel!` expansions can name `Complex` without
+/// the invoking crate depending on `num-complex` itself.
+pub use num_complex;
+
 /// The generator version named in every PTX header.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 

@@ -8,6 +8,7 @@ use std::fmt;
 
 /// Element type of A, B and C: the BLAS precision letter S, D, C or Z.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Precision {
     /// `f32`: SGEMM.
     F32,
@@ -96,6 +97,7 @@ impl fmt::Display for Precision {
 
 /// How an operand enters the product: `op(X)` in BLAS.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Op {
     /// `N`: X as stored.
     N,
@@ -150,6 +152,7 @@ impl fmt::Display for Op {
 
 /// Which cache path the stripes of A and B take from global memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum GlobalLoad {
     /// `ld.global.nc`: the read-only (texture) data path. A and B are never
     /// written during a GEMM, so this is always legal. The default.
@@ -192,6 +195,7 @@ impl fmt::Display for GlobalLoad {
 /// (contiguous) dimension, so that consecutive threads read consecutive
 /// addresses, and `cross` threads across it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct LoadShape {
     /// Threads along the stripe's leading dimension (`load_a.0`).
     pub lead: u32,
@@ -212,6 +216,7 @@ impl LoadShape {
 /// a block of `m_dim × n_dim` threads computes an `m_blk × n_blk` tile of C,
 /// walking K in steps of `k_blk`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct KernelSpec {
     /// Element type (`precision = f32 | f64 | c32 | c64`).
     pub precision: Precision,
