@@ -39,6 +39,7 @@
 //! PTX and the IR it was printed from there (`<entry>.ptx`, `<entry>.ir`).
 
 pub mod constraints;
+pub mod emu;
 mod kernel;
 pub mod ptx;
 pub mod spec;

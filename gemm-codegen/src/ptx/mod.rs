@@ -7,8 +7,10 @@
 
 mod builder;
 pub mod ir;
+mod parse;
 mod write;
 
 pub use builder::KernelBuilder;
 pub use ir::*;
+pub use parse::{ParseError, SourceMap, parse, parse_with_source_map};
 pub use write::{Writer, write_string};

@@ -1,0 +1,1084 @@
+//! The interpreter: blocks of warps of 32 lanes in lockstep.
+//!
+//! A worker runs one block at a time. Each warp runs until every one of its
+//! threads waits at a barrier or has exited; then the next warp runs. When
+//! all warps are blocked, the barrier releases (a new race epoch begins) or,
+//! if it can never complete, the block faults.
+//!
+//! Divergence: a warp is a set of *groups*, each a program counter and the
+//! lanes at it. The group with the lowest program counter runs, until it
+//! branches or reaches the next group's program counter, where the two merge
+//! ("min-PC" reconvergence: for if/else and loops laid out in program order,
+//! as code generators emit them, the paths meet at their join point). Lanes
+//! never observe one another except through memory and barriers, both
+//! checked, so the order groups run in changes no result of a race-free
+//! kernel; only the instruction counts of [`Stats`] depend on it.
+//!
+//! Barriers count threads, not instructions (as on sm_70 and later): groups
+//! waiting at different `bar.sync 0` instructions release together. A
+//! `bar.sync` whose guard splits a warp is refused as a fault.
+
+use std::sync::atomic::Ordering;
+
+use super::error::{AccessKind, Fault, FaultKind, MemSpace, Region};
+use super::memory::{Conflict, Global, NONE, PagedShadow, ShadowWords};
+use super::program::{Base, Class, F2, I1, I2, I3, IDiv, Inst, Mem, Op, Program, Src};
+use super::{Options, Stats};
+use crate::ptx::Cmp;
+
+pub(crate) const WARP: usize = 32;
+type Lanes = [u64; WARP];
+
+#[derive(Clone, Copy, Debug)]
+struct Group {
+    pc: u32,
+    mask: u32,
+    /// The barrier this group waits at.
+    barrier: Option<u32>,
+}
+
+/// One warp's registers and control state.
+struct Warp {
+    vals: Vec<Lanes>,
+    /// Per value register, the lanes that have written it.
+    written: Vec<u32>,
+    preds: Vec<u32>,
+    pwritten: Vec<u32>,
+    groups: Vec<Group>,
+    exited: u32,
+    /// Lanes that exist (a last partial warp has fewer than 32).
+    lanes: u32,
+    /// Linear thread index of lane 0.
+    tid0: u32,
+    steps: u64,
+}
+
+/// Why an instruction stopped, before it is placed in a block and thread.
+enum Trap {
+    UninitVal(u32),
+    UninitPred(u32),
+    Kind(FaultKind),
+}
+
+/// A trap on one lane.
+type LaneTrap = (Trap, u32);
+
+fn first(mask: u32) -> u32 {
+    mask.trailing_zeros()
+}
+
+/// What is fixed for a whole launch.
+pub(crate) struct LaunchInfo<'a> {
+    pub grid: (u32, u32, u32),
+    pub block: (u32, u32, u32),
+    pub params: &'a [u8],
+    pub options: &'a Options,
+}
+
+/// One thread of the host running blocks, one after another.
+pub(crate) struct Worker<'a> {
+    prog: &'a Program,
+    info: &'a LaunchInfo<'a>,
+    global: &'a Global,
+    gshadow: Vec<PagedShadow>,
+    smem: Vec<u32>,
+    sshadow: ShadowWords,
+    warps: Vec<Warp>,
+    epoch: u32,
+    block_epoch0: u32,
+    block: (u32, u32, u32),
+    block_id: u32,
+    checks: bool,
+    /// Whether the host has AVX2 and FMA.
+    avx2_fma: bool,
+    pub stats: Stats,
+}
+
+impl<'a> Worker<'a> {
+    pub fn new(prog: &'a Program, info: &'a LaunchInfo<'a>, global: &'a Global) -> Worker<'a> {
+        let (bx, by, bz) = info.block;
+        let threads = bx * by * bz;
+        let warps = (0..threads.div_ceil(WARP as u32))
+            .map(|i| {
+                let n = (threads - i * WARP as u32).min(WARP as u32);
+                Warp {
+                    vals: vec![[0; WARP]; prog.n_vals()],
+                    written: vec![0; prog.n_vals()],
+                    preds: vec![0; prog.n_preds()],
+                    pwritten: vec![0; prog.n_preds()],
+                    groups: Vec::new(),
+                    exited: 0,
+                    lanes: if n == 32 { u32::MAX } else { (1 << n) - 1 },
+                    tid0: i * WARP as u32,
+                    steps: 0,
+                }
+            })
+            .collect();
+        let checks = info.options.check_races;
+        let window_words = prog.shared_window.div_ceil(4) as usize;
+        Worker {
+            prog,
+            info,
+            global,
+            gshadow: if checks {
+                global.bufs.iter().map(|b| PagedShadow::new(b.words.len())).collect()
+            } else {
+                Vec::new()
+            },
+            smem: vec![0; window_words],
+            sshadow: if checks { ShadowWords::new(window_words) } else { ShadowWords::default() },
+            warps,
+            epoch: 0,
+            block_epoch0: 0,
+            block: (0, 0, 0),
+            block_id: 0,
+            checks,
+            #[cfg(target_arch = "x86_64")]
+            avx2_fma: is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma"),
+            #[cfg(not(target_arch = "x86_64"))]
+            avx2_fma: false,
+            stats: Stats::default(),
+        }
+    }
+
+    /// Runs block `linear` (x fastest) to completion.
+    pub fn run_block(&mut self, linear: u64) -> Result<(), Fault> {
+        let (gx, gy, _) = self.info.grid;
+        let (gx, gy) = (u64::from(gx), u64::from(gy));
+        self.block = ((linear % gx) as u32, ((linear / gx) % gy) as u32, (linear / (gx * gy)) as u32);
+        self.block_id = linear as u32;
+        self.epoch += 1;
+        self.block_epoch0 = self.epoch;
+        self.stats.blocks += 1;
+
+        let mut warps = std::mem::take(&mut self.warps);
+        let result = self.run_warps(&mut warps);
+        self.warps = warps;
+        result
+    }
+
+    fn run_warps(&mut self, warps: &mut [Warp]) -> Result<(), Fault> {
+        let bx = self.info.block.0;
+        let base = self.prog.special_base as usize;
+        let (cx, cy, cz) = self.block;
+        for w in warps.iter_mut() {
+            w.written.fill(0);
+            w.pwritten.fill(0);
+            w.groups.clear();
+            w.groups.push(Group { pc: 0, mask: w.lanes, barrier: None });
+            w.exited = 0;
+            w.steps = 0;
+            let tid = std::array::from_fn(|l| u64::from((w.tid0 + l as u32) % bx));
+            // In `Special::ALL` order: tid.x, ntid.x, ctaid.x, ctaid.y, ctaid.z.
+            let values = [
+                tid,
+                [u64::from(bx); WARP],
+                [u64::from(cx); WARP],
+                [u64::from(cy); WARP],
+                [u64::from(cz); WARP],
+            ];
+            for (i, v) in values.into_iter().enumerate() {
+                w.vals[base + i] = v;
+                w.written[base + i] = w.lanes;
+            }
+        }
+        loop {
+            for w in warps.iter_mut() {
+                self.run_warp(w)?;
+            }
+            // Every thread now waits at a barrier or has exited.
+            let (mut waiting, mut exited) = (0u32, 0u32);
+            let mut ids: Vec<u32> = Vec::new();
+            let mut at: Option<(u32, u32)> = None;
+            for w in warps.iter() {
+                exited += w.exited.count_ones();
+                for g in &w.groups {
+                    let id = g.barrier.expect("run_warp returns only when every group waits");
+                    waiting += g.mask.count_ones();
+                    if !ids.contains(&id) {
+                        ids.push(id);
+                    }
+                    at.get_or_insert((w.tid0 + first(g.mask), g.pc));
+                }
+            }
+            let Some((thread, pc)) = at else { return Ok(()) };
+            if exited > 0 || ids.len() > 1 {
+                ids.sort_unstable();
+                let kind = FaultKind::BarrierDeadlock {
+                    waiting,
+                    exited,
+                    barriers: if ids.len() > 1 { ids } else { Vec::new() },
+                };
+                return Err(self.fault(kind, thread, pc));
+            }
+            for w in warps.iter_mut() {
+                for g in &mut w.groups {
+                    g.barrier = None;
+                    g.pc += 1;
+                }
+                merge(&mut w.groups);
+            }
+            self.epoch += 1;
+            self.stats.barriers += 1;
+        }
+    }
+
+    fn fault(&self, kind: FaultKind, thread: u32, pc: u32) -> Fault {
+        let pc = pc as usize;
+        Fault {
+            kind,
+            block: self.block,
+            thread,
+            line: self.prog.lines.get(pc).copied().unwrap_or(0),
+            instr: self.prog.texts.get(pc).cloned().unwrap_or_else(|| "<end of kernel>".to_owned()),
+        }
+    }
+
+    fn trap(&self, (trap, lane): LaneTrap, w: &Warp, pc: u32) -> Fault {
+        let kind = match trap {
+            Trap::UninitVal(r) => {
+                FaultKind::UninitializedRegister { reg: self.prog.val_names[r as usize].clone() }
+            }
+            Trap::UninitPred(p) => {
+                FaultKind::UninitializedRegister { reg: self.prog.pred_names[p as usize].clone() }
+            }
+            Trap::Kind(k) => k,
+        };
+        self.fault(kind, w.tid0 + lane, pc)
+    }
+
+    /// Runs `w` until every one of its groups waits at a barrier or has
+    /// exited, with the host's vector and fused multiply-add instructions
+    /// when it has them (`mul_add` is otherwise a slow software routine).
+    fn run_warp(&mut self, w: &mut Warp) -> Result<(), Fault> {
+        #[cfg(target_arch = "x86_64")]
+        if self.avx2_fma {
+            // SAFETY: `avx2_fma` is set only when the running CPU reports both
+            // features (see `Worker::new`), which is all `run_warp_avx2` needs.
+            return unsafe { self.run_warp_avx2(w) };
+        }
+        self.run_warp_any(w)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    fn run_warp_avx2(&mut self, w: &mut Warp) -> Result<(), Fault> {
+        self.run_warp_any(w)
+    }
+
+    #[inline(always)]
+    fn run_warp_any(&mut self, w: &mut Warp) -> Result<(), Fault> {
+        let prog = self.prog;
+        let code: &[Inst] = &prog.code;
+        let limit = self.info.options.max_warp_steps;
+        loop {
+            merge(&mut w.groups);
+            let Some(gi) = (0..w.groups.len())
+                .filter(|&i| w.groups[i].barrier.is_none())
+                .min_by_key(|&i| w.groups[i].pc)
+            else {
+                return Ok(());
+            };
+            let stop = (0..w.groups.len())
+                .filter(|&i| i != gi && w.groups[i].barrier.is_none())
+                .map(|i| w.groups[i].pc)
+                .min()
+                .unwrap_or(u32::MAX);
+            let single = w.groups.len() == 1;
+            let Group { mut pc, mut mask, .. } = w.groups[gi];
+            let (mut n, mut lanes) = (0u64, 0u64);
+            let result = loop {
+                if pc == stop {
+                    w.groups[gi] = Group { pc, mask, barrier: None };
+                    break Ok(());
+                }
+                let Some(inst) = code.get(pc as usize) else {
+                    // Falling off the end of the body returns.
+                    w.exited |= mask;
+                    w.groups.swap_remove(gi);
+                    break Ok(());
+                };
+                n += 1;
+                lanes += u64::from(mask.count_ones());
+                let m = match inst.guard {
+                    None => mask,
+                    Some((p, negated)) => {
+                        let missing = mask & !w.pwritten[p as usize];
+                        if missing != 0 {
+                            break Err(self.trap((Trap::UninitPred(p), first(missing)), w, pc));
+                        }
+                        let v = w.preds[p as usize];
+                        (if negated { !v } else { v }) & mask
+                    }
+                };
+                match inst.op {
+                    Op::Bra { target, uni } => {
+                        if m == mask {
+                            pc = target;
+                            if !single {
+                                w.groups[gi] = Group { pc, mask, barrier: None };
+                                break Ok(());
+                            }
+                        } else if m == 0 {
+                            pc += 1;
+                        } else if uni {
+                            let ids =
+                                |mm: u32| (0..32).filter(|l| mm >> l & 1 == 1).map(|l| w.tid0 + l).collect();
+                            let kind = FaultKind::DivergentUniformBranch {
+                                taken: ids(m),
+                                not_taken: ids(mask & !m),
+                            };
+                            break Err(self.fault(kind, w.tid0 + first(m), pc));
+                        } else {
+                            w.groups[gi] = Group { pc: pc + 1, mask: mask & !m, barrier: None };
+                            w.groups.push(Group { pc: target, mask: m, barrier: None });
+                            break Ok(());
+                        }
+                    }
+                    Op::Bar { id } => {
+                        if m == 0 {
+                            pc += 1;
+                        } else if m != mask {
+                            break Err(self.fault(FaultKind::DivergentBarrier, w.tid0 + first(m), pc));
+                        } else {
+                            w.groups[gi] = Group { pc, mask, barrier: Some(id) };
+                            break Ok(());
+                        }
+                    }
+                    Op::Ret => {
+                        w.exited |= m;
+                        if m == mask {
+                            w.groups.swap_remove(gi);
+                            break Ok(());
+                        }
+                        mask &= !m;
+                        pc += 1;
+                    }
+                    ref op => {
+                        if m != 0
+                            && let Err(t) = self.exec(w, op, pc, m)
+                        {
+                            break Err(self.trap(t, w, pc));
+                        }
+                        pc += 1;
+                    }
+                }
+                if w.steps + n > limit {
+                    break Err(self.fault(FaultKind::StepLimit { steps: limit }, w.tid0 + first(mask), pc));
+                }
+            };
+            w.steps += n;
+            self.stats.warp_instructions += n;
+            self.stats.thread_instructions += lanes;
+            result?;
+        }
+    }
+
+    /// Executes a non-control operation for lanes `m` (not empty).
+    #[inline(always)]
+    fn exec(&mut self, w: &mut Warp, op: &Op, pc: u32, m: u32) -> Result<(), LaneTrap> {
+        match *op {
+            Op::Mov { d, a } => map1(w, m, d, a, |x| x),
+            Op::PMov { d, a } => {
+                need_pred(w, a, m)?;
+                set_pred(w, d, m, w.preds[a as usize]);
+                Ok(())
+            }
+            Op::LdParam { d, n, size, off } => {
+                for (e, &r) in d.iter().enumerate().take(n as usize) {
+                    let at = off as usize + e * size as usize;
+                    let mut b = [0u8; 8];
+                    b[..size as usize].copy_from_slice(&self.info.params[at..at + size as usize]);
+                    store(w, r, m, [u64::from_le_bytes(b); WARP]);
+                }
+                Ok(())
+            }
+            Op::I1 { f, d, a } => match f {
+                I1::Neg32 => map1(w, m, d, a, |x| u64::from((x as u32).wrapping_neg())),
+                I1::Neg64 => map1(w, m, d, a, |x| x.wrapping_neg()),
+                I1::Not32 => map1(w, m, d, a, |x| u64::from(!(x as u32))),
+                I1::Not64 => map1(w, m, d, a, |x| !x),
+                I1::Sext32 => map1(w, m, d, a, |x| x as u32 as i32 as i64 as u64),
+                I1::Trunc32 => map1(w, m, d, a, |x| x & 0xffff_ffff),
+                I1::Copy => map1(w, m, d, a, |x| x),
+            },
+            Op::I2 { f, d, a, b } => int2(w, m, f, d, a, b),
+            Op::IDiv { f, d, a, b } => div(w, m, f, d, a, b),
+            Op::I3 { f, d, a, b, c } => match f {
+                I3::MadLo32 => map3(w, m, d, a, b, c, |x, y, z| {
+                    u64::from((x as u32).wrapping_mul(y as u32).wrapping_add(z as u32))
+                }),
+                I3::MadLo64 => map3(w, m, d, a, b, c, |x, y, z| x.wrapping_mul(y).wrapping_add(z)),
+                I3::MadWideU32 => {
+                    map3(w, m, d, a, b, c, |x, y, z| ((x & 0xffff_ffff) * (y & 0xffff_ffff)).wrapping_add(z))
+                }
+                I3::MadWideS32 => map3(w, m, d, a, b, c, |x, y, z| {
+                    ((i64::from(x as u32 as i32) * i64::from(y as u32 as i32)) as u64).wrapping_add(z)
+                }),
+            },
+            Op::FNeg32 { d, a } => map1(w, m, d, a, |x| x ^ 0x8000_0000),
+            Op::FNeg64 { d, a } => map1(w, m, d, a, |x| x ^ (1 << 63)),
+            Op::F2 { f, d, a, b } => float2(w, m, f, d, a, b),
+            Op::Fma32 { d, a, b, c } => map3(w, m, d, a, b, c, |x, y, z| {
+                u64::from(
+                    f32::from_bits(x as u32)
+                        .mul_add(f32::from_bits(y as u32), f32::from_bits(z as u32))
+                        .to_bits(),
+                )
+            }),
+            Op::Fma64 { d, a, b, c } => map3(w, m, d, a, b, c, |x, y, z| {
+                f64::from_bits(x).mul_add(f64::from_bits(y), f64::from_bits(z)).to_bits()
+            }),
+            Op::Setp { cmp, class, d, a, b } => setp(w, m, cmp, class, d, a, b),
+            Op::Selp { d, a, b, p } => {
+                need(w, a, m)?;
+                need(w, b, m)?;
+                need_pred(w, p, m)?;
+                let (x, y, bits) = (lanes(w, a), lanes(w, b), w.preds[p as usize]);
+                store(w, d, m, std::array::from_fn(|l| if bits >> l & 1 == 1 { x[l] } else { y[l] }));
+                Ok(())
+            }
+            Op::PAnd { d, a, b } => {
+                need_pred(w, a, m)?;
+                need_pred(w, b, m)?;
+                set_pred(w, d, m, w.preds[a as usize] & w.preds[b as usize]);
+                Ok(())
+            }
+            Op::POr { d, a, b } => {
+                need_pred(w, a, m)?;
+                need_pred(w, b, m)?;
+                set_pred(w, d, m, w.preds[a as usize] | w.preds[b as usize]);
+                Ok(())
+            }
+            Op::PNot { d, a } => {
+                need_pred(w, a, m)?;
+                set_pred(w, d, m, !w.preds[a as usize]);
+                Ok(())
+            }
+            Op::Ld { mem, d, n, size, base, off } => self.load(w, pc, m, mem, d, n, size, base, off),
+            Op::St { mem, s, n, size, base, off } => self.store(w, pc, m, mem, s, n, size, base, off),
+            Op::Bar { .. } | Op::Bra { .. } | Op::Ret => unreachable!("control flow is handled by run_warp"),
+        }
+    }
+
+    /// Addresses of lanes `m`.
+    #[inline(always)]
+    fn addresses(w: &Warp, m: u32, base: Base, off: i64, out: &mut Lanes) -> Result<(), LaneTrap> {
+        match base {
+            Base::Reg(r) => {
+                need(w, Src::R(r), m)?;
+                for (o, &a) in out.iter_mut().zip(&w.vals[r as usize]) {
+                    *o = a.wrapping_add(off as u64);
+                }
+            }
+            Base::Abs(a) => *out = [a.wrapping_add(off as u64); WARP],
+        }
+        Ok(())
+    }
+
+    /// The first word of a checked access of `bytes` bytes that must be
+    /// aligned to `align`, in its buffer or the shared window.
+    fn locate(
+        &self,
+        mem: Mem,
+        access: AccessKind,
+        addr: u64,
+        bytes: u32,
+        align: u32,
+    ) -> Result<(usize, usize), Trap> {
+        let misaligned = |space| Trap::Kind(FaultKind::Misaligned { space, access, addr, bytes });
+        let aligned = addr & (u64::from(align) - 1) == 0;
+        match mem {
+            Mem::Global => match self.global.locate(addr, bytes) {
+                Ok(_) if !aligned => Err(misaligned(MemSpace::Global)),
+                Ok((buf, offset)) if access == AccessKind::Write && self.global.bufs[buf].read_only => {
+                    Err(Trap::Kind(FaultKind::ReadOnlyWrite {
+                        addr,
+                        region: self.global.region(buf, offset),
+                    }))
+                }
+                Ok((buf, offset)) => Ok((buf, (offset / 4) as usize)),
+                Err(near) => Err(Trap::Kind(FaultKind::GlobalOutOfBounds { access, addr, bytes, near })),
+            },
+            Mem::Shared => {
+                let end = addr.checked_add(u64::from(bytes));
+                let inside = end.is_some_and(|end| {
+                    self.prog.shared.iter().any(|a| addr >= a.base && end <= a.base + a.bytes)
+                });
+                if !inside {
+                    let near = self.shared_region(addr);
+                    return Err(Trap::Kind(FaultKind::SharedOutOfBounds { access, addr, bytes, near }));
+                }
+                if !aligned {
+                    return Err(misaligned(MemSpace::Shared));
+                }
+                Ok((0, (addr / 4) as usize))
+            }
+        }
+    }
+
+    /// Checks the accesses of all lanes `m` at once: when they are aligned
+    /// and lie in one buffer (or shared array), returns the buffer and the
+    /// address of its word 0; otherwise `None`, and the caller checks lane
+    /// by lane.
+    #[inline]
+    fn locate_warp(
+        &self,
+        mem: Mem,
+        access: AccessKind,
+        addrs: &Lanes,
+        m: u32,
+        bytes: u32,
+    ) -> Option<(usize, u64)> {
+        let (mut lo, mut hi, mut or) = (u64::MAX, 0u64, 0u64);
+        if m == u32::MAX {
+            for &a in addrs {
+                lo = lo.min(a);
+                hi = hi.max(a);
+                or |= a;
+            }
+        } else {
+            let mut mm = m;
+            while mm != 0 {
+                let a = addrs[mm.trailing_zeros() as usize];
+                mm &= mm - 1;
+                lo = lo.min(a);
+                hi = hi.max(a);
+                or |= a;
+            }
+        }
+        if or & (u64::from(bytes) - 1) != 0 {
+            return None;
+        }
+        let span = u32::try_from(hi - lo).ok()?.checked_add(bytes)?;
+        let (buf, word) = self.locate(mem, access, lo, span, bytes).ok()?;
+        Some((buf, lo - 4 * word as u64))
+    }
+
+    fn shared_region(&self, addr: u64) -> Option<Region> {
+        self.prog
+            .shared
+            .iter()
+            .min_by_key(|a| addr.abs_diff(a.base).min(addr.abs_diff(a.base + a.bytes)))
+            .map(|a| Region { name: a.name.clone(), offset: addr.wrapping_sub(a.base) as i64, len: a.bytes })
+    }
+
+    fn race(&self, mem: Mem, addr: u64, buf: usize, access: AccessKind, c: Conflict, cross: bool) -> Trap {
+        let region = match mem {
+            Mem::Global => self.global.region(buf, addr & ((1 << super::memory::BUFFER_STRIDE_LOG2) - 1)),
+            Mem::Shared => self.shared_region(addr).expect("a located shared access lies in an array"),
+        };
+        let space = match mem {
+            Mem::Global => MemSpace::Global,
+            Mem::Shared => MemSpace::Shared,
+        };
+        if cross {
+            let (gx, gy, _) = self.info.grid;
+            let b = c.other;
+            let other_block = (b != NONE).then(|| (b % gx, (b / gx) % gy, b / (gx * gy)));
+            Trap::Kind(FaultKind::CrossBlockRace {
+                addr,
+                region,
+                access,
+                other_block,
+                other_access: c.other_access,
+            })
+        } else {
+            Trap::Kind(FaultKind::Race {
+                space,
+                addr,
+                region,
+                access,
+                other_thread: c.other,
+                other_access: c.other_access,
+                other_line: self.prog.lines.get(c.other_pc as usize).copied().unwrap_or(0),
+            })
+        }
+    }
+
+    /// Records one thread's access to `words` words from `word` (at address
+    /// `addr`) in the shadows; `G` is whether the access is global.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn shadow<const G: bool>(
+        &mut self,
+        buf: usize,
+        word: usize,
+        words: usize,
+        addr: u64,
+        tid: u32,
+        pc: u32,
+        access: AccessKind,
+    ) -> Result<(), Trap> {
+        let epoch = self.epoch;
+        let mem = if G { Mem::Global } else { Mem::Shared };
+        for i in 0..words {
+            let (entry, pcs) =
+                if G { self.gshadow[buf].entry(word + i) } else { self.sshadow.entry(word + i) };
+            // Block threads are at most 1024: they fit the shadow's 16 bits.
+            let thread = tid as u16;
+            let r = match access {
+                AccessKind::Read => {
+                    if !G && !entry.written_since(self.block_epoch0) {
+                        let wa = (addr & !3) + 4 * i as u64;
+                        let region = self.shared_region(wa).expect("located");
+                        return Err(Trap::Kind(FaultKind::SharedUninitialized { addr: wa, region }));
+                    }
+                    entry.read(pcs, thread, epoch, pc)
+                }
+                AccessKind::Write => entry.write(pcs, thread, epoch, pc),
+            };
+            if let Err(c) = r {
+                return Err(self.race(mem, (addr & !3) + 4 * i as u64, buf, access, c, false));
+            }
+            if G && let Err(c) = self.global.cross_block(buf, word + i, self.block_id, access) {
+                return Err(self.race(mem, (addr & !3) + 4 * i as u64, buf, access, c, true));
+            }
+        }
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn read_word<const G: bool>(&self, buf: usize, word: usize) -> u64 {
+        if G {
+            u64::from(self.global.bufs[buf].words[word].load(Ordering::Relaxed))
+        } else {
+            u64::from(self.smem[word])
+        }
+    }
+
+    #[inline(always)]
+    fn write_word<const G: bool>(&mut self, buf: usize, word: usize, v: u32) {
+        if G {
+            self.global.bufs[buf].words[word].store(v, Ordering::Relaxed);
+        } else {
+            self.smem[word] = v;
+        }
+    }
+
+    /// Checks lane `l`'s access and records it in the shadows: its buffer
+    /// and first word. `fast` is the warp-level result of [`Self::locate_warp`].
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn access<const G: bool>(
+        &mut self,
+        fast: Option<(usize, u64)>,
+        access: AccessKind,
+        addr: u64,
+        bytes: u32,
+        tid: u32,
+        pc: u32,
+    ) -> Result<(usize, usize), Trap> {
+        let mem = if G { Mem::Global } else { Mem::Shared };
+        let (buf, word) = match fast {
+            Some((buf, base)) => (buf, ((addr - base) / 4) as usize),
+            None => self.locate(mem, access, addr, bytes, bytes)?,
+        };
+        if self.checks {
+            self.shadow::<G>(buf, word, bytes as usize / 4, addr, tid, pc, access)?;
+        }
+        Ok((buf, word))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn load(
+        &mut self,
+        w: &mut Warp,
+        pc: u32,
+        m: u32,
+        mem: Mem,
+        d: [u32; 4],
+        n: u8,
+        size: u8,
+        base: Base,
+        off: i64,
+    ) -> Result<(), LaneTrap> {
+        match mem {
+            Mem::Global => self.load_in::<true>(w, pc, m, d, n, size, base, off),
+            Mem::Shared => self.load_in::<false>(w, pc, m, d, n, size, base, off),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn load_in<const G: bool>(
+        &mut self,
+        w: &mut Warp,
+        pc: u32,
+        m: u32,
+        d: [u32; 4],
+        n: u8,
+        size: u8,
+        base: Base,
+        off: i64,
+    ) -> Result<(), LaneTrap> {
+        let mem = if G { Mem::Global } else { Mem::Shared };
+        let mut addrs = [0; WARP];
+        Self::addresses(w, m, base, off, &mut addrs)?;
+        let bytes = u32::from(n) * u32::from(size);
+        let fast = self.locate_warp(mem, AccessKind::Read, &addrs, m, bytes);
+        let mut mm = m;
+        while mm != 0 {
+            let l = mm.trailing_zeros();
+            mm &= mm - 1;
+            let (buf, word) = self
+                .access::<G>(fast, AccessKind::Read, addrs[l as usize], bytes, w.tid0 + l, pc)
+                .map_err(|t| (t, l))?;
+            for (e, &r) in d.iter().enumerate().take(n as usize) {
+                let v = if size == 4 {
+                    self.read_word::<G>(buf, word + e)
+                } else {
+                    self.read_word::<G>(buf, word + 2 * e) | self.read_word::<G>(buf, word + 2 * e + 1) << 32
+                };
+                w.vals[r as usize][l as usize] = v;
+            }
+        }
+        for &r in &d[..n as usize] {
+            w.written[r as usize] |= m;
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn store(
+        &mut self,
+        w: &mut Warp,
+        pc: u32,
+        m: u32,
+        mem: Mem,
+        s: [Src; 4],
+        n: u8,
+        size: u8,
+        base: Base,
+        off: i64,
+    ) -> Result<(), LaneTrap> {
+        match mem {
+            Mem::Global => self.store_in::<true>(w, pc, m, s, n, size, base, off),
+            Mem::Shared => self.store_in::<false>(w, pc, m, s, n, size, base, off),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn store_in<const G: bool>(
+        &mut self,
+        w: &mut Warp,
+        pc: u32,
+        m: u32,
+        s: [Src; 4],
+        n: u8,
+        size: u8,
+        base: Base,
+        off: i64,
+    ) -> Result<(), LaneTrap> {
+        let mem = if G { Mem::Global } else { Mem::Shared };
+        for &src in &s[..n as usize] {
+            need(w, src, m)?;
+        }
+        let mut addrs = [0; WARP];
+        Self::addresses(w, m, base, off, &mut addrs)?;
+        let bytes = u32::from(n) * u32::from(size);
+        let fast = self.locate_warp(mem, AccessKind::Write, &addrs, m, bytes);
+        let mut mm = m;
+        while mm != 0 {
+            let l = mm.trailing_zeros();
+            mm &= mm - 1;
+            let (buf, word) = self
+                .access::<G>(fast, AccessKind::Write, addrs[l as usize], bytes, w.tid0 + l, pc)
+                .map_err(|t| (t, l))?;
+            for (e, &src) in s.iter().enumerate().take(n as usize) {
+                let v = match src {
+                    Src::R(r) => w.vals[r as usize][l as usize],
+                    Src::I(v) => v,
+                };
+                if size == 4 {
+                    self.write_word::<G>(buf, word + e, v as u32);
+                } else {
+                    self.write_word::<G>(buf, word + 2 * e, v as u32);
+                    self.write_word::<G>(buf, word + 2 * e + 1, (v >> 32) as u32);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Merges groups at the same program counter and barrier state.
+fn merge(groups: &mut Vec<Group>) {
+    if groups.len() < 2 {
+        return;
+    }
+    let mut i = 0;
+    while i < groups.len() {
+        let mut j = i + 1;
+        while j < groups.len() {
+            if groups[j].pc == groups[i].pc && groups[j].barrier == groups[i].barrier {
+                groups[i].mask |= groups[j].mask;
+                groups.swap_remove(j);
+            } else {
+                j += 1;
+            }
+        }
+        i += 1;
+    }
+}
+
+#[inline(always)]
+fn lanes(w: &Warp, s: Src) -> Lanes {
+    match s {
+        Src::R(r) => w.vals[r as usize],
+        Src::I(v) => [v; WARP],
+    }
+}
+
+/// The lanes of `s`, without copying a register: an immediate is splatted
+/// into `tmp`.
+#[inline(always)]
+fn lanes_ref<'a>(vals: &'a [Lanes], s: Src, tmp: &'a mut Lanes) -> &'a Lanes {
+    match s {
+        Src::R(r) => &vals[r as usize],
+        Src::I(v) => {
+            *tmp = [v; WARP];
+            tmp
+        }
+    }
+}
+
+#[inline(always)]
+fn need(w: &Warp, s: Src, m: u32) -> Result<(), LaneTrap> {
+    if let Src::R(r) = s {
+        let missing = m & !w.written[r as usize];
+        if missing != 0 {
+            return Err((Trap::UninitVal(r), first(missing)));
+        }
+    }
+    Ok(())
+}
+
+#[inline(always)]
+fn need_pred(w: &Warp, p: u32, m: u32) -> Result<(), LaneTrap> {
+    let missing = m & !w.pwritten[p as usize];
+    if missing != 0 {
+        return Err((Trap::UninitPred(p), first(missing)));
+    }
+    Ok(())
+}
+
+#[inline(always)]
+fn set_pred(w: &mut Warp, d: u32, m: u32, bits: u32) {
+    let p = &mut w.preds[d as usize];
+    *p = (*p & !m) | (bits & m);
+    w.pwritten[d as usize] |= m;
+}
+
+#[inline(always)]
+fn store(w: &mut Warp, d: u32, m: u32, out: Lanes) {
+    let dst = &mut w.vals[d as usize];
+    if m == u32::MAX {
+        *dst = out;
+    } else {
+        let mut mm = m;
+        while mm != 0 {
+            let l = mm.trailing_zeros() as usize;
+            dst[l] = out[l];
+            mm &= mm - 1;
+        }
+    }
+    w.written[d as usize] |= m;
+}
+
+#[inline(always)]
+fn map1(w: &mut Warp, m: u32, d: u32, a: Src, f: impl Fn(u64) -> u64) -> Result<(), LaneTrap> {
+    need(w, a, m)?;
+    let mut ta = [0; WARP];
+    let x = lanes_ref(&w.vals, a, &mut ta);
+    let mut out = [0; WARP];
+    for (o, &x) in out.iter_mut().zip(x) {
+        *o = f(x);
+    }
+    store(w, d, m, out);
+    Ok(())
+}
+
+#[inline(always)]
+fn map2(w: &mut Warp, m: u32, d: u32, a: Src, b: Src, f: impl Fn(u64, u64) -> u64) -> Result<(), LaneTrap> {
+    need(w, a, m)?;
+    need(w, b, m)?;
+    let (mut ta, mut tb) = ([0; WARP], [0; WARP]);
+    let x = lanes_ref(&w.vals, a, &mut ta);
+    let y = lanes_ref(&w.vals, b, &mut tb);
+    let mut out = [0; WARP];
+    for (o, (&x, &y)) in out.iter_mut().zip(x.iter().zip(y)) {
+        *o = f(x, y);
+    }
+    store(w, d, m, out);
+    Ok(())
+}
+
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn map3(
+    w: &mut Warp,
+    m: u32,
+    d: u32,
+    a: Src,
+    b: Src,
+    c: Src,
+    f: impl Fn(u64, u64, u64) -> u64,
+) -> Result<(), LaneTrap> {
+    need(w, a, m)?;
+    need(w, b, m)?;
+    need(w, c, m)?;
+    let (mut ta, mut tb, mut tc) = ([0; WARP], [0; WARP], [0; WARP]);
+    let x = lanes_ref(&w.vals, a, &mut ta);
+    let y = lanes_ref(&w.vals, b, &mut tb);
+    let z = lanes_ref(&w.vals, c, &mut tc);
+    let mut out = [0; WARP];
+    for (o, ((&x, &y), &z)) in out.iter_mut().zip(x.iter().zip(y).zip(z)) {
+        *o = f(x, y, z);
+    }
+    store(w, d, m, out);
+    Ok(())
+}
+
+#[inline(always)]
+fn int2(w: &mut Warp, m: u32, f: I2, d: u32, a: Src, b: Src) -> Result<(), LaneTrap> {
+    let lo = |x: u64| x as u32;
+    let s32 = |x: u64| x as u32 as i32;
+    let u = |x: u32| u64::from(x);
+    match f {
+        I2::Add32 => map2(w, m, d, a, b, |x, y| u(lo(x).wrapping_add(lo(y)))),
+        I2::Add64 => map2(w, m, d, a, b, |x, y| x.wrapping_add(y)),
+        I2::Sub32 => map2(w, m, d, a, b, |x, y| u(lo(x).wrapping_sub(lo(y)))),
+        I2::Sub64 => map2(w, m, d, a, b, |x, y| x.wrapping_sub(y)),
+        I2::MulLo32 => map2(w, m, d, a, b, |x, y| u(lo(x).wrapping_mul(lo(y)))),
+        I2::MulLo64 => map2(w, m, d, a, b, |x, y| x.wrapping_mul(y)),
+        I2::MulWideU32 => map2(w, m, d, a, b, |x, y| u(lo(x)) * u(lo(y))),
+        I2::MulWideS32 => map2(w, m, d, a, b, |x, y| (i64::from(s32(x)) * i64::from(s32(y))) as u64),
+        I2::And32 | I2::And64 => map2(w, m, d, a, b, |x, y| x & y),
+        I2::Or32 | I2::Or64 => map2(w, m, d, a, b, |x, y| x | y),
+        // Shift amounts past the width clamp to the width.
+        I2::Shl32 => map2(w, m, d, a, b, |x, y| if lo(y) >= 32 { 0 } else { u(lo(x) << lo(y)) }),
+        I2::Shl64 => map2(w, m, d, a, b, |x, y| if lo(y) >= 64 { 0 } else { x << lo(y) }),
+        I2::ShrU32 => map2(w, m, d, a, b, |x, y| if lo(y) >= 32 { 0 } else { u(lo(x) >> lo(y)) }),
+        I2::ShrS32 => map2(w, m, d, a, b, |x, y| u((s32(x) >> lo(y).min(31)) as u32)),
+        I2::ShrU64 => map2(w, m, d, a, b, |x, y| if lo(y) >= 64 { 0 } else { x >> lo(y) }),
+        I2::ShrS64 => map2(w, m, d, a, b, |x, y| ((x as i64) >> lo(y).min(63)) as u64),
+        I2::MinU32 => map2(w, m, d, a, b, |x, y| u(lo(x).min(lo(y)))),
+        I2::MinS32 => map2(w, m, d, a, b, |x, y| u(s32(x).min(s32(y)) as u32)),
+        I2::MinU64 => map2(w, m, d, a, b, |x, y| x.min(y)),
+        I2::MinS64 => map2(w, m, d, a, b, |x, y| (x as i64).min(y as i64) as u64),
+        I2::MaxU32 => map2(w, m, d, a, b, |x, y| u(lo(x).max(lo(y)))),
+        I2::MaxS32 => map2(w, m, d, a, b, |x, y| u(s32(x).max(s32(y)) as u32)),
+        I2::MaxU64 => map2(w, m, d, a, b, |x, y| x.max(y)),
+        I2::MaxS64 => map2(w, m, d, a, b, |x, y| (x as i64).max(y as i64) as u64),
+    }
+}
+
+fn div(w: &mut Warp, m: u32, f: IDiv, d: u32, a: Src, b: Src) -> Result<(), LaneTrap> {
+    need(w, a, m)?;
+    need(w, b, m)?;
+    let (x, y) = (lanes(w, a), lanes(w, b));
+    let wide = matches!(f, IDiv::DivU64 | IDiv::DivS64 | IDiv::RemU64 | IDiv::RemS64);
+    let mut out = [0u64; WARP];
+    let mut mm = m;
+    while mm != 0 {
+        let l = mm.trailing_zeros() as usize;
+        mm &= mm - 1;
+        let (p, q) = (x[l], y[l]);
+        if (if wide { q } else { q & 0xffff_ffff }) == 0 {
+            return Err((Trap::Kind(FaultKind::DivisionByZero), l as u32));
+        }
+        let (p32, q32) = (p as u32, q as u32);
+        out[l] = match f {
+            IDiv::DivU32 => u64::from(p32 / q32),
+            IDiv::DivS32 => u64::from((p32 as i32).wrapping_div(q32 as i32) as u32),
+            IDiv::RemU32 => u64::from(p32 % q32),
+            IDiv::RemS32 => u64::from((p32 as i32).wrapping_rem(q32 as i32) as u32),
+            IDiv::DivU64 => p / q,
+            IDiv::DivS64 => (p as i64).wrapping_div(q as i64) as u64,
+            IDiv::RemU64 => p % q,
+            IDiv::RemS64 => (p as i64).wrapping_rem(q as i64) as u64,
+        };
+    }
+    store(w, d, m, out);
+    Ok(())
+}
+
+/// PTX `min`/`max` on floats: a NaN operand yields the other operand.
+fn fmin<F: Copy + PartialOrd>(x: F, y: F, nan: impl Fn(F) -> bool, max: bool) -> F {
+    match (nan(x), nan(y)) {
+        (true, _) => y,
+        (_, true) => x,
+        _ if max => {
+            if y > x {
+                y
+            } else {
+                x
+            }
+        }
+        _ => {
+            if y < x {
+                y
+            } else {
+                x
+            }
+        }
+    }
+}
+
+#[inline(always)]
+fn float2(w: &mut Warp, m: u32, f: F2, d: u32, a: Src, b: Src) -> Result<(), LaneTrap> {
+    let f32b = |x: u64| f32::from_bits(x as u32);
+    let b32 = |x: f32| u64::from(x.to_bits());
+    let f64b = f64::from_bits;
+    match f {
+        F2::Add32 => map2(w, m, d, a, b, |x, y| b32(f32b(x) + f32b(y))),
+        F2::Sub32 => map2(w, m, d, a, b, |x, y| b32(f32b(x) - f32b(y))),
+        F2::Mul32 => map2(w, m, d, a, b, |x, y| b32(f32b(x) * f32b(y))),
+        F2::Min32 => map2(w, m, d, a, b, |x, y| b32(fmin(f32b(x), f32b(y), f32::is_nan, false))),
+        F2::Max32 => map2(w, m, d, a, b, |x, y| b32(fmin(f32b(x), f32b(y), f32::is_nan, true))),
+        F2::Add64 => map2(w, m, d, a, b, |x, y| (f64b(x) + f64b(y)).to_bits()),
+        F2::Sub64 => map2(w, m, d, a, b, |x, y| (f64b(x) - f64b(y)).to_bits()),
+        F2::Mul64 => map2(w, m, d, a, b, |x, y| (f64b(x) * f64b(y)).to_bits()),
+        F2::Min64 => map2(w, m, d, a, b, |x, y| fmin(f64b(x), f64b(y), f64::is_nan, false).to_bits()),
+        F2::Max64 => map2(w, m, d, a, b, |x, y| fmin(f64b(x), f64b(y), f64::is_nan, true).to_bits()),
+    }
+}
+
+/// An ordered comparison: false when either side is NaN, `ne` included
+/// (PTX's `ne`; `neu` would be the unordered one).
+#[inline(always)]
+fn compare<T: PartialOrd>(cmp: Cmp, x: T, y: T) -> bool {
+    match cmp {
+        Cmp::Eq => x == y,
+        Cmp::Ne => x.partial_cmp(&y).is_some_and(|o| o != std::cmp::Ordering::Equal),
+        Cmp::Lt => x < y,
+        Cmp::Le => x <= y,
+        Cmp::Gt => x > y,
+        Cmp::Ge => x >= y,
+    }
+}
+
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn setp(w: &mut Warp, m: u32, cmp: Cmp, class: Class, d: u32, a: Src, b: Src) -> Result<(), LaneTrap> {
+    need(w, a, m)?;
+    need(w, b, m)?;
+    let (x, y) = (lanes(w, a), lanes(w, b));
+    let test = |l: usize| -> bool {
+        let (p, q) = (x[l], y[l]);
+        match class {
+            Class::U32 => compare(cmp, p as u32, q as u32),
+            Class::S32 => compare(cmp, p as u32 as i32, q as u32 as i32),
+            Class::U64 => compare(cmp, p, q),
+            Class::S64 => compare(cmp, p as i64, q as i64),
+            Class::F32 => compare(cmp, f32::from_bits(p as u32), f32::from_bits(q as u32)),
+            Class::F64 => compare(cmp, f64::from_bits(p), f64::from_bits(q)),
+        }
+    };
+    let mut bits = 0u32;
+    for l in 0..WARP {
+        bits |= u32::from(test(l)) << l;
+    }
+    set_pred(w, d, m, bits);
+    Ok(())
+}

@@ -1,0 +1,230 @@
+//! GEMM kernels of the stencil on host slices: the kernel ABI (see
+//! [`crate::stencil`]) filled in from typed arguments.
+//!
+//! This layer checks only what it needs to run: that the element type is the
+//! kernel's and that the program has the stencil's parameters. Everything a
+//! BLAS checks (dimensions against leading dimensions, slice lengths, quick
+//! returns for `alpha = 0`) is the caller's: the emulator reports any access
+//! outside the slices as a fault instead.
+
+use std::any::Any;
+
+use num_complex::Complex;
+
+use super::{Buffer, EmuError, Launch, Options, ParamValue, Program, Stats};
+use crate::kernel::{Element, KernelImage};
+use crate::ptx::Type;
+use crate::spec::KernelSpec;
+
+/// The arguments of one GEMM launch, `C = alpha · op(A) · op(B) + beta · C`,
+/// column-major, in the kernel ABI's terms. The ops are the kernel's.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GemmArgs<T> {
+    /// Rows of C and of op(A).
+    pub m: u32,
+    /// Columns of C and of op(B).
+    pub n: u32,
+    /// Columns of op(A), rows of op(B). The kernel reads A and B only when
+    /// `k > 0`; a caller wanting BLAS's `alpha = 0` passes `k = 0`.
+    pub k: u32,
+    /// Leading dimension of A, in elements.
+    pub lda: u64,
+    /// Leading dimension of B, in elements.
+    pub ldb: u64,
+    /// Leading dimension of C, in elements.
+    pub ldc: u64,
+    /// Scales the product.
+    pub alpha: T,
+    /// Scales C; when zero, C is not read.
+    pub beta: T,
+}
+
+/// A GEMM kernel, decoded once, run on host slices.
+#[derive(Clone, Debug)]
+pub struct Gemm {
+    program: Program,
+    spec: KernelSpec,
+}
+
+impl Gemm {
+    /// Reads and decodes a compiled kernel.
+    pub fn new(image: &KernelImage) -> Result<Gemm, EmuError> {
+        let program = Program::from_ptx(&image.ptx, Some(&image.entry))?;
+        Gemm::from_program(program, image.spec)
+    }
+
+    /// A decoded program that implements `spec` with the stencil's ABI.
+    pub fn from_program(program: Program, spec: KernelSpec) -> Result<Gemm, EmuError> {
+        let names = crate::stencil::param_names(spec.precision);
+        let scalar = if spec.precision.scalar_bytes() == 4 { Type::F32 } else { Type::F64 };
+        let ty = |name: &str| match name {
+            "a" | "b" | "c" | "lda" | "ldb" | "ldc" => Type::U64,
+            "m" | "n" | "k" => Type::U32,
+            _ => scalar,
+        };
+        let got: Vec<(&str, Type)> = program.params().iter().map(|p| (p.name.as_str(), p.ty)).collect();
+        let want: Vec<(&str, Type)> = names.iter().map(|&n| (n, ty(n))).collect();
+        if got != want {
+            let show =
+                |v: &[(&str, Type)]| v.iter().map(|(n, t)| format!("{t} {n}")).collect::<Vec<_>>().join(", ");
+            return Err(EmuError::Launch(format!(
+                "kernel `{}` does not have the {} GEMM parameters ({}); it has ({})",
+                program.name(),
+                spec.precision,
+                show(&want),
+                show(&got)
+            )));
+        }
+        Ok(Gemm { program, spec })
+    }
+
+    /// The kernel's spec.
+    pub fn spec(&self) -> &KernelSpec {
+        &self.spec
+    }
+
+    /// The decoded kernel.
+    pub fn program(&self) -> &Program {
+        &self.program
+    }
+
+    /// Runs `C = alpha · op(A) · op(B) + beta · C` with A, B and C bound to
+    /// `a`, `b` and `c`, on the grid [`KernelSpec::grid`] gives for `m × n`.
+    ///
+    /// An empty grid (`m` or `n` zero) launches nothing: a GPU would refuse
+    /// the launch, and there is nothing to compute. `c` is written back even
+    /// when the kernel faults.
+    pub fn run<T: Element>(
+        &self,
+        args: &GemmArgs<T>,
+        a: &[T],
+        b: &[T],
+        c: &mut [T],
+        options: &Options,
+    ) -> Result<Stats, EmuError> {
+        if T::PRECISION != self.spec.precision {
+            return Err(EmuError::Launch(format!(
+                "kernel `{}` computes on {} elements, not {}",
+                self.program.name(),
+                self.spec.precision,
+                T::PRECISION
+            )));
+        }
+        let grid = self.spec.grid(args.m, args.n);
+        if grid.0 == 0 || grid.1 == 0 {
+            return Ok(Stats::default());
+        }
+        let mut buffers = [
+            Buffer::read_only("a", to_bytes(a)),
+            Buffer::read_only("b", to_bytes(b)),
+            Buffer::new("c", to_bytes(c)),
+        ];
+        let mut params = vec![
+            ParamValue::ptr(0),
+            ParamValue::ptr(1),
+            ParamValue::ptr(2),
+            ParamValue::U32(args.m),
+            ParamValue::U32(args.n),
+            ParamValue::U32(args.k),
+            ParamValue::U64(args.lda),
+            ParamValue::U64(args.ldb),
+            ParamValue::U64(args.ldc),
+        ];
+        for s in [args.alpha, args.beta] {
+            let [re, im] = parts(s);
+            params.push(re);
+            if T::PRECISION.is_complex() {
+                params.push(im);
+            }
+        }
+        let launch = Launch { grid, block: self.spec.block(), params, options: options.clone() };
+        let result = self.program.run(&launch, &mut buffers);
+        from_bytes(&buffers[2].bytes, c);
+        result
+    }
+}
+
+/// The scalars of `x` as kernel arguments.
+fn parts<T: Element>(x: T) -> [ParamValue; 2] {
+    let any = &x as &dyn Any;
+    if let Some(&v) = any.downcast_ref::<f32>() {
+        [ParamValue::F32(v), ParamValue::F32(0.0)]
+    } else if let Some(&v) = any.downcast_ref::<f64>() {
+        [ParamValue::F64(v), ParamValue::F64(0.0)]
+    } else if let Some(v) = any.downcast_ref::<Complex<f32>>() {
+        [ParamValue::F32(v.re), ParamValue::F32(v.im)]
+    } else if let Some(v) = any.downcast_ref::<Complex<f64>>() {
+        [ParamValue::F64(v.re), ParamValue::F64(v.im)]
+    } else {
+        unreachable!("Element is sealed to four types")
+    }
+}
+
+/// The little-endian bytes of `xs`, bit for bit (NaN payloads included).
+fn to_bytes<T: Element>(xs: &[T]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(std::mem::size_of_val(xs));
+    for x in xs {
+        let any = x as &dyn Any;
+        if let Some(v) = any.downcast_ref::<f32>() {
+            out.extend(v.to_bits().to_le_bytes());
+        } else if let Some(v) = any.downcast_ref::<f64>() {
+            out.extend(v.to_bits().to_le_bytes());
+        } else if let Some(v) = any.downcast_ref::<Complex<f32>>() {
+            out.extend(v.re.to_bits().to_le_bytes());
+            out.extend(v.im.to_bits().to_le_bytes());
+        } else if let Some(v) = any.downcast_ref::<Complex<f64>>() {
+            out.extend(v.re.to_bits().to_le_bytes());
+            out.extend(v.im.to_bits().to_le_bytes());
+        } else {
+            unreachable!("Element is sealed to four types")
+        }
+    }
+    out
+}
+
+/// Overwrites `xs` with the elements in `bytes`, bit for bit.
+fn from_bytes<T: Element>(bytes: &[u8], xs: &mut [T]) {
+    let f32_at = |i: usize| f32::from_bits(u32::from_le_bytes(bytes[i..i + 4].try_into().expect("4 bytes")));
+    let f64_at = |i: usize| f64::from_bits(u64::from_le_bytes(bytes[i..i + 8].try_into().expect("8 bytes")));
+    let size = T::PRECISION.element_bytes() as usize;
+    let half = size / 2;
+    for (i, x) in xs.iter_mut().enumerate() {
+        let at = i * size;
+        let any = x as &mut dyn Any;
+        if let Some(v) = any.downcast_mut::<f32>() {
+            *v = f32_at(at);
+        } else if let Some(v) = any.downcast_mut::<f64>() {
+            *v = f64_at(at);
+        } else if let Some(v) = any.downcast_mut::<Complex<f32>>() {
+            *v = Complex::new(f32_at(at), f32_at(at + half));
+        } else if let Some(v) = any.downcast_mut::<Complex<f64>>() {
+            *v = Complex::new(f64_at(at), f64_at(at + half));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn programs_can_be_shared_between_threads() {
+        fn send_sync<T: Send + Sync>() {}
+        send_sync::<Gemm>();
+        send_sync::<Program>();
+        send_sync::<EmuError>();
+    }
+
+    #[test]
+    fn elements_keep_their_bits() {
+        let xs =
+            [Complex::new(f32::from_bits(0x7fa0_0001), -0.0), Complex::new(1.5, f32::MIN_POSITIVE / 4.0)];
+        let bytes = to_bytes(&xs);
+        assert_eq!(bytes.len(), 16);
+        let mut back = [Complex::new(0.0f32, 0.0); 2];
+        from_bytes(&bytes, &mut back);
+        for (x, y) in xs.iter().zip(&back) {
+            assert_eq!((x.re.to_bits(), x.im.to_bits()), (y.re.to_bits(), y.im.to_bits()));
+        }
+    }
+}

@@ -1,0 +1,370 @@
+//! A PTX emulator: runs the exact PTX text gemmforge emits on the CPU, with
+//! the memory-safety and synchronisation checks a GPU does not give.
+//!
+//! ```text
+//! PTX text ──ptx::parse──▶ ptx::Module ──Program::from_module──▶ Program ──run(Launch, buffers)──▶ Stats
+//! ```
+//!
+//! # Model
+//!
+//! - A [`Program`] is one `.entry`, decoded once into compact operations with
+//!   resolved register indices; it can be run any number of times.
+//! - A launch runs a grid of blocks; each block's threads (linear index, x
+//!   fastest) form warps of 32 lanes that execute in lockstep, a predicate
+//!   guard masking lanes. Blocks are independent and run in parallel on
+//!   [`Options::workers`] host threads.
+//! - Registers hold typed bits per thread; predicates one bit per lane.
+//! - `.param` holds the launch's [`ParamValue`]s. `.shared` is per block: the
+//!   kernel's arrays laid out in a shared window with unmapped gaps between
+//!   them. `.global` is the [`Buffer`]s passed in, buffer `i` at the fake
+//!   address [`buffer_address`]`(i)`, so a pointer names its buffer; a
+//!   generic address of a buffer is its global address (`cvta.to.global` is
+//!   the identity).
+//! - `bar.sync` waits for every thread of the block; a warp waiting at a
+//!   barrier lets the other warps run.
+//! - Divergent `bra` splits a warp and reconverges it where the paths meet;
+//!   a `bra.uni` that diverges is a fault, being a broken promise.
+//! - Floating point is IEEE binary32/binary64 with round-to-nearest-even, as
+//!   the `.rn` instructions and `fma.rn` (one rounding, `mul_add`) specify;
+//!   subnormals are kept (no `.ftz` in the IR).
+//!
+//! # Checks
+//!
+//! Each is a [`Fault`] naming the block, the thread, the PTX line, the
+//! instruction and the address:
+//! - a global access not wholly inside one buffer (a vector straddling a
+//!   buffer's end included), or not aligned to its size; a store to a
+//!   [`Buffer::read_only`] buffer;
+//! - a shared access not wholly inside one declared array, or misaligned;
+//! - a shared read of bytes no thread of the block wrote;
+//! - a read of a register (or predicate, guards included) the thread never
+//!   wrote;
+//! - a race: two threads of a block touching the same shared or global bytes
+//!   in the same barrier interval, at least one writing; and two blocks
+//!   touching the same global bytes, at least one writing. Exact, not
+//!   sampled (see the `memory` module); turned off by
+//!   [`Options::check_races`] for speed;
+//! - a barrier that cannot complete (threads wait while others have exited,
+//!   or wait at different barriers), a `bar.sync` under a divergent guard, a
+//!   divergent `bra.uni`, an integer division by zero, and a warp exceeding
+//!   [`Options::max_warp_steps`].
+//!
+//! The first fault stops the launch (the one of the lowest block index among
+//! the blocks that faulted, so runs are repeatable except for races between
+//! blocks, which either of the two may report). The buffers are copied back
+//! either way, holding whatever the kernel wrote before it stopped.
+//!
+//! [`Gemm`] runs a GEMM kernel of the stencil on host slices through its
+//! ABI; it checks nothing a BLAS would (that is `gemm-host`'s job), only what
+//! it needs to run.
+//!
+//! # Example
+//!
+//! ```
+//! use gemm_codegen::emu::{Buffer, FaultKind, Launch, ParamValue, Program};
+//!
+//! let ptx = "
+//! .version 6.0
+//! .target sm_70
+//! .address_size 64
+//! .visible .entry iota(.param .u64 out)
+//! {
+//!     .reg .u64 %p, %off;
+//!     .reg .u32 %t;
+//!     ld.param.u64 %p, [out];
+//!     cvta.to.global.u64 %p, %p;
+//!     mov.u32 %t, %tid.x;
+//!     mul.wide.u32 %off, %t, 4;
+//!     add.u64 %p, %p, %off;
+//!     st.global.u32 [%p], %t;
+//!     ret;
+//! }";
+//! let program = Program::from_ptx(ptx, Some("iota"))?;
+//! let launch = Launch { grid: (1, 1, 1), block: (64, 1, 1), params: vec![ParamValue::ptr(0)], ..Launch::default() };
+//!
+//! let mut out = [Buffer::zeroed("out", 256)];
+//! let stats = program.run(&launch, &mut out)?;
+//! assert_eq!(&out[0].bytes[4..8], &1u32.to_le_bytes());
+//! assert_eq!(stats.thread_instructions, 64 * 7);
+//!
+//! // One element short: thread 63 writes past the end, and the fault says so.
+//! let mut short = [Buffer::zeroed("out", 252)];
+//! let fault = program.run(&launch, &mut short).unwrap_err();
+//! let fault = fault.fault().unwrap();
+//! assert_eq!((fault.thread, fault.line), (63, 14));
+//! assert!(matches!(fault.kind, FaultKind::GlobalOutOfBounds { .. }));
+//! # Ok::<(), gemm_codegen::emu::EmuError>(())
+//! ```
+//!
+//! # Limitations
+//!
+//! - Only the PTX the IR expresses: no atomics, shuffles, votes, local or
+//!   generic memory, `%tid.y`/`%tid.z`; the reader names anything else.
+//! - Arithmetic is bit-exact except the bits of a NaN an operation creates,
+//!   which are the host's (the GPU's canonical NaN differs); NaN inputs
+//!   propagate as on the GPU, and `min`/`max`/`setp` treat NaN as PTX does.
+//! - Races and shared reads of unwritten bytes are found only with
+//!   [`Options::check_races`] (the default). A cross-block race found by a
+//!   write after several blocks read the same bytes names none of them.
+//! - Barrier intervals are numbered in 32 bits per worker: a launch of more
+//!   than 2³² of them would alias old intervals with new ones.
+
+mod error;
+mod exec;
+mod gemm;
+mod memory;
+mod program;
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+pub use error::{AccessKind, EmuError, Fault, FaultKind, MemSpace, Region};
+pub use gemm::{Gemm, GemmArgs};
+pub use memory::buffer_address;
+pub use program::Program;
+
+use crate::ptx::Type;
+
+/// A kernel argument.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ParamValue {
+    /// For a `.u32`, `.s32` or `.b32` parameter.
+    U32(u32),
+    /// For a `.u32`, `.s32` or `.b32` parameter.
+    S32(i32),
+    /// For a `.u64`, `.s64` or `.b64` parameter.
+    U64(u64),
+    /// For a `.u64`, `.s64` or `.b64` parameter.
+    S64(i64),
+    /// For an `.f32` parameter.
+    F32(f32),
+    /// For an `.f64` parameter.
+    F64(f64),
+    /// The address of byte `offset` of buffer `buffer`, for a 64-bit integer
+    /// parameter.
+    Ptr {
+        /// Index into the launch's buffers.
+        buffer: usize,
+        /// Bytes from the buffer's start.
+        offset: u64,
+    },
+}
+
+impl ParamValue {
+    /// The address of the start of buffer `buffer`.
+    pub const fn ptr(buffer: usize) -> ParamValue {
+        ParamValue::Ptr { buffer, offset: 0 }
+    }
+}
+
+/// A global-memory buffer: its bytes, and a name for diagnostics.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Buffer {
+    /// Named in faults.
+    pub name: String,
+    /// Its contents, read and written by the kernel.
+    pub bytes: Vec<u8>,
+    /// Whether a store to it is a fault (an input the kernel may read
+    /// through the non-coherent `.nc` path must not change while it runs).
+    pub read_only: bool,
+}
+
+impl Buffer {
+    /// A writable buffer holding `bytes`.
+    pub fn new(name: impl Into<String>, bytes: Vec<u8>) -> Buffer {
+        Buffer { name: name.into(), bytes, read_only: false }
+    }
+
+    /// A buffer holding `bytes` that the kernel must not write.
+    pub fn read_only(name: impl Into<String>, bytes: Vec<u8>) -> Buffer {
+        Buffer { name: name.into(), bytes, read_only: true }
+    }
+
+    /// A buffer of `len` zero bytes.
+    pub fn zeroed(name: impl Into<String>, len: usize) -> Buffer {
+        Buffer::new(name, vec![0; len])
+    }
+}
+
+/// How to run a launch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Host threads running blocks; 0 means one per available core.
+    pub workers: usize,
+    /// Whether to detect races (within and across blocks) and shared reads
+    /// of unwritten bytes. The other checks are always on.
+    pub check_races: bool,
+    /// The most instructions one warp may execute before the launch faults
+    /// (a guard against endless loops).
+    pub max_warp_steps: u64,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options { workers: 0, check_races: true, max_warp_steps: 1 << 32 }
+    }
+}
+
+/// A launch: grid and block shape, arguments, options.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Launch {
+    /// Blocks along x, y, z.
+    pub grid: (u32, u32, u32),
+    /// Threads per block along x, y, z.
+    pub block: (u32, u32, u32),
+    /// One value per kernel parameter, in order.
+    pub params: Vec<ParamValue>,
+    /// How to run it.
+    pub options: Options,
+}
+
+/// What a launch executed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Instructions executed, counted once per thread of the warp stepping
+    /// through it (guarded-off threads included, as a GPU issues them).
+    pub thread_instructions: u64,
+    /// Instructions executed, counted once per warp (or part of a diverged
+    /// warp).
+    pub warp_instructions: u64,
+    /// Blocks run.
+    pub blocks: u64,
+    /// Barriers completed, summed over blocks.
+    pub barriers: u64,
+}
+
+impl std::ops::AddAssign for Stats {
+    fn add_assign(&mut self, o: Stats) {
+        self.thread_instructions += o.thread_instructions;
+        self.warp_instructions += o.warp_instructions;
+        self.blocks += o.blocks;
+        self.barriers += o.barriers;
+    }
+}
+
+/// The most threads a block may have.
+const MAX_BLOCK_THREADS: u32 = 1024;
+
+impl Program {
+    /// Runs the kernel over `launch.grid` on `buffers`, which the kernel
+    /// reads and writes in place.
+    pub fn run(&self, launch: &Launch, buffers: &mut [Buffer]) -> Result<Stats, EmuError> {
+        let bad = |m: String| Err(EmuError::Launch(m));
+        let (gx, gy, gz) = launch.grid;
+        let (bx, by, bz) = launch.block;
+        if gx == 0 || gy == 0 || gz == 0 {
+            return bad(format!("grid ({gx}, {gy}, {gz}) has no blocks"));
+        }
+        let threads = u64::from(bx) * u64::from(by) * u64::from(bz);
+        if threads == 0 || threads > u64::from(MAX_BLOCK_THREADS) {
+            return bad(format!("block ({bx}, {by}, {bz}) must have 1 to {MAX_BLOCK_THREADS} threads"));
+        }
+        if let Some(req) = self.reqntid
+            && req != launch.block
+        {
+            return bad(format!("block {:?} differs from the kernel's `.reqntid` {req:?}", launch.block));
+        }
+        let blocks = u64::from(gx) * u64::from(gy) * u64::from(gz);
+        if blocks > u64::from(u32::MAX - 2) {
+            return bad(format!("grid ({gx}, {gy}, {gz}) has more blocks than the emulator can number"));
+        }
+        let params = self.param_image(&launch.params, buffers.len())?;
+
+        let names = buffers.iter().map(|b| (b.name.clone(), b.read_only)).collect();
+        let mut bytes: Vec<Vec<u8>> = buffers.iter_mut().map(|b| std::mem::take(&mut b.bytes)).collect();
+        let global = memory::Global::new(&bytes, names, launch.options.check_races);
+        let info = exec::LaunchInfo {
+            grid: launch.grid,
+            block: launch.block,
+            params: &params,
+            options: &launch.options,
+        };
+
+        let workers = match launch.options.workers {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        }
+        .min(usize::try_from(blocks).unwrap_or(usize::MAX))
+        .max(1);
+        let next = AtomicU64::new(0);
+        let stop = AtomicBool::new(false);
+        let faults: Mutex<Vec<(u64, Fault)>> = Mutex::new(Vec::new());
+        let work = || {
+            let mut worker = exec::Worker::new(self, &info, &global);
+            while !stop.load(Ordering::Relaxed) {
+                let b = next.fetch_add(1, Ordering::Relaxed);
+                if b >= blocks {
+                    break;
+                }
+                if let Err(f) = worker.run_block(b) {
+                    stop.store(true, Ordering::Relaxed);
+                    faults.lock().unwrap_or_else(|e| e.into_inner()).push((b, f));
+                }
+            }
+            worker.stats
+        };
+        let mut stats = Stats::default();
+        if workers == 1 {
+            stats = work();
+        } else {
+            std::thread::scope(|s| {
+                let handles: Vec<_> = (1..workers).map(|_| s.spawn(work)).collect();
+                stats = work();
+                for h in handles {
+                    stats += h.join().expect("an emulator worker panicked");
+                }
+            });
+        }
+
+        global.write_back(&mut bytes);
+        for (b, v) in buffers.iter_mut().zip(bytes) {
+            b.bytes = v;
+        }
+        let faults = faults.into_inner().unwrap_or_else(|e| e.into_inner());
+        match faults.into_iter().min_by_key(|(b, _)| *b) {
+            Some((_, f)) => Err(f.into()),
+            None => Ok(stats),
+        }
+    }
+
+    /// The parameters as the bytes `ld.param` reads.
+    fn param_image(&self, values: &[ParamValue], buffers: usize) -> Result<Vec<u8>, EmuError> {
+        if values.len() != self.params.len() {
+            return Err(EmuError::Launch(format!(
+                "kernel `{}` takes {} parameters, {} given",
+                self.name,
+                self.params.len(),
+                values.len()
+            )));
+        }
+        let mut image = vec![0u8; self.param_bytes as usize];
+        for ((decl, &off), &v) in self.params.iter().zip(&self.param_offsets).zip(values) {
+            let int = !decl.ty.is_float();
+            let bytes: Vec<u8> = match (v, decl.ty.bits()) {
+                (ParamValue::U32(x), 32) if int => x.to_le_bytes().to_vec(),
+                (ParamValue::S32(x), 32) if int => x.to_le_bytes().to_vec(),
+                (ParamValue::U64(x), 64) if int => x.to_le_bytes().to_vec(),
+                (ParamValue::S64(x), 64) if int => x.to_le_bytes().to_vec(),
+                (ParamValue::F32(x), _) if decl.ty == Type::F32 => x.to_bits().to_le_bytes().to_vec(),
+                (ParamValue::F64(x), _) if decl.ty == Type::F64 => x.to_bits().to_le_bytes().to_vec(),
+                (ParamValue::Ptr { buffer, offset }, 64) if int => {
+                    if buffer >= buffers {
+                        return Err(EmuError::Launch(format!(
+                            "parameter `{}` points into buffer {buffer}, but {buffers} buffers were given",
+                            decl.name
+                        )));
+                    }
+                    buffer_address(buffer).wrapping_add(offset).to_le_bytes().to_vec()
+                }
+                (v, _) => {
+                    return Err(EmuError::Launch(format!(
+                        "parameter `{}` is {}, but {v:?} was given",
+                        decl.name, decl.ty
+                    )));
+                }
+            };
+            image[off as usize..off as usize + bytes.len()].copy_from_slice(&bytes);
+        }
+        Ok(image)
+    }
+}

@@ -1,0 +1,1356 @@
+//! The PTX reader: text back into the [IR](super::ir), the inverse of the
+//! [writer](super::Writer).
+//!
+//! It reads the subset of PTX the IR covers, in the shape the writer prints
+//! it: a header comment, `.version`, `.target` and `.address_size`, then
+//! `.visible .entry` kernels with `.param` lists, `.reqntid`, `.reg` and
+//! `.shared` declarations, labels, guards and every [`Instr`] form. Spacing is
+//! free (tabs or spaces, any indentation, statements may span lines), but
+//! every mnemonic must be spelled exactly as the writer spells it. Anything
+//! else — an instruction, directive, type or special register the IR does not
+//! have — is an error naming it and its line, never skipped.
+//!
+//! # Round trip
+//!
+//! For every module the stencil emits, `write_string(&parse(&write_string(&m))?)`
+//! equals `write_string(&m)` and `parse(&write_string(&m))? == m`, comments
+//! included:
+//! - the header comment is the block of `//` lines before `.version`, without
+//!   the empty `//` lines that frame it;
+//! - a comment line directly above a `.reg` line heads a new register group
+//!   (the [`Kernel::reg_groups`] entry the writer prints); the first group has
+//!   no comment, as in [`crate::ptx::KernelBuilder`]. The `// shared memory`
+//!   line above the first `.shared` is the writer's and is dropped;
+//! - other comment lines and empty lines inside a kernel become
+//!   [`Stmt::Comment`] and [`Stmt::Blank`].
+//!
+//! What the text cannot carry and is therefore normalised: labels are
+//! numbered in the order they are placed (the builder numbers them in the
+//! order they are declared, which the stencil keeps equal); a register group
+//! without registers is not printed, so it does not come back; a comment at
+//! the end of a code line, and comments outside kernels other than the
+//! header, are dropped; `ld.param.T %r, [p]` with `T` the parameter's type
+//! reads back as [`Instr::LdParam`] even if it was built as a
+//! [`Instr::Ld`] of space `.param`, which prints identically.
+//!
+//! `.version` and `.target` must be the ones the IR derives from the
+//! instructions ([`Module::version`], [`Module::target`]), and
+//! `.address_size` must be 64, because the writer prints nothing else.
+//!
+//! [`parse_with_source_map`] also returns the line of every body statement,
+//! which is what the emulator reports in its diagnostics.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use super::ir::{
+    AddrBase, Address, BinOp, CacheQual, Cmp, Guard, Instr, Kernel, Label, Module, Operand, ParamDecl,
+    ParamId, Reg, RegDecl, SharedDecl, SharedId, Space, Special, Stmt, Type, UnOp,
+};
+use super::write::binop_mnemonic;
+
+/// A PTX text the reader cannot turn into IR: where, and what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseError {
+    /// 1-based line number.
+    pub line: u32,
+    /// Lowercase, no trailing period, naming the offending token.
+    pub message: String,
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}: {}", self.line, self.message)
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// Where each statement of a parsed module came from.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SourceMap {
+    /// For each kernel of the module, the 1-based line of each statement of
+    /// its [`Kernel::body`].
+    pub kernels: Vec<Vec<u32>>,
+}
+
+impl SourceMap {
+    /// The line of statement `stmt` of kernel `kernel`.
+    pub fn line(&self, kernel: usize, stmt: usize) -> u32 {
+        self.kernels[kernel][stmt]
+    }
+}
+
+/// Parses PTX text printed by [`crate::ptx::Writer`] back into a [`Module`].
+pub fn parse(text: &str) -> Result<Module, ParseError> {
+    parse_with_source_map(text).map(|(module, _)| module)
+}
+
+/// Parses like [`parse`], also returning the line of every body statement.
+pub fn parse_with_source_map(text: &str) -> Result<(Module, SourceMap), ParseError> {
+    let items = lex(text)?;
+    Parser { items, pos: 0, end_line: text.lines().count() as u32 }.module()
+}
+
+fn err<T>(line: u32, message: impl Into<String>) -> Result<T, ParseError> {
+    Err(ParseError { line, message: message.into() })
+}
+
+// ---------------------------------------------------------------------------
+// Lexing: the text as tokens, whole-line comments and empty lines.
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Tok<'a> {
+    /// An identifier, directive, opcode, register, label or special
+    /// register: `.reg`, `ld.global.nc.f32`, `%a_ptr`, `$main_loop`, `%tid.x`.
+    Word(&'a str),
+    /// Something starting with a digit: `16`, `0x1f`, `0f3F800000`, `6.0`.
+    Number(&'a str),
+    /// One of `,;:[]{}()@!+-<>`.
+    Punct(char),
+}
+
+impl fmt::Display for Tok<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Tok::Word(w) | Tok::Number(w) => f.write_str(w),
+            Tok::Punct(c) => write!(f, "{c}"),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Item<'a> {
+    Tok(Tok<'a>),
+    /// A line holding only a `//` comment: its text without `//` and one
+    /// following space.
+    Comment(&'a str),
+    /// A line holding only whitespace.
+    Blank,
+}
+
+fn lex(text: &str) -> Result<Vec<(u32, Item<'_>)>, ParseError> {
+    let mut out = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = i as u32 + 1;
+        let s = raw.strip_suffix('\r').unwrap_or(raw);
+        if s.trim().is_empty() {
+            out.push((line, Item::Blank));
+            continue;
+        }
+        let bytes = s.as_bytes();
+        let mut p = 0;
+        let mut any_token = false;
+        while p < bytes.len() {
+            let c = bytes[p];
+            if c == b' ' || c == b'\t' {
+                p += 1;
+            } else if s[p..].starts_with("//") {
+                if !any_token {
+                    let rest = &s[p + 2..];
+                    out.push((line, Item::Comment(rest.strip_prefix(' ').unwrap_or(rest))));
+                }
+                // A comment after code on the same line is dropped.
+                break;
+            } else if s[p..].starts_with("/*") {
+                return err(line, "block comments `/* */` are not supported: use `//`");
+            } else if c.is_ascii_alphabetic() || matches!(c, b'_' | b'$' | b'%' | b'.') {
+                let start = p;
+                p += 1;
+                while p < bytes.len()
+                    && (bytes[p].is_ascii_alphanumeric() || matches!(bytes[p], b'_' | b'$' | b'.'))
+                {
+                    p += 1;
+                }
+                out.push((line, Item::Tok(Tok::Word(&s[start..p]))));
+                any_token = true;
+            } else if c.is_ascii_digit() {
+                let start = p;
+                while p < bytes.len() && (bytes[p].is_ascii_alphanumeric() || matches!(bytes[p], b'_' | b'.'))
+                {
+                    p += 1;
+                }
+                out.push((line, Item::Tok(Tok::Number(&s[start..p]))));
+                any_token = true;
+            } else if b",;:[]{}()@!+-<>".contains(&c) {
+                out.push((line, Item::Tok(Tok::Punct(c as char))));
+                p += 1;
+                any_token = true;
+            } else {
+                let ch = s[p..].chars().next().unwrap_or('?');
+                return err(line, format!("unexpected character `{ch}`"));
+            }
+        }
+    }
+    Ok(out)
+}
+
+// ---------------------------------------------------------------------------
+// Parsing.
+
+struct Parser<'a> {
+    items: Vec<(u32, Item<'a>)>,
+    pos: usize,
+    end_line: u32,
+}
+
+/// A parsed operand before it is checked against its instruction.
+#[derive(Clone, Debug)]
+enum Arg {
+    Op(Operand),
+    Vec(Vec<Operand>),
+    Addr(Address),
+    /// A `$label` reference, by name.
+    Label(String),
+}
+
+impl Arg {
+    fn describe(&self) -> &'static str {
+        match self {
+            Arg::Op(Operand::Reg(_)) => "a register",
+            Arg::Op(Operand::Imm(_)) => "an integer",
+            Arg::Op(Operand::F32(_)) => "an .f32 immediate",
+            Arg::Op(Operand::F64(_)) => "an .f64 immediate",
+            Arg::Op(Operand::Special(_)) => "a special register",
+            Arg::Op(Operand::Shared(_)) => "a shared array",
+            Arg::Vec(_) => "a vector `{...}`",
+            Arg::Addr(_) => "an address `[...]`",
+            Arg::Label(_) => "a label",
+        }
+    }
+}
+
+/// A guarded instruction, and the label a branch names (resolved once the
+/// whole body has been read).
+type Statement = (Option<Guard>, Instr, Option<String>);
+
+/// Names visible inside one kernel.
+#[derive(Default)]
+struct Scope {
+    regs: HashMap<String, Reg>,
+    params: HashMap<String, ParamId>,
+    shared: HashMap<String, SharedId>,
+    /// Placed labels, by name.
+    labels: HashMap<String, Label>,
+}
+
+impl<'a> Parser<'a> {
+    // --- item access -------------------------------------------------------
+
+    fn peek(&self) -> Option<(u32, Item<'a>)> {
+        self.items.get(self.pos).copied()
+    }
+
+    /// The next token, skipping comments and empty lines (inside a
+    /// statement they carry nothing).
+    fn peek_tok(&self) -> Option<(u32, Tok<'a>)> {
+        self.items[self.pos..].iter().find_map(|&(l, it)| match it {
+            Item::Tok(t) => Some((l, t)),
+            _ => None,
+        })
+    }
+
+    fn next_tok(&mut self) -> Result<(u32, Tok<'a>), ParseError> {
+        while let Some((l, it)) = self.peek() {
+            self.pos += 1;
+            if let Item::Tok(t) = it {
+                return Ok((l, t));
+            }
+        }
+        err(self.end_line, "unexpected end of text")
+    }
+
+    fn expect_punct(&mut self, c: char) -> Result<u32, ParseError> {
+        match self.next_tok()? {
+            (l, Tok::Punct(p)) if p == c => Ok(l),
+            (l, t) => err(l, format!("expected `{c}`, found `{t}`")),
+        }
+    }
+
+    fn eat_punct(&mut self, c: char) -> bool {
+        if matches!(self.peek_tok(), Some((_, Tok::Punct(p))) if p == c) {
+            self.next_tok().expect("peeked");
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expect_word(&mut self, what: &str) -> Result<(u32, &'a str), ParseError> {
+        match self.next_tok()? {
+            (l, Tok::Word(w)) => Ok((l, w)),
+            (l, t) => err(l, format!("expected {what}, found `{t}`")),
+        }
+    }
+
+    fn expect_number(&mut self, what: &str) -> Result<(u32, u64), ParseError> {
+        match self.next_tok()? {
+            (l, Tok::Number(n)) => match parse_uint(n) {
+                Some(v) => Ok((l, v)),
+                None => err(l, format!("expected {what}, found `{n}`")),
+            },
+            (l, t) => err(l, format!("expected {what}, found `{t}`")),
+        }
+    }
+
+    fn expect_u32(&mut self, what: &str) -> Result<(u32, u32), ParseError> {
+        let (l, v) = self.expect_number(what)?;
+        match u32::try_from(v) {
+            Ok(v) => Ok((l, v)),
+            Err(_) => err(l, format!("{what} {v} does not fit in 32 bits")),
+        }
+    }
+
+    fn expect_type(&mut self) -> Result<(u32, Type), ParseError> {
+        let (l, w) = self.expect_word("a type")?;
+        match w.strip_prefix('.').and_then(Type::from_name) {
+            Some(t) => Ok((l, t)),
+            None => err(l, format!("unknown type `{w}`")),
+        }
+    }
+
+    // --- module ------------------------------------------------------------
+
+    fn module(mut self) -> Result<(Module, SourceMap), ParseError> {
+        let mut module = Module::default();
+        let mut map = SourceMap::default();
+
+        // The header: the comment lines before the first token.
+        let mut header = Vec::new();
+        while let Some((_, it)) = self.peek() {
+            match it {
+                Item::Comment(c) => header.push(c.to_owned()),
+                Item::Blank => {}
+                Item::Tok(_) => break,
+            }
+            self.pos += 1;
+        }
+        if header.len() >= 2 && header[0].is_empty() && header[header.len() - 1].is_empty() {
+            header.pop();
+            header.remove(0);
+        }
+        module.header = header;
+
+        let mut version = None;
+        let mut target = None;
+        let mut address_size = false;
+        while let Some((line, it)) = self.peek() {
+            let Item::Tok(tok) = it else {
+                // Comments between kernels are not part of the IR.
+                self.pos += 1;
+                continue;
+            };
+            match tok {
+                Tok::Word(".version") => {
+                    self.pos += 1;
+                    let (l, v) = match self.next_tok()? {
+                        (l, Tok::Number(n)) => (l, n),
+                        (l, t) => return err(l, format!("expected a version like `6.0`, found `{t}`")),
+                    };
+                    version = Some((l, v.to_owned()));
+                }
+                Tok::Word(".target") => {
+                    self.pos += 1;
+                    let (l, t) = self.expect_word("a target like `sm_70`")?;
+                    if self.eat_punct(',') {
+                        let (l, w) = self.next_tok()?;
+                        return err(l, format!("unsupported `.target` option `{w}`"));
+                    }
+                    target = Some((l, t.to_owned()));
+                }
+                Tok::Word(".address_size") => {
+                    self.pos += 1;
+                    let (l, n) = self.expect_number("an address size")?;
+                    if n != 64 {
+                        return err(l, format!("`.address_size {n}`: only 64-bit addressing is supported"));
+                    }
+                    address_size = true;
+                }
+                Tok::Word(".visible") => {
+                    self.pos += 1;
+                    let (kernel, lines) = self.kernel()?;
+                    if module.kernels.iter().any(|k| k.name == kernel.name) {
+                        return err(line, format!("entry `{}` defined twice", kernel.name));
+                    }
+                    module.kernels.push(kernel);
+                    map.kernels.push(lines);
+                }
+                Tok::Word(".entry") => {
+                    return err(line, "`.entry` without `.visible`: the IR's kernels are `.visible .entry`");
+                }
+                Tok::Word(w) if w.starts_with('.') => {
+                    return err(line, format!("unknown or unsupported directive `{w}`"));
+                }
+                t => return err(line, format!("unexpected `{t}` outside a kernel")),
+            }
+        }
+
+        let Some((vline, version)) = version else {
+            return err(1, "missing `.version`");
+        };
+        let Some((tline, target)) = target else {
+            return err(1, "missing `.target`");
+        };
+        if !address_size {
+            return err(1, "missing `.address_size 64`");
+        }
+        let want_version = module.version().to_string();
+        if version != want_version {
+            return err(
+                vline,
+                format!(
+                    "`.version {version}` differs from {want_version}, the version the module's instructions need"
+                ),
+            );
+        }
+        let want_target = module.target().to_string();
+        if target != want_target {
+            return err(
+                tline,
+                format!(
+                    "`.target {target}` differs from {want_target}, the target the module's instructions need"
+                ),
+            );
+        }
+        Ok((module, map))
+    }
+
+    // --- kernel ------------------------------------------------------------
+
+    fn kernel(&mut self) -> Result<(Kernel, Vec<u32>), ParseError> {
+        match self.expect_word("`.entry`")? {
+            (_, ".entry") => {}
+            (l, w) => return err(l, format!("expected `.entry` after `.visible`, found `{w}`")),
+        }
+        let (l, name) = self.expect_word("an entry name")?;
+        if !is_identifier(name) {
+            return err(l, format!("invalid entry name `{name}`"));
+        }
+        let mut kernel =
+            Kernel { name: name.to_owned(), reg_groups: vec![String::new()], ..Kernel::default() };
+        let mut scope = Scope::default();
+        let mut names: HashMap<String, u32> = HashMap::new();
+        let mut claim = |name: &str, l: u32| -> Result<(), ParseError> {
+            if let Some(prev) = names.insert(name.to_owned(), l) {
+                return err(l, format!("`{name}` already declared on line {prev}"));
+            }
+            Ok(())
+        };
+
+        // Parameters.
+        self.expect_punct('(')?;
+        if !self.eat_punct(')') {
+            loop {
+                match self.expect_word("`.param`")? {
+                    (_, ".param") => {}
+                    (l, w) => return err(l, format!("expected `.param`, found `{w}`")),
+                }
+                let (l, ty) = self.expect_type()?;
+                if ty == Type::Pred {
+                    return err(l, "a parameter cannot be `.pred`");
+                }
+                let (l, pname) = self.expect_word("a parameter name")?;
+                if !is_identifier(pname) {
+                    return err(l, format!("unsupported parameter syntax `{pname}`"));
+                }
+                claim(pname, l)?;
+                scope.params.insert(pname.to_owned(), ParamId(kernel.params.len() as u32));
+                kernel.params.push(ParamDecl { name: pname.to_owned(), ty });
+                if self.eat_punct(')') {
+                    break;
+                }
+                self.expect_punct(',')?;
+            }
+        }
+
+        // Performance directives.
+        loop {
+            match self.peek_tok() {
+                Some((_, Tok::Word(".reqntid"))) => {
+                    let (l, _) = self.next_tok()?;
+                    if kernel.reqntid.is_some() {
+                        return err(l, "`.reqntid` given twice");
+                    }
+                    let mut dims = vec![self.expect_u32("a thread count")?.1];
+                    while dims.len() < 3 && self.eat_punct(',') {
+                        dims.push(self.expect_u32("a thread count")?.1);
+                    }
+                    dims.resize(3, 1);
+                    kernel.reqntid = Some((dims[0], dims[1], dims[2]));
+                }
+                Some((_, Tok::Punct('{'))) => {
+                    self.next_tok()?;
+                    break;
+                }
+                Some((l, Tok::Word(w))) if w.starts_with('.') => {
+                    return err(l, format!("unknown or unsupported directive `{w}`"));
+                }
+                Some((l, t)) => return err(l, format!("expected `{{`, found `{t}`")),
+                None => return err(self.end_line, format!("kernel `{}` has no body", kernel.name)),
+            }
+        }
+
+        // Body.
+        let mut lines = Vec::new();
+        // Branches to labels not yet placed: (statement, name, line).
+        let mut fixups: Vec<(usize, String, u32)> = Vec::new();
+        loop {
+            let Some((line, item)) = self.peek() else {
+                return err(self.end_line, format!("kernel `{}` is not closed by `}}`", kernel.name));
+            };
+            match item {
+                Item::Blank => {
+                    self.pos += 1;
+                    kernel.body.push(Stmt::Blank);
+                    lines.push(line);
+                }
+                Item::Comment(text) => {
+                    self.pos += 1;
+                    match self.peek() {
+                        Some((_, Item::Tok(Tok::Word(".reg")))) => kernel.reg_groups.push(text.to_owned()),
+                        // The writer's heading of the shared arrays.
+                        Some((_, Item::Tok(Tok::Word(".shared")))) => {}
+                        _ => {
+                            kernel.body.push(Stmt::Comment(text.to_owned()));
+                            lines.push(line);
+                        }
+                    }
+                }
+                Item::Tok(Tok::Punct('}')) => {
+                    self.pos += 1;
+                    break;
+                }
+                Item::Tok(Tok::Word(".reg")) => {
+                    self.pos += 1;
+                    let (_, ty) = self.expect_type()?;
+                    loop {
+                        let (l, w) = self.expect_word("a register name")?;
+                        let Some(rname) = w.strip_prefix('%') else {
+                            return err(l, format!("register names start with `%`: `{w}`"));
+                        };
+                        if self.eat_punct('<') {
+                            return err(
+                                l,
+                                format!("parameterized register names `{w}<N>` are not supported"),
+                            );
+                        }
+                        if !is_identifier(rname) || Special::from_name(w).is_some() || is_reserved(rname) {
+                            return err(l, format!("invalid register name `{w}`"));
+                        }
+                        if scope.regs.contains_key(rname) {
+                            return err(l, format!("register `{w}` declared twice"));
+                        }
+                        let reg = Reg { index: kernel.regs.len() as u32, ty };
+                        scope.regs.insert(rname.to_owned(), reg);
+                        let group = kernel.reg_groups.len() - 1;
+                        kernel.regs.push(RegDecl { name: rname.to_owned(), ty, group });
+                        if self.eat_punct(';') {
+                            break;
+                        }
+                        self.expect_punct(',')?;
+                    }
+                }
+                Item::Tok(Tok::Word(".shared")) => {
+                    self.pos += 1;
+                    let (l, w) = self.expect_word("`.align`")?;
+                    if w != ".align" {
+                        return err(l, format!("expected `.align N .b8 name[bytes]`, found `{w}`"));
+                    }
+                    let (l, align) = self.expect_u32("an alignment")?;
+                    if !align.is_power_of_two() {
+                        return err(l, format!("alignment {align} is not a power of two"));
+                    }
+                    let (l, w) = self.expect_word("`.b8`")?;
+                    if w != ".b8" {
+                        return err(l, format!("shared arrays are declared `.b8`, found `{w}`"));
+                    }
+                    let (l, sname) = self.expect_word("a shared array name")?;
+                    if !is_identifier(sname) {
+                        return err(l, format!("invalid shared array name `{sname}`"));
+                    }
+                    claim(sname, l)?;
+                    self.expect_punct('[')?;
+                    let (_, bytes) = self.expect_u32("a size in bytes")?;
+                    self.expect_punct(']')?;
+                    self.expect_punct(';')?;
+                    scope.shared.insert(sname.to_owned(), SharedId(kernel.shared.len() as u32));
+                    kernel.shared.push(SharedDecl { name: sname.to_owned(), align, bytes });
+                }
+                Item::Tok(Tok::Word(w)) if w.starts_with('$') => {
+                    self.pos += 1;
+                    let name = &w[1..];
+                    if !is_identifier(name) {
+                        return err(line, format!("invalid label `{w}`"));
+                    }
+                    self.expect_punct(':')?;
+                    claim(name, line)?;
+                    let label = Label(kernel.labels.len() as u32);
+                    kernel.labels.push(name.to_owned());
+                    scope.labels.insert(name.to_owned(), label);
+                    kernel.body.push(Stmt::Label(label));
+                    lines.push(line);
+                }
+                Item::Tok(Tok::Word(w)) if w.starts_with('.') => {
+                    return err(line, format!("unknown or unsupported directive `{w}` in a kernel body"));
+                }
+                Item::Tok(_) => {
+                    let (guard, instr, label_ref) = self.statement(&kernel, &scope)?;
+                    if let Some(name) = label_ref {
+                        fixups.push((kernel.body.len(), name, line));
+                    }
+                    kernel.body.push(Stmt::Instr { guard, instr });
+                    lines.push(line);
+                }
+            }
+        }
+
+        for (stmt, name, line) in fixups {
+            let Some(&label) = scope.labels.get(&name) else {
+                return err(line, format!("branch to undefined label `${name}`"));
+            };
+            if let Stmt::Instr { instr: Instr::Bra { target, .. }, .. } = &mut kernel.body[stmt] {
+                *target = label;
+            }
+        }
+        Ok((kernel, lines))
+    }
+
+    // --- statements --------------------------------------------------------
+
+    /// One instruction statement, through its `;`. Returns the label a branch
+    /// names, to be resolved once the body is read.
+    fn statement(&mut self, kernel: &Kernel, scope: &Scope) -> Result<Statement, ParseError> {
+        let mut guard = None;
+        if self.eat_punct('@') {
+            let negated = self.eat_punct('!');
+            let (l, w) = self.expect_word("a predicate register")?;
+            let reg = self.reg(scope, l, w)?;
+            if reg.ty != Type::Pred {
+                return err(l, format!("guard `{w}` is not a `.pred` register"));
+            }
+            guard = Some(Guard { pred: reg, negated });
+        }
+        let (line, opcode) = match self.next_tok()? {
+            (l, Tok::Word(w)) => (l, w),
+            (l, t) => return err(l, format!("expected an instruction, found `{t}`")),
+        };
+        let mut args = Vec::new();
+        if !self.eat_punct(';') {
+            loop {
+                args.push(self.arg(scope)?);
+                if self.eat_punct(';') {
+                    break;
+                }
+                self.expect_punct(',').map_err(|e| ParseError {
+                    message: format!("{} in the operands of `{opcode}`", e.message),
+                    ..e
+                })?;
+            }
+        }
+        let (instr, label) = build(kernel, line, opcode, args)?;
+        Ok((guard, instr, label))
+    }
+
+    fn reg(&self, scope: &Scope, l: u32, w: &str) -> Result<Reg, ParseError> {
+        let Some(name) = w.strip_prefix('%') else {
+            return err(l, format!("expected a register, found `{w}`"));
+        };
+        match scope.regs.get(name) {
+            Some(&r) => Ok(r),
+            None => err(l, format!("undeclared register `{w}`")),
+        }
+    }
+
+    fn arg(&mut self, scope: &Scope) -> Result<Arg, ParseError> {
+        match self.peek_tok() {
+            Some((_, Tok::Punct('{'))) => {
+                self.next_tok()?;
+                let mut v = Vec::new();
+                loop {
+                    v.push(self.operand(scope)?);
+                    if self.eat_punct('}') {
+                        break;
+                    }
+                    self.expect_punct(',')?;
+                }
+                Ok(Arg::Vec(v))
+            }
+            Some((_, Tok::Punct('['))) => {
+                self.next_tok()?;
+                let (l, w) = self.expect_word("an address base")?;
+                let base = if w.starts_with('%') {
+                    AddrBase::Reg(self.reg(scope, l, w)?)
+                } else if let Some(&s) = scope.shared.get(w) {
+                    AddrBase::Shared(s)
+                } else if let Some(&p) = scope.params.get(w) {
+                    AddrBase::Param(p)
+                } else {
+                    return err(l, format!("`{w}` is not a register, shared array or parameter"));
+                };
+                let mut offset = 0i64;
+                if let Some((l, Tok::Punct(c @ ('+' | '-')))) = self.peek_tok() {
+                    self.next_tok()?;
+                    let mut negative = c == '-';
+                    if c == '+' && self.eat_punct('-') {
+                        negative = true;
+                    }
+                    let (_, v) = self.expect_number("an address offset")?;
+                    let Ok(v) = i64::try_from(v) else {
+                        return err(l, format!("address offset {v} out of range"));
+                    };
+                    offset = if negative { -v } else { v };
+                }
+                self.expect_punct(']')?;
+                Ok(Arg::Addr(Address { base, offset }))
+            }
+            Some((_, Tok::Word(w))) if w.starts_with('$') => {
+                let (l, _) = self.next_tok()?;
+                let name = &w[1..];
+                if !is_identifier(name) {
+                    return err(l, format!("invalid label `{w}`"));
+                }
+                Ok(Arg::Label(name.to_owned()))
+            }
+            _ => Ok(Arg::Op(self.operand(scope)?)),
+        }
+    }
+
+    fn operand(&mut self, scope: &Scope) -> Result<Operand, ParseError> {
+        let (l, tok) = self.next_tok()?;
+        match tok {
+            Tok::Word(w) if w.starts_with('%') => {
+                if let Some(s) = Special::from_name(w) {
+                    return Ok(Operand::Special(s));
+                }
+                if w.contains('.') || is_reserved(&w[1..]) {
+                    return err(l, format!("unsupported special register `{w}`"));
+                }
+                Ok(Operand::Reg(self.reg(scope, l, w)?))
+            }
+            Tok::Word(w) => match scope.shared.get(w) {
+                Some(&s) => Ok(Operand::Shared(s)),
+                None if scope.params.contains_key(w) => {
+                    err(l, format!("parameter `{w}` used as a value: load it with `ld.param`"))
+                }
+                None => err(l, format!("unknown name `{w}`")),
+            },
+            Tok::Punct('-') => match self.next_tok()? {
+                (l, Tok::Number(n)) => match parse_uint(n) {
+                    Some(v) if v <= 1 << 63 => Ok(Operand::Imm((v as i64).wrapping_neg())),
+                    _ => err(l, format!("invalid integer `-{n}`")),
+                },
+                (l, t) => err(l, format!("expected a number after `-`, found `{t}`")),
+            },
+            Tok::Number(n) => number_operand(l, n),
+            t => err(l, format!("expected an operand, found `{t}`")),
+        }
+    }
+}
+
+fn number_operand(l: u32, n: &str) -> Result<Operand, ParseError> {
+    let hex = |digits: &str, width: usize| -> Option<u64> {
+        (digits.len() == width && digits.bytes().all(|b| b.is_ascii_hexdigit()))
+            .then(|| u64::from_str_radix(digits, 16).ok())
+            .flatten()
+    };
+    if let Some(d) = n.strip_prefix("0f").or_else(|| n.strip_prefix("0F")) {
+        return match hex(d, 8) {
+            Some(bits) => Ok(Operand::F32(bits as u32)),
+            None => err(l, format!("invalid .f32 immediate `{n}`: write `0f` and 8 hex digits")),
+        };
+    }
+    if let Some(d) = n.strip_prefix("0d").or_else(|| n.strip_prefix("0D")) {
+        return match hex(d, 16) {
+            Some(bits) => Ok(Operand::F64(bits)),
+            None => err(l, format!("invalid .f64 immediate `{n}`: write `0d` and 16 hex digits")),
+        };
+    }
+    if n.contains('.') || n.contains(['e', 'E']) && !n.starts_with("0x") && !n.starts_with("0X") {
+        return err(
+            l,
+            format!(
+                "decimal floating-point literal `{n}`: write the exact bits, `0fXXXXXXXX` or `0dXXXXXXXXXXXXXXXX`"
+            ),
+        );
+    }
+    match parse_uint(n) {
+        Some(v) => match i64::try_from(v) {
+            Ok(v) => Ok(Operand::Imm(v)),
+            // Above i64::MAX: the two's complement bits, as PTX reads them.
+            Err(_) => Ok(Operand::Imm(v as i64)),
+        },
+        None => err(l, format!("invalid integer `{n}`")),
+    }
+}
+
+fn parse_uint(n: &str) -> Option<u64> {
+    let n = n.strip_suffix('U').unwrap_or(n);
+    if let Some(h) = n.strip_prefix("0x").or_else(|| n.strip_prefix("0X")) {
+        u64::from_str_radix(h, 16).ok()
+    } else if n.len() > 1 && n.starts_with('0') && n.bytes().all(|b| b.is_ascii_digit()) {
+        u64::from_str_radix(&n[1..], 8).ok()
+    } else {
+        n.parse().ok()
+    }
+}
+
+fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Whether `%name` would be a PTX special register.
+fn is_reserved(name: &str) -> bool {
+    const RESERVED: &[&str] = &[
+        "tid",
+        "ntid",
+        "laneid",
+        "warpid",
+        "nwarpid",
+        "ctaid",
+        "nctaid",
+        "smid",
+        "nsmid",
+        "gridid",
+        "clock",
+        "clock64",
+        "lanemask_eq",
+        "lanemask_le",
+        "lanemask_lt",
+        "lanemask_ge",
+        "lanemask_gt",
+        "globaltimer",
+    ];
+    RESERVED.contains(&name)
+}
+
+// ---------------------------------------------------------------------------
+// From opcode and operands to an `Instr`.
+
+/// Whether a register declared `reg` may be an operand of an instruction of
+/// type `ty`, by PTX's rules: same size, and either both integers, or one of
+/// them untyped bits, or the same floating-point type. Predicates match only
+/// predicates.
+fn compatible(reg: Type, ty: Type) -> bool {
+    if reg == Type::Pred || ty == Type::Pred {
+        return reg == ty;
+    }
+    if reg.bits() != ty.bits() {
+        return false;
+    }
+    let bits = |t: Type| matches!(t, Type::B32 | Type::B64);
+    reg == ty || bits(reg) || bits(ty) || !reg.is_float() && !ty.is_float()
+}
+
+struct Ctx<'k> {
+    kernel: &'k Kernel,
+    line: u32,
+    opcode: &'k str,
+}
+
+impl Ctx<'_> {
+    fn fail<T>(&self, message: impl fmt::Display) -> Result<T, ParseError> {
+        err(self.line, format!("`{}`: {message}", self.opcode))
+    }
+
+    fn reg_name(&self, r: Reg) -> String {
+        format!("%{}", self.kernel.regs[r.index()].name)
+    }
+
+    /// Checks that operand `op` may be read as type `ty`.
+    fn check(&self, op: Operand, ty: Type, what: &str) -> Result<(), ParseError> {
+        let ok = match op {
+            Operand::Reg(r) => compatible(r.ty, ty),
+            Operand::Imm(_) => !ty.is_float() && ty != Type::Pred,
+            Operand::F32(_) => matches!(ty, Type::F32 | Type::B32),
+            Operand::F64(_) => matches!(ty, Type::F64 | Type::B64),
+            Operand::Special(_) => matches!(ty, Type::U32 | Type::S32 | Type::B32),
+            Operand::Shared(_) => matches!(ty, Type::U32 | Type::B32 | Type::U64 | Type::B64),
+        };
+        if ok {
+            return Ok(());
+        }
+        let shown = match op {
+            Operand::Reg(r) => format!("{} of type {}", self.reg_name(r), r.ty),
+            Operand::Imm(v) => format!("integer {v}"),
+            Operand::F32(b) => format!("0f{b:08X}"),
+            Operand::F64(b) => format!("0d{b:016X}"),
+            Operand::Special(s) => s.name().to_owned(),
+            Operand::Shared(s) => format!("shared array `{}`", self.kernel.shared[s.index()].name),
+        };
+        self.fail(format!("{what} {shown} cannot be used as {ty}"))
+    }
+
+    fn dst(&self, arg: &Arg, ty: Type) -> Result<Reg, ParseError> {
+        match arg {
+            Arg::Op(Operand::Reg(r)) => {
+                self.check(Operand::Reg(*r), ty, "destination")?;
+                Ok(*r)
+            }
+            a => self.fail(format!("the destination must be a register, found {}", a.describe())),
+        }
+    }
+
+    fn src(&self, arg: &Arg, ty: Type) -> Result<Operand, ParseError> {
+        match arg {
+            Arg::Op(op) => {
+                self.check(*op, ty, "operand")?;
+                Ok(*op)
+            }
+            a => self.fail(format!("expected a register or immediate, found {}", a.describe())),
+        }
+    }
+
+    fn src_reg(&self, arg: &Arg, ty: Type) -> Result<Reg, ParseError> {
+        match self.src(arg, ty)? {
+            Operand::Reg(r) => Ok(r),
+            _ => self.fail("this operand must be a register"),
+        }
+    }
+
+    fn arity(&self, args: &[Arg], n: usize) -> Result<(), ParseError> {
+        if args.len() == n {
+            Ok(())
+        } else {
+            self.fail(format!("expected {n} operands, found {}", args.len()))
+        }
+    }
+
+    fn addr(&self, arg: &Arg) -> Result<Address, ParseError> {
+        match arg {
+            Arg::Addr(a) => Ok(*a),
+            a => self.fail(format!("expected an address `[...]`, found {}", a.describe())),
+        }
+    }
+}
+
+fn vector_count(q: &str) -> Option<usize> {
+    match q {
+        "v2" => Some(2),
+        "v4" => Some(4),
+        _ => None,
+    }
+}
+
+/// Builds the instruction `opcode args`, checking every operand as the
+/// builder's constructors would (but by PTX's own typing rules).
+fn build(
+    kernel: &Kernel,
+    line: u32,
+    opcode: &str,
+    args: Vec<Arg>,
+) -> Result<(Instr, Option<String>), ParseError> {
+    let cx = Ctx { kernel, line, opcode };
+    let parts: Vec<&str> = opcode.split('.').collect();
+    let last_ty = || parts.last().and_then(|t| Type::from_name(t));
+    let head = parts[0];
+    let instr = match head {
+        "ld" | "st" => return memory(&cx, &parts, args).map(|i| (i, None)),
+        "mov" => {
+            cx.arity(&args, 2)?;
+            let ty = match (parts.len(), last_ty()) {
+                (2, Some(t)) => t,
+                _ => return unknown(&cx),
+            };
+            let dst = cx.dst(&args[0], ty)?;
+            if dst.ty != ty {
+                return cx.fail(format!(
+                    "the IR's `mov` has its destination's type: write `mov{}` for {}",
+                    dst.ty,
+                    cx.reg_name(dst)
+                ));
+            }
+            Instr::Mov { dst, src: cx.src(&args[1], ty)? }
+        }
+        "cvta" => {
+            if opcode != "cvta.to.global.u64" {
+                return unknown(&cx);
+            }
+            cx.arity(&args, 2)?;
+            let dst = cx.dst(&args[0], Type::U64)?;
+            let src = cx.src_reg(&args[1], Type::U64)?;
+            if dst.ty != Type::U64 || src.ty != Type::U64 {
+                return cx.fail("`cvta.to.global.u64` takes `.u64` registers");
+            }
+            Instr::CvtaToGlobal { dst, src }
+        }
+        "cvt" => {
+            cx.arity(&args, 2)?;
+            let (Some(d), Some(s)) = (parts.get(1).and_then(|t| Type::from_name(t)), last_ty()) else {
+                return unknown(&cx);
+            };
+            if parts.len() != 3 || [d, s].iter().any(|t| t.is_float() || *t == Type::Pred) {
+                return cx.fail("only integer conversions `cvt.D.S` are supported");
+            }
+            let dst = cx.dst(&args[0], d)?;
+            let src = cx.src_reg(&args[1], s)?;
+            if dst.ty != d || src.ty != s {
+                return cx.fail(format!(
+                    "the IR's `cvt` takes its registers' types: write `cvt{}{}` for {}, {}",
+                    dst.ty,
+                    src.ty,
+                    cx.reg_name(dst),
+                    cx.reg_name(src)
+                ));
+            }
+            Instr::Cvt { dst, src }
+        }
+        "neg" | "not" => {
+            cx.arity(&args, 2)?;
+            let ty = match (parts.len(), last_ty()) {
+                (2, Some(t)) => t,
+                _ => return unknown(&cx),
+            };
+            let op = if head == "neg" { UnOp::Neg } else { UnOp::Not };
+            let legal = match op {
+                UnOp::Neg => ty.is_float() || ty.is_signed(),
+                UnOp::Not => matches!(ty, Type::B32 | Type::B64 | Type::Pred),
+            };
+            if !legal {
+                return cx.fail(format!("`{head}` is not defined on {ty}"));
+            }
+            Instr::Unary { op, ty, dst: cx.dst(&args[0], ty)?, src: cx.src(&args[1], ty)? }
+        }
+        "add" | "sub" | "mul" | "div" | "rem" | "and" | "or" | "shl" | "shr" | "min" | "max" => {
+            let Some(ty) = last_ty() else { return unknown(&cx) };
+            let Some(op) = BinOp::ALL
+                .into_iter()
+                .find(|&op| format!("{}{ty}", binop_mnemonic(op, ty)) == opcode && binop_legal(op, ty))
+            else {
+                return unknown(&cx);
+            };
+            cx.arity(&args, 3)?;
+            let dst_ty = if op == BinOp::MulWide { ty.wide().expect("checked by binop_legal") } else { ty };
+            let b_ty = if matches!(op, BinOp::Shl | BinOp::Shr) { Type::U32 } else { ty };
+            Instr::Binary {
+                op,
+                ty,
+                dst: cx.dst(&args[0], dst_ty)?,
+                a: cx.src(&args[1], ty)?,
+                b: cx.src(&args[2], b_ty)?,
+            }
+        }
+        "mad" => {
+            let (wide, ty) = match (parts.as_slice(), last_ty()) {
+                ([_, "lo", _], Some(t)) if !t.is_float() && t != Type::Pred && !is_bits(t) => (false, t),
+                ([_, "wide", _], Some(t)) if t.wide().is_some() => (true, t),
+                _ => return unknown(&cx),
+            };
+            cx.arity(&args, 4)?;
+            let wide_ty = if wide { ty.wide().expect("checked") } else { ty };
+            Instr::Mad {
+                wide,
+                ty,
+                dst: cx.dst(&args[0], wide_ty)?,
+                a: cx.src(&args[1], ty)?,
+                b: cx.src(&args[2], ty)?,
+                c: cx.src(&args[3], wide_ty)?,
+            }
+        }
+        "fma" => {
+            let ty = match (parts.as_slice(), last_ty()) {
+                ([_, "rn", _], Some(t)) if t.is_float() => t,
+                _ => return unknown(&cx),
+            };
+            cx.arity(&args, 4)?;
+            Instr::Fma {
+                ty,
+                dst: cx.dst(&args[0], ty)?,
+                a: cx.src(&args[1], ty)?,
+                b: cx.src(&args[2], ty)?,
+                c: cx.src(&args[3], ty)?,
+            }
+        }
+        "setp" => {
+            let (cmp, ty) = match (parts.as_slice(), last_ty()) {
+                ([_, c, _], Some(t)) if t != Type::Pred => match Cmp::from_name(c) {
+                    Some(c) => (c, t),
+                    None => return unknown(&cx),
+                },
+                _ => return unknown(&cx),
+            };
+            cx.arity(&args, 3)?;
+            Instr::Setp {
+                cmp,
+                ty,
+                dst: cx.dst(&args[0], Type::Pred)?,
+                a: cx.src(&args[1], ty)?,
+                b: cx.src(&args[2], ty)?,
+            }
+        }
+        "selp" => {
+            let ty = match (parts.len(), last_ty()) {
+                (2, Some(t)) if t != Type::Pred => t,
+                _ => return unknown(&cx),
+            };
+            cx.arity(&args, 4)?;
+            let dst = cx.dst(&args[0], ty)?;
+            if dst.ty != ty {
+                return cx.fail(format!(
+                    "the IR's `selp` has its destination's type: write `selp{}` for {}",
+                    dst.ty,
+                    cx.reg_name(dst)
+                ));
+            }
+            Instr::Selp {
+                ty,
+                dst,
+                a: cx.src(&args[1], ty)?,
+                b: cx.src(&args[2], ty)?,
+                pred: cx.src_reg(&args[3], Type::Pred)?,
+            }
+        }
+        "bar" => {
+            if opcode != "bar.sync" {
+                return unknown(&cx);
+            }
+            match args.as_slice() {
+                [Arg::Op(Operand::Imm(id))] if (0..16).contains(id) => Instr::BarSync { id: *id as u32 },
+                [Arg::Op(Operand::Imm(id))] => return cx.fail(format!("barrier {id} is not in 0..16")),
+                _ => {
+                    return cx
+                        .fail("expected one barrier number (`bar.sync 0`); thread counts are not supported");
+                }
+            }
+        }
+        "bra" => {
+            let uni = match opcode {
+                "bra" => false,
+                "bra.uni" => true,
+                _ => return unknown(&cx),
+            };
+            match args.as_slice() {
+                [Arg::Label(name)] => {
+                    return Ok((Instr::Bra { uni, target: Label(u32::MAX) }, Some(name.clone())));
+                }
+                _ => return cx.fail("expected one `$label` operand"),
+            }
+        }
+        "ret" => {
+            if opcode != "ret" {
+                return unknown(&cx);
+            }
+            cx.arity(&args, 0)?;
+            Instr::Ret
+        }
+        _ => return err(line, format!("unknown instruction `{opcode}`")),
+    };
+    Ok((instr, None))
+}
+
+fn unknown<T>(cx: &Ctx<'_>) -> Result<T, ParseError> {
+    err(cx.line, format!("unknown or unsupported instruction `{}`", cx.opcode))
+}
+
+fn is_bits(t: Type) -> bool {
+    matches!(t, Type::B32 | Type::B64)
+}
+
+/// Whether the IR's writer prints `op` on `ty` as a PTX instruction (the
+/// combinations the builder's constructors make).
+fn binop_legal(op: BinOp, ty: Type) -> bool {
+    let int = !ty.is_float() && ty != Type::Pred;
+    match op {
+        BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Min | BinOp::Max => {
+            ty.is_float() || int && !is_bits(ty)
+        }
+        BinOp::MulWide => ty.wide().is_some(),
+        BinOp::Div | BinOp::Rem => int && !is_bits(ty),
+        BinOp::And | BinOp::Or => is_bits(ty) || ty == Type::Pred,
+        BinOp::Shl => is_bits(ty),
+        BinOp::Shr => int,
+    }
+}
+
+fn memory(cx: &Ctx<'_>, parts: &[&str], args: Vec<Arg>) -> Result<Instr, ParseError> {
+    let load = parts[0] == "ld";
+    let Some(space) = parts.get(1).and_then(|s| match *s {
+        "global" => Some(Space::Global),
+        "shared" => Some(Space::Shared),
+        "param" => Some(Space::Param),
+        _ => None,
+    }) else {
+        return unknown(cx);
+    };
+    let mut rest = &parts[2..];
+    let mut qual = CacheQual::None;
+    let cache = |q: &&str| match *q {
+        "nc" => Some(CacheQual::Nc),
+        "ca" => Some(CacheQual::Ca),
+        "cg" => Some(CacheQual::Cg),
+        _ => None,
+    };
+    if load
+        && space == Space::Global
+        && let Some(q) = rest.first().and_then(cache)
+    {
+        qual = q;
+        rest = &rest[1..];
+    }
+    let mut count = 1;
+    if let Some(n) = rest.first().and_then(|q| vector_count(q)) {
+        count = n;
+        rest = &rest[1..];
+    }
+    let ty = match rest {
+        [t] => match Type::from_name(t) {
+            Some(t) if t != Type::Pred => t,
+            _ => return unknown(cx),
+        },
+        _ => return unknown(cx),
+    };
+    if !load && space == Space::Param {
+        return cx.fail("stores to `.param` are not supported");
+    }
+    if count as u32 * ty.bytes() > 16 {
+        return cx.fail("a vector access moves at most 16 bytes");
+    }
+    cx.arity(&args, 2)?;
+    let (data, addr) = if load { (&args[0], &args[1]) } else { (&args[1], &args[0]) };
+    let addr = cx.addr(addr)?;
+    let values: Vec<Operand> = match (data, count) {
+        (Arg::Op(op), 1) => vec![*op],
+        (Arg::Vec(v), n) if n > 1 && v.len() == n => v.clone(),
+        (Arg::Vec(v), n) => {
+            return cx.fail(format!(
+                "{} values in braces for a {}",
+                v.len(),
+                if n == 1 {
+                    "scalar access (a single value is written without braces)".to_owned()
+                } else {
+                    format!(".v{n} access")
+                }
+            ));
+        }
+        (a, n) => return cx.fail(format!("expected a vector of {n} values, found {}", a.describe())),
+    };
+    match (space, addr.base) {
+        (Space::Param, AddrBase::Param(_)) | (Space::Global | Space::Shared, AddrBase::Reg(_)) => {}
+        (Space::Shared, AddrBase::Shared(_)) => {}
+        (Space::Param, _) => return cx.fail("a `.param` load names its parameter: `[name]`"),
+        (_, AddrBase::Param(p)) => {
+            return cx.fail(format!(
+                "parameter `{}` is not an address in {}: load it with `ld.param` first",
+                cx.kernel.params[p.index()].name,
+                space.name()
+            ));
+        }
+        (_, AddrBase::Shared(s)) => {
+            return cx.fail(format!(
+                "shared array `{}` addressed in .{}",
+                cx.kernel.shared[s.index()].name,
+                space.name()
+            ));
+        }
+    }
+    if let AddrBase::Reg(r) = addr.base
+        && (r.ty == Type::Pred || r.ty.is_float())
+    {
+        return cx.fail(format!("address register {} has type {}", cx.reg_name(r), r.ty));
+    }
+    if load {
+        let mut dst = Vec::with_capacity(count);
+        for v in &values {
+            dst.push(cx.dst(&Arg::Op(*v), ty)?);
+        }
+        if let (Space::Param, AddrBase::Param(p), 1) = (space, addr.base, count)
+            && addr.offset == 0
+            && cx.kernel.params[p.index()].ty == ty
+        {
+            return Ok(Instr::LdParam { dst: dst[0], param: p });
+        }
+        Ok(Instr::Ld { space, qual, ty, dst, addr })
+    } else {
+        for v in &values {
+            cx.check(*v, ty, "stored value")?;
+        }
+        Ok(Instr::St { space, ty, addr, src: values })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ptx::write_string;
+
+    const TINY: &str = "//
+// a tiny kernel
+//
+
+.version 6.0
+.target sm_70
+.address_size 64
+
+.visible .entry tiny(
+\t.param .u64 out,
+\t.param .f32 x
+)
+.reqntid 32, 1, 1
+{
+\t// values
+\t.reg .u64 %p, %q;
+\t.reg .u32 %t;
+\t.reg .f32 %v;
+\t.reg .pred %ok;
+\t// shared memory
+\t.shared .align 16 .b8 buf[128];
+\tld.param.u64\t%p, [out];
+\tld.param.f32\t%v, [x];
+\tcvta.to.global.u64\t%p, %p;
+\tmov.u32\t%t, %tid.x;
+\tsetp.lt.u32\t%ok, %t, 16;
+\t@!%ok bra.uni\t$done;
+
+\t// store
+\tmul.wide.u32\t%q, %t, 4;
+\tadd.u64\t%q, %q, %p;
+\tst.global.f32\t[%q+-4], %v;
+\tst.shared.v2.f32\t[buf+8], {%v, %v};
+$done:
+\tret;
+}
+";
+
+    #[test]
+    fn tiny_kernel_round_trips() {
+        let (m, map) = parse_with_source_map(TINY).unwrap();
+        assert_eq!(m.header, vec!["a tiny kernel".to_owned()]);
+        let k = &m.kernels[0];
+        assert_eq!(k.reg_groups, vec!["".to_owned(), "values".to_owned()]);
+        assert_eq!(k.regs.len(), 5);
+        assert_eq!(k.shared[0].bytes, 128);
+        assert_eq!(k.reqntid, Some((32, 1, 1)));
+        assert_eq!(write_string(&m), TINY);
+        // `ld.param.u64 %p, [out]` is on line 22.
+        assert_eq!(map.line(0, 0), 22);
+        assert!(matches!(k.body[0], Stmt::Instr { instr: Instr::LdParam { .. }, .. }));
+    }
+
+    #[test]
+    fn unknown_instructions_are_named_with_their_line() {
+        let text = TINY.replace("\tret;", "\tshfl.sync.idx.b32\t%t, %t, 0, 31, -1;");
+        let e = parse(&text).unwrap_err();
+        assert_eq!(e.line, 35);
+        assert!(e.message.contains("unknown instruction `shfl.sync.idx.b32`"), "{e}");
+    }
+
+    #[test]
+    fn mistyped_operands_are_refused() {
+        let text = TINY.replace("add.u64\t%q, %q, %p", "add.u64\t%q, %q, %v");
+        let e = parse(&text).unwrap_err();
+        assert!(e.message.contains("%v of type .f32 cannot be used as .u64"), "{e}");
+        let text = TINY.replace("mov.u32\t%t, %tid.x", "mov.u32\t%t, %tid.y");
+        assert!(parse(&text).unwrap_err().message.contains("`%tid.y`"));
+    }
+
+    #[test]
+    fn undefined_labels_and_bad_directives_are_refused() {
+        let text = TINY.replace("$done:", "$later:");
+        assert!(parse(&text).unwrap_err().message.contains("undefined label `$done`"));
+        let text = TINY.replace(".reqntid 32, 1, 1", ".maxntid 32, 1, 1");
+        assert!(parse(&text).unwrap_err().message.contains("`.maxntid`"));
+        let text = TINY.replace(".version 6.0", ".version 7.0");
+        assert!(parse(&text).unwrap_err().message.contains("`.version 7.0`"));
+    }
+}
