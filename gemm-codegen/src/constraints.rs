@@ -4,6 +4,14 @@
 //! This is the one implementation of "is this kernel legal": the macro reports
 //! its [`Violation`]s as compile errors, the search space uses it to prune,
 //! and the lowering accepts only the [`Plan`] it returns.
+//!
+//! [`validate_with`] accepts a spec exactly when every per-part rule holds:
+//! [`threads_rule`], [`tile_divides`], [`StripePlan::shape_fits`] for A and B,
+//! [`lds_width_allowed`], [`lds_width_fits_precision`], [`lds_width_divides`],
+//! [`shared_fits`] and [`regs_fit`] (with every parameter nonzero). These
+//! predicates are public so that the search space can count legal specs
+//! part by part without building each one; the checks below call the same
+//! predicates and only add the message.
 
 use std::fmt;
 
@@ -209,7 +217,9 @@ pub struct StripePlan {
 }
 
 impl StripePlan {
-    fn new(spec: &KernelSpec, operand: Operand) -> StripePlan {
+    /// How `spec`'s block reads `operand`'s stripe with the shape `spec`
+    /// names for it (`load_a` or `load_b`), whether or not that shape fits.
+    pub fn new(spec: &KernelSpec, operand: Operand) -> StripePlan {
         let (op, free_blk, shape) = match operand {
             Operand::A => (spec.eff_op_a(), spec.m_blk, spec.load_a),
             Operand::B => (spec.eff_op_b(), spec.n_blk, spec.load_b),
@@ -241,6 +251,30 @@ impl StripePlan {
     /// Elements of the stripe.
     pub const fn elements(&self) -> u32 {
         self.lead_len * self.cross_len
+    }
+
+    /// [`Rule::LoadThreads`]: whether the shape rearranges exactly `threads`
+    /// threads.
+    pub const fn shape_has_threads(&self, threads: u64) -> bool {
+        self.shape.lead as u64 * self.shape.cross as u64 == threads
+    }
+
+    /// [`Rule::LoadNotDividingStripe`] on `load_x.0`: whether the shape's
+    /// `lead` divides the stripe's leading dimension.
+    pub const fn lead_divides(&self) -> bool {
+        self.lead_len.is_multiple_of(self.shape.lead)
+    }
+
+    /// [`Rule::LoadNotDividingStripe`] on `load_x.1`: whether the shape's
+    /// `cross` divides the stripe's other dimension.
+    pub const fn cross_divides(&self) -> bool {
+        self.cross_len.is_multiple_of(self.shape.cross)
+    }
+
+    /// Whether the shape reads this stripe with `threads` threads and no
+    /// thread idle: the three load rules together.
+    pub const fn shape_fits(&self, threads: u64) -> bool {
+        self.shape_has_threads(threads) && self.lead_divides() && self.cross_divides()
     }
 }
 
@@ -301,32 +335,32 @@ impl Plan {
     /// `+1`), or one vector of `lds_width` elements so that vector loads stay
     /// aligned.
     pub const fn skew(&self) -> u32 {
-        self.spec.lds_width
+        smem_skew(&self.spec)
     }
 
     /// Elements between consecutive k rows of A in shared memory.
     pub const fn smem_a_stride(&self) -> u32 {
-        self.spec.m_blk + self.skew()
+        smem_stride(&self.spec, Operand::A)
     }
 
     /// Elements between consecutive k rows of B in shared memory.
     pub const fn smem_b_stride(&self) -> u32 {
-        self.spec.n_blk + self.skew()
+        smem_stride(&self.spec, Operand::B)
     }
 
     /// Bytes of A's shared array.
     pub const fn smem_a_bytes(&self) -> u32 {
-        self.spec.k_blk * self.smem_a_stride() * self.spec.precision.element_bytes()
+        smem_bytes(&self.spec, Operand::A)
     }
 
     /// Bytes of B's shared array.
     pub const fn smem_b_bytes(&self) -> u32 {
-        self.spec.k_blk * self.smem_b_stride() * self.spec.precision.element_bytes()
+        smem_bytes(&self.spec, Operand::B)
     }
 
     /// Shared memory per block, in bytes.
     pub const fn shared_bytes(&self) -> u32 {
-        self.smem_a_bytes() + self.smem_b_bytes()
+        shared_bytes(&self.spec)
     }
 
     /// A lower bound on the 32-bit registers a thread needs in the main loop:
@@ -350,11 +384,84 @@ pub fn register_reuse(spec: &KernelSpec) -> f64 {
     if spec.precision.is_complex() { (4.0 * m * n) / (2.0 * (m + n)) } else { (m * n) / (m + n) }
 }
 
-const fn regs_lower_bound(spec: &KernelSpec) -> u32 {
+/// A lower bound on the 32-bit registers a thread of `spec` needs in the
+/// main loop (see [`Plan::regs_lower_bound`]); meaningful once the tile
+/// divides by the threads and no parameter is zero.
+pub const fn regs_lower_bound(spec: &KernelSpec) -> u32 {
     let threads = spec.threads();
     let prefetch = (spec.m_blk * spec.k_blk + spec.k_blk * spec.n_blk).div_ceil(threads);
     let (m, n) = (spec.m_thr(), spec.n_thr());
     spec.precision.element_regs() * (m * n + m + n + prefetch)
+}
+
+/// Skew of each shared-memory row of `spec`, in elements (see [`Plan::skew`]).
+pub const fn smem_skew(spec: &KernelSpec) -> u32 {
+    spec.lds_width
+}
+
+/// Elements between consecutive k rows of `operand`'s shared array.
+pub const fn smem_stride(spec: &KernelSpec, operand: Operand) -> u32 {
+    let free_blk = match operand {
+        Operand::A => spec.m_blk,
+        Operand::B => spec.n_blk,
+    };
+    free_blk + smem_skew(spec)
+}
+
+/// Bytes of `operand`'s shared array.
+pub const fn smem_bytes(spec: &KernelSpec, operand: Operand) -> u32 {
+    spec.k_blk * smem_stride(spec, operand) * spec.precision.element_bytes()
+}
+
+/// Shared memory per block of `spec`, in bytes (see [`Plan::shared_bytes`]).
+pub const fn shared_bytes(spec: &KernelSpec) -> u32 {
+    smem_bytes(spec, Operand::A) + smem_bytes(spec, Operand::B)
+}
+
+/// [`Rule::TooManyThreads`] and [`Rule::PartialWarp`]: which of the two
+/// `m_dim × n_dim` threads per block break under `limits`, if any.
+pub const fn threads_rule(m_dim: u32, n_dim: u32, limits: &Limits) -> Option<Rule> {
+    let threads = m_dim as u64 * n_dim as u64;
+    if threads > limits.max_threads_per_block as u64 {
+        Some(Rule::TooManyThreads)
+    } else if !threads.is_multiple_of(limits.warp_size as u64) {
+        Some(Rule::PartialWarp)
+    } else {
+        None
+    }
+}
+
+/// [`Rule::TileNotMultipleOfThreads`] for one dimension: whether `blk`
+/// (`tile.i`) is a multiple of `dim` (`threads.i`, nonzero).
+pub const fn tile_divides(blk: u32, dim: u32) -> bool {
+    blk.is_multiple_of(dim)
+}
+
+/// [`Rule::LdsWidth`], first part: `lds_width` is 1, 2 or 4.
+pub const fn lds_width_allowed(width: u32) -> bool {
+    matches!(width, 1 | 2 | 4)
+}
+
+/// [`Rule::LdsWidth`], second part: one shared load of `width` (allowed)
+/// elements of `precision` moves at most 16 bytes.
+pub const fn lds_width_fits_precision(width: u32, precision: Precision) -> bool {
+    width * precision.element_bytes() <= 16
+}
+
+/// [`Rule::LdsWidth`], third part: `width` (nonzero) divides the rows
+/// `m_thr` and columns `n_thr` of C each thread computes.
+pub const fn lds_width_divides(width: u32, m_thr: u32, n_thr: u32) -> bool {
+    m_thr.is_multiple_of(width) && n_thr.is_multiple_of(width)
+}
+
+/// [`Rule::SharedMemory`]: whether `spec`'s shared memory fits a block.
+pub const fn shared_fits(spec: &KernelSpec, limits: &Limits) -> bool {
+    shared_bytes(spec) <= limits.max_shared_per_block
+}
+
+/// [`Rule::Registers`]: whether `spec`'s register lower bound fits a thread.
+pub const fn regs_fit(spec: &KernelSpec, limits: &Limits) -> bool {
+    regs_lower_bound(spec) <= limits.max_regs_per_thread
 }
 
 /// Checks `spec` against every hard constraint under [`Limits::PORTABLE`].
@@ -414,7 +521,8 @@ fn check_nonzero(spec: &KernelSpec, out: &mut Vec<Violation>) {
 fn check_threads(spec: &KernelSpec, limits: &Limits, out: &mut Vec<Violation>) {
     let at = ParamPath::whole(Field::Threads);
     let threads = u64::from(spec.m_dim) * u64::from(spec.n_dim);
-    if threads > u64::from(limits.max_threads_per_block) {
+    let rule = threads_rule(spec.m_dim, spec.n_dim, limits);
+    if rule == Some(Rule::TooManyThreads) {
         violation(
             out,
             at,
@@ -425,7 +533,7 @@ fn check_threads(spec: &KernelSpec, limits: &Limits, out: &mut Vec<Violation>) {
                 spec.m_dim, spec.n_dim, limits.max_threads_per_block
             ),
         );
-    } else if threads % u64::from(limits.warp_size) != 0 {
+    } else if rule == Some(Rule::PartialWarp) {
         violation(
             out,
             at,
@@ -441,7 +549,7 @@ fn check_threads(spec: &KernelSpec, limits: &Limits, out: &mut Vec<Violation>) {
 
 fn check_tile(spec: &KernelSpec, out: &mut Vec<Violation>) {
     for (i, blk, dim) in [(0u8, spec.m_blk, spec.m_dim), (1, spec.n_blk, spec.n_dim)] {
-        if blk % dim != 0 {
+        if !tile_divides(blk, dim) {
             violation(
                 out,
                 ParamPath::at(Field::Tile, i),
@@ -458,7 +566,7 @@ fn check_load(spec: &KernelSpec, stripe: &StripePlan, out: &mut Vec<Violation>) 
     let shape = stripe.shape;
     let threads = u64::from(spec.m_dim) * u64::from(spec.n_dim);
     let shape_threads = u64::from(shape.lead) * u64::from(shape.cross);
-    if shape_threads != threads {
+    if !stripe.shape_has_threads(threads) {
         violation(
             out,
             ParamPath::whole(field),
@@ -486,7 +594,7 @@ fn check_load(spec: &KernelSpec, stripe: &StripePlan, out: &mut Vec<Violation>) 
         cross_dim.1,
         &lead_dim.0[..1]
     );
-    if !stripe.lead_len.is_multiple_of(shape.lead) {
+    if !stripe.lead_divides() {
         violation(
             out,
             ParamPath::at(field, 0),
@@ -497,7 +605,7 @@ fn check_load(spec: &KernelSpec, stripe: &StripePlan, out: &mut Vec<Violation>) 
             ),
         );
     }
-    if !stripe.cross_len.is_multiple_of(shape.cross) {
+    if !stripe.cross_divides() {
         violation(
             out,
             ParamPath::at(field, 1),
@@ -514,11 +622,11 @@ fn check_lds_width(spec: &KernelSpec, out: &mut Vec<Violation>) {
     let at = ParamPath::whole(Field::LdsWidth);
     let w = spec.lds_width;
     let bytes = spec.precision.element_bytes();
-    if !matches!(w, 1 | 2 | 4) {
+    if !lds_width_allowed(w) {
         violation(out, at, Rule::LdsWidth, format!("`lds_width` ({w}) must be 1, 2 or 4"));
         return;
     }
-    if w * bytes > 16 {
+    if !lds_width_fits_precision(w, spec.precision) {
         let max = 16 / bytes;
         violation(
             out,
@@ -534,11 +642,11 @@ fn check_lds_width(spec: &KernelSpec, out: &mut Vec<Violation>) {
         return;
     }
     // Only meaningful when the tile divides; check_tile reports otherwise.
-    if !spec.m_blk.is_multiple_of(spec.m_dim) || !spec.n_blk.is_multiple_of(spec.n_dim) {
+    if !tile_divides(spec.m_blk, spec.m_dim) || !tile_divides(spec.n_blk, spec.n_dim) {
         return;
     }
     let (m_thr, n_thr) = (spec.m_thr(), spec.n_thr());
-    if m_thr % w != 0 || n_thr % w != 0 {
+    if !lds_width_divides(w, m_thr, n_thr) {
         violation(
             out,
             at,
@@ -554,7 +662,7 @@ fn check_lds_width(spec: &KernelSpec, out: &mut Vec<Violation>) {
 fn check_resources(plan: &Plan, out: &mut Vec<Violation>) {
     let limits = plan.limits;
     let shared = plan.shared_bytes();
-    if shared > limits.max_shared_per_block {
+    if !shared_fits(&plan.spec, &limits) {
         violation(
             out,
             ParamPath::whole(Field::Tile),
@@ -569,7 +677,7 @@ fn check_resources(plan: &Plan, out: &mut Vec<Violation>) {
         );
     }
     let regs = plan.regs_lower_bound();
-    if regs > limits.max_regs_per_thread {
+    if !regs_fit(&plan.spec, &limits) {
         violation(
             out,
             ParamPath::whole(Field::Tile),

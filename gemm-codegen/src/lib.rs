@@ -39,9 +39,11 @@
 //! PTX and the IR it was printed from there (`<entry>.ptx`, `<entry>.ir`).
 
 pub mod constraints;
+pub mod device;
 pub mod emu;
 mod kernel;
 pub mod ptx;
+pub mod space;
 pub mod spec;
 pub mod stencil;
 
@@ -49,7 +51,9 @@ pub use constraints::{
     Field, Limits, Operand, ParamPath, Plan, Rule, StripePlan, Violation, register_reuse, validate,
     validate_with,
 };
+pub use device::{ArchLimits, ComputeCapability, DeviceLimits, DriverLimits, Occupancy};
 pub use kernel::{Element, GemmKernel, KernelImage};
+pub use space::{Bounds, Candidate, Guidelines, Space, Stats};
 pub use spec::{GlobalLoad, KernelSpec, LoadShape, Op, Precision};
 
 /// Re-exported so that `gemm_kernel!` expansions can name `Complex` without
