@@ -1,1 +1,87 @@
-//! gemmforge: placeholder facade.
+//! gemmforge: GEMM kernels compiled from Rust, checked while your crate
+//! compiles, run on NVIDIA GPUs.
+//!
+//! A GEMM kernel here is one instance of the universal stencil of Kurzak,
+//! Tomov and Dongarra (*Autotuning GEMMs for Fermi*): a block of threads
+//! computes one tile of `C = alpha·op(A)·op(B) + beta·C`, streaming stripes
+//! of A and B through shared memory while the next ones are fetched, with the
+//! C tile held in registers. A handful of numbers (the tile, the thread
+//! arrangement, how threads are reshaped to read A and B) decide how fast it
+//! runs on a given GPU, and many combinations of them cannot work at all.
+//!
+//! [`gemm_kernel!`] takes those numbers, checks every hard constraint at
+//! compile time (each violation a compile error on the offending token,
+//! saying what to change), generates the PTX with gemmforge's own code
+//! generator, and defines a zero-sized type implementing [`GemmKernel`]: its
+//! spec, PTX text, entry name and shared memory are associated constants,
+//! and its element type is part of the type, so it cannot be launched on the
+//! wrong data.
+//!
+//! ```
+//! use gemmforge::{GemmKernel, Op, Precision, gemm_kernel};
+//!
+//! gemm_kernel! {
+//!     name = MySgemmNT,
+//!     precision = f32,          // f32 | f64 | c32 | c64
+//!     op = (N, T),              // op(A), op(B): each N | T | C
+//!     tile = (64, 64, 16),      // (M_blk, N_blk, K_blk)
+//!     threads = (16, 16),       // (M_dim, N_dim)
+//!     load_a = (16, 16),        // threads reading A's stored stripe: (along its leading dim, across)
+//!     load_b = (16, 16),        // likewise for B
+//!     lds_width = 2,            // optional (default 1): elements per shared-memory load
+//! }
+//!
+//! assert_eq!(MySgemmNT::SPEC.precision, Precision::F32);
+//! assert_eq!(MySgemmNT::SPEC.op_b, Op::T);
+//! assert_eq!(MySgemmNT::block(), (256, 1, 1));
+//! assert_eq!(MySgemmNT::grid(1000, 100), (16, 2, 1));
+//! assert!(MySgemmNT::ENTRY.starts_with("gemmforge_sgemm_nt_64x64x16"));
+//! assert!(MySgemmNT::PTX.contains(&format!(".entry {}", MySgemmNT::ENTRY)));
+//! let _: <MySgemmNT as GemmKernel>::Elem = 0.5f32;
+//! ```
+//!
+//! An illegal configuration does not compile; here `tile.0` (100) is not a
+//! multiple of `threads.0` (16), and the error says so on the `100`:
+//!
+//! ```compile_fail
+//! gemmforge::gemm_kernel! {
+//!     name = Broken,
+//!     precision = f32,
+//!     op = (N, N),
+//!     tile = (100, 96, 16),
+//!     threads = (16, 16),
+//!     load_a = (32, 8),
+//!     load_b = (8, 32),
+//! }
+//! ```
+//!
+//! # The crates
+//!
+//! - [`codegen`] (`gemm-codegen`): the kernel compiler, plain Rust with no
+//!   GPU: [`KernelSpec`], the constraints, the stencil lowering and the PTX
+//!   writer. The macro and the tuner both use it; it also compiles kernels
+//!   chosen at run time ([`codegen::compile`] → [`KernelImage`]).
+//! - [`kernels`] (`gemm-kernels`): ready-made kernel instances, today the
+//!   Table 2 configurations of the paper for all four precisions and nine op
+//!   combinations, and the choice of a default kernel for a GPU.
+//! - [`host`] (`gemm-host`): the runtime on `cudarc`: loads a kernel's PTX
+//!   onto a CUDA device and launches it with BLAS semantics, checking every
+//!   argument first and returning a typed error instead of reading or
+//!   writing out of bounds. It runs any [`GemmKernel`] (or [`KernelImage`]),
+//!   and the default kernels of [`kernels`] when you just want a GEMM.
+
+// Lets `gemm_kernel!` expansions name `::gemmforge::codegen` inside this
+// crate too, as they do in every crate that depends on it.
+extern crate self as gemmforge;
+
+/// Defines a GEMM kernel type from its parameters, checked and compiled to
+/// PTX at compile time. See the [crate documentation](crate) and
+/// `examples/sgemm-expanded.rs` for what it expands to.
+pub use gemm_macros::gemm_kernel;
+
+pub use gemm_codegen as codegen;
+pub use gemm_host as host;
+pub use gemm_kernels as kernels;
+
+pub use gemm_codegen::{Element, GemmKernel, GlobalLoad, KernelImage, KernelSpec, LoadShape, Op, Precision};
+pub use num_complex::Complex;

@@ -1,1 +1,103 @@
+//! GEMM kernel instances compiled into the library by `gemm_kernel!`.
+//!
+//! Each instance is a zero-sized type implementing [`GemmKernel`] (its PTX,
+//! entry name and spec as associated constants, checked and generated when
+//! this crate compiles), and a [`KernelEntry`]: the same facts as a value,
+//! for code that picks a kernel at run time.
+//!
+//! - [`TABLE2`]: the 16 configurations of Table 2 of Kurzak, Tomov and
+//!   Dongarra, extended to all 9 op combinations of each precision (36
+//!   kernels; see [`table2`](mod@table2) for where each comes from). Always
+//!   available, on every GPU.
+//! - Tuned kernels for particular GPU families: none yet (the tuner adds
+//!   them); [`default_kernel`] prefers one when it exists.
+//!
+//! ```
+//! use gemm_codegen::{GemmKernel, Op, Precision};
+//! use gemm_kernels::{SgemmNT, table2};
+//!
+//! let entry = table2(Precision::F32, Op::N, Op::T);
+//! assert_eq!(entry.name, "SgemmNT");
+//! assert_eq!(entry.ptx, SgemmNT::PTX);
+//! assert_eq!(entry.spec.m_blk, 96);
+//! ```
 
+pub mod table2;
+mod tuned;
+
+use std::borrow::Cow;
+
+use gemm_codegen::{GemmKernel, KernelImage, KernelSpec, Op, Precision};
+
+pub use table2::*;
+
+/// One kernel instance compiled into this crate.
+#[derive(Clone, Copy, Debug)]
+pub struct KernelEntry {
+    /// The name of its type, e.g. `"SgemmNN"`.
+    pub name: &'static str,
+    /// The validated spec.
+    pub spec: KernelSpec,
+    /// The PTX module text.
+    pub ptx: &'static str,
+    /// The `.entry` name in [`KernelEntry::ptx`].
+    pub entry: &'static str,
+    /// Bytes of static shared memory per block.
+    pub shared_bytes: u32,
+}
+
+impl KernelEntry {
+    /// The entry for kernel type `K`, called `name`.
+    pub const fn of<K: GemmKernel>(name: &'static str) -> KernelEntry {
+        KernelEntry { name, spec: K::SPEC, ptx: K::PTX, entry: K::ENTRY, shared_bytes: K::SHARED_BYTES }
+    }
+
+    /// The same facts as a [`KernelImage`], borrowing the text.
+    pub fn image(&self) -> KernelImage {
+        KernelImage {
+            spec: self.spec,
+            ptx: Cow::Borrowed(self.ptx),
+            entry: Cow::Borrowed(self.entry),
+            shared_bytes: self.shared_bytes,
+        }
+    }
+}
+
+/// The Table 2 kernel for `precision` and the ops: `SgemmNN` for
+/// `(F32, N, N)`, ... On real precisions a `C` op finds the kernel named with
+/// `C` (e.g. `SgemmCN`), which has the configuration of the `T` one and
+/// computes the same product.
+pub fn table2(precision: Precision, op_a: Op, op_b: Op) -> &'static KernelEntry {
+    &TABLE2[table2_index(precision, op_a, op_b)]
+}
+
+/// Position in [`TABLE2`]: BLAS order S, D, C, Z, then ops NN NT NC TN ...
+fn table2_index(precision: Precision, op_a: Op, op_b: Op) -> usize {
+    let p = match precision {
+        Precision::F32 => 0,
+        Precision::F64 => 1,
+        Precision::C32 => 2,
+        Precision::C64 => 3,
+    };
+    let op = |op: Op| match op {
+        Op::N => 0,
+        Op::T => 1,
+        Op::C => 2,
+    };
+    p * 9 + op(op_a) * 3 + op(op_b)
+}
+
+/// The kernel gemm-host uses by default on a GPU of compute capability `arch`
+/// (e.g. 90 for sm_90): a tuned kernel for that device family when one exists
+/// (a later issue adds them), else Table 2.
+///
+/// A kernel tuned on exactly `arch` is preferred, then one tuned on the same
+/// major architecture (`arch / 10`: sm_80 for an sm_86 GPU).
+pub fn default_kernel(arch: u32, precision: Precision, op_a: Op, op_b: Op) -> &'static KernelEntry {
+    tuned::find(&tuned::TUNED, arch, precision, op_a, op_b).unwrap_or_else(|| table2(precision, op_a, op_b))
+}
+
+/// Every kernel instance of the crate (Table 2 now; tuned ones later).
+pub fn all() -> impl Iterator<Item = &'static KernelEntry> {
+    TABLE2.iter().chain(tuned::TUNED.iter().map(|t| &t.entry))
+}

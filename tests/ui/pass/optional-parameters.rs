@@ -1,0 +1,30 @@
+// Any order, optional parameters, no trailing comma; the spec and PTX agree
+// with the library's own compilation of the same spec.
+use gemmforge::{GemmKernel, GlobalLoad, gemm_kernel};
+
+gemm_kernel! {
+    ldg = cg,
+    load_b = (16, 16),
+    load_a = (16, 16),
+    lds_width = 2,
+    threads = (16, 16),
+    tile = (64, 64, 16),
+    op = (N, T),
+    precision = f32,
+    name = Tuned
+}
+
+gemm_kernel! { name = Defaults, precision = f64, op = (N, N), tile = (64, 64, 16), threads = (16, 16), load_a = (16, 16), load_b = (16, 16) }
+
+fn main() {
+    assert_eq!(Tuned::SPEC.lds_width, 2);
+    assert_eq!(Tuned::SPEC.ldg, GlobalLoad::Cg);
+    assert_eq!(Defaults::SPEC.lds_width, 1);
+    assert_eq!(Defaults::SPEC.ldg, GlobalLoad::Nc);
+    let image = gemmforge::codegen::compile(&Tuned::SPEC).unwrap();
+    assert_eq!(Tuned::image(), image);
+    assert!(Tuned::PTX.contains("ld.global.cg"));
+    // The generated type derives the usual traits.
+    assert_eq!(format!("{:?}", Tuned), "Tuned");
+    assert_eq!(Tuned, Tuned::default());
+}

@@ -1,0 +1,13 @@
+use gemmforge::gemm_kernel;
+
+gemm_kernel! {
+    name = SgemmNN,
+    precision = f32,
+    op = (N, N),
+    tile = (128, 128, 64),
+    threads = (16, 16),
+    load_a = (32, 8),
+    load_b = (8, 32),
+}
+
+fn main() {}
