@@ -1,0 +1,188 @@
+//! [`GemmError`]: everything a GEMM call can fail with.
+
+use cudarc::cublas::result::CublasError;
+use cudarc::driver::DriverError;
+use gemm_codegen::Precision;
+
+use crate::validate::{Arg, ArgError};
+
+/// Why a GEMM call (or loading a kernel, or opening the device) failed.
+///
+/// On every error before the launch itself, nothing was launched and the
+/// caller's buffers are untouched.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum GemmError {
+    /// A BLAS argument rule is broken; see [`ArgError`].
+    #[error(transparent)]
+    Arg(#[from] ArgError),
+
+    /// A run-time kernel of another precision than the buffers.
+    #[error("kernel `{kernel}` computes {kernel_precision} but the buffers hold {buffers} elements")]
+    PrecisionMismatch {
+        /// The kernel's entry name.
+        kernel: String,
+        /// The kernel's precision.
+        kernel_precision: Precision,
+        /// The precision of the buffers' element type.
+        buffers: Precision,
+    },
+
+    /// A buffer allocated in another CUDA context than the GEMM's stream.
+    #[error(
+        "argument `{arg}`: buffer belongs to CUDA context of device {buffer_device}, not to that of the GEMM's stream (device {stream_device})"
+    )]
+    WrongContext {
+        /// [`Arg::A`], [`Arg::B`] or [`Arg::C`].
+        arg: Arg,
+        /// Ordinal of the buffer's device.
+        buffer_device: usize,
+        /// Ordinal of the stream's device.
+        stream_device: usize,
+    },
+
+    /// A kernel loaded into another context than the stream's.
+    #[error(
+        "kernel `{kernel}` was loaded into another CUDA context than the stream's; load it with this runner's `Gemm::load`"
+    )]
+    ForeignKernel {
+        /// The kernel's entry name.
+        kernel: String,
+    },
+
+    /// No CUDA driver or no GPU.
+    #[error("no CUDA GPU: {reason}")]
+    NoGpu {
+        /// What was missing.
+        reason: String,
+    },
+
+    /// A shared library (libcublas) could not be loaded.
+    #[error(
+        "cannot load {library}: not found under any of its usual names (set LD_LIBRARY_PATH to its folder)"
+    )]
+    LibraryMissing {
+        /// The library, e.g. `"libcublas"`.
+        library: &'static str,
+    },
+
+    /// The driver rejected the kernel's PTX.
+    #[error("loading kernel `{kernel}` failed: {source}{}", jit_log_suffix(log))]
+    Load {
+        /// The kernel's entry name.
+        kernel: String,
+        /// The driver's error.
+        source: DriverError,
+        /// The JIT compiler's error log, if it produced one.
+        log: String,
+    },
+
+    /// PTX text that the driver cannot be handed (it contains a NUL byte).
+    #[error("kernel `{kernel}`: PTX text contains a NUL byte at offset {offset}")]
+    PtxNul {
+        /// The kernel's entry name.
+        kernel: String,
+        /// Byte offset of the first NUL.
+        offset: usize,
+    },
+
+    /// The loaded kernel cannot be launched with its block on this device.
+    #[error(
+        "kernel `{kernel}` cannot launch on this device: {reason} \
+         ({threads} threads per block; {registers} registers per thread, {shared_bytes} bytes of shared memory)"
+    )]
+    Unlaunchable {
+        /// The kernel's entry name.
+        kernel: String,
+        /// Which limit it exceeds.
+        reason: String,
+        /// Threads per block of the kernel.
+        threads: u32,
+        /// Registers per thread, as the JIT allocated them.
+        registers: u32,
+        /// Static shared memory per block.
+        shared_bytes: u32,
+    },
+
+    /// A CUDA driver call failed.
+    #[error("{action}: {source}")]
+    Driver {
+        /// What was being done, e.g. "launching kernel `...`".
+        action: String,
+        /// The driver's error.
+        source: DriverError,
+    },
+
+    /// A cuBLAS call failed.
+    #[error("{action}: {source}")]
+    Cublas {
+        /// What was being done, e.g. "cublasSgemm_v2".
+        action: String,
+        /// cuBLAS's status.
+        source: CublasError,
+    },
+
+    /// An allocation whose byte count does not fit a `usize`.
+    #[error("cannot allocate {len} {precision} elements: the byte count overflows")]
+    AllocTooLarge {
+        /// Elements asked for.
+        len: usize,
+        /// Their type.
+        precision: Precision,
+    },
+
+    /// A host buffer of another length than the device buffer it is copied to or from.
+    #[error("{action}: host buffer holds {host} elements, device buffer {device}")]
+    LengthMismatch {
+        /// "upload" or "download".
+        action: &'static str,
+        /// Host elements.
+        host: usize,
+        /// Device elements.
+        device: usize,
+    },
+}
+
+fn jit_log_suffix(log: &str) -> String {
+    let log = log.trim();
+    if log.is_empty() { String::new() } else { format!("; JIT log:\n{log}") }
+}
+
+impl GemmError {
+    /// Wraps a driver error with what was being done.
+    pub fn driver(action: impl Into<String>) -> impl FnOnce(DriverError) -> GemmError {
+        let action = action.into();
+        move |source| GemmError::Driver { action, source }
+    }
+
+    /// The argument error, if this is one.
+    pub fn as_arg(&self) -> Option<&ArgError> {
+        match self {
+            GemmError::Arg(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_say_what_failed() {
+        let e = GemmError::PrecisionMismatch {
+            kernel: "gemmforge_sgemm_nn".into(),
+            kernel_precision: Precision::F32,
+            buffers: Precision::C64,
+        };
+        assert_eq!(
+            e.to_string(),
+            "kernel `gemmforge_sgemm_nn` computes f32 but the buffers hold c64 elements"
+        );
+        let e = GemmError::from(ArgError::Negative { arg: Arg::K, value: -1 });
+        assert_eq!(e.to_string(), "argument `k` = -1: must be at least 0");
+        assert_eq!(e.as_arg().map(ArgError::arg), Some(Arg::K));
+        assert_eq!(jit_log_suffix("  \n"), "");
+        assert_eq!(jit_log_suffix("ptxas error\n"), "; JIT log:\nptxas error");
+    }
+}

@@ -1,0 +1,492 @@
+//! [`Gemm`]: launching generated kernels on a stream.
+
+use std::sync::Arc;
+
+use cudarc::driver::sys::CUdeviceptr;
+use cudarc::driver::{
+    CudaContext, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, LaunchArgs, LaunchConfig, PushKernelArg,
+};
+use gemm_codegen::{Element, GemmKernel, KernelImage};
+use gemm_kernels::KernelEntry;
+use num_complex::Complex;
+
+use crate::config::GemmConfig;
+use crate::device::{self, DeviceInfo};
+use crate::error::GemmError;
+use crate::kernel::{self, KernelCache, LoadedKernel};
+use crate::memory;
+use crate::validate::{self, Arg, BufferInfo, Buffers, Checked, Launch};
+
+/// Runs gemmforge GEMMs on one CUDA stream: the BLAS-faithful, safe entry
+/// point of the crate.
+///
+/// Create one per stream with [`Gemm::new`] (or [`Gemm::open`] for the
+/// default stream of a device). It knows its device ([`Gemm::device`]) and
+/// loads each kernel's PTX into the context once, on first use: every
+/// `Gemm` on the same context shares the loaded kernels. Every GEMM method checks
+/// all of [`crate::validate`]'s rules and launches nothing on error, leaving
+/// the caller's buffers untouched. Launches are asynchronous on the stream,
+/// ordered with cudarc's buffer events like any cudarc operation.
+///
+/// ```no_run
+/// use gemm_host::{Gemm, GemmConfig, Op};
+///
+/// # fn main() -> Result<(), gemm_host::GemmError> {
+/// let gemm = Gemm::open(0)?;
+/// let (m, n, k) = (1000, 500, 300);
+/// let cfg = GemmConfig::new(Op::N, Op::T, m, n, k).alpha(2.0f32);
+/// let a = gemm.upload(&vec![1.0f32; cfg.a_len()])?;
+/// let b = gemm.upload(&vec![1.0f32; cfg.b_len()])?;
+/// let mut c = gemm.alloc_zeros::<f32>(cfg.c_len())?;
+/// gemm.sgemm(&cfg, &a, &b, &mut c)?;
+/// assert!(gemm.download(&c)?.iter().all(|&x| x == 600.0));
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone, Debug)]
+pub struct Gemm {
+    stream: Arc<CudaStream>,
+    device: Arc<DeviceInfo>,
+    cache: Arc<KernelCache>,
+}
+
+impl Gemm {
+    /// A GEMM runner on `stream`; reads the device's attributes.
+    pub fn new(stream: Arc<CudaStream>) -> Result<Gemm, GemmError> {
+        let device = DeviceInfo::query(stream.context())?;
+        let cache = KernelCache::for_context(stream.context());
+        Ok(Gemm { stream, device: Arc::new(device), cache })
+    }
+
+    /// A GEMM runner on the default stream of device `ordinal`, or
+    /// [`GemmError::NoGpu`] saying why there is none (never a panic, also
+    /// without a CUDA driver).
+    pub fn open(ordinal: usize) -> Result<Gemm, GemmError> {
+        Gemm::new(device::open(ordinal)?.default_stream())
+    }
+
+    /// The same runner on another stream (without querying the device again
+    /// when the stream is of the same context).
+    pub fn with_stream(&self, stream: Arc<CudaStream>) -> Result<Gemm, GemmError> {
+        if stream.context() != self.stream.context() {
+            return Gemm::new(stream);
+        }
+        Ok(Gemm { stream, device: Arc::clone(&self.device), cache: Arc::clone(&self.cache) })
+    }
+
+    /// The stream launches go to.
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+
+    /// The stream's context.
+    pub fn context(&self) -> &Arc<CudaContext> {
+        self.stream.context()
+    }
+
+    /// The device and its limits.
+    pub fn device(&self) -> &DeviceInfo {
+        &self.device
+    }
+
+    /// Waits for everything queued on the stream.
+    pub fn synchronize(&self) -> Result<(), GemmError> {
+        self.stream.synchronize().map_err(GemmError::driver("synchronizing the stream"))
+    }
+
+    /// Loads `image` into the context (once; later calls return the cached
+    /// kernel) and reports what the JIT made of it. The kernel may still be
+    /// unable to launch: see [`LoadedKernel::launchable`].
+    pub fn load(&self, image: &KernelImage) -> Result<Arc<LoadedKernel>, GemmError> {
+        self.cache.get_or_load(image, || kernel::load(self.context(), &self.device, image))
+    }
+
+    /// Number of kernels loaded into this runner's context (by any `Gemm`).
+    pub fn loaded_kernels(&self) -> usize {
+        self.cache.len()
+    }
+
+    /// `C = alpha · op(A) · op(B) + beta · C` with the `gemm_kernel!` kernel
+    /// `K`, whose element type the buffers must have.
+    ///
+    /// `cfg`'s ops must be `K`'s (for a row-major call, swapped: see
+    /// [`GemmConfig::to_column_major`]).
+    pub fn gemm<K: GemmKernel>(
+        &self,
+        cfg: &GemmConfig<K::Elem>,
+        a: &impl DevicePtr<K::Elem>,
+        b: &impl DevicePtr<K::Elem>,
+        c: &mut impl DevicePtrMut<K::Elem>,
+    ) -> Result<(), GemmError> {
+        let kernel = self.load(&K::image())?;
+        self.gemm_loaded(&kernel, cfg, a, b, c)
+    }
+
+    /// Like [`Gemm::gemm`], for a kernel generated at run time. Its
+    /// precision is checked against `E` ([`GemmError::PrecisionMismatch`]).
+    pub fn gemm_image<E: Element>(
+        &self,
+        image: &KernelImage,
+        cfg: &GemmConfig<E>,
+        a: &impl DevicePtr<E>,
+        b: &impl DevicePtr<E>,
+        c: &mut impl DevicePtrMut<E>,
+    ) -> Result<(), GemmError> {
+        check_precision::<E>(&image.spec, &image.entry)?;
+        let kernel = self.load(image)?;
+        self.gemm_loaded(&kernel, cfg, a, b, c)
+    }
+
+    /// Like [`Gemm::gemm_image`], for a kernel already loaded with
+    /// [`Gemm::load`] (the tuner's loop).
+    pub fn gemm_loaded<E: Element>(
+        &self,
+        kernel: &LoadedKernel,
+        cfg: &GemmConfig<E>,
+        a: &impl DevicePtr<E>,
+        b: &impl DevicePtr<E>,
+        c: &mut impl DevicePtrMut<E>,
+    ) -> Result<(), GemmError> {
+        self.check_kernel::<E>(kernel)?;
+        check_context(Arg::A, &self.stream, a.stream())?;
+        check_context(Arg::B, &self.stream, b.stream())?;
+        check_context(Arg::C, &self.stream, c.stream())?;
+        let (a_len, b_len, c_len) = (a.len(), b.len(), c.len());
+        // The guards make the stream wait for earlier writes (and, for C,
+        // reads) on other streams, and record this launch's use when dropped
+        // at the end of the function, after the launch.
+        let (a_ptr, _a_use) = a.device_ptr(&self.stream);
+        let (b_ptr, _b_use) = b.device_ptr(&self.stream);
+        let (c_ptr, _c_use) = c.device_ptr_mut(&self.stream);
+        let buffers = Buffers {
+            a: BufferInfo::new(a_ptr, a_len),
+            b: BufferInfo::new(b_ptr, b_len),
+            c: BufferInfo::new(c_ptr, c_len),
+        };
+        // SAFETY: the addresses and lengths come from live buffers of this
+        // context, borrowed for the whole call (C exclusively, so it overlaps
+        // neither A nor B), and `validate::check` (inside) proves each long
+        // enough for its matrix.
+        unsafe { self.launch_checked(kernel, cfg, &buffers) }
+    }
+
+    /// The raw-pointer layer of [`Gemm::gemm_loaded`], for code ported from
+    /// cuBLAS: the same argument checks except buffer lengths, which are
+    /// unknown.
+    ///
+    /// # Safety
+    /// - `a`, `b` and `c` are device addresses in this runner's context, each
+    ///   valid for the whole extent its matrix spans
+    ///   ([`GemmConfig::required_len`] elements of `E`) until the kernel has
+    ///   finished;
+    /// - C's extent overlaps neither A's nor B's;
+    /// - nothing else accesses C, or writes A or B, until the kernel has
+    ///   finished (the launch is asynchronous on [`Gemm::stream`] and does
+    ///   not take part in cudarc's event tracking).
+    pub unsafe fn gemm_loaded_raw<E: Element>(
+        &self,
+        kernel: &LoadedKernel,
+        cfg: &GemmConfig<E>,
+        a: CUdeviceptr,
+        b: CUdeviceptr,
+        c: CUdeviceptr,
+    ) -> Result<(), GemmError> {
+        self.check_kernel::<E>(kernel)?;
+        let buffers = Buffers {
+            a: BufferInfo::unsized_at(a),
+            b: BufferInfo::unsized_at(b),
+            c: BufferInfo::unsized_at(c),
+        };
+        // SAFETY: forwarded from this function's contract.
+        unsafe { self.launch_checked(kernel, cfg, &buffers) }
+    }
+
+    /// Validates and launches.
+    ///
+    /// # Safety
+    /// Each buffer in `buffers` is a device address in this context valid
+    /// for its `len` elements of `E` (or, when `len` is `None`, for the
+    /// extent its matrix spans), C overlapping neither A nor B, with no
+    /// conflicting access until the kernel finishes.
+    unsafe fn launch_checked<E: Element>(
+        &self,
+        kernel: &LoadedKernel,
+        cfg: &GemmConfig<E>,
+        buffers: &Buffers,
+    ) -> Result<(), GemmError> {
+        let launch = match validate::check(cfg, buffers, Some(&kernel.spec))? {
+            Checked::Skip(_) => return Ok(()),
+            Checked::Launch(launch) => launch,
+        };
+        kernel.launchable()?;
+        let (a, b) = launch.operands(buffers.a.addr, buffers.b.addr);
+        let c = buffers.c.addr;
+        let scalars = Scalars::new(&launch);
+        let config = LaunchConfig {
+            grid_dim: kernel.spec.grid(launch.m, launch.n),
+            block_dim: kernel.spec.block(),
+            shared_mem_bytes: 0,
+        };
+        let mut args = self.stream.launch_builder(&kernel.function);
+        args.arg(&a).arg(&b).arg(&c);
+        args.arg(&launch.m).arg(&launch.n).arg(&launch.k);
+        args.arg(&launch.lda).arg(&launch.ldb).arg(&launch.ldc);
+        scalars.push(&mut args);
+        // SAFETY: the arguments are the kernel ABI of `gemm_codegen::stencil`
+        // in order and type (three u64 addresses, three u32 sizes, three u64
+        // leading dimensions, then alpha and beta as 2 or 4 scalars of the
+        // kernel's precision, checked equal to `E`'s), with the spec's grid and
+        // block and no dynamic shared memory. `validate::check` proved the
+        // sizes within the ABI and each matrix within its buffer; the
+        // generated kernel never accesses elements outside its matrices
+        // (`gemm_codegen` invariant), reads A and B only for k > 0 and C only
+        // for beta ≠ 0. Buffer validity and exclusivity are this function's
+        // contract.
+        unsafe { args.launch(config) }
+            .map_err(GemmError::driver(format!("launching kernel `{}`", kernel.entry())))?;
+        Ok(())
+    }
+
+    fn check_kernel<E: Element>(&self, kernel: &LoadedKernel) -> Result<(), GemmError> {
+        check_precision::<E>(&kernel.spec, kernel.entry())?;
+        if kernel.belongs_to(self.context()) {
+            Ok(())
+        } else {
+            Err(GemmError::ForeignKernel { kernel: kernel.entry().to_owned() })
+        }
+    }
+
+    /// The kernel [`Gemm::sgemm`] and its siblings run `cfg` with:
+    /// `gemm_kernels::default_kernel` for this device's architecture, the
+    /// precision and the call's column-major ops (after the row-major swap).
+    /// A kernel tuned for the device family when there is one, else the
+    /// Table 2 kernel of the op pair.
+    pub fn default_kernel<E: Element>(&self, cfg: &GemmConfig<E>) -> &'static KernelEntry {
+        let col = cfg.to_column_major();
+        gemm_kernels::default_kernel(self.device.arch(), E::PRECISION, col.op_a, col.op_b)
+    }
+
+    /// `C = alpha · op(A) · op(B) + beta · C` with the default kernel for the
+    /// precision and ops ([`Gemm::default_kernel`]): the generic form of
+    /// [`Gemm::sgemm`], [`Gemm::dgemm`], [`Gemm::cgemm`], [`Gemm::zgemm`].
+    pub fn gemm_default<E: Element>(
+        &self,
+        cfg: &GemmConfig<E>,
+        a: &impl DevicePtr<E>,
+        b: &impl DevicePtr<E>,
+        c: &mut impl DevicePtrMut<E>,
+    ) -> Result<(), GemmError> {
+        let kernel = self.load(&self.default_kernel(cfg).image())?;
+        self.gemm_loaded(&kernel, cfg, a, b, c)
+    }
+
+    /// SGEMM: `C = alpha · op(A) · op(B) + beta · C` on `f32`, any ops and layout.
+    pub fn sgemm(
+        &self,
+        cfg: &GemmConfig<f32>,
+        a: &impl DevicePtr<f32>,
+        b: &impl DevicePtr<f32>,
+        c: &mut impl DevicePtrMut<f32>,
+    ) -> Result<(), GemmError> {
+        self.gemm_default(cfg, a, b, c)
+    }
+
+    /// DGEMM: `C = alpha · op(A) · op(B) + beta · C` on `f64`, any ops and layout.
+    pub fn dgemm(
+        &self,
+        cfg: &GemmConfig<f64>,
+        a: &impl DevicePtr<f64>,
+        b: &impl DevicePtr<f64>,
+        c: &mut impl DevicePtrMut<f64>,
+    ) -> Result<(), GemmError> {
+        self.gemm_default(cfg, a, b, c)
+    }
+
+    /// CGEMM: `C = alpha · op(A) · op(B) + beta · C` on `Complex<f32>`, any
+    /// ops (`C` conjugates) and layout.
+    pub fn cgemm(
+        &self,
+        cfg: &GemmConfig<Complex<f32>>,
+        a: &impl DevicePtr<Complex<f32>>,
+        b: &impl DevicePtr<Complex<f32>>,
+        c: &mut impl DevicePtrMut<Complex<f32>>,
+    ) -> Result<(), GemmError> {
+        self.gemm_default(cfg, a, b, c)
+    }
+
+    /// ZGEMM: `C = alpha · op(A) · op(B) + beta · C` on `Complex<f64>`, any
+    /// ops (`C` conjugates) and layout.
+    pub fn zgemm(
+        &self,
+        cfg: &GemmConfig<Complex<f64>>,
+        a: &impl DevicePtr<Complex<f64>>,
+        b: &impl DevicePtr<Complex<f64>>,
+        c: &mut impl DevicePtrMut<Complex<f64>>,
+    ) -> Result<(), GemmError> {
+        self.gemm_default(cfg, a, b, c)
+    }
+
+    /// The raw-pointer form of [`Gemm::gemm_default`], for code ported from
+    /// cuBLAS: `cublasSgemm(h, ta, tb, m, n, k, &alpha, A, lda, B, ldb,
+    /// &beta, C, ldc)` becomes `gemm.gemm_raw(&GemmConfig::new(ta, tb, m, n,
+    /// k).alpha(alpha).lda(lda).ldb(ldb).beta(beta).ldc(ldc), a, b, c)`.
+    /// Every argument rule is checked except buffer lengths, which are unknown.
+    ///
+    /// # Safety
+    /// As for [`Gemm::gemm_loaded_raw`]: `a`, `b`, `c` are device addresses
+    /// in this runner's context valid for their matrices' extents
+    /// ([`GemmConfig::required_len`] elements), C overlapping neither A nor
+    /// B, with no conflicting access until the kernel has finished.
+    pub unsafe fn gemm_raw<E: Element>(
+        &self,
+        cfg: &GemmConfig<E>,
+        a: CUdeviceptr,
+        b: CUdeviceptr,
+        c: CUdeviceptr,
+    ) -> Result<(), GemmError> {
+        let kernel = self.load(&self.default_kernel(cfg).image())?;
+        // SAFETY: forwarded from this function's contract.
+        unsafe { self.gemm_loaded_raw(&kernel, cfg, a, b, c) }
+    }
+
+    /// Allocates `len` zeroed elements on this runner's stream
+    /// ([`memory::alloc_zeros`]).
+    pub fn alloc_zeros<E: Element>(&self, len: usize) -> Result<CudaSlice<E>, GemmError> {
+        memory::alloc_zeros(&self.stream, len)
+    }
+
+    /// Copies `host` to a new device buffer ([`memory::upload`]).
+    pub fn upload<E: Element>(&self, host: &[E]) -> Result<CudaSlice<E>, GemmError> {
+        memory::upload(&self.stream, host)
+    }
+
+    /// Copies `host` into `dst` ([`memory::upload_into`]).
+    pub fn upload_into<E: Element>(
+        &self,
+        host: &[E],
+        dst: &mut impl DevicePtrMut<E>,
+    ) -> Result<(), GemmError> {
+        memory::upload_into(&self.stream, host, dst)
+    }
+
+    /// Copies a device buffer to the host, waiting for it ([`memory::download`]).
+    pub fn download<E: Element>(&self, src: &impl DevicePtr<E>) -> Result<Vec<E>, GemmError> {
+        memory::download(&self.stream, src)
+    }
+
+    /// Times what `work` queues on this runner's stream, in milliseconds,
+    /// with CUDA events (see [`crate::timing::time`]).
+    pub fn time<R>(&self, work: impl FnOnce() -> Result<R, GemmError>) -> Result<(R, f32), GemmError> {
+        crate::timing::time(&self.stream, work)
+    }
+}
+
+/// Fails unless the buffer of `arg`, used with `stream`, lives in `ours`'s context.
+pub(crate) fn check_context(arg: Arg, ours: &CudaStream, theirs: &Arc<CudaStream>) -> Result<(), GemmError> {
+    if theirs.context() == ours.context() {
+        Ok(())
+    } else {
+        Err(GemmError::WrongContext {
+            arg,
+            buffer_device: theirs.context().ordinal(),
+            stream_device: ours.context().ordinal(),
+        })
+    }
+}
+
+fn check_precision<E: Element>(spec: &gemm_codegen::KernelSpec, entry: &str) -> Result<(), GemmError> {
+    if spec.precision == E::PRECISION {
+        Ok(())
+    } else {
+        Err(GemmError::PrecisionMismatch {
+            kernel: entry.to_owned(),
+            kernel_precision: spec.precision,
+            buffers: E::PRECISION,
+        })
+    }
+}
+
+/// `alpha` and `beta` as the kernel parameters of their precision: one
+/// scalar each for real types, real and imaginary parts for complex ones.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Scalars {
+    F32([f32; 4], usize),
+    F64([f64; 4], usize),
+}
+
+impl Scalars {
+    fn new<E: Element>(launch: &Launch<E>) -> Scalars {
+        let wide = |x: E| x.parts().map(Into::<f64>::into);
+        let ([ar, ai], [br, bi]) = (wide(launch.alpha), wide(launch.beta));
+        let (values, count) =
+            if E::PRECISION.is_complex() { ([ar, ai, br, bi], 4) } else { ([ar, br, 0.0, 0.0], 2) };
+        if E::PRECISION.scalar_bytes() == 4 {
+            // Exact: the values came from f32.
+            Scalars::F32(values.map(|v| v as f32), count)
+        } else {
+            Scalars::F64(values, count)
+        }
+    }
+
+    fn push<'a>(&'a self, args: &mut LaunchArgs<'a>) {
+        match self {
+            Scalars::F32(v, n) => v[..*n].iter().for_each(|x| {
+                args.arg(x);
+            }),
+            Scalars::F64(v, n) => v[..*n].iter().for_each(|x| {
+                args.arg(x);
+            }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use gemm_codegen::Op;
+
+    use super::*;
+
+    fn launch<E: Element>(alpha: E, beta: E) -> Launch<E> {
+        Launch {
+            op_a: Op::N,
+            op_b: Op::N,
+            m: 1,
+            n: 1,
+            k: 1,
+            lda: 1,
+            ldb: 1,
+            ldc: 1,
+            alpha,
+            beta,
+            swap_ab: false,
+        }
+    }
+
+    #[test]
+    fn scalars_follow_the_abi() {
+        assert_eq!(Scalars::new(&launch(2.0f32, 3.0)), Scalars::F32([2.0, 3.0, 0.0, 0.0], 2));
+        assert_eq!(Scalars::new(&launch(2.0f64, 3.0)), Scalars::F64([2.0, 3.0, 0.0, 0.0], 2));
+        assert_eq!(
+            Scalars::new(&launch(Complex::new(1.0f32, 2.0), Complex::new(3.0, 4.0))),
+            Scalars::F32([1.0, 2.0, 3.0, 4.0], 4)
+        );
+        let tiny = f32::from_bits(1);
+        assert_eq!(
+            Scalars::new(&launch(Complex::new(tiny, -0.0f32), Complex::new(f32::NAN, 4.0))).to_bits(),
+            Scalars::F32([tiny, -0.0, f32::NAN, 4.0], 4).to_bits()
+        );
+        assert_eq!(
+            Scalars::new(&launch(Complex::new(1.0f64, 2.0), Complex::new(3.0, 4.0))),
+            Scalars::F64([1.0, 2.0, 3.0, 4.0], 4)
+        );
+    }
+
+    impl Scalars {
+        fn to_bits(self) -> Vec<u64> {
+            match self {
+                Scalars::F32(v, n) => v[..n].iter().map(|x| u64::from(x.to_bits())).collect(),
+                Scalars::F64(v, n) => v[..n].iter().map(|x| x.to_bits()).collect(),
+            }
+        }
+    }
+}

@@ -1,0 +1,393 @@
+//! Loading a kernel's PTX into a context, once, and what the JIT made of it.
+
+use std::collections::HashMap;
+use std::ffi::{CString, c_void};
+use std::hash::{Hash, Hasher};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use cudarc::driver::sys::{self, CUjit_option};
+use cudarc::driver::{CudaContext, CudaFunction, DriverError};
+use cudarc::nvrtc::Ptx;
+use gemm_codegen::{KernelImage, KernelSpec};
+
+use crate::device::DeviceInfo;
+use crate::error::GemmError;
+
+/// What the driver's JIT made of a kernel: the real resource use that the
+/// tuner records and prunes on (`cuFuncGetAttribute`), and the occupancy it
+/// allows (`cuOccupancyMaxActiveBlocksPerMultiprocessor`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct KernelInfo {
+    /// Registers per thread.
+    pub registers: u32,
+    /// Local memory per thread, in bytes: register spills (the stencil
+    /// itself uses none).
+    pub local_bytes: u32,
+    /// Static shared memory per block, in bytes.
+    pub shared_bytes: u32,
+    /// Constant memory, in bytes.
+    pub const_bytes: u32,
+    /// The most threads per block this function can be launched with, given
+    /// its registers.
+    pub max_threads_per_block: u32,
+    /// PTX ISA version the function was compiled from, `10 · major + minor`.
+    pub ptx_version: u32,
+    /// SASS architecture it was compiled to, e.g. 90.
+    pub binary_version: u32,
+    /// Threads per block of the kernel's launches.
+    pub block_threads: u32,
+    /// Blocks of that size resident per SM (0: cannot launch).
+    pub blocks_per_sm: u32,
+    /// Warps resident per SM.
+    pub warps_per_sm: u32,
+    /// `warps_per_sm` over the SM's warp capacity, in `[0, 1]`.
+    pub occupancy: f64,
+    /// Wall-clock time of the PTX JIT (module load).
+    pub load_time: Duration,
+}
+
+/// A kernel loaded into a context, ready to launch.
+#[derive(Debug)]
+pub struct LoadedKernel {
+    pub(crate) function: CudaFunction,
+    pub(crate) spec: KernelSpec,
+    entry: String,
+    info: KernelInfo,
+    device_shared_per_block: u32,
+    /// The `CUcontext` it was loaded into.
+    context: usize,
+}
+
+impl LoadedKernel {
+    /// The spec it was generated from.
+    pub fn spec(&self) -> &KernelSpec {
+        &self.spec
+    }
+
+    /// Its entry name.
+    pub fn entry(&self) -> &str {
+        &self.entry
+    }
+
+    /// Resource use and occupancy as the driver reports them.
+    pub fn info(&self) -> &KernelInfo {
+        &self.info
+    }
+
+    /// The driver function, for callers that launch it themselves.
+    pub fn function(&self) -> &CudaFunction {
+        &self.function
+    }
+
+    /// Whether it was loaded into `ctx` (and so can run on its streams).
+    pub fn belongs_to(&self, ctx: &CudaContext) -> bool {
+        self.context == ctx.cu_ctx() as usize
+    }
+
+    /// Whether its block can run on the device: no more threads than its
+    /// registers allow, its shared memory within the per-block limit, and at
+    /// least one block per SM. Every GEMM launch checks this first.
+    pub fn launchable(&self) -> Result<(), GemmError> {
+        let info = &self.info;
+        let reason = if info.block_threads > info.max_threads_per_block {
+            format!(
+                "its {} registers per thread allow at most {} threads per block",
+                info.registers, info.max_threads_per_block
+            )
+        } else if info.shared_bytes > self.device_shared_per_block {
+            format!("the device allows {} bytes of shared memory per block", self.device_shared_per_block)
+        } else if info.blocks_per_sm == 0 {
+            "no block fits on a multiprocessor".to_owned()
+        } else {
+            return Ok(());
+        };
+        Err(GemmError::Unlaunchable {
+            kernel: self.entry.clone(),
+            reason,
+            threads: info.block_threads,
+            registers: info.registers,
+            shared_bytes: info.shared_bytes,
+        })
+    }
+}
+
+/// Loads `image` into `ctx` and reads back what the JIT made of it.
+pub(crate) fn load(
+    ctx: &Arc<CudaContext>,
+    device: &DeviceInfo,
+    image: &KernelImage,
+) -> Result<LoadedKernel, GemmError> {
+    let kernel = image.entry.to_string();
+    if let Some(offset) = image.ptx.find('\0') {
+        return Err(GemmError::PtxNul { kernel, offset });
+    }
+    let start = Instant::now();
+    let module = ctx.load_module(Ptx::from_src(image.ptx.as_ref())).map_err(|source| GemmError::Load {
+        log: jit_error_log(ctx, &image.ptx),
+        kernel: kernel.clone(),
+        source,
+    })?;
+    let load_time = start.elapsed();
+    let function = module.load_function(&image.entry).map_err(|source| GemmError::Load {
+        log: format!("the module has no entry `{}`", image.entry),
+        kernel: kernel.clone(),
+        source,
+    })?;
+
+    let attr = |what: &str, r: Result<i32, DriverError>| {
+        r.map(|v| v.max(0) as u32).map_err(GemmError::driver(format!("reading {what} of kernel `{kernel}`")))
+    };
+    let block_threads = image.block().0 * image.block().1 * image.block().2;
+    let blocks_per_sm = function
+        .occupancy_max_active_blocks_per_multiprocessor(block_threads, 0, None)
+        .map_err(GemmError::driver(format!("computing the occupancy of kernel `{kernel}`")))?;
+    let warps_per_block = block_threads.div_ceil(device.warp_size.max(1));
+    let warps_per_sm = blocks_per_sm * warps_per_block;
+    let max_warps = device.max_warps_per_sm();
+    let info = KernelInfo {
+        registers: attr("the register count", function.num_regs())?,
+        local_bytes: attr("the local memory size", function.local_size_bytes())?,
+        shared_bytes: attr("the shared memory size", function.shared_size_bytes())?,
+        const_bytes: attr("the constant memory size", function.const_size_bytes())?,
+        max_threads_per_block: attr("the thread limit", function.max_threads_per_block())?,
+        ptx_version: attr("the PTX version", function.ptx_version())?,
+        binary_version: attr("the binary version", function.binary_version())?,
+        block_threads,
+        blocks_per_sm,
+        warps_per_sm,
+        occupancy: if max_warps == 0 { 0.0 } else { f64::from(warps_per_sm) / f64::from(max_warps) },
+        load_time,
+    };
+    Ok(LoadedKernel {
+        function,
+        spec: image.spec,
+        entry: kernel,
+        info,
+        device_shared_per_block: device.shared_per_block,
+        context: ctx.cu_ctx() as usize,
+    })
+}
+
+/// Runs the JIT once more with an error log buffer attached, to say why
+/// `ptx` was rejected (`cuModuleLoadData` only returns an error code).
+fn jit_error_log(ctx: &Arc<CudaContext>, ptx: &str) -> String {
+    const LOG_BYTES: usize = 1 << 16;
+    let Ok(src) = CString::new(ptx) else { return String::new() };
+    if ctx.bind_to_thread().is_err() {
+        return String::new();
+    }
+    let mut log = vec![0u8; LOG_BYTES];
+    let mut options =
+        [CUjit_option::CU_JIT_ERROR_LOG_BUFFER, CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES];
+    // The size option's value is the integer itself, passed in the pointer.
+    let mut values: [*mut c_void; 2] = [log.as_mut_ptr().cast(), std::ptr::without_provenance_mut(LOG_BYTES)];
+    let mut module: sys::CUmodule = std::ptr::null_mut();
+    // SAFETY: `src` is a NUL-terminated PTX image that outlives the call;
+    // `options` and `values` are arrays of two entries as `numOptions` says;
+    // the log buffer is writable for `LOG_BYTES` bytes, the size given; the
+    // context is bound to this thread.
+    let status = unsafe {
+        sys::cuModuleLoadDataEx(
+            &mut module,
+            src.as_ptr().cast(),
+            2,
+            options.as_mut_ptr(),
+            values.as_mut_ptr(),
+        )
+    };
+    if status == sys::CUresult::CUDA_SUCCESS && !module.is_null() {
+        // SAFETY: the module was just loaded by this function and nothing
+        // else has seen it.
+        let _ = unsafe { sys::cuModuleUnload(module) };
+    }
+    let end = log.iter().position(|&b| b == 0).unwrap_or(log.len());
+    String::from_utf8_lossy(&log[..end]).into_owned()
+}
+
+/// Identifies a kernel by entry name and PTX text.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Key {
+    entry: String,
+    ptx_hash: u64,
+    ptx_len: usize,
+}
+
+impl Key {
+    fn of(image: &KernelImage) -> Key {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        image.ptx.hash(&mut h);
+        Key { entry: image.entry.to_string(), ptx_hash: h.finish(), ptx_len: image.ptx.len() }
+    }
+}
+
+/// Addresses and lengths of `'static` PTX and entry texts: a key that needs
+/// no hashing of the text, for `gemm_kernel!` kernels launched again and again.
+type StaticKey = (usize, usize, usize, usize);
+
+fn static_key(image: &KernelImage) -> Option<StaticKey> {
+    match (&image.ptx, &image.entry) {
+        (std::borrow::Cow::Borrowed(ptx), std::borrow::Cow::Borrowed(entry)) => {
+            Some((ptx.as_ptr() as usize, ptx.len(), entry.as_ptr() as usize, entry.len()))
+        }
+        _ => None,
+    }
+}
+
+type Slot<V> = Arc<Mutex<Option<Arc<V>>>>;
+
+/// The kernels loaded into one context, by entry name and PTX hash.
+///
+/// Thread-safe; each kernel is loaded at most once even when several threads
+/// ask for it at the same time (they wait on its slot while one loads it),
+/// and different kernels load in parallel. Failed loads are not cached.
+#[derive(Debug)]
+pub(crate) struct KernelCache<V = LoadedKernel> {
+    slots: Mutex<HashMap<Key, Slot<V>>>,
+    by_static: Mutex<HashMap<StaticKey, Arc<V>>>,
+}
+
+impl<V> Default for KernelCache<V> {
+    fn default() -> Self {
+        KernelCache { slots: Mutex::default(), by_static: Mutex::default() }
+    }
+}
+
+impl KernelCache {
+    /// The cache of the CUDA context `ctx` wraps, shared by every [`crate::Gemm`]
+    /// on it (also through distinct `CudaContext` handles of the same primary
+    /// context), so that each kernel is loaded once per context.
+    ///
+    /// Contexts are told apart by their `CUcontext` handle. A handle can only
+    /// be reused after its context is destroyed, and a live cache keeps its
+    /// context alive (its modules hold it), so a handle never maps to a stale
+    /// cache: the registry holds caches weakly and drops dead ones.
+    pub(crate) fn for_context(ctx: &CudaContext) -> Arc<KernelCache> {
+        static CACHES: Mutex<Vec<(usize, std::sync::Weak<KernelCache>)>> = Mutex::new(Vec::new());
+        let key = ctx.cu_ctx() as usize;
+        let mut caches = CACHES.lock().unwrap_or_else(PoisonError::into_inner);
+        caches.retain(|(_, cache)| cache.strong_count() > 0);
+        if let Some(cache) = caches.iter().filter(|(k, _)| *k == key).find_map(|(_, cache)| cache.upgrade()) {
+            return cache;
+        }
+        let cache = Arc::new(KernelCache::default());
+        caches.push((key, Arc::downgrade(&cache)));
+        cache
+    }
+}
+
+impl<V> KernelCache<V> {
+    pub(crate) fn get_or_load<E>(
+        &self,
+        image: &KernelImage,
+        load: impl FnOnce() -> Result<V, E>,
+    ) -> Result<Arc<V>, E> {
+        let fast = static_key(image);
+        if let Some(key) = fast {
+            let map = self.by_static.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Some(k) = map.get(&key) {
+                return Ok(Arc::clone(k));
+            }
+        }
+        let slot = {
+            let mut slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
+            Arc::clone(slots.entry(Key::of(image)).or_default())
+        };
+        let mut slot = slot.lock().unwrap_or_else(PoisonError::into_inner);
+        let kernel = match &*slot {
+            Some(k) => Arc::clone(k),
+            None => {
+                let k = Arc::new(load()?);
+                *slot = Some(Arc::clone(&k));
+                k
+            }
+        };
+        if let Some(key) = fast {
+            self.by_static.lock().unwrap_or_else(PoisonError::into_inner).insert(key, Arc::clone(&kernel));
+        }
+        Ok(kernel)
+    }
+
+    /// Kernels loaded so far.
+    pub(crate) fn len(&self) -> usize {
+        let slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
+        slots.values().filter(|s| s.lock().unwrap_or_else(PoisonError::into_inner).is_some()).count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+
+    use gemm_codegen::{GlobalLoad, LoadShape, Op, Precision};
+
+    use super::*;
+
+    fn image(ptx: Cow<'static, str>, entry: Cow<'static, str>) -> KernelImage {
+        let spec = KernelSpec {
+            precision: Precision::F32,
+            op_a: Op::N,
+            op_b: Op::N,
+            m_blk: 64,
+            n_blk: 64,
+            k_blk: 16,
+            m_dim: 16,
+            n_dim: 16,
+            load_a: LoadShape { lead: 16, cross: 16 },
+            load_b: LoadShape { lead: 16, cross: 16 },
+            lds_width: 1,
+            ldg: GlobalLoad::Nc,
+        };
+        KernelImage { spec, ptx, entry, shared_bytes: 0 }
+    }
+
+    #[test]
+    fn keys_depend_on_entry_and_text() {
+        let a = image("ptx one".into(), "k".into());
+        let b = image(Cow::Owned("ptx one".into()), Cow::Owned("k".into()));
+        assert_eq!(Key::of(&a), Key::of(&b));
+        assert_ne!(Key::of(&a), Key::of(&image("ptx two".into(), "k".into())));
+        assert_ne!(Key::of(&a), Key::of(&image("ptx one".into(), "j".into())));
+        assert!(static_key(&a).is_some());
+        assert!(static_key(&b).is_none());
+    }
+
+    #[test]
+    fn failed_loads_are_not_cached() {
+        let cache = KernelCache::<u32>::default();
+        let img = image("x".into(), "k".into());
+        assert_eq!(cache.get_or_load(&img, || Err("no")), Err("no"));
+        assert_eq!(cache.len(), 0);
+        assert_eq!(*cache.get_or_load::<()>(&img, || Ok(7)).unwrap(), 7);
+        assert_eq!(cache.len(), 1);
+    }
+
+    #[test]
+    fn each_kernel_loads_once() {
+        let cache = KernelCache::<String>::default();
+        let loads = std::sync::atomic::AtomicUsize::new(0);
+        let owned = |text: &str| image(Cow::Owned(text.into()), Cow::Owned("k".into()));
+        std::thread::scope(|s| {
+            for _ in 0..8 {
+                s.spawn(|| {
+                    for text in ["one", "two", "one", "two"] {
+                        let k = cache
+                            .get_or_load::<()>(&owned(text), || {
+                                loads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                                Ok(text.to_owned())
+                            })
+                            .unwrap();
+                        assert_eq!(*k, text);
+                    }
+                });
+            }
+        });
+        assert_eq!(loads.load(std::sync::atomic::Ordering::SeqCst), 2);
+        // A 'static image hits the fast path after its first load.
+        let st = image("one".into(), "k".into());
+        let first = cache.get_or_load::<()>(&st, || unreachable!()).unwrap();
+        let again = cache.get_or_load::<()>(&st, || unreachable!()).unwrap();
+        assert!(Arc::ptr_eq(&first, &again));
+        assert_eq!(cache.len(), 2);
+    }
+}

@@ -1,0 +1,421 @@
+//! The CPU reference every GEMM is checked against, and the random inputs.
+//!
+//! One implementation for the GPU tests, `cargo xtask verify` and the tuner's
+//! correctness check: a plain `f64` (or `Complex<f64>`) GEMM with exactly
+//! the BLAS semantics of [`crate::validate`] (same argument checks, same
+//! quick returns; `beta = 0` never reads C, `alpha = 0` never reads A or B),
+//! and the normwise error `‖out − ref‖_F / ‖ref‖_F` with the tolerances the
+//! project accepts.
+
+use std::ops::{Add, Mul};
+
+use gemm_codegen::{Element, Op, Precision};
+use num_complex::Complex;
+use rand::rngs::SmallRng;
+use rand::{RngExt, SeedableRng};
+
+use crate::config::{GemmConfig, Layout, Matrix};
+use crate::validate::{self, ArgError, BufferInfo, Buffers, Checked};
+
+/// `Complex<f64>`: the reference's element type for every precision.
+pub type C64 = Complex<f64>;
+
+/// Largest accepted normwise relative error for `precision`: `1e-5` for
+/// f32 and c32, `1e-12` for f64 and c64.
+pub const fn tolerance(precision: Precision) -> f64 {
+    match precision {
+        Precision::F32 | Precision::C32 => 1e-5,
+        Precision::F64 | Precision::C64 => 1e-12,
+    }
+}
+
+/// Widens an element to `Complex<f64>` (imaginary part 0 for reals).
+pub fn widen<T: Element>(x: T) -> C64 {
+    let [re, im] = x.parts();
+    let im = if T::PRECISION.is_complex() { im.into() } else { 0.0 };
+    Complex::new(re.into(), im)
+}
+
+/// A seeded source of random matrices and scalars (reproducible runs).
+#[derive(Clone, Debug)]
+pub struct Random {
+    rng: SmallRng,
+}
+
+impl Random {
+    /// A generator seeded with `seed`.
+    pub fn new(seed: u64) -> Random {
+        Random { rng: SmallRng::seed_from_u64(seed) }
+    }
+
+    /// `len` elements, each part uniform in `[-1, 1)`.
+    pub fn matrix<T: Element>(&mut self, len: usize) -> Vec<T> {
+        (0..len).map(|_| self.element()).collect()
+    }
+
+    /// One element, each part uniform in `[-1, 1)`.
+    pub fn element<T: Element>(&mut self) -> T {
+        let re = self.rng.random_range(-1.0..1.0);
+        let im = if T::PRECISION.is_complex() { self.rng.random_range(-1.0..1.0) } else { 0.0 };
+        narrow(Complex::new(re, im))
+    }
+
+    /// A scalar for `alpha` or `beta` far from 0 and 1: each part's
+    /// magnitude uniform in `[0.25, 2)`, with a random sign.
+    pub fn scalar<T: Element>(&mut self) -> T {
+        let mut part = || {
+            let v: f64 = self.rng.random_range(0.25..2.0);
+            if self.rng.random_bool(0.5) { v } else { -v }
+        };
+        let re = part();
+        let im = if T::PRECISION.is_complex() { part() } else { 0.0 };
+        narrow(Complex::new(re, im))
+    }
+}
+
+/// Rounds a `Complex<f64>` to an element (dropping the imaginary part for
+/// reals): the inverse of [`widen`] up to rounding.
+pub fn narrow<T: Element>(z: C64) -> T {
+    use std::any::Any;
+    let mut out: Option<T> = None;
+    let slot: &mut dyn Any = &mut out;
+    if let Some(s) = slot.downcast_mut::<Option<f32>>() {
+        *s = Some(z.re as f32);
+    } else if let Some(s) = slot.downcast_mut::<Option<f64>>() {
+        *s = Some(z.re);
+    } else if let Some(s) = slot.downcast_mut::<Option<Complex<f32>>>() {
+        *s = Some(Complex::new(z.re as f32, z.im as f32));
+    } else if let Some(s) = slot.downcast_mut::<Option<C64>>() {
+        *s = Some(z);
+    }
+    out.expect("`Element` is sealed to f32, f64, Complex<f32> and Complex<f64>")
+}
+
+/// The bits of an element's scalars (`[re, im]`, `im` 0 for reals), for
+/// bitwise comparisons that NaN payloads survive.
+pub fn to_bits<T: Element>(x: T) -> [u64; 2] {
+    use std::any::Any;
+    let x: &dyn Any = &x;
+    if let Some(v) = x.downcast_ref::<f32>() {
+        [u64::from(v.to_bits()), 0]
+    } else if let Some(v) = x.downcast_ref::<f64>() {
+        [v.to_bits(), 0]
+    } else if let Some(v) = x.downcast_ref::<Complex<f32>>() {
+        [u64::from(v.re.to_bits()), u64::from(v.im.to_bits())]
+    } else if let Some(v) = x.downcast_ref::<C64>() {
+        [v.re.to_bits(), v.im.to_bits()]
+    } else {
+        unreachable!("`Element` is sealed to f32, f64, Complex<f32> and Complex<f64>")
+    }
+}
+
+/// The element with these scalar bits (the inverse of [`to_bits`]; bits
+/// beyond the scalar width are dropped).
+pub fn from_bits<T: Element>([re, im]: [u64; 2]) -> T {
+    let (f, d) = (|b: u64| f32::from_bits(b as u32), f64::from_bits);
+    let mut out: Option<T> = None;
+    let slot: &mut dyn std::any::Any = &mut out;
+    if let Some(s) = slot.downcast_mut::<Option<f32>>() {
+        *s = Some(f(re));
+    } else if let Some(s) = slot.downcast_mut::<Option<f64>>() {
+        *s = Some(d(re));
+    } else if let Some(s) = slot.downcast_mut::<Option<Complex<f32>>>() {
+        *s = Some(Complex::new(f(re), f(im)));
+    } else if let Some(s) = slot.downcast_mut::<Option<C64>>() {
+        *s = Some(Complex::new(d(re), d(im)));
+    }
+    out.expect("`Element` is sealed to f32, f64, Complex<f32> and Complex<f64>")
+}
+
+/// A quiet NaN with a recognisable payload (`0x5e17`, "sentinel"): filled
+/// around and between matrices to detect stray writes (bitwise) and stray
+/// reads (they turn results into NaN).
+pub fn sentinel<T: Element>() -> T {
+    let bits = if T::PRECISION.scalar_bytes() == 4 { 0x7fc0_5e17 } else { 0x7ff8_0000_0000_5e17 };
+    from_bits([bits, bits])
+}
+
+/// Whether two elements have identical bits.
+pub fn same_bits<T: Element>(x: T, y: T) -> bool {
+    to_bits(x) == to_bits(y)
+}
+
+/// Index of stored element `(row, col)` of a matrix with leading dimension `ld`.
+fn at(layout: Layout, ld: usize, row: usize, col: usize) -> usize {
+    match layout {
+        Layout::ColMajor => row + col * ld,
+        Layout::RowMajor => row * ld + col,
+    }
+}
+
+/// Reads the `m × n` part of C from its buffer, column by column.
+pub fn logical_c<T: Element>(cfg: &GemmConfig<T>, c: &[T]) -> Vec<C64> {
+    let (m, n, ldc) = (cfg.m.max(0) as usize, cfg.n.max(0) as usize, cfg.ldc.max(1) as usize);
+    let mut out = Vec::with_capacity(m * n);
+    for j in 0..n {
+        for i in 0..m {
+            out.push(widen(c[at(cfg.layout, ldc, i, j)]));
+        }
+    }
+    out
+}
+
+/// `op(X)` as a dense column-major `rows × cols` matrix of `W`.
+fn dense_op<T: Element, W: Copy>(
+    cfg: &GemmConfig<T>,
+    matrix: Matrix,
+    x: &[T],
+    (rows, cols): (usize, usize),
+    conv: impl Fn(T, bool) -> W,
+) -> Vec<W> {
+    let (op, ld) = (cfg.op(matrix), cfg.ld(matrix) as usize);
+    let conj = op.conjugates(T::PRECISION);
+    let mut out = Vec::with_capacity(rows * cols);
+    for j in 0..cols {
+        for i in 0..rows {
+            let idx = if op == Op::N { at(cfg.layout, ld, i, j) } else { at(cfg.layout, ld, j, i) };
+            out.push(conv(x[idx], conj));
+        }
+    }
+    out
+}
+
+/// The result of `C = alpha · op(A) · op(B) + beta · C`, computed in `f64`
+/// (`Complex<f64>`), as the `m × n` part of C column by column
+/// ([`logical_c`] reads a GPU result the same way).
+///
+/// Checks the call with [`validate::check`] first (buffer lengths included)
+/// and follows its quick returns.
+pub fn gemm<T: Element>(cfg: &GemmConfig<T>, a: &[T], b: &[T], c: &[T]) -> Result<Vec<C64>, ArgError> {
+    // Host memory has no device alignment rule: check lengths only.
+    let host = |s: &[T]| BufferInfo::new(0, s.len());
+    let buffers = Buffers { a: host(a), b: host(b), c: host(c) };
+    let launch = match validate::check(cfg, &buffers, None)? {
+        Checked::Skip(validate::QuickReturn::EmptyC) => return Ok(Vec::new()),
+        Checked::Skip(validate::QuickReturn::NoUpdate) => return Ok(logical_c(cfg, c)),
+        Checked::Launch(l) => l,
+    };
+    let (m, n) = (cfg.m as usize, cfg.n as usize);
+    // `launch.k` is 0 when alpha = 0 or k = 0: A and B are not read.
+    let k = launch.k as usize;
+    let beta = widen(cfg.beta);
+    let c_in = if cfg.beta == T::ZERO { None } else { Some(logical_c(cfg, c)) };
+    if T::PRECISION.is_complex() {
+        let conv = |x: T, conj: bool| if conj { widen(x).conj() } else { widen(x) };
+        let op_a = dense_op(cfg, Matrix::A, a, (m, k), conv);
+        let op_b = dense_op(cfg, Matrix::B, b, (k, n), conv);
+        let c_in = c_in.unwrap_or_default();
+        let ab = product(&op_a, &op_b, m, n, k);
+        Ok(combine(&ab, widen(launch.alpha), beta, &c_in, |x| x))
+    } else {
+        let conv = |x: T, _: bool| widen(x).re;
+        let op_a = dense_op(cfg, Matrix::A, a, (m, k), conv);
+        let op_b = dense_op(cfg, Matrix::B, b, (k, n), conv);
+        let c_in: Vec<f64> = c_in.unwrap_or_default().iter().map(|z| z.re).collect();
+        let ab = product(&op_a, &op_b, m, n, k);
+        Ok(combine(&ab, widen(launch.alpha).re, beta.re, &c_in, |x| Complex::new(x, 0.0)))
+    }
+}
+
+/// `alpha · ab + beta · c` (c empty: beta = 0, C not read), widened.
+fn combine<W: Copy + Add<Output = W> + Mul<Output = W>>(
+    ab: &[W],
+    alpha: W,
+    beta: W,
+    c: &[W],
+    to_c64: impl Fn(W) -> C64,
+) -> Vec<C64> {
+    ab.iter()
+        .enumerate()
+        .map(|(i, &p)| {
+            let v = if c.is_empty() { alpha * p } else { alpha * p + beta * c[i] };
+            to_c64(v)
+        })
+        .collect()
+}
+
+/// Dense `(m × k) · (k × n)`, column-major, columns of C spread over threads.
+fn product<W>(a: &[W], b: &[W], m: usize, n: usize, k: usize) -> Vec<W>
+where
+    W: Copy + Default + Send + Sync + Add<Output = W> + Mul<Output = W>,
+{
+    let mut c = vec![W::default(); m * n];
+    if m == 0 || n == 0 {
+        return c;
+    }
+    let threads = std::thread::available_parallelism().map_or(1, |t| t.get()).min(n);
+    let cols_per = n.div_ceil(threads);
+    std::thread::scope(|s| {
+        for (chunk, cols) in c.chunks_mut(cols_per * m).enumerate() {
+            s.spawn(move || {
+                for (jj, col) in cols.chunks_mut(m).enumerate() {
+                    let j = chunk * cols_per + jj;
+                    for l in 0..k {
+                        let blj = b[l + j * k];
+                        let a_col = &a[l * m..(l + 1) * m];
+                        for (ci, &ai) in col.iter_mut().zip(a_col) {
+                            *ci = *ci + ai * blj;
+                        }
+                    }
+                }
+            });
+        }
+    });
+    c
+}
+
+/// `‖out − reference‖_F / ‖reference‖_F` (the absolute error when the
+/// reference is 0). NaN anywhere in `out` gives NaN, which compares as
+/// failing against any tolerance.
+pub fn relative_error(out: &[C64], reference: &[C64]) -> f64 {
+    assert_eq!(out.len(), reference.len(), "comparing matrices of different sizes");
+    let (mut diff, mut norm) = (0.0f64, 0.0f64);
+    for (o, r) in out.iter().zip(reference) {
+        diff += (o - r).norm_sqr();
+        norm += r.norm_sqr();
+    }
+    if norm == 0.0 { diff.sqrt() } else { (diff / norm).sqrt() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Hand-computed 2 × 2 products.
+    #[test]
+    fn small_real_products() {
+        // A = [1 3; 2 4] column-major, B = [5 7; 6 8].
+        let a = [1.0f64, 2.0, 3.0, 4.0];
+        let b = [5.0f64, 6.0, 7.0, 8.0];
+        let c = [1.0f64, 1.0, 1.0, 1.0];
+        let cfg = GemmConfig::new(Op::N, Op::N, 2, 2, 2).alpha(1.0).beta(10.0);
+        // A·B = [23 31; 34 46].
+        let r = gemm(&cfg, &a, &b, &c).unwrap();
+        assert_eq!(r.iter().map(|z| z.re).collect::<Vec<_>>(), [33.0, 44.0, 41.0, 56.0]);
+        // Aᵀ·B = [1 2; 3 4]·[5 7; 6 8] = [17 23; 39 53].
+        let cfg = GemmConfig::new(Op::T, Op::N, 2, 2, 2);
+        let r = gemm(&cfg, &a, &b, &c).unwrap();
+        assert_eq!(r.iter().map(|z| z.re).collect::<Vec<_>>(), [17.0, 39.0, 23.0, 53.0]);
+        // Row-major: the same buffers read by rows are the transposes, so
+        // C_rm = Aᵀ·Bᵀ = (B·A)ᵀ; stored row-major that is B·A column-major.
+        let cfg = GemmConfig::row_major(Op::N, Op::N, 2, 2, 2);
+        let r = gemm(&cfg, &a, &b, &c).unwrap();
+        // r is the logical C column by column: C = Aᵀ·Bᵀ = [1 2; 3 4]·[5 6; 7 8] = [19 22; 43 50].
+        assert_eq!(r.iter().map(|z| z.re).collect::<Vec<_>>(), [19.0, 43.0, 22.0, 50.0]);
+    }
+
+    #[test]
+    fn conjugation_and_complex_scalars() {
+        let i = Complex::new(0.0f64, 1.0);
+        let one = Complex::new(1.0f64, 0.0);
+        // 1 × 1 × 1: C = alpha · op(a) · b + beta · c.
+        let (a, b, c) = ([i], [i], [one]);
+        let base = GemmConfig::new(Op::N, Op::N, 1, 1, 1).beta(Complex::new(2.0, 0.0));
+        assert_eq!(gemm(&base, &a, &b, &c).unwrap(), [Complex::new(1.0, 0.0)]); // i·i + 2 = 1
+        let conj = GemmConfig { op_a: Op::C, ..base };
+        assert_eq!(gemm(&conj, &a, &b, &c).unwrap(), [Complex::new(3.0, 0.0)]); // -i·i + 2 = 3
+        let trans = GemmConfig { op_a: Op::T, ..base };
+        assert_eq!(gemm(&trans, &a, &b, &c).unwrap(), [Complex::new(1.0, 0.0)]);
+        let scaled = base.alpha(i);
+        assert_eq!(gemm(&scaled, &a, &b, &c).unwrap(), [Complex::new(2.0, -1.0)]); // i·(-1) + 2
+    }
+
+    #[test]
+    fn blas_semantics_for_special_scalars() {
+        let nan = f32::NAN;
+        // beta = 0: C is not read.
+        let cfg = GemmConfig::new(Op::N, Op::N, 1, 1, 1).alpha(2.0f32);
+        assert_eq!(gemm(&cfg, &[3.0], &[4.0], &[nan]).unwrap(), [Complex::new(24.0, 0.0)]);
+        // alpha = 0: A and B are not read.
+        let cfg = GemmConfig::new(Op::N, Op::N, 1, 1, 1).alpha(0.0f32).beta(3.0);
+        assert_eq!(gemm(&cfg, &[nan], &[nan], &[2.0]).unwrap(), [Complex::new(6.0, 0.0)]);
+        // k = 0 with an infinite alpha: beta · C.
+        let cfg = GemmConfig::new(Op::N, Op::N, 1, 1, 0).alpha(f32::INFINITY).beta(3.0);
+        assert_eq!(gemm(&cfg, &[], &[], &[2.0]).unwrap(), [Complex::new(6.0, 0.0)]);
+        // Quick returns.
+        let cfg = GemmConfig::new(Op::N, Op::N, 1, 1, 1).alpha(0.0f32).beta(1.0);
+        assert_eq!(gemm(&cfg, &[nan], &[nan], &[5.0]).unwrap(), [Complex::new(5.0, 0.0)]);
+        let cfg = GemmConfig::<f32>::new(Op::N, Op::N, 0, 1, 1);
+        assert!(gemm(&cfg, &[], &[1.0], &[]).unwrap().is_empty());
+        // Invalid calls are rejected with the same errors as on the GPU.
+        let cfg = GemmConfig::<f32>::new(Op::N, Op::N, 2, 1, 1).lda(1);
+        assert_eq!(gemm(&cfg, &[1.0], &[1.0], &[1.0, 1.0]).unwrap_err().arg(), validate::Arg::Lda);
+    }
+
+    #[test]
+    fn leading_dimension_gaps_are_skipped() {
+        // A 2 × 1 inside ld 3; C 2 × 1 inside ld 4.
+        let a = [1.0f32, 2.0, f32::NAN];
+        let c = [0.0f32, 0.0, f32::NAN, f32::NAN];
+        let cfg = GemmConfig::new(Op::N, Op::N, 2, 1, 1).lda(3).ldc(4);
+        assert_eq!(gemm(&cfg, &a, &[10.0], &c).unwrap(), [Complex::new(10.0, 0.0), Complex::new(20.0, 0.0)]);
+        assert_eq!(logical_c(&cfg, &c).len(), 2);
+    }
+
+    #[test]
+    fn parallel_product_matches_serial() {
+        let mut rng = Random::new(7);
+        let (m, n, k) = (13, 37, 11);
+        let a: Vec<f64> = rng.matrix(m * k);
+        let b: Vec<f64> = rng.matrix(k * n);
+        let c = product(&a, &b, m, n, k);
+        for j in 0..n {
+            for i in 0..m {
+                let s: f64 = (0..k).map(|l| a[i + l * m] * b[l + j * k]).sum();
+                assert!((c[i + j * m] - s).abs() < 1e-12);
+            }
+        }
+    }
+
+    #[test]
+    fn random_values_are_in_range_and_reproducible() {
+        let mut r = Random::new(1);
+        let x: Vec<Complex<f32>> = r.matrix(1000);
+        assert!(x.iter().all(|z| (-1.0..1.0).contains(&z.re) && (-1.0..1.0).contains(&z.im)));
+        assert!(x.iter().any(|z| z.im != 0.0));
+        assert_eq!(Random::new(1).matrix::<Complex<f32>>(1000), x);
+        for _ in 0..100 {
+            let s: f64 = r.scalar();
+            assert!((0.25..2.0).contains(&s.abs()));
+        }
+    }
+
+    #[test]
+    fn error_norms() {
+        let r = [Complex::new(3.0, 0.0), Complex::new(0.0, 4.0)];
+        assert_eq!(relative_error(&r, &r), 0.0);
+        let o = [Complex::new(3.0, 0.0), Complex::new(0.0, 4.5)];
+        assert!((relative_error(&o, &r) - 0.1).abs() < 1e-15);
+        assert!(relative_error(&[Complex::new(f64::NAN, 0.0)], &[Complex::new(1.0, 0.0)]).is_nan());
+        assert_eq!(relative_error(&[Complex::new(0.5, 0.0)], &[Complex::new(0.0, 0.0)]), 0.5);
+        assert_eq!(tolerance(Precision::C32), 1e-5);
+        assert_eq!(tolerance(Precision::F64), 1e-12);
+    }
+
+    #[test]
+    fn bits_round_trip_and_sentinels_are_nan() {
+        fn check<T: Element>() {
+            let s: T = sentinel();
+            assert!(widen(s).re.is_nan());
+            assert!(same_bits(s, from_bits(to_bits(s))));
+            assert!(!same_bits(s, T::ZERO));
+        }
+        check::<f32>();
+        check::<f64>();
+        check::<Complex<f32>>();
+        check::<Complex<f64>>();
+        assert_eq!(to_bits(sentinel::<f32>()), [0x7fc0_5e17, 0]);
+        assert!(sentinel::<Complex<f64>>().im.is_nan());
+        assert_eq!(to_bits(-0.0f64), [1 << 63, 0]);
+    }
+
+    #[test]
+    fn narrow_inverts_widen() {
+        let z = Complex::new(1.5, -2.25);
+        assert_eq!(narrow::<f32>(z), 1.5);
+        assert_eq!(narrow::<f64>(z), 1.5);
+        assert_eq!(narrow::<Complex<f32>>(z), Complex::new(1.5, -2.25));
+        assert_eq!(widen(narrow::<Complex<f64>>(z)), z);
+        assert_eq!(widen(3.0f32), Complex::new(3.0, 0.0));
+    }
+}

@@ -1,0 +1,319 @@
+//! Shared by the `gpu_*` integration tests: finding the GPU (or skipping),
+//! guarded device buffers, and one checked GEMM case against the CPU
+//! reference.
+//!
+//! Every `gpu_*` test returns early, printing `skipping: no CUDA GPU
+//! (<reason>)`, when there is no usable GPU, unless `GEMMFORGE_REQUIRE_GPU=1`
+//! is set: then it fails instead.
+
+#![allow(dead_code)] // each test binary uses a different part
+
+use std::io::Write;
+
+use cudarc::driver::{CudaSlice, CudaView, CudaViewMut};
+use gemm_codegen::{Element, KernelSpec, Op, Precision};
+use gemm_host::reference::{self, Random};
+use gemm_host::{Gemm, GemmConfig, GemmError, Layout, Matrix};
+
+/// Whether `GEMMFORGE_REQUIRE_GPU=1`: a missing GPU fails the test.
+pub fn require_gpu() -> bool {
+    std::env::var("GEMMFORGE_REQUIRE_GPU").is_ok_and(|v| v == "1")
+}
+
+/// Prints a line past libtest's output capture (which only catches the
+/// `print!` family), so that skips are visible in a normal `cargo test`.
+pub fn say(line: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "{line}");
+}
+
+/// The GPU runner for a test, or `None` after printing why it is skipped.
+///
+/// # Panics
+/// When there is no usable GPU and `GEMMFORGE_REQUIRE_GPU=1`.
+pub fn gpu() -> Option<Gemm> {
+    match Gemm::open(0) {
+        Ok(gemm) => Some(gemm),
+        Err(e) => {
+            let reason = match e {
+                GemmError::NoGpu { reason } => reason,
+                other => other.to_string(),
+            };
+            if require_gpu() {
+                panic!("GEMMFORGE_REQUIRE_GPU=1 but there is no usable CUDA GPU: {reason}");
+            }
+            say(&format!("skipping: no CUDA GPU ({reason})"));
+            None
+        }
+    }
+}
+
+/// Elements of sentinel padding before and after each buffer.
+pub const GUARD: usize = 67;
+
+/// A device buffer with [`GUARD`] sentinel elements on both sides of the
+/// part handed to the GEMM.
+pub struct Guarded<T: Element> {
+    dev: CudaSlice<T>,
+    initial: Vec<T>,
+    len: usize,
+}
+
+impl<T: Element> Guarded<T> {
+    /// Uploads `inner` with sentinel padding around it.
+    pub fn new(gemm: &Gemm, inner: &[T]) -> Guarded<T> {
+        let s = reference::sentinel::<T>();
+        let mut initial = vec![s; GUARD];
+        initial.extend_from_slice(inner);
+        initial.extend(std::iter::repeat_n(s, GUARD));
+        let dev = gemm.upload(&initial).expect("upload");
+        Guarded { dev, initial, len: inner.len() }
+    }
+
+    /// The part handed to the GEMM.
+    pub fn view(&self) -> CudaView<'_, T> {
+        self.dev.slice(GUARD..GUARD + self.len)
+    }
+
+    /// The part handed to the GEMM, mutably.
+    pub fn view_mut(&mut self) -> CudaViewMut<'_, T> {
+        self.dev.slice_mut(GUARD..GUARD + self.len)
+    }
+
+    /// The first `len` elements of the part handed to the GEMM, mutably.
+    pub fn prefix_mut(&mut self, len: usize) -> CudaViewMut<'_, T> {
+        self.dev.slice_mut(GUARD..GUARD + len)
+    }
+
+    /// What the inner part held before the GEMM.
+    pub fn initial_inner(&self) -> &[T] {
+        &self.initial[GUARD..GUARD + self.len]
+    }
+
+    /// The whole buffer now, guards included.
+    pub fn download(&self, gemm: &Gemm) -> Vec<T> {
+        gemm.download(&self.dev).expect("download")
+    }
+
+    /// The inner part of a downloaded buffer.
+    pub fn inner(full: &[T]) -> &[T] {
+        &full[GUARD..full.len() - GUARD]
+    }
+
+    /// Indices (into the whole buffer) whose bits changed.
+    pub fn changed(&self, now: &[T]) -> Vec<usize> {
+        (0..now.len()).filter(|&i| !reference::same_bits(now[i], self.initial[i])).collect()
+    }
+}
+
+/// Whether buffer index `idx` (of the inner part) holds an element of
+/// `matrix`, rather than a gap between its columns (rows, row-major).
+pub fn in_matrix<T: Element>(cfg: &GemmConfig<T>, matrix: Matrix, idx: usize) -> bool {
+    let stored = cfg.stored(matrix);
+    let (inner, outer, ld) =
+        (cfg.dim(stored.inner) as usize, cfg.dim(stored.outer) as usize, cfg.ld(matrix) as usize);
+    idx % ld < inner && idx / ld < outer
+}
+
+/// A buffer for `matrix`: `fill()` for its elements, sentinels in its gaps.
+pub fn matrix_buffer<T: Element>(cfg: &GemmConfig<T>, matrix: Matrix, mut fill: impl FnMut() -> T) -> Vec<T> {
+    let len = cfg.required_len(matrix) as usize;
+    (0..len).map(|i| if in_matrix(cfg, matrix, i) { fill() } else { reference::sentinel() }).collect()
+}
+
+/// A NaN that is not the sentinel: C's input when `beta = 0`, which must
+/// never be read.
+pub fn poison<T: Element>() -> T {
+    reference::narrow(num_complex::Complex::new(f64::NAN, f64::NAN))
+}
+
+/// Describes a call for failure messages.
+pub fn describe<T: Element>(cfg: &GemmConfig<T>) -> String {
+    format!(
+        "{} {} op=({}, {}) m={} n={} k={} lda={} ldb={} ldc={} alpha={:?} beta={:?}",
+        T::PRECISION,
+        cfg.layout.name(),
+        cfg.op_a,
+        cfg.op_b,
+        cfg.m,
+        cfg.n,
+        cfg.k,
+        cfg.lda,
+        cfg.ldb,
+        cfg.ldc,
+        cfg.alpha,
+        cfg.beta
+    )
+}
+
+/// Something that runs one GEMM on views (a gemmforge kernel or cuBLAS).
+pub type Launcher<'l, T> = dyn Fn(&GemmConfig<T>, &CudaView<'_, T>, &CudaView<'_, T>, &mut CudaViewMut<'_, T>) -> Result<(), GemmError>
+    + 'l;
+
+/// Runs one call on random guarded inputs and checks everything: A and B
+/// unchanged, nothing outside C's `m × n` part written (guards and gaps keep
+/// their sentinels, bit for bit), and C within the precision's tolerance of
+/// the `f64` reference. Returns the relative error, or what went wrong.
+pub fn run_case<T: Element>(
+    gemm: &Gemm,
+    rng: &mut Random,
+    cfg: &GemmConfig<T>,
+    launch: &Launcher<'_, T>,
+) -> Result<f64, String> {
+    let a_host = matrix_buffer(cfg, Matrix::A, || rng.element());
+    let b_host = matrix_buffer(cfg, Matrix::B, || rng.element());
+    let poisoned = cfg.beta == T::ZERO;
+    let c_host = matrix_buffer(cfg, Matrix::C, || if poisoned { poison() } else { rng.element() });
+    let a = Guarded::new(gemm, &a_host);
+    let b = Guarded::new(gemm, &b_host);
+    let mut c = Guarded::new(gemm, &c_host);
+
+    launch(cfg, &a.view(), &b.view(), &mut c.view_mut()).map_err(|e| format!("{}: {e}", describe(cfg)))?;
+
+    let (a_now, b_now, c_now) = (a.download(gemm), b.download(gemm), c.download(gemm));
+    for (name, buf, now) in [("A", &a, &a_now), ("B", &b, &b_now)] {
+        let changed = buf.changed(now);
+        if !changed.is_empty() {
+            return Err(format!(
+                "{}: the GEMM wrote {} element(s) of {name}, first at buffer index {} (guard {GUARD})",
+                describe(cfg),
+                changed.len(),
+                changed[0]
+            ));
+        }
+    }
+    let stray: Vec<usize> = c
+        .changed(&c_now)
+        .into_iter()
+        .filter(|&i| i < GUARD || i >= GUARD + c_host.len() || !in_matrix(cfg, Matrix::C, i - GUARD))
+        .collect();
+    if !stray.is_empty() {
+        return Err(format!(
+            "{}: {} write(s) outside C's m x n part, first at buffer index {} (the part spans {}..{})",
+            describe(cfg),
+            stray.len(),
+            stray[0],
+            GUARD,
+            GUARD + c_host.len()
+        ));
+    }
+
+    let expected = reference::gemm(cfg, &a_host, &b_host, &c_host).map_err(|e| format!("reference: {e}"))?;
+    let got = reference::logical_c(cfg, Guarded::inner(&c_now));
+    let err = reference::relative_error(&got, &expected);
+    let tol = reference::tolerance(T::PRECISION);
+    if err < tol || (expected.is_empty() && got.is_empty()) {
+        Ok(err)
+    } else {
+        Err(format!("{}: relative error {err:e} (tolerance {tol:e})", describe(cfg)))
+    }
+}
+
+/// Sizes every kernel is checked on: empty, single, around every tile edge
+/// (K_blk 8 and 16, M/N_blk 16, 24, 64, 96) and ragged in every dimension.
+pub const SHAPES: &[(i64, i64, i64)] = &[
+    (0, 0, 0),
+    (0, 7, 5),
+    (7, 0, 5),
+    (7, 5, 0),
+    (1, 1, 1),
+    (1, 17, 1),
+    (17, 1, 17),
+    (17, 17, 17),
+    (95, 96, 97),
+    (96, 97, 95),
+    (97, 95, 96),
+    (96, 96, 96),
+    (1, 97, 95),
+    (97, 1, 17),
+    (65, 33, 129),
+    (25, 63, 9),
+];
+
+/// A few shapes at tile edges, for longer sweeps.
+pub const EDGE: &[(i64, i64, i64)] =
+    &[(0, 3, 3), (1, 1, 1), (17, 17, 17), (95, 96, 97), (97, 95, 96), (65, 33, 129)];
+
+/// `(alpha, beta)` over {0, 1, random}².
+pub fn scalar_pairs<T: Element>(rng: &mut Random) -> Vec<(T, T)> {
+    let values = |rng: &mut Random| [T::ZERO, T::ONE, rng.scalar()];
+    let alphas = values(rng);
+    let betas = values(rng);
+    alphas.iter().flat_map(|&a| betas.iter().map(move |&b| (a, b))).collect()
+}
+
+/// A call with leading dimensions `extra` above the smallest legal ones.
+pub fn config<T: Element>(
+    layout: Layout,
+    (op_a, op_b): (Op, Op),
+    (m, n, k): (i64, i64, i64),
+    extra: i64,
+    (alpha, beta): (T, T),
+) -> GemmConfig<T> {
+    let cfg = GemmConfig::with_layout(layout, op_a, op_b, m, n, k).alpha(alpha).beta(beta);
+    cfg.lda(cfg.min_ld(Matrix::A) + extra)
+        .ldb(cfg.min_ld(Matrix::B) + 2 * extra)
+        .ldc(cfg.min_ld(Matrix::C) + extra)
+}
+
+/// Every op pair.
+pub fn op_pairs() -> impl Iterator<Item = (Op, Op)> {
+    Op::ALL.into_iter().flat_map(|a| Op::ALL.into_iter().map(move |b| (a, b)))
+}
+
+/// The Table 2 specs of `precision`, one per op pair (from `gemm-kernels`).
+pub fn table2_specs(precision: Precision) -> Vec<KernelSpec> {
+    op_pairs().map(|(a, b)| gemm_kernels::table2(precision, a, b).spec).collect()
+}
+
+/// Table 2 specs with the optional stencil parameters changed (wider
+/// shared-memory loads, other cache paths), where still legal.
+pub fn variant_specs(precision: Precision) -> Vec<KernelSpec> {
+    let mut out = Vec::new();
+    for spec in table2_specs(precision) {
+        for variant in [
+            KernelSpec { lds_width: 2, ..spec },
+            KernelSpec { ldg: gemm_codegen::GlobalLoad::Cg, ..spec },
+            KernelSpec { lds_width: 2, ldg: gemm_codegen::GlobalLoad::Ca, ..spec },
+        ] {
+            if gemm_codegen::validate(&variant).is_ok() {
+                out.push(variant);
+            }
+        }
+    }
+    out
+}
+
+/// Collects failures and reports them all at the end.
+#[derive(Default)]
+pub struct Failures {
+    list: Vec<String>,
+    cases: usize,
+    worst: f64,
+}
+
+impl Failures {
+    /// Records one case's outcome.
+    pub fn record(&mut self, outcome: Result<f64, String>) {
+        self.cases += 1;
+        match outcome {
+            Ok(err) => self.worst = self.worst.max(err),
+            Err(msg) => self.list.push(msg),
+        }
+    }
+
+    /// Panics listing the failures, if any; else prints a summary.
+    pub fn finish(self, what: &str) {
+        if !self.list.is_empty() {
+            let shown: Vec<&str> = self.list.iter().take(25).map(String::as_str).collect();
+            panic!(
+                "{what}: {} of {} cases failed; first {}:\n{}",
+                self.list.len(),
+                self.cases,
+                shown.len(),
+                shown.join("\n")
+            );
+        }
+        say(&format!("{what}: {} cases passed, worst relative error {:e}", self.cases, self.worst));
+    }
+}
