@@ -1,0 +1,223 @@
+//! `cargo xtask ptxas`: assemble every kernel of `gemm-kernels` with NVIDIA's
+//! `ptxas` for several architectures and print a table of registers and
+//! spills. Fails if any kernel does not assemble.
+//!
+//! `ptxas` comes from PyPI's `nvidia-cuda-nvcc` wheel, installed into
+//! `target/cuda-tools` on first use (CUDA 13's ptxas starts at sm_75); set
+//! `GEMMFORGE_PTXAS` to use another one.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+
+use anyhow::{Context, Result, bail};
+
+/// The wheel that carries ptxas, pinned to the CUDA of the GPU machines.
+const NVCC_WHEEL: &str = "nvidia-cuda-nvcc==13.0.88";
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Architectures to assemble for.
+    #[arg(long, value_delimiter = ',', default_value = "sm_75,sm_80,sm_90")]
+    arch: Vec<String>,
+    /// Only kernels whose name contains this.
+    #[arg(long)]
+    filter: Option<String>,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let ptxas = ensure_ptxas()?;
+    report(&ptxas, &args.arch, args.filter.as_deref())
+}
+
+/// The report `cargo xtask test` prints: every kernel, sm_75, sm_80, sm_90.
+pub fn run_report(ptxas: &Path) -> Result<()> {
+    report(ptxas, &DEFAULT_ARCHS.map(str::to_owned), None)
+}
+
+const DEFAULT_ARCHS: [&str; 3] = ["sm_75", "sm_80", "sm_90"];
+
+/// The workspace root (xtask lives one level below it).
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask is inside the workspace").to_path_buf()
+}
+
+/// Finds ptxas, installing the pinned wheel into `target/cuda-tools` if needed.
+pub fn ensure_ptxas() -> Result<PathBuf> {
+    if let Some(path) = std::env::var_os("GEMMFORGE_PTXAS") {
+        let path = PathBuf::from(path);
+        if path.is_file() {
+            return Ok(path);
+        }
+        bail!("GEMMFORGE_PTXAS={} is not a file", path.display());
+    }
+    let tools = workspace_root().join("target/cuda-tools");
+    let ptxas = tools.join("nvidia/cu13/bin/ptxas");
+    if ptxas.is_file() {
+        return Ok(ptxas);
+    }
+    eprintln!("installing ptxas ({NVCC_WHEEL}) into {}", tools.display());
+    let status = Command::new("python3")
+        .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps", "--target"])
+        .arg(&tools)
+        .arg(NVCC_WHEEL)
+        .status()
+        .context("running python3 -m pip (python3 with pip is needed to install ptxas)")?;
+    if !status.success() || !ptxas.is_file() {
+        bail!("could not install {NVCC_WHEEL} with pip into {} ({status})", tools.display());
+    }
+    Ok(ptxas)
+}
+
+/// What ptxas reports for one kernel on one architecture.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Resources {
+    pub registers: u32,
+    pub spill_stores: u32,
+    pub spill_loads: u32,
+    pub stack_bytes: u32,
+}
+
+/// Assembles `ptx` for `arch` (e.g. `sm_90`) and parses `ptxas -v`.
+pub fn assemble(ptxas: &Path, ptx: &str, arch: &str, scratch: &Path) -> Result<Resources> {
+    let file = scratch.with_extension("ptx");
+    std::fs::write(&file, ptx)?;
+    let out = Command::new(ptxas)
+        .args(["-v", "-arch", arch, "-o", "/dev/null"])
+        .arg(&file)
+        .output()
+        .with_context(|| format!("running {}", ptxas.display()))?;
+    let text = String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() {
+        bail!("ptxas failed for {arch}:\n{text}");
+    }
+    parse_resources(&text).with_context(|| format!("unexpected ptxas output:\n{text}"))
+}
+
+fn number_before(text: &str, marker: &str) -> Option<u32> {
+    let at = text.find(marker)?;
+    text[..at].split_whitespace().last()?.parse().ok()
+}
+
+fn parse_resources(text: &str) -> Option<Resources> {
+    Some(Resources {
+        registers: number_before(text, " registers")?,
+        spill_stores: number_before(text, " bytes spill stores")?,
+        spill_loads: number_before(text, " bytes spill loads")?,
+        stack_bytes: number_before(text, " bytes stack frame")?,
+    })
+}
+
+fn report(ptxas: &Path, archs: &[String], filter: Option<&str>) -> Result<()> {
+    let kernels: Vec<_> = gemm_kernels::all().filter(|k| filter.is_none_or(|f| k.name.contains(f))).collect();
+    if kernels.is_empty() {
+        bail!("no kernel matches");
+    }
+    let scratch = tempdir()?;
+    let jobs: Vec<(usize, usize)> =
+        (0..kernels.len()).flat_map(|k| (0..archs.len()).map(move |a| (k, a))).collect();
+    let results = Mutex::new(vec![None; jobs.len()]);
+    let next = Mutex::new(0usize);
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
+    std::thread::scope(|s| {
+        for w in 0..workers {
+            let (jobs, results, next, kernels, scratch) = (&jobs, &results, &next, &kernels, &scratch);
+            s.spawn(move || {
+                loop {
+                    let i = {
+                        let mut n = next.lock().unwrap();
+                        *n += 1;
+                        *n - 1
+                    };
+                    let Some(&(k, a)) = jobs.get(i) else { break };
+                    let file = scratch.join(format!("w{w}"));
+                    let r = assemble(ptxas, kernels[k].ptx, &archs[a], &file);
+                    results.lock().unwrap()[i] = Some(r.map_err(|e| format!("{e:#}")));
+                }
+            });
+        }
+    });
+    let results = results.into_inner().unwrap();
+    let _ = std::fs::remove_dir_all(&scratch);
+
+    let header: String = archs.iter().map(|a| format!(" | {a:>14}")).collect();
+    println!("ptxas {} — registers / spill bytes (stores+loads) per kernel", ptxas_version(ptxas));
+    println!("{:<10} {:<54}{header}", "kernel", "spec");
+    let mut failures = Vec::new();
+    for (k, kernel) in kernels.iter().enumerate() {
+        let mut row = format!("{:<10} {:<54}", kernel.name, short_spec(&kernel.spec));
+        for a in 0..archs.len() {
+            match &results[k * archs.len() + a] {
+                Some(Ok(r)) => {
+                    row += &format!(" | {:>4} regs {:>4}", r.registers, r.spill_stores + r.spill_loads)
+                }
+                Some(Err(e)) => {
+                    row += &format!(" | {:>14}", "FAILED");
+                    failures.push(format!("{} on {}: {e}", kernel.name, archs[a]));
+                }
+                None => unreachable!("every job ran"),
+            }
+        }
+        println!("{row}");
+    }
+    if !failures.is_empty() {
+        bail!("{} kernel assemblies failed:\n{}", failures.len(), failures.join("\n"));
+    }
+    println!("{} kernels x {} architectures assembled", kernels.len(), archs.len());
+    Ok(())
+}
+
+fn short_spec(spec: &gemm_codegen::KernelSpec) -> String {
+    format!(
+        "{}x{}x{} t{}x{} a{}x{} b{}x{} w{} {}",
+        spec.m_blk,
+        spec.n_blk,
+        spec.k_blk,
+        spec.m_dim,
+        spec.n_dim,
+        spec.load_a.lead,
+        spec.load_a.cross,
+        spec.load_b.lead,
+        spec.load_b.cross,
+        spec.lds_width,
+        spec.ldg
+    )
+}
+
+fn ptxas_version(ptxas: &Path) -> String {
+    Command::new(ptxas)
+        .arg("--version")
+        .output()
+        .ok()
+        .and_then(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .find(|l| l.contains("release"))
+                .map(|l| l.split(", ").last().unwrap_or(l).trim().to_owned())
+        })
+        .unwrap_or_else(|| "(unknown version)".to_owned())
+}
+
+fn tempdir() -> Result<PathBuf> {
+    let dir = workspace_root().join("target/xtask-ptxas").join(std::process::id().to_string());
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_ptxas_verbose_output() {
+        let text = "ptxas info    : Compiling entry function 'k' for 'sm_90'\n\
+                    ptxas info    : Function properties for k\n    \
+                    8 bytes stack frame, 4 bytes spill stores, 12 bytes spill loads\n\
+                    ptxas info    : Used 77 registers, used 1 barriers, 12416 bytes smem";
+        assert_eq!(
+            parse_resources(text),
+            Some(Resources { registers: 77, spill_stores: 4, spill_loads: 12, stack_bytes: 8 })
+        );
+        assert_eq!(parse_resources("ptxas fatal"), None);
+    }
+}

@@ -1,0 +1,58 @@
+//! `cargo xtask test`: everything CI checks, on a machine with or without a
+//! GPU. Installs ptxas when missing, runs every test of the workspace
+//! (unit, integration, trybuild, emulator, doc tests; GPU tests skip with a
+//! message unless `GEMMFORGE_REQUIRE_GPU=1`), then assembles every kernel of
+//! `gemm-kernels` with ptxas and prints the register table.
+
+use std::process::Command;
+use std::time::Instant;
+
+use anyhow::{Result, bail};
+
+use crate::ptxas;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Extra arguments for `cargo test` (e.g. a test-name filter after `--`).
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    cargo_args: Vec<String>,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let started = Instant::now();
+    let ptxas = ptxas::ensure_ptxas()?;
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let mut steps = Vec::new();
+
+    for (what, test_args) in [
+        ("unit, integration, trybuild and emulator tests", vec!["--workspace", "--all-targets"]),
+        ("doc tests", vec!["--workspace", "--doc"]),
+    ] {
+        let t = Instant::now();
+        eprintln!("\n==> cargo test {} ({what})", test_args.join(" "));
+        let status = Command::new(&cargo)
+            .arg("test")
+            .args(&test_args)
+            .args(&args.cargo_args)
+            .env("GEMMFORGE_PTXAS", &ptxas)
+            .env("GEMMFORGE_REQUIRE_PTXAS", "1")
+            .current_dir(ptxas::workspace_root())
+            .status()?;
+        if !status.success() {
+            bail!("cargo test {} failed ({status})", test_args.join(" "));
+        }
+        steps.push((what, t.elapsed()));
+    }
+
+    let t = Instant::now();
+    eprintln!("\n==> ptxas: every kernel of gemm-kernels for sm_75, sm_80, sm_90");
+    ptxas::run_report(&ptxas)?;
+    steps.push(("ptxas report", t.elapsed()));
+
+    eprintln!();
+    for (what, took) in steps {
+        eprintln!("{what:<50} {:>7.1} s", took.as_secs_f64());
+    }
+    eprintln!("{:<50} {:>7.1} s", "cargo xtask test", started.elapsed().as_secs_f64());
+    Ok(())
+}
