@@ -17,6 +17,16 @@ pub enum GemmError {
     #[error(transparent)]
     Arg(#[from] ArgError),
 
+    /// The PTX emulator refused or stopped the kernel (a fault it detected,
+    /// or PTX it cannot run); see [`crate::emulate`].
+    #[error("emulating kernel `{kernel}`: {source}")]
+    Emulator {
+        /// The kernel's entry name.
+        kernel: String,
+        /// What the emulator reported.
+        source: Box<gemm_codegen::emu::EmuError>,
+    },
+
     /// A run-time kernel of another precision than the buffers.
     #[error("kernel `{kernel}` computes {kernel_precision} but the buffers hold {buffers} elements")]
     PrecisionMismatch {

@@ -394,7 +394,10 @@ pub(crate) fn check_context(arg: Arg, ours: &CudaStream, theirs: &Arc<CudaStream
     }
 }
 
-fn check_precision<E: Element>(spec: &gemm_codegen::KernelSpec, entry: &str) -> Result<(), GemmError> {
+pub(crate) fn check_precision<E: Element>(
+    spec: &gemm_codegen::KernelSpec,
+    entry: &str,
+) -> Result<(), GemmError> {
     if spec.precision == E::PRECISION {
         Ok(())
     } else {

@@ -30,8 +30,10 @@
 //! - [`memory`]: allocation and copies for all four element types, complex
 //!   ones included (cudarc has no `DeviceRepr` for `Complex`).
 //! - [`cublas`]: cuBLAS on the same configs and buffers, for comparisons.
-//! - [`reference`](mod@reference): the `f64` CPU reference, random inputs, error norms.
+//! - [`reference`](mod@reference): the `f64` CPU reference, random inputs, error norms;
+//!   [`case`]: one checked call (guarded, poisoned inputs and every check a run must pass).
 //! - [`timing`]: CUDA-event timing.
+//! - [`emulate`]: the same checked calls run on the CPU in the PTX emulator.
 //!
 //! # Row-major
 //!
@@ -40,9 +42,11 @@
 //! run as the column-major `Cᵀ = op(B)ᵀ · op(A)ᵀ` (A and B, `m` and `n`
 //! swapped), so it needs the kernel of the swapped op pair.
 
+pub mod case;
 pub mod config;
 pub mod cublas;
 pub mod device;
+pub mod emulate;
 mod error;
 mod gemm;
 mod kernel;

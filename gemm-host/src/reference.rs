@@ -20,8 +20,8 @@ use crate::validate::{self, ArgError, BufferInfo, Buffers, Checked};
 /// `Complex<f64>`: the reference's element type for every precision.
 pub type C64 = Complex<f64>;
 
-/// Largest accepted normwise relative error for `precision`: `1e-5` for
-/// f32 and c32, `1e-12` for f64 and c64.
+/// Largest accepted relative error for `precision`: `1e-5` for f32 and
+/// c32, `1e-12` for f64 and c64 (see [`componentwise_error`]).
 pub const fn tolerance(precision: Precision) -> f64 {
     match precision {
         Precision::F32 | Precision::C32 => 1e-5,
@@ -215,6 +215,60 @@ pub fn gemm<T: Element>(cfg: &GemmConfig<T>, a: &[T], b: &[T], c: &[T]) -> Resul
         let ab = product(&op_a, &op_b, m, n, k);
         Ok(combine(&ab, widen(launch.alpha).re, beta.re, &c_in, |x| Complex::new(x, 0.0)))
     }
+}
+
+/// The scale of every element of the result,
+/// `|alpha| · (|op(A)| · |op(B)|) + |beta| · |C|` (moduli for complex), in the
+/// order of [`gemm`]: what an
+/// element's rounding error is proportional to. The reference BLAS test
+/// suite divides by it; unlike `|C_ref|`, it does not vanish when an
+/// element's terms cancel.
+pub fn gemm_bound<T: Element>(cfg: &GemmConfig<T>, a: &[T], b: &[T], c: &[T]) -> Result<Vec<f64>, ArgError> {
+    let host = |s: &[T]| BufferInfo::new(0, s.len());
+    let buffers = Buffers { a: host(a), b: host(b), c: host(c) };
+    let launch = match validate::check(cfg, &buffers, None)? {
+        Checked::Skip(validate::QuickReturn::EmptyC) => return Ok(Vec::new()),
+        Checked::Skip(validate::QuickReturn::NoUpdate) => {
+            return Ok(logical_c(cfg, c).iter().map(|z| z.norm()).collect());
+        }
+        Checked::Launch(l) => l,
+    };
+    let (m, n, k) = (cfg.m as usize, cfg.n as usize, launch.k as usize);
+    let modulus = |x: T, _: bool| widen(x).norm();
+    let op_a = dense_op(cfg, Matrix::A, a, (m, k), modulus);
+    let op_b = dense_op(cfg, Matrix::B, b, (k, n), modulus);
+    let ab = product(&op_a, &op_b, m, n, k);
+    let c_in: Vec<f64> =
+        if cfg.beta == T::ZERO { Vec::new() } else { logical_c(cfg, c).iter().map(|z| z.norm()).collect() };
+    let (alpha, beta) = (widen(launch.alpha).norm(), widen(cfg.beta).norm());
+    Ok(combine(&ab, alpha, beta, &c_in, |x| Complex::new(x, 0.0)).iter().map(|z| z.re).collect())
+}
+
+/// The largest componentwise relative error, `max |out − reference| /
+/// bound` over the elements ([`gemm_bound`]); an element whose bound is 0
+/// must be exact. NaN anywhere in `out` gives NaN, which fails any
+/// tolerance.
+pub fn componentwise_error(out: &[C64], reference: &[C64], bound: &[f64]) -> f64 {
+    assert!(
+        out.len() == reference.len() && out.len() == bound.len(),
+        "comparing matrices of different sizes"
+    );
+    let mut worst = 0.0f64;
+    for ((o, r), &g) in out.iter().zip(reference).zip(bound) {
+        let diff = (o - r).norm();
+        if diff.is_nan() {
+            return f64::NAN;
+        }
+        let e = if diff == 0.0 {
+            0.0
+        } else if g == 0.0 {
+            f64::INFINITY
+        } else {
+            diff / g
+        };
+        worst = worst.max(e);
+    }
+    worst
 }
 
 /// `alpha · ab + beta · c` (c empty: beta = 0, C not read), widened.
@@ -417,5 +471,32 @@ mod tests {
         assert_eq!(narrow::<Complex<f32>>(z), Complex::new(1.5, -2.25));
         assert_eq!(widen(narrow::<Complex<f64>>(z)), z);
         assert_eq!(widen(3.0f32), Complex::new(3.0, 0.0));
+    }
+
+    #[test]
+    fn componentwise_error_ignores_cancellation_but_not_wrong_elements() {
+        // 1 x 1 x 2: alpha (a0 b0 + a1 b1) + beta c cancels to 2e-9.
+        let cfg = GemmConfig::<f64>::new(Op::N, Op::N, 1, 1, 2).alpha(1.0).beta(1.0);
+        let (a, b, c) = ([1.0, 1.0], [0.5, 0.5], [-1.0 + 2e-9]);
+        let reference = gemm(&cfg, &a, &b, &c).unwrap();
+        let bound = gemm_bound(&cfg, &a, &b, &c).unwrap();
+        assert!((reference[0].re - 2e-9).abs() < 1e-15);
+        assert!((bound[0] - 2.0).abs() < 1e-8);
+        // Off by 1e-16 of the terms: enormous relative to the cancelled
+        // result, tiny relative to what was summed.
+        let out = [Complex::new(reference[0].re + 2e-16, 0.0)];
+        assert!(relative_error(&out, &reference) > 1e-8);
+        assert!(componentwise_error(&out, &reference, &bound) < 1e-15);
+        assert_eq!(componentwise_error(&[Complex::new(1.0, 0.0)], &[Complex::new(1.0, 0.0)], &[0.0]), 0.0);
+        assert_eq!(
+            componentwise_error(&[Complex::new(1.0, 0.0)], &[Complex::new(0.0, 0.0)], &[0.0]),
+            f64::INFINITY
+        );
+        assert!(
+            componentwise_error(&[Complex::new(f64::NAN, 0.0)], &[Complex::new(0.0, 0.0)], &[1.0]).is_nan()
+        );
+        // beta = 0: C is neither read nor part of the bound.
+        let cfg = cfg.beta(0.0);
+        assert!((gemm_bound(&cfg, &a, &b, &[f64::NAN]).unwrap()[0] - 1.0).abs() < 1e-15);
     }
 }

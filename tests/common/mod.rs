@@ -12,6 +12,7 @@ use std::io::Write;
 
 use cudarc::driver::{CudaSlice, CudaView, CudaViewMut};
 use gemm_codegen::{Element, KernelSpec, Op, Precision};
+use gemm_host::case::Case;
 use gemm_host::reference::{self, Random};
 use gemm_host::{Gemm, GemmConfig, GemmError, Layout, Matrix};
 
@@ -48,8 +49,8 @@ pub fn gpu() -> Option<Gemm> {
     }
 }
 
-/// Elements of sentinel padding before and after each buffer.
-pub const GUARD: usize = 67;
+#[allow(unused_imports)] // each test binary uses a different part
+pub use gemm_host::case::{GUARD, describe, in_matrix, matrix_buffer, poison};
 
 /// A device buffer with [`GUARD`] sentinel elements on both sides of the
 /// part handed to the GEMM.
@@ -66,8 +67,14 @@ impl<T: Element> Guarded<T> {
         let mut initial = vec![s; GUARD];
         initial.extend_from_slice(inner);
         initial.extend(std::iter::repeat_n(s, GUARD));
-        let dev = gemm.upload(&initial).expect("upload");
-        Guarded { dev, initial, len: inner.len() }
+        Guarded::upload(gemm, initial)
+    }
+
+    /// Uploads a whole buffer that already has its guards.
+    pub fn upload(gemm: &Gemm, guarded: Vec<T>) -> Guarded<T> {
+        let dev = gemm.upload(&guarded).expect("upload");
+        let len = guarded.len() - 2 * GUARD;
+        Guarded { dev, initial: guarded, len }
     }
 
     /// The part handed to the GEMM.
@@ -97,7 +104,7 @@ impl<T: Element> Guarded<T> {
 
     /// The inner part of a downloaded buffer.
     pub fn inner(full: &[T]) -> &[T] {
-        &full[GUARD..full.len() - GUARD]
+        gemm_host::case::inner(full)
     }
 
     /// Indices (into the whole buffer) whose bits changed.
@@ -106,107 +113,25 @@ impl<T: Element> Guarded<T> {
     }
 }
 
-/// Whether buffer index `idx` (of the inner part) holds an element of
-/// `matrix`, rather than a gap between its columns (rows, row-major).
-pub fn in_matrix<T: Element>(cfg: &GemmConfig<T>, matrix: Matrix, idx: usize) -> bool {
-    let stored = cfg.stored(matrix);
-    let (inner, outer, ld) =
-        (cfg.dim(stored.inner) as usize, cfg.dim(stored.outer) as usize, cfg.ld(matrix) as usize);
-    idx % ld < inner && idx / ld < outer
-}
-
-/// A buffer for `matrix`: `fill()` for its elements, sentinels in its gaps.
-pub fn matrix_buffer<T: Element>(cfg: &GemmConfig<T>, matrix: Matrix, mut fill: impl FnMut() -> T) -> Vec<T> {
-    let len = cfg.required_len(matrix) as usize;
-    (0..len).map(|i| if in_matrix(cfg, matrix, i) { fill() } else { reference::sentinel() }).collect()
-}
-
-/// A NaN that is not the sentinel: C's input when `beta = 0`, which must
-/// never be read.
-pub fn poison<T: Element>() -> T {
-    reference::narrow(num_complex::Complex::new(f64::NAN, f64::NAN))
-}
-
-/// Describes a call for failure messages.
-pub fn describe<T: Element>(cfg: &GemmConfig<T>) -> String {
-    format!(
-        "{} {} op=({}, {}) m={} n={} k={} lda={} ldb={} ldc={} alpha={:?} beta={:?}",
-        T::PRECISION,
-        cfg.layout.name(),
-        cfg.op_a,
-        cfg.op_b,
-        cfg.m,
-        cfg.n,
-        cfg.k,
-        cfg.lda,
-        cfg.ldb,
-        cfg.ldc,
-        cfg.alpha,
-        cfg.beta
-    )
-}
-
 /// Something that runs one GEMM on views (a gemmforge kernel or cuBLAS).
 pub type Launcher<'l, T> = dyn Fn(&GemmConfig<T>, &CudaView<'_, T>, &CudaView<'_, T>, &mut CudaViewMut<'_, T>) -> Result<(), GemmError>
     + 'l;
 
-/// Runs one call on random guarded inputs and checks everything: A and B
-/// unchanged, nothing outside C's `m × n` part written (guards and gaps keep
-/// their sentinels, bit for bit), and C within the precision's tolerance of
-/// the `f64` reference. Returns the relative error, or what went wrong.
+/// Runs one call on random guarded inputs and checks everything
+/// ([`Case::check`]): A and B unchanged, nothing outside C's `m × n` part
+/// written, C within the precision's tolerance of the `f64` reference.
+/// Returns the relative error, or what went wrong.
 pub fn run_case<T: Element>(
     gemm: &Gemm,
     rng: &mut Random,
     cfg: &GemmConfig<T>,
     launch: &Launcher<'_, T>,
 ) -> Result<f64, String> {
-    let a_host = matrix_buffer(cfg, Matrix::A, || rng.element());
-    let b_host = matrix_buffer(cfg, Matrix::B, || rng.element());
-    let poisoned = cfg.beta == T::ZERO;
-    let c_host = matrix_buffer(cfg, Matrix::C, || if poisoned { poison() } else { rng.element() });
-    let a = Guarded::new(gemm, &a_host);
-    let b = Guarded::new(gemm, &b_host);
-    let mut c = Guarded::new(gemm, &c_host);
-
+    let case = Case::random(*cfg, rng);
+    let [a, b, mut c] =
+        [Matrix::A, Matrix::B, Matrix::C].map(|m| Guarded::upload(gemm, case.guarded(m).to_vec()));
     launch(cfg, &a.view(), &b.view(), &mut c.view_mut()).map_err(|e| format!("{}: {e}", describe(cfg)))?;
-
-    let (a_now, b_now, c_now) = (a.download(gemm), b.download(gemm), c.download(gemm));
-    for (name, buf, now) in [("A", &a, &a_now), ("B", &b, &b_now)] {
-        let changed = buf.changed(now);
-        if !changed.is_empty() {
-            return Err(format!(
-                "{}: the GEMM wrote {} element(s) of {name}, first at buffer index {} (guard {GUARD})",
-                describe(cfg),
-                changed.len(),
-                changed[0]
-            ));
-        }
-    }
-    let stray: Vec<usize> = c
-        .changed(&c_now)
-        .into_iter()
-        .filter(|&i| i < GUARD || i >= GUARD + c_host.len() || !in_matrix(cfg, Matrix::C, i - GUARD))
-        .collect();
-    if !stray.is_empty() {
-        return Err(format!(
-            "{}: {} write(s) outside C's m x n part, first at buffer index {} (the part spans {}..{})",
-            describe(cfg),
-            stray.len(),
-            stray[0],
-            GUARD,
-            GUARD + c_host.len()
-        ));
-    }
-
-    let expected = reference::gemm(cfg, &a_host, &b_host, &c_host).map_err(|e| format!("reference: {e}"))?;
-    let got = reference::logical_c(cfg, Guarded::inner(&c_now));
-    let err = reference::relative_error(&got, &expected);
-    let tol = reference::tolerance(T::PRECISION);
-    if err < tol || (expected.is_empty() && got.is_empty()) {
-        Ok(err)
-    } else {
-        Err(format!("{}: relative error {err:e} (tolerance {tol:e})", describe(cfg)))
-    }
+    case.check(&a.download(gemm), &b.download(gemm), &c.download(gemm))
 }
 
 /// Sizes every kernel is checked on: empty, single, around every tile edge

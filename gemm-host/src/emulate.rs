@@ -1,0 +1,182 @@
+//! GEMMs on the CPU, through `gemm-codegen`'s PTX emulator, with exactly the
+//! argument checking of the GPU path.
+//!
+//! For debugging a `gemm_kernel!` instance on a machine without a GPU: the
+//! call is checked by [`validate::check`](crate::validate::check) like
+//! [`Gemm::gemm`](crate::Gemm::gemm) (same errors, same quick returns,
+//! the same row-major swap and `k = 0` for `alpha = 0`), and the kernel's
+//! PTX text then runs in the emulator, which also reports what a GPU would
+//! not: out-of-bounds or misaligned accesses, reads of unwritten registers,
+//! races between threads, divergent uniform branches.
+//!
+//! ```
+//! use gemm_codegen::GemmKernel;
+//! use gemm_host::{GemmConfig, Op, emulate::Emulator};
+//! use gemm_kernels::SgemmNT;
+//!
+//! let (m, n, k) = (5, 3, 4);
+//! let a: Vec<f32> = (0..m * k).map(|i| i as f32).collect();
+//! let b: Vec<f32> = (0..n * k).map(|i| 1.0 - i as f32).collect();
+//! let mut c = vec![f32::NAN; m * n];
+//! let cfg = GemmConfig::new(Op::N, Op::T, m as i64, n as i64, k as i64);
+//! Emulator::new().gemm::<SgemmNT>(&cfg, &a, &b, &mut c).unwrap();
+//! // c[i + j m] = sum_l a[i + l m] b[j + l n]
+//! let expect: f32 = (0..k).map(|l| a[1 + l * m] * b[2 + l * n]).sum();
+//! assert_eq!(c[1 + 2 * m], expect);
+//! ```
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::sync::{Arc, Mutex};
+
+use gemm_codegen::emu::{self, GemmArgs, Options, Stats};
+use gemm_codegen::{Element, GemmKernel, KernelImage};
+
+use crate::GemmConfig;
+use crate::error::GemmError;
+use crate::gemm::check_precision;
+use crate::validate::{self, BufferInfo, Buffers, Checked};
+
+/// Runs GEMM kernels in the PTX emulator; parses each kernel once.
+#[derive(Debug, Default)]
+pub struct Emulator {
+    options: Options,
+    programs: Mutex<HashMap<(String, u64), Arc<emu::Gemm>>>,
+}
+
+impl Emulator {
+    /// An emulator with every safety check on.
+    pub fn new() -> Emulator {
+        Emulator::default()
+    }
+
+    /// An emulator with `options` (worker threads, race checks, step limit).
+    pub fn with_options(options: Options) -> Emulator {
+        Emulator { options, ..Emulator::default() }
+    }
+
+    /// `C = alpha · op(A) · op(B) + beta · C` with a `gemm_kernel!` kernel.
+    pub fn gemm<K: GemmKernel>(
+        &self,
+        cfg: &GemmConfig<K::Elem>,
+        a: &[K::Elem],
+        b: &[K::Elem],
+        c: &mut [K::Elem],
+    ) -> Result<Stats, GemmError> {
+        self.gemm_image(&K::image(), cfg, a, b, c)
+    }
+
+    /// The same with a kernel generated at run time. On any error `c` is
+    /// left as it was.
+    pub fn gemm_image<E: Element>(
+        &self,
+        image: &KernelImage,
+        cfg: &GemmConfig<E>,
+        a: &[E],
+        b: &[E],
+        c: &mut [E],
+    ) -> Result<Stats, GemmError> {
+        check_precision::<E>(&image.spec, &image.entry)?;
+        // Host slices become emulated buffers at aligned fake addresses.
+        let buffers = Buffers {
+            a: BufferInfo::new(0, a.len()),
+            b: BufferInfo::new(0, b.len()),
+            c: BufferInfo::new(0, c.len()),
+        };
+        let launch = match validate::check(cfg, &buffers, Some(&image.spec))? {
+            Checked::Skip(_) => return Ok(Stats::default()),
+            Checked::Launch(launch) => launch,
+        };
+        let (first, second) = launch.operands(a, b);
+        let args = GemmArgs {
+            m: launch.m,
+            n: launch.n,
+            k: launch.k,
+            lda: launch.lda,
+            ldb: launch.ldb,
+            ldc: launch.ldc,
+            alpha: launch.alpha,
+            beta: launch.beta,
+        };
+        let kernel = self.program(image)?;
+        let before = c.to_vec();
+        kernel
+            .run(&args, first, second, c, &self.options)
+            .inspect_err(|_| c.copy_from_slice(&before))
+            .map_err(|source| GemmError::Emulator {
+                kernel: image.entry.to_string(),
+                source: Box::new(source),
+            })
+    }
+
+    fn program(&self, image: &KernelImage) -> Result<Arc<emu::Gemm>, GemmError> {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        image.ptx.hash(&mut h);
+        let key = (image.entry.to_string(), h.finish());
+        let mut programs = self.programs.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(p) = programs.get(&key) {
+            return Ok(p.clone());
+        }
+        let program = emu::Gemm::new(image).map_err(|source| GemmError::Emulator {
+            kernel: image.entry.to_string(),
+            source: Box::new(source),
+        })?;
+        Ok(programs.entry(key).or_insert_with(|| Arc::new(program)).clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use gemm_codegen::{Op, Precision};
+
+    use super::*;
+    use crate::validate::{Arg, ArgError};
+
+    fn sgemm_nn() -> KernelImage {
+        gemm_kernels::table2(Precision::F32, Op::N, Op::N).image()
+    }
+
+    #[test]
+    fn argument_errors_are_the_gpu_paths() {
+        let cfg = GemmConfig::new(Op::N, Op::N, 4, 4, 4).lda(3);
+        let (a, b) = (vec![1f32; 16], vec![1f32; 16]);
+        let mut c = vec![7f32; 16];
+        let err = Emulator::new().gemm_image(&sgemm_nn(), &cfg, &a, &b, &mut c).unwrap_err();
+        assert!(matches!(err.as_arg(), Some(ArgError::LeadingDimension { arg: Arg::Lda, .. })), "{err}");
+        assert!(c.iter().all(|&x| x == 7.0));
+    }
+
+    #[test]
+    fn wrong_ops_and_precision_are_refused() {
+        let cfg = GemmConfig::new(Op::T, Op::N, 4, 4, 4);
+        let (a, b) = (vec![1f32; 16], vec![1f32; 16]);
+        let mut c = vec![0f32; 16];
+        let e = Emulator::new();
+        assert!(e.gemm_image(&sgemm_nn(), &cfg, &a, &b, &mut c).unwrap_err().as_arg().is_some());
+        let cfg = GemmConfig::new(Op::N, Op::N, 4, 4, 4);
+        let (a, b, mut c) = (vec![1f64; 16], vec![1f64; 16], vec![0f64; 16]);
+        assert!(matches!(
+            e.gemm_image(&sgemm_nn(), &cfg, &a, &b, &mut c),
+            Err(GemmError::PrecisionMismatch { .. })
+        ));
+    }
+
+    #[test]
+    fn a_faulting_kernel_leaves_c_untouched() {
+        // Corrupt the PTX: drop the barrier between the inner product and the
+        // shared-memory refill, a race the emulator reports.
+        let mut image = sgemm_nn();
+        let ptx = image.ptx.replacen("\tbar.sync\t0;\n", "", 2);
+        assert_ne!(ptx, image.ptx, "the kernel has barriers to remove");
+        image.ptx = ptx.into();
+        let (m, n, k) = (40, 40, 40);
+        let cfg = GemmConfig::new(Op::N, Op::N, m, n, k).beta(1.0);
+        let (a, b) = (vec![1f32; 1600], vec![2f32; 1600]);
+        let mut c: Vec<f32> = (0..1600).map(|i| i as f32).collect();
+        let before = c.clone();
+        let err = Emulator::new().gemm_image(&image, &cfg, &a, &b, &mut c).unwrap_err();
+        assert!(matches!(err, GemmError::Emulator { .. }), "{err}");
+        assert!(err.to_string().contains("race"), "{err}");
+        assert_eq!(c, before);
+    }
+}
