@@ -9,8 +9,8 @@
 //!   Dongarra, extended to all 9 op combinations of each precision (36
 //!   kernels; see [`table2`](mod@table2) for where each comes from). Always
 //!   available, on every GPU.
-//! - Tuned kernels for particular GPU families: none yet (the tuner adds
-//!   them); [`default_kernel`] prefers one when it exists.
+//! - [`tuned`]: kernels `cargo xtask tune` wrote for particular GPU
+//!   families; [`default_kernel`] prefers one when it exists.
 //!
 //! ```
 //! use gemm_codegen::{GemmKernel, Op, Precision};
@@ -23,7 +23,7 @@
 //! ```
 
 pub mod table2;
-mod tuned;
+pub mod tuned;
 
 use std::borrow::Cow;
 
@@ -94,10 +94,11 @@ fn table2_index(precision: Precision, op_a: Op, op_b: Op) -> usize {
 /// A kernel tuned on exactly `arch` is preferred, then one tuned on the same
 /// major architecture (`arch / 10`: sm_80 for an sm_86 GPU).
 pub fn default_kernel(arch: u32, precision: Precision, op_a: Op, op_b: Op) -> &'static KernelEntry {
-    tuned::find(&tuned::TUNED, arch, precision, op_a, op_b).unwrap_or_else(|| table2(precision, op_a, op_b))
+    tuned::find(&tuned::families::FAMILIES, arch, precision, op_a, op_b)
+        .unwrap_or_else(|| table2(precision, op_a, op_b))
 }
 
-/// Every kernel instance of the crate (Table 2 now; tuned ones later).
+/// Every kernel instance of the crate: Table 2, then every tuned family's.
 pub fn all() -> impl Iterator<Item = &'static KernelEntry> {
-    TABLE2.iter().chain(tuned::TUNED.iter().map(|t| &t.entry))
+    TABLE2.iter().chain(tuned::families::FAMILIES.iter().flat_map(|f| f.kernels))
 }
