@@ -3,9 +3,13 @@
 //! Every device run of the project goes through here, so any measurement in
 //! a closing note can be repeated with the command it names.
 
+mod cli;
+mod measure;
 mod ptxas;
 mod space;
 mod test;
+mod tune;
+mod verify;
 
 use clap::{Parser, Subcommand};
 
@@ -22,14 +26,30 @@ enum Task {
     Test(test::Args),
     /// Assemble every kernel of gemm-kernels with ptxas and print registers and spills.
     Ptxas(ptxas::Args),
+    /// Check kernels against the f64 reference (and cuBLAS) on the GPU or in the PTX emulator.
+    Verify(verify::Args),
+    /// Tune kernels on this machine's GPU and write the winners into gemm-kernels.
+    Tune(tune::Args),
     /// Count or list the pruned search space of one kernel type (no GPU needed); --figure5 for all 16.
     Space(space::Args),
 }
 
-fn main() -> anyhow::Result<()> {
-    match Cli::parse().task {
+fn main() -> std::process::ExitCode {
+    match run(Cli::parse().task) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(task: Task) -> anyhow::Result<()> {
+    match task {
         Task::Test(args) => test::run(args),
         Task::Ptxas(args) => ptxas::run(args),
         Task::Space(args) => space::run(args),
+        Task::Verify(args) => verify::run(args),
+        Task::Tune(args) => tune::run(args),
     }
 }

@@ -13,7 +13,9 @@
 
 use std::time::Instant;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
+
+use crate::cli;
 use gemm_codegen::device::DeviceLimits;
 use gemm_codegen::space::{self, Bounds, Candidate, Guidelines, Space};
 use gemm_codegen::{GlobalLoad, Op, Precision};
@@ -24,10 +26,10 @@ pub struct Args {
     #[arg(long, default_value = "sm_90")]
     arch: String,
     /// Precision: s, d, c, z (or f32, f64, c32, c64, sgemm, …).
-    #[arg(long, default_value = "s", value_parser = parse_precision)]
+    #[arg(long, default_value = "s", value_parser = cli::parse_precision)]
     precision: Precision,
     /// op(A) and op(B): nn, nt, tn, tt, and with c for conjugate (cn, cc, …).
-    #[arg(long, default_value = "nn", value_parser = parse_ops)]
+    #[arg(long, default_value = "nn", value_parser = cli::parse_ops)]
     op: (Op, Op),
     /// Apply Table 1's guidelines for the precision (the explicit flags below override them).
     #[arg(long)]
@@ -232,28 +234,6 @@ fn thousands(n: u64) -> String {
     out
 }
 
-fn parse_precision(s: &str) -> Result<Precision> {
-    let lower = s.to_ascii_lowercase();
-    let token = lower.strip_suffix("gemm").unwrap_or(&lower);
-    let precision = match token {
-        "s" | "f32" | "single" => Precision::F32,
-        "d" | "f64" | "double" => Precision::F64,
-        "c" | "c32" | "complex" => Precision::C32,
-        "z" | "c64" => Precision::C64,
-        _ => bail!("unknown precision `{s}`: use s, d, c or z (or f32, f64, c32, c64)"),
-    };
-    Ok(precision)
-}
-
-fn parse_ops(s: &str) -> Result<(Op, Op)> {
-    let mut letters = s.chars();
-    let (Some(a), Some(b), None) = (letters.next(), letters.next(), letters.next()) else {
-        bail!("`--op {s}` must be two letters from n, t, c: nn, nt, tn, tt, cn, …");
-    };
-    let op = |l: char| Op::from_letter(l).with_context(|| format!("`{l}` in `--op {s}` is not n, t or c"));
-    Ok((op(a)?, op(b)?))
-}
-
 fn parse_ldg(s: &str) -> Result<GlobalLoad> {
     GlobalLoad::from_token(&s.to_ascii_lowercase())
         .with_context(|| format!("unknown ldg `{s}`: use nc, ca or cg"))
@@ -262,21 +242,6 @@ fn parse_ldg(s: &str) -> Result<GlobalLoad> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn parses_precisions_and_ops() {
-        for (s, p) in
-            [("s", Precision::F32), ("D", Precision::F64), ("c32", Precision::C32), ("zgemm", Precision::C64)]
-        {
-            assert_eq!(parse_precision(s).unwrap(), p);
-        }
-        assert!(parse_precision("h").is_err());
-        assert_eq!(parse_ops("nt").unwrap(), (Op::N, Op::T));
-        assert_eq!(parse_ops("CC").unwrap(), (Op::C, Op::C));
-        assert!(parse_ops("n").is_err());
-        assert!(parse_ops("nx").is_err());
-        assert!(parse_ops("ntt").is_err());
-    }
 
     #[test]
     fn groups_thousands() {

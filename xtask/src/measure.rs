@@ -1,0 +1,141 @@
+//! Timing GEMMs on the GPU as `METHOD.md` asks: random inputs (never
+//! zeros), rotated among enough sets that the L2 cache cannot hold them, a
+//! warm-up, CUDA events around every repetition, and the median. Every
+//! measured kernel, cuBLAS included, runs through the same [`Bench`].
+
+use anyhow::Result;
+use gemm_host::cudarc::driver::CudaSlice;
+use gemm_host::reference::Random;
+use gemm_host::{Element, Gemm, GemmConfig, GemmError, Matrix};
+
+/// Repetitions of a measurement.
+#[derive(Clone, Copy, Debug)]
+pub struct Plan {
+    /// Untimed runs first (module load, clocks, caches).
+    pub warmup: usize,
+    /// Timed runs; the median is reported.
+    pub reps: usize,
+}
+
+impl Plan {
+    /// Enough to make the median stable for launches of milliseconds.
+    pub const DEFAULT: Plan = Plan { warmup: 2, reps: 7 };
+}
+
+/// What a measurement found.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Timing {
+    /// Median of the timed runs, milliseconds.
+    pub median_ms: f64,
+    /// Fastest timed run.
+    pub min_ms: f64,
+    /// Slowest timed run.
+    pub max_ms: f64,
+}
+
+impl Timing {
+    /// TFLOP/s of a GEMM of `flops` operations at the median.
+    pub fn tflops(&self, flops: f64) -> f64 {
+        flops / (self.median_ms * 1e-3) / 1e12
+    }
+}
+
+/// Floating-point operations of one `m × n × k` GEMM of `T`.
+pub fn flops<T: Element>(cfg: &GemmConfig<T>) -> f64 {
+    T::PRECISION.flops_per_fma() as f64 * cfg.m as f64 * cfg.n as f64 * cfg.k as f64
+}
+
+/// Device inputs of one problem, reused for every kernel timed on it.
+pub struct Bench<T: Element> {
+    cfg: GemmConfig<T>,
+    inputs: Vec<(CudaSlice<T>, CudaSlice<T>)>,
+    c: CudaSlice<T>,
+}
+
+impl<T: Element> Bench<T> {
+    /// Random A, B (several sets when one would fit in twice the L2) and C
+    /// for `cfg`.
+    pub fn new(gemm: &Gemm, cfg: GemmConfig<T>, rng: &mut Random) -> Result<Bench<T>> {
+        let (a_len, b_len, c_len) = (
+            cfg.required_len(Matrix::A) as usize,
+            cfg.required_len(Matrix::B) as usize,
+            cfg.required_len(Matrix::C) as usize,
+        );
+        let bytes = (a_len + b_len) * T::PRECISION.element_bytes() as usize;
+        let l2 = gemm.device().l2_bytes as usize;
+        let sets = (2 * l2).div_ceil(bytes.max(1)).clamp(1, 8);
+        let mut inputs = Vec::with_capacity(sets);
+        for _ in 0..sets {
+            inputs.push((gemm.upload(&rng.matrix::<T>(a_len))?, gemm.upload(&rng.matrix::<T>(b_len))?));
+        }
+        let c = gemm.upload(&rng.matrix::<T>(c_len))?;
+        Ok(Bench { cfg, inputs, c })
+    }
+
+    /// The problem.
+    pub fn cfg(&self) -> &GemmConfig<T> {
+        &self.cfg
+    }
+
+    /// Switches to another call on the same buffers (other ops on a square
+    /// problem, say).
+    ///
+    /// # Panics
+    /// If `cfg` needs longer buffers than were allocated.
+    pub fn set_cfg(&mut self, cfg: GemmConfig<T>) {
+        for (matrix, len) in [
+            (Matrix::A, self.inputs[0].0.len()),
+            (Matrix::B, self.inputs[0].1.len()),
+            (Matrix::C, self.c.len()),
+        ] {
+            assert!(cfg.required_len(matrix) as usize <= len, "{matrix:?} needs a longer buffer");
+        }
+        self.cfg = cfg;
+    }
+
+    /// Times `run` (one GEMM on the given buffers) under `plan`.
+    pub fn time(
+        &mut self,
+        gemm: &Gemm,
+        plan: Plan,
+        mut run: impl FnMut(
+            &GemmConfig<T>,
+            &CudaSlice<T>,
+            &CudaSlice<T>,
+            &mut CudaSlice<T>,
+        ) -> Result<(), GemmError>,
+    ) -> Result<Timing> {
+        let sets = self.inputs.len();
+        for i in 0..plan.warmup {
+            let (a, b) = &self.inputs[i % sets];
+            run(&self.cfg, a, b, &mut self.c)?;
+        }
+        let mut samples = Vec::with_capacity(plan.reps);
+        for i in 0..plan.reps {
+            let (a, b) = &self.inputs[(plan.warmup + i) % sets];
+            let ((), ms) = gemm.time(|| run(&self.cfg, a, b, &mut self.c))?;
+            samples.push(f64::from(ms));
+        }
+        Ok(summarize(&mut samples))
+    }
+}
+
+fn summarize(samples: &mut [f64]) -> Timing {
+    samples.sort_by(f64::total_cmp);
+    let n = samples.len();
+    let median = if n % 2 == 1 { samples[n / 2] } else { (samples[n / 2 - 1] + samples[n / 2]) / 2.0 };
+    Timing { median_ms: median, min_ms: samples[0], max_ms: samples[n - 1] }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_of_odd_and_even_samples() {
+        assert_eq!(summarize(&mut [3.0, 1.0, 2.0]), Timing { median_ms: 2.0, min_ms: 1.0, max_ms: 3.0 });
+        assert_eq!(summarize(&mut [4.0, 1.0, 2.0, 3.0]).median_ms, 2.5);
+        let t = Timing { median_ms: 2.0, min_ms: 1.0, max_ms: 3.0 };
+        assert!((t.tflops(4e12) - 2000.0).abs() < 1e-9);
+    }
+}

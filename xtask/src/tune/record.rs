@@ -1,0 +1,305 @@
+//! Tuning records: one JSON object per line, appended as each measurement
+//! finishes, so an interrupted run loses nothing and resumes where it
+//! stopped.
+//!
+//! A record is keyed by the device (name, compute capability, driver), the
+//! generator version, the problem size and the kernel (its spec, or cuBLAS).
+//! `--resume` skips every key already in the journal; records of another
+//! device or generator are kept but never count as done.
+
+use std::collections::HashSet;
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use gemm_codegen::{KernelSpec, Op, Precision};
+use serde::{Deserialize, Serialize};
+
+/// What makes measurements comparable: the same GPU, driver and generator.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct DeviceKey {
+    /// `cuDeviceGetName`, e.g. "NVIDIA H100 80GB HBM3".
+    pub device: String,
+    /// Compute capability as `major * 10 + minor` (90 for sm_90).
+    pub arch: u32,
+    /// CUDA driver version, e.g. "13.0".
+    pub driver: String,
+    /// `gemm_codegen::VERSION` of the generator that produced the PTX.
+    pub generator: String,
+}
+
+/// A kernel type of the paper's Figure 5: a precision and a pair of ops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct KernelType {
+    pub precision: Precision,
+    pub op_a: Op,
+    pub op_b: Op,
+}
+
+impl KernelType {
+    /// `sgemm_nt`.
+    pub fn name(&self) -> String {
+        format!(
+            "{}gemm_{}{}",
+            self.precision.blas_letter(),
+            self.op_a.letter().to_ascii_lowercase(),
+            self.op_b.letter().to_ascii_lowercase()
+        )
+    }
+}
+
+/// Which kernel a record measured.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Subject {
+    /// A generated variant.
+    Variant {
+        spec: KernelSpec,
+        /// Whether this is the Table 2 configuration of its type.
+        table2: bool,
+    },
+    /// cuBLAS, measured alongside under the same harness.
+    Cublas,
+}
+
+/// How a variant fared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Verified against cuBLAS and timed.
+    Ok,
+    /// The driver's JIT rejected the PTX.
+    CompileFailed,
+    /// It compiled but cannot be launched (e.g. too many registers for its block).
+    CannotLaunch,
+    /// Launching or running failed.
+    LaunchFailed,
+    /// Its result differs from cuBLAS's.
+    WrongResult,
+}
+
+/// One measurement.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    #[serde(flatten)]
+    pub device: DeviceKey,
+    pub kernel_type: KernelType,
+    /// `(m, n, k)` of the timed problem.
+    pub size: (u64, u64, u64),
+    pub subject: Subject,
+    pub status: Status,
+    /// What went wrong, for any status but `Ok`.
+    pub error: Option<String>,
+    /// Registers per thread after JIT (`CU_FUNC_ATTRIBUTE_NUM_REGS`).
+    pub registers: Option<u32>,
+    /// Local-memory bytes per thread: spills (`CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES`).
+    pub local_bytes: Option<u32>,
+    /// Static shared memory per block.
+    pub shared_bytes: Option<u32>,
+    /// Resident blocks per SM the occupancy calculator allows.
+    pub blocks_per_sm: Option<u32>,
+    /// Median time of one GEMM, milliseconds.
+    pub median_ms: Option<f64>,
+    /// Normwise relative error against cuBLAS on the verification problem.
+    pub rel_error: Option<f64>,
+}
+
+impl Record {
+    /// The identity `--resume` compares.
+    pub fn key(&self) -> RecordKey {
+        RecordKey {
+            device: self.device.clone(),
+            kernel_type: self.kernel_type,
+            size: self.size,
+            subject: self.subject.clone(),
+        }
+    }
+
+    /// Floating-point operations of one GEMM of the record's size.
+    pub fn flops(&self) -> f64 {
+        let (m, n, k) = self.size;
+        self.kernel_type.precision.flops_per_fma() as f64 * m as f64 * n as f64 * k as f64
+    }
+
+    /// TFLOP/s, for a timed record.
+    pub fn tflops(&self) -> Option<f64> {
+        self.median_ms.map(|ms| self.flops() / (ms * 1e-3) / 1e12)
+    }
+}
+
+/// See [`Record::key`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct RecordKey {
+    pub device: DeviceKey,
+    pub kernel_type: KernelType,
+    pub size: (u64, u64, u64),
+    pub subject: Subject,
+}
+
+/// The append-only JSON-lines file of a tuning run.
+#[derive(Debug)]
+pub struct Journal {
+    path: PathBuf,
+    records: Vec<Record>,
+    done: HashSet<RecordKey>,
+}
+
+impl Journal {
+    /// Opens `path`, reading every record already in it (a missing file is an
+    /// empty journal). A line that does not parse — a record cut short when a
+    /// run was killed mid-write — is skipped with a warning.
+    pub fn open(path: &Path) -> Result<Journal> {
+        let mut records = Vec::new();
+        if path.exists() {
+            let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
+            for (i, line) in BufReader::new(file).lines().enumerate() {
+                let line = line?;
+                if line.trim().is_empty() {
+                    continue;
+                }
+                match serde_json::from_str::<Record>(&line) {
+                    Ok(r) => records.push(r),
+                    Err(e) => {
+                        eprintln!("warning: {}:{}: skipping unreadable record ({e})", path.display(), i + 1)
+                    }
+                }
+            }
+        }
+        let done = records.iter().map(Record::key).collect();
+        Ok(Journal { path: path.to_owned(), records, done })
+    }
+
+    /// Whether a record with this key is already in the journal.
+    pub fn contains(&self, key: &RecordKey) -> bool {
+        self.done.contains(key)
+    }
+
+    /// Every record, in file order.
+    pub fn records(&self) -> &[Record] {
+        &self.records
+    }
+
+    /// Appends `record` and flushes it to disk before returning.
+    pub fn append(&mut self, record: Record) -> Result<()> {
+        if let Some(dir) = self.path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let mut file = OpenOptions::new().create(true).append(true).open(&self.path)?;
+        // Start on a fresh line even if a killed run left half a record.
+        let needs_newline = std::fs::metadata(&self.path)?.len() > 0 && !ends_with_newline(&self.path)?;
+        let mut line = if needs_newline { "\n".to_owned() } else { String::new() };
+        line += &serde_json::to_string(&record)?;
+        line.push('\n');
+        file.write_all(line.as_bytes())?;
+        file.sync_data()?;
+        self.done.insert(record.key());
+        self.records.push(record);
+        Ok(())
+    }
+}
+
+fn ends_with_newline(path: &Path) -> Result<bool> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = File::open(path)?;
+    f.seek(SeekFrom::End(-1))?;
+    let mut b = [0u8];
+    f.read_exact(&mut b)?;
+    Ok(b[0] == b'\n')
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use gemm_codegen::{GlobalLoad, LoadShape};
+
+    pub fn device() -> DeviceKey {
+        DeviceKey { device: "Test GPU".into(), arch: 90, driver: "13.0".into(), generator: "0.1.0".into() }
+    }
+
+    pub fn spec(m_blk: u32) -> KernelSpec {
+        KernelSpec {
+            precision: Precision::F32,
+            op_a: Op::N,
+            op_b: Op::N,
+            m_blk,
+            n_blk: 64,
+            k_blk: 16,
+            m_dim: 16,
+            n_dim: 16,
+            load_a: LoadShape { lead: 16, cross: 16 },
+            load_b: LoadShape { lead: 16, cross: 16 },
+            lds_width: 1,
+            ldg: GlobalLoad::Nc,
+        }
+    }
+
+    pub fn record(spec: KernelSpec, ms: f64) -> Record {
+        Record {
+            device: device(),
+            kernel_type: KernelType { precision: spec.precision, op_a: spec.op_a, op_b: spec.op_b },
+            size: (1024, 1024, 1024),
+            subject: Subject::Variant { spec, table2: false },
+            status: Status::Ok,
+            error: None,
+            registers: Some(64),
+            local_bytes: Some(0),
+            shared_bytes: Some(8448),
+            blocks_per_sm: Some(4),
+            median_ms: Some(ms),
+            rel_error: Some(1e-7),
+        }
+    }
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("gemmforge-journal-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir.join("tune.jsonl")
+    }
+
+    #[test]
+    fn resume_sees_every_finished_record() {
+        let path = scratch("resume");
+        let mut j = Journal::open(&path).unwrap();
+        assert!(j.records().is_empty());
+        let (a, b) = (record(spec(64), 1.0), record(spec(128), 2.0));
+        j.append(a.clone()).unwrap();
+        j.append(b.clone()).unwrap();
+        let j = Journal::open(&path).unwrap();
+        assert_eq!(j.records(), &[a.clone(), b.clone()]);
+        assert!(j.contains(&a.key()) && j.contains(&b.key()));
+        let mut other_device = a.clone();
+        other_device.device.device = "Other GPU".into();
+        assert!(!j.contains(&other_device.key()));
+        let mut other_size = a;
+        other_size.size = (2048, 2048, 2048);
+        assert!(!j.contains(&other_size.key()));
+    }
+
+    #[test]
+    fn a_record_cut_short_is_skipped_and_appending_continues_cleanly() {
+        let path = scratch("torn");
+        let mut j = Journal::open(&path).unwrap();
+        let a = record(spec(64), 1.0);
+        j.append(a.clone()).unwrap();
+        // A run killed mid-write leaves half a line.
+        let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all(br#"{"device":"Test GPU","arch":9"#).unwrap();
+        drop(f);
+        let mut j = Journal::open(&path).unwrap();
+        assert_eq!(j.records(), std::slice::from_ref(&a));
+        let b = record(spec(128), 2.0);
+        j.append(b.clone()).unwrap();
+        assert_eq!(Journal::open(&path).unwrap().records(), &[a, b]);
+    }
+
+    #[test]
+    fn tflops_counts_complex_flops() {
+        let mut r = record(spec(64), 1.0);
+        assert!((r.tflops().unwrap() - 2.0 * 1024f64.powi(3) / 1e-3 / 1e12).abs() < 1e-9);
+        r.kernel_type.precision = Precision::C32;
+        assert!((r.tflops().unwrap() - 8.0 * 1024f64.powi(3) / 1e-3 / 1e12).abs() < 1e-9);
+        r.median_ms = None;
+        assert_eq!(r.tflops(), None);
+    }
+}
