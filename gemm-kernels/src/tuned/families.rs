@@ -2,8 +2,13 @@
 
 //! The device families `cargo xtask tune` has written kernels for.
 
+#[path = "sm_90.rs"]
+#[rustfmt::skip]
+pub mod sm_90;
+
 use super::Family;
 
 /// Every tuned family.
-pub static FAMILIES: [Family; 0] = [
+pub static FAMILIES: [Family; 1] = [
+    Family { arch: 90, kernels: &sm_90::KERNELS },
 ];

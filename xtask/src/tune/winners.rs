@@ -167,7 +167,9 @@ pub fn render_families(archs: &[u32]) -> String {
     let _ = writeln!(s, "//! The device families `cargo xtask tune` has written kernels for.");
     let _ = writeln!(s);
     for a in archs {
-        // The generator's layout is the file's: rustfmt leaves it alone.
+        // A sibling file (this module is not a mod.rs); the generator's
+        // layout is the file's, so rustfmt leaves it alone.
+        let _ = writeln!(s, "#[path = \"sm_{a}.rs\"]");
         let _ = writeln!(s, "#[rustfmt::skip]");
         let _ = writeln!(s, "pub mod sm_{a};");
     }
