@@ -3,6 +3,7 @@
 //! Every device run of the project goes through here, so any measurement in
 //! a closing note can be repeated with the command it names.
 
+mod bench;
 mod cli;
 mod measure;
 mod ptxas;
@@ -32,6 +33,13 @@ enum Task {
     Tune(tune::Args),
     /// Count or list the pruned search space of one kernel type (no GPU needed); --figure5 for all 16.
     Space(space::Args),
+    /// Time chosen kernels against cuBLAS over square sizes (Figure 6) and skinny K (Section 8): table, CSV, SVG.
+    ///
+    /// Each kernel (by default the one gemm-host uses on this GPU, per precision and op pair) is first
+    /// checked against cuBLAS on a small ragged problem, then timed beside cuBLAS on the same buffers
+    /// (random inputs rotated past the L2, warm-up, CUDA events, median). Writes <OUT>/bench.csv,
+    /// bench-square.svg and bench-skinny.svg, prints every measurement, and a summary per kernel last.
+    Bench(bench::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -51,5 +59,6 @@ fn run(task: Task) -> anyhow::Result<()> {
         Task::Space(args) => space::run(args),
         Task::Verify(args) => verify::run(args),
         Task::Tune(args) => tune::run(args),
+        Task::Bench(args) => bench::run(args),
     }
 }

@@ -61,9 +61,8 @@ impl<T: Element> Bench<T> {
             cfg.required_len(Matrix::B) as usize,
             cfg.required_len(Matrix::C) as usize,
         );
-        let bytes = (a_len + b_len) * T::PRECISION.element_bytes() as usize;
-        let l2 = gemm.device().l2_bytes as usize;
-        let sets = (2 * l2).div_ceil(bytes.max(1)).clamp(1, 8);
+        let bytes = ((a_len + b_len) * T::PRECISION.element_bytes() as usize) as u64;
+        let sets = input_sets(bytes, u64::from(gemm.device().l2_bytes)) as usize;
         let mut inputs = Vec::with_capacity(sets);
         for _ in 0..sets {
             inputs.push((gemm.upload(&rng.matrix::<T>(a_len))?, gemm.upload(&rng.matrix::<T>(b_len))?));
@@ -118,6 +117,12 @@ impl<T: Element> Bench<T> {
         }
         Ok(summarize(&mut samples))
     }
+}
+
+/// How many sets of A and B a [`Bench`] rotates among: enough that together
+/// they are twice the L2 (so no run finds its inputs cached), at most 8.
+pub fn input_sets(ab_bytes: u64, l2_bytes: u64) -> u64 {
+    (2 * l2_bytes).div_ceil(ab_bytes.max(1)).clamp(1, 8)
 }
 
 fn summarize(samples: &mut [f64]) -> Timing {
