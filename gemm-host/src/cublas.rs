@@ -19,8 +19,8 @@ use gemm_codegen::{Element, Op, Precision};
 
 use crate::config::GemmConfig;
 use crate::error::GemmError;
-use crate::gemm::check_context;
-use crate::validate::{self, Arg, BufferInfo, Buffers, Checked, Launch};
+use crate::gemm::with_buffers;
+use crate::validate::{self, BufferInfo, Buffers, Checked, Launch};
 
 /// A cuBLAS handle bound to one stream.
 #[derive(Debug)]
@@ -62,21 +62,9 @@ impl Cublas {
         b: &impl DevicePtr<E>,
         c: &mut impl DevicePtrMut<E>,
     ) -> Result<(), GemmError> {
-        check_context(Arg::A, &self.stream, a.stream())?;
-        check_context(Arg::B, &self.stream, b.stream())?;
-        check_context(Arg::C, &self.stream, c.stream())?;
-        let (a_len, b_len, c_len) = (a.len(), b.len(), c.len());
-        let (a_ptr, _a_use) = a.device_ptr(&self.stream);
-        let (b_ptr, _b_use) = b.device_ptr(&self.stream);
-        let (c_ptr, _c_use) = c.device_ptr_mut(&self.stream);
-        let buffers = Buffers {
-            a: BufferInfo::new(a_ptr, a_len),
-            b: BufferInfo::new(b_ptr, b_len),
-            c: BufferInfo::new(c_ptr, c_len),
-        };
         // SAFETY: live buffers of these lengths, borrowed for the call (C
         // exclusively); the checks inside prove each long enough.
-        unsafe { self.run(cfg, &buffers) }
+        with_buffers(&self.stream, a, b, c, |buffers| unsafe { self.run(cfg, buffers) })
     }
 
     /// The raw-pointer form of [`Cublas::gemm`].

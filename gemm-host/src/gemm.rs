@@ -148,26 +148,11 @@ impl Gemm {
         c: &mut impl DevicePtrMut<E>,
     ) -> Result<(), GemmError> {
         self.check_kernel::<E>(kernel)?;
-        check_context(Arg::A, &self.stream, a.stream())?;
-        check_context(Arg::B, &self.stream, b.stream())?;
-        check_context(Arg::C, &self.stream, c.stream())?;
-        let (a_len, b_len, c_len) = (a.len(), b.len(), c.len());
-        // The guards make the stream wait for earlier writes (and, for C,
-        // reads) on other streams, and record this launch's use when dropped
-        // at the end of the function, after the launch.
-        let (a_ptr, _a_use) = a.device_ptr(&self.stream);
-        let (b_ptr, _b_use) = b.device_ptr(&self.stream);
-        let (c_ptr, _c_use) = c.device_ptr_mut(&self.stream);
-        let buffers = Buffers {
-            a: BufferInfo::new(a_ptr, a_len),
-            b: BufferInfo::new(b_ptr, b_len),
-            c: BufferInfo::new(c_ptr, c_len),
-        };
         // SAFETY: the addresses and lengths come from live buffers of this
         // context, borrowed for the whole call (C exclusively, so it overlaps
         // neither A nor B), and `validate::check` (inside) proves each long
         // enough for its matrix.
-        unsafe { self.launch_checked(kernel, cfg, &buffers) }
+        with_buffers(&self.stream, a, b, c, |buffers| unsafe { self.launch_checked(kernel, cfg, buffers) })
     }
 
     /// The raw-pointer layer of [`Gemm::gemm_loaded`], for code ported from
@@ -379,6 +364,31 @@ impl Gemm {
     pub fn time<R>(&self, work: impl FnOnce() -> Result<R, GemmError>) -> Result<(R, f32), GemmError> {
         crate::timing::time(&self.stream, work)
     }
+}
+
+/// Checks that A, B and C live in `stream`'s context and runs `f` with
+/// their device addresses and lengths. The pointer guards make the stream
+/// wait for earlier writes (and, for C, reads) on other streams, and record
+/// this use when dropped after `f` has queued its work.
+pub(crate) fn with_buffers<E, R>(
+    stream: &Arc<CudaStream>,
+    a: &impl DevicePtr<E>,
+    b: &impl DevicePtr<E>,
+    c: &mut impl DevicePtrMut<E>,
+    f: impl FnOnce(&Buffers) -> Result<R, GemmError>,
+) -> Result<R, GemmError> {
+    check_context(Arg::A, stream, a.stream())?;
+    check_context(Arg::B, stream, b.stream())?;
+    check_context(Arg::C, stream, c.stream())?;
+    let (a_len, b_len, c_len) = (a.len(), b.len(), c.len());
+    let (a_ptr, _a_use) = a.device_ptr(stream);
+    let (b_ptr, _b_use) = b.device_ptr(stream);
+    let (c_ptr, _c_use) = c.device_ptr_mut(stream);
+    f(&Buffers {
+        a: BufferInfo::new(a_ptr, a_len),
+        b: BufferInfo::new(b_ptr, b_len),
+        c: BufferInfo::new(c_ptr, c_len),
+    })
 }
 
 /// Fails unless the buffer of `arg`, used with `stream`, lives in `ours`'s context.

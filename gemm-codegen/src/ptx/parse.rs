@@ -43,6 +43,7 @@
 use std::collections::HashMap;
 use std::fmt;
 
+use super::builder::{is_identifier, is_reserved};
 use super::ir::{
     AddrBase, Address, BinOp, CacheQual, Cmp, Guard, Instr, Kernel, Label, Module, Operand, ParamDecl,
     ParamId, Reg, RegDecl, SharedDecl, SharedId, Space, Special, Stmt, Type, UnOp,
@@ -792,37 +793,6 @@ fn parse_uint(n: &str) -> Option<u64> {
     } else {
         n.parse().ok()
     }
-}
-
-fn is_identifier(name: &str) -> bool {
-    let mut chars = name.chars();
-    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-}
-
-/// Whether `%name` would be a PTX special register.
-fn is_reserved(name: &str) -> bool {
-    const RESERVED: &[&str] = &[
-        "tid",
-        "ntid",
-        "laneid",
-        "warpid",
-        "nwarpid",
-        "ctaid",
-        "nctaid",
-        "smid",
-        "nsmid",
-        "gridid",
-        "clock",
-        "clock64",
-        "lanemask_eq",
-        "lanemask_le",
-        "lanemask_lt",
-        "lanemask_ge",
-        "lanemask_gt",
-        "globaltimer",
-    ];
-    RESERVED.contains(&name)
 }
 
 // ---------------------------------------------------------------------------

@@ -17,8 +17,10 @@
 //!    cuBLAS is timed under the same harness.
 //!
 //! Every measurement is appended to `<out>/tune.jsonl` as it finishes;
-//! `--resume` skips what is there. At the end: `tune.csv`, `tune.svg`, and
-//! the winners as `gemm-kernels/src/tuned/sm_XY.rs` (a copy in `<out>`).
+//! `--resume` skips what is there; a further `--resume` run also refines
+//! around the new best, so repeated runs climb. At the end: `tune.csv`,
+//! `tune.svg`, and the winners as `gemm-kernels/src/tuned/sm_XY.rs` (in
+//! `<out>` when no gemm-kernels is at hand).
 //! `--report-only` redoes the end from the journal, without a GPU.
 
 pub mod record;
@@ -517,14 +519,18 @@ fn report(
     });
     let family = winners::render_family(device, &winners);
     let file = format!("sm_{}.rs", device.arch);
-    std::fs::write(args.out.join(&file), &family)?;
     let tuned = args.repo.join("gemm-kernels/src/tuned");
-    if tuned.is_dir() && !winners.is_empty() {
+    if winners.is_empty() {
+        println!("no verified variant: nothing to write back");
+    } else if tuned.is_dir() {
         std::fs::write(tuned.join(&file), &family)?;
         let archs = families(&tuned)?;
         std::fs::write(tuned.join("families.rs"), winners::render_families(&archs))?;
         println!("wrote {} and families.rs", tuned.join(&file).display());
     } else {
+        // Only the binary travelled (a GPU machine without the sources):
+        // keep the file with the journal.
+        std::fs::write(args.out.join(&file), &family)?;
         println!("wrote {} (no gemm-kernels under {})", args.out.join(&file).display(), args.repo.display());
     }
     summary(&records, device, types, tallies, &winners);
