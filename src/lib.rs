@@ -55,15 +55,43 @@
 //! }
 //! ```
 //!
+//! # Running a GEMM
+//!
+//! [`host::Gemm`] runs BLAS-style calls on a CUDA GPU; every argument is
+//! checked before anything is launched, and an error names the argument,
+//! its value and the rule it broke.
+//!
+//! ```no_run
+//! use gemmforge::Op;
+//! use gemmforge::host::{Gemm, GemmConfig, GemmError};
+//!
+//! # fn main() -> Result<(), GemmError> {
+//! let gemm = Gemm::open(0)?; // the first CUDA GPU
+//! let (m, n, k) = (1000, 800, 600);
+//! let a = gemm.upload(&vec![1.0f32; m * k])?;
+//! let b = gemm.upload(&vec![0.5f32; n * k])?;
+//! let mut c = gemm.alloc_zeros::<f32>(m * n)?;
+//! // C = 2 A Bᵀ, column-major with tight leading dimensions.
+//! let cfg = GemmConfig::new(Op::N, Op::T, m as i64, n as i64, k as i64).alpha(2.0);
+//! gemm.sgemm(&cfg, &a, &b, &mut c)?; // the kernel tuned for this GPU, or Table 2's
+//! assert_eq!(gemm.download(&c)?[0], 600.0);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Without a GPU, [`host::emulate::Emulator`] runs the same checked call on
+//! host slices in gemmforge's PTX emulator.
+//!
 //! # The crates
 //!
 //! - [`codegen`] (`gemm-codegen`): the kernel compiler, plain Rust with no
 //!   GPU: [`KernelSpec`], the constraints, the stencil lowering and the PTX
 //!   writer. The macro and the tuner both use it; it also compiles kernels
 //!   chosen at run time ([`codegen::compile`] → [`KernelImage`]).
-//! - [`kernels`] (`gemm-kernels`): ready-made kernel instances, today the
-//!   Table 2 configurations of the paper for all four precisions and nine op
-//!   combinations, and the choice of a default kernel for a GPU.
+//! - [`kernels`] (`gemm-kernels`): ready-made kernel instances: the Table 2
+//!   configurations of the paper for all four precisions and nine op
+//!   combinations, the winners `cargo xtask tune` wrote for each GPU family
+//!   it ran on, and the choice of a default kernel for a GPU.
 //! - [`host`] (`gemm-host`): the runtime on `cudarc`: loads a kernel's PTX
 //!   onto a CUDA device and launches it with BLAS semantics, checking every
 //!   argument first and returning a typed error instead of reading or
