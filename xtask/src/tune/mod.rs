@@ -14,7 +14,10 @@
 //!    shared memory and occupancy read back), dropped if it cannot launch,
 //!    checked against cuBLAS on a small ragged problem (a wrong kernel is
 //!    never a winner), and timed with CUDA events on the large problem;
-//!    cuBLAS is timed under the same harness.
+//!    cuBLAS is timed under the same harness;
+//! 5. **confirm**: the winner, the Table 2 configuration and cuBLAS are timed
+//!    again, back to back with twice the repetitions, in this run; the
+//!    summary and the generated file report these rates.
 //!
 //! Every measurement is appended to `<out>/tune.jsonl` as it finishes;
 //! `--resume` skips what is there; a further `--resume` run also refines
@@ -40,7 +43,7 @@ use gemm_host::reference::{self, Random};
 use gemm_host::{Gemm, GemmConfig, GemmError, Matrix};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use self::record::{DeviceKey, Journal, KernelType, Record, Status, Subject};
+use self::record::{DeviceKey, Journal, KernelType, Phase, Record, Status, Subject};
 use crate::cli;
 use crate::measure::{Bench, Plan};
 
@@ -184,13 +187,14 @@ fn tune(
             .progress_chars("=> "),
     );
     let mut rng = Random::new(0x7e57);
+    let run = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
     for precision in Precision::ALL {
         let mine: Vec<KernelType> = types.iter().copied().filter(|t| t.precision == precision).collect();
         if mine.is_empty() {
             continue;
         }
         let mut tuner =
-            Tuner { args, gemm: &gemm, cublas: &cublas, device: &device, limits: &limits, bar: &bar };
+            Tuner { args, gemm: &gemm, cublas: &cublas, device: &device, limits: &limits, bar: &bar, run };
         match precision {
             Precision::F32 => tuner.precision::<f32>(&mine, journal, tallies, &mut rng)?,
             Precision::F64 => tuner.precision::<f64>(&mine, journal, tallies, &mut rng)?,
@@ -209,6 +213,8 @@ struct Tuner<'a> {
     device: &'a DeviceKey,
     limits: &'a DeviceLimits,
     bar: &'a ProgressBar,
+    /// This run's id, for its confirmation records.
+    run: u64,
 }
 
 /// The small ragged problem every variant must solve like cuBLAS.
@@ -268,27 +274,22 @@ impl Tuner<'_> {
                 self.variant(journal, &mut bench, &check, kt, size, spec, false)?;
             }
             tally.planned = planned.len() + neighbours.len();
-            let best = fastest(journal.records(), self.device, kt, size, 1);
-            let tflops_of = |subject: &Subject| {
-                journal
-                    .records()
-                    .iter()
-                    .rev()
-                    .find(|r| r.kernel_type == kt && r.size == size && &r.subject == subject)
-                    .and_then(Record::tflops)
-            };
+            let confirmed = self.confirm(journal, &mut bench, kt, size, table2)?;
             // Also when the bar is hidden (no terminal): device logs show progress.
-            let line = format!(
-                "{}: {} of {} variants tried; best {:.2} TFLOP/s, Table 2 {:.2}, cuBLAS {:.2}",
-                kt.name(),
-                tally.planned,
-                count.survivors,
-                best.first()
-                    .and_then(|&spec| tflops_of(&Subject::Variant { spec, table2: spec == table2 }))
-                    .unwrap_or(0.0),
-                tflops_of(&Subject::Variant { spec: table2, table2: true }).unwrap_or(0.0),
-                tflops_of(&Subject::Cublas).unwrap_or(0.0),
-            );
+            let line = match confirmed {
+                Some([winner, t2, cublas]) => format!(
+                    "{}: {} of {} variants tried; confirmed best {winner:.2} TFLOP/s, Table 2 {t2:.2}, cuBLAS {cublas:.2}",
+                    kt.name(),
+                    tally.planned,
+                    count.survivors,
+                ),
+                None => format!(
+                    "{}: {} of {} variants tried; none verified",
+                    kt.name(),
+                    tally.planned,
+                    count.survivors
+                ),
+            };
             self.bar.suspend(|| println!("{line}"));
             // Keep the bar's total honest when the space was smaller.
             let unused = (self.args.max_variants + 1).saturating_sub(tally.planned);
@@ -301,12 +302,58 @@ impl Tuner<'_> {
         Plan { warmup: 1, reps: self.args.reps.max(1) }
     }
 
+    /// Times the search's winner, the Table 2 configuration and cuBLAS back
+    /// to back, with twice the repetitions, and journals them as this run's
+    /// confirmation. Returns their TFLOP/s, or `None` if nothing verified.
+    fn confirm<T: Element>(
+        &self,
+        journal: &mut Journal,
+        bench: &mut Bench<T>,
+        kt: KernelType,
+        size: (u64, u64, u64),
+        table2: KernelSpec,
+    ) -> Result<Option<[f64; 3]>> {
+        let Some(&winner) = fastest(journal.records(), self.device, kt, size, 1).first() else {
+            return Ok(None);
+        };
+        let plan = Plan { warmup: 1, reps: 2 * self.args.reps.max(1) };
+        let mut rates = [0.0; 3];
+        let subjects = [
+            Subject::Variant { spec: winner, table2: winner == table2 },
+            Subject::Variant { spec: table2, table2: true },
+            Subject::Cublas,
+        ];
+        for (rate, subject) in rates.iter_mut().zip(subjects) {
+            self.bar.set_message(format!("{}: confirming", kt.name()));
+            let timing = match &subject {
+                Subject::Variant { spec, .. } => {
+                    let image = gemm_codegen::compile(spec).map_err(|v| anyhow::anyhow!("{}", v[0]))?;
+                    let loaded = self.gemm.load(&image)?;
+                    bench
+                        .time(self.gemm, plan, |cfg, a, b, c| self.gemm.gemm_loaded(&loaded, cfg, a, b, c))?
+                }
+                Subject::Cublas => {
+                    bench.time(self.gemm, plan, |cfg, a, b, c| self.cublas.gemm(cfg, a, b, c))?
+                }
+            };
+            let record = Record {
+                phase: Phase::Confirm { run: self.run },
+                median_ms: Some(timing.median_ms),
+                ..self.record_base(kt, size, subject)
+            };
+            *rate = record.tflops().unwrap_or(0.0);
+            journal.append(record)?;
+        }
+        Ok(Some(rates))
+    }
+
     fn record_base(&self, kernel_type: KernelType, size: (u64, u64, u64), subject: Subject) -> Record {
         Record {
             device: self.device.clone(),
             kernel_type,
             size,
             subject,
+            phase: Phase::Search,
             status: Status::Ok,
             error: None,
             registers: None,
@@ -439,6 +486,7 @@ fn fastest(
     let mut timed: Vec<(f64, KernelSpec)> = records
         .iter()
         .filter(|r| &r.device == device && r.kernel_type == kt && r.size == size && r.status == Status::Ok)
+        .filter(|r| r.phase == Phase::Search)
         .filter_map(|r| match &r.subject {
             Subject::Variant { spec, .. } => Some((r.tflops()?, *spec)),
             Subject::Cublas => None,
@@ -571,7 +619,8 @@ fn summary(
     for kt in types {
         let mine: Vec<&&Record> = records
             .iter()
-            .filter(|r| r.kernel_type == *kt && matches!(r.subject, Subject::Variant { .. }))
+            .filter(|r| r.kernel_type == *kt && r.phase == Phase::Search)
+            .filter(|r| matches!(r.subject, Subject::Variant { .. }))
             .collect();
         let failed = mine.iter().filter(|r| r.status != Status::Ok).count();
         let tally = tallies.get(kt);

@@ -63,6 +63,21 @@ pub enum Subject {
     Cublas,
 }
 
+/// Which part of a tuning run a record comes from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// The search: every variant timed once per journal (`--resume` skips it).
+    #[default]
+    Search,
+    /// The confirmation that closes a kernel type: its winner, its Table 2
+    /// configuration and cuBLAS timed back to back in run `run` (the run's
+    /// start, seconds since the Unix epoch), so the three are compared in one
+    /// run and the winner is not flattered by being the best of many noisy
+    /// timings.
+    Confirm { run: u64 },
+}
+
 /// How a variant fared.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -88,6 +103,9 @@ pub struct Record {
     /// `(m, n, k)` of the timed problem.
     pub size: (u64, u64, u64),
     pub subject: Subject,
+    /// Search or confirmation (older journals have only search records).
+    #[serde(default)]
+    pub phase: Phase,
     pub status: Status,
     /// What went wrong, for any status but `Ok`.
     pub error: Option<String>,
@@ -113,6 +131,7 @@ impl Record {
             kernel_type: self.kernel_type,
             size: self.size,
             subject: self.subject.clone(),
+            phase: self.phase,
         }
     }
 
@@ -135,6 +154,7 @@ pub struct RecordKey {
     pub kernel_type: KernelType,
     pub size: (u64, u64, u64),
     pub subject: Subject,
+    pub phase: Phase,
 }
 
 /// The append-only JSON-lines file of a tuning run.
@@ -240,6 +260,7 @@ pub(crate) mod tests {
             kernel_type: KernelType { precision: spec.precision, op_a: spec.op_a, op_b: spec.op_b },
             size: (1024, 1024, 1024),
             subject: Subject::Variant { spec, table2: false },
+            phase: Phase::Search,
             status: Status::Ok,
             error: None,
             registers: Some(64),
@@ -271,9 +292,23 @@ pub(crate) mod tests {
         let mut other_device = a.clone();
         other_device.device.device = "Other GPU".into();
         assert!(!j.contains(&other_device.key()));
-        let mut other_size = a;
+        let mut other_size = a.clone();
         other_size.size = (2048, 2048, 2048);
         assert!(!j.contains(&other_size.key()));
+        let confirm = Record { phase: Phase::Confirm { run: 7 }, ..a };
+        assert!(!j.contains(&confirm.key()));
+    }
+
+    #[test]
+    fn journals_written_before_phases_read_as_search() {
+        let mut value = serde_json::to_value(record(spec(64), 1.0)).unwrap();
+        value.as_object_mut().unwrap().remove("phase");
+        let r: Record = serde_json::from_value(value).unwrap();
+        assert_eq!(r.phase, Phase::Search);
+        let confirm = Record { phase: Phase::Confirm { run: 3 }, ..record(spec(64), 1.0) };
+        let text = serde_json::to_string(&confirm).unwrap();
+        assert!(text.contains(r#""phase":{"confirm":{"run":3}}"#), "{text}");
+        assert_eq!(serde_json::from_str::<Record>(&text).unwrap(), confirm);
     }
 
     #[test]

@@ -9,12 +9,13 @@ use std::path::Path;
 use anyhow::{Result, anyhow};
 use plotters::prelude::*;
 
-use super::record::{KernelType, Record, Subject};
+use super::record::{KernelType, Phase, Record, Subject};
 
 /// CSV header, in column order.
-const COLUMNS: [&str; 15] = [
+const COLUMNS: [&str; 16] = [
     "kernel_type",
     "subject",
+    "phase",
     "spec",
     "status",
     "m",
@@ -64,6 +65,10 @@ pub fn csv(records: &[&Record]) -> String {
         let fields = [
             r.kernel_type.name(),
             subject.to_owned(),
+            match r.phase {
+                Phase::Search => "search".to_owned(),
+                Phase::Confirm { run } => format!("confirm {run}"),
+            },
             spec,
             format!("{:?}", r.status).to_lowercase(),
             r.size.0.to_string(),
@@ -123,7 +128,7 @@ pub fn svg(records: &[&Record], title: &str, path: &Path) -> Result<()> {
     let mut dots = Vec::new();
     let mut table2 = Vec::new();
     let mut cublas = Vec::new();
-    for r in records {
+    for r in records.iter().filter(|r| r.phase == Phase::Search) {
         let Some(t) = r.tflops() else { continue };
         let x = x_of(&r.kernel_type);
         match &r.subject {
