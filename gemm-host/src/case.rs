@@ -37,6 +37,15 @@ pub fn matrix_buffer<T: Element>(cfg: &GemmConfig<T>, matrix: Matrix, mut fill: 
     (0..len).map(|i| if in_matrix(cfg, matrix, i) { fill() } else { reference::sentinel() }).collect()
 }
 
+/// `inner` with [`GUARD`] sentinel elements before and after it.
+pub fn guarded<T: Element>(inner: &[T]) -> Vec<T> {
+    let s = reference::sentinel::<T>();
+    let mut full = vec![s; GUARD];
+    full.extend_from_slice(inner);
+    full.extend(std::iter::repeat_n(s, GUARD));
+    full
+}
+
 /// A NaN that is not the sentinel: C's input when `beta = 0`.
 pub fn poison<T: Element>() -> T {
     reference::narrow(Complex::new(f64::NAN, f64::NAN))
@@ -75,16 +84,9 @@ impl<T: Element> Case<T> {
     /// Random inputs for `cfg`.
     pub fn random(cfg: GemmConfig<T>, rng: &mut Random) -> Case<T> {
         let poisoned = cfg.beta == T::ZERO;
-        let guarded = |inner: Vec<T>| {
-            let s = reference::sentinel::<T>();
-            let mut full = vec![s; GUARD];
-            full.extend(inner);
-            full.extend(std::iter::repeat_n(s, GUARD));
-            full
-        };
-        let a = guarded(matrix_buffer(&cfg, Matrix::A, || rng.element()));
-        let b = guarded(matrix_buffer(&cfg, Matrix::B, || rng.element()));
-        let c = guarded(matrix_buffer(&cfg, Matrix::C, || if poisoned { poison() } else { rng.element() }));
+        let a = guarded(&matrix_buffer(&cfg, Matrix::A, || rng.element()));
+        let b = guarded(&matrix_buffer(&cfg, Matrix::B, || rng.element()));
+        let c = guarded(&matrix_buffer(&cfg, Matrix::C, || if poisoned { poison() } else { rng.element() }));
         Case { cfg, buffers: [a, b, c], expected: OnceLock::new() }
     }
 

@@ -63,11 +63,7 @@ pub struct Guarded<T: Element> {
 impl<T: Element> Guarded<T> {
     /// Uploads `inner` with sentinel padding around it.
     pub fn new(gemm: &Gemm, inner: &[T]) -> Guarded<T> {
-        let s = reference::sentinel::<T>();
-        let mut initial = vec![s; GUARD];
-        initial.extend_from_slice(inner);
-        initial.extend(std::iter::repeat_n(s, GUARD));
-        Guarded::upload(gemm, initial)
+        Guarded::upload(gemm, gemm_host::case::guarded(inner))
     }
 
     /// Uploads a whole buffer that already has its guards.

@@ -48,7 +48,7 @@ use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 
 use crate::cli;
-use crate::measure::{self, Bench, Plan, Timing};
+use crate::measure::{self, Bench, CHECK_SHAPE, CublasCheck, Plan, Timing};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -343,10 +343,6 @@ fn footprint(a_len: u64, b_len: u64, c_len: u64, element_bytes: u64, l2_bytes: u
 /// The share of the GPU's memory a shape may use.
 const MEMORY_SHARE: f64 = 0.6;
 
-/// The small ragged problem every kernel must solve like cuBLAS before it
-/// is timed (the tuner's).
-const CHECK_SHAPE: (i64, i64, i64) = (389, 271, 157);
-
 /// What happened to one kernel on one shape.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Status {
@@ -638,36 +634,17 @@ impl Runner<'_> {
             return Ok(Err(e.to_string()));
         }
         let spec = subject.image.spec;
-        let (m, n, k) = CHECK_SHAPE;
-        let cfg = GemmConfig::<T>::new(spec.op_a, spec.op_b, m, n, k)
-            .alpha(self.rng.scalar())
-            .beta(self.rng.scalar());
-        let len = |matrix| cfg.required_len(matrix) as usize;
-        let (a, b, c) = (
-            self.rng.matrix::<T>(len(Matrix::A)),
-            self.rng.matrix(len(Matrix::B)),
-            self.rng.matrix(len(Matrix::C)),
-        );
-        let (da, db) = (gemm.upload(&a)?, gemm.upload(&b)?);
-        let mut theirs = gemm.upload(&c)?;
-        self.cublas.gemm(&cfg, &da, &db, &mut theirs).context("cuBLAS on the check problem")?;
-        let expected = reference::logical_c(&cfg, &gemm.download(&theirs)?);
-        let mut ours = gemm.upload(&c)?;
-        let got = gemm.gemm_loaded(&loaded, &cfg, &da, &db, &mut ours).and_then(|()| gemm.download(&ours));
-        let got = match got {
-            Ok(got) => got,
+        let check = CublasCheck::<T>::new(gemm, self.cublas, spec.op_a, spec.op_b, &mut self.rng)
+            .context("cuBLAS on the check problem")?;
+        let rel = match check.difference(gemm, &loaded) {
+            Ok(rel) => rel,
             Err(e) => {
                 self.context_alive(&subject.label())?;
                 return Ok(Err(format!("running the check problem: {e}")));
             }
         };
-        let rel = reference::relative_error(&reference::logical_c(&cfg, &got), &expected);
-        let tol = reference::tolerance(T::PRECISION);
-        if rel.is_nan() || rel >= tol {
-            return Ok(Err(format!(
-                "differs from cuBLAS on {}: relative difference {rel:.2e} (tolerance {tol:.0e})",
-                shape_text(CHECK_SHAPE)
-            )));
+        if let Some(why) = CublasCheck::<T>::verdict(rel) {
+            return Ok(Err(why));
         }
         Ok(Ok((loaded, rel)))
     }

@@ -4,9 +4,11 @@
 //! measured kernel, cuBLAS included, runs through the same [`Bench`].
 
 use anyhow::Result;
+use gemm_host::cublas::Cublas;
 use gemm_host::cudarc::driver::CudaSlice;
-use gemm_host::reference::Random;
-use gemm_host::{Element, Gemm, GemmConfig, GemmError, Matrix};
+use gemm_host::num_complex::Complex;
+use gemm_host::reference::{self, Random};
+use gemm_host::{Element, Gemm, GemmConfig, GemmError, LoadedKernel, Matrix, Op};
 
 /// Repetitions of a measurement.
 #[derive(Clone, Copy, Debug)]
@@ -123,6 +125,55 @@ impl<T: Element> Bench<T> {
 /// they are twice the L2 (so no run finds its inputs cached), at most 8.
 pub fn input_sets(ab_bytes: u64, l2_bytes: u64) -> u64 {
     (2 * l2_bytes).div_ceil(ab_bytes.max(1)).clamp(1, 8)
+}
+
+/// The small ragged problem a kernel must solve like cuBLAS before it is
+/// timed: ragged against every tile, so edges are exercised.
+pub const CHECK_SHAPE: (i64, i64, i64) = (389, 271, 157);
+
+/// cuBLAS's answer to [`CHECK_SHAPE`] for one op pair, on random inputs and
+/// scalars: a wrong kernel is never timed (and never a tuning winner).
+pub struct CublasCheck<T: Element> {
+    cfg: GemmConfig<T>,
+    a: Vec<T>,
+    b: Vec<T>,
+    c: Vec<T>,
+    expected: Vec<Complex<f64>>,
+}
+
+impl<T: Element> CublasCheck<T> {
+    /// Draws the inputs and runs cuBLAS on them.
+    pub fn new(gemm: &Gemm, cublas: &Cublas, op_a: Op, op_b: Op, rng: &mut Random) -> Result<CublasCheck<T>> {
+        let (m, n, k) = CHECK_SHAPE;
+        let cfg = GemmConfig::<T>::new(op_a, op_b, m, n, k).alpha(rng.scalar()).beta(rng.scalar());
+        let len = |matrix| cfg.required_len(matrix) as usize;
+        let (a, b, c) = (rng.matrix(len(Matrix::A)), rng.matrix(len(Matrix::B)), rng.matrix(len(Matrix::C)));
+        let (da, db) = (gemm.upload(&a)?, gemm.upload(&b)?);
+        let mut dc = gemm.upload(&c)?;
+        cublas.gemm(&cfg, &da, &db, &mut dc)?;
+        let expected = reference::logical_c(&cfg, &gemm.download(&dc)?);
+        Ok(CublasCheck { cfg, a, b, c, expected })
+    }
+
+    /// Runs `kernel` on the same inputs and returns its normwise relative
+    /// difference from cuBLAS; an error is the launch's.
+    pub fn difference(&self, gemm: &Gemm, kernel: &LoadedKernel) -> Result<f64, GemmError> {
+        let (a, b) = (gemm.upload(&self.a)?, gemm.upload(&self.b)?);
+        let mut c = gemm.upload(&self.c)?;
+        gemm.gemm_loaded(kernel, &self.cfg, &a, &b, &mut c)?;
+        let got = reference::logical_c(&self.cfg, &gemm.download(&c)?);
+        Ok(reference::relative_error(&got, &self.expected))
+    }
+
+    /// `None` when `difference` is within the precision's tolerance, else
+    /// why not.
+    pub fn verdict(difference: f64) -> Option<String> {
+        let tol = reference::tolerance(T::PRECISION);
+        (difference.is_nan() || difference >= tol).then(|| {
+            let (m, n, k) = CHECK_SHAPE;
+            format!("differs from cuBLAS on {m}x{n}x{k}: relative difference {difference:.2e} (tolerance {tol:.0e})")
+        })
+    }
 }
 
 fn summarize(samples: &mut [f64]) -> Timing {

@@ -39,13 +39,13 @@ use gemm_codegen::space::{Guidelines, Space};
 use gemm_codegen::{DeviceLimits, Element, KernelSpec, Op, Precision};
 use gemm_host::cublas::Cublas;
 use gemm_host::num_complex::Complex;
-use gemm_host::reference::{self, Random};
-use gemm_host::{Gemm, GemmConfig, GemmError, Matrix};
+use gemm_host::reference::Random;
+use gemm_host::{Gemm, GemmConfig};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use self::record::{DeviceKey, Journal, KernelType, Phase, Record, Status, Subject};
 use crate::cli;
-use crate::measure::{Bench, Plan};
+use crate::measure::{Bench, CublasCheck, Plan};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -217,18 +217,6 @@ struct Tuner<'a> {
     run: u64,
 }
 
-/// The small ragged problem every variant must solve like cuBLAS.
-const CHECK_SHAPE: (i64, i64, i64) = (389, 271, 157);
-
-/// cuBLAS's answer to [`CHECK_SHAPE`] for one kernel type, on fixed inputs.
-struct Check<T: Element> {
-    cfg: GemmConfig<T>,
-    a: Vec<T>,
-    b: Vec<T>,
-    c: Vec<T>,
-    expected: Vec<Complex<f64>>,
-}
-
 impl Tuner<'_> {
     fn precision<T: Element>(
         &mut self,
@@ -254,7 +242,7 @@ impl Tuner<'_> {
                 journal.append(Record { status: Status::Ok, median_ms: Some(t.median_ms), ..cublas_key })?;
             }
             self.bar.inc(1);
-            let check = self.check::<T>(kt, rng)?;
+            let check = CublasCheck::<T>::new(self.gemm, self.cublas, kt.op_a, kt.op_b, rng)?;
 
             // Explore: a spread sample, and Table 2.
             let table2 = gemm_kernels::table2(kt.precision, kt.op_a, kt.op_b).spec;
@@ -365,27 +353,12 @@ impl Tuner<'_> {
         }
     }
 
-    fn check<T: Element>(&self, kt: KernelType, rng: &mut Random) -> Result<Check<T>> {
-        let (m, n, k) = CHECK_SHAPE;
-        let cfg = GemmConfig::<T>::new(kt.op_a, kt.op_b, m, n, k).alpha(rng.scalar()).beta(rng.scalar());
-        let (a, b, c) = (
-            rng.matrix(cfg.required_len(Matrix::A) as usize),
-            rng.matrix(cfg.required_len(Matrix::B) as usize),
-            rng.matrix(cfg.required_len(Matrix::C) as usize),
-        );
-        let (da, db) = (self.gemm.upload(&a)?, self.gemm.upload(&b)?);
-        let mut dc = self.gemm.upload(&c)?;
-        self.cublas.gemm(&cfg, &da, &db, &mut dc)?;
-        let expected = reference::logical_c(&cfg, &self.gemm.download(&dc)?);
-        Ok(Check { cfg, a, b, c, expected })
-    }
-
     #[allow(clippy::too_many_arguments)]
     fn variant<T: Element>(
         &self,
         journal: &mut Journal,
         bench: &mut Bench<T>,
-        check: &Check<T>,
+        check: &CublasCheck<T>,
         kt: KernelType,
         size: (u64, u64, u64),
         spec: KernelSpec,
@@ -414,7 +387,7 @@ impl Tuner<'_> {
     fn measure<T: Element>(
         &self,
         bench: &mut Bench<T>,
-        check: &Check<T>,
+        check: &CublasCheck<T>,
         spec: KernelSpec,
         base: Record,
     ) -> Record {
@@ -445,26 +418,12 @@ impl Tuner<'_> {
             return fail(Status::CannotLaunch, e.to_string());
         }
         // Correct first: the small ragged problem, against cuBLAS.
-        let verified = (|| -> Result<f64, GemmError> {
-            let (a, b) = (self.gemm.upload(&check.a)?, self.gemm.upload(&check.b)?);
-            let mut c = self.gemm.upload(&check.c)?;
-            self.gemm.gemm_loaded(&loaded, &check.cfg, &a, &b, &mut c)?;
-            let got = reference::logical_c(&check.cfg, &self.gemm.download(&c)?);
-            Ok(reference::relative_error(&got, &check.expected))
-        })();
-        let rel = match verified {
+        let rel = match check.difference(self.gemm, &loaded) {
             Ok(rel) => rel,
             Err(e) => return fail(Status::LaunchFailed, e.to_string()),
         };
-        let tol = reference::tolerance(T::PRECISION);
-        if rel.is_nan() || rel >= tol {
-            return Record {
-                rel_error: Some(rel),
-                ..fail(
-                    Status::WrongResult,
-                    format!("relative error {rel:e} against cuBLAS (tolerance {tol:e})"),
-                )
-            };
+        if let Some(why) = CublasCheck::<T>::verdict(rel) {
+            return Record { rel_error: Some(rel), ..fail(Status::WrongResult, why) };
         }
         let timing =
             bench.time(self.gemm, self.plan(), |cfg, a, b, c| self.gemm.gemm_loaded(&loaded, cfg, a, b, c));
