@@ -88,6 +88,9 @@
 //!   GPU: [`KernelSpec`], the constraints, the stencil lowering and the PTX
 //!   writer. The macro and the tuner both use it; it also compiles kernels
 //!   chosen at run time ([`codegen::compile`] → [`KernelImage`]).
+//! - [`emu`] (`gemm-emu`): the PTX reader and the emulator that runs the
+//!   emitted PTX on the CPU, reporting out-of-bounds accesses, races and
+//!   reads of unwritten state; [`host::emulate`] puts the BLAS API on it.
 //! - [`kernels`] (`gemm-kernels`): ready-made kernel instances: the Table 2
 //!   configurations of the paper for all four precisions and nine op
 //!   combinations, the winners `cargo xtask tune` wrote for each GPU family
@@ -108,6 +111,7 @@ extern crate self as gemmforge;
 pub use gemm_macros::gemm_kernel;
 
 pub use gemm_codegen as codegen;
+pub use gemm_emu as emu;
 pub use gemm_host as host;
 pub use gemm_kernels as kernels;
 

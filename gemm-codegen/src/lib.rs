@@ -23,7 +23,8 @@
 //!   replace one without touching the others.
 //! - [`ptx::Writer`] is the only code that produces PTX text, for every
 //!   kernel family. The IR it prints is a closed set of instructions, so the
-//!   text can be parsed back and executed without a GPU.
+//!   text can be parsed back and executed without a GPU (the `gemm-emu`
+//!   crate: the PTX reader and the emulator).
 //!
 //! # Invariants of emitted PTX
 //!
@@ -40,7 +41,6 @@
 
 pub mod constraints;
 pub mod device;
-pub mod emu;
 mod kernel;
 pub mod ptx;
 pub mod space;

@@ -29,8 +29,8 @@ use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex};
 
-use gemm_codegen::emu::{self, GemmArgs, Options, Stats};
 use gemm_codegen::{Element, GemmKernel, KernelImage};
+use gemm_emu::{self as emu, GemmArgs, Options, Stats};
 
 use crate::GemmConfig;
 use crate::error::GemmError;

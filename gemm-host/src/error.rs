@@ -24,7 +24,7 @@ pub enum GemmError {
         /// The kernel's entry name.
         kernel: String,
         /// What the emulator reported.
-        source: Box<gemm_codegen::emu::EmuError>,
+        source: Box<gemm_emu::EmuError>,
     },
 
     /// A run-time kernel of another precision than the buffers.

@@ -54,14 +54,14 @@ const RESERVED: &[&str] = &[
 ];
 
 /// Whether `name` is a PTX identifier as gemmforge spells them.
-pub(super) fn is_identifier(name: &str) -> bool {
+pub fn is_identifier(name: &str) -> bool {
     let mut chars = name.chars();
     matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// Whether `%name` would be (or shadow) a PTX special register.
-pub(super) fn is_reserved(name: &str) -> bool {
+pub fn is_reserved(name: &str) -> bool {
     let numbered = |prefix: &str| {
         name.strip_prefix(prefix)
             .is_some_and(|rest| !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit()))

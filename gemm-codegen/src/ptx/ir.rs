@@ -112,6 +112,14 @@ pub struct Reg {
 }
 
 impl Reg {
+    /// The register declared at `index` of its kernel's [`Kernel::regs`],
+    /// of type `ty`. Kernels normally get registers from
+    /// [`KernelBuilder::reg`](super::KernelBuilder::reg); readers of PTX text
+    /// (the emulator's parser) build them from declarations they have checked.
+    pub const fn new(index: u32, ty: Type) -> Reg {
+        Reg { index, ty }
+    }
+
     /// The register's declared type.
     pub const fn ty(self) -> Type {
         self.ty
@@ -128,6 +136,11 @@ impl Reg {
 pub struct ParamId(pub(crate) u32);
 
 impl ParamId {
+    /// The entry at `index` of [`Kernel::params`].
+    pub const fn new(index: u32) -> ParamId {
+        ParamId(index)
+    }
+
     /// Index into [`Kernel::params`].
     pub const fn index(self) -> usize {
         self.0 as usize
@@ -139,6 +152,11 @@ impl ParamId {
 pub struct SharedId(pub(crate) u32);
 
 impl SharedId {
+    /// The entry at `index` of [`Kernel::shared`].
+    pub const fn new(index: u32) -> SharedId {
+        SharedId(index)
+    }
+
     /// Index into [`Kernel::shared`].
     pub const fn index(self) -> usize {
         self.0 as usize
@@ -150,6 +168,11 @@ impl SharedId {
 pub struct Label(pub(crate) u32);
 
 impl Label {
+    /// The entry at `index` of [`Kernel::labels`].
+    pub const fn new(index: u32) -> Label {
+        Label(index)
+    }
+
     /// Index into [`Kernel::labels`].
     pub const fn index(self) -> usize {
         self.0 as usize

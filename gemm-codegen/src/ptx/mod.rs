@@ -7,10 +7,8 @@
 
 mod builder;
 pub mod ir;
-mod parse;
 mod write;
 
-pub use builder::KernelBuilder;
+pub use builder::{KernelBuilder, is_identifier, is_reserved};
 pub use ir::*;
-pub use parse::{ParseError, SourceMap, parse, parse_with_source_map};
-pub use write::{Writer, write_string};
+pub use write::{Writer, binop_mnemonic, write_string};

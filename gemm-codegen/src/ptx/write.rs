@@ -209,7 +209,7 @@ enum Piece {
 }
 
 /// The mnemonic of `op` on type `ty`, with its rounding or width qualifier.
-pub(crate) fn binop_mnemonic(op: BinOp, ty: Type) -> &'static str {
+pub fn binop_mnemonic(op: BinOp, ty: Type) -> &'static str {
     match (op, ty.is_float()) {
         (BinOp::Add, true) => "add.rn",
         (BinOp::Add, false) => "add",

@@ -1,7 +1,7 @@
 //! Tiny hand-written kernels: each safety check of the emulator fires, with
 //! the right thread, line and address, and correct kernels run clean.
 
-use gemm_codegen::emu::{
+use gemm_emu::{
     AccessKind, Buffer, EmuError, FaultKind, Launch, MemSpace, Options, ParamValue, Program, Stats,
     buffer_address,
 };
@@ -56,7 +56,7 @@ impl Run {
             + 1
     }
 
-    fn fault(&self) -> &gemm_codegen::emu::Fault {
+    fn fault(&self) -> &gemm_emu::Fault {
         match &self.result {
             Err(EmuError::Fault(f)) => f,
             other => panic!("expected a fault, got {other:?}"),

@@ -1,8 +1,9 @@
 //! The PTX reader against the writer: every kernel the stencil emits reads
 //! back into the same IR and prints to the same text.
 
-use gemm_codegen::ptx::{self, parse, parse_with_source_map, write_string};
+use gemm_codegen::ptx::{self, write_string};
 use gemm_codegen::{GlobalLoad, KernelSpec, LoadShape, Op, Precision, validate};
+use gemm_emu::{parse, parse_with_source_map};
 
 fn spec(
     p: Precision,

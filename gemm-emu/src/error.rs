@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use crate::ptx::ParseError;
+use crate::parse::ParseError;
 
 /// Why a program could not be built or run.
 #[derive(Clone, Debug, PartialEq)]
@@ -268,7 +268,7 @@ pub enum FaultKind {
     },
     /// An integer division or remainder by zero.
     DivisionByZero,
-    /// A warp ran more instructions than [`crate::emu::Options::max_warp_steps`].
+    /// A warp ran more instructions than [`crate::Options::max_warp_steps`].
     StepLimit {
         /// The limit.
         steps: u64,

@@ -12,9 +12,9 @@ use std::any::Any;
 use num_complex::Complex;
 
 use super::{Buffer, EmuError, Launch, Options, ParamValue, Program, Stats};
-use crate::kernel::{Element, KernelImage};
-use crate::ptx::Type;
-use crate::spec::KernelSpec;
+use gemm_codegen::KernelSpec;
+use gemm_codegen::ptx::Type;
+use gemm_codegen::{Element, KernelImage};
 
 /// The arguments of one GEMM launch, `C = alpha · op(A) · op(B) + beta · C`,
 /// column-major, in the kernel ABI's terms. The ops are the kernel's.
@@ -55,7 +55,7 @@ impl Gemm {
 
     /// A decoded program that implements `spec` with the stencil's ABI.
     pub fn from_program(program: Program, spec: KernelSpec) -> Result<Gemm, EmuError> {
-        let names = crate::stencil::param_names(spec.precision);
+        let names = gemm_codegen::stencil::param_names(spec.precision);
         let scalar = if spec.precision.scalar_bytes() == 4 { Type::F32 } else { Type::F64 };
         let ty = |name: &str| match name {
             "a" | "b" | "c" | "lda" | "ldb" | "ldc" => Type::U64,

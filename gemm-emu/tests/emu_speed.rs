@@ -1,6 +1,6 @@
 //! Emulator throughput on a representative GEMM, in emulated
 //! thread-instructions per second. Ignored by default; run with
-//! `cargo test -p gemm-codegen --test emu_speed -- --ignored --nocapture`
+//! `cargo test -p gemm-emu --test emu_speed -- --ignored --nocapture`
 //! (`GEMMFORGE_EMU_WORKERS=1` for one host thread).
 
 mod emu_common;
@@ -8,9 +8,9 @@ mod emu_common;
 use std::time::Instant;
 
 use emu_common::{Rng, TestElem, table2};
-use gemm_codegen::emu::{Gemm, GemmArgs, Options};
 use gemm_codegen::num_complex::Complex;
 use gemm_codegen::{Op, Precision};
+use gemm_emu::{Gemm, GemmArgs, Options};
 
 fn measure<T: TestElem>(precision: Precision, size: u32, checks: bool) {
     let spec = table2(precision, Op::N, Op::N);

@@ -2,7 +2,7 @@
 //! the memory-safety and synchronisation checks a GPU does not give.
 //!
 //! ```text
-//! PTX text ──ptx::parse──▶ ptx::Module ──Program::from_module──▶ Program ──run(Launch, buffers)──▶ Stats
+//! PTX text ──parse──▶ ptx::Module ──Program::from_module──▶ Program ──run(Launch, buffers)──▶ Stats
 //! ```
 //!
 //! # Model
@@ -61,7 +61,7 @@
 //! # Example
 //!
 //! ```
-//! use gemm_codegen::emu::{Buffer, FaultKind, Launch, ParamValue, Program};
+//! use gemm_emu::{Buffer, FaultKind, Launch, ParamValue, Program};
 //!
 //! let ptx = "
 //! .version 6.0
@@ -93,7 +93,7 @@
 //! let fault = fault.fault().unwrap();
 //! assert_eq!((fault.thread, fault.line), (63, 14));
 //! assert!(matches!(fault.kind, FaultKind::GlobalOutOfBounds { .. }));
-//! # Ok::<(), gemm_codegen::emu::EmuError>(())
+//! # Ok::<(), gemm_emu::EmuError>(())
 //! ```
 //!
 //! # Limitations
@@ -113,6 +113,7 @@ mod error;
 mod exec;
 mod gemm;
 mod memory;
+mod parse;
 mod program;
 
 use std::sync::Mutex;
@@ -121,9 +122,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 pub use error::{AccessKind, EmuError, Fault, FaultKind, MemSpace, Region};
 pub use gemm::{Gemm, GemmArgs};
 pub use memory::buffer_address;
+pub use parse::{ParseError, SourceMap, parse, parse_with_source_map};
 pub use program::Program;
 
-use crate::ptx::Type;
+use gemm_codegen::ptx::Type;
 
 /// A kernel argument.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -24,7 +24,7 @@ use super::error::{AccessKind, Fault, FaultKind, MemSpace, Region};
 use super::memory::{Conflict, Global, NONE, PagedShadow, ShadowWords};
 use super::program::{Base, Class, F2, I1, I2, I3, IDiv, Inst, Mem, Op, Program, Src};
 use super::{Options, Stats};
-use crate::ptx::Cmp;
+use gemm_codegen::ptx::Cmp;
 
 pub(crate) const WARP: usize = 32;
 type Lanes = [u64; WARP];

@@ -7,12 +7,12 @@
 //! start; shared-array names become their shared-window addresses; `.param`
 //! loads read a byte image of the launch's arguments.
 
-use crate::ptx::{
-    self, AddrBase, BinOp, Cmp, Instr, Kernel, Module, Operand, ParamDecl, SourceMap, Space, Special, Stmt,
-    Type, UnOp,
+use gemm_codegen::ptx::{
+    self, AddrBase, BinOp, Cmp, Instr, Kernel, Module, Operand, ParamDecl, Space, Special, Stmt, Type, UnOp,
 };
 
 use super::error::EmuError;
+use crate::parse::SourceMap;
 
 /// A source operand: a value register or an immediate (bits, 32-bit values
 /// zero-extended).
@@ -303,7 +303,7 @@ impl Program {
     /// Reads PTX text and decodes its entry `entry` (or its only entry, if
     /// `entry` is `None`). Diagnostics name the lines of `text`.
     pub fn from_ptx(text: &str, entry: Option<&str>) -> Result<Program, EmuError> {
-        let (module, map) = ptx::parse_with_source_map(text)?;
+        let (module, map) = crate::parse::parse_with_source_map(text)?;
         Program::decode(&module, &map, entry)
     }
 
@@ -311,7 +311,7 @@ impl Program {
     /// name the lines of the module as [`ptx::write_string`] prints it.
     pub fn from_module(module: &Module, entry: Option<&str>) -> Result<Program, EmuError> {
         let text = ptx::write_string(module);
-        let (reparsed, map) = ptx::parse_with_source_map(&text)?;
+        let (reparsed, map) = crate::parse::parse_with_source_map(&text)?;
         // The map is only valid if the text has the module's statements; the
         // writer and reader guarantee that, but check rather than trust.
         let same_shape = reparsed.kernels.len() == module.kernels.len()
@@ -546,7 +546,7 @@ impl<'k> Decoder<'k> {
                 let Some(p) = self.kernel.params.get(param.index()) else {
                     return self.unsupported("parameter index out of range");
                 };
-                if dst.ty.bits() != p.ty.bits() || dst.ty == Type::Pred {
+                if dst.ty().bits() != p.ty.bits() || dst.ty() == Type::Pred {
                     return self.unsupported(format!(
                         "{} cannot hold parameter `{}` of type {}",
                         self.name(dst),
@@ -562,19 +562,19 @@ impl<'k> Decoder<'k> {
                 }
             }
             Instr::Mov { dst, src } => {
-                if dst.ty == Type::Pred {
+                if dst.ty() == Type::Pred {
                     Op::PMov { d: self.pred(dst)?, a: self.pred_src(src)? }
                 } else {
-                    Op::Mov { d: self.val(dst)?, a: self.src(src, dst.ty.bits())? }
+                    Op::Mov { d: self.val(dst)?, a: self.src(src, dst.ty().bits())? }
                 }
             }
             Instr::CvtaToGlobal { dst, src } => Op::Mov { d: self.val(dst)?, a: Src::R(self.val(src)?) },
             Instr::Cvt { dst, src } => {
-                if [dst.ty, src.ty].iter().any(|t| t.is_float() || *t == Type::Pred) {
+                if [dst.ty(), src.ty()].iter().any(|t| t.is_float() || *t == Type::Pred) {
                     return self.unsupported("only integer `cvt` is supported");
                 }
-                let f = match (dst.ty.bits(), src.ty.bits()) {
-                    (64, 32) if src.ty.is_signed() => I1::Sext32,
+                let f = match (dst.ty().bits(), src.ty().bits()) {
+                    (64, 32) if src.ty().is_signed() => I1::Sext32,
                     (32, 64) => I1::Trunc32,
                     _ => I1::Copy,
                 };
@@ -665,7 +665,7 @@ impl<'k> Decoder<'k> {
                 let (n, size) = self.vector(ty, dst.len())?;
                 let mut d = [0u32; 4];
                 for (slot, &r) in d.iter_mut().zip(dst) {
-                    if r.ty.bits() != ty.bits() || r.ty == Type::Pred {
+                    if r.ty().bits() != ty.bits() || r.ty() == Type::Pred {
                         return self.unsupported(format!("{} cannot hold a {ty} value", self.name(r)));
                     }
                     *slot = self.val(r)?;
@@ -699,7 +699,7 @@ impl<'k> Decoder<'k> {
                 let mut s = [Src::I(0); 4];
                 for (slot, &op) in s.iter_mut().zip(src) {
                     if let Operand::Reg(r) = op
-                        && (r.ty.bits() != ty.bits() || r.ty == Type::Pred)
+                        && (r.ty().bits() != ty.bits() || r.ty() == Type::Pred)
                     {
                         return self.unsupported(format!("{} is not a {ty} value", self.name(r)));
                     }
@@ -741,8 +741,12 @@ impl<'k> Decoder<'k> {
     fn base(&self, space: Space, base: AddrBase) -> Result<Base, EmuError> {
         match (space, base) {
             (_, AddrBase::Reg(r)) => {
-                if r.ty.is_float() || r.ty == Type::Pred {
-                    return self.unsupported(format!("address register {} has type {}", self.name(r), r.ty));
+                if r.ty().is_float() || r.ty() == Type::Pred {
+                    return self.unsupported(format!(
+                        "address register {} has type {}",
+                        self.name(r),
+                        r.ty()
+                    ));
                 }
                 Ok(Base::Reg(self.val(r)?))
             }

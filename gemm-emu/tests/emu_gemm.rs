@@ -4,9 +4,9 @@
 mod emu_common;
 
 use emu_common::{Rng, check_case, check_spec_any, edge_cases, slow, table2};
-use gemm_codegen::emu::{Gemm, Program};
 use gemm_codegen::num_complex::Complex;
 use gemm_codegen::{Op, Precision};
+use gemm_emu::{Gemm, Program};
 
 fn table2_all_ops(precision: Precision) {
     let mut failures = Vec::new();
@@ -70,8 +70,7 @@ fn a_module_runs_without_its_text() {
 fn the_gemm_layer_refuses_what_it_cannot_run() {
     let spec = table2(Precision::F32, Op::N, Op::N);
     let gemm = Gemm::new(&gemm_codegen::compile(&spec).unwrap()).unwrap();
-    let args =
-        gemm_codegen::emu::GemmArgs { m: 1, n: 1, k: 1, lda: 1, ldb: 1, ldc: 1, alpha: 1.0f64, beta: 0.0 };
+    let args = gemm_emu::GemmArgs { m: 1, n: 1, k: 1, lda: 1, ldb: 1, ldc: 1, alpha: 1.0f64, beta: 0.0 };
     let e = gemm.run(&args, &[1.0], &[1.0], &mut [0.0], &Default::default()).unwrap_err();
     assert!(e.to_string().contains("computes on f32 elements, not f64"), "{e}");
     // A kernel that is not a GEMM of this precision.
@@ -80,8 +79,7 @@ fn the_gemm_layer_refuses_what_it_cannot_run() {
             .unwrap();
     assert!(Gemm::from_program(other, spec).is_err());
     // Too short a C: the emulator faults instead of writing past it.
-    let args =
-        gemm_codegen::emu::GemmArgs { m: 2, n: 2, k: 1, lda: 2, ldb: 1, ldc: 2, alpha: 1.0f32, beta: 0.0 };
+    let args = gemm_emu::GemmArgs { m: 2, n: 2, k: 1, lda: 2, ldb: 1, ldc: 2, alpha: 1.0f32, beta: 0.0 };
     let e = gemm.run(&args, &[1.0, 2.0], &[1.0, 1.0], &mut [0.0; 3], &Default::default()).unwrap_err();
     assert!(e.to_string().contains("outside every buffer"), "{e}");
 }

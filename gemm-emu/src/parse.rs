@@ -1,5 +1,5 @@
-//! The PTX reader: text back into the [IR](super::ir), the inverse of the
-//! [writer](super::Writer).
+//! The PTX reader: text back into the [IR](gemm_codegen::ptx), the inverse of the
+//! [writer](gemm_codegen::ptx::Writer).
 //!
 //! It reads the subset of PTX the IR covers, in the shape the writer prints
 //! it: a header comment, `.version`, `.target` and `.address_size`, then
@@ -19,7 +19,7 @@
 //!   the empty `//` lines that frame it;
 //! - a comment line directly above a `.reg` line heads a new register group
 //!   (the [`Kernel::reg_groups`] entry the writer prints); the first group has
-//!   no comment, as in [`crate::ptx::KernelBuilder`]. The `// shared memory`
+//!   no comment, as in [`gemm_codegen::ptx::KernelBuilder`]. The `// shared memory`
 //!   line above the first `.shared` is the writer's and is dropped;
 //! - other comment lines and empty lines inside a kernel become
 //!   [`Stmt::Comment`] and [`Stmt::Blank`].
@@ -43,12 +43,11 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use super::builder::{is_identifier, is_reserved};
-use super::ir::{
+use gemm_codegen::ptx::{
     AddrBase, Address, BinOp, CacheQual, Cmp, Guard, Instr, Kernel, Label, Module, Operand, ParamDecl,
     ParamId, Reg, RegDecl, SharedDecl, SharedId, Space, Special, Stmt, Type, UnOp,
 };
-use super::write::binop_mnemonic;
+use gemm_codegen::ptx::{binop_mnemonic, is_identifier, is_reserved};
 
 /// A PTX text the reader cannot turn into IR: where, and what is wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -82,7 +81,7 @@ impl SourceMap {
     }
 }
 
-/// Parses PTX text printed by [`crate::ptx::Writer`] back into a [`Module`].
+/// Parses PTX text printed by [`gemm_codegen::ptx::Writer`] back into a [`Module`].
 pub fn parse(text: &str) -> Result<Module, ParseError> {
     parse_with_source_map(text).map(|(module, _)| module)
 }
@@ -455,7 +454,7 @@ impl<'a> Parser<'a> {
                     return err(l, format!("unsupported parameter syntax `{pname}`"));
                 }
                 claim(pname, l)?;
-                scope.params.insert(pname.to_owned(), ParamId(kernel.params.len() as u32));
+                scope.params.insert(pname.to_owned(), ParamId::new(kernel.params.len() as u32));
                 kernel.params.push(ParamDecl { name: pname.to_owned(), ty });
                 if self.eat_punct(')') {
                     break;
@@ -541,7 +540,7 @@ impl<'a> Parser<'a> {
                         if scope.regs.contains_key(rname) {
                             return err(l, format!("register `{w}` declared twice"));
                         }
-                        let reg = Reg { index: kernel.regs.len() as u32, ty };
+                        let reg = Reg::new(kernel.regs.len() as u32, ty);
                         scope.regs.insert(rname.to_owned(), reg);
                         let group = kernel.reg_groups.len() - 1;
                         kernel.regs.push(RegDecl { name: rname.to_owned(), ty, group });
@@ -574,7 +573,7 @@ impl<'a> Parser<'a> {
                     let (_, bytes) = self.expect_u32("a size in bytes")?;
                     self.expect_punct(']')?;
                     self.expect_punct(';')?;
-                    scope.shared.insert(sname.to_owned(), SharedId(kernel.shared.len() as u32));
+                    scope.shared.insert(sname.to_owned(), SharedId::new(kernel.shared.len() as u32));
                     kernel.shared.push(SharedDecl { name: sname.to_owned(), align, bytes });
                 }
                 Item::Tok(Tok::Word(w)) if w.starts_with('$') => {
@@ -585,7 +584,7 @@ impl<'a> Parser<'a> {
                     }
                     self.expect_punct(':')?;
                     claim(name, line)?;
-                    let label = Label(kernel.labels.len() as u32);
+                    let label = Label::new(kernel.labels.len() as u32);
                     kernel.labels.push(name.to_owned());
                     scope.labels.insert(name.to_owned(), label);
                     kernel.body.push(Stmt::Label(label));
@@ -626,7 +625,7 @@ impl<'a> Parser<'a> {
             let negated = self.eat_punct('!');
             let (l, w) = self.expect_word("a predicate register")?;
             let reg = self.reg(scope, l, w)?;
-            if reg.ty != Type::Pred {
+            if reg.ty() != Type::Pred {
                 return err(l, format!("guard `{w}` is not a `.pred` register"));
             }
             guard = Some(Guard { pred: reg, negated });
@@ -831,7 +830,7 @@ impl Ctx<'_> {
     /// Checks that operand `op` may be read as type `ty`.
     fn check(&self, op: Operand, ty: Type, what: &str) -> Result<(), ParseError> {
         let ok = match op {
-            Operand::Reg(r) => compatible(r.ty, ty),
+            Operand::Reg(r) => compatible(r.ty(), ty),
             Operand::Imm(_) => !ty.is_float() && ty != Type::Pred,
             Operand::F32(_) => matches!(ty, Type::F32 | Type::B32),
             Operand::F64(_) => matches!(ty, Type::F64 | Type::B64),
@@ -842,7 +841,7 @@ impl Ctx<'_> {
             return Ok(());
         }
         let shown = match op {
-            Operand::Reg(r) => format!("{} of type {}", self.reg_name(r), r.ty),
+            Operand::Reg(r) => format!("{} of type {}", self.reg_name(r), r.ty()),
             Operand::Imm(v) => format!("integer {v}"),
             Operand::F32(b) => format!("0f{b:08X}"),
             Operand::F64(b) => format!("0d{b:016X}"),
@@ -924,10 +923,10 @@ fn build(
                 _ => return unknown(&cx),
             };
             let dst = cx.dst(&args[0], ty)?;
-            if dst.ty != ty {
+            if dst.ty() != ty {
                 return cx.fail(format!(
                     "the IR's `mov` has its destination's type: write `mov{}` for {}",
-                    dst.ty,
+                    dst.ty(),
                     cx.reg_name(dst)
                 ));
             }
@@ -940,7 +939,7 @@ fn build(
             cx.arity(&args, 2)?;
             let dst = cx.dst(&args[0], Type::U64)?;
             let src = cx.src_reg(&args[1], Type::U64)?;
-            if dst.ty != Type::U64 || src.ty != Type::U64 {
+            if dst.ty() != Type::U64 || src.ty() != Type::U64 {
                 return cx.fail("`cvta.to.global.u64` takes `.u64` registers");
             }
             Instr::CvtaToGlobal { dst, src }
@@ -955,11 +954,11 @@ fn build(
             }
             let dst = cx.dst(&args[0], d)?;
             let src = cx.src_reg(&args[1], s)?;
-            if dst.ty != d || src.ty != s {
+            if dst.ty() != d || src.ty() != s {
                 return cx.fail(format!(
                     "the IR's `cvt` takes its registers' types: write `cvt{}{}` for {}, {}",
-                    dst.ty,
-                    src.ty,
+                    dst.ty(),
+                    src.ty(),
                     cx.reg_name(dst),
                     cx.reg_name(src)
                 ));
@@ -1056,10 +1055,10 @@ fn build(
             };
             cx.arity(&args, 4)?;
             let dst = cx.dst(&args[0], ty)?;
-            if dst.ty != ty {
+            if dst.ty() != ty {
                 return cx.fail(format!(
                     "the IR's `selp` has its destination's type: write `selp{}` for {}",
-                    dst.ty,
+                    dst.ty(),
                     cx.reg_name(dst)
                 ));
             }
@@ -1092,7 +1091,7 @@ fn build(
             };
             match args.as_slice() {
                 [Arg::Label(name)] => {
-                    return Ok((Instr::Bra { uni, target: Label(u32::MAX) }, Some(name.clone())));
+                    return Ok((Instr::Bra { uni, target: Label::new(u32::MAX) }, Some(name.clone())));
                 }
                 _ => return cx.fail("expected one `$label` operand"),
             }
@@ -1215,9 +1214,9 @@ fn memory(cx: &Ctx<'_>, parts: &[&str], args: Vec<Arg>) -> Result<Instr, ParseEr
         }
     }
     if let AddrBase::Reg(r) = addr.base
-        && (r.ty == Type::Pred || r.ty.is_float())
+        && (r.ty() == Type::Pred || r.ty().is_float())
     {
-        return cx.fail(format!("address register {} has type {}", cx.reg_name(r), r.ty));
+        return cx.fail(format!("address register {} has type {}", cx.reg_name(r), r.ty()));
     }
     if load {
         let mut dst = Vec::with_capacity(count);
@@ -1242,7 +1241,7 @@ fn memory(cx: &Ctx<'_>, parts: &[&str], args: Vec<Arg>) -> Result<Instr, ParseEr
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ptx::write_string;
+    use gemm_codegen::ptx::write_string;
 
     const TINY: &str = "//
 // a tiny kernel

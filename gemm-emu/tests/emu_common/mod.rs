@@ -2,9 +2,9 @@
 //! reference GEMM and the check of one emulated GEMM against it.
 #![allow(dead_code)]
 
-use gemm_codegen::emu::{Gemm, GemmArgs, Options, Stats};
 use gemm_codegen::num_complex::Complex;
 use gemm_codegen::{Element, GlobalLoad, KernelSpec, LoadShape, Op, Precision};
+use gemm_emu::{Gemm, GemmArgs, Options, Stats};
 
 /// Whether `GEMMFORGE_SLOW=1` asks for the long version of the tests.
 pub fn slow() -> bool {
