@@ -7,6 +7,7 @@ use std::borrow::Cow;
 
 use num_complex::Complex;
 
+use crate::abi::Abi;
 use crate::spec::{KernelSpec, Precision};
 
 mod sealed {
@@ -139,6 +140,12 @@ pub struct KernelImage {
 }
 
 impl KernelImage {
+    /// The kernel's parameter list: what the emulator and the host pass,
+    /// in order.
+    pub fn abi(&self) -> Abi {
+        Abi::gemm(self.spec.precision)
+    }
+
     /// Threads per block, `(x, y, z)`.
     pub const fn block(&self) -> (u32, u32, u32) {
         self.spec.block()

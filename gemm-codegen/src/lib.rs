@@ -39,6 +39,7 @@
 //! Set `GEMMFORGE_DUMP_DIR` to a folder to have every [`emit`] write the
 //! PTX and the IR it was printed from there (`<entry>.ptx`, `<entry>.ir`).
 
+pub mod abi;
 pub mod constraints;
 pub mod device;
 mod kernel;
@@ -47,6 +48,7 @@ pub mod space;
 pub mod spec;
 pub mod stencil;
 
+pub use abi::Abi;
 pub use constraints::{
     Field, Limits, Operand, ParamPath, Plan, Rule, StripePlan, Violation, register_reuse, validate,
     validate_with,

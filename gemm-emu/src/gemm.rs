@@ -13,6 +13,7 @@ use num_complex::Complex;
 
 use super::{Buffer, EmuError, Launch, Options, ParamValue, Program, Stats};
 use gemm_codegen::KernelSpec;
+use gemm_codegen::abi::{Abi, Arg, GemmValues};
 use gemm_codegen::ptx::Type;
 use gemm_codegen::{Element, KernelImage};
 
@@ -44,6 +45,7 @@ pub struct GemmArgs<T> {
 pub struct Gemm {
     program: Program,
     spec: KernelSpec,
+    abi: Abi,
 }
 
 impl Gemm {
@@ -55,15 +57,9 @@ impl Gemm {
 
     /// A decoded program that implements `spec` with the stencil's ABI.
     pub fn from_program(program: Program, spec: KernelSpec) -> Result<Gemm, EmuError> {
-        let names = gemm_codegen::stencil::param_names(spec.precision);
-        let scalar = if spec.precision.scalar_bytes() == 4 { Type::F32 } else { Type::F64 };
-        let ty = |name: &str| match name {
-            "a" | "b" | "c" | "lda" | "ldb" | "ldc" => Type::U64,
-            "m" | "n" | "k" => Type::U32,
-            _ => scalar,
-        };
+        let abi = Abi::gemm(spec.precision);
         let got: Vec<(&str, Type)> = program.params().iter().map(|p| (p.name.as_str(), p.ty)).collect();
-        let want: Vec<(&str, Type)> = names.iter().map(|&n| (n, ty(n))).collect();
+        let want: Vec<(&str, Type)> = abi.params().iter().map(|p| (p.name, p.ty)).collect();
         if got != want {
             let show =
                 |v: &[(&str, Type)]| v.iter().map(|(n, t)| format!("{t} {n}")).collect::<Vec<_>>().join(", ");
@@ -75,7 +71,7 @@ impl Gemm {
                 show(&got)
             )));
         }
-        Ok(Gemm { program, spec })
+        Ok(Gemm { program, spec, abi })
     }
 
     /// The kernel's spec.
@@ -119,46 +115,43 @@ impl Gemm {
             Buffer::read_only("b", to_bytes(b)),
             Buffer::new("c", to_bytes(c)),
         ];
-        let mut params = vec![
-            ParamValue::ptr(0),
-            ParamValue::ptr(1),
-            ParamValue::ptr(2),
-            ParamValue::U32(args.m),
-            ParamValue::U32(args.n),
-            ParamValue::U32(args.k),
-            ParamValue::U64(args.lda),
-            ParamValue::U64(args.ldb),
-            ParamValue::U64(args.ldc),
-        ];
-        for s in [args.alpha, args.beta] {
-            let [re, im] = parts(s);
-            params.push(re);
-            if T::PRECISION.is_complex() {
-                params.push(im);
-            }
-        }
+        let wide = |x: T| x.parts().map(Into::<f64>::into);
+        let values = GemmValues {
+            a: BUFFER_A,
+            b: BUFFER_B,
+            c: BUFFER_C,
+            m: args.m,
+            n: args.n,
+            k: args.k,
+            lda: args.lda,
+            ldb: args.ldb,
+            ldc: args.ldc,
+            alpha: wide(args.alpha),
+            beta: wide(args.beta),
+        };
+        let params = self
+            .abi
+            .args(&values)
+            .into_iter()
+            .map(|arg| match arg {
+                Arg::Pointer(buffer) => ParamValue::ptr(buffer),
+                Arg::U32(x) => ParamValue::U32(x),
+                Arg::U64(x) => ParamValue::U64(x),
+                Arg::F32(x) => ParamValue::F32(x),
+                Arg::F64(x) => ParamValue::F64(x),
+            })
+            .collect();
         let launch = Launch { grid, block: self.spec.block(), params, options: options.clone() };
         let result = self.program.run(&launch, &mut buffers);
-        from_bytes(&buffers[2].bytes, c);
+        from_bytes(&buffers[BUFFER_C].bytes, c);
         result
     }
 }
 
-/// The scalars of `x` as kernel arguments.
-fn parts<T: Element>(x: T) -> [ParamValue; 2] {
-    let any = &x as &dyn Any;
-    if let Some(&v) = any.downcast_ref::<f32>() {
-        [ParamValue::F32(v), ParamValue::F32(0.0)]
-    } else if let Some(&v) = any.downcast_ref::<f64>() {
-        [ParamValue::F64(v), ParamValue::F64(0.0)]
-    } else if let Some(v) = any.downcast_ref::<Complex<f32>>() {
-        [ParamValue::F32(v.re), ParamValue::F32(v.im)]
-    } else if let Some(v) = any.downcast_ref::<Complex<f64>>() {
-        [ParamValue::F64(v.re), ParamValue::F64(v.im)]
-    } else {
-        unreachable!("Element is sealed to four types")
-    }
-}
+/// Where [`Gemm::run`] binds A, B and C.
+const BUFFER_A: usize = 0;
+const BUFFER_B: usize = 1;
+const BUFFER_C: usize = 2;
 
 /// The little-endian bytes of `xs`, bit for bit (NaN payloads included).
 fn to_bytes<T: Element>(xs: &[T]) -> Vec<u8> {

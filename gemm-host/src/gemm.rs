@@ -4,9 +4,10 @@ use std::sync::Arc;
 
 use cudarc::driver::sys::CUdeviceptr;
 use cudarc::driver::{
-    CudaContext, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, LaunchArgs, LaunchConfig, PushKernelArg,
+    CudaContext, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, LaunchConfig, PushKernelArg,
 };
-use gemm_codegen::{Element, GemmKernel, KernelImage};
+use gemm_codegen::abi::{Abi, Arg as AbiArg, GemmValues};
+use gemm_codegen::{Element, GemmKernel, KernelImage, Precision};
 use gemm_kernels::KernelEntry;
 use num_complex::Complex;
 
@@ -206,28 +207,30 @@ impl Gemm {
         kernel.launchable()?;
         let (a, b) = launch.operands(buffers.a.addr, buffers.b.addr);
         let c = buffers.c.addr;
-        let scalars = Scalars::new(&launch);
+        let args = launch_args(&launch, kernel.spec.precision, [a, b, c]);
         let config = LaunchConfig {
             grid_dim: kernel.spec.grid(launch.m, launch.n),
             block_dim: kernel.spec.block(),
             shared_mem_bytes: 0,
         };
-        let mut args = self.stream.launch_builder(&kernel.function);
-        args.arg(&a).arg(&b).arg(&c);
-        args.arg(&launch.m).arg(&launch.n).arg(&launch.k);
-        args.arg(&launch.lda).arg(&launch.ldb).arg(&launch.ldc);
-        scalars.push(&mut args);
-        // SAFETY: the arguments are the kernel ABI of `gemm_codegen::stencil`
-        // in order and type (three u64 addresses, three u32 sizes, three u64
-        // leading dimensions, then alpha and beta as 2 or 4 scalars of the
-        // kernel's precision, checked equal to `E`'s), with the spec's grid and
+        let mut builder = self.stream.launch_builder(&kernel.function);
+        for arg in &args {
+            match arg {
+                AbiArg::Pointer(x) | AbiArg::U64(x) => builder.arg(x),
+                AbiArg::U32(x) => builder.arg(x),
+                AbiArg::F32(x) => builder.arg(x),
+                AbiArg::F64(x) => builder.arg(x),
+            };
+        }
+        // SAFETY: the arguments are the kernel's ABI (`Abi::gemm` of its
+        // precision, checked equal to `E`'s) in order and type, with the spec's grid and
         // block and no dynamic shared memory. `validate::check` proved the
         // sizes within the ABI and each matrix within its buffer; the
         // generated kernel never accesses elements outside its matrices
         // (`gemm_codegen` invariant), reads A and B only for k > 0 and C only
         // for beta ≠ 0. Buffer validity and exclusivity are this function's
         // contract.
-        unsafe { args.launch(config) }
+        unsafe { builder.launch(config) }
             .map_err(GemmError::driver(format!("launching kernel `{}`", kernel.entry())))?;
         Ok(())
     }
@@ -419,38 +422,28 @@ pub(crate) fn check_precision<E: Element>(
     }
 }
 
-/// `alpha` and `beta` as the kernel parameters of their precision: one
-/// scalar each for real types, real and imaginary parts for complex ones.
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Scalars {
-    F32([f32; 4], usize),
-    F64([f64; 4], usize),
-}
-
-impl Scalars {
-    fn new<E: Element>(launch: &Launch<E>) -> Scalars {
-        let wide = |x: E| x.parts().map(Into::<f64>::into);
-        let ([ar, ai], [br, bi]) = (wide(launch.alpha), wide(launch.beta));
-        let (values, count) =
-            if E::PRECISION.is_complex() { ([ar, ai, br, bi], 4) } else { ([ar, br, 0.0, 0.0], 2) };
-        if E::PRECISION.scalar_bytes() == 4 {
-            // Exact: the values came from f32.
-            Scalars::F32(values.map(|v| v as f32), count)
-        } else {
-            Scalars::F64(values, count)
-        }
-    }
-
-    fn push<'a>(&'a self, args: &mut LaunchArgs<'a>) {
-        match self {
-            Scalars::F32(v, n) => v[..*n].iter().for_each(|x| {
-                args.arg(x);
-            }),
-            Scalars::F64(v, n) => v[..*n].iter().for_each(|x| {
-                args.arg(x);
-            }),
-        }
-    }
+/// The arguments of a checked launch, in the order and types of the ABI of
+/// a kernel of `precision`, with A, B and C at the device addresses `abc`.
+fn launch_args<E: Element>(
+    launch: &Launch<E>,
+    precision: Precision,
+    [a, b, c]: [u64; 3],
+) -> Vec<AbiArg<u64>> {
+    let wide = |x: E| x.parts().map(Into::<f64>::into);
+    let values = GemmValues {
+        a,
+        b,
+        c,
+        m: launch.m,
+        n: launch.n,
+        k: launch.k,
+        lda: launch.lda,
+        ldb: launch.ldb,
+        ldc: launch.ldc,
+        alpha: wide(launch.alpha),
+        beta: wide(launch.beta),
+    };
+    Abi::gemm(precision).args(&values)
 }
 
 #[cfg(test)]
@@ -475,31 +468,46 @@ mod tests {
         }
     }
 
-    #[test]
-    fn scalars_follow_the_abi() {
-        assert_eq!(Scalars::new(&launch(2.0f32, 3.0)), Scalars::F32([2.0, 3.0, 0.0, 0.0], 2));
-        assert_eq!(Scalars::new(&launch(2.0f64, 3.0)), Scalars::F64([2.0, 3.0, 0.0, 0.0], 2));
-        assert_eq!(
-            Scalars::new(&launch(Complex::new(1.0f32, 2.0), Complex::new(3.0, 4.0))),
-            Scalars::F32([1.0, 2.0, 3.0, 4.0], 4)
-        );
-        let tiny = f32::from_bits(1);
-        assert_eq!(
-            Scalars::new(&launch(Complex::new(tiny, -0.0f32), Complex::new(f32::NAN, 4.0))).to_bits(),
-            Scalars::F32([tiny, -0.0, f32::NAN, 4.0], 4).to_bits()
-        );
-        assert_eq!(
-            Scalars::new(&launch(Complex::new(1.0f64, 2.0), Complex::new(3.0, 4.0))),
-            Scalars::F64([1.0, 2.0, 3.0, 4.0], 4)
-        );
+    /// The scalars of the arguments, as bits of their own width.
+    fn scalar_bits(args: &[AbiArg<u64>]) -> Vec<u64> {
+        args.iter()
+            .filter_map(|a| match *a {
+                AbiArg::F32(x) => Some(u64::from(x.to_bits())),
+                AbiArg::F64(x) => Some(x.to_bits()),
+                _ => None,
+            })
+            .collect()
     }
 
-    impl Scalars {
-        fn to_bits(self) -> Vec<u64> {
-            match self {
-                Scalars::F32(v, n) => v[..n].iter().map(|x| u64::from(x.to_bits())).collect(),
-                Scalars::F64(v, n) => v[..n].iter().map(|x| x.to_bits()).collect(),
-            }
+    #[test]
+    fn arguments_follow_the_abi() {
+        let f32s = |v: &[f32]| v.iter().map(|x| u64::from(x.to_bits())).collect::<Vec<_>>();
+        let f64s = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let args = launch_args(&launch(2.0f32, 3.0), Precision::F32, [10, 20, 30]);
+        assert_eq!(args[..3], [AbiArg::Pointer(10), AbiArg::Pointer(20), AbiArg::Pointer(30)]);
+        assert_eq!(scalar_bits(&args), f32s(&[2.0, 3.0]));
+        let args = launch_args(&launch(2.0f64, 3.0), Precision::F64, [0; 3]);
+        assert_eq!(scalar_bits(&args), f64s(&[2.0, 3.0]));
+        let c = launch(Complex::new(1.0f32, 2.0), Complex::new(3.0, 4.0));
+        assert_eq!(scalar_bits(&launch_args(&c, Precision::C32, [0; 3])), f32s(&[1.0, 2.0, 3.0, 4.0]));
+        let tiny = f32::from_bits(1);
+        let odd = launch(Complex::new(tiny, -0.0f32), Complex::new(f32::NAN, 4.0));
+        assert_eq!(
+            scalar_bits(&launch_args(&odd, Precision::C32, [0; 3])),
+            f32s(&[tiny, -0.0, f32::NAN, 4.0])
+        );
+        let z = launch(Complex::new(1.0f64, 2.0), Complex::new(3.0, 4.0));
+        assert_eq!(scalar_bits(&launch_args(&z, Precision::C64, [0; 3])), f64s(&[1.0, 2.0, 3.0, 4.0]));
+        for precision in Precision::ALL {
+            let args = match precision {
+                Precision::F32 => launch_args(&launch(1.0f32, 0.0), precision, [0; 3]),
+                Precision::F64 => launch_args(&launch(1.0f64, 0.0), precision, [0; 3]),
+                Precision::C32 => launch_args(&launch(Complex::<f32>::ONE, Complex::ZERO), precision, [0; 3]),
+                Precision::C64 => launch_args(&launch(Complex::<f64>::ONE, Complex::ZERO), precision, [0; 3]),
+            };
+            let types: Vec<_> = args.iter().map(AbiArg::ty).collect();
+            let want: Vec<_> = Abi::gemm(precision).params().iter().map(|p| p.ty).collect();
+            assert_eq!(types, want, "{precision}");
         }
     }
 }

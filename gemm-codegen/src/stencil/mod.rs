@@ -20,10 +20,7 @@
 //!
 //! # Kernel ABI
 //!
-//! Parameters, in order: `a`, `b`, `c` (`.u64` global pointers), `m`, `n`,
-//! `k` (`.u32`), `lda`, `ldb`, `ldc` (`.u64`, in elements), then `alpha` and
-//! `beta` as one scalar each for real precisions, or as `alpha_re`,
-//! `alpha_im`, `beta_re`, `beta_im` for complex ones. Launch with
+//! The parameters are [`Abi::gemm`]'s, in its order. Launch with
 //! [`crate::KernelSpec::grid`] blocks of [`crate::KernelSpec::block`] threads
 //! and no dynamic shared memory. The kernel reads A and B only for `k > 0`
 //! (the host passes `k = 0` when `alpha = 0`), and reads C only when
@@ -35,6 +32,7 @@ mod fma;
 mod layout;
 mod mover;
 
+use crate::abi::{Abi, Dim, Matrix, Part, Role};
 use crate::constraints::{Operand, Plan};
 use crate::ptx::{self, Cmp, Instr, KernelBuilder, Module, Operand as Op, Type};
 
@@ -70,17 +68,6 @@ pub(crate) trait InnerProduct {
 pub(crate) trait Epilogue {
     /// Emits the epilogue; control falls through to the kernel's end.
     fn emit(&mut self, cx: &mut Cx<'_>, acc: &[Elem]);
-}
-
-/// Names of the kernel parameters, in ABI order.
-pub fn param_names(precision: crate::Precision) -> Vec<&'static str> {
-    let mut names = vec!["a", "b", "c", "m", "n", "k", "lda", "ldb", "ldc"];
-    if precision.is_complex() {
-        names.extend(["alpha_re", "alpha_im", "beta_re", "beta_im"]);
-    } else {
-        names.extend(["alpha", "beta"]);
-    }
-    names
 }
 
 /// Lowers a validated plan to a one-kernel PTX module.
@@ -168,53 +155,45 @@ fn prologue(plan: &Plan) -> Cx<'_> {
     let mut b = KernelBuilder::new(spec.entry_name());
     b.reqntid(spec.block());
 
-    let names = param_names(precision);
-    let pty = |name: &str| match name {
-        "a" | "b" | "c" | "lda" | "ldb" | "ldc" => Type::U64,
-        "m" | "n" | "k" => Type::U32,
-        _ => scalar,
-    };
-    let pids: Vec<_> = names.iter().map(|&n| b.param(n, pty(n))).collect();
-
+    // The parameters are the family's ABI, declared in its order; each is
+    // loaded into a register named after it and found again by its role.
+    let abi = Abi::gemm(precision);
     b.reg_group("kernel parameters");
-    let regs: Vec<_> = names
+    let loaded: Vec<(Role, ptx::Reg, ptx::ParamId)> = abi
+        .params()
         .iter()
-        .map(|&n| {
-            let rn = match n {
-                "a" | "b" | "c" => format!("{n}_ptr"),
-                _ => n.to_owned(),
+        .map(|p| {
+            let id = b.param(p.name, p.ty);
+            let name = match p.role {
+                Role::Pointer(_) => format!("{}_ptr", p.name),
+                _ => p.name.to_owned(),
             };
-            b.reg(rn, pty(n))
+            (p.role, b.reg(name, p.ty), id)
         })
         .collect();
     b.comment("kernel parameters; A, B and C converted to global addresses");
-    for (&r, &p) in regs.iter().zip(&pids) {
-        b.push(Instr::ld_param(r, p));
+    for &(_, r, id) in &loaded {
+        b.push(Instr::ld_param(r, id));
     }
-    for &r in &regs[..3] {
+    let reg = |role: Role| loaded.iter().find(|(r, ..)| *r == role).map(|&(_, reg, _)| reg);
+    let must = |role: Role| reg(role).expect("the GEMM ABI has every role the stencil reads");
+    for x in [Matrix::A, Matrix::B, Matrix::C] {
+        let r = must(Role::Pointer(x));
         b.push(Instr::cvta_to_global(r, r));
     }
-    let scalar_at = |i: usize| regs[i];
-    let (alpha, beta) = if precision.is_complex() {
-        (
-            Elem { re: scalar_at(9), im: Some(scalar_at(10)) },
-            Elem { re: scalar_at(11), im: Some(scalar_at(12)) },
-        )
-    } else {
-        (Elem { re: scalar_at(9), im: None }, Elem { re: scalar_at(10), im: None })
-    };
+    let coefficient = |re: Role, im: Role| Elem { re: must(re), im: reg(im) };
     let params = Params {
-        a_ptr: regs[0],
-        b_ptr: regs[1],
-        c_ptr: regs[2],
-        m: regs[3],
-        n: regs[4],
-        k: regs[5],
-        lda: regs[6],
-        ldb: regs[7],
-        ldc: regs[8],
-        alpha,
-        beta,
+        a_ptr: must(Role::Pointer(Matrix::A)),
+        b_ptr: must(Role::Pointer(Matrix::B)),
+        c_ptr: must(Role::Pointer(Matrix::C)),
+        m: must(Role::Extent(Dim::M)),
+        n: must(Role::Extent(Dim::N)),
+        k: must(Role::Extent(Dim::K)),
+        lda: must(Role::Lead(Matrix::A)),
+        ldb: must(Role::Lead(Matrix::B)),
+        ldc: must(Role::Lead(Matrix::C)),
+        alpha: coefficient(Role::Alpha(Part::Re), Role::Alpha(Part::Im)),
+        beta: coefficient(Role::Beta(Part::Re), Role::Beta(Part::Im)),
     };
 
     let smem_a = b.shared("smem_a", plan.smem_a_bytes(), 16);
@@ -289,7 +268,7 @@ fn header(plan: &Plan) -> Vec<String> {
             "Grid: (ceil(m / {}), ceil(n / {}), 1); parameters: {}",
             spec.m_blk,
             spec.n_blk,
-            param_names(spec.precision).join(", "),
+            Abi::gemm(spec.precision).params().iter().map(|p| p.name).collect::<Vec<_>>().join(", "),
         ),
     ]
 }

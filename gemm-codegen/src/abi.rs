@@ -1,0 +1,335 @@
+//! The kernel ABI: one description of a kernel's parameter list, from which
+//! everything that must agree on it is derived.
+//!
+//! ```text
+//!                  ┌──▶ PTX `.param` list        (the lowering declares them)
+//! Abi::gemm(prec) ─┼──▶ emulator argument block  (gemm-emu packs them)
+//!                  └──▶ driver launch arguments  (gemm-host pushes them)
+//! ```
+//!
+//! A parameter is a name, a PTX type and a [`Role`]: what the value means.
+//! Callers never write the list out themselves: they describe one launch as
+//! [`GemmValues`] and ask the ABI for the arguments in order
+//! ([`Abi::args`]), so adding, removing or reordering a parameter is a change
+//! to this file alone. A kernel family with other parameters (batch strides,
+//! a split-K workspace) adds roles here and its own constructor.
+
+use std::fmt;
+
+use crate::ptx::Type;
+use crate::spec::Precision;
+
+/// One of the three matrices of a GEMM.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Matrix {
+    /// The left operand, `op(A)` is `m × k`.
+    A,
+    /// The right operand, `op(B)` is `k × n`.
+    B,
+    /// The result, `m × n`.
+    C,
+}
+
+/// One of the three problem dimensions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Dim {
+    /// Rows of C.
+    M,
+    /// Columns of C.
+    N,
+    /// The reduction length.
+    K,
+}
+
+/// Which scalar of a (possibly complex) coefficient.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Part {
+    /// The real part (the whole value for real precisions).
+    Re,
+    /// The imaginary part.
+    Im,
+}
+
+/// What a kernel parameter carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Role {
+    /// The generic address of a matrix's first element (`.u64`).
+    Pointer(Matrix),
+    /// A problem dimension (`.u32`, at most `i32::MAX`).
+    Extent(Dim),
+    /// A matrix's leading dimension, in elements (`.u64`).
+    Lead(Matrix),
+    /// A scalar of `alpha`, in the kernel's real type.
+    Alpha(Part),
+    /// A scalar of `beta`, in the kernel's real type.
+    Beta(Part),
+}
+
+/// One kernel parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Param {
+    /// The `.param` name in the PTX.
+    pub name: &'static str,
+    /// Its PTX type.
+    pub ty: Type,
+    /// What it carries.
+    pub role: Role,
+}
+
+/// A kernel's parameter list, in launch order.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Abi {
+    params: Vec<Param>,
+}
+
+impl Abi {
+    /// The GEMM ABI of the stencil family for `precision`: `a`, `b`, `c`
+    /// (`.u64` addresses), `m`, `n`, `k` (`.u32`), `lda`, `ldb`, `ldc` (`.u64`,
+    /// in elements), then `alpha` and `beta` as one scalar each for real
+    /// precisions, or as `alpha_re`, `alpha_im`, `beta_re`, `beta_im` for
+    /// complex ones, in the precision's real type.
+    pub fn gemm(precision: Precision) -> Abi {
+        use {Dim::*, Matrix::*, Part::*, Role::*};
+        let scalar = if precision.scalar_bytes() == 4 { Type::F32 } else { Type::F64 };
+        let mut params = vec![
+            Param { name: "a", ty: Type::U64, role: Pointer(A) },
+            Param { name: "b", ty: Type::U64, role: Pointer(B) },
+            Param { name: "c", ty: Type::U64, role: Pointer(C) },
+            Param { name: "m", ty: Type::U32, role: Extent(M) },
+            Param { name: "n", ty: Type::U32, role: Extent(N) },
+            Param { name: "k", ty: Type::U32, role: Extent(K) },
+            Param { name: "lda", ty: Type::U64, role: Lead(A) },
+            Param { name: "ldb", ty: Type::U64, role: Lead(B) },
+            Param { name: "ldc", ty: Type::U64, role: Lead(C) },
+        ];
+        if precision.is_complex() {
+            params.extend([
+                Param { name: "alpha_re", ty: scalar, role: Alpha(Re) },
+                Param { name: "alpha_im", ty: scalar, role: Alpha(Im) },
+                Param { name: "beta_re", ty: scalar, role: Beta(Re) },
+                Param { name: "beta_im", ty: scalar, role: Beta(Im) },
+            ]);
+        } else {
+            params.extend([
+                Param { name: "alpha", ty: scalar, role: Alpha(Re) },
+                Param { name: "beta", ty: scalar, role: Beta(Re) },
+            ]);
+        }
+        Abi { params }
+    }
+
+    /// The parameters, in launch order.
+    pub fn params(&self) -> &[Param] {
+        &self.params
+    }
+
+    /// The parameter with `role`, if the ABI has one.
+    pub fn find(&self, role: Role) -> Option<(usize, &Param)> {
+        self.params.iter().enumerate().find(|(_, p)| p.role == role)
+    }
+
+    /// The parameter list as PTX declares it: `.u64 a, .u64 b, ...`.
+    pub fn signature(&self) -> String {
+        let parts: Vec<String> = self.params.iter().map(|p| format!("{} {}", p.ty, p.name)).collect();
+        parts.join(", ")
+    }
+
+    /// The arguments of one launch, in order, each of its parameter's type.
+    ///
+    /// `P` is however the caller names a matrix: a device address on the
+    /// GPU, a buffer index in the emulator. A coefficient's scalars are
+    /// given in f64 and narrowed to the parameter's type: exact, since they
+    /// came from that type.
+    pub fn args<P: Copy>(&self, values: &GemmValues<P>) -> Vec<Arg<P>> {
+        self.params
+            .iter()
+            .map(|p| {
+                let scalar = |x: f64| if p.ty == Type::F32 { Arg::F32(x as f32) } else { Arg::F64(x) };
+                match p.role {
+                    Role::Pointer(x) => Arg::Pointer(values.pointer(x)),
+                    Role::Extent(d) => Arg::U32(values.extent(d)),
+                    Role::Lead(x) => Arg::U64(values.lead(x)),
+                    Role::Alpha(part) => scalar(values.alpha[part as usize]),
+                    Role::Beta(part) => scalar(values.beta[part as usize]),
+                }
+            })
+            .collect()
+    }
+}
+
+impl fmt::Display for Abi {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.signature())
+    }
+}
+
+/// The values of one GEMM launch, in the ABI's terms (column-major, the
+/// kernel's ops), before they are laid out as arguments.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GemmValues<P> {
+    /// How the caller names A, B and C.
+    pub a: P,
+    /// See [`GemmValues::a`].
+    pub b: P,
+    /// See [`GemmValues::a`].
+    pub c: P,
+    /// Rows of C.
+    pub m: u32,
+    /// Columns of C.
+    pub n: u32,
+    /// Reduction length (0 when `alpha = 0`: A and B are then not read).
+    pub k: u32,
+    /// Leading dimension of A, in elements.
+    pub lda: u64,
+    /// Leading dimension of B, in elements.
+    pub ldb: u64,
+    /// Leading dimension of C, in elements.
+    pub ldc: u64,
+    /// `alpha` as `[re, im]` (`im` 0 for real precisions).
+    pub alpha: [f64; 2],
+    /// `beta` as `[re, im]`.
+    pub beta: [f64; 2],
+}
+
+impl<P: Copy> GemmValues<P> {
+    fn pointer(&self, x: Matrix) -> P {
+        match x {
+            Matrix::A => self.a,
+            Matrix::B => self.b,
+            Matrix::C => self.c,
+        }
+    }
+
+    fn extent(&self, d: Dim) -> u32 {
+        match d {
+            Dim::M => self.m,
+            Dim::N => self.n,
+            Dim::K => self.k,
+        }
+    }
+
+    fn lead(&self, x: Matrix) -> u64 {
+        match x {
+            Matrix::A => self.lda,
+            Matrix::B => self.ldb,
+            Matrix::C => self.ldc,
+        }
+    }
+}
+
+/// One launch argument, typed as its parameter.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Arg<P> {
+    /// A matrix, named as the caller names it.
+    Pointer(P),
+    /// A `.u32`.
+    U32(u32),
+    /// A `.u64`.
+    U64(u64),
+    /// A `.f32`.
+    F32(f32),
+    /// A `.f64`.
+    F64(f64),
+}
+
+impl<P> Arg<P> {
+    /// The PTX type of the parameter this argument fills.
+    pub const fn ty(&self) -> Type {
+        match self {
+            Arg::Pointer(_) | Arg::U64(_) => Type::U64,
+            Arg::U32(_) => Type::U32,
+            Arg::F32(_) => Type::F32,
+            Arg::F64(_) => Type::F64,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn values() -> GemmValues<u8> {
+        GemmValues {
+            a: 1,
+            b: 2,
+            c: 3,
+            m: 4,
+            n: 5,
+            k: 6,
+            lda: 7,
+            ldb: 8,
+            ldc: 9,
+            alpha: [1.5, -2.5],
+            beta: [0.25, 4.0],
+        }
+    }
+
+    #[test]
+    fn every_argument_has_its_parameters_type_and_value() {
+        for precision in Precision::ALL {
+            let abi = Abi::gemm(precision);
+            let args = abi.args(&values());
+            assert_eq!(args.len(), abi.params().len());
+            for (arg, param) in args.iter().zip(abi.params()) {
+                assert_eq!(arg.ty(), param.ty, "{precision} {}", param.name);
+            }
+            assert_eq!(args[..3], [Arg::Pointer(1), Arg::Pointer(2), Arg::Pointer(3)]);
+            assert_eq!(
+                args[3..9],
+                [Arg::U32(4), Arg::U32(5), Arg::U32(6), Arg::U64(7), Arg::U64(8), Arg::U64(9)]
+            );
+            let scalars: Vec<f64> = args[9..]
+                .iter()
+                .map(|a| match *a {
+                    Arg::F32(x) => f64::from(x),
+                    Arg::F64(x) => x,
+                    _ => panic!("{a:?} is not a scalar"),
+                })
+                .collect();
+            let want: &[f64] = if precision.is_complex() { &[1.5, -2.5, 0.25, 4.0] } else { &[1.5, 0.25] };
+            assert_eq!(scalars, want, "{precision}");
+        }
+    }
+
+    #[test]
+    fn names_are_unique_and_roles_findable() {
+        let abi = Abi::gemm(Precision::C64);
+        let mut names: Vec<_> = abi.params().iter().map(|p| p.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), abi.params().len());
+        assert_eq!(abi.find(Role::Beta(Part::Im)).map(|(i, p)| (i, p.name)), Some((12, "beta_im")));
+        assert_eq!(Abi::gemm(Precision::F32).find(Role::Alpha(Part::Im)), None);
+        assert!(Abi::gemm(Precision::F64).signature().ends_with(".f64 alpha, .f64 beta"));
+    }
+
+    /// The PTX the stencil emits declares exactly the ABI's parameters; the
+    /// emulator (gemm-emu) refuses a program whose parameters differ, and
+    /// gemm-host's launch test checks its arguments against the same list.
+    #[test]
+    fn emitted_kernels_declare_the_abi() {
+        use crate::spec::{GlobalLoad, KernelSpec, LoadShape, Op};
+        for precision in Precision::ALL {
+            let spec = KernelSpec {
+                precision,
+                op_a: Op::N,
+                op_b: Op::T,
+                m_blk: 32,
+                n_blk: 32,
+                k_blk: 4,
+                m_dim: 8,
+                n_dim: 8,
+                load_a: LoadShape { lead: 32, cross: 2 },
+                load_b: LoadShape { lead: 32, cross: 2 },
+                lds_width: 1,
+                ldg: GlobalLoad::Nc,
+            };
+            let module = crate::lower(&crate::validate(&spec).expect("legal"));
+            let declared: Vec<(&str, Type)> =
+                module.kernels[0].params.iter().map(|p| (p.name.as_str(), p.ty)).collect();
+            let abi = Abi::gemm(precision);
+            let want: Vec<(&str, Type)> = abi.params().iter().map(|p| (p.name, p.ty)).collect();
+            assert_eq!(declared, want, "{precision}");
+        }
+    }
+}
