@@ -89,6 +89,11 @@ impl ::gemmforge::codegen::GemmKernel for SgemmNN {
         load_b: ::gemmforge::codegen::LoadShape { lead: 8, cross: 32 },
         lds_width: 1,
         ldg: ::gemmforge::codegen::GlobalLoad::Nc,
+        arch: Target::Sm70,
+        stages: 1,
+        ldg_width: 1,
+        warps: None,
+        raster: 1,
     };
 
     // The PTX module, generated while the macro expanded by
@@ -125,6 +130,7 @@ mod generated {
     }
 }
 
+use gemmforge::codegen::Target;
 use gemmforge::{GemmKernel, KernelSpec};
 
 const fn same_str(a: &str, b: &str) -> bool {

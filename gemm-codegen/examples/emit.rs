@@ -2,6 +2,7 @@
 //! command line, e.g.
 //! `cargo run -p gemm-codegen --example emit -- f32 NN 96 96 16 16 16 32 8 8 32 [lds_width] [ldg]`.
 
+use gemm_codegen::Target;
 use gemm_codegen::{GlobalLoad, KernelSpec, LoadShape, Op, Precision};
 
 fn main() {
@@ -25,6 +26,11 @@ fn main() {
         load_b: LoadShape { lead: num(9), cross: num(10) },
         lds_width: args.get(11).map_or(1, |_| num(11)),
         ldg: args.get(12).map_or(GlobalLoad::Nc, |s| GlobalLoad::from_token(s).expect("nc, ca or cg")),
+        arch: Target::Sm70,
+        stages: 1,
+        ldg_width: 1,
+        warps: None,
+        raster: 1,
     };
     match gemm_codegen::compile(&spec) {
         Ok(image) => print!("{}", image.ptx),

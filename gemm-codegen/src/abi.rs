@@ -247,6 +247,7 @@ impl<P> Arg<P> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::spec::Target;
 
     fn values() -> GemmValues<u8> {
         GemmValues {
@@ -323,6 +324,11 @@ mod tests {
                 load_b: LoadShape { lead: 32, cross: 2 },
                 lds_width: 1,
                 ldg: GlobalLoad::Nc,
+                arch: Target::Sm70,
+                stages: 1,
+                ldg_width: 1,
+                warps: None,
+                raster: 1,
             };
             let module = crate::lower(&crate::validate(&spec).expect("legal"));
             let declared: Vec<(&str, Type)> =

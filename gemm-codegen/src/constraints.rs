@@ -15,7 +15,13 @@
 
 use std::fmt;
 
-use crate::spec::{KernelSpec, LoadShape, Op, Precision};
+use crate::spec::{KernelSpec, LoadShape, Op, Precision, Target};
+
+mod pipeline;
+
+pub use pipeline::{
+    ldg_width_allowed, ldg_width_divides, ldg_width_fits_precision, stages_allowed, warps_fit,
+};
 
 /// Hardware limits that decide whether a kernel can be built and launched at
 /// all (not how fast it runs).
@@ -40,6 +46,15 @@ impl Limits {
         max_shared_per_block: 48 * 1024,
         max_regs_per_thread: 255,
     };
+}
+
+impl Limits {
+    /// The limits of `target`: what `gemm_kernel!` checks for a spec with
+    /// `arch = target`. Shared memory goes up to the architecture's opt-in
+    /// maximum (the lowering declares it dynamically above 48 KiB).
+    pub const fn for_target(target: Target) -> Limits {
+        Limits { max_shared_per_block: target.max_shared_per_block(), ..Limits::PORTABLE }
+    }
 }
 
 impl Default for Limits {
@@ -67,6 +82,16 @@ pub enum Field {
     LdsWidth,
     /// `ldg`.
     Ldg,
+    /// `arch`.
+    Arch,
+    /// `stages`.
+    Stages,
+    /// `ldg_width`.
+    LdgWidth,
+    /// `warps`.
+    Warps,
+    /// `raster`.
+    Raster,
 }
 
 impl Field {
@@ -81,6 +106,11 @@ impl Field {
             Field::LoadB => "load_b",
             Field::LdsWidth => "lds_width",
             Field::Ldg => "ldg",
+            Field::Arch => "arch",
+            Field::Stages => "stages",
+            Field::LdgWidth => "ldg_width",
+            Field::Warps => "warps",
+            Field::Raster => "raster",
         }
     }
 }
@@ -136,6 +166,14 @@ pub enum Rule {
     SharedMemory,
     /// Registers certainly over the per-thread limit.
     Registers,
+    /// `stages` out of range, or above 1 on an architecture without
+    /// `cp.async`.
+    Stages,
+    /// `ldg_width` not 1, 2 or 4, wider than 16 bytes, or not tiling a
+    /// stripe's leading dimension with its load shape.
+    LdgWidth,
+    /// A warp arrangement that does not cover the threads with whole warps.
+    Warps,
 }
 
 /// One broken rule: where, which, and what to change.
@@ -389,14 +427,22 @@ pub fn register_reuse(spec: &KernelSpec) -> f64 {
 /// divides by the threads and no parameter is zero.
 pub const fn regs_lower_bound(spec: &KernelSpec) -> u32 {
     let threads = spec.threads();
-    let prefetch = (spec.m_blk * spec.k_blk + spec.k_blk * spec.n_blk).div_ceil(threads);
+    // With `cp.async` stages the next stripes bypass registers.
+    let prefetch = if spec.stages > 1 {
+        0
+    } else {
+        (spec.m_blk * spec.k_blk + spec.k_blk * spec.n_blk).div_ceil(threads)
+    };
     let (m, n) = (spec.m_thr(), spec.n_thr());
     spec.precision.element_regs() * (m * n + m + n + prefetch)
 }
 
 /// Skew of each shared-memory row of `spec`, in elements (see [`Plan::skew`]).
+///
+/// One vector of the wider of the shared-load and global-load widths, so
+/// that the vector accesses of both stay aligned.
 pub const fn smem_skew(spec: &KernelSpec) -> u32 {
-    spec.lds_width
+    if spec.ldg_width > spec.lds_width { spec.ldg_width } else { spec.lds_width }
 }
 
 /// Elements between consecutive k rows of `operand`'s shared array.
@@ -409,8 +455,19 @@ pub const fn smem_stride(spec: &KernelSpec, operand: Operand) -> u32 {
 }
 
 /// Bytes of `operand`'s shared array.
+///
+/// With `stages = s ≥ 2` the array is a ring of `s` stripes, each
+/// [`smem_stage_bytes`] long.
 pub const fn smem_bytes(spec: &KernelSpec, operand: Operand) -> u32 {
-    spec.k_blk * smem_stride(spec, operand) * spec.precision.element_bytes()
+    spec.stages * smem_stage_bytes(spec, operand)
+}
+
+/// Bytes of one stripe of `operand` in shared memory: `k_blk` rows of
+/// [`smem_stride`] elements, rounded up to 16 bytes when stripes form a
+/// ring so that every stripe starts 16-byte aligned for `cp.async`.
+pub const fn smem_stage_bytes(spec: &KernelSpec, operand: Operand) -> u32 {
+    let bytes = spec.k_blk * smem_stride(spec, operand) * spec.precision.element_bytes();
+    if spec.stages > 1 { bytes.next_multiple_of(16) } else { bytes }
 }
 
 /// Shared memory per block of `spec`, in bytes (see [`Plan::shared_bytes`]).
@@ -464,9 +521,10 @@ pub const fn regs_fit(spec: &KernelSpec, limits: &Limits) -> bool {
     regs_lower_bound(spec) <= limits.max_regs_per_thread
 }
 
-/// Checks `spec` against every hard constraint under [`Limits::PORTABLE`].
+/// Checks `spec` against every hard constraint under the limits of its
+/// architecture ([`Limits::for_target`] of `spec.arch`).
 pub fn validate(spec: &KernelSpec) -> Result<Plan, Vec<Violation>> {
-    validate_with(spec, &Limits::PORTABLE)
+    validate_with(spec, &Limits::for_target(spec.arch))
 }
 
 /// Checks `spec` against every hard constraint under `limits`, reporting all
@@ -485,6 +543,7 @@ pub fn validate_with(spec: &KernelSpec, limits: &Limits) -> Result<Plan, Vec<Vio
     check_load(spec, &a, &mut out);
     check_load(spec, &b, &mut out);
     check_lds_width(spec, &mut out);
+    pipeline::check(spec, &a, &b, &mut out);
     if !out.is_empty() {
         // Resource estimates assume the divisibility rules hold.
         return Err(out);
@@ -510,6 +569,11 @@ fn check_nonzero(spec: &KernelSpec, out: &mut Vec<Violation>) {
         (ParamPath::at(Field::LoadB, 0), spec.load_b.lead),
         (ParamPath::at(Field::LoadB, 1), spec.load_b.cross),
         (ParamPath::whole(Field::LdsWidth), spec.lds_width),
+        (ParamPath::whole(Field::Stages), spec.stages),
+        (ParamPath::whole(Field::LdgWidth), spec.ldg_width),
+        (ParamPath::whole(Field::Raster), spec.raster),
+        (ParamPath::at(Field::Warps, 0), spec.warps.map_or(1, |w| w.m)),
+        (ParamPath::at(Field::Warps, 1), spec.warps.map_or(1, |w| w.n)),
     ];
     for (at, value) in values {
         if value == 0 {
@@ -698,6 +762,7 @@ fn check_resources(plan: &Plan, out: &mut Vec<Violation>) {
 mod tests {
     use super::*;
     use crate::spec::GlobalLoad;
+    use crate::spec::Target;
 
     fn spec(
         precision: Precision,
@@ -720,6 +785,11 @@ mod tests {
             load_b: LoadShape { lead: b.0, cross: b.1 },
             lds_width: 1,
             ldg: GlobalLoad::Nc,
+            arch: Target::Sm70,
+            stages: 1,
+            ldg_width: 1,
+            warps: None,
+            raster: 1,
         }
     }
 
@@ -798,7 +868,7 @@ mod tests {
         assert_eq!(rules(&KernelSpec { lds_width: 4, ..odd }), vec![("lds_width".into(), Rule::LdsWidth)]);
         assert!(rules(&KernelSpec { lds_width: 2, ..odd }).is_empty());
 
-        let shared = KernelSpec { k_blk: 128, ..base };
+        let shared = KernelSpec { k_blk: 256, ..base };
         assert!(rules(&shared).contains(&("tile".into(), Rule::SharedMemory)));
 
         let regs = spec(Precision::F64, (Op::N, Op::N), (256, 256, 4), (16, 2), (16, 2), (4, 8));

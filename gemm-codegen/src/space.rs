@@ -46,6 +46,7 @@
 //! bound: addresses and counters come on top, and the tuner replaces it with
 //! `ptxas`'s count.
 
+use crate::spec::Target;
 use std::cmp::Reverse;
 use std::ops::RangeInclusive;
 use std::rc::Rc;
@@ -442,6 +443,11 @@ impl Space {
             load_b: LoadShape { lead: 0, cross: 0 },
             lds_width: 0,
             ldg: GlobalLoad::Nc,
+            arch: Target::Sm70,
+            stages: 1,
+            ldg_width: 1,
+            warps: None,
+            raster: 1,
         };
         let may_fit = move |tile: KernelSpec| regs_fit(&tile, &limits) && shared_fits(&tile, &limits);
         b.n_dim

@@ -189,6 +189,124 @@ impl fmt::Display for GlobalLoad {
     }
 }
 
+/// The GPU architecture a kernel is compiled for (`arch = sm_80`, default
+/// `sm_70`): it decides which instructions the stencil may use, how much
+/// shared memory a block may have, and the PTX `.target`.
+///
+/// A kernel for `sm_XY` runs on every GPU of compute capability X.Y or
+/// newer, except `sm_90a`, whose architecture-specific instructions
+/// (`wgmma`, `setmaxnreg`) exist on compute capability 9.0 alone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Target {
+    /// Volta: the oldest GPU gemmforge builds for. The default.
+    #[default]
+    Sm70,
+    /// Turing.
+    Sm75,
+    /// Ampere (A100): `cp.async`.
+    Sm80,
+    /// Ampere (A10, RTX 30).
+    Sm86,
+    /// Ada.
+    Sm89,
+    /// Hopper (H100, H200).
+    Sm90,
+    /// Hopper, with its architecture-specific instructions.
+    Sm90a,
+}
+
+impl Target {
+    /// Every target, oldest first.
+    pub const ALL: [Target; 7] =
+        [Target::Sm70, Target::Sm75, Target::Sm80, Target::Sm86, Target::Sm89, Target::Sm90, Target::Sm90a];
+
+    /// The `gemm_kernel!` token and PTX `.target` name (`sm_90a`).
+    pub const fn token(self) -> &'static str {
+        match self {
+            Target::Sm70 => "sm_70",
+            Target::Sm75 => "sm_75",
+            Target::Sm80 => "sm_80",
+            Target::Sm86 => "sm_86",
+            Target::Sm89 => "sm_89",
+            Target::Sm90 => "sm_90",
+            Target::Sm90a => "sm_90a",
+        }
+    }
+
+    /// Parses a `gemm_kernel!` token.
+    pub fn from_token(token: &str) -> Option<Target> {
+        Target::ALL.into_iter().find(|t| t.token() == token)
+    }
+
+    /// The compute capability as `10 × major + minor` (90 for `sm_90a`).
+    pub const fn sm(self) -> u32 {
+        match self {
+            Target::Sm70 => 70,
+            Target::Sm75 => 75,
+            Target::Sm80 => 80,
+            Target::Sm86 => 86,
+            Target::Sm89 => 89,
+            Target::Sm90 | Target::Sm90a => 90,
+        }
+    }
+
+    /// Whether this is an architecture-specific target (`sm_90a`).
+    pub const fn is_arch_specific(self) -> bool {
+        matches!(self, Target::Sm90a)
+    }
+
+    /// Whether `cp.async` (global → shared copies that bypass registers)
+    /// exists: sm_80 and newer.
+    pub const fn has_cp_async(self) -> bool {
+        self.sm() >= 80
+    }
+
+    /// The most shared memory one block may use on this architecture, in
+    /// bytes: the opt-in limit of dynamic shared memory, as the CUDA C++
+    /// Programming Guide gives it (48 KiB of it may be static).
+    pub const fn max_shared_per_block(self) -> u32 {
+        1024 * match self {
+            Target::Sm70 => 96,
+            Target::Sm75 => 64,
+            Target::Sm80 => 163,
+            Target::Sm86 | Target::Sm89 => 99,
+            Target::Sm90 | Target::Sm90a => 227,
+        }
+    }
+
+    /// Whether a kernel for this target runs on a GPU of compute capability
+    /// `sm` (`10 × major + minor`).
+    pub const fn runs_on(self, sm: u32) -> bool {
+        if self.is_arch_specific() { sm == self.sm() } else { sm >= self.sm() }
+    }
+
+    /// The newest portable target that runs on a GPU of compute capability
+    /// `sm`, if any: what the tuner compiles for on that GPU.
+    pub fn newest_for(sm: u32) -> Option<Target> {
+        Target::ALL.into_iter().rev().find(|t| !t.is_arch_specific() && t.runs_on(sm))
+    }
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.token())
+    }
+}
+
+/// How the warps of a block are laid over its grid of `threads.0 ×
+/// threads.1` C positions (`warps = (wm, wn)`): `wm × wn` warps, each
+/// owning a contiguous `threads.0 / wm × threads.1 / wn` sub-grid of 32
+/// positions, lanes running along M first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct WarpShape {
+    /// Warps along M (`warps.0`).
+    pub m: u32,
+    /// Warps along N (`warps.1`).
+    pub n: u32,
+}
+
 /// A thread arrangement reshaped to read one stored stripe of A or B.
 ///
 /// The stripe is read as it lies in memory: `lead` threads along its leading
@@ -247,6 +365,30 @@ pub struct KernelSpec {
     /// Cache path of the global loads of A and B (`ldg = nc | ca | cg`,
     /// default `nc`).
     pub ldg: GlobalLoad,
+    /// The architecture compiled for (`arch = sm_70 | … | sm_90a`, default
+    /// `sm_70`).
+    pub arch: Target,
+    /// Shared-memory stripes in flight (`stages = 1..=8`, default 1). With
+    /// 1, Algorithm 1's pipeline: the next stripe is staged through
+    /// registers while the current one is consumed. With `s ≥ 2` (sm_80 and
+    /// newer), a ring of `s` stripes filled by `cp.async`, so the product of
+    /// stripe `t` overlaps the loads of stripes `t + 1 … t + s − 1`.
+    pub stages: u32,
+    /// Elements each global load of A and B moves along the stored
+    /// stripe's leading dimension (`ldg_width = 1 | 2 | 4`, default 1; at
+    /// most 16 bytes). Above 1 the kernel requires A's and B's base
+    /// addresses and leading dimensions to be multiples of it: the host
+    /// checks, and runs the same kernel with `ldg_width = 1` otherwise.
+    pub ldg_width: u32,
+    /// The warp arrangement over the C tile (`warps = (wm, wn)`); `None`,
+    /// the default, numbers threads along M first across the whole block
+    /// (`tx = thread mod threads.0`).
+    pub warps: Option<WarpShape>,
+    /// Block rasterization (`raster = 1..`, default 1): with `g ≥ 2` the
+    /// grid is one-dimensional and consecutive blocks walk groups of `g`
+    /// tile rows column by column, so that blocks running together share
+    /// stripes of A and B in L2. 1 is the plain two-dimensional grid.
+    pub raster: u32,
 }
 
 impl KernelSpec {
@@ -254,6 +396,16 @@ impl KernelSpec {
     pub const DEFAULT_LDS_WIDTH: u32 = 1;
     /// Default of [`KernelSpec::ldg`].
     pub const DEFAULT_LDG: GlobalLoad = GlobalLoad::Nc;
+    /// Default of [`KernelSpec::arch`].
+    pub const DEFAULT_ARCH: Target = Target::Sm70;
+    /// Default of [`KernelSpec::stages`].
+    pub const DEFAULT_STAGES: u32 = 1;
+    /// Default of [`KernelSpec::ldg_width`].
+    pub const DEFAULT_LDG_WIDTH: u32 = 1;
+    /// Default of [`KernelSpec::warps`].
+    pub const DEFAULT_WARPS: Option<WarpShape> = None;
+    /// Default of [`KernelSpec::raster`].
+    pub const DEFAULT_RASTER: u32 = 1;
 
     /// `M_thr`: rows of C per thread (0 if the tile is not divisible).
     pub const fn m_thr(&self) -> u32 {
@@ -287,9 +439,11 @@ impl KernelSpec {
     }
 
     /// A stable, unique identifier, used as the PTX entry name and the key of
-    /// tuning records: `gemmforge_sgemm_nt_96x96x16_16x16_a32x8_b32x8_w1_nc`.
+    /// tuning records: `gemmforge_sgemm_nt_96x96x16_16x16_a32x8_b32x8_w1_nc`,
+    /// followed by the parameters that differ from their defaults
+    /// (`_s3_v4_wp2x4_r8_sm80`), so names given before they existed stay.
     pub fn entry_name(&self) -> String {
-        format!(
+        let mut name = format!(
             "gemmforge_{}gemm_{}{}_{}x{}x{}_{}x{}_a{}x{}_b{}x{}_w{}_{}",
             self.precision.blas_letter(),
             self.op_a.letter().to_ascii_lowercase(),
@@ -305,7 +459,31 @@ impl KernelSpec {
             self.load_b.cross,
             self.lds_width,
             self.ldg,
-        )
+        );
+        name += &self.pipeline_suffix();
+        name
+    }
+
+    /// `_s3_v4_wp2x4_r8_sm80`: the non-default pipeline parameters, for
+    /// [`KernelSpec::entry_name`].
+    fn pipeline_suffix(&self) -> String {
+        let mut s = String::new();
+        if self.stages != Self::DEFAULT_STAGES {
+            s += &format!("_s{}", self.stages);
+        }
+        if self.ldg_width != Self::DEFAULT_LDG_WIDTH {
+            s += &format!("_v{}", self.ldg_width);
+        }
+        if let Some(w) = self.warps {
+            s += &format!("_wp{}x{}", w.m, w.n);
+        }
+        if self.raster != Self::DEFAULT_RASTER {
+            s += &format!("_r{}", self.raster);
+        }
+        if self.arch != Self::DEFAULT_ARCH {
+            s += &format!("_{}", self.arch.token().replace('_', ""));
+        }
+        s
     }
 
     /// The body of a `gemm_kernel!` invocation naming this spec, without the
@@ -334,6 +512,21 @@ impl KernelSpec {
         if self.ldg != Self::DEFAULT_LDG {
             s += &format!(", ldg = {}", self.ldg);
         }
+        if self.arch != Self::DEFAULT_ARCH {
+            s += &format!(", arch = {}", self.arch);
+        }
+        if self.stages != Self::DEFAULT_STAGES {
+            s += &format!(", stages = {}", self.stages);
+        }
+        if self.ldg_width != Self::DEFAULT_LDG_WIDTH {
+            s += &format!(", ldg_width = {}", self.ldg_width);
+        }
+        if let Some(w) = self.warps {
+            s += &format!(", warps = ({}, {})", w.m, w.n);
+        }
+        if self.raster != Self::DEFAULT_RASTER {
+            s += &format!(", raster = {}", self.raster);
+        }
         s
     }
 
@@ -343,8 +536,12 @@ impl KernelSpec {
     }
 
     /// The launch grid for an `m × n` C: one block per tile, M tiles along x.
+    ///
+    /// With `raster ≥ 2` the same blocks are numbered along one dimension
+    /// (saturating at `u32::MAX`, which no launch accepts).
     pub const fn grid(&self, m: u32, n: u32) -> (u32, u32, u32) {
-        (m.div_ceil(self.m_blk), n.div_ceil(self.n_blk), 1)
+        let (tiles_m, tiles_n) = (m.div_ceil(self.m_blk), n.div_ceil(self.n_blk));
+        if self.raster > 1 { (tiles_m.saturating_mul(tiles_n), 1, 1) } else { (tiles_m, tiles_n, 1) }
     }
 
     /// The block shape: one dimension of `m_dim × n_dim` threads.
@@ -476,6 +673,11 @@ impl std::str::FromStr for KernelSpec {
             load_b: LoadShape { lead: load_b[0], cross: load_b[1] },
             lds_width,
             ldg,
+            arch: Target::Sm70,
+            stages: 1,
+            ldg_width: 1,
+            warps: None,
+            raster: 1,
         })
     }
 }
@@ -498,6 +700,11 @@ mod tests {
             load_b: LoadShape { lead: 8, cross: 32 },
             lds_width: 1,
             ldg: GlobalLoad::Nc,
+            arch: Target::Sm70,
+            stages: 1,
+            ldg_width: 1,
+            warps: None,
+            raster: 1,
         }
     }
 

@@ -2,6 +2,7 @@
 //! spec of a sub-range, the space yields it exactly when `validate_with`
 //! accepts it (and, with guidelines, when the guidelines admit its stats).
 
+use gemm_codegen::Target;
 use std::collections::BTreeSet;
 
 use gemm_codegen::device::{ArchLimits, ComputeCapability, DeviceLimits, DriverLimits};
@@ -93,6 +94,11 @@ fn brute_force(
                                     load_b: shapes[0],
                                     lds_width,
                                     ldg: GlobalLoad::Nc,
+                                    arch: Target::Sm70,
+                                    stages: 1,
+                                    ldg_width: 1,
+                                    warps: None,
+                                    raster: 1,
                                 };
                                 let load_rules = [Rule::LoadThreads, Rule::LoadNotDividingStripe];
                                 if validate_with(&probe, &limits)
@@ -117,6 +123,11 @@ fn brute_force(
                                             load_b,
                                             lds_width,
                                             ldg,
+                                            arch: Target::Sm70,
+                                            stages: 1,
+                                            ldg_width: 1,
+                                            warps: None,
+                                            raster: 1,
                                         };
                                         if let Ok(plan) = validate_with(&spec, &limits)
                                             && guidelines.admits(&Stats::of(&plan, device))
@@ -297,6 +308,11 @@ fn toy_sub_range_breaks_every_rule() {
                                     load_b: LoadShape { lead: cross, cross: lead },
                                     lds_width,
                                     ldg: GlobalLoad::Nc,
+                                    arch: Target::Sm70,
+                                    stages: 1,
+                                    ldg_width: 1,
+                                    warps: None,
+                                    raster: 1,
                                 };
                                 if let Err(violations) = validate_with(&spec, &limits) {
                                     seen.extend(violations.iter().map(|v| format!("{:?}", v.rule)));

@@ -1,6 +1,7 @@
 //! The PTX reader against the writer: every kernel the stencil emits reads
 //! back into the same IR and prints to the same text.
 
+use gemm_codegen::Target;
 use gemm_codegen::ptx::{self, write_string};
 use gemm_codegen::{GlobalLoad, KernelSpec, LoadShape, Op, Precision, validate};
 use gemm_emu::{parse, parse_with_source_map};
@@ -26,6 +27,11 @@ fn spec(
         load_b: LoadShape { lead: lb.0, cross: lb.1 },
         lds_width: 1,
         ldg: GlobalLoad::Nc,
+        arch: Target::Sm70,
+        stages: 1,
+        ldg_width: 1,
+        warps: None,
+        raster: 1,
     }
 }
 

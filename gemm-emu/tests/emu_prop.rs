@@ -12,6 +12,7 @@
 mod emu_common;
 
 use emu_common::{Case, Rng, Scalar, check_spec_any, slow};
+use gemm_codegen::Target;
 use gemm_codegen::{GlobalLoad, KernelSpec, LoadShape, Op, Precision, validate};
 use proptest::prelude::*;
 
@@ -97,6 +98,11 @@ fn build(d: &Draw) -> Option<KernelSpec> {
         load_b: LoadShape { lead: 1, cross: 1 },
         lds_width: 1,
         ldg: d.ldg,
+        arch: Target::Sm70,
+        stages: 1,
+        ldg_width: 1,
+        warps: None,
+        raster: 1,
     };
     let widths: Vec<u32> = [1, 2, 4]
         .into_iter()

@@ -322,6 +322,7 @@ mod tests {
     use gemm_codegen::{GlobalLoad, LoadShape, Op, Precision};
 
     use super::*;
+    use gemm_codegen::Target;
 
     fn image(ptx: Cow<'static, str>, entry: Cow<'static, str>) -> KernelImage {
         let spec = KernelSpec {
@@ -337,6 +338,11 @@ mod tests {
             load_b: LoadShape { lead: 16, cross: 16 },
             lds_width: 1,
             ldg: GlobalLoad::Nc,
+            arch: Target::Sm70,
+            stages: 1,
+            ldg_width: 1,
+            warps: None,
+            raster: 1,
         };
         KernelImage { spec, ptx, entry, shared_bytes: 0 }
     }

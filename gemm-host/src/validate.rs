@@ -580,6 +580,7 @@ mod tests {
     use num_complex::Complex;
 
     use super::*;
+    use gemm_codegen::Target;
 
     type C32 = Complex<f32>;
 
@@ -597,6 +598,11 @@ mod tests {
             load_b: LoadShape { lead: 16, cross: 16 },
             lds_width: 1,
             ldg: GlobalLoad::Nc,
+            arch: Target::Sm70,
+            stages: 1,
+            ldg_width: 1,
+            warps: None,
+            raster: 1,
         }
     }
 

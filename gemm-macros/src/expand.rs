@@ -9,7 +9,7 @@
 
 use gemm_codegen::{GlobalLoad, KernelImage, KernelSpec, Op, Precision};
 use proc_macro2::{Ident, Literal, TokenStream};
-use quote::quote;
+use quote::{format_ident, quote};
 
 use crate::validate::Kernel;
 
@@ -97,6 +97,15 @@ fn spec_expr(rt: &TokenStream, spec: &KernelSpec) -> TokenStream {
     let [a_lead, a_cross] = [spec.load_a.lead, spec.load_a.cross].map(int);
     let [b_lead, b_cross] = [spec.load_b.lead, spec.load_b.cross].map(int);
     let lds_width = int(spec.lds_width);
+    let arch = format_ident!("{}", format!("{:?}", spec.arch));
+    let [stages, ldg_width, raster] = [spec.stages, spec.ldg_width, spec.raster].map(int);
+    let warps = match spec.warps {
+        Some(w) => {
+            let (wm, wn) = (int(w.m), int(w.n));
+            quote!(::core::option::Option::Some(#rt::WarpShape { m: #wm, n: #wn }))
+        }
+        None => quote!(::core::option::Option::None),
+    };
     quote! {
         #rt::KernelSpec {
             precision: #rt::Precision::#precision,
@@ -111,6 +120,11 @@ fn spec_expr(rt: &TokenStream, spec: &KernelSpec) -> TokenStream {
             load_b: #rt::LoadShape { lead: #b_lead, cross: #b_cross },
             lds_width: #lds_width,
             ldg: #rt::GlobalLoad::#ldg,
+            arch: #rt::Target::#arch,
+            stages: #stages,
+            ldg_width: #ldg_width,
+            warps: #warps,
+            raster: #raster,
         }
     }
 }

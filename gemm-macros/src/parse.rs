@@ -79,6 +79,11 @@ impl SpecTokens {
             load_b: shape(&self.load_b),
             lds_width: self.lds_width.map_or(KernelSpec::DEFAULT_LDS_WIDTH, |w| w.value),
             ldg: self.ldg.map_or(KernelSpec::DEFAULT_LDG, |g| g.value),
+            arch: KernelSpec::DEFAULT_ARCH,
+            stages: KernelSpec::DEFAULT_STAGES,
+            ldg_width: KernelSpec::DEFAULT_LDG_WIDTH,
+            warps: KernelSpec::DEFAULT_WARPS,
+            raster: KernelSpec::DEFAULT_RASTER,
         }
     }
 }

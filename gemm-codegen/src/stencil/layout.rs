@@ -56,6 +56,7 @@ impl CLayout {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::spec::Target;
     use crate::spec::{GlobalLoad, KernelSpec, LoadShape, Op, Precision};
 
     fn plan(w: u32) -> Plan {
@@ -72,6 +73,11 @@ mod tests {
             load_b: LoadShape { lead: 8, cross: 8 },
             lds_width: w,
             ldg: GlobalLoad::Nc,
+            arch: Target::Sm70,
+            stages: 1,
+            ldg_width: 1,
+            warps: None,
+            raster: 1,
         };
         crate::validate(&spec).unwrap()
     }

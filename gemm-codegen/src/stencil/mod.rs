@@ -31,6 +31,7 @@ mod epilogue;
 mod fma;
 mod layout;
 mod mover;
+mod schedule;
 
 use crate::abi::{Abi, Dim, Matrix, Part, Role};
 use crate::constraints::{Operand, Plan};
@@ -203,25 +204,10 @@ fn prologue(plan: &Plan) -> Cx<'_> {
     let thread = b.reg("thread", Type::U32);
     let blk_m0 = b.reg("blk_m0", Type::U32);
     let blk_n0 = b.reg("blk_n0", Type::U32);
-    b.section(format!(
-        "block (ctaid.x, ctaid.y) computes C[blk_m0 .. +{}, blk_n0 .. +{}]",
-        spec.m_blk, spec.n_blk
-    ));
-    b.push(Instr::mov(thread, ptx::Special::TidX));
-    b.push(Instr::mov(blk_m0, ptx::Special::CtaidX));
-    b.push(Instr::mul(blk_m0, blk_m0, Op::imm(spec.m_blk)));
-    b.push(Instr::mov(blk_n0, ptx::Special::CtaidY));
-    b.push(Instr::mul(blk_n0, blk_n0, Op::imm(spec.n_blk)));
-
     let mut cx =
         Cx { b, plan, scalar, params, thread, tx: thread, ty: thread, blk_m0, blk_n0, smem_a, smem_b };
-    cx.b.comment(format!(
-        "the thread's place in the C layout: tx = thread mod {0}, ty = thread div {0}",
-        spec.m_dim
-    ));
-    let (ty, tx) = cx.divmod(thread, spec.m_dim, "ty", "tx");
-    cx.tx = tx;
-    cx.ty = ty;
+    schedule::block_origin(&mut cx);
+    schedule::thread_position(&mut cx);
     cx
 }
 

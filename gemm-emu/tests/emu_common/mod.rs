@@ -2,6 +2,7 @@
 //! reference GEMM and the check of one emulated GEMM against it.
 #![allow(dead_code)]
 
+use gemm_codegen::Target;
 use gemm_codegen::num_complex::Complex;
 use gemm_codegen::{Element, GlobalLoad, KernelSpec, LoadShape, Op, Precision};
 use gemm_emu::{Gemm, GemmArgs, Options, Stats};
@@ -61,6 +62,11 @@ pub fn spec(
         load_b: LoadShape { lead: load_b.0, cross: load_b.1 },
         lds_width: 1,
         ldg: GlobalLoad::Nc,
+        arch: Target::Sm70,
+        stages: 1,
+        ldg_width: 1,
+        warps: None,
+        raster: 1,
     }
 }
 
@@ -241,7 +247,14 @@ pub fn check_case<T: TestElem>(gemm: &Gemm, case: &Case, rng: &mut Rng) -> Resul
     let (a_rows, a_cols) = if op_a == Op::N { (m, k) } else { (k, m) };
     let (b_rows, b_cols) = if op_b == Op::N { (k, n) } else { (n, k) };
     let mut pad = || 1 + rng.below(3) as usize;
-    let (lda, ldb, ldc) = (a_rows.max(1) + pad(), b_rows.max(1) + pad(), m.max(1) + pad());
+    // A kernel with `ldg_width = w` needs A's and B's leading dimensions to
+    // be multiples of w (the host guarantees it, or picks another kernel).
+    let w = spec.ldg_width as usize;
+    let (lda, ldb, ldc) = (
+        (a_rows.max(1) + pad()).next_multiple_of(w),
+        (b_rows.max(1) + pad()).next_multiple_of(w),
+        m.max(1) + pad(),
+    );
     let (ta, tb, tc) = (pad(), pad(), pad());
 
     let matrix =

@@ -231,6 +231,7 @@ fn ends_with_newline(path: &Path) -> Result<bool> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use gemm_codegen::Target;
     use gemm_codegen::{GlobalLoad, LoadShape};
 
     pub fn device() -> DeviceKey {
@@ -251,6 +252,11 @@ pub(crate) mod tests {
             load_b: LoadShape { lead: 16, cross: 16 },
             lds_width: 1,
             ldg: GlobalLoad::Nc,
+            arch: Target::Sm70,
+            stages: 1,
+            ldg_width: 1,
+            warps: None,
+            raster: 1,
         }
     }
 

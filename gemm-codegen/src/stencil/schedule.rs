@@ -1,0 +1,102 @@
+//! Where a block and its threads sit: the tile scheduler (which C tile a
+//! block computes, `raster`) and the warp arrangement (which C positions a
+//! thread owns, `warps`).
+//!
+//! With `raster = 1` block `(ctaid.x, ctaid.y)` computes tile `(x, y)`. With
+//! `raster = g ≥ 2` the grid is one-dimensional and block `pid` walks the
+//! tiles in groups of `g` tile rows, down each column of a group before the
+//! next, so that the blocks resident together read few distinct stripes of
+//! A and B and find them in L2:
+//!
+//! ```text
+//! group = pid / (g · tiles_n)      rows_in_group = min(tiles_m − group · g, g)
+//! r     = pid mod (g · tiles_n)    tile = (group · g + r mod rows_in_group, r / rows_in_group)
+//! ```
+//!
+//! Without `warps` a thread's position in the block's `M_dim × N_dim` grid
+//! is `(thread mod M_dim, thread div M_dim)`. With `warps = (wm, wn)`, warp
+//! `w = thread / 32` owns the sub-grid `(w mod wm, w div wm)` of
+//! `M_dim / wm × N_dim / wn` positions, its lanes along M first: a warp
+//! then reads few distinct runs of A and B from shared memory, and each
+//! distinct run once (the others are broadcasts).
+
+use crate::ptx::{BinOp, Instr, Operand as Op, Special, Type};
+
+use super::Cx;
+
+/// Reads the thread index into `cx.thread` and sets `cx.blk_m0` and
+/// `cx.blk_n0`, the first row and column of the block's C tile.
+pub(crate) fn block_origin(cx: &mut Cx<'_>) {
+    let spec = *cx.plan.spec();
+    let (thread, blk_m0, blk_n0) = (cx.thread, cx.blk_m0, cx.blk_n0);
+    if spec.raster <= 1 {
+        cx.b.section(format!(
+            "block (ctaid.x, ctaid.y) computes C[blk_m0 .. +{}, blk_n0 .. +{}]",
+            spec.m_blk, spec.n_blk
+        ));
+        cx.b.push(Instr::mov(thread, Special::TidX));
+        cx.b.push(Instr::mov(blk_m0, Special::CtaidX));
+        cx.b.push(Instr::mul(blk_m0, blk_m0, Op::imm(spec.m_blk)));
+        cx.b.push(Instr::mov(blk_n0, Special::CtaidY));
+        cx.b.push(Instr::mul(blk_n0, blk_n0, Op::imm(spec.n_blk)));
+        return;
+    }
+    let g = spec.raster;
+    cx.b.reg_group(format!("tile scheduler: groups of {g} tile rows"));
+    let r = |cx: &mut Cx<'_>, name: &str| cx.b.reg(name, Type::U32);
+    let [pid, tiles_m, tiles_n, width, group, first, rows, tile_m, tile_n] =
+        ["pid", "tiles_m", "tiles_n", "group_width", "group", "group_row0", "group_rows", "tile_m", "tile_n"]
+            .map(|n| r(cx, n));
+    cx.b.section(format!(
+        "block pid = ctaid.x computes tile (tile_m, tile_n), {g} tile rows a group, column by column"
+    ));
+    cx.b.push(Instr::mov(thread, Special::TidX));
+    cx.b.push(Instr::mov(pid, Special::CtaidX));
+    // m, n ≤ i32::MAX, so adding the tile size less one cannot wrap.
+    cx.b.push(Instr::add(tiles_m, cx.params.m, Op::imm(spec.m_blk - 1)));
+    cx.b.push(Instr::binary(BinOp::Div, tiles_m, tiles_m, Op::imm(spec.m_blk)));
+    cx.b.push(Instr::add(tiles_n, cx.params.n, Op::imm(spec.n_blk - 1)));
+    cx.b.push(Instr::binary(BinOp::Div, tiles_n, tiles_n, Op::imm(spec.n_blk)));
+    cx.b.push(Instr::mul(width, tiles_n, Op::imm(g)));
+    cx.b.push(Instr::binary(BinOp::Div, group, pid, width));
+    cx.b.push(Instr::mul(first, group, Op::imm(g)));
+    cx.b.push(Instr::sub(rows, tiles_m, first));
+    cx.b.push(Instr::binary(BinOp::Min, rows, rows, Op::imm(g)));
+    // pid within its group, then its row and column there.
+    cx.b.push(Instr::binary(BinOp::Rem, pid, pid, width));
+    cx.b.push(Instr::binary(BinOp::Rem, tile_m, pid, rows));
+    cx.b.push(Instr::add(tile_m, tile_m, first));
+    cx.b.push(Instr::binary(BinOp::Div, tile_n, pid, rows));
+    cx.b.push(Instr::mul(blk_m0, tile_m, Op::imm(spec.m_blk)));
+    cx.b.push(Instr::mul(blk_n0, tile_n, Op::imm(spec.n_blk)));
+}
+
+/// Sets `cx.tx` and `cx.ty`, the thread's position in the block's
+/// `M_dim × N_dim` grid of C positions.
+pub(crate) fn thread_position(cx: &mut Cx<'_>) {
+    let spec = *cx.plan.spec();
+    let thread = cx.thread;
+    let Some(warps) = spec.warps else {
+        cx.b.comment(format!(
+            "the thread's place in the C layout: tx = thread mod {0}, ty = thread div {0}",
+            spec.m_dim
+        ));
+        let (ty, tx) = cx.divmod(thread, spec.m_dim, "ty", "tx");
+        (cx.tx, cx.ty) = (tx, ty);
+        return;
+    };
+    let (lanes_m, lanes_n) = (spec.m_dim / warps.m, spec.n_dim / warps.n);
+    cx.b.comment(format!(
+        "the thread's place in the C layout: warp (thread / 32) owns a {lanes_m} x {lanes_n} sub-grid \
+         of the {} x {} warp grid, lanes along M first",
+        warps.m, warps.n
+    ));
+    let (warp, lane) = cx.divmod(thread, 32, "warp", "lane");
+    let (warp_n, warp_m) = cx.divmod(warp, warps.m, "warp_n", "warp_m");
+    let (lane_n, lane_m) = cx.divmod(lane, lanes_m, "lane_n", "lane_m");
+    let tx = cx.b.reg("tx", Type::U32);
+    let ty = cx.b.reg("ty", Type::U32);
+    cx.b.push(Instr::mad(tx, warp_m, Op::imm(lanes_m), lane_m));
+    cx.b.push(Instr::mad(ty, warp_n, Op::imm(lanes_n), lane_n));
+    (cx.tx, cx.ty) = (tx, ty);
+}

@@ -1,0 +1,71 @@
+//! The pipeline parameters of the stencil (`ldg_width`, `warps`, `raster`,
+//! `stages`, `arch`) in the emulator: each spec on the ragged shapes of
+//! every dimension, against the f64 reference, with every safety check on.
+
+mod emu_common;
+
+use emu_common::{check_spec_any, edge_cases, slow, spec};
+use gemm_codegen::{KernelSpec, Op, Precision, Target, WarpShape};
+
+/// A 64 × 64 × 8 tile on 16 × 8 threads, 4 × 8 elements of C each: small
+/// enough for every ragged shape to run quickly, with runs of 4 that fit
+/// both stripes (`load_b = (2, 64)` for B's K-leading stripe).
+fn base(precision: Precision, ops: (Op, Op)) -> KernelSpec {
+    let (a_lead_k, b_lead_k) = (ops.0 != Op::N, ops.1 == Op::N);
+    let load = |lead_is_k: bool| if lead_is_k { (2, 64) } else { (16, 8) };
+    spec(precision, ops, (64, 64, 8), (16, 8), load(a_lead_k), load(b_lead_k))
+}
+
+fn run_all(specs: &[KernelSpec]) {
+    let mut failures = Vec::new();
+    for (i, s) in specs.iter().enumerate() {
+        if let Err(e) = gemm_codegen::validate(s) {
+            failures.push(format!("{}: not legal: {e:?}", s.entry_name()));
+            continue;
+        }
+        if let Err(e) = check_spec_any(s, &edge_cases(s, slow()), 1000 + i as u64) {
+            failures.push(e);
+        }
+    }
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+}
+
+#[test]
+fn vector_global_loads_of_every_width() {
+    let mut specs = Vec::new();
+    for ops in [(Op::N, Op::N), (Op::T, Op::T), (Op::N, Op::T), (Op::T, Op::N)] {
+        for (precision, widths) in
+            [(Precision::F32, &[2, 4][..]), (Precision::F64, &[2]), (Precision::C32, &[2])]
+        {
+            for &w in widths {
+                specs.push(KernelSpec { ldg_width: w, ..base(precision, ops) });
+            }
+        }
+    }
+    // Conjugated complex operands.
+    specs.push(KernelSpec { ldg_width: 2, ..base(Precision::C32, (Op::C, Op::C)) });
+    run_all(&specs);
+}
+
+#[test]
+fn warp_arrangements_and_rasterized_grids() {
+    let mut specs = Vec::new();
+    for (wm, wn) in [(2, 2), (1, 4), (4, 1)] {
+        let warps = Some(WarpShape { m: wm, n: wn });
+        specs.push(KernelSpec { warps, ..base(Precision::F32, (Op::N, Op::T)) });
+    }
+    for raster in [2, 3, 8] {
+        specs.push(KernelSpec { raster, ..base(Precision::F64, (Op::T, Op::N)) });
+        specs.push(KernelSpec { raster, lds_width: 2, ..base(Precision::C32, (Op::N, Op::C)) });
+    }
+    let all = KernelSpec {
+        warps: Some(WarpShape { m: 2, n: 2 }),
+        raster: 4,
+        ldg_width: 4,
+        lds_width: 4,
+        arch: Target::Sm80,
+        ..base(Precision::F32, (Op::N, Op::N))
+    };
+    specs.push(all);
+    run_all(&specs);
+}
