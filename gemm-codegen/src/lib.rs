@@ -41,6 +41,7 @@
 pub mod constraints;
 pub mod device;
 pub mod emu;
+pub mod grammar;
 mod kernel;
 pub mod ptx;
 pub mod space;
