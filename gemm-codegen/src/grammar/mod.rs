@@ -105,9 +105,6 @@ pub enum Delim {
     Bracket,
     /// `{ ... }`.
     Brace,
-    /// The invisible group `macro_rules!` puts around a substituted fragment
-    /// (the macro only); values look through it.
-    None,
 }
 
 /// A bracketed group of token trees.
@@ -123,7 +120,9 @@ pub struct Group<L> {
     pub open: L,
 }
 
-/// A token tree, as both front ends hand their input to [`read`].
+/// A token tree, as both front ends hand their input to [`read`]. (The
+/// invisible groups `macro_rules!` puts around substituted fragments are not
+/// trees: the macro hands over what they hold.)
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Tree<L> {
     /// An identifier or keyword (a raw one with its `r#`).

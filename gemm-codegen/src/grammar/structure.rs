@@ -108,17 +108,13 @@ fn is_comma<L>(tree: &Tree<L>) -> bool {
     matches!(tree, Tree::Punct(',', _))
 }
 
-/// The value written as `trees`; `None` if there are none. A single
-/// invisible group is looked through.
+/// The value written as `trees`; `None` if there are none.
 fn value<L: Location>(trees: &[Tree<L>]) -> Option<Value<L>> {
     let negative = matches!(trees.first()?, Tree::Punct('-', _));
     Some(match trees {
         [Tree::Word(word)] => Value::Word(word.clone()),
         [Tree::Literal(literal)] => Value::Literal(literal.clone()),
         [Tree::Group(group)] if group.delim == Delim::Paren => Value::Tuple(tuple(group)),
-        [Tree::Group(Group { delim: Delim::None, trees, at, .. })] => {
-            value(trees).unwrap_or(Value::Other { at: *at, negative })
-        }
         [first, .., last] => Value::Other { at: first.at().to(last.at()), negative },
         [single] => Value::Other { at: single.at(), negative },
         [] => return None,

@@ -79,7 +79,7 @@ fn body<L>(trees: &[Tree<L>]) -> &[Tree<L>] {
     match trees {
         [Tree::Word(m), Tree::Punct('!', _), Tree::Group(g)]
         | [Tree::Word(m), Tree::Punct('!', _), Tree::Group(g), Tree::Punct(';', _)]
-            if m.text == "gemm_kernel" && g.delim != Delim::None =>
+            if m.text == "gemm_kernel" =>
         {
             &g.trees
         }
