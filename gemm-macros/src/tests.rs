@@ -337,3 +337,18 @@ fn annotated_example_shows_the_generated_doc() {
     }
     assert!(lines[start + doc.lines().count()].starts_with("#[derive("));
 }
+
+#[test]
+fn the_doc_lists_every_parameter_of_the_grammar() {
+    let lib = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/lib.rs")).unwrap();
+    for param in gemm_codegen::grammar::PARAMS {
+        let row = format!("/// | `{}`", param.key);
+        assert!(
+            lib.lines().any(|l| l.starts_with(&row)),
+            "no row for `{}` in the table of lib.rs",
+            param.key
+        );
+    }
+}
+
+mod agree;
