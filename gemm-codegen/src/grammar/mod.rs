@@ -41,9 +41,11 @@
 //!
 //! # Adding a parameter
 //!
-//! One entry in [`PARAMS`] (key, shape, default or how to add it, its
-//! one-line doc and the line that stores its value in the [`KernelSpec`]),
-//! plus the field and its default in [`KernelSpec`] itself.
+//! One entry in [`PARAMS`]: key, shape, default or how to add it, its
+//! one-line doc, and the line that stores its value in the [`KernelSpec`].
+//! The rest is the spec's own: the field, its default (a `DEFAULT_*`
+//! constant, which the blank spec reading starts from), and a
+//! [`Field`](crate::Field) if the constraints name it.
 
 mod literal;
 mod params;
@@ -56,7 +58,7 @@ use std::fmt;
 use crate::constraints::{ParamPath, Violation};
 use crate::spec::KernelSpec;
 
-pub use params::{Got, Need, PARAMS, Param, Shape, is_keyword};
+pub use params::{Elem, Got, Need, PARAMS, Param, Shape, is_keyword};
 pub use structure::{Item, Tuple, Value, items};
 
 /// Where a token was written, as a front end tracks it.
