@@ -42,6 +42,7 @@
 pub mod abi;
 pub mod constraints;
 pub mod device;
+pub mod grammar;
 mod kernel;
 pub mod ptx;
 pub mod space;

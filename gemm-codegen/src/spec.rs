@@ -557,128 +557,20 @@ impl fmt::Display for KernelSpec {
     }
 }
 
-/// Why a `gemm_kernel!` body given as text could not be read.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct SpecParseError(String);
+pub use crate::grammar::text::SpecParseError;
 
 impl std::str::FromStr for KernelSpec {
     type Err = SpecParseError;
 
-    /// Reads the body of a `gemm_kernel!` invocation, as
-    /// [`KernelSpec::to_invocation_body`] writes it (`name` is accepted and
-    /// ignored; optional parameters take their defaults). The result is not
-    /// yet validated: see [`crate::validate`]. In Rust source, the macro
-    /// itself is the parser; this one serves command lines and files.
+    /// Reads the body of a `gemm_kernel!` invocation, or the whole
+    /// invocation, as [`KernelSpec::to_invocation_body`] and
+    /// [`KernelSpec::to_invocation`] write them. This is the macro's own
+    /// grammar ([`crate::grammar`]): the same text is accepted, with the same
+    /// errors, except that `name` may be left out (and is ignored). The
+    /// result is not yet validated: see [`crate::validate`], and
+    /// [`crate::grammar::text::parse`] to point its violations at the text.
     fn from_str(text: &str) -> Result<KernelSpec, SpecParseError> {
-        let err = |m: String| SpecParseError(m);
-        let body = text.trim();
-        let body = body
-            .strip_prefix("gemm_kernel!")
-            .map(|b| b.trim().trim_start_matches('{').trim_end_matches('}'))
-            .unwrap_or(body);
-        // Split at commas outside parentheses.
-        let (mut depth, mut start, mut items) = (0i32, 0, Vec::new());
-        for (i, c) in body.char_indices() {
-            match c {
-                '(' => depth += 1,
-                ')' => depth -= 1,
-                ',' if depth == 0 => {
-                    items.push(&body[start..i]);
-                    start = i + 1;
-                }
-                _ => {}
-            }
-        }
-        items.push(&body[start..]);
-        let numbers = |value: &str, key: &str, n: usize| -> Result<Vec<u32>, SpecParseError> {
-            let inner = value.strip_prefix('(').and_then(|v| v.strip_suffix(')'));
-            let parts: Vec<&str> = match inner {
-                Some(inner) => inner.split(',').map(str::trim).collect(),
-                None => vec![value],
-            };
-            if parts.len() != n {
-                return Err(err(format!("`{key}` takes {n} value(s), got `{value}`")));
-            }
-            parts
-                .iter()
-                .map(|p| p.parse::<u32>().map_err(|_| err(format!("`{key}`: `{p}` is not a whole number"))))
-                .collect()
-        };
-        let (mut precision, mut ops, mut tile, mut threads, mut load_a, mut load_b) =
-            (None, None, None, None, None, None);
-        let (mut lds_width, mut ldg) = (KernelSpec::DEFAULT_LDS_WIDTH, KernelSpec::DEFAULT_LDG);
-        for item in items.iter().map(|i| i.trim()).filter(|i| !i.is_empty()) {
-            let (key, value) =
-                item.split_once('=').ok_or_else(|| err(format!("expected `name = value`, got `{item}`")))?;
-            let (key, value) = (key.trim(), value.trim());
-            match key {
-                "name" => {}
-                "precision" => {
-                    precision = Some(Precision::from_token(value).ok_or_else(|| {
-                        err(format!("`precision` must be f32, f64, c32 or c64, not `{value}`"))
-                    })?)
-                }
-                "op" => {
-                    let inner = value.strip_prefix('(').and_then(|v| v.strip_suffix(')')).unwrap_or(value);
-                    let parsed: Option<Vec<Op>> = inner
-                        .split(',')
-                        .map(|o| {
-                            let o = o.trim();
-                            let mut chars = o.chars();
-                            match (chars.next(), chars.next()) {
-                                (Some(c), None) => Op::from_letter(c),
-                                _ => None,
-                            }
-                        })
-                        .collect();
-                    match parsed.as_deref() {
-                        Some(&[a, b]) => ops = Some((a, b)),
-                        _ => {
-                            return Err(err(format!(
-                                "`op` must be two of N, T, C, like `(N, T)`, not `{value}`"
-                            )));
-                        }
-                    }
-                }
-                "tile" => tile = Some(numbers(value, key, 3)?),
-                "threads" => threads = Some(numbers(value, key, 2)?),
-                "load_a" => load_a = Some(numbers(value, key, 2)?),
-                "load_b" => load_b = Some(numbers(value, key, 2)?),
-                "lds_width" => lds_width = numbers(value, key, 1)?[0],
-                "ldg" => {
-                    ldg = GlobalLoad::from_token(value)
-                        .ok_or_else(|| err(format!("`ldg` must be nc, ca or cg, not `{value}`")))?
-                }
-                other => return Err(err(format!("unknown parameter `{other}`"))),
-            }
-        }
-        let missing = |what: &str| err(format!("missing parameter `{what}`"));
-        let precision = precision.ok_or_else(|| missing("precision"))?;
-        let (op_a, op_b) = ops.ok_or_else(|| missing("op"))?;
-        let tile = tile.ok_or_else(|| missing("tile"))?;
-        let threads = threads.ok_or_else(|| missing("threads"))?;
-        let load_a = load_a.ok_or_else(|| missing("load_a"))?;
-        let load_b = load_b.ok_or_else(|| missing("load_b"))?;
-        Ok(KernelSpec {
-            precision,
-            op_a,
-            op_b,
-            m_blk: tile[0],
-            n_blk: tile[1],
-            k_blk: tile[2],
-            m_dim: threads[0],
-            n_dim: threads[1],
-            load_a: LoadShape { lead: load_a[0], cross: load_a[1] },
-            load_b: LoadShape { lead: load_b[0], cross: load_b[1] },
-            lds_width,
-            ldg,
-            arch: Target::Sm70,
-            stages: 1,
-            ldg_width: 1,
-            warps: None,
-            raster: 1,
-        })
+        crate::grammar::text::parse(text).map(|(spec, _)| spec)
     }
 }
 
@@ -779,11 +671,8 @@ mod tests {
         spec.precision = Precision::C64;
         spec.op_a = Op::C;
         assert_eq!(spec.to_string().parse::<KernelSpec>(), Ok(spec));
-        let bad = |t: &str| t.parse::<KernelSpec>().unwrap_err().to_string();
-        assert_eq!(bad("precision = f16"), "`precision` must be f32, f64, c32 or c64, not `f16`");
-        assert!(bad("precision = f32, op = (N, N)").starts_with("missing parameter `tile`"));
-        assert!(bad("precision = f32, op = (N, X)").contains("two of N, T, C"));
-        assert!(bad("tile = (1, 2)").contains("takes 3 value(s)"));
-        assert!(bad("blocks = 2").contains("unknown parameter `blocks`"));
+        // Errors: see the grammar's tests.
+        let bad = "precision = f16, op = (N, N)".parse::<KernelSpec>().unwrap_err();
+        assert_eq!(bad.errors()[0].message, "`precision` must be `f32`, `f64`, `c32` or `c64`");
     }
 }

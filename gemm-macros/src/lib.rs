@@ -10,8 +10,11 @@
 //!            └────── all errors ──────┴──▶ compile errors + `pub struct Name;`
 //! ```
 //!
-//! - `parse` reads `key = value` pairs into a typed spec in which every value
-//!   and every tuple element keeps its token's span.
+//! - `parse` hands the tokens, each with its span, to `gemm_codegen::grammar`:
+//!   the one reader of `gemm_kernel!` bodies, shared with `KernelSpec:
+//!   FromStr`, so a body given as text (`cargo xtask bench --spec`) is read
+//!   with exactly the same rules and messages. The only difference: text may
+//!   leave out `name`, which the macro requires.
 //! - `validate` runs `gemm_codegen::validate` (the one implementation of the
 //!   stencil's constraints) and points each violation at the token it names.
 //! - `expand` only generates; it is handed a validated plan, never a spec.

@@ -5,7 +5,7 @@
 use gemm_codegen::{Field, GlobalLoad, Op, ParamPath, Precision};
 use proc_macro2::TokenStream;
 
-use crate::ctxt::Ctxt;
+use crate::ctxt::{Ctxt, Spans};
 use crate::{expand, parse, validate};
 
 const SGEMM_NN: &str = "name = SgemmNN, precision = f32, op = (N, N), tile = (96, 96, 16), \
@@ -149,12 +149,17 @@ fn the_op_decides_which_stripe_the_load_reads() {
     assert!(errors[0].1.contains("the stored stripe of A for op(A) = T is 16 × 96 with K contiguous"));
 }
 
+/// The source text under `spans`.
+fn text_of(spans: Spans) -> String {
+    spans.first.join(spans.last).and_then(|s| s.source_text()).unwrap_or_default()
+}
+
 #[test]
-fn span_of_maps_every_field_and_element() {
+fn located_maps_every_field_and_element() {
     let src = format!("{SGEMM_NN}, lds_width = 2, ldg = cg");
     let mut cx = Ctxt::default();
     let spec = parse::parse(tokens(&src), &mut cx).spec.unwrap();
-    let text = |field, index| validate::span_of(&spec, ParamPath { field, index }).source_text().unwrap();
+    let text = |field, index| text_of(spec.located.at(ParamPath { field, index }));
     assert_eq!(text(Field::Precision, None), "f32");
     assert_eq!(text(Field::Op, None), "(N, N)");
     assert_eq!(text(Field::Op, Some(1)), "N");
@@ -168,7 +173,7 @@ fn span_of_maps_every_field_and_element() {
     assert_eq!(text(Field::Ldg, None), "cg");
     // An optional parameter left at its default: the kernel's name.
     let spec = parse::parse(tokens(SGEMM_NN), &mut cx).spec.unwrap();
-    let text = |field| validate::span_of(&spec, ParamPath { field, index: None }).source_text().unwrap();
+    let text = |field| text_of(spec.located.at(ParamPath { field, index: None }));
     assert_eq!(text(Field::LdsWidth), "SgemmNN");
     assert_eq!(text(Field::Ldg), "SgemmNN");
     assert!(cx.finish().is_ok());
@@ -207,7 +212,7 @@ fn duplicate_points_at_the_second() {
     assert_eq!(errors.len(), 1);
     let mut cx = Ctxt::default();
     let spec = parse::parse(tokens(&src), &mut cx).spec.unwrap();
-    assert_eq!(spec.spec().m_blk, 96, "the first value is the one validated");
+    assert_eq!(spec.spec.m_blk, 96, "the first value is the one validated");
     let e = cx.finish().unwrap_err();
     assert_eq!(e.span().start().line, 2, "the second `tile`");
 }
@@ -233,7 +238,7 @@ fn values_from_macro_rules_groups_are_read() {
     let mut cx = Ctxt::default();
     let spec = parse::parse(input, &mut cx).spec.expect("parses");
     assert!(cx.finish().is_ok());
-    assert_eq!((spec.spec().k_blk, spec.spec().lds_width), (16, 2));
+    assert_eq!((spec.spec.k_blk, spec.spec.lds_width), (16, 2));
 }
 
 #[test]
@@ -332,3 +337,18 @@ fn annotated_example_shows_the_generated_doc() {
     }
     assert!(lines[start + doc.lines().count()].starts_with("#[derive("));
 }
+
+#[test]
+fn the_doc_lists_every_parameter_of_the_grammar() {
+    let lib = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/lib.rs")).unwrap();
+    for param in gemm_codegen::grammar::PARAMS {
+        let row = format!("/// | `{}`", param.key);
+        assert!(
+            lib.lines().any(|l| l.starts_with(&row)),
+            "no row for `{}` in the table of lib.rs",
+            param.key
+        );
+    }
+}
+
+mod agree;

@@ -2,12 +2,12 @@
 //! crate against what the expansion needs to name.
 //!
 //! The constraints are not implemented here: [`gemm_codegen::validate`] is the
-//! one implementation, shared with the tuner's search space. This module only
-//! maps each [`Violation`](gemm_codegen::Violation) onto the span of the token
-//! it is about: a tuple element when the violation names one (`tile.0`), else
-//! the whole parameter value.
+//! one implementation, shared with the tuner's search space. Each
+//! [`Violation`](gemm_codegen::Violation) names a parameter, or one element of
+//! a tuple (`tile.0`); the grammar's [`Located`](gemm_codegen::grammar::Located)
+//! maps it onto the span of that token, as it does for text.
 
-use gemm_codegen::{Field, ParamPath, Plan};
+use gemm_codegen::Plan;
 use proc_macro_crate::FoundCrate;
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
@@ -28,33 +28,16 @@ pub(crate) struct Kernel {
 /// Validates a parsed invocation, recording every violation in `cx`.
 pub(crate) fn validate(tokens: SpecTokens, cx: &mut Ctxt) -> Option<Kernel> {
     let runtime = runtime_path(cx);
-    let plan = match gemm_codegen::validate(&tokens.spec()) {
+    let plan = match gemm_codegen::validate(&tokens.spec) {
         Ok(plan) => Some(plan),
         Err(violations) => {
-            for violation in violations {
-                cx.error(span_of(&tokens, violation.at), violation.message);
+            for violation in &violations {
+                cx.grammar_error(tokens.located.error(violation));
             }
             None
         }
     };
     Some(Kernel { name: tokens.name, plan: plan?, runtime: runtime? })
-}
-
-/// The span of the smallest token `at` names.
-pub(crate) fn span_of(tokens: &SpecTokens, at: ParamPath) -> Span {
-    match at.field {
-        Field::Precision => tokens.precision.span,
-        Field::Op => tokens.op.span_at(at.index),
-        Field::Tile => tokens.tile.span_at(at.index),
-        Field::Threads => tokens.threads.span_at(at.index),
-        Field::LoadA => tokens.load_a.span_at(at.index),
-        Field::LoadB => tokens.load_b.span_at(at.index),
-        // An optional parameter left at its default: the kernel as a whole.
-        Field::LdsWidth => tokens.lds_width.map_or_else(|| tokens.name.span(), |w| w.span),
-        Field::Ldg => tokens.ldg.map_or_else(|| tokens.name.span(), |g| g.span),
-        // Not yet read by this front end: always at their defaults.
-        Field::Arch | Field::Stages | Field::LdgWidth | Field::Warps | Field::Raster => tokens.name.span(),
-    }
 }
 
 /// How the invoking crate names gemm-codegen's items (`GemmKernel`,
