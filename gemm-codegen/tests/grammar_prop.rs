@@ -3,7 +3,7 @@
 //! `PROPTEST_CASES` overrides the 4096 cases of each property.
 
 use gemm_codegen::grammar::{self, PARAMS};
-use gemm_codegen::{GlobalLoad, KernelSpec, LoadShape, Op, Precision};
+use gemm_codegen::{GlobalLoad, KernelSpec, LoadShape, Op, Precision, Target, WarpShape};
 use proptest::prelude::*;
 
 fn config() -> ProptestConfig {
@@ -120,14 +120,17 @@ fn op() -> impl Strategy<Value = Op> {
 
 fn specs() -> impl Strategy<Value = KernelSpec> {
     let shape = || (any::<u32>(), any::<u32>()).prop_map(|(lead, cross)| LoadShape { lead, cross });
+    let warps = prop::option::of((any::<u32>(), any::<u32>()).prop_map(|(m, n)| WarpShape { m, n }));
     (
         (precision(), op(), op(), any::<[u32; 3]>(), any::<[u32; 2]>()),
         (shape(), shape(), any::<u32>(), prop::sample::select(GlobalLoad::ALL.to_vec())),
+        (prop::sample::select(Target::ALL.to_vec()), any::<[u32; 3]>(), warps),
     )
         .prop_map(
             |(
                 (precision, op_a, op_b, [m_blk, n_blk, k_blk], [m_dim, n_dim]),
                 (load_a, load_b, lds_width, ldg),
+                (arch, [stages, ldg_width, raster], warps),
             )| {
                 KernelSpec {
                     precision,
@@ -142,6 +145,11 @@ fn specs() -> impl Strategy<Value = KernelSpec> {
                     load_b,
                     lds_width,
                     ldg,
+                    arch,
+                    stages,
+                    ldg_width,
+                    warps,
+                    raster,
                 }
             },
         )
@@ -160,8 +168,15 @@ fn items_of(spec: &KernelSpec) -> Vec<(&'static str, String)> {
         format!("({}, {})", s.load_b.lead, s.load_b.cross),
         s.lds_width.to_string(),
         s.ldg.to_string(),
+        s.arch.to_string(),
+        s.stages.to_string(),
+        s.ldg_width.to_string(),
+        s.warps.map_or_else(String::new, |w| format!("({}, {})", w.m, w.n)),
+        s.raster.to_string(),
     ];
-    PARAMS.iter().map(|p| p.key).zip(values).collect()
+    assert_eq!(values.len(), PARAMS.len(), "a value for every parameter");
+    // `warps` left out has no value to write: leave it out.
+    PARAMS.iter().map(|p| p.key).zip(values).filter(|(_, v)| !v.is_empty()).collect()
 }
 
 proptest! {

@@ -23,6 +23,7 @@ fn sgemm_nn() -> KernelSpec {
         load_b: LoadShape { lead: 8, cross: 32 },
         lds_width: 1,
         ldg: GlobalLoad::Nc,
+        ..super::params::BLANK
     }
 }
 
@@ -53,6 +54,7 @@ fn every_parameter_reaches_its_field() {
         load_b: LoadShape { lead: 8, cross: 9 },
         lds_width: 10,
         ldg: GlobalLoad::Cg,
+        ..super::params::BLANK
     };
     assert_eq!(text.parse(), Ok(spec));
 }
