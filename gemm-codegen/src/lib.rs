@@ -12,6 +12,9 @@
 //!   stencil of Kurzak, Tomov and Dongarra (tile, thread arrangement, the two
 //!   load reshapes, shared-load width, global cache path), for one precision
 //!   and one pair of ops.
+//! - [`grammar`] reads a `gemm_kernel!` body into a [`KernelSpec`], for the
+//!   macro and for `KernelSpec: FromStr` alike: one set of rules and
+//!   messages, each error at the token it is about.
 //! - [`validate`] checks the hard constraints (Algorithm 3, first section;
 //!   one implementation shared by `gemm_kernel!` and the search space) and
 //!   returns a [`Plan`]: the spec plus everything derived from it. A `Plan`

@@ -59,7 +59,7 @@ use crate::constraints::{ParamPath, Violation};
 use crate::spec::KernelSpec;
 
 pub use params::{Elem, Got, Need, PARAMS, Param, Shape, is_keyword};
-pub use structure::{Item, Tuple, Value, items};
+pub use structure::{Broken, Item, Tuple, Value, items};
 
 /// Where a token was written, as a front end tracks it.
 pub trait Location: Copy {

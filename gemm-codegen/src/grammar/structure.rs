@@ -62,10 +62,11 @@ impl<L> Token<L> {
     }
 }
 
-/// `key = value` items separated by commas, a trailing comma allowed. On a
-/// broken structure, the items read before it and the error.
-#[allow(clippy::type_complexity)]
-pub fn items<L: Location>(trees: &[Tree<L>]) -> Result<Vec<Item<L>>, (Vec<Item<L>>, GrammarError<L>)> {
+/// A broken structure: the items read before it, and the error.
+pub type Broken<L> = (Vec<Item<L>>, GrammarError<L>);
+
+/// `key = value` items separated by commas, a trailing comma allowed.
+pub fn items<L: Location>(trees: &[Tree<L>]) -> Result<Vec<Item<L>>, Broken<L>> {
     let mut items = Vec::new();
     let mut rest = trees;
     while let [first, after_key @ ..] = rest {
