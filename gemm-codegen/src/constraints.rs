@@ -281,20 +281,21 @@ impl StripePlan {
         }
     }
 
-    /// Elements of the stripe each thread moves per iteration.
-    pub const fn per_thread(&self) -> u32 {
-        self.per_thread_lead * self.per_thread_cross
+    /// Elements of the stripe each thread moves per iteration (in `u64`, as
+    /// the product of two `u32`s).
+    pub const fn per_thread(&self) -> u64 {
+        self.per_thread_lead as u64 * self.per_thread_cross as u64
     }
 
-    /// Elements of the stripe.
-    pub const fn elements(&self) -> u32 {
-        self.lead_len * self.cross_len
+    /// Elements of the stripe (in `u64`, as the product of two `u32`s).
+    pub const fn elements(&self) -> u64 {
+        self.lead_len as u64 * self.cross_len as u64
     }
 
     /// [`Rule::LoadThreads`]: whether the shape rearranges exactly `threads`
     /// threads.
     pub const fn shape_has_threads(&self, threads: u64) -> bool {
-        self.shape.lead as u64 * self.shape.cross as u64 == threads
+        self.shape.threads() == threads
     }
 
     /// [`Rule::LoadNotDividingStripe`] on `load_x.0`: whether the shape's
@@ -319,7 +320,11 @@ impl StripePlan {
 /// A validated spec and everything the lowering derives from it.
 ///
 /// Only [`validate`] builds one, so code holding a `Plan` knows the spec obeys
-/// every hard constraint.
+/// every hard constraint. In particular its thread count, shared memory and
+/// register bound are at most the `u32` limits it was checked against, and
+/// every stride, offset and size inside its shared arrays is below its
+/// shared bytes: so the accessors below return them as `u32`, exactly, and
+/// the lowering's `u32` arithmetic on them cannot overflow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Plan {
     spec: KernelSpec,
@@ -366,7 +371,7 @@ impl Plan {
 
     /// Threads per block.
     pub const fn threads(&self) -> u32 {
-        self.spec.threads()
+        proven_u32(self.spec.threads() as u128)
     }
 
     /// Skew of each shared-memory row, in elements: one element (the paper's
@@ -378,34 +383,34 @@ impl Plan {
 
     /// Elements between consecutive k rows of A in shared memory.
     pub const fn smem_a_stride(&self) -> u32 {
-        smem_stride(&self.spec, Operand::A)
+        proven_u32(smem_stride(&self.spec, Operand::A) as u128)
     }
 
     /// Elements between consecutive k rows of B in shared memory.
     pub const fn smem_b_stride(&self) -> u32 {
-        smem_stride(&self.spec, Operand::B)
+        proven_u32(smem_stride(&self.spec, Operand::B) as u128)
     }
 
     /// Bytes of A's shared array.
     pub const fn smem_a_bytes(&self) -> u32 {
-        smem_bytes(&self.spec, Operand::A)
+        proven_u32(smem_bytes(&self.spec, Operand::A))
     }
 
     /// Bytes of B's shared array.
     pub const fn smem_b_bytes(&self) -> u32 {
-        smem_bytes(&self.spec, Operand::B)
+        proven_u32(smem_bytes(&self.spec, Operand::B))
     }
 
     /// Shared memory per block, in bytes.
     pub const fn shared_bytes(&self) -> u32 {
-        shared_bytes(&self.spec)
+        proven_u32(shared_bytes(&self.spec))
     }
 
     /// A lower bound on the 32-bit registers a thread needs in the main loop:
     /// the C accumulators, one column of A and row of B, and the prefetched
     /// next stripes. Addresses, indices and predicates come on top.
     pub const fn regs_lower_bound(&self) -> u32 {
-        regs_lower_bound(&self.spec)
+        proven_u32(regs_lower_bound(&self.spec))
     }
 
     /// Multiply-adds per shared-memory load in the innermost loop: the
@@ -416,25 +421,37 @@ impl Plan {
     }
 }
 
+/// `value`, known to fit a `u32`, as one: a size of a validated spec, which
+/// validation has bounded by a `u32` limit (see [`Plan`]). Saturates rather
+/// than wraps, so even a caller that broke that invariant would get a value
+/// above every limit, never a small wrong one, and never a panic.
+pub(crate) const fn proven_u32(value: u128) -> u32 {
+    if value > u32::MAX as u128 { u32::MAX } else { value as u32 }
+}
+
 /// The paper's register reuse: FMAs per load in the innermost loop.
 pub fn register_reuse(spec: &KernelSpec) -> f64 {
     let (m, n) = (f64::from(spec.m_thr()), f64::from(spec.n_thr()));
     if spec.precision.is_complex() { (4.0 * m * n) / (2.0 * (m + n)) } else { (m * n) / (m + n) }
 }
 
+// The sizes below are exact for any field values, so that the rules compare,
+// and the messages show, true numbers. A sum of two `u32`s fits `u64`; a
+// product of three (`k_blk × (m_blk + lds_width) × element bytes`, or the
+// register bound's `element regs × k_blk × (m_blk + n_blk)`) can exceed
+// `u64` but stays below 2^70, so those are `u128`.
+
 /// A lower bound on the 32-bit registers a thread of `spec` needs in the
 /// main loop (see [`Plan::regs_lower_bound`]); meaningful once the tile
-/// divides by the threads and no parameter is zero.
-pub const fn regs_lower_bound(spec: &KernelSpec) -> u32 {
-    let threads = spec.threads();
-    // With `cp.async` stages the next stripes bypass registers.
-    let prefetch = if spec.stages > 1 {
-        0
-    } else {
-        (spec.m_blk * spec.k_blk + spec.k_blk * spec.n_blk).div_ceil(threads)
-    };
-    let (m, n) = (spec.m_thr(), spec.n_thr());
-    spec.precision.element_regs() * (m * n + m + n + prefetch)
+/// divides by the threads and no parameter is zero, exact (in `u128`) and
+/// panic-free for any spec: with no threads, the prefetched stripes count
+/// whole. With a `cp.async` ring the next stripes bypass registers.
+pub const fn regs_lower_bound(spec: &KernelSpec) -> u128 {
+    let threads = spec.threads() as u128;
+    let stripes = spec.k_blk as u128 * (spec.m_blk as u128 + spec.n_blk as u128);
+    let prefetch = if spec.stages > 1 { 0 } else { stripes.div_ceil(if threads == 0 { 1 } else { threads }) };
+    let (m, n) = (spec.m_thr() as u128, spec.n_thr() as u128);
+    spec.precision.element_regs() as u128 * (m * n + m + n + prefetch)
 }
 
 /// Skew of each shared-memory row of `spec`, in elements (see [`Plan::skew`]).
@@ -445,33 +462,36 @@ pub const fn smem_skew(spec: &KernelSpec) -> u32 {
     if spec.ldg_width > spec.lds_width { spec.ldg_width } else { spec.lds_width }
 }
 
-/// Elements between consecutive k rows of `operand`'s shared array.
-pub const fn smem_stride(spec: &KernelSpec, operand: Operand) -> u32 {
+/// Elements between consecutive k rows of `operand`'s shared array (in
+/// `u64`: `m_blk` or `n_blk`, plus the skew).
+pub const fn smem_stride(spec: &KernelSpec, operand: Operand) -> u64 {
     let free_blk = match operand {
         Operand::A => spec.m_blk,
         Operand::B => spec.n_blk,
     };
-    free_blk + smem_skew(spec)
+    free_blk as u64 + smem_skew(spec) as u64
 }
 
-/// Bytes of `operand`'s shared array.
+/// Bytes of `operand`'s shared array, exactly (in `u128`).
 ///
 /// With `stages = s ≥ 2` the array is a ring of `s` stripes, each
 /// [`smem_stage_bytes`] long.
-pub const fn smem_bytes(spec: &KernelSpec, operand: Operand) -> u32 {
-    spec.stages * smem_stage_bytes(spec, operand)
+pub const fn smem_bytes(spec: &KernelSpec, operand: Operand) -> u128 {
+    spec.stages as u128 * smem_stage_bytes(spec, operand)
 }
 
-/// Bytes of one stripe of `operand` in shared memory: `k_blk` rows of
-/// [`smem_stride`] elements, rounded up to 16 bytes when stripes form a
+/// Bytes of one stripe of `operand` in shared memory, exactly: `k_blk` rows
+/// of [`smem_stride`] elements, rounded up to 16 bytes when stripes form a
 /// ring so that every stripe starts 16-byte aligned for `cp.async`.
-pub const fn smem_stage_bytes(spec: &KernelSpec, operand: Operand) -> u32 {
-    let bytes = spec.k_blk * smem_stride(spec, operand) * spec.precision.element_bytes();
+pub const fn smem_stage_bytes(spec: &KernelSpec, operand: Operand) -> u128 {
+    let bytes =
+        spec.k_blk as u128 * smem_stride(spec, operand) as u128 * spec.precision.element_bytes() as u128;
     if spec.stages > 1 { bytes.next_multiple_of(16) } else { bytes }
 }
 
-/// Shared memory per block of `spec`, in bytes (see [`Plan::shared_bytes`]).
-pub const fn shared_bytes(spec: &KernelSpec) -> u32 {
+/// Shared memory per block of `spec`, in bytes, exactly (in `u128`; see
+/// [`Plan::shared_bytes`]).
+pub const fn shared_bytes(spec: &KernelSpec) -> u128 {
     smem_bytes(spec, Operand::A) + smem_bytes(spec, Operand::B)
 }
 
@@ -502,7 +522,7 @@ pub const fn lds_width_allowed(width: u32) -> bool {
 /// [`Rule::LdsWidth`], second part: one shared load of `width` (allowed)
 /// elements of `precision` moves at most 16 bytes.
 pub const fn lds_width_fits_precision(width: u32, precision: Precision) -> bool {
-    width * precision.element_bytes() <= 16
+    width as u64 * precision.element_bytes() as u64 <= 16
 }
 
 /// [`Rule::LdsWidth`], third part: `width` (nonzero) divides the rows
@@ -513,12 +533,12 @@ pub const fn lds_width_divides(width: u32, m_thr: u32, n_thr: u32) -> bool {
 
 /// [`Rule::SharedMemory`]: whether `spec`'s shared memory fits a block.
 pub const fn shared_fits(spec: &KernelSpec, limits: &Limits) -> bool {
-    shared_bytes(spec) <= limits.max_shared_per_block
+    shared_bytes(spec) <= limits.max_shared_per_block as u128
 }
 
 /// [`Rule::Registers`]: whether `spec`'s register lower bound fits a thread.
 pub const fn regs_fit(spec: &KernelSpec, limits: &Limits) -> bool {
-    regs_lower_bound(spec) <= limits.max_regs_per_thread
+    regs_lower_bound(spec) <= limits.max_regs_per_thread as u128
 }
 
 /// Checks `spec` against every hard constraint under the limits of its
@@ -528,7 +548,8 @@ pub fn validate(spec: &KernelSpec) -> Result<Plan, Vec<Violation>> {
 }
 
 /// Checks `spec` against every hard constraint under `limits`, reporting all
-/// violations at once.
+/// violations at once. Never panics, whatever the field values: every size
+/// it computes is exact (see [`shared_bytes`] and [`regs_lower_bound`]).
 pub fn validate_with(spec: &KernelSpec, limits: &Limits) -> Result<Plan, Vec<Violation>> {
     let mut out = Vec::new();
     check_nonzero(spec, &mut out);
@@ -548,9 +569,8 @@ pub fn validate_with(spec: &KernelSpec, limits: &Limits) -> Result<Plan, Vec<Vio
         // Resource estimates assume the divisibility rules hold.
         return Err(out);
     }
-    let plan = Plan { spec: *spec, limits: *limits, a, b };
-    check_resources(&plan, &mut out);
-    if out.is_empty() { Ok(plan) } else { Err(out) }
+    check_resources(spec, limits, &mut out);
+    if out.is_empty() { Ok(Plan { spec: *spec, limits: *limits, a, b }) } else { Err(out) }
 }
 
 fn violation(out: &mut Vec<Violation>, at: ParamPath, rule: Rule, message: String) {
@@ -584,7 +604,7 @@ fn check_nonzero(spec: &KernelSpec, out: &mut Vec<Violation>) {
 
 fn check_threads(spec: &KernelSpec, limits: &Limits, out: &mut Vec<Violation>) {
     let at = ParamPath::whole(Field::Threads);
-    let threads = u64::from(spec.m_dim) * u64::from(spec.n_dim);
+    let threads = spec.threads();
     let rule = threads_rule(spec.m_dim, spec.n_dim, limits);
     if rule == Some(Rule::TooManyThreads) {
         violation(
@@ -628,8 +648,7 @@ fn check_load(spec: &KernelSpec, stripe: &StripePlan, out: &mut Vec<Violation>) 
     let field = stripe.operand.load_field();
     let name = field.name();
     let shape = stripe.shape;
-    let threads = u64::from(spec.m_dim) * u64::from(spec.n_dim);
-    let shape_threads = u64::from(shape.lead) * u64::from(shape.cross);
+    let (threads, shape_threads) = (spec.threads(), shape.threads());
     if !stripe.shape_has_threads(threads) {
         violation(
             out,
@@ -723,10 +742,9 @@ fn check_lds_width(spec: &KernelSpec, out: &mut Vec<Violation>) {
     }
 }
 
-fn check_resources(plan: &Plan, out: &mut Vec<Violation>) {
-    let limits = plan.limits;
-    let shared = plan.shared_bytes();
-    if !shared_fits(&plan.spec, &limits) {
+fn check_resources(spec: &KernelSpec, limits: &Limits, out: &mut Vec<Violation>) {
+    let shared = shared_bytes(spec);
+    if !shared_fits(spec, limits) {
         violation(
             out,
             ParamPath::whole(Field::Tile),
@@ -734,14 +752,14 @@ fn check_resources(plan: &Plan, out: &mut Vec<Violation>) {
             format!(
                 "`tile` needs {shared} bytes of shared memory (k_blk × (m_blk + {s} + n_blk + {s}) \
                  elements of {} bytes) but a block has at most {}: reduce `tile`",
-                plan.precision().element_bytes(),
+                spec.precision.element_bytes(),
                 limits.max_shared_per_block,
-                s = plan.skew(),
+                s = smem_skew(spec),
             ),
         );
     }
-    let regs = plan.regs_lower_bound();
-    if !regs_fit(&plan.spec, &limits) {
+    let regs = regs_lower_bound(spec);
+    if !regs_fit(spec, limits) {
         violation(
             out,
             ParamPath::whole(Field::Tile),
@@ -750,8 +768,8 @@ fn check_resources(plan: &Plan, out: &mut Vec<Violation>) {
                 "`tile` needs at least {regs} registers per thread ({} × {} accumulators, a column \
                  of A, a row of B and the prefetched stripes) but a thread has at most {}: reduce \
                  `tile` or raise `threads`",
-                plan.m_thr(),
-                plan.n_thr(),
+                spec.m_thr(),
+                spec.n_thr(),
                 limits.max_regs_per_thread
             ),
         );

@@ -45,7 +45,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::constraints::Limits;
+use crate::constraints::{Limits, proven_u32};
 
 /// A compute capability `major.minor` (`sm_90` is 9.0).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -361,7 +361,7 @@ impl DeviceLimits {
     /// Resident threads per SM: `MAX_WARPS_PER_SM × WARP_SIZE` (the paper's
     /// assumption, which still holds).
     pub const fn max_threads_per_sm(&self) -> u32 {
-        self.arch.max_warps_per_sm * self.driver.warp_size
+        self.arch.max_warps_per_sm.saturating_mul(self.driver.warp_size)
     }
 
     /// Shared memory a block of our kernels may use: the static limit,
@@ -393,27 +393,38 @@ impl DeviceLimits {
     ///
     /// The search space calls it with its estimates; the tuner can call it
     /// with the registers and shared memory `ptxas` reports.
+    ///
+    /// Exact for any arguments and limits, never panicking: sums and
+    /// products of two `u32`s are taken in `u64`, and a zero warp size or
+    /// allocation unit counts as 1.
     pub fn occupancy(&self, threads: u32, shared_bytes: u32, regs_per_thread: u32) -> Occupancy {
         let (d, a) = (&self.driver, &self.arch);
-        let warps_per_block = threads.div_ceil(d.warp_size).max(1);
+        let warps_per_block = threads.div_ceil(d.warp_size.max(1)).max(1);
         let blocks_by_warps = a.max_blocks_per_sm.min(a.max_warps_per_sm / warps_per_block);
 
-        let shared_per_block =
-            (shared_bytes + a.reserved_shared_per_block).next_multiple_of(a.shared_alloc_unit);
-        let shared_blocks = d.max_shared_per_sm.checked_div(shared_per_block).unwrap_or(a.max_blocks_per_sm);
+        let shared_per_block = (u64::from(shared_bytes) + u64::from(a.reserved_shared_per_block))
+            .next_multiple_of(u64::from(a.shared_alloc_unit.max(1)));
+        // A quotient of the u32 `max_shared_per_sm`: it fits.
+        let shared_blocks = u64::from(d.max_shared_per_sm)
+            .checked_div(shared_per_block)
+            .map_or(a.max_blocks_per_sm, |blocks| proven_u32(u128::from(blocks)));
 
         let regs_blocks = if regs_per_thread > a.max_regs_per_thread {
             0
         } else {
-            let regs_per_warp = (regs_per_thread * d.warp_size).next_multiple_of(a.reg_alloc_unit);
+            // Below 2^64: a product of two u32s rounded up to a u32 unit.
+            let regs_per_warp = (u64::from(regs_per_thread) * u64::from(d.warp_size))
+                .next_multiple_of(u64::from(a.reg_alloc_unit.max(1)));
             if regs_per_warp == 0 {
                 a.max_blocks_per_sm
-            } else if regs_per_warp * warps_per_block > d.max_regs_per_block {
+            } else if regs_per_warp.saturating_mul(u64::from(warps_per_block))
+                > u64::from(d.max_regs_per_block)
+            {
                 0
             } else {
-                let warps = d.max_regs_per_sm / regs_per_warp;
-                let warps = warps - warps % a.warp_alloc_granularity.max(1);
-                warps / warps_per_block
+                let warps = u64::from(d.max_regs_per_sm) / regs_per_warp;
+                let warps = warps - warps % u64::from(a.warp_alloc_granularity.max(1));
+                proven_u32(u128::from(warps / u64::from(warps_per_block)))
             }
         };
 
@@ -491,24 +502,29 @@ pub struct Occupancy {
 }
 
 impl Occupancy {
+    // The products below are at most the SM's resident threads when the
+    // occupancy comes from `DeviceLimits::occupancy`; they saturate rather
+    // than overflow for hand-made values.
+
     /// Resident threads per SM.
     pub const fn threads_per_sm(&self) -> u32 {
-        self.blocks_per_sm * self.threads_per_block
+        self.blocks_per_sm.saturating_mul(self.threads_per_block)
     }
 
     /// Threads per SM shared memory admits.
     pub const fn threads_by_shared(&self) -> u32 {
-        self.blocks_by_shared * self.threads_per_block
+        self.blocks_by_shared.saturating_mul(self.threads_per_block)
     }
 
     /// Threads per SM registers admit.
     pub const fn threads_by_regs(&self) -> u32 {
-        self.blocks_by_regs * self.threads_per_block
+        self.blocks_by_regs.saturating_mul(self.threads_per_block)
     }
 
     /// Resident warps over the most the SM can hold, in [0, 1].
     pub fn fraction(&self) -> f64 {
-        f64::from(self.blocks_per_sm * self.warps_per_block) / f64::from(self.max_warps_per_sm.max(1))
+        f64::from(self.blocks_per_sm) * f64::from(self.warps_per_block)
+            / f64::from(self.max_warps_per_sm.max(1))
     }
 }
 
@@ -548,5 +564,22 @@ mod tests {
         let o = d.occupancy(128, 48 * 1024, 32);
         assert_eq!(o.blocks_by_shared, 1);
         assert_eq!(o.limited_by, Limiter::SharedMemory);
+    }
+
+    #[test]
+    fn extreme_arguments_and_limits_admit_no_block_without_overflow() {
+        let mut d = DeviceLimits::for_arch("sm_90").unwrap();
+        let o = d.occupancy(u32::MAX, u32::MAX, u32::MAX);
+        assert_eq!((o.blocks_by_warps, o.blocks_by_shared, o.blocks_by_regs), (0, 0, 0));
+        // A 1024-thread block whose registers overflow u32 per warp.
+        d.arch.max_regs_per_thread = u32::MAX;
+        assert_eq!(d.occupancy(1024, 0, u32::MAX).blocks_by_regs, 0);
+        // Zero units count as 1 instead of dividing by zero.
+        d.driver.warp_size = 0;
+        d.arch.shared_alloc_unit = 0;
+        d.arch.reg_alloc_unit = 0;
+        let o = d.occupancy(64, 1000, 1);
+        assert_eq!((o.warps_per_block, o.blocks_by_warps), (64, 1));
+        assert_eq!(o.threads_per_sm(), 64);
     }
 }

@@ -53,7 +53,8 @@ use std::rc::Rc;
 
 use crate::constraints::{
     Limits, Operand, Plan, StripePlan, lds_width_allowed, lds_width_divides, lds_width_fits_precision,
-    register_reuse, regs_fit, regs_lower_bound, shared_bytes, shared_fits, threads_rule, tile_divides,
+    proven_u32, register_reuse, regs_fit, regs_lower_bound, shared_bytes, shared_fits, threads_rule,
+    tile_divides,
 };
 use crate::device::{DeviceLimits, Occupancy};
 use crate::spec::{GlobalLoad, KernelSpec, LoadShape, Op, Precision};
@@ -190,14 +191,16 @@ impl Stats {
         Stats::compute(plan.spec(), device)
     }
 
-    /// As [`Stats::of`], for a spec known to pass the hard constraints.
+    /// As [`Stats::of`], for a spec known to pass the hard constraints,
+    /// which bound its threads, shared bytes and registers by `u32` limits.
     fn compute(spec: &KernelSpec, device: &DeviceLimits) -> Stats {
-        let shared = shared_bytes(spec);
-        let regs = regs_lower_bound(spec);
+        let shared = proven_u32(shared_bytes(spec));
+        let regs = proven_u32(regs_lower_bound(spec));
+        let threads = proven_u32(u128::from(spec.threads()));
         Stats {
             shared_bytes: shared,
             regs_estimate: regs,
-            occupancy: device.occupancy(spec.threads(), shared, regs),
+            occupancy: device.occupancy(threads, shared, regs),
             reuse: register_reuse(spec),
         }
     }
@@ -256,10 +259,11 @@ struct Point {
 type Loads = (u32, Option<LoadShape>);
 
 /// Multiples of `step` (nonzero) within `range`, ascending: Algorithm 2's
-/// `for X_blk = X_dim to X_blkMAX step X_dim`.
+/// `for X_blk = X_dim to X_blkMAX step X_dim`. Empty if the first would
+/// exceed `u32`.
 fn multiples(step: u32, range: &RangeInclusive<u32>) -> impl Iterator<Item = u32> + use<> {
-    let first = range.start().div_ceil(step).max(1) * step;
-    (first..=*range.end()).step_by(step as usize)
+    let (first, end) = (range.start().div_ceil(step).max(1).checked_mul(step), *range.end());
+    first.into_iter().flat_map(move |first| first..=end).step_by(step as usize)
 }
 
 /// Divisors of `n` (nonzero), ascending.
@@ -388,7 +392,7 @@ impl Space {
             order
         };
         let element_bytes = self.precision.element_bytes();
-        let coalesced = |shape: LoadShape| (shape.lead * element_bytes).min(128);
+        let coalesced = |shape: LoadShape| shape.lead.saturating_mul(element_bytes).min(128);
         let mut variants: Vec<Vec<Candidate>> = chosen
             .iter()
             .map(|&g| {
@@ -403,7 +407,8 @@ impl Space {
                 all
             })
             .collect();
-        let mut out = Vec::with_capacity(n);
+        let total = variants.iter().map(Vec::len).sum::<usize>();
+        let mut out = Vec::with_capacity(n.min(total));
         while out.len() < n {
             let before = out.len();
             for v in &mut variants {
@@ -457,7 +462,8 @@ impl Space {
                 m_dim > 0 && n_dim > 0 && threads_rule(m_dim, n_dim, &limits).is_none()
             })
             .flat_map(move |(m_dim, n_dim)| {
-                let divisors: Rc<[u32]> = divisors(m_dim * n_dim).into();
+                // The thread rule bounds m_dim × n_dim by a u32 limit.
+                let divisors: Rc<[u32]> = divisors(proven_u32(u128::from(m_dim) * u128::from(n_dim))).into();
                 let m_min = multiples(m_dim, &b.m_blk).next().unwrap_or(m_dim);
                 let n_min = multiples(n_dim, &b.n_blk).next().unwrap_or(n_dim);
                 b.k_blk
@@ -566,18 +572,18 @@ impl Space {
     ) -> impl Iterator<Item = LoadShape> + 'a {
         let threads = tile.threads();
         divisors.iter().filter_map(move |&lead| {
-            let shape = LoadShape { lead, cross: threads / lead };
+            let shape = LoadShape { lead, cross: u32::try_from(threads / u64::from(lead)).ok()? };
             match operand {
                 Operand::A => tile.load_a = shape,
                 Operand::B => tile.load_b = shape,
             }
-            StripePlan::new(&tile, operand).shape_fits(u64::from(threads)).then_some(shape)
+            StripePlan::new(&tile, operand).shape_fits(threads).then_some(shape)
         })
     }
 
     /// Every spec at a point: load_a, then load_b, then ldg.
     fn expand(&self, p: Point) -> impl Iterator<Item = Candidate> + '_ {
-        let divisors = divisors(p.spec.threads());
+        let divisors = divisors(proven_u32(u128::from(p.spec.threads())));
         let shapes_a: Vec<LoadShape> = self.load_shapes(p.spec, Operand::A, &divisors).collect();
         let shapes_b: Vec<LoadShape> = self.load_shapes(p.spec, Operand::B, &divisors).collect();
         debug_assert_eq!((shapes_a.len() as u32, shapes_b.len() as u32), (p.loads_a, p.loads_b));

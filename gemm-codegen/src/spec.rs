@@ -322,9 +322,10 @@ pub struct LoadShape {
 }
 
 impl LoadShape {
-    /// Threads in the arrangement.
-    pub const fn threads(self) -> u32 {
-        self.lead * self.cross
+    /// Threads in the arrangement, exactly: the product of two `u32`s can
+    /// exceed `u32`, so it is a `u64` (see [`KernelSpec::threads`]).
+    pub const fn threads(self) -> u64 {
+        self.lead as u64 * self.cross as u64
     }
 }
 
@@ -423,9 +424,13 @@ impl KernelSpec {
         }
     }
 
-    /// Threads per block.
-    pub const fn threads(&self) -> u32 {
-        self.m_dim * self.n_dim
+    /// Threads per block, `m_dim × n_dim`, exactly for any field values: the
+    /// product of two `u32`s can exceed `u32`, so it is a `u64`. The thread
+    /// rule ([`crate::constraints::threads_rule`]) compares this exact count
+    /// with the limit; once a spec has validated, [`crate::Plan::threads`]
+    /// gives it as the `u32` a launch takes.
+    pub const fn threads(&self) -> u64 {
+        self.m_dim as u64 * self.n_dim as u64
     }
 
     /// `op(A)` as the kernel performs it (`C` is `T` on reals).
@@ -538,15 +543,23 @@ impl KernelSpec {
     /// The launch grid for an `m × n` C: one block per tile, M tiles along x.
     ///
     /// With `raster ≥ 2` the same blocks are numbered along one dimension
-    /// (saturating at `u32::MAX`, which no launch accepts).
+    /// (saturating at `u32::MAX`, which no launch accepts). A zero tile
+    /// dimension (which no valid spec has) gives 0 blocks along it rather
+    /// than dividing by zero.
     pub const fn grid(&self, m: u32, n: u32) -> (u32, u32, u32) {
-        let (tiles_m, tiles_n) = (m.div_ceil(self.m_blk), n.div_ceil(self.n_blk));
+        const fn tiles(extent: u32, blk: u32) -> u32 {
+            if blk == 0 { 0 } else { extent.div_ceil(blk) }
+        }
+        let (tiles_m, tiles_n) = (tiles(m, self.m_blk), tiles(n, self.n_blk));
         if self.raster > 1 { (tiles_m.saturating_mul(tiles_n), 1, 1) } else { (tiles_m, tiles_n, 1) }
     }
 
-    /// The block shape: one dimension of `m_dim × n_dim` threads.
+    /// The block shape: one dimension of `m_dim × n_dim` threads. Exact for
+    /// every spec that validates (its thread count is at most a `u32`
+    /// limit); for one whose count exceeds `u32`, it saturates at
+    /// `u32::MAX`, a block no GPU launches.
     pub const fn block(&self) -> (u32, u32, u32) {
-        (self.threads(), 1, 1)
+        (self.m_dim.saturating_mul(self.n_dim), 1, 1)
     }
 }
 
@@ -644,6 +657,25 @@ mod tests {
         assert_eq!(spec.grid(96, 97), (1, 2, 1));
         assert_eq!(spec.grid(1057, 993), (12, 11, 1));
         assert_eq!(spec.block(), (256, 1, 1));
+    }
+
+    #[test]
+    fn sizes_of_any_spec_are_exact_or_saturate() {
+        let spec = KernelSpec {
+            m_blk: 0,
+            n_blk: u32::MAX,
+            m_dim: u32::MAX,
+            n_dim: u32::MAX,
+            load_a: LoadShape { lead: u32::MAX, cross: 2 },
+            ..sgemm_nn()
+        };
+        assert_eq!(spec.threads(), u64::from(u32::MAX) * u64::from(u32::MAX));
+        assert_eq!(spec.load_a.threads(), 2 * u64::from(u32::MAX));
+        assert_eq!(spec.block(), (u32::MAX, 1, 1));
+        assert_eq!(spec.grid(10, u32::MAX), (0, 1, 1));
+        assert_eq!((spec.m_thr(), spec.n_thr()), (0, 1));
+        let zero_threads = KernelSpec { m_dim: 0, ..sgemm_nn() };
+        assert_eq!((zero_threads.threads(), zero_threads.block(), zero_threads.m_thr()), (0, (0, 1, 1), 0));
     }
 
     #[test]

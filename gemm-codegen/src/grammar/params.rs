@@ -230,8 +230,8 @@ pub static PARAMS: &[Param] = &[
         doc: "the GPU architecture compiled for: its instructions, shared memory and PTX target",
         hint: Some(|w| {
             let digits = w.strip_prefix("sm").unwrap_or(w).trim_start_matches('_');
-            let known = Target::ALL.iter().any(|t| t.token().strip_prefix("sm_") == Some(digits));
-            known.then(|| format!("write `sm_{digits}`"))
+            let near = Target::ALL.iter().any(|t| t.token().strip_prefix("sm_") == Some(digits));
+            (near && !TARGETS.contains(&w)).then(|| format!("write `sm_{digits}`"))
         }),
         set: |s, v| v.one_of(&Target::ALL).map(|t| s.arch = t),
     },

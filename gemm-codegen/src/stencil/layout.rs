@@ -90,7 +90,7 @@ mod tests {
             let l = CLayout::new(&p);
             let spec = p.spec();
             let mut owned = vec![0u32; (spec.m_blk * spec.n_blk) as usize];
-            for t in 0..spec.threads() {
+            for t in 0..p.threads() {
                 let (tx, ty) = (t % spec.m_dim, t / spec.m_dim);
                 for i in 0..p.m_thr() {
                     for j in 0..p.n_thr() {
