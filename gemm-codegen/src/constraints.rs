@@ -406,6 +406,14 @@ impl Plan {
         proven_u32(shared_bytes(&self.spec))
     }
 
+    /// Whether the stripes live in dynamic shared memory: above the 48 KiB
+    /// a block may declare statically. The launch then passes
+    /// [`Plan::shared_bytes`] as its dynamic size (and the host raises the
+    /// kernel's dynamic limit to it).
+    pub const fn dynamic_shared(&self) -> bool {
+        self.shared_bytes() > MAX_STATIC_SHARED
+    }
+
     /// A lower bound on the 32-bit registers a thread needs in the main loop:
     /// the C accumulators, one column of A and row of B, and the prefetched
     /// next stripes. Addresses, indices and predicates come on top.
@@ -434,6 +442,9 @@ pub fn register_reuse(spec: &KernelSpec) -> f64 {
     let (m, n) = (f64::from(spec.m_thr()), f64::from(spec.n_thr()));
     if spec.precision.is_complex() { (4.0 * m * n) / (2.0 * (m + n)) } else { (m * n) / (m + n) }
 }
+
+/// The most shared memory a block may declare statically, on every GPU.
+pub const MAX_STATIC_SHARED: u32 = 48 * 1024;
 
 // The sizes below are exact for any field values, so that the rules compare,
 // and the messages show, true numbers. A sum of two `u32`s fits `u64`; a

@@ -102,7 +102,8 @@ pub trait GemmKernel: Send + Sync + 'static {
     const PTX: &'static str;
     /// The `.entry` name in [`GemmKernel::PTX`].
     const ENTRY: &'static str;
-    /// Bytes of static shared memory per block.
+    /// Bytes of shared memory per block: declared statically up to 48 KiB,
+    /// dynamically above (see [`KernelImage::dynamic_shared_bytes`]).
     const SHARED_BYTES: u32;
 
     /// Threads per block, `(x, y, z)`.
@@ -135,7 +136,8 @@ pub struct KernelImage {
     pub ptx: Cow<'static, str>,
     /// The `.entry` name.
     pub entry: Cow<'static, str>,
-    /// Bytes of static shared memory per block.
+    /// Bytes of shared memory per block: declared statically up to 48 KiB,
+    /// dynamically above (see [`KernelImage::dynamic_shared_bytes`]).
     pub shared_bytes: u32,
 }
 
@@ -149,6 +151,14 @@ impl KernelImage {
     /// Threads per block, `(x, y, z)`.
     pub const fn block(&self) -> (u32, u32, u32) {
         self.spec.block()
+    }
+
+    /// The dynamic shared memory each launch must pass, in bytes: all of
+    /// [`KernelImage::shared_bytes`] when it is over the 48 KiB a kernel may
+    /// declare statically (the host then raises the function's
+    /// `MAX_DYNAMIC_SHARED_SIZE_BYTES` to it), else 0.
+    pub const fn dynamic_shared_bytes(&self) -> u32 {
+        if self.shared_bytes > crate::constraints::MAX_STATIC_SHARED { self.shared_bytes } else { 0 }
     }
 
     /// Blocks for an `m × n` C, `(x, y, z)`.

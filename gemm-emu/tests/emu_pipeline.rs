@@ -69,3 +69,48 @@ fn warp_arrangements_and_rasterized_grids() {
     specs.push(all);
     run_all(&specs);
 }
+
+#[test]
+fn cp_async_rings_of_every_depth() {
+    let mut specs = Vec::new();
+    for stages in [2, 3, 4] {
+        for ops in [(Op::N, Op::N), (Op::T, Op::T), (Op::N, Op::T), (Op::T, Op::N)] {
+            let s = KernelSpec { arch: Target::Sm80, stages, ..base(Precision::F32, ops) };
+            specs.push(s);
+            specs.push(KernelSpec { ldg_width: 4, lds_width: 4, ..s });
+        }
+    }
+    for (precision, ldg_width) in [(Precision::F64, 2), (Precision::C32, 2), (Precision::C64, 1)] {
+        for ops in [(Op::N, Op::C), (Op::C, Op::N), (Op::C, Op::C), (Op::T, Op::N)] {
+            specs.push(KernelSpec { arch: Target::Sm90, stages: 3, ldg_width, ..base(precision, ops) });
+        }
+    }
+    // Everything at once.
+    specs.push(KernelSpec {
+        arch: Target::Sm90,
+        stages: 4,
+        ldg_width: 4,
+        lds_width: 4,
+        warps: Some(WarpShape { m: 2, n: 2 }),
+        raster: 3,
+        ..base(Precision::F32, (Op::T, Op::N))
+    });
+    run_all(&specs);
+}
+
+/// Above 48 KiB the stripes live in dynamic shared memory, sized by the
+/// launch.
+#[test]
+fn a_ring_in_dynamic_shared_memory() {
+    // 4 stripes of 64 rows × (64 + 4) floats per operand: 139,264 bytes.
+    let s = KernelSpec {
+        arch: Target::Sm90,
+        stages: 4,
+        ldg_width: 4,
+        lds_width: 4,
+        ..spec(Precision::F32, (Op::N, Op::T), (64, 64, 64), (16, 8), (16, 8), (16, 8))
+    };
+    let plan = gemm_codegen::validate(&s).expect("legal on sm_90");
+    assert!(plan.dynamic_shared() && plan.shared_bytes() == 139_264, "{}", plan.shared_bytes());
+    run_all(&[s]);
+}

@@ -34,7 +34,7 @@ use gemm_emu::{self as emu, GemmArgs, Options, Stats};
 
 use crate::GemmConfig;
 use crate::error::GemmError;
-use crate::gemm::check_precision;
+use crate::gemm::{check_precision, scalar_loads, vector_loads_aligned};
 use crate::validate::{self, BufferInfo, Buffers, Checked};
 
 /// Runs GEMM kernels in the PTX emulator; parses each kernel once.
@@ -88,6 +88,15 @@ impl Emulator {
             Checked::Launch(launch) => launch,
         };
         let (first, second) = launch.operands(a, b);
+        // As on the GPU: a misaligned leading dimension gets the same kernel
+        // with single-element loads (the slices start aligned).
+        let fallback;
+        let image = if vector_loads_aligned(&image.spec, &launch, 0, 0) {
+            image
+        } else {
+            fallback = scalar_loads(&image.spec)?;
+            &fallback
+        };
         let args = GemmArgs {
             m: launch.m,
             n: launch.n,
@@ -159,6 +168,29 @@ mod tests {
             e.gemm_image(&sgemm_nn(), &cfg, &a, &b, &mut c),
             Err(GemmError::PrecisionMismatch { .. })
         ));
+    }
+
+    /// A kernel with 4-element global loads, given leading dimensions that
+    /// are not multiples of 4, runs its single-element twin: the emulator
+    /// would report the misaligned vector loads otherwise.
+    #[test]
+    fn misaligned_operands_get_single_element_loads() {
+        let spec: gemm_codegen::KernelSpec = "precision = f32, op = (N, N), tile = (64, 64, 8), threads = (16, 8), \
+             load_a = (16, 8), load_b = (2, 64), lds_width = 4, ldg_width = 4"
+            .parse()
+            .expect("a spec");
+        let image = gemm_codegen::compile(&spec).expect("legal");
+        let e = Emulator::new();
+        for lda in [64, 66] {
+            let (m, n, k) = (64, 64, 24);
+            let cfg = GemmConfig::new(Op::N, Op::N, m, n, k).lda(lda).ldb(k);
+            let a: Vec<f32> = (0..lda * k).map(|i| (i % 7) as f32).collect();
+            let b: Vec<f32> = (0..k * n).map(|i| (i % 5) as f32).collect();
+            let mut c = vec![f32::NAN; (m * n) as usize];
+            e.gemm_image(&image, &cfg, &a, &b, &mut c).unwrap();
+            let want = |i: i64, j: i64| (0..k).map(|p| a[(i + p * lda) as usize] * b[(p + j * k) as usize]).sum::<f32>();
+            assert_eq!(c[5 + 7 * 64], want(5, 7), "lda {lda}");
+        }
     }
 
     #[test]

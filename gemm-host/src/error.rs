@@ -110,8 +110,32 @@ pub enum GemmError {
         threads: u32,
         /// Registers per thread, as the JIT allocated them.
         registers: u32,
-        /// Static shared memory per block.
+        /// Shared memory per block, static and dynamic.
         shared_bytes: u32,
+    },
+
+    /// A kernel this call needed could not be generated: its spec broke a
+    /// rule of `gemm-codegen`'s constraints.
+    #[error("kernel `{kernel}` could not be generated: {reason}")]
+    IllegalSpec {
+        /// The entry name of the kernel asked for.
+        kernel: String,
+        /// The violations, joined.
+        reason: String,
+    },
+
+    /// The kernel was compiled for an architecture the device is not.
+    #[error(
+        "kernel `{kernel}` is compiled for {arch} (`arch = {arch}`) and cannot run on this {device} \
+         device: use a kernel with an older `arch`, or this GPU's"
+    )]
+    ArchMismatch {
+        /// The kernel's entry name.
+        kernel: String,
+        /// The architecture in its spec.
+        arch: gemm_codegen::Target,
+        /// The device's compute capability.
+        device: gemm_codegen::ComputeCapability,
     },
 
     /// A CUDA driver call failed.

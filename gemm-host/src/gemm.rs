@@ -7,7 +7,7 @@ use cudarc::driver::{
     CudaContext, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, LaunchConfig, PushKernelArg,
 };
 use gemm_codegen::abi::{Abi, Arg as AbiArg, GemmValues};
-use gemm_codegen::{Element, GemmKernel, KernelImage, Precision};
+use gemm_codegen::{Element, GemmKernel, KernelImage, KernelSpec, Precision};
 use gemm_kernels::KernelEntry;
 use num_complex::Complex;
 
@@ -204,14 +204,24 @@ impl Gemm {
             Checked::Skip(_) => return Ok(()),
             Checked::Launch(launch) => launch,
         };
-        kernel.launchable()?;
         let (a, b) = launch.operands(buffers.a.addr, buffers.b.addr);
+        // A kernel with `ldg_width = w > 1` reads A and B in runs of w
+        // elements: if either matrix's start or leading dimension is not a
+        // multiple of w, run the same kernel with single-element loads.
+        let fallback;
+        let kernel = if vector_loads_aligned(&kernel.spec, &launch, a, b) {
+            kernel
+        } else {
+            fallback = self.load(&scalar_loads(&kernel.spec)?)?;
+            &fallback
+        };
+        kernel.launchable()?;
         let c = buffers.c.addr;
         let args = launch_args(&launch, kernel.spec.precision, [a, b, c]);
         let config = LaunchConfig {
             grid_dim: kernel.spec.grid(launch.m, launch.n),
             block_dim: kernel.spec.block(),
-            shared_mem_bytes: 0,
+            shared_mem_bytes: kernel.info().dynamic_shared_bytes,
         };
         let mut builder = self.stream.launch_builder(&kernel.function);
         for arg in &args {
@@ -224,7 +234,7 @@ impl Gemm {
         }
         // SAFETY: the arguments are the kernel's ABI (`Abi::gemm` of its
         // precision, checked equal to `E`'s) in order and type, with the spec's grid and
-        // block and no dynamic shared memory. `validate::check` proved the
+        // block and the dynamic shared memory the image declares (its limit raised at load). `validate::check` proved the
         // sizes within the ABI and each matrix within its buffer; the
         // generated kernel never accesses elements outside its matrices
         // (`gemm_codegen` invariant), reads A and B only for k > 0 and C only
@@ -420,6 +430,27 @@ pub(crate) fn check_precision<E: Element>(
             buffers: E::PRECISION,
         })
     }
+}
+
+/// Whether A and B (their device addresses `a`, `b` and leading dimensions
+/// as the kernel sees them) meet `spec`'s `ldg_width` alignment: start and
+/// leading dimension multiples of that many elements.
+pub(crate) fn vector_loads_aligned<E>(spec: &KernelSpec, launch: &Launch<E>, a: u64, b: u64) -> bool {
+    let w = u64::from(spec.ldg_width);
+    let bytes = w * u64::from(spec.precision.element_bytes());
+    w <= 1 || (a % bytes == 0 && b % bytes == 0 && launch.lda % w == 0 && launch.ldb % w == 0)
+}
+
+/// `spec`'s kernel with single-element global loads, for operands that
+/// [`vector_loads_aligned`] rejects. Legal whenever `spec` is (a width of 1
+/// divides everything the wider one did, and the skew can only shrink), so
+/// the error is for a spec that was never validated.
+pub(crate) fn scalar_loads(spec: &KernelSpec) -> Result<KernelImage, GemmError> {
+    let spec = KernelSpec { ldg_width: 1, ..*spec };
+    gemm_codegen::compile(&spec).map_err(|violations| GemmError::IllegalSpec {
+        kernel: spec.entry_name(),
+        reason: violations.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "),
+    })
 }
 
 /// The arguments of a checked launch, in the order and types of the ABI of

@@ -24,8 +24,11 @@ pub struct KernelInfo {
     /// Local memory per thread, in bytes: register spills (the stencil
     /// itself uses none).
     pub local_bytes: u32,
-    /// Static shared memory per block, in bytes.
+    /// Shared memory per block, in bytes: static, plus the dynamic bytes
+    /// every launch passes.
     pub shared_bytes: u32,
+    /// Of those, the dynamic bytes each launch passes.
+    pub dynamic_shared_bytes: u32,
     /// Constant memory, in bytes.
     pub const_bytes: u32,
     /// The most threads per block this function can be launched with, given
@@ -119,6 +122,10 @@ pub(crate) fn load(
     image: &KernelImage,
 ) -> Result<LoadedKernel, GemmError> {
     let kernel = image.entry.to_string();
+    let (arch, device_sm) = (image.spec.arch, device.compute_capability.sm());
+    if !arch.runs_on(device_sm) {
+        return Err(GemmError::ArchMismatch { kernel, arch, device: device.compute_capability });
+    }
     if let Some(offset) = image.ptx.find('\0') {
         return Err(GemmError::PtxNul { kernel, offset });
     }
@@ -138,9 +145,31 @@ pub(crate) fn load(
     let attr = |what: &str, r: Result<i32, DriverError>| {
         r.map(|v| v.max(0) as u32).map_err(GemmError::driver(format!("reading {what} of kernel `{kernel}`")))
     };
+    let dynamic = image.dynamic_shared_bytes();
+    if dynamic > 0 {
+        if dynamic > device.shared_per_block_optin {
+            return Err(GemmError::Unlaunchable {
+                kernel,
+                reason: format!(
+                    "the device allows {} bytes of shared memory per block",
+                    device.shared_per_block_optin
+                ),
+                threads: image.spec.threads(),
+                registers: 0,
+                shared_bytes: dynamic,
+            });
+        }
+        // Fits an i32: at most the opt-in limit, which the driver gave as one.
+        function
+            .set_attribute(
+                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                dynamic as i32,
+            )
+            .map_err(GemmError::driver(format!("raising the dynamic shared memory limit of kernel `{kernel}`")))?;
+    }
     let block_threads = image.block().0 * image.block().1 * image.block().2;
     let blocks_per_sm = function
-        .occupancy_max_active_blocks_per_multiprocessor(block_threads, 0, None)
+        .occupancy_max_active_blocks_per_multiprocessor(block_threads, dynamic as usize, None)
         .map_err(GemmError::driver(format!("computing the occupancy of kernel `{kernel}`")))?;
     let warps_per_block = block_threads.div_ceil(device.warp_size.max(1));
     let warps_per_sm = blocks_per_sm * warps_per_block;
@@ -148,7 +177,8 @@ pub(crate) fn load(
     let info = KernelInfo {
         registers: attr("the register count", function.num_regs())?,
         local_bytes: attr("the local memory size", function.local_size_bytes())?,
-        shared_bytes: attr("the shared memory size", function.shared_size_bytes())?,
+        shared_bytes: attr("the shared memory size", function.shared_size_bytes())? + dynamic,
+        dynamic_shared_bytes: dynamic,
         const_bytes: attr("the constant memory size", function.const_size_bytes())?,
         max_threads_per_block: attr("the thread limit", function.max_threads_per_block())?,
         ptx_version: attr("the PTX version", function.ptx_version())?,
@@ -164,7 +194,7 @@ pub(crate) fn load(
         spec: image.spec,
         entry: kernel,
         info,
-        device_shared_per_block: device.shared_per_block,
+        device_shared_per_block: device.shared_per_block_optin.max(device.shared_per_block),
         context: ctx.cu_ctx() as usize,
     })
 }

@@ -56,10 +56,18 @@ pub(crate) struct Cx<'p> {
     pub blk_m0: Reg,
     /// First column of the block's C tile.
     pub blk_n0: Reg,
-    /// Shared array holding A's stripe, `As[k][m]`.
-    pub smem_a: SharedId,
-    /// Shared array holding B's stripe, `Bs[k][n]`.
-    pub smem_b: SharedId,
+    /// Where A's stripes lie in shared memory, `As[k][m]`.
+    pub smem_a: SharedBase,
+    /// Where B's stripes lie in shared memory, `Bs[k][n]`.
+    pub smem_b: SharedBase,
+}
+
+/// Where an operand's shared stripes start: an array, and a byte offset in
+/// it (nonzero for B when both live in the one dynamic array).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SharedBase {
+    pub array: SharedId,
+    pub offset: u32,
 }
 
 impl Cx<'_> {
@@ -83,6 +91,14 @@ impl Cx<'_> {
         let zero = Operand::float_zero(self.scalar);
         for r in e.regs() {
             self.b.push(Instr::mov(r, zero));
+        }
+    }
+
+    /// `dst = ` the shared-window address of `base`.
+    pub fn shared_address(&mut self, dst: Reg, base: SharedBase) {
+        self.b.push(Instr::mov(dst, base.array));
+        if base.offset != 0 {
+            self.b.push(Instr::add(dst, dst, Operand::imm(base.offset)));
         }
     }
 

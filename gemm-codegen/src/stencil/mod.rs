@@ -31,13 +31,14 @@ mod epilogue;
 mod fma;
 mod layout;
 mod mover;
+mod ring;
 mod schedule;
 
 use crate::abi::{Abi, Dim, Matrix, Part, Role};
 use crate::constraints::{Operand, Plan};
 use crate::ptx::{self, Cmp, Instr, KernelBuilder, Module, Operand as Op, Type};
 
-pub(crate) use cx::{Cx, Elem, Params};
+pub(crate) use cx::{Cx, Elem, Params, SharedBase};
 pub(crate) use layout::CLayout;
 
 /// Moves one stripe of A or B per iteration from global to shared memory.
@@ -59,8 +60,9 @@ pub(crate) trait InnerProduct {
     fn setup(&mut self, cx: &mut Cx<'_>);
     /// Sets the accumulators to zero.
     fn zero(&mut self, cx: &mut Cx<'_>);
-    /// One stripe's product, fully unrolled.
-    fn accumulate(&mut self, cx: &mut Cx<'_>);
+    /// One stripe's product, fully unrolled; with `stage`, the stripe sits
+    /// that many bytes (A's, B's) past the first of a ring.
+    fn accumulate(&mut self, cx: &mut Cx<'_>, stage: Option<(ptx::Reg, ptx::Reg)>);
     /// The accumulators, `[i * n_thr + j]`, in the [`CLayout`] of the plan.
     fn accumulators(&self) -> &[Elem];
 }
@@ -75,18 +77,45 @@ pub(crate) trait Epilogue {
 pub(crate) fn lower(plan: &Plan) -> Module {
     let spec = plan.spec();
     let mut cx = prologue(plan);
+    // With a `cp.async` ring the copies leave conjugation to the product.
+    let ring = spec.stages > 1;
+    let mut inner = fma::RegisterBlocked {
+        conj_a: ring && spec.op_a.conjugates(spec.precision),
+        conj_b: ring && spec.op_b.conjugates(spec.precision),
+        ..Default::default()
+    };
+    let mut epilogue = epilogue::Strided;
+    let epilogue_label = cx.b.label("epilogue");
+    if ring {
+        ring::main_loop(&mut cx, &mut inner, epilogue_label);
+    } else {
+        register_staged_loop(&mut cx, &mut inner, epilogue_label);
+    }
+
+    cx.b.section("epilogue: C = alpha * C_regs + beta * C");
+    cx.b.place(epilogue_label);
+    epilogue.emit(&mut cx, inner.accumulators());
+    cx.b.push(Instr::ret());
+
+    let kernel = cx.b.finish();
+    Module { header: header(plan), kernels: vec![kernel] }
+}
+
+/// Algorithm 1's pipeline: the next stripe is staged through registers
+/// while the current one is consumed; control reaches `epilogue` with every
+/// stripe accumulated.
+fn register_staged_loop(cx: &mut Cx<'_>, inner: &mut dyn InnerProduct, epilogue_label: ptx::Label) {
+    let spec = *cx.plan.spec();
     let mut mover_a = mover::RegisterStaged::new(Operand::A);
     let mut mover_b = mover::RegisterStaged::new(Operand::B);
-    let mut inner = fma::RegisterBlocked::default();
-    let mut epilogue = epilogue::Strided;
 
     cx.b.section("global -> shared: per-thread pointers and bounds for A and B");
-    mover_a.setup(&mut cx);
-    mover_b.setup(&mut cx);
+    mover_a.setup(cx);
+    mover_b.setup(cx);
     cx.b.section("inner product: shared-memory read pointers");
-    inner.setup(&mut cx);
+    inner.setup(cx);
     cx.b.section("C_regs = 0");
-    inner.zero(&mut cx);
+    inner.zero(cx);
 
     // Loop control: ktiles = ceil(k / K_blk) stripes; k_rem = k - kt * K_blk.
     cx.b.reg_group("pipelined loop control");
@@ -97,7 +126,6 @@ pub(crate) fn lower(plan: &Plan) -> Module {
     let p_more = cx.b.reg("p_more_stripes", Type::Pred);
     let loop_label = cx.b.label("main_loop");
     let tail_label = cx.b.label("last_stripe");
-    let epilogue_label = cx.b.label("epilogue");
 
     cx.b.section(format!("stripes along K: ktiles = ceil(k / {})", spec.k_blk));
     cx.b.push(Instr::add(ktiles, cx.params.k, Op::imm(spec.k_blk - 1)));
@@ -107,10 +135,10 @@ pub(crate) fn lower(plan: &Plan) -> Module {
 
     cx.b.section("prologue: stripe 0 of A and B, global -> registers -> shared");
     cx.b.push(Instr::mov(k_rem, cx.params.k));
-    mover_a.fetch(&mut cx, k_rem);
-    mover_b.fetch(&mut cx, k_rem);
-    mover_a.commit(&mut cx);
-    mover_b.commit(&mut cx);
+    mover_a.fetch(cx, k_rem);
+    mover_b.fetch(cx, k_rem);
+    mover_a.commit(cx);
+    mover_b.commit(cx);
     cx.b.push(Instr::bar_sync(0));
     cx.b.push(Instr::mov(kt, Op::imm(1)));
     cx.b.push(Instr::setp(Cmp::Ge, Type::U32, p_more, kt, ktiles));
@@ -119,17 +147,17 @@ pub(crate) fn lower(plan: &Plan) -> Module {
     cx.b.section("pipelined loop: prefetch stripe kt while consuming stripe kt - 1");
     cx.b.place(loop_label);
     cx.b.push(Instr::sub(k_rem, k_rem, Op::imm(spec.k_blk)));
-    mover_a.advance(&mut cx);
-    mover_b.advance(&mut cx);
+    mover_a.advance(cx);
+    mover_b.advance(cx);
     cx.b.comment("prefetch: stripe kt, global -> registers");
-    mover_a.fetch(&mut cx, k_rem);
-    mover_b.fetch(&mut cx, k_rem);
+    mover_a.fetch(cx, k_rem);
+    mover_b.fetch(cx, k_rem);
     cx.b.comment(format!("inner product: stripe kt - 1 from shared memory, {} deep", spec.k_blk));
-    inner.accumulate(&mut cx);
+    inner.accumulate(cx, None);
     cx.b.comment("registers -> shared, between barriers");
     cx.b.push(Instr::bar_sync(0));
-    mover_a.commit(&mut cx);
-    mover_b.commit(&mut cx);
+    mover_a.commit(cx);
+    mover_b.commit(cx);
     cx.b.push(Instr::bar_sync(0));
     cx.b.push(Instr::add(kt, kt, Op::imm(1)));
     cx.b.push(Instr::setp(Cmp::Lt, Type::U32, p_more, kt, ktiles));
@@ -137,15 +165,8 @@ pub(crate) fn lower(plan: &Plan) -> Module {
 
     cx.b.section("last stripe: inner product only");
     cx.b.place(tail_label);
-    inner.accumulate(&mut cx);
+    inner.accumulate(cx, None);
 
-    cx.b.section("epilogue: C = alpha * C_regs + beta * C");
-    cx.b.place(epilogue_label);
-    epilogue.emit(&mut cx, inner.accumulators());
-    cx.b.push(Instr::ret());
-
-    let kernel = cx.b.finish();
-    Module { header: header(plan), kernels: vec![kernel] }
 }
 
 /// Declares parameters, shared arrays and the thread's coordinates.
@@ -197,8 +218,16 @@ fn prologue(plan: &Plan) -> Cx<'_> {
         beta: coefficient(Role::Beta(Part::Re), Role::Beta(Part::Im)),
     };
 
-    let smem_a = b.shared("smem_a", plan.smem_a_bytes(), 16);
-    let smem_b = b.shared("smem_b", plan.smem_b_bytes(), 16);
+    // Up to 48 KiB, two static arrays; above, one dynamic array sized by the
+    // launch, A's stripes first.
+    let (smem_a, smem_b) = if plan.dynamic_shared() {
+        let smem = b.dynamic_shared("smem", 16);
+        (SharedBase { array: smem, offset: 0 }, SharedBase { array: smem, offset: plan.smem_a_bytes() })
+    } else {
+        let a = b.shared("smem_a", plan.smem_a_bytes(), 16);
+        let b = b.shared("smem_b", plan.smem_b_bytes(), 16);
+        (SharedBase { array: a, offset: 0 }, SharedBase { array: b, offset: 0 })
+    };
 
     b.reg_group("thread and block coordinates");
     let thread = b.reg("thread", Type::U32);

@@ -159,7 +159,7 @@ impl Footprint {
         let (k0, f0) = if stripe.lead_is_k { (lead_first, cross0) } else { (cross0, lead_first) };
         let row_in_smem = cx.b.reg(format!("{x}_smem_elem"), Type::U32);
         cx.b.push(Instr::mad(row_in_smem, k0, Op::imm(stride), f0));
-        cx.b.push(Instr::mov(sptr, smem));
+        cx.shared_address(sptr, smem);
         cx.b.push(Instr::mad(sptr, row_in_smem, Op::imm(esz), sptr));
 
         let k_idx0 = if stripe.lead_is_k { lead_first } else { cross0 };

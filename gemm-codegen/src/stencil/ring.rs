@@ -1,0 +1,223 @@
+//! The multi-stage pipeline (`stages = s ≥ 2`, sm_80 and newer): a ring of
+//! `s` stripes in shared memory, filled by `cp.async` straight from global
+//! memory, so the product of stripe `t` overlaps the copies of stripes
+//! `t + 1 … t + s − 1`.
+//!
+//! ```text
+//! C_regs ⇐ 0
+//! for t in 0 .. s−1:  copy stripe t → slot t;  commit          (prologue)
+//! for t in 0 .. ktiles:
+//!     wait until stripe t has landed (wait_group s−2);  bar.sync
+//!     copy stripe t+s−1 → slot (t−1) mod s, if it exists;  commit
+//!     C_regs += As · Bs  from slot t mod s
+//! C = alpha · C_regs + beta · C
+//! ```
+//!
+//! One barrier per stripe: it makes every thread's landed copies of stripe
+//! `t` visible, and it is also the point after which no thread still reads
+//! slot `(t − 1) mod s`, the one the copies issued next overwrite. Each
+//! iteration commits exactly one group (empty past the last stripe), so the
+//! `wait_group s − 2` at stripe `t` always leaves stripe `t` landed.
+//!
+//! Copies move runs of `ldg_width` elements. A run along the free dimension
+//! is one copy into a row of the K-major stripe; a run along K spans
+//! `ldg_width` rows, so it is one copy per element. Elements outside the
+//! matrix are read as zeros through the copy's source size (`src-size`
+//! below `cp-size` zero-fills the rest): nothing outside it is read.
+//! Conjugation cannot happen in a copy; the inner product does it.
+
+use crate::constraints::Operand;
+use crate::ptx::{self, Address, Cmp, CpAsyncCache, Instr, Operand as Op, Reg, Type};
+use crate::spec::GlobalLoad;
+
+use super::mover::Footprint;
+use super::{Cx, InnerProduct};
+
+/// Copies one operand's stripes into the ring with `cp.async`.
+pub(crate) struct AsyncCopy {
+    operand: Operand,
+    at: Option<Footprint>,
+    /// For a free leading dimension: bytes of each run inside the matrix
+    /// along it (0 to `width · esz`), set once.
+    run_bytes: Vec<Reg>,
+    /// The source size of the copy being issued.
+    src_bytes: Option<Reg>,
+    /// The shared address of the slot being filled.
+    dst: Option<Reg>,
+}
+
+impl AsyncCopy {
+    pub fn new(operand: Operand) -> AsyncCopy {
+        AsyncCopy { operand, at: None, run_bytes: Vec::new(), src_bytes: None, dst: None }
+    }
+
+    fn at(&self) -> &Footprint {
+        self.at.as_ref().expect("setup runs first")
+    }
+
+    /// Bytes of one stripe of this operand in the ring.
+    fn slot_bytes(&self, cx: &Cx<'_>) -> u32 {
+        crate::constraints::smem_stage_bytes(cx.plan.spec(), self.operand)
+    }
+
+    pub fn setup(&mut self, cx: &mut Cx<'_>) {
+        let x = self.operand.lower();
+        let at = Footprint::setup(cx, self.operand);
+        let esz = cx.precision().element_bytes();
+        if !at.stripe.lead_is_k {
+            // Elements of run r inside along the free dimension: clamp(free_lim
+            // − r · load.0 · w, 0, w), recovered from the setup predicates as
+            // the count of true ones (they are a prefix).
+            for r in 0..at.runs {
+                let bytes = cx.b.reg(format!("{x}_run_bytes_{r}"), Type::U32);
+                cx.b.push(Instr::mov(bytes, Op::imm(0)));
+                for e in 0..at.width {
+                    let inside = at.lead_ok[(r * at.width + e) as usize];
+                    cx.b.push_if(inside, Instr::mov(bytes, Op::imm((e + 1) * esz)));
+                }
+                self.run_bytes.push(bytes);
+            }
+        }
+        self.src_bytes = Some(cx.b.reg(format!("{x}_src_bytes"), Type::U32));
+        self.dst = Some(cx.b.reg(format!("{x}_slot"), Type::U32));
+        self.at = Some(at);
+    }
+
+    /// Issues the copies of the stripe with `k_rem` elements of K left into
+    /// the slot at byte offset `slot` (a register, or an immediate) of the
+    /// ring.
+    pub fn issue(&self, cx: &mut Cx<'_>, k_rem: Reg, slot: Op) {
+        let at = self.at();
+        let esz = cx.esz();
+        let (src_bytes, dst) = (self.src_bytes.expect("setup"), self.dst.expect("setup"));
+        let stride = match self.operand {
+            Operand::A => cx.plan.smem_a_stride(),
+            Operand::B => cx.plan.smem_b_stride(),
+        };
+        let w = at.width;
+        at.bound_k(cx, k_rem);
+        cx.b.push(Instr::add(dst, at.sptr, slot));
+        for j in 0..at.stripe.per_thread_cross {
+            let row = at.cross_row(cx, j);
+            let cross_ok = at.cross_ok[j as usize];
+            for r in 0..at.runs {
+                if at.stripe.lead_is_k {
+                    for e in 0..w {
+                        let inside = at.lead_ok[(r * w + e) as usize];
+                        cx.b.push(Instr::and_pred(at.ok, cross_ok, inside));
+                        cx.b.push(Instr::selp(src_bytes, Op::imm(esz), Op::imm(0), at.ok));
+                        let bytes = cx.precision().element_bytes();
+                        let to = Address::reg(dst, at.shared_offset(esz, stride, r, e, j));
+                        let from = Address::reg(row, at.global_offset(esz, r, e));
+                        cx.b.push(Instr::cp_async_zfill(cache(cx, bytes), to, from, bytes, src_bytes));
+                    }
+                } else {
+                    cx.b.push(Instr::selp(src_bytes, self.run_bytes[r as usize], Op::imm(0), cross_ok));
+                    let bytes = w * cx.precision().element_bytes();
+                    let to = Address::reg(dst, at.shared_offset(esz, stride, r, 0, j));
+                    let from = Address::reg(row, at.global_offset(esz, r, 0));
+                    cx.b.push(Instr::cp_async_zfill(cache(cx, bytes), to, from, bytes, src_bytes));
+                }
+            }
+        }
+    }
+
+    pub fn advance(&self, cx: &mut Cx<'_>) {
+        self.at().advance(cx);
+    }
+}
+
+/// `.cg` (L2 only) for 16-byte copies unless the spec asks for `ldg = ca`;
+/// `.ca` for smaller ones, the only form they have.
+fn cache(cx: &Cx<'_>, bytes: u32) -> CpAsyncCache {
+    if bytes == 16 && cx.plan.spec().ldg != GlobalLoad::Ca { CpAsyncCache::Cg } else { CpAsyncCache::Ca }
+}
+
+/// Emits the ring's prologue and main loop; control reaches `epilogue` with
+/// every stripe accumulated.
+pub(crate) fn main_loop(cx: &mut Cx<'_>, inner: &mut dyn InnerProduct, epilogue: ptx::Label) {
+    let spec = *cx.plan.spec();
+    let s = spec.stages;
+    let mut a = AsyncCopy::new(Operand::A);
+    let mut b = AsyncCopy::new(Operand::B);
+    cx.b.section("global -> shared: per-thread pointers and bounds for A and B");
+    a.setup(cx);
+    b.setup(cx);
+    cx.b.section("inner product: shared-memory read pointers");
+    inner.setup(cx);
+    cx.b.section("C_regs = 0");
+    inner.zero(cx);
+    let (a_slot, b_slot) = (a.slot_bytes(cx), b.slot_bytes(cx));
+
+    cx.b.reg_group(format!("ring of {s} stripes: loop control and slots"));
+    let ktiles = cx.b.reg("ktiles", Type::U32);
+    let kt = cx.b.reg("kt", Type::U32);
+    let k_rem = cx.b.reg("k_rem", Type::U32);
+    let wr = cx.b.reg("slot_wr", Type::U32);
+    let rd = cx.b.reg("slot_rd", Type::U32);
+    let a_wr = cx.b.reg("a_slot_wr", Type::U32);
+    let b_wr = cx.b.reg("b_slot_wr", Type::U32);
+    let a_rd = cx.b.reg("a_slot_rd", Type::U32);
+    let b_rd = cx.b.reg("b_slot_rd", Type::U32);
+    let ahead = cx.b.reg("kt_ahead", Type::U32);
+    let p = cx.b.reg("p_ring", Type::Pred);
+    let loop_label = cx.b.label("main_loop");
+    let skip_label = cx.b.label("no_stripe_to_copy");
+
+    cx.b.section(format!("stripes along K: ktiles = ceil(k / {})", spec.k_blk));
+    cx.b.push(Instr::add(ktiles, cx.params.k, Op::imm(spec.k_blk - 1)));
+    cx.b.push(Instr::binary(ptx::BinOp::Div, ktiles, ktiles, Op::imm(spec.k_blk)));
+    cx.b.push(Instr::setp(Cmp::Eq, Type::U32, p, ktiles, Op::imm(0)));
+    cx.b.push_if(p, Instr::bra_uni(epilogue));
+
+    cx.b.section(format!(
+        "prologue: stripes 0 .. {} into slots 0 .. {0}, one commit group each (past k: zeros, nothing read)",
+        s - 2
+    ));
+    cx.b.push(Instr::mov(k_rem, cx.params.k));
+    for t in 0..s - 1 {
+        a.issue(cx, k_rem, Op::imm(t * a_slot));
+        b.issue(cx, k_rem, Op::imm(t * b_slot));
+        cx.b.push(Instr::cp_async_commit());
+        a.advance(cx);
+        b.advance(cx);
+        cx.b.push(Instr::sub(k_rem, k_rem, Op::imm(spec.k_blk)));
+    }
+    cx.b.push(Instr::mov(wr, Op::imm(s - 1)));
+    cx.b.push(Instr::mov(rd, Op::imm(0)));
+    cx.b.push(Instr::mov(kt, Op::imm(0)));
+
+    cx.b.section(format!("main loop: consume stripe kt from slot kt mod {s} while stripes up to kt + {} fly", s - 1));
+    cx.b.place(loop_label);
+    cx.b.push(Instr::cp_async_wait(s - 2));
+    cx.b.push(Instr::bar_sync(0));
+    cx.b.comment(format!("copy stripe kt + {} into the slot everyone finished reading", s - 1));
+    cx.b.push(Instr::add(ahead, kt, Op::imm(s - 1)));
+    cx.b.push(Instr::setp(Cmp::Ge, Type::U32, p, ahead, ktiles));
+    cx.b.push_if(p, Instr::bra_uni(skip_label));
+    cx.b.push(Instr::mul(a_wr, wr, Op::imm(a_slot)));
+    cx.b.push(Instr::mul(b_wr, wr, Op::imm(b_slot)));
+    a.issue(cx, k_rem, Op::Reg(a_wr));
+    b.issue(cx, k_rem, Op::Reg(b_wr));
+    cx.b.place(skip_label);
+    cx.b.push(Instr::cp_async_commit());
+    a.advance(cx);
+    b.advance(cx);
+    cx.b.push(Instr::sub(k_rem, k_rem, Op::imm(spec.k_blk)));
+    next_slot(cx, wr, s, p);
+    cx.b.comment(format!("inner product: stripe kt from shared memory, {} deep", spec.k_blk));
+    cx.b.push(Instr::mul(a_rd, rd, Op::imm(a_slot)));
+    cx.b.push(Instr::mul(b_rd, rd, Op::imm(b_slot)));
+    inner.accumulate(cx, Some((a_rd, b_rd)));
+    next_slot(cx, rd, s, p);
+    cx.b.push(Instr::add(kt, kt, Op::imm(1)));
+    cx.b.push(Instr::setp(Cmp::Lt, Type::U32, p, kt, ktiles));
+    cx.b.push_if(p, Instr::bra_uni(loop_label));
+}
+
+/// `slot = (slot + 1) mod s`.
+fn next_slot(cx: &mut Cx<'_>, slot: Reg, s: u32, scratch: Reg) {
+    cx.b.push(Instr::add(slot, slot, Op::imm(1)));
+    cx.b.push(Instr::setp(Cmp::Eq, Type::U32, scratch, slot, Op::imm(s)));
+    cx.b.push_if(scratch, Instr::mov(slot, Op::imm(0)));
+}
