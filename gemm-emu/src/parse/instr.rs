@@ -1,0 +1,453 @@
+//! From an opcode and its parsed operands to an [`Instr`], checking every
+//! operand as the builder's constructors would (but by PTX's own typing
+//! rules).
+
+use std::fmt;
+
+use gemm_codegen::ptx::binop_mnemonic;
+use gemm_codegen::ptx::{
+    AddrBase, Address, BinOp, CacheQual, Cmp, Instr, Kernel, Label, Operand, Reg, Space, Type, UnOp,
+};
+
+use super::{Arg, ParseError, err};
+
+/// Whether a register declared `reg` may be an operand of an instruction of
+/// type `ty`, by PTX's rules: same size, and either both integers, or one of
+/// them untyped bits, or the same floating-point type. Predicates match only
+/// predicates.
+fn compatible(reg: Type, ty: Type) -> bool {
+    if reg == Type::Pred || ty == Type::Pred {
+        return reg == ty;
+    }
+    if reg.bits() != ty.bits() {
+        return false;
+    }
+    let bits = |t: Type| matches!(t, Type::B32 | Type::B64);
+    reg == ty || bits(reg) || bits(ty) || !reg.is_float() && !ty.is_float()
+}
+
+struct Ctx<'k> {
+    kernel: &'k Kernel,
+    line: u32,
+    opcode: &'k str,
+}
+
+impl Ctx<'_> {
+    fn fail<T>(&self, message: impl fmt::Display) -> Result<T, ParseError> {
+        err(self.line, format!("`{}`: {message}", self.opcode))
+    }
+
+    fn reg_name(&self, r: Reg) -> String {
+        format!("%{}", self.kernel.regs[r.index()].name)
+    }
+
+    /// Checks that operand `op` may be read as type `ty`.
+    fn check(&self, op: Operand, ty: Type, what: &str) -> Result<(), ParseError> {
+        let ok = match op {
+            Operand::Reg(r) => compatible(r.ty(), ty),
+            Operand::Imm(_) => !ty.is_float() && ty != Type::Pred,
+            Operand::F32(_) => matches!(ty, Type::F32 | Type::B32),
+            Operand::F64(_) => matches!(ty, Type::F64 | Type::B64),
+            Operand::Special(_) => matches!(ty, Type::U32 | Type::S32 | Type::B32),
+            Operand::Shared(_) => matches!(ty, Type::U32 | Type::B32 | Type::U64 | Type::B64),
+        };
+        if ok {
+            return Ok(());
+        }
+        let shown = match op {
+            Operand::Reg(r) => format!("{} of type {}", self.reg_name(r), r.ty()),
+            Operand::Imm(v) => format!("integer {v}"),
+            Operand::F32(b) => format!("0f{b:08X}"),
+            Operand::F64(b) => format!("0d{b:016X}"),
+            Operand::Special(s) => s.name().to_owned(),
+            Operand::Shared(s) => format!("shared array `{}`", self.kernel.shared[s.index()].name),
+        };
+        self.fail(format!("{what} {shown} cannot be used as {ty}"))
+    }
+
+    fn dst(&self, arg: &Arg, ty: Type) -> Result<Reg, ParseError> {
+        match arg {
+            Arg::Op(Operand::Reg(r)) => {
+                self.check(Operand::Reg(*r), ty, "destination")?;
+                Ok(*r)
+            }
+            a => self.fail(format!("the destination must be a register, found {}", a.describe())),
+        }
+    }
+
+    fn src(&self, arg: &Arg, ty: Type) -> Result<Operand, ParseError> {
+        match arg {
+            Arg::Op(op) => {
+                self.check(*op, ty, "operand")?;
+                Ok(*op)
+            }
+            a => self.fail(format!("expected a register or immediate, found {}", a.describe())),
+        }
+    }
+
+    fn src_reg(&self, arg: &Arg, ty: Type) -> Result<Reg, ParseError> {
+        match self.src(arg, ty)? {
+            Operand::Reg(r) => Ok(r),
+            _ => self.fail("this operand must be a register"),
+        }
+    }
+
+    fn arity(&self, args: &[Arg], n: usize) -> Result<(), ParseError> {
+        if args.len() == n {
+            Ok(())
+        } else {
+            self.fail(format!("expected {n} operands, found {}", args.len()))
+        }
+    }
+
+    fn addr(&self, arg: &Arg) -> Result<Address, ParseError> {
+        match arg {
+            Arg::Addr(a) => Ok(*a),
+            a => self.fail(format!("expected an address `[...]`, found {}", a.describe())),
+        }
+    }
+}
+
+fn vector_count(q: &str) -> Option<usize> {
+    match q {
+        "v2" => Some(2),
+        "v4" => Some(4),
+        _ => None,
+    }
+}
+
+/// Builds the instruction `opcode args`, checking every operand as the
+/// builder's constructors would (but by PTX's own typing rules).
+pub(super) fn build(
+    kernel: &Kernel,
+    line: u32,
+    opcode: &str,
+    args: Vec<Arg>,
+) -> Result<(Instr, Option<String>), ParseError> {
+    let cx = Ctx { kernel, line, opcode };
+    let parts: Vec<&str> = opcode.split('.').collect();
+    let last_ty = || parts.last().and_then(|t| Type::from_name(t));
+    let head = parts[0];
+    let instr = match head {
+        "ld" | "st" => return memory(&cx, &parts, args).map(|i| (i, None)),
+        "mov" => {
+            cx.arity(&args, 2)?;
+            let ty = match (parts.len(), last_ty()) {
+                (2, Some(t)) => t,
+                _ => return unknown(&cx),
+            };
+            let dst = cx.dst(&args[0], ty)?;
+            if dst.ty() != ty {
+                return cx.fail(format!(
+                    "the IR's `mov` has its destination's type: write `mov{}` for {}",
+                    dst.ty(),
+                    cx.reg_name(dst)
+                ));
+            }
+            Instr::Mov { dst, src: cx.src(&args[1], ty)? }
+        }
+        "cvta" => {
+            if opcode != "cvta.to.global.u64" {
+                return unknown(&cx);
+            }
+            cx.arity(&args, 2)?;
+            let dst = cx.dst(&args[0], Type::U64)?;
+            let src = cx.src_reg(&args[1], Type::U64)?;
+            if dst.ty() != Type::U64 || src.ty() != Type::U64 {
+                return cx.fail("`cvta.to.global.u64` takes `.u64` registers");
+            }
+            Instr::CvtaToGlobal { dst, src }
+        }
+        "cvt" => {
+            cx.arity(&args, 2)?;
+            let (Some(d), Some(s)) = (parts.get(1).and_then(|t| Type::from_name(t)), last_ty()) else {
+                return unknown(&cx);
+            };
+            if parts.len() != 3 || [d, s].iter().any(|t| t.is_float() || *t == Type::Pred) {
+                return cx.fail("only integer conversions `cvt.D.S` are supported");
+            }
+            let dst = cx.dst(&args[0], d)?;
+            let src = cx.src_reg(&args[1], s)?;
+            if dst.ty() != d || src.ty() != s {
+                return cx.fail(format!(
+                    "the IR's `cvt` takes its registers' types: write `cvt{}{}` for {}, {}",
+                    dst.ty(),
+                    src.ty(),
+                    cx.reg_name(dst),
+                    cx.reg_name(src)
+                ));
+            }
+            Instr::Cvt { dst, src }
+        }
+        "neg" | "not" => {
+            cx.arity(&args, 2)?;
+            let ty = match (parts.len(), last_ty()) {
+                (2, Some(t)) => t,
+                _ => return unknown(&cx),
+            };
+            let op = if head == "neg" { UnOp::Neg } else { UnOp::Not };
+            let legal = match op {
+                UnOp::Neg => ty.is_float() || ty.is_signed(),
+                UnOp::Not => matches!(ty, Type::B32 | Type::B64 | Type::Pred),
+            };
+            if !legal {
+                return cx.fail(format!("`{head}` is not defined on {ty}"));
+            }
+            Instr::Unary { op, ty, dst: cx.dst(&args[0], ty)?, src: cx.src(&args[1], ty)? }
+        }
+        "add" | "sub" | "mul" | "div" | "rem" | "and" | "or" | "shl" | "shr" | "min" | "max" => {
+            let Some(ty) = last_ty() else { return unknown(&cx) };
+            let Some(op) = BinOp::ALL
+                .into_iter()
+                .find(|&op| format!("{}{ty}", binop_mnemonic(op, ty)) == opcode && binop_legal(op, ty))
+            else {
+                return unknown(&cx);
+            };
+            cx.arity(&args, 3)?;
+            let dst_ty = if op == BinOp::MulWide { ty.wide().expect("checked by binop_legal") } else { ty };
+            let b_ty = if matches!(op, BinOp::Shl | BinOp::Shr) { Type::U32 } else { ty };
+            Instr::Binary {
+                op,
+                ty,
+                dst: cx.dst(&args[0], dst_ty)?,
+                a: cx.src(&args[1], ty)?,
+                b: cx.src(&args[2], b_ty)?,
+            }
+        }
+        "mad" => {
+            let (wide, ty) = match (parts.as_slice(), last_ty()) {
+                ([_, "lo", _], Some(t)) if !t.is_float() && t != Type::Pred && !is_bits(t) => (false, t),
+                ([_, "wide", _], Some(t)) if t.wide().is_some() => (true, t),
+                _ => return unknown(&cx),
+            };
+            cx.arity(&args, 4)?;
+            let wide_ty = if wide { ty.wide().expect("checked") } else { ty };
+            Instr::Mad {
+                wide,
+                ty,
+                dst: cx.dst(&args[0], wide_ty)?,
+                a: cx.src(&args[1], ty)?,
+                b: cx.src(&args[2], ty)?,
+                c: cx.src(&args[3], wide_ty)?,
+            }
+        }
+        "fma" => {
+            let ty = match (parts.as_slice(), last_ty()) {
+                ([_, "rn", _], Some(t)) if t.is_float() => t,
+                _ => return unknown(&cx),
+            };
+            cx.arity(&args, 4)?;
+            Instr::Fma {
+                ty,
+                dst: cx.dst(&args[0], ty)?,
+                a: cx.src(&args[1], ty)?,
+                b: cx.src(&args[2], ty)?,
+                c: cx.src(&args[3], ty)?,
+            }
+        }
+        "setp" => {
+            let (cmp, ty) = match (parts.as_slice(), last_ty()) {
+                ([_, c, _], Some(t)) if t != Type::Pred => match Cmp::from_name(c) {
+                    Some(c) => (c, t),
+                    None => return unknown(&cx),
+                },
+                _ => return unknown(&cx),
+            };
+            cx.arity(&args, 3)?;
+            Instr::Setp {
+                cmp,
+                ty,
+                dst: cx.dst(&args[0], Type::Pred)?,
+                a: cx.src(&args[1], ty)?,
+                b: cx.src(&args[2], ty)?,
+            }
+        }
+        "selp" => {
+            let ty = match (parts.len(), last_ty()) {
+                (2, Some(t)) if t != Type::Pred => t,
+                _ => return unknown(&cx),
+            };
+            cx.arity(&args, 4)?;
+            let dst = cx.dst(&args[0], ty)?;
+            if dst.ty() != ty {
+                return cx.fail(format!(
+                    "the IR's `selp` has its destination's type: write `selp{}` for {}",
+                    dst.ty(),
+                    cx.reg_name(dst)
+                ));
+            }
+            Instr::Selp {
+                ty,
+                dst,
+                a: cx.src(&args[1], ty)?,
+                b: cx.src(&args[2], ty)?,
+                pred: cx.src_reg(&args[3], Type::Pred)?,
+            }
+        }
+        "bar" => {
+            if opcode != "bar.sync" {
+                return unknown(&cx);
+            }
+            match args.as_slice() {
+                [Arg::Op(Operand::Imm(id))] if (0..16).contains(id) => Instr::BarSync { id: *id as u32 },
+                [Arg::Op(Operand::Imm(id))] => return cx.fail(format!("barrier {id} is not in 0..16")),
+                _ => {
+                    return cx
+                        .fail("expected one barrier number (`bar.sync 0`); thread counts are not supported");
+                }
+            }
+        }
+        "bra" => {
+            let uni = match opcode {
+                "bra" => false,
+                "bra.uni" => true,
+                _ => return unknown(&cx),
+            };
+            match args.as_slice() {
+                [Arg::Label(name)] => {
+                    return Ok((Instr::Bra { uni, target: Label::new(u32::MAX) }, Some(name.clone())));
+                }
+                _ => return cx.fail("expected one `$label` operand"),
+            }
+        }
+        "ret" => {
+            if opcode != "ret" {
+                return unknown(&cx);
+            }
+            cx.arity(&args, 0)?;
+            Instr::Ret
+        }
+        _ => return err(line, format!("unknown instruction `{opcode}`")),
+    };
+    Ok((instr, None))
+}
+
+fn unknown<T>(cx: &Ctx<'_>) -> Result<T, ParseError> {
+    err(cx.line, format!("unknown or unsupported instruction `{}`", cx.opcode))
+}
+
+fn is_bits(t: Type) -> bool {
+    matches!(t, Type::B32 | Type::B64)
+}
+
+/// Whether the IR's writer prints `op` on `ty` as a PTX instruction (the
+/// combinations the builder's constructors make).
+fn binop_legal(op: BinOp, ty: Type) -> bool {
+    let int = !ty.is_float() && ty != Type::Pred;
+    match op {
+        BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Min | BinOp::Max => {
+            ty.is_float() || int && !is_bits(ty)
+        }
+        BinOp::MulWide => ty.wide().is_some(),
+        BinOp::Div | BinOp::Rem => int && !is_bits(ty),
+        BinOp::And | BinOp::Or => is_bits(ty) || ty == Type::Pred,
+        BinOp::Shl => is_bits(ty),
+        BinOp::Shr => int,
+    }
+}
+
+fn memory(cx: &Ctx<'_>, parts: &[&str], args: Vec<Arg>) -> Result<Instr, ParseError> {
+    let load = parts[0] == "ld";
+    let Some(space) = parts.get(1).and_then(|s| match *s {
+        "global" => Some(Space::Global),
+        "shared" => Some(Space::Shared),
+        "param" => Some(Space::Param),
+        _ => None,
+    }) else {
+        return unknown(cx);
+    };
+    let mut rest = &parts[2..];
+    let mut qual = CacheQual::None;
+    let cache = |q: &&str| match *q {
+        "nc" => Some(CacheQual::Nc),
+        "ca" => Some(CacheQual::Ca),
+        "cg" => Some(CacheQual::Cg),
+        _ => None,
+    };
+    if load
+        && space == Space::Global
+        && let Some(q) = rest.first().and_then(cache)
+    {
+        qual = q;
+        rest = &rest[1..];
+    }
+    let mut count = 1;
+    if let Some(n) = rest.first().and_then(|q| vector_count(q)) {
+        count = n;
+        rest = &rest[1..];
+    }
+    let ty = match rest {
+        [t] => match Type::from_name(t) {
+            Some(t) if t != Type::Pred => t,
+            _ => return unknown(cx),
+        },
+        _ => return unknown(cx),
+    };
+    if !load && space == Space::Param {
+        return cx.fail("stores to `.param` are not supported");
+    }
+    if count as u32 * ty.bytes() > 16 {
+        return cx.fail("a vector access moves at most 16 bytes");
+    }
+    cx.arity(&args, 2)?;
+    let (data, addr) = if load { (&args[0], &args[1]) } else { (&args[1], &args[0]) };
+    let addr = cx.addr(addr)?;
+    let values: Vec<Operand> = match (data, count) {
+        (Arg::Op(op), 1) => vec![*op],
+        (Arg::Vec(v), n) if n > 1 && v.len() == n => v.clone(),
+        (Arg::Vec(v), n) => {
+            return cx.fail(format!(
+                "{} values in braces for a {}",
+                v.len(),
+                if n == 1 {
+                    "scalar access (a single value is written without braces)".to_owned()
+                } else {
+                    format!(".v{n} access")
+                }
+            ));
+        }
+        (a, n) => return cx.fail(format!("expected a vector of {n} values, found {}", a.describe())),
+    };
+    match (space, addr.base) {
+        (Space::Param, AddrBase::Param(_)) | (Space::Global | Space::Shared, AddrBase::Reg(_)) => {}
+        (Space::Shared, AddrBase::Shared(_)) => {}
+        (Space::Param, _) => return cx.fail("a `.param` load names its parameter: `[name]`"),
+        (_, AddrBase::Param(p)) => {
+            return cx.fail(format!(
+                "parameter `{}` is not an address in {}: load it with `ld.param` first",
+                cx.kernel.params[p.index()].name,
+                space.name()
+            ));
+        }
+        (_, AddrBase::Shared(s)) => {
+            return cx.fail(format!(
+                "shared array `{}` addressed in .{}",
+                cx.kernel.shared[s.index()].name,
+                space.name()
+            ));
+        }
+    }
+    if let AddrBase::Reg(r) = addr.base
+        && (r.ty() == Type::Pred || r.ty().is_float())
+    {
+        return cx.fail(format!("address register {} has type {}", cx.reg_name(r), r.ty()));
+    }
+    if load {
+        let mut dst = Vec::with_capacity(count);
+        for v in &values {
+            dst.push(cx.dst(&Arg::Op(*v), ty)?);
+        }
+        if let (Space::Param, AddrBase::Param(p), 1) = (space, addr.base, count)
+            && addr.offset == 0
+            && cx.kernel.params[p.index()].ty == ty
+        {
+            return Ok(Instr::LdParam { dst: dst[0], param: p });
+        }
+        Ok(Instr::Ld { space, qual, ty, dst, addr })
+    } else {
+        for v in &values {
+            cx.check(*v, ty, "stored value")?;
+        }
+        Ok(Instr::St { space, ty, addr, src: values })
+    }
+}

@@ -1,0 +1,252 @@
+//! The decoded operations: what one instruction of a [`super::Program`]
+//! does, with register indices resolved and every type decision made.
+
+use gemm_codegen::ptx::Cmp;
+
+/// A source operand: a value register or an immediate (bits, 32-bit values
+/// zero-extended).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Src {
+    R(u32),
+    I(u64),
+}
+
+/// Integer operations of one source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum I1 {
+    Neg32,
+    Neg64,
+    Not32,
+    Not64,
+    /// `cvt` from a signed 32-bit source to 64 bits.
+    Sext32,
+    /// `cvt` to 32 bits (and any other conversion keeping the low bits).
+    Trunc32,
+    /// `cvt` to 64 bits from an unsigned 32-bit source, or between equal
+    /// widths.
+    Copy,
+}
+
+/// Integer operations of two sources.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum I2 {
+    Add32,
+    Add64,
+    Sub32,
+    Sub64,
+    MulLo32,
+    MulLo64,
+    MulWideU32,
+    MulWideS32,
+    And32,
+    And64,
+    Or32,
+    Or64,
+    Shl32,
+    Shl64,
+    ShrU32,
+    ShrS32,
+    ShrU64,
+    ShrS64,
+    MinU32,
+    MinS32,
+    MinU64,
+    MinS64,
+    MaxU32,
+    MaxS32,
+    MaxU64,
+    MaxS64,
+}
+
+/// Integer division and remainder (they fault on zero).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum IDiv {
+    DivU32,
+    DivS32,
+    DivU64,
+    DivS64,
+    RemU32,
+    RemS32,
+    RemU64,
+    RemS64,
+}
+
+/// Integer operations of three sources.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum I3 {
+    MadLo32,
+    MadLo64,
+    MadWideU32,
+    MadWideS32,
+}
+
+/// Floating-point operations of two sources.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum F2 {
+    Add32,
+    Sub32,
+    Mul32,
+    Min32,
+    Max32,
+    Add64,
+    Sub64,
+    Mul64,
+    Min64,
+    Max64,
+}
+
+/// How `setp` reads its operands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Class {
+    U32,
+    S32,
+    U64,
+    S64,
+    F32,
+    F64,
+}
+
+/// Where a memory operation's address comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Base {
+    /// A register holding an address.
+    Reg(u32),
+    /// A fixed address (a shared array's window address).
+    Abs(u64),
+}
+
+/// The state space of a decoded memory operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Mem {
+    Global,
+    Shared,
+}
+
+/// One decoded operation.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Op {
+    Mov {
+        d: u32,
+        a: Src,
+    },
+    PMov {
+        d: u32,
+        a: u32,
+    },
+    /// Load `n` values of `size` bytes from the parameter image.
+    LdParam {
+        d: [u32; 4],
+        n: u8,
+        size: u8,
+        off: u32,
+    },
+    I1 {
+        f: I1,
+        d: u32,
+        a: Src,
+    },
+    I2 {
+        f: I2,
+        d: u32,
+        a: Src,
+        b: Src,
+    },
+    IDiv {
+        f: IDiv,
+        d: u32,
+        a: Src,
+        b: Src,
+    },
+    I3 {
+        f: I3,
+        d: u32,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    FNeg32 {
+        d: u32,
+        a: Src,
+    },
+    FNeg64 {
+        d: u32,
+        a: Src,
+    },
+    F2 {
+        f: F2,
+        d: u32,
+        a: Src,
+        b: Src,
+    },
+    Fma32 {
+        d: u32,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    Fma64 {
+        d: u32,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    Setp {
+        cmp: Cmp,
+        class: Class,
+        d: u32,
+        a: Src,
+        b: Src,
+    },
+    Selp {
+        d: u32,
+        a: Src,
+        b: Src,
+        p: u32,
+    },
+    PAnd {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    POr {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    PNot {
+        d: u32,
+        a: u32,
+    },
+    Ld {
+        mem: Mem,
+        d: [u32; 4],
+        n: u8,
+        size: u8,
+        base: Base,
+        off: i64,
+    },
+    St {
+        mem: Mem,
+        s: [Src; 4],
+        n: u8,
+        size: u8,
+        base: Base,
+        off: i64,
+    },
+    Bar {
+        id: u32,
+    },
+    Bra {
+        target: u32,
+        uni: bool,
+    },
+    Ret,
+}
+
+/// A decoded instruction: the operation and its guard.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Inst {
+    pub op: Op,
+    /// Predicate register and whether the guard is negated.
+    pub guard: Option<(u32, bool)>,
+}
