@@ -411,7 +411,7 @@ impl Plan {
     /// [`Plan::shared_bytes`] as its dynamic size (and the host raises the
     /// kernel's dynamic limit to it).
     pub const fn dynamic_shared(&self) -> bool {
-        self.shared_bytes() > MAX_STATIC_SHARED
+        dynamic_shared_bytes(&self.spec) > 0
     }
 
     /// A lower bound on the 32-bit registers a thread needs in the main loop:
@@ -445,6 +445,14 @@ pub fn register_reuse(spec: &KernelSpec) -> f64 {
 
 /// The most shared memory a block may declare statically, on every GPU.
 pub const MAX_STATIC_SHARED: u32 = 48 * 1024;
+
+/// The dynamic shared memory a launch of `spec`'s kernel passes: all of its
+/// shared memory when that is over [`MAX_STATIC_SHARED`] (the lowering then
+/// declares one dynamic array), else 0. For a spec that validates.
+pub const fn dynamic_shared_bytes(spec: &KernelSpec) -> u32 {
+    let bytes = shared_bytes(spec);
+    if bytes > MAX_STATIC_SHARED as u128 { proven_u32(bytes) } else { 0 }
+}
 
 // The sizes below are exact for any field values, so that the rules compare,
 // and the messages show, true numbers. A sum of two `u32`s fits `u64`; a

@@ -158,7 +158,7 @@ impl KernelImage {
     /// declare statically (the host then raises the function's
     /// `MAX_DYNAMIC_SHARED_SIZE_BYTES` to it), else 0.
     pub const fn dynamic_shared_bytes(&self) -> u32 {
-        if self.shared_bytes > crate::constraints::MAX_STATIC_SHARED { self.shared_bytes } else { 0 }
+        crate::constraints::dynamic_shared_bytes(&self.spec)
     }
 
     /// Blocks for an `m × n` C, `(x, y, z)`.

@@ -154,7 +154,7 @@ pub(crate) fn load(
                     "the device allows {} bytes of shared memory per block",
                     device.shared_per_block_optin
                 ),
-                threads: image.spec.threads(),
+                threads: image.block().0,
                 registers: 0,
                 shared_bytes: dynamic,
             });

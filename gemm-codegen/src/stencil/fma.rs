@@ -15,9 +15,9 @@ use super::{CLayout, Cx, Elem, InnerProduct};
 #[derive(Default)]
 pub(crate) struct RegisterBlocked {
     /// Conjugate A's elements as they are multiplied.
-    pub conj_a: bool,
+    conj_a: bool,
     /// Conjugate B's elements as they are multiplied.
-    pub conj_b: bool,
+    conj_b: bool,
     acc: Vec<Elem>,
     a: Vec<Elem>,
     b: Vec<Elem>,
@@ -30,6 +30,14 @@ pub(crate) struct RegisterBlocked {
     b_cur: Option<Reg>,
     a_sptr: Option<Reg>,
     b_sptr: Option<Reg>,
+}
+
+impl RegisterBlocked {
+    /// The product, conjugating A's and B's elements as it multiplies them
+    /// when asked (for stripes that reach shared memory unconjugated).
+    pub fn new(conj_a: bool, conj_b: bool) -> RegisterBlocked {
+        RegisterBlocked { conj_a, conj_b, ..RegisterBlocked::default() }
+    }
 }
 
 impl InnerProduct for RegisterBlocked {

@@ -79,11 +79,10 @@ pub(crate) fn lower(plan: &Plan) -> Module {
     let mut cx = prologue(plan);
     // With a `cp.async` ring the copies leave conjugation to the product.
     let ring = spec.stages > 1;
-    let mut inner = fma::RegisterBlocked {
-        conj_a: ring && spec.op_a.conjugates(spec.precision),
-        conj_b: ring && spec.op_b.conjugates(spec.precision),
-        ..Default::default()
-    };
+    let mut inner = fma::RegisterBlocked::new(
+        ring && spec.op_a.conjugates(spec.precision),
+        ring && spec.op_b.conjugates(spec.precision),
+    );
     let mut epilogue = epilogue::Strided;
     let epilogue_label = cx.b.label("epilogue");
     if ring {

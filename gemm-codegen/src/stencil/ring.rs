@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! C_regs ⇐ 0
-//! for t in 0 .. s−1:  copy stripe t → slot t;  commit          (prologue)
+//! for t in 0 .. s−1:  copy stripe t → slot t if it exists;  commit   (prologue)
 //! for t in 0 .. ktiles:
 //!     wait until stripe t has landed (wait_group s−2);  bar.sync
 //!     copy stripe t+s−1 → slot (t−1) mod s, if it exists;  commit
@@ -57,7 +57,7 @@ impl AsyncCopy {
 
     /// Bytes of one stripe of this operand in the ring.
     fn slot_bytes(&self, cx: &Cx<'_>) -> u32 {
-        crate::constraints::smem_stage_bytes(cx.plan.spec(), self.operand)
+        crate::constraints::proven_u32(crate::constraints::smem_stage_bytes(cx.plan.spec(), self.operand))
     }
 
     pub fn setup(&mut self, cx: &mut Cx<'_>) {
@@ -171,13 +171,20 @@ pub(crate) fn main_loop(cx: &mut Cx<'_>, inner: &mut dyn InnerProduct, epilogue:
     cx.b.push_if(p, Instr::bra_uni(epilogue));
 
     cx.b.section(format!(
-        "prologue: stripes 0 .. {} into slots 0 .. {0}, one commit group each (past k: zeros, nothing read)",
+        "prologue: stripes 0 .. {} into slots 0 .. {0}, one commit group each (empty past the last stripe)",
         s - 2
     ));
     cx.b.push(Instr::mov(k_rem, cx.params.k));
     for t in 0..s - 1 {
+        // Stripes past the last are not copied (a copy nobody waits for
+        // would still be landing when the kernel ends); their groups stay
+        // empty, so the count of groups is the same for every k.
+        let skip = cx.b.label(&format!("prologue_past_k_{t}"));
+        cx.b.push(Instr::setp(Cmp::Le, Type::U32, p, ktiles, Op::imm(t)));
+        cx.b.push_if(p, Instr::bra_uni(skip));
         a.issue(cx, k_rem, Op::imm(t * a_slot));
         b.issue(cx, k_rem, Op::imm(t * b_slot));
+        cx.b.place(skip);
         cx.b.push(Instr::cp_async_commit());
         a.advance(cx);
         b.advance(cx);
