@@ -1,5 +1,5 @@
 //! GEMM kernels of the stencil on host slices: the kernel ABI (see
-//! [`crate::stencil`]) filled in from typed arguments.
+//! [`gemm_codegen::stencil`]) filled in from typed arguments.
 //!
 //! This layer checks only what it needs to run: that the element type is the
 //! kernel's and that the program has the stencil's parameters. Everything a
@@ -137,7 +137,14 @@ impl Gemm {
                 params.push(im);
             }
         }
-        let launch = Launch { grid, block: self.spec.block(), params, options: options.clone() };
+        // The stencil's shared arrays are static.
+        let launch = Launch {
+            grid,
+            block: self.spec.block(),
+            params,
+            dynamic_shared_bytes: 0,
+            options: options.clone(),
+        };
         let result = self.program.run(&launch, &mut buffers);
         from_bytes(&buffers[2].bytes, c);
         result

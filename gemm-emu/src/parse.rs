@@ -3,8 +3,9 @@
 //!
 //! It reads the subset of PTX the IR covers, in the shape the writer prints
 //! it: a header comment, `.version`, `.target` and `.address_size`, then
-//! `.visible .entry` kernels with `.param` lists, `.reqntid`, `.reg` and
-//! `.shared` declarations, labels, guards and every [`Instr`] form. Spacing is
+//! `.visible .entry` kernels with `.param` lists, `.reqntid`, `.reg`,
+//! `.shared` and `.extern .shared` (the dynamic array) declarations, labels,
+//! guards and every [`Instr`] form. Spacing is
 //! free (tabs or spaces, any indentation, statements may span lines), but
 //! every mnemonic must be spelled exactly as the writer spells it. Anything
 //! else — an instruction, directive, type or special register the IR does not
@@ -20,7 +21,8 @@
 //! - a comment line directly above a `.reg` line heads a new register group
 //!   (the [`Kernel::reg_groups`] entry the writer prints); the first group has
 //!   no comment, as in [`gemm_codegen::ptx::KernelBuilder`]. The `// shared memory`
-//!   line above the first `.shared` is the writer's and is dropped;
+//!   line above the first `.shared` (or `.extern .shared`) is the writer's
+//!   and is dropped;
 //! - other comment lines and empty lines inside a kernel become
 //!   [`Stmt::Comment`] and [`Stmt::Blank`].
 //!
@@ -425,7 +427,7 @@ impl<'a> Parser<'a> {
                     match self.peek() {
                         Some((_, Item::Tok(Tok::Word(".reg")))) => kernel.reg_groups.push(text.to_owned()),
                         // The writer's heading of the shared arrays.
-                        Some((_, Item::Tok(Tok::Word(".shared")))) => {}
+                        Some((_, Item::Tok(Tok::Word(".shared" | ".extern")))) => {}
                         _ => {
                             kernel.body.push(Stmt::Comment(text.to_owned()));
                             lines.push(line);
@@ -466,31 +468,29 @@ impl<'a> Parser<'a> {
                         self.expect_punct(',')?;
                     }
                 }
-                Item::Tok(Tok::Word(".shared")) => {
+                Item::Tok(Tok::Word(w @ (".shared" | ".extern"))) => {
                     self.pos += 1;
-                    let (l, w) = self.expect_word("`.align`")?;
-                    if w != ".align" {
-                        return err(l, format!("expected `.align N .b8 name[bytes]`, found `{w}`"));
+                    let dynamic = w == ".extern";
+                    if dynamic {
+                        match self.expect_word("`.shared`")? {
+                            (_, ".shared") => {}
+                            (l, w) => return err(l, format!("expected `.extern .shared`, found `{w}`")),
+                        }
                     }
-                    let (l, align) = self.expect_u32("an alignment")?;
-                    if !align.is_power_of_two() {
-                        return err(l, format!("alignment {align} is not a power of two"));
+                    let decl = self.shared_decl(dynamic)?;
+                    claim(&decl.name, line)?;
+                    if dynamic && let Some(first) = kernel.dynamic_shared() {
+                        return err(
+                            line,
+                            format!(
+                                "a second dynamic shared array `{}`: the kernel has `{}` already",
+                                decl.name,
+                                kernel.shared[first.index()].name
+                            ),
+                        );
                     }
-                    let (l, w) = self.expect_word("`.b8`")?;
-                    if w != ".b8" {
-                        return err(l, format!("shared arrays are declared `.b8`, found `{w}`"));
-                    }
-                    let (l, sname) = self.expect_word("a shared array name")?;
-                    if !is_identifier(sname) {
-                        return err(l, format!("invalid shared array name `{sname}`"));
-                    }
-                    claim(sname, l)?;
-                    self.expect_punct('[')?;
-                    let (_, bytes) = self.expect_u32("a size in bytes")?;
-                    self.expect_punct(']')?;
-                    self.expect_punct(';')?;
-                    scope.shared.insert(sname.to_owned(), SharedId::new(kernel.shared.len() as u32));
-                    kernel.shared.push(SharedDecl { name: sname.to_owned(), align, bytes });
+                    scope.shared.insert(decl.name.clone(), SharedId::new(kernel.shared.len() as u32));
+                    kernel.shared.push(decl);
                 }
                 Item::Tok(Tok::Word(w)) if w.starts_with('$') => {
                     self.pos += 1;
@@ -529,6 +529,55 @@ impl<'a> Parser<'a> {
             }
         }
         Ok((kernel, lines))
+    }
+
+    /// The rest of a shared array declaration after `.shared`: `.align A
+    /// .b8 name[bytes];`, or `.align A .b8 name[];` when `dynamic`.
+    fn shared_decl(&mut self, dynamic: bool) -> Result<SharedDecl, ParseError> {
+        let shape =
+            if dynamic { "`.extern .shared .align N .b8 name[];`" } else { "`.align N .b8 name[bytes]`" };
+        let (l, w) = self.expect_word("`.align`")?;
+        if w != ".align" {
+            return err(l, format!("expected {shape}, found `{w}`"));
+        }
+        let (l, align) = self.expect_u32("an alignment")?;
+        if !align.is_power_of_two() {
+            return err(l, format!("alignment {align} is not a power of two"));
+        }
+        let (l, w) = self.expect_word("`.b8`")?;
+        if w != ".b8" {
+            return err(l, format!("shared arrays are declared `.b8`, found `{w}`"));
+        }
+        let (l, name) = self.expect_word("a shared array name")?;
+        if !is_identifier(name) {
+            return err(l, format!("invalid shared array name `{name}`"));
+        }
+        self.expect_punct('[')?;
+        let bytes = match (dynamic, self.next_tok()?) {
+            (true, (_, Tok::Punct(']'))) => None,
+            (true, (l, t)) => {
+                return err(
+                    l,
+                    format!("expected `]`, found `{t}`: the dynamic array `{name}[]` has no size"),
+                );
+            }
+            (false, (l, Tok::Punct(']'))) => {
+                return err(
+                    l,
+                    format!("`{name}[]` has no size: a dynamic array is declared `.extern .shared`"),
+                );
+            }
+            (false, (l, Tok::Number(n))) => match parse_uint(n).and_then(|v| u32::try_from(v).ok()) {
+                Some(v) => {
+                    self.expect_punct(']')?;
+                    Some(v)
+                }
+                None => return err(l, format!("invalid size `{n}` of shared array `{name}`")),
+            },
+            (false, (l, t)) => return err(l, format!("expected a size in bytes, found `{t}`")),
+        };
+        self.expect_punct(';')?;
+        Ok(SharedDecl { name: name.to_owned(), align, bytes })
     }
 
     // --- statements --------------------------------------------------------
@@ -711,87 +760,4 @@ fn parse_uint(n: &str) -> Option<u64> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use gemm_codegen::ptx::write_string;
-
-    const TINY: &str = "//
-// a tiny kernel
-//
-
-.version 6.0
-.target sm_70
-.address_size 64
-
-.visible .entry tiny(
-\t.param .u64 out,
-\t.param .f32 x
-)
-.reqntid 32, 1, 1
-{
-\t// values
-\t.reg .u64 %p, %q;
-\t.reg .u32 %t;
-\t.reg .f32 %v;
-\t.reg .pred %ok;
-\t// shared memory
-\t.shared .align 16 .b8 buf[128];
-\tld.param.u64\t%p, [out];
-\tld.param.f32\t%v, [x];
-\tcvta.to.global.u64\t%p, %p;
-\tmov.u32\t%t, %tid.x;
-\tsetp.lt.u32\t%ok, %t, 16;
-\t@!%ok bra.uni\t$done;
-
-\t// store
-\tmul.wide.u32\t%q, %t, 4;
-\tadd.u64\t%q, %q, %p;
-\tst.global.f32\t[%q+-4], %v;
-\tst.shared.v2.f32\t[buf+8], {%v, %v};
-$done:
-\tret;
-}
-";
-
-    #[test]
-    fn tiny_kernel_round_trips() {
-        let (m, map) = parse_with_source_map(TINY).unwrap();
-        assert_eq!(m.header, vec!["a tiny kernel".to_owned()]);
-        let k = &m.kernels[0];
-        assert_eq!(k.reg_groups, vec!["".to_owned(), "values".to_owned()]);
-        assert_eq!(k.regs.len(), 5);
-        assert_eq!(k.shared[0].bytes, 128);
-        assert_eq!(k.reqntid, Some((32, 1, 1)));
-        assert_eq!(write_string(&m), TINY);
-        // `ld.param.u64 %p, [out]` is on line 22.
-        assert_eq!(map.line(0, 0), 22);
-        assert!(matches!(k.body[0], Stmt::Instr { instr: Instr::LdParam { .. }, .. }));
-    }
-
-    #[test]
-    fn unknown_instructions_are_named_with_their_line() {
-        let text = TINY.replace("\tret;", "\tshfl.sync.idx.b32\t%t, %t, 0, 31, -1;");
-        let e = parse(&text).unwrap_err();
-        assert_eq!(e.line, 35);
-        assert!(e.message.contains("unknown instruction `shfl.sync.idx.b32`"), "{e}");
-    }
-
-    #[test]
-    fn mistyped_operands_are_refused() {
-        let text = TINY.replace("add.u64\t%q, %q, %p", "add.u64\t%q, %q, %v");
-        let e = parse(&text).unwrap_err();
-        assert!(e.message.contains("%v of type .f32 cannot be used as .u64"), "{e}");
-        let text = TINY.replace("mov.u32\t%t, %tid.x", "mov.u32\t%t, %tid.y");
-        assert!(parse(&text).unwrap_err().message.contains("`%tid.y`"));
-    }
-
-    #[test]
-    fn undefined_labels_and_bad_directives_are_refused() {
-        let text = TINY.replace("$done:", "$later:");
-        assert!(parse(&text).unwrap_err().message.contains("undefined label `$done`"));
-        let text = TINY.replace(".reqntid 32, 1, 1", ".maxntid 32, 1, 1");
-        assert!(parse(&text).unwrap_err().message.contains("`.maxntid`"));
-        let text = TINY.replace(".version 6.0", ".version 7.0");
-        assert!(parse(&text).unwrap_err().message.contains("`.version 7.0`"));
-    }
-}
+mod tests;

@@ -113,7 +113,10 @@ impl<W: Write> Writer<W> {
             writeln!(self.out, "\t// shared memory")?;
         }
         for s in &kernel.shared {
-            writeln!(self.out, "\t.shared .align {} .b8 {}[{}];", s.align, s.name, s.bytes)?;
+            match s.bytes {
+                Some(bytes) => writeln!(self.out, "\t.shared .align {} .b8 {}[{bytes}];", s.align, s.name)?,
+                None => writeln!(self.out, "\t.extern .shared .align {} .b8 {}[];", s.align, s.name)?,
+            }
         }
         Ok(())
     }
@@ -264,6 +267,10 @@ fn opcode(kernel: &Kernel, instr: &Instr) -> String {
             debug_assert!(*space != Space::Param);
             format!("st.{}{}{ty}", space.name(), vector_suffix(src.len()))
         }
+        Instr::CpAsync { cache, .. } => format!("cp.async.{}.shared.global", cache.name()),
+        Instr::CpAsyncCommit => "cp.async.commit_group".to_owned(),
+        Instr::CpAsyncWait { .. } => "cp.async.wait_group".to_owned(),
+        Instr::CpAsyncWaitAll => "cp.async.wait_all".to_owned(),
         Instr::BarSync { .. } => "bar.sync".to_owned(),
         Instr::Bra { uni, .. } => if *uni { "bra.uni" } else { "bra" }.to_owned(),
         Instr::Ret => "ret".to_owned(),
@@ -296,8 +303,14 @@ fn operands(instr: &Instr) -> Vec<Piece> {
             vec![vector(&regs), Addr(*addr)]
         }
         Instr::St { addr, src, .. } => vec![Addr(*addr), vector(src)],
+        Instr::CpAsync { dst, src, bytes, src_bytes, .. } => {
+            let mut v = vec![Addr(*dst), Addr(*src), Int(*bytes)];
+            v.extend(src_bytes.map(Op));
+            v
+        }
+        Instr::CpAsyncWait { n } => vec![Int(*n)],
         Instr::BarSync { id } => vec![Int(*id)],
         Instr::Bra { target, .. } => vec![Label(target.index())],
-        Instr::Ret => vec![],
+        Instr::CpAsyncCommit | Instr::CpAsyncWaitAll | Instr::Ret => vec![],
     }
 }
