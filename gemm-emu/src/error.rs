@@ -266,6 +266,38 @@ pub enum FaultKind {
         /// Barrier numbers waited on, when they differ.
         barriers: Vec<u32>,
     },
+    /// A shared access (`ld.shared`, `st.shared` or another `cp.async`) to
+    /// bytes a `cp.async` is still copying: until the issuing thread's
+    /// `cp.async.wait_group` or `cp.async.wait_all` lands them, the GPU may
+    /// write them at any moment.
+    AsyncCopyInFlight {
+        /// What this access does.
+        access: AccessKind,
+        /// First such byte (its 4-byte word).
+        addr: u64,
+        /// Where it is.
+        region: Region,
+        /// The thread whose copy is in flight.
+        copy_thread: u32,
+        /// The PTX line of its `cp.async`.
+        copy_line: u32,
+    },
+    /// A `cp.async` whose src-size exceeds its cp-size (undefined in PTX).
+    AsyncCopySourceSize {
+        /// The src-size.
+        src_bytes: u32,
+        /// The cp-size.
+        bytes: u32,
+    },
+    /// A thread exits with `cp.async` copies it never waited for. The GPU
+    /// does not report this, but no thread can then read their bytes
+    /// without a race, so the kernel is wrong.
+    AsyncCopyNotWaited {
+        /// Copies of the thread still in flight.
+        copies: u32,
+        /// The PTX line of the oldest one's `cp.async`.
+        copy_line: u32,
+    },
     /// An integer division or remainder by zero.
     DivisionByZero,
     /// A warp ran more instructions than [`crate::Options::max_warp_steps`].
@@ -349,6 +381,20 @@ impl fmt::Display for FaultKind {
                     )
                 }
             }
+            FaultKind::AsyncCopyInFlight { access, addr, region, copy_thread, copy_line } => write!(
+                f,
+                "shared {access} at {addr:#x} ({region}) of bytes a `cp.async` of thread {copy_thread} at line \
+                 {copy_line} is still copying: only that thread's `cp.async.wait_group`/`wait_all` lands them \
+                 (then other threads need a `bar.sync`)"
+            ),
+            FaultKind::AsyncCopySourceSize { src_bytes, bytes } => {
+                write!(f, "`cp.async` src-size {src_bytes} is larger than its cp-size {bytes}")
+            }
+            FaultKind::AsyncCopyNotWaited { copies, copy_line } => write!(
+                f,
+                "thread exits with {copies} `cp.async` copies it never waited for (the oldest at line \
+                 {copy_line}): their bytes may never land"
+            ),
             FaultKind::DivisionByZero => write!(f, "integer division by zero"),
             FaultKind::StepLimit { steps } => {
                 write!(f, "a warp ran more than {steps} instructions (an endless loop?)")

@@ -1,5 +1,5 @@
 //! GEMM kernels of the stencil on host slices: the kernel ABI (see
-//! [`crate::stencil`]) filled in from typed arguments.
+//! [`gemm_codegen::stencil`]) filled in from typed arguments.
 //!
 //! This layer checks only what it needs to run: that the element type is the
 //! kernel's and that the program has the stencil's parameters. Everything a
@@ -141,7 +141,14 @@ impl Gemm {
                 Arg::F64(x) => ParamValue::F64(x),
             })
             .collect();
-        let launch = Launch { grid, block: self.spec.block(), params, options: options.clone() };
+        // Stripes over 48 KiB live in dynamic shared memory, sized here.
+        let launch = Launch {
+            grid,
+            block: self.spec.block(),
+            params,
+            dynamic_shared_bytes: gemm_codegen::constraints::dynamic_shared_bytes(&self.spec),
+            options: options.clone(),
+        };
         let result = self.program.run(&launch, &mut buffers);
         from_bytes(&buffers[BUFFER_C].bytes, c);
         result

@@ -16,14 +16,24 @@
 //! - Registers hold typed bits per thread; predicates one bit per lane.
 //! - `.param` holds the launch's [`ParamValue`]s. `.shared` is per block: the
 //!   kernel's arrays laid out in a shared window with unmapped gaps between
-//!   them. `.global` is the [`Buffer`]s passed in, buffer `i` at the fake
-//!   address [`buffer_address`]`(i)`, so a pointer names its buffer; a
+//!   them, the dynamic (`.extern`) array, if any, last and
+//!   [`Launch::dynamic_shared_bytes`] long. `.global` is the [`Buffer`]s
+//!   passed in, buffer `i` at the fake address [`buffer_address`]`(i)`, so
+//!   a pointer names its buffer; a
 //!   generic address of a buffer is its global address (`cvta.to.global` is
 //!   the identity).
 //! - `bar.sync` waits for every thread of the block; a warp waiting at a
 //!   barrier lets the other warps run.
 //! - Divergent `bra` splits a warp and reconverges it where the paths meet;
 //!   a `bra.uni` that diverges is a fault, being a broken promise.
+//! - `cp.async` follows the PTX ISA: each thread's copies form groups
+//!   (`cp.async.commit_group`), and a copy's bytes land in shared memory when
+//!   its thread's `cp.async.wait_group n` (all but the `n` newest committed
+//!   groups) or `cp.async.wait_all` waits for it; until then they are in
+//!   flight. The source is checked and read when the copy is issued; with
+//!   `src-size` below the copy size only that many bytes are read and the
+//!   rest are zeros, so a source address with `src-size = 0` need not lie in
+//!   a buffer (it must still be aligned).
 //! - Floating point is IEEE binary32/binary64 with round-to-nearest-even, as
 //!   the `.rn` instructions and `fma.rn` (one rounding, `mul_add`) specify;
 //!   subnormals are kept (no `.ftz` in the IR).
@@ -35,7 +45,18 @@
 //! - a global access not wholly inside one buffer (a vector straddling a
 //!   buffer's end included), or not aligned to its size; a store to a
 //!   [`Buffer::read_only`] buffer;
-//! - a shared access not wholly inside one declared array, or misaligned;
+//! - a shared access not wholly inside one declared array (the dynamic one
+//!   as long as the launch made it), or misaligned;
+//! - a `cp.async` whose source (the bytes it reads) or destination (all of
+//!   them) is outside a buffer or array, or either address not aligned to
+//!   its copy size, or whose `src-size` exceeds its copy size;
+//! - a shared access (`ld.shared`, `st.shared` or another `cp.async`), by any
+//!   thread, to bytes a `cp.async` has in flight
+//!   ([`FaultKind::AsyncCopyInFlight`], naming the copy's line);
+//! - a thread exiting with `cp.async` copies it never waited for
+//!   ([`FaultKind::AsyncCopyNotWaited`]): the GPU reports nothing, but no
+//!   thread can read those bytes without a race, so the kernel is wrong. A
+//!   `bar.sync` with copies in flight is normal and not reported;
 //! - a shared read of bytes no thread of the block wrote;
 //! - a read of a register (or predicate, guards included) the thread never
 //!   wrote;
@@ -43,7 +64,12 @@
 //!   in the same barrier interval, at least one writing; and two blocks
 //!   touching the same global bytes, at least one writing. Exact, not
 //!   sampled (see the `memory` module); turned off by
-//!   [`Options::check_races`] for speed;
+//!   [`Options::check_races`] for speed. A `cp.async` reads its source when
+//!   issued and writes its destination both when issued and when it lands
+//!   (as its thread's write at its wait): the GPU may write at any moment
+//!   in between. So another thread touching the bytes after the wait but
+//!   before a `bar.sync`, or earlier in the barrier interval the copy was
+//!   issued in (reading a stage that is being refilled), races;
 //! - a barrier that cannot complete (threads wait while others have exited,
 //!   or wait at different barriers), a `bar.sync` under a divergent guard, a
 //!   divergent `bra.uni`, an integer division by zero, and a warp exceeding
@@ -108,6 +134,15 @@
 //!   write after several blocks read the same bytes names none of them.
 //! - Barrier intervals are numbered in 32 bits per worker: a launch of more
 //!   than 2³² of them would alias old intervals with new ones.
+//! - A `cp.async` reads its source when issued: a write to those global
+//!   bytes between the copy and its wait, by the same thread, is not seen
+//!   (on the GPU the result is undefined); by another thread it is a race
+//!   only if it falls in the barrier interval of the read. The race
+//!   detector records a partial-word `src-size` read as a read of the whole
+//!   word.
+//! - Shared memory per block (static and dynamic) is capped at 227 KiB, the
+//!   most any GPU gives (sm_90, opted in); the emulator does not know the
+//!   target, so a launch a smaller GPU would refuse may still run.
 
 mod error;
 mod exec;
@@ -216,6 +251,9 @@ pub struct Launch {
     pub block: (u32, u32, u32),
     /// One value per kernel parameter, in order.
     pub params: Vec<ParamValue>,
+    /// Bytes of dynamic shared memory per block (CUDA's `sharedMemBytes`):
+    /// the size of the kernel's `.extern .shared` array, if it has one.
+    pub dynamic_shared_bytes: u32,
     /// How to run it.
     pub options: Options,
 }
@@ -233,6 +271,9 @@ pub struct Stats {
     pub blocks: u64,
     /// Barriers completed, summed over blocks.
     pub barriers: u64,
+    /// Bytes `cp.async` copied into shared memory (its cp-size, zero fill
+    /// included), summed over threads.
+    pub async_copy_bytes: u64,
 }
 
 impl std::ops::AddAssign for Stats {
@@ -241,11 +282,16 @@ impl std::ops::AddAssign for Stats {
         self.warp_instructions += o.warp_instructions;
         self.blocks += o.blocks;
         self.barriers += o.barriers;
+        self.async_copy_bytes += o.async_copy_bytes;
     }
 }
 
 /// The most threads a block may have.
 const MAX_BLOCK_THREADS: u32 = 1024;
+
+/// The most shared memory, static and dynamic, any GPU gives one block
+/// (sm_90's 227 KiB, after the host opts in above 48 KiB).
+const MAX_BLOCK_SHARED_BYTES: u64 = 227 * 1024;
 
 impl Program {
     /// Runs the kernel over `launch.grid` on `buffers`, which the kernel
@@ -271,6 +317,14 @@ impl Program {
             return bad(format!("grid ({gx}, {gy}, {gz}) has more blocks than the emulator can number"));
         }
         let params = self.param_image(&launch.params, buffers.len())?;
+        let shared_bytes = self.static_shared_bytes + u64::from(launch.dynamic_shared_bytes);
+        if shared_bytes > MAX_BLOCK_SHARED_BYTES {
+            return bad(format!(
+                "{} static and {} dynamic shared bytes exceed the {MAX_BLOCK_SHARED_BYTES} bytes a block can have",
+                self.static_shared_bytes, launch.dynamic_shared_bytes
+            ));
+        }
+        let (shared, shared_window) = self.shared_layout(launch.dynamic_shared_bytes);
 
         let names = buffers.iter().map(|b| (b.name.clone(), b.read_only)).collect();
         let mut bytes: Vec<Vec<u8>> = buffers.iter_mut().map(|b| std::mem::take(&mut b.bytes)).collect();
@@ -279,6 +333,8 @@ impl Program {
             grid: launch.grid,
             block: launch.block,
             params: &params,
+            shared,
+            shared_window,
             options: &launch.options,
         };
 

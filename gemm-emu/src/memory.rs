@@ -4,7 +4,8 @@
 //! Every access the IR can express is 4, 8 or 16 bytes, aligned to its size
 //! (misaligned ones fault first), so memory and its shadow are kept in
 //! 4-byte words: two accesses touch the same bytes exactly when they touch
-//! the same word.
+//! the same word. The one exception, a `cp.async` reading fewer bytes than
+//! it copies (`src-size`), is recorded as reading every word it touches.
 //!
 //! # Race detection
 //!

@@ -3,8 +3,9 @@
 //!
 //! It reads the subset of PTX the IR covers, in the shape the writer prints
 //! it: a header comment, `.version`, `.target` and `.address_size`, then
-//! `.visible .entry` kernels with `.param` lists, `.reqntid`, `.reg` and
-//! `.shared` declarations, labels, guards and every [`Instr`] form. Spacing is
+//! `.visible .entry` kernels with `.param` lists, `.reqntid`, `.reg`,
+//! `.shared` and `.extern .shared` (the dynamic array) declarations, labels,
+//! guards and every [`Instr`] form. Spacing is
 //! free (tabs or spaces, any indentation, statements may span lines), but
 //! every mnemonic must be spelled exactly as the writer spells it. Anything
 //! else — an instruction, directive, type or special register the IR does not
@@ -20,7 +21,8 @@
 //! - a comment line directly above a `.reg` line heads a new register group
 //!   (the [`Kernel::reg_groups`] entry the writer prints); the first group has
 //!   no comment, as in [`gemm_codegen::ptx::KernelBuilder`]. The `// shared memory`
-//!   line above the first `.shared` is the writer's and is dropped;
+//!   line above the first `.shared` (or `.extern .shared`) is the writer's
+//!   and is dropped;
 //! - other comment lines and empty lines inside a kernel become
 //!   [`Stmt::Comment`] and [`Stmt::Blank`].
 //!
@@ -250,6 +252,8 @@ impl<'a> Parser<'a> {
         let mut version = None;
         let mut target = None;
         let mut address_size = false;
+        // A `.extern .shared` array at module scope belongs to the next kernel.
+        let mut dynamic: Option<(u32, SharedDecl)> = None;
         while let Some((line, it)) = self.peek() {
             let Item::Tok(tok) = it else {
                 // Comments between kernels are not part of the IR.
@@ -284,7 +288,7 @@ impl<'a> Parser<'a> {
                 }
                 Tok::Word(".visible") => {
                     self.pos += 1;
-                    let (kernel, lines) = self.kernel()?;
+                    let (kernel, lines) = self.kernel(dynamic.take())?;
                     if module.kernels.iter().any(|k| k.name == kernel.name) {
                         return err(line, format!("entry `{}` defined twice", kernel.name));
                     }
@@ -294,6 +298,21 @@ impl<'a> Parser<'a> {
                 Tok::Word(".entry") => {
                     return err(line, "`.entry` without `.visible`: the IR's kernels are `.visible .entry`");
                 }
+                Tok::Word(".extern") => {
+                    self.pos += 1;
+                    match self.expect_word("`.shared`")? {
+                        (_, ".shared") => {}
+                        (l, w) => return err(l, format!("expected `.extern .shared`, found `{w}`")),
+                    }
+                    let decl = self.shared_decl(true)?;
+                    if let Some((_, first)) = &dynamic {
+                        return err(
+                            line,
+                            format!("a second dynamic shared array `{}` before a kernel uses `{}`", decl.name, first.name),
+                        );
+                    }
+                    dynamic = Some((line, decl));
+                }
                 Tok::Word(w) if w.starts_with('.') => {
                     return err(line, format!("unknown or unsupported directive `{w}`"));
                 }
@@ -301,6 +320,9 @@ impl<'a> Parser<'a> {
             }
         }
 
+        if let Some((line, decl)) = dynamic {
+            return err(line, format!("dynamic shared array `{}` is not followed by a kernel", decl.name));
+        }
         let Some((vline, version)) = version else {
             return err(1, "missing `.version`");
         };
@@ -319,6 +341,11 @@ impl<'a> Parser<'a> {
                 ),
             );
         }
+        // The text's target is the floor; the instructions may only need less.
+        match gemm_codegen::ptx::Arch::from_name(&target) {
+            Some(arch) => module.floor = arch,
+            None => return err(tline, format!("`.target {target}`: expected `sm_XY` or `sm_XYa`")),
+        }
         let want_target = module.target().to_string();
         if target != want_target {
             return err(
@@ -333,7 +360,10 @@ impl<'a> Parser<'a> {
 
     // --- kernel ------------------------------------------------------------
 
-    fn kernel(&mut self) -> Result<(Kernel, Vec<u32>), ParseError> {
+    /// One `.visible .entry`, after `.visible`; `dynamic` is the `.extern
+    /// .shared` array declared at module scope just before it, which joins
+    /// the kernel's shared arrays after its static ones.
+    fn kernel(&mut self, mut dynamic: Option<(u32, SharedDecl)>) -> Result<(Kernel, Vec<u32>), ParseError> {
         match self.expect_word("`.entry`")? {
             (_, ".entry") => {}
             (l, w) => return err(l, format!("expected `.entry` after `.visible`, found `{w}`")),
@@ -414,6 +444,19 @@ impl<'a> Parser<'a> {
             let Some((line, item)) = self.peek() else {
                 return err(self.end_line, format!("kernel `{}` is not closed by `}}`", kernel.name));
             };
+            // The static arrays are declared; the dynamic one follows them.
+            let declaring = match item {
+                Item::Tok(Tok::Word(".reg" | ".shared")) => true,
+                Item::Comment(_) => {
+                    matches!(self.items.get(self.pos + 1), Some((_, Item::Tok(Tok::Word(".reg" | ".shared")))))
+                }
+                _ => false,
+            };
+            if !declaring && let Some((l, decl)) = dynamic.take() {
+                claim(&decl.name, l)?;
+                scope.shared.insert(decl.name.clone(), SharedId::new(kernel.shared.len() as u32));
+                kernel.shared.push(decl);
+            }
             match item {
                 Item::Blank => {
                     self.pos += 1;
@@ -466,31 +509,15 @@ impl<'a> Parser<'a> {
                         self.expect_punct(',')?;
                     }
                 }
+                Item::Tok(Tok::Word(".extern")) => {
+                    return err(line, "`.extern .shared` is declared at module scope, before `.visible .entry`");
+                }
                 Item::Tok(Tok::Word(".shared")) => {
                     self.pos += 1;
-                    let (l, w) = self.expect_word("`.align`")?;
-                    if w != ".align" {
-                        return err(l, format!("expected `.align N .b8 name[bytes]`, found `{w}`"));
-                    }
-                    let (l, align) = self.expect_u32("an alignment")?;
-                    if !align.is_power_of_two() {
-                        return err(l, format!("alignment {align} is not a power of two"));
-                    }
-                    let (l, w) = self.expect_word("`.b8`")?;
-                    if w != ".b8" {
-                        return err(l, format!("shared arrays are declared `.b8`, found `{w}`"));
-                    }
-                    let (l, sname) = self.expect_word("a shared array name")?;
-                    if !is_identifier(sname) {
-                        return err(l, format!("invalid shared array name `{sname}`"));
-                    }
-                    claim(sname, l)?;
-                    self.expect_punct('[')?;
-                    let (_, bytes) = self.expect_u32("a size in bytes")?;
-                    self.expect_punct(']')?;
-                    self.expect_punct(';')?;
-                    scope.shared.insert(sname.to_owned(), SharedId::new(kernel.shared.len() as u32));
-                    kernel.shared.push(SharedDecl { name: sname.to_owned(), align, bytes });
+                    let decl = self.shared_decl(false)?;
+                    claim(&decl.name, line)?;
+                    scope.shared.insert(decl.name.clone(), SharedId::new(kernel.shared.len() as u32));
+                    kernel.shared.push(decl);
                 }
                 Item::Tok(Tok::Word(w)) if w.starts_with('$') => {
                     self.pos += 1;
@@ -529,6 +556,55 @@ impl<'a> Parser<'a> {
             }
         }
         Ok((kernel, lines))
+    }
+
+    /// The rest of a shared array declaration after `.shared`: `.align A
+    /// .b8 name[bytes];`, or `.align A .b8 name[];` when `dynamic`.
+    fn shared_decl(&mut self, dynamic: bool) -> Result<SharedDecl, ParseError> {
+        let shape =
+            if dynamic { "`.extern .shared .align N .b8 name[];`" } else { "`.align N .b8 name[bytes]`" };
+        let (l, w) = self.expect_word("`.align`")?;
+        if w != ".align" {
+            return err(l, format!("expected {shape}, found `{w}`"));
+        }
+        let (l, align) = self.expect_u32("an alignment")?;
+        if !align.is_power_of_two() {
+            return err(l, format!("alignment {align} is not a power of two"));
+        }
+        let (l, w) = self.expect_word("`.b8`")?;
+        if w != ".b8" {
+            return err(l, format!("shared arrays are declared `.b8`, found `{w}`"));
+        }
+        let (l, name) = self.expect_word("a shared array name")?;
+        if !is_identifier(name) {
+            return err(l, format!("invalid shared array name `{name}`"));
+        }
+        self.expect_punct('[')?;
+        let bytes = match (dynamic, self.next_tok()?) {
+            (true, (_, Tok::Punct(']'))) => None,
+            (true, (l, t)) => {
+                return err(
+                    l,
+                    format!("expected `]`, found `{t}`: the dynamic array `{name}[]` has no size"),
+                );
+            }
+            (false, (l, Tok::Punct(']'))) => {
+                return err(
+                    l,
+                    format!("`{name}[]` has no size: a dynamic array is declared `.extern .shared`"),
+                );
+            }
+            (false, (l, Tok::Number(n))) => match parse_uint(n).and_then(|v| u32::try_from(v).ok()) {
+                Some(v) => {
+                    self.expect_punct(']')?;
+                    Some(v)
+                }
+                None => return err(l, format!("invalid size `{n}` of shared array `{name}`")),
+            },
+            (false, (l, t)) => return err(l, format!("expected a size in bytes, found `{t}`")),
+        };
+        self.expect_punct(';')?;
+        Ok(SharedDecl { name: name.to_owned(), align, bytes })
     }
 
     // --- statements --------------------------------------------------------
@@ -711,87 +787,4 @@ fn parse_uint(n: &str) -> Option<u64> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use gemm_codegen::ptx::write_string;
-
-    const TINY: &str = "//
-// a tiny kernel
-//
-
-.version 6.0
-.target sm_70
-.address_size 64
-
-.visible .entry tiny(
-\t.param .u64 out,
-\t.param .f32 x
-)
-.reqntid 32, 1, 1
-{
-\t// values
-\t.reg .u64 %p, %q;
-\t.reg .u32 %t;
-\t.reg .f32 %v;
-\t.reg .pred %ok;
-\t// shared memory
-\t.shared .align 16 .b8 buf[128];
-\tld.param.u64\t%p, [out];
-\tld.param.f32\t%v, [x];
-\tcvta.to.global.u64\t%p, %p;
-\tmov.u32\t%t, %tid.x;
-\tsetp.lt.u32\t%ok, %t, 16;
-\t@!%ok bra.uni\t$done;
-
-\t// store
-\tmul.wide.u32\t%q, %t, 4;
-\tadd.u64\t%q, %q, %p;
-\tst.global.f32\t[%q+-4], %v;
-\tst.shared.v2.f32\t[buf+8], {%v, %v};
-$done:
-\tret;
-}
-";
-
-    #[test]
-    fn tiny_kernel_round_trips() {
-        let (m, map) = parse_with_source_map(TINY).unwrap();
-        assert_eq!(m.header, vec!["a tiny kernel".to_owned()]);
-        let k = &m.kernels[0];
-        assert_eq!(k.reg_groups, vec!["".to_owned(), "values".to_owned()]);
-        assert_eq!(k.regs.len(), 5);
-        assert_eq!(k.shared[0].bytes, 128);
-        assert_eq!(k.reqntid, Some((32, 1, 1)));
-        assert_eq!(write_string(&m), TINY);
-        // `ld.param.u64 %p, [out]` is on line 22.
-        assert_eq!(map.line(0, 0), 22);
-        assert!(matches!(k.body[0], Stmt::Instr { instr: Instr::LdParam { .. }, .. }));
-    }
-
-    #[test]
-    fn unknown_instructions_are_named_with_their_line() {
-        let text = TINY.replace("\tret;", "\tshfl.sync.idx.b32\t%t, %t, 0, 31, -1;");
-        let e = parse(&text).unwrap_err();
-        assert_eq!(e.line, 35);
-        assert!(e.message.contains("unknown instruction `shfl.sync.idx.b32`"), "{e}");
-    }
-
-    #[test]
-    fn mistyped_operands_are_refused() {
-        let text = TINY.replace("add.u64\t%q, %q, %p", "add.u64\t%q, %q, %v");
-        let e = parse(&text).unwrap_err();
-        assert!(e.message.contains("%v of type .f32 cannot be used as .u64"), "{e}");
-        let text = TINY.replace("mov.u32\t%t, %tid.x", "mov.u32\t%t, %tid.y");
-        assert!(parse(&text).unwrap_err().message.contains("`%tid.y`"));
-    }
-
-    #[test]
-    fn undefined_labels_and_bad_directives_are_refused() {
-        let text = TINY.replace("$done:", "$later:");
-        assert!(parse(&text).unwrap_err().message.contains("undefined label `$done`"));
-        let text = TINY.replace(".reqntid 32, 1, 1", ".maxntid 32, 1, 1");
-        assert!(parse(&text).unwrap_err().message.contains("`.maxntid`"));
-        let text = TINY.replace(".version 6.0", ".version 7.0");
-        assert!(parse(&text).unwrap_err().message.contains("`.version 7.0`"));
-    }
-}
+mod tests;

@@ -16,14 +16,19 @@ use crate::parse::SourceMap;
 
 mod op;
 
-pub(crate) use op::{Base, Class, F2, I1, I2, I3, IDiv, Inst, Mem, Op, Src};
+pub(crate) use op::{Base, Class, CpAsync, F2, I1, I2, I3, IDiv, Inst, Mem, Op, Src};
 
 /// A shared array placed in the emulated shared window.
 #[derive(Clone, Debug)]
 pub(crate) struct SharedArray {
     pub name: String,
     pub base: u64,
+    /// Its size; for the dynamic array, 0 until a launch sizes it (see
+    /// [`Program::shared_layout`]).
     pub bytes: u64,
+    /// Whether this is the kernel's dynamic (`.extern`) array, placed after
+    /// the static ones.
+    pub dynamic: bool,
 }
 
 /// Bytes left unmapped before, between and after shared arrays, so that a
@@ -40,8 +45,12 @@ pub struct Program {
     pub(crate) param_bytes: u32,
     pub(crate) reqntid: Option<(u32, u32, u32)>,
     pub(crate) shared: Vec<SharedArray>,
-    /// Bytes of the shared window (arrays and gaps).
-    pub(crate) shared_window: u64,
+    /// Total bytes of the static shared arrays.
+    pub(crate) static_shared_bytes: u64,
+    /// Whether the kernel has `cp.async` instructions, its group
+    /// instructions included (and so needs the bookkeeping of copies in
+    /// flight).
+    pub(crate) async_copies: bool,
     pub(crate) code: Vec<Inst>,
     /// PTX line of each instruction.
     pub(crate) lines: Vec<u32>,
@@ -130,6 +139,18 @@ impl Program {
     pub(crate) fn n_preds(&self) -> usize {
         self.pred_names.len()
     }
+
+    /// The shared arrays of a launch with `dynamic_bytes` of dynamic shared
+    /// memory (the dynamic array, if any, sized to it), and the bytes of the
+    /// shared window holding them and the gaps around them.
+    pub(crate) fn shared_layout(&self, dynamic_bytes: u32) -> (Vec<SharedArray>, u64) {
+        let mut arrays = self.shared.clone();
+        for a in arrays.iter_mut().filter(|a| a.dynamic) {
+            a.bytes = u64::from(dynamic_bytes);
+        }
+        let end = arrays.iter().map(|a| a.base + a.bytes).max().unwrap_or(0);
+        (arrays, end + SHARED_GAP)
+    }
 }
 
 /// Which file a kernel register lives in.
@@ -164,16 +185,27 @@ impl<'k> Decoder<'k> {
                 }
             })
             .collect();
+        // Static arrays in declaration order, then the dynamic one (as CUDA
+        // places dynamic shared memory after the static).
         let mut cursor = SHARED_GAP;
-        let shared = kernel
+        let mut place = |align: u32, bytes: u64| {
+            let base = cursor.next_multiple_of(u64::from(align.max(16)));
+            cursor = base + bytes + SHARED_GAP;
+            base
+        };
+        let mut shared: Vec<SharedArray> = kernel
             .shared
             .iter()
-            .map(|s| {
-                let base = cursor.next_multiple_of(u64::from(s.align.max(16)));
-                cursor = base + u64::from(s.bytes) + SHARED_GAP;
-                SharedArray { name: s.name.clone(), base, bytes: u64::from(s.bytes) }
+            .map(|s| SharedArray {
+                name: s.name.clone(),
+                base: s.bytes.map_or(0, |b| place(s.align, u64::from(b))),
+                bytes: u64::from(s.bytes.unwrap_or(0)),
+                dynamic: s.is_dynamic(),
             })
             .collect();
+        for (a, s) in shared.iter_mut().zip(&kernel.shared).filter(|(a, _)| a.dynamic) {
+            a.base = place(s.align, 0);
+        }
         Decoder { kernel, lines, slots, shared, special_base: nv, line: 0 }
     }
 
@@ -285,7 +317,10 @@ impl<'k> Decoder<'k> {
             param_offsets,
             param_bytes,
             reqntid: kernel.reqntid,
-            shared_window: self.shared.last().map_or(SHARED_GAP, |a| a.base + a.bytes + SHARED_GAP),
+            static_shared_bytes: self.shared.iter().map(|a| a.bytes).sum(),
+            async_copies: code
+                .iter()
+                .any(|i| matches!(i.op, Op::CpAsync(_) | Op::CpAsyncCommit | Op::CpAsyncWait { .. })),
             shared: self.shared,
             code,
             lines,
@@ -470,6 +505,34 @@ impl<'k> Decoder<'k> {
                     off: addr.offset,
                 }
             }
+            Instr::CpAsync { cache, dst, src, bytes, src_bytes } => {
+                if !cache.allows(bytes) {
+                    return self.unsupported(format!("`cp.async.{}` of {bytes} bytes", cache.name()));
+                }
+                let src_bytes = match src_bytes {
+                    None => Src::I(u64::from(bytes)),
+                    Some(Operand::Reg(r))
+                        if r.ty().bits() != 32 || r.ty().is_float() || r.ty() == Type::Pred =>
+                    {
+                        return self.unsupported(format!(
+                            "`cp.async` src-size {} is not a 32-bit integer",
+                            self.name(r)
+                        ));
+                    }
+                    Some(op) => self.src(op, 32)?,
+                };
+                Op::CpAsync(CpAsync {
+                    dst: self.base(Space::Shared, dst.base)?,
+                    dst_off: dst.offset,
+                    src: self.base(Space::Global, src.base)?,
+                    src_off: src.offset,
+                    bytes: bytes as u8,
+                    src_bytes,
+                })
+            }
+            Instr::CpAsyncCommit => Op::CpAsyncCommit,
+            Instr::CpAsyncWait { n } => Op::CpAsyncWait { keep: Some(n) },
+            Instr::CpAsyncWaitAll => Op::CpAsyncWait { keep: None },
             Instr::BarSync { id } => Op::Bar { id },
             Instr::Bra { uni, target } => match label_pc.get(target.index()).copied().flatten() {
                 Some(pc) => Op::Bra { target: pc, uni },

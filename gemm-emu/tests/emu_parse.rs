@@ -127,3 +127,127 @@ fn whitespace_is_free_but_mnemonics_are_exact() {
     let bad = text.replacen("fma.rn.f32", "fma.f32", 1);
     assert!(parse(&bad).unwrap_err().message.contains("`fma.f32`"));
 }
+
+/// A kernel with every `cp.async` form, guards on them, and a dynamic
+/// shared array next to a static one.
+fn cp_async_module() -> ptx::Module {
+    use ptx::{Address, CpAsyncCache, Instr, KernelBuilder, Operand, Type};
+    let mut b = KernelBuilder::new("pipeline");
+    let inp = b.param("inp", Type::U64);
+    b.reg_group("addresses");
+    let src = b.reg("src", Type::U64);
+    let dst = b.reg("dst", Type::U32);
+    let size = b.reg("size", Type::U32);
+    let edge = b.reg("edge", Type::Pred);
+    let stage = b.shared("stage", 1024, 16);
+    let dynamic = b.dynamic_shared("dyn", 128);
+    b.push(Instr::ld_param(src, inp));
+    b.push(Instr::cvta_to_global(src, src));
+    b.push(Instr::mov(dst, dynamic));
+    b.push(Instr::mov(size, Operand::imm(12)));
+    b.push(Instr::setp(ptx::Cmp::Lt, Type::U32, edge, size, Operand::imm(16)));
+    b.section("copies");
+    b.push(Instr::cp_async(CpAsyncCache::Ca, Address::shared(stage, 64), Address::reg(src, 4), 4));
+    b.push(Instr::cp_async(CpAsyncCache::Ca, Address::reg(dst, 8), Address::reg(src, -8), 8));
+    b.push(Instr::cp_async(CpAsyncCache::Cg, Address::reg(dst, 16), Address::reg(src, 0), 16));
+    b.push(Instr::cp_async_commit());
+    b.push_if(
+        edge,
+        Instr::cp_async_zfill(CpAsyncCache::Cg, Address::reg(dst, 32), Address::reg(src, 32), 16, size),
+    );
+    b.push_unless(
+        edge,
+        Instr::cp_async_zfill(
+            CpAsyncCache::Ca,
+            Address::shared(stage, 0),
+            Address::reg(src, 48),
+            16,
+            Operand::imm(0),
+        ),
+    );
+    b.push(Instr::cp_async_commit());
+    b.push(Instr::cp_async_wait(1));
+    b.push(Instr::cp_async_wait(0));
+    b.push(Instr::cp_async_wait_all());
+    b.push(Instr::bar_sync(0));
+    b.push(Instr::ret());
+    ptx::Module { header: vec!["cp.async forms".into()], floor: ptx::Arch::SM_80, kernels: vec![b.finish()] }
+}
+
+#[test]
+fn cp_async_and_dynamic_shared_memory_round_trip() {
+    let module = cp_async_module();
+    let kernel = &module.kernels[0];
+    assert_eq!(kernel.shared_bytes(), 1024, "the dynamic array is sized at launch");
+    assert_eq!(kernel.dynamic_shared().map(|s| s.index()), Some(1));
+    let text = write_string(&module);
+    for line in [
+        ".version 7.0",
+        ".target sm_80",
+        "\t.shared .align 16 .b8 stage[1024];",
+        ".extern .shared .align 128 .b8 dyn[];",
+        "\tcp.async.ca.shared.global\t[stage+64], [%src+4], 4;",
+        "\tcp.async.ca.shared.global\t[%dst+8], [%src+-8], 8;",
+        "\tcp.async.cg.shared.global\t[%dst+16], [%src], 16;",
+        "\t@%edge cp.async.cg.shared.global\t[%dst+32], [%src+32], 16, %size;",
+        "\t@!%edge cp.async.ca.shared.global\t[stage], [%src+48], 16, 0;",
+        "\tcp.async.commit_group;",
+        "\tcp.async.wait_group\t1;",
+        "\tcp.async.wait_all;",
+    ] {
+        assert!(text.lines().any(|l| l == line), "no line {line:?} in\n{text}");
+    }
+    let parsed = parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert_eq!(parsed, module);
+    assert_eq!(write_string(&parsed), text);
+    // Without the copies, the module is sm_70's again; the dynamic array
+    // alone does not need sm_80.
+    let mut plain = ptx::Module { floor: ptx::Arch::SM_70, ..module.clone() };
+    plain.kernels[0].body.retain(|s| {
+        !matches!(
+            s,
+            ptx::Stmt::Instr {
+                instr: ptx::Instr::CpAsync { .. }
+                    | ptx::Instr::CpAsyncCommit
+                    | ptx::Instr::CpAsyncWait { .. }
+                    | ptx::Instr::CpAsyncWaitAll,
+                ..
+            }
+        )
+    });
+    let plain_text = write_string(&plain);
+    assert!(plain_text.contains(".target sm_70") && plain_text.contains("dyn[];"));
+    assert_eq!(parse(&plain_text).unwrap(), plain);
+}
+
+#[test]
+fn cp_async_mistakes_are_named_with_their_line() {
+    let text = write_string(&cp_async_module());
+    // Replaces `from` by `to` and returns the error, which must name the
+    // line of the last line of `to`.
+    let error = |from: &str, to: &str| {
+        assert!(text.contains(from), "{from}");
+        let bad = text.replacen(from, to, 1);
+        let last = to.lines().last().unwrap().trim_start_matches('\t');
+        let line = bad.lines().position(|l| l.contains(last)).unwrap() as u32 + 1;
+        let e = parse(&bad).unwrap_err();
+        assert_eq!(e.line, line, "{e}");
+        e.message
+    };
+    let m = error("[%dst+16], [%src], 16;", "[%dst+16], [%src], 8;");
+    assert!(m.contains("cp-size 8") && m.contains("`.cg` 16"), "{m}");
+    let m = error("[stage], [%src+48], 16, 0;", "[stage], [%src+48], 16, 17;");
+    assert!(m.contains("src-size 17 is not in 0..=16"), "{m}");
+    let m = error("[stage], [%src+48], 16, 0;", "[%src], [stage], 16, 0;");
+    assert!(m.contains("the source is a global address, not shared array `stage`"), "{m}");
+    let m = error("cp.async.wait_group\t1;", "cp.async.wait_group\t%size;");
+    assert!(m.contains("immediate group count"), "{m}");
+    let m = error("cp.async.wait_all;", "cp.async.wait_all\t1;");
+    assert!(m.contains("expected 0 operands"), "{m}");
+    let m = error(".b8 stage[1024];", ".b8 stage[];");
+    assert!(m.contains("`stage[]` has no size"), "{m}");
+    let m = error(".b8 dyn[];", ".b8 dyn[];\n\t.extern .shared .align 16 .b8 more[];");
+    assert!(m.contains("a second dynamic shared array `more`"), "{m}");
+    let m = error(".target sm_80", ".target sm_70");
+    assert!(m.contains("differs from sm_80"), "{m}");
+}

@@ -1,9 +1,11 @@
 //! Tiny hand-written kernels: each safety check of the emulator fires, with
 //! the right thread, line and address, and correct kernels run clean.
 
+mod emu_common;
+
+use emu_common::Run;
 use gemm_emu::{
-    AccessKind, Buffer, EmuError, FaultKind, Launch, MemSpace, Options, ParamValue, Program, Stats,
-    buffer_address,
+    AccessKind, Buffer, EmuError, FaultKind, Launch, MemSpace, Options, ParamValue, Program, buffer_address,
 };
 
 /// A kernel `k(out, inp, n)`: every thread has `%t = %tid.x`, `%addr =
@@ -42,32 +44,6 @@ BODY
 }
 ";
 
-struct Run {
-    text: String,
-    result: Result<Stats, EmuError>,
-    out: Vec<u8>,
-}
-
-impl Run {
-    /// The 1-based line of the first line containing `needle`.
-    fn line_of(&self, needle: &str) -> u32 {
-        self.text.lines().position(|l| l.contains(needle)).unwrap_or_else(|| panic!("no line with {needle}"))
-            as u32
-            + 1
-    }
-
-    fn fault(&self) -> &gemm_emu::Fault {
-        match &self.result {
-            Err(EmuError::Fault(f)) => f,
-            other => panic!("expected a fault, got {other:?}"),
-        }
-    }
-
-    fn out_u32(&self) -> Vec<u32> {
-        self.out.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
-    }
-}
-
 fn run_with(body: &str, grid: u32, block: u32, out_len: usize, inp: Vec<u8>, options: Options) -> Run {
     let text = TEMPLATE.replace("BODY", body);
     let program = Program::from_ptx(&text, Some("k")).unwrap_or_else(|e| panic!("{e}"));
@@ -77,6 +53,7 @@ fn run_with(body: &str, grid: u32, block: u32, out_len: usize, inp: Vec<u8>, opt
         block: (block, 1, 1),
         params: vec![ParamValue::ptr(0), ParamValue::ptr(1), ParamValue::U32(block)],
         options,
+        ..Launch::default()
     };
     let result = program.run(&launch, &mut buffers);
     let [out, _] = buffers;
@@ -141,6 +118,19 @@ fn misaligned_and_stray_pointers_fault() {
         matches!(f.kind, FaultKind::Misaligned { space: MemSpace::Global, bytes: 8, .. }),
         "{:?}",
         f.kind
+    );
+    // A 16-byte vector load at an address that is 8 mod 16: aligned for
+    // each element, not for the vector.
+    let r = run("\tld.global.v4.u32\t{%v, %w, %n, %s}, [%inp+8];", 1, 32, 16);
+    assert_eq!((r.fault().thread, r.fault().line), (0, r.line_of("ld.global.v4.u32")));
+    assert_eq!(
+        r.fault().kind,
+        FaultKind::Misaligned {
+            space: MemSpace::Global,
+            access: AccessKind::Read,
+            addr: buffer_address(1) + 8,
+            bytes: 16
+        }
     );
     // A pointer between the buffers.
     let r = run("\tsub.u64\t%x, %out, 4;\n\tld.global.u32\t%v, [%x];", 1, 32, 16);
@@ -390,7 +380,7 @@ fn launches_that_do_not_fit_the_kernel_are_refused() {
     let text = TEMPLATE.replace("BODY", "");
     let p = Program::from_ptx(&text, None).unwrap();
     let mut bufs = [Buffer::zeroed("out", 4)];
-    let launch = |params| Launch { grid: (1, 1, 1), block: (32, 1, 1), params, options: Options::default() };
+    let launch = |params| Launch { grid: (1, 1, 1), block: (32, 1, 1), params, ..Launch::default() };
     let e = p.run(&launch(vec![ParamValue::ptr(0)]), &mut bufs).unwrap_err();
     assert!(e.to_string().contains("takes 3 parameters, 1 given"), "{e}");
     let e = p

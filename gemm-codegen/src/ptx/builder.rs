@@ -7,8 +7,8 @@
 use std::collections::HashSet;
 
 use super::ir::{
-    Address, BinOp, CacheQual, Cmp, Guard, Instr, Kernel, Label, Operand, ParamDecl, ParamId, Reg, RegDecl,
-    SharedDecl, SharedId, Space, Stmt, Type, UnOp,
+    AddrBase, Address, BinOp, CacheQual, Cmp, CpAsyncCache, Guard, Instr, Kernel, Label, Operand, ParamDecl,
+    ParamId, Reg, RegDecl, SharedDecl, SharedId, Space, Stmt, Type, UnOp,
 };
 
 /// Names PTX reserves for special registers: a register named like one of
@@ -130,6 +130,21 @@ impl KernelBuilder {
 
     /// Declares a shared array of `bytes` bytes aligned to `align`.
     pub fn shared(&mut self, name: &str, bytes: u32, align: u32) -> SharedId {
+        // The dynamic array is printed at module scope, read back last.
+        assert!(self.kernel.dynamic_shared().is_none(), "static shared array {name:?} after the dynamic one");
+        self.shared_decl(name, Some(bytes), align)
+    }
+
+    /// Declares the kernel's dynamic shared array (`.extern .shared .align
+    /// A .b8 name[];`, printed at module scope as PTX requires), aligned to
+    /// `align`, whose size the launch gives. A kernel has at most one,
+    /// declared after its static arrays.
+    pub fn dynamic_shared(&mut self, name: &str, align: u32) -> SharedId {
+        assert!(self.kernel.dynamic_shared().is_none(), "a second dynamic shared array {name:?}");
+        self.shared_decl(name, None, align)
+    }
+
+    fn shared_decl(&mut self, name: &str, bytes: Option<u32>, align: u32) -> SharedId {
         assert!(align.is_power_of_two(), "alignment {align} is not a power of two");
         self.claim(name);
         self.kernel.shared.push(SharedDecl { name: name.to_owned(), align, bytes });
@@ -419,6 +434,60 @@ impl Instr {
         Instr::St { space, ty, addr, src: src.iter().map(|&r| Operand::Reg(r)).collect() }
     }
 
+    /// `cp.async.{ca,cg}.shared.global [dst], [src], bytes`: an
+    /// asynchronous copy of `bytes` bytes (4, 8 or 16; 16 for `.cg`) from a
+    /// global address (`src`, register-based) to a shared one (`dst`, a
+    /// register holding a shared-window address or a shared array). See
+    /// [`Instr::CpAsync`].
+    #[track_caller]
+    pub fn cp_async(cache: CpAsyncCache, dst: Address, src: Address, bytes: u32) -> Instr {
+        check_cp_async(cache, dst, src, bytes);
+        Instr::CpAsync { cache, dst, src, bytes, src_bytes: None }
+    }
+
+    /// `cp.async.{ca,cg}.shared.global [dst], [src], bytes, src_bytes`: like
+    /// [`Instr::cp_async`], but reading only `src_bytes` bytes (a 32-bit
+    /// integer register, or an immediate of at most `bytes`) and filling the
+    /// rest of the destination with zeros. With `src_bytes = 0` nothing is
+    /// read, so `src` may point anywhere (aligned): the way to load the
+    /// ragged edge of a matrix without reading past it.
+    #[track_caller]
+    pub fn cp_async_zfill(
+        cache: CpAsyncCache,
+        dst: Address,
+        src: Address,
+        bytes: u32,
+        src_bytes: impl Into<Operand>,
+    ) -> Instr {
+        let src_bytes = src_bytes.into();
+        check_cp_async(cache, dst, src, bytes);
+        match src_bytes {
+            Operand::Reg(_) => check_operand(src_bytes, Type::U32),
+            Operand::Imm(n) => {
+                assert!((0..=i64::from(bytes)).contains(&n), "cp.async src-size {n} not in 0..={bytes}")
+            }
+            op => panic!("cp.async src-size {op:?}: a 32-bit integer register or an immediate"),
+        }
+        Instr::CpAsync { cache, dst, src, bytes, src_bytes: Some(src_bytes) }
+    }
+
+    /// `cp.async.commit_group`: closes this thread's open group of copies.
+    pub const fn cp_async_commit() -> Instr {
+        Instr::CpAsyncCommit
+    }
+
+    /// `cp.async.wait_group n`: waits for all but the `n` most recently
+    /// committed groups of this thread's copies.
+    pub const fn cp_async_wait(n: u32) -> Instr {
+        Instr::CpAsyncWait { n }
+    }
+
+    /// `cp.async.wait_all`: commits the open group and waits for every copy
+    /// of this thread.
+    pub const fn cp_async_wait_all() -> Instr {
+        Instr::CpAsyncWaitAll
+    }
+
     /// `bar.sync id`.
     pub const fn bar_sync(id: u32) -> Instr {
         Instr::BarSync { id }
@@ -447,6 +516,23 @@ impl Instr {
     }
 }
 
+/// The rules of both `cp.async` constructors: the size the qualifier allows,
+/// a shared destination and a register-based global source.
+#[track_caller]
+fn check_cp_async(cache: CpAsyncCache, dst: Address, src: Address, bytes: u32) {
+    assert!(cache.allows(bytes), "cp.async.{} of {bytes} bytes", cache.name());
+    let int_reg = |r: Reg| !r.ty.is_float() && r.ty != Type::Pred;
+    match dst.base {
+        AddrBase::Shared(_) => {}
+        AddrBase::Reg(r) => assert!(int_reg(r), "cp.async destination register of type {}", r.ty),
+        AddrBase::Param(_) => panic!("cp.async destination in .param"),
+    }
+    match src.base {
+        AddrBase::Reg(r) => assert!(int_reg(r), "cp.async source register of type {}", r.ty),
+        base => panic!("cp.async source {base:?} is not a global address register"),
+    }
+}
+
 #[track_caller]
 fn narrow_of(wide: Type) -> Type {
     match wide {
@@ -459,6 +545,7 @@ fn narrow_of(wide: Type) -> Type {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ptx::Arch;
 
     #[test]
     fn reserved_names_are_refused() {
@@ -490,6 +577,42 @@ mod tests {
         let f = b.reg("f", Type::F32);
         let u = b.reg("u", Type::U32);
         Instr::add(u, u, f);
+    }
+
+    #[test]
+    fn cp_async_sizes_and_operands_are_checked() {
+        let mut b = KernelBuilder::new("k");
+        let src = b.reg("src", Type::U64);
+        let n = b.reg("n", Type::U32);
+        let f = b.reg("f", Type::F32);
+        let stage = b.shared("stage", 64, 16);
+        let (dst, from) = (Address::shared(stage, 0), Address::reg(src, 0));
+        let refused = |make: Box<dyn FnOnce() -> Instr + std::panic::UnwindSafe>| {
+            std::panic::catch_unwind(make).is_err()
+        };
+        assert!(refused(Box::new(move || Instr::cp_async(CpAsyncCache::Cg, dst, from, 8))));
+        assert!(refused(Box::new(move || Instr::cp_async(CpAsyncCache::Ca, dst, from, 2))));
+        assert!(refused(Box::new(move || Instr::cp_async_zfill(
+            CpAsyncCache::Ca,
+            dst,
+            from,
+            8,
+            Operand::imm(9)
+        ))));
+        assert!(refused(Box::new(move || Instr::cp_async_zfill(CpAsyncCache::Ca, dst, from, 8, f))));
+        assert!(refused(Box::new(move || Instr::cp_async(CpAsyncCache::Ca, from, dst, 4))));
+        let ok = Instr::cp_async_zfill(CpAsyncCache::Ca, dst, from, 8, n);
+        assert_eq!(ok.min_arch(), Arch::SM_80);
+        assert_eq!(Instr::cp_async(CpAsyncCache::Ca, dst, from, 4).min_arch(), Arch::SM_80);
+        assert_eq!(Instr::bar_sync(0).min_arch(), Arch::SM_70);
+    }
+
+    #[test]
+    #[should_panic(expected = "a second dynamic shared array")]
+    fn one_dynamic_shared_array_per_kernel() {
+        let mut b = KernelBuilder::new("k");
+        b.dynamic_shared("a", 16);
+        b.dynamic_shared("b", 16);
     }
 
     #[test]

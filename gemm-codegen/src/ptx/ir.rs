@@ -11,7 +11,11 @@
 //!   same type;
 //! - register names are valid PTX identifiers, unique within the kernel, and
 //!   never a PTX special register (`%tid`, `%ctaid`, ...);
-//! - every [`Label`] used by a branch is placed exactly once.
+//! - every [`Label`] used by a branch is placed exactly once;
+//! - a kernel has at most one dynamic shared array ([`SharedDecl::bytes`]
+//!   `None`), and `cp.async` copies 4, 8 or 16 bytes (16 with `.cg`) from a
+//!   register-based global address to a shared one, reading at most that
+//!   many (the constructors of [`Instr::CpAsync`] check these).
 
 use std::fmt;
 
@@ -369,6 +373,34 @@ impl CacheQual {
     }
 }
 
+/// The cache qualifier of `cp.async`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CpAsyncCache {
+    /// `.ca`: cache at all levels (L1 and L2); copies of 4, 8 or 16 bytes.
+    Ca,
+    /// `.cg`: cache in L2 only, bypassing L1; copies of 16 bytes only.
+    Cg,
+}
+
+impl CpAsyncCache {
+    /// The qualifier without its dot.
+    pub const fn name(self) -> &'static str {
+        match self {
+            CpAsyncCache::Ca => "ca",
+            CpAsyncCache::Cg => "cg",
+        }
+    }
+
+    /// Whether PTX allows a copy of `bytes` bytes with this qualifier: 4, 8
+    /// or 16 for `.ca`, 16 for `.cg`.
+    pub const fn allows(self, bytes: u32) -> bool {
+        match self {
+            CpAsyncCache::Ca => matches!(bytes, 4 | 8 | 16),
+            CpAsyncCache::Cg => bytes == 16,
+        }
+    }
+}
+
 /// Comparison of `setp`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Cmp {
@@ -599,6 +631,44 @@ pub enum Instr {
         /// One, two or four sources.
         src: Vec<Operand>,
     },
+    /// `cp.async.{ca,cg}.shared.global [dst], [src], bytes{, src_bytes}`:
+    /// starts copying `bytes` bytes from global to shared memory without
+    /// waiting for them. Only the first `src_bytes` (all, when absent) are
+    /// read from `src`; the rest of the `bytes` destination bytes are filled
+    /// with zeros, which is how a ragged edge is loaded without reading past
+    /// it (`src_bytes = 0` reads nothing). The copy joins the thread's open
+    /// group ([`Instr::CpAsyncCommit`] closes it) and its bytes are in
+    /// flight, not to be touched, until [`Instr::CpAsyncWait`] or
+    /// [`Instr::CpAsyncWaitAll`] has waited for it; other threads then see
+    /// them only after a barrier. Both addresses must be aligned to `bytes`.
+    CpAsync {
+        /// `.ca` or `.cg`.
+        cache: CpAsyncCache,
+        /// The shared destination: a register holding a shared-window
+        /// address, or a shared array, plus an offset.
+        dst: Address,
+        /// The global source: a register holding a global address, plus an
+        /// offset.
+        src: Address,
+        /// `cp-size`: bytes written to `dst`, 4, 8 or 16 (16 for `.cg`).
+        bytes: u32,
+        /// `src-size`: bytes read from `src`, at most `bytes`; a 32-bit
+        /// integer register or an immediate.
+        src_bytes: Option<Operand>,
+    },
+    /// `cp.async.commit_group`: closes the thread's open group of
+    /// `cp.async` copies (an empty group if it has none).
+    CpAsyncCommit,
+    /// `cp.async.wait_group n`: waits until at most the `n` most recently
+    /// committed groups of this thread are still in flight; every older
+    /// group has landed in shared memory.
+    CpAsyncWait {
+        /// Committed groups that may stay in flight.
+        n: u32,
+    },
+    /// `cp.async.wait_all`: commits the open group and waits for every copy
+    /// of this thread (`cp.async.commit_group; cp.async.wait_group 0`).
+    CpAsyncWaitAll,
     /// `bar.sync id`: wait until every thread of the block arrives.
     BarSync {
         /// Barrier number.
@@ -663,15 +733,29 @@ pub struct RegDecl {
     pub group: usize,
 }
 
-/// A statically sized shared-memory array.
+/// A shared-memory array: statically sized (`.shared .align A .b8
+/// name[bytes];`), or the kernel's dynamic array (`.extern .shared .align A
+/// .b8 name[];`), whose size the launch gives.
+///
+/// A kernel has at most one dynamic array. It starts after the static ones
+/// and holds the launch's dynamic shared bytes (on CUDA, the `sharedMemBytes`
+/// of the launch, above 48 KiB only once the host has raised
+/// `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SharedDecl {
     /// Its name.
     pub name: String,
     /// Alignment in bytes.
     pub align: u32,
-    /// Size in bytes.
-    pub bytes: u32,
+    /// Size in bytes; `None` for the dynamic array.
+    pub bytes: Option<u32>,
+}
+
+impl SharedDecl {
+    /// Whether this is the dynamic (`.extern`) array.
+    pub const fn is_dynamic(&self) -> bool {
+        self.bytes.is_none()
+    }
 }
 
 /// A `.visible .entry` kernel.
@@ -709,40 +793,77 @@ impl Kernel {
         })
     }
 
-    /// Total bytes of the shared arrays.
+    /// Total bytes of the statically sized shared arrays (the dynamic one,
+    /// if any, is sized by the launch).
     pub fn shared_bytes(&self) -> u32 {
-        self.shared.iter().map(|s| s.bytes.next_multiple_of(s.align)).sum()
+        self.shared.iter().filter_map(|s| s.bytes.map(|b| b.next_multiple_of(s.align))).sum()
+    }
+
+    /// The dynamic shared array, if the kernel declares one.
+    pub fn dynamic_shared(&self) -> Option<SharedId> {
+        self.shared.iter().position(SharedDecl::is_dynamic).map(|i| SharedId(i as u32))
     }
 }
 
-/// A compute capability, `sm_XY` as `XY`.
+/// A PTX target architecture: `sm_XY` as `XY`, and whether it is the
+/// architecture-specific `sm_XYa`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Arch(pub u32);
+pub struct Arch {
+    /// `10 × major + minor`.
+    pub sm: u32,
+    /// `sm_90a`: the architecture-specific instructions, on that GPU only.
+    pub specific: bool,
+}
 
 impl Arch {
     /// The oldest GPU gemmforge targets.
-    pub const SM_70: Arch = Arch(70);
+    pub const SM_70: Arch = Arch::new(70);
     /// Ampere: `cp.async`, `mma` on TF32/BF16.
-    pub const SM_80: Arch = Arch(80);
+    pub const SM_80: Arch = Arch::new(80);
     /// Hopper.
-    pub const SM_90: Arch = Arch(90);
+    pub const SM_90: Arch = Arch::new(90);
+    /// Hopper with `wgmma` and `setmaxnreg`.
+    pub const SM_90A: Arch = Arch { sm: 90, specific: true };
+
+    /// `sm_XY`, portable.
+    pub const fn new(sm: u32) -> Arch {
+        Arch { sm, specific: false }
+    }
+
+    /// Reads `sm_XY` or `sm_XYa`.
+    pub fn from_name(name: &str) -> Option<Arch> {
+        let digits = name.strip_prefix("sm_")?;
+        let (digits, specific) = match digits.strip_suffix('a') {
+            Some(d) => (d, true),
+            None => (digits, false),
+        };
+        let sm = digits.parse().ok().filter(|_| digits.bytes().all(|b| b.is_ascii_digit()))?;
+        Some(Arch { sm, specific })
+    }
 
     /// The oldest PTX ISA version that can target this architecture.
     pub const fn min_ptx_version(self) -> PtxVersion {
-        match self.0 {
+        match self.sm {
             0..=70 => PtxVersion(6, 0),
             71..=75 => PtxVersion(6, 3),
             76..=80 => PtxVersion(7, 0),
             81..=86 => PtxVersion(7, 1),
             87..=89 => PtxVersion(7, 8),
+            _ if self.specific => PtxVersion(8, 0),
             _ => PtxVersion(7, 8),
         }
     }
 }
 
+impl Default for Arch {
+    fn default() -> Arch {
+        Arch::SM_70
+    }
+}
+
 impl fmt::Display for Arch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "sm_{}", self.0)
+        write!(f, "sm_{}{}", self.sm, if self.specific { "a" } else { "" })
     }
 }
 
@@ -759,11 +880,17 @@ impl fmt::Display for PtxVersion {
 impl Instr {
     /// The oldest architecture that has this instruction in this form.
     ///
-    /// Everything the IR holds today exists on sm_70; `cp.async`, `mma` and
-    /// `wgmma` will raise this when they are added, and with it the module's
-    /// `.target`.
+    /// `cp.async` and its group instructions need sm_80; everything else the
+    /// IR holds exists on sm_70. `mma` and `wgmma` will raise this when they
+    /// are added, and with it the module's `.target`.
     pub const fn min_arch(&self) -> Arch {
-        Arch::SM_70
+        match self {
+            Instr::CpAsync { .. }
+            | Instr::CpAsyncCommit
+            | Instr::CpAsyncWait { .. }
+            | Instr::CpAsyncWaitAll => Arch::SM_80,
+            _ => Arch::SM_70,
+        }
     }
 }
 
@@ -772,15 +899,20 @@ impl Instr {
 pub struct Module {
     /// Lines of the header comment, without `//`.
     pub header: Vec<String>,
+    /// The oldest target the module is for, whatever its instructions need
+    /// (a kernel compiled for `arch = sm_90` says so). The reader sets it
+    /// to the `.target` it reads, so a module whose floor is its whole
+    /// [`Module::target`] reads back equal.
+    pub floor: Arch,
     /// The kernels.
     pub kernels: Vec<Kernel>,
 }
 
 impl Module {
-    /// The oldest architecture every instruction of every kernel runs on
-    /// (never below sm_70): the module's `.target`.
+    /// The module's `.target`: the oldest architecture every instruction of
+    /// every kernel runs on, and never below [`Module::floor`].
     pub fn target(&self) -> Arch {
-        self.kernels.iter().flat_map(Kernel::instrs).map(Instr::min_arch).fold(Arch::SM_70, Arch::max)
+        self.kernels.iter().flat_map(Kernel::instrs).map(Instr::min_arch).fold(self.floor, Arch::max)
     }
 
     /// The PTX ISA version matching [`Module::target`].

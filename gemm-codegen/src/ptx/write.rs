@@ -44,6 +44,12 @@ impl<W: Write> Writer<W> {
         writeln!(self.out, ".address_size 64")?;
         for kernel in &module.kernels {
             writeln!(self.out)?;
+            // PTX declares `.extern .shared` arrays at module scope only.
+            if let Some(id) = kernel.dynamic_shared() {
+                let s = &kernel.shared[id.index()];
+                writeln!(self.out, "// dynamic shared memory of {}, sized by the launch", kernel.name)?;
+                writeln!(self.out, ".extern .shared .align {} .b8 {}[];", s.align, s.name)?;
+            }
             self.write_kernel(kernel)?;
         }
         Ok(())
@@ -109,11 +115,13 @@ impl<W: Write> Writer<W> {
                 writeln!(self.out, "{};", line.trim_end_matches(", "))?;
             }
         }
-        if !kernel.shared.is_empty() {
+        // The dynamic array, if any, is declared at module scope.
+        let statics: Vec<_> = kernel.shared.iter().filter_map(|s| s.bytes.map(|b| (s, b))).collect();
+        if !statics.is_empty() {
             writeln!(self.out, "\t// shared memory")?;
         }
-        for s in &kernel.shared {
-            writeln!(self.out, "\t.shared .align {} .b8 {}[{}];", s.align, s.name, s.bytes)?;
+        for (s, bytes) in statics {
+            writeln!(self.out, "\t.shared .align {} .b8 {}[{bytes}];", s.align, s.name)?;
         }
         Ok(())
     }
@@ -264,6 +272,10 @@ fn opcode(kernel: &Kernel, instr: &Instr) -> String {
             debug_assert!(*space != Space::Param);
             format!("st.{}{}{ty}", space.name(), vector_suffix(src.len()))
         }
+        Instr::CpAsync { cache, .. } => format!("cp.async.{}.shared.global", cache.name()),
+        Instr::CpAsyncCommit => "cp.async.commit_group".to_owned(),
+        Instr::CpAsyncWait { .. } => "cp.async.wait_group".to_owned(),
+        Instr::CpAsyncWaitAll => "cp.async.wait_all".to_owned(),
         Instr::BarSync { .. } => "bar.sync".to_owned(),
         Instr::Bra { uni, .. } => if *uni { "bra.uni" } else { "bra" }.to_owned(),
         Instr::Ret => "ret".to_owned(),
@@ -296,8 +308,14 @@ fn operands(instr: &Instr) -> Vec<Piece> {
             vec![vector(&regs), Addr(*addr)]
         }
         Instr::St { addr, src, .. } => vec![Addr(*addr), vector(src)],
+        Instr::CpAsync { dst, src, bytes, src_bytes, .. } => {
+            let mut v = vec![Addr(*dst), Addr(*src), Int(*bytes)];
+            v.extend(src_bytes.map(Op));
+            v
+        }
+        Instr::CpAsyncWait { n } => vec![Int(*n)],
         Instr::BarSync { id } => vec![Int(*id)],
         Instr::Bra { target, .. } => vec![Label(target.index())],
-        Instr::Ret => vec![],
+        Instr::CpAsyncCommit | Instr::CpAsyncWaitAll | Instr::Ret => vec![],
     }
 }

@@ -84,12 +84,11 @@ pub(crate) fn lower(plan: &Plan) -> Module {
         ring && spec.op_b.conjugates(spec.precision),
     );
     let mut epilogue = epilogue::Strided;
-    let epilogue_label = cx.b.label("epilogue");
-    if ring {
-        ring::main_loop(&mut cx, &mut inner, epilogue_label);
+    let epilogue_label = if ring {
+        ring::main_loop(&mut cx, &mut inner)
     } else {
-        register_staged_loop(&mut cx, &mut inner, epilogue_label);
-    }
+        register_staged_loop(&mut cx, &mut inner)
+    };
 
     cx.b.section("epilogue: C = alpha * C_regs + beta * C");
     cx.b.place(epilogue_label);
@@ -97,13 +96,21 @@ pub(crate) fn lower(plan: &Plan) -> Module {
     cx.b.push(Instr::ret());
 
     let kernel = cx.b.finish();
-    Module { header: header(plan), kernels: vec![kernel] }
+    let floor = match spec.arch {
+        crate::Target::Sm90a => ptx::Arch::SM_90A,
+        arch => ptx::Arch::new(arch.sm()),
+    };
+    let mut module = Module { header: header(plan), floor, kernels: vec![kernel] };
+    // Declared as printed, so that reading the text back gives this module.
+    module.floor = module.target();
+    module
 }
 
 /// Algorithm 1's pipeline: the next stripe is staged through registers
-/// while the current one is consumed; control reaches `epilogue` with every
-/// stripe accumulated.
-fn register_staged_loop(cx: &mut Cx<'_>, inner: &mut dyn InnerProduct, epilogue_label: ptx::Label) {
+/// while the current one is consumed. Returns the label of the epilogue
+/// (declared after the loop's own, in the order they are placed), reached
+/// with every stripe accumulated.
+fn register_staged_loop(cx: &mut Cx<'_>, inner: &mut dyn InnerProduct) -> ptx::Label {
     let spec = *cx.plan.spec();
     let mut mover_a = mover::RegisterStaged::new(Operand::A);
     let mut mover_b = mover::RegisterStaged::new(Operand::B);
@@ -125,6 +132,7 @@ fn register_staged_loop(cx: &mut Cx<'_>, inner: &mut dyn InnerProduct, epilogue_
     let p_more = cx.b.reg("p_more_stripes", Type::Pred);
     let loop_label = cx.b.label("main_loop");
     let tail_label = cx.b.label("last_stripe");
+    let epilogue_label = cx.b.label("epilogue");
 
     cx.b.section(format!("stripes along K: ktiles = ceil(k / {})", spec.k_blk));
     cx.b.push(Instr::add(ktiles, cx.params.k, Op::imm(spec.k_blk - 1)));
@@ -165,7 +173,7 @@ fn register_staged_loop(cx: &mut Cx<'_>, inner: &mut dyn InnerProduct, epilogue_
     cx.b.section("last stripe: inner product only");
     cx.b.place(tail_label);
     inner.accumulate(cx, None);
-
+    epilogue_label
 }
 
 /// Declares parameters, shared arrays and the thread's coordinates.
@@ -270,18 +278,26 @@ fn header(plan: &Plan) -> Vec<String> {
             spec.lds_width,
         ),
         format!(
-            "Shared: As[{}][{}] and Bs[{}][{}] elements (skew {}), {} bytes",
+            "Shared: {}As[{}][{}] and Bs[{}][{}] elements (skew {}), {} bytes{}",
+            if spec.stages > 1 { format!("a ring of {} stripes ", spec.stages) } else { String::new() },
             spec.k_blk,
             plan.smem_a_stride(),
             spec.k_blk,
             plan.smem_b_stride(),
             plan.skew(),
             plan.shared_bytes(),
+            if plan.dynamic_shared() { ", dynamic (the launch passes them)" } else { "" },
         ),
         format!(
-            "Grid: (ceil(m / {}), ceil(n / {}), 1); parameters: {}",
-            spec.m_blk,
-            spec.n_blk,
+            "Grid: {}; parameters: {}",
+            if spec.raster > 1 {
+                format!(
+                    "(ceil(m / {}) * ceil(n / {}), 1, 1), groups of {} tile rows",
+                    spec.m_blk, spec.n_blk, spec.raster
+                )
+            } else {
+                format!("(ceil(m / {}), ceil(n / {}), 1)", spec.m_blk, spec.n_blk)
+            },
             Abi::gemm(spec.precision).params().iter().map(|p| p.name).collect::<Vec<_>>().join(", "),
         ),
     ]

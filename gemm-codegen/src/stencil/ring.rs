@@ -133,9 +133,10 @@ fn cache(cx: &Cx<'_>, bytes: u32) -> CpAsyncCache {
     if bytes == 16 && cx.plan.spec().ldg != GlobalLoad::Ca { CpAsyncCache::Cg } else { CpAsyncCache::Ca }
 }
 
-/// Emits the ring's prologue and main loop; control reaches `epilogue` with
-/// every stripe accumulated.
-pub(crate) fn main_loop(cx: &mut Cx<'_>, inner: &mut dyn InnerProduct, epilogue: ptx::Label) {
+/// Emits the ring's prologue and main loop. Returns the label of the
+/// epilogue (declared after the loop's own), reached with every stripe
+/// accumulated.
+pub(crate) fn main_loop(cx: &mut Cx<'_>, inner: &mut dyn InnerProduct) -> ptx::Label {
     let spec = *cx.plan.spec();
     let s = spec.stages;
     let mut a = AsyncCopy::new(Operand::A);
@@ -161,8 +162,11 @@ pub(crate) fn main_loop(cx: &mut Cx<'_>, inner: &mut dyn InnerProduct, epilogue:
     let b_rd = cx.b.reg("b_slot_rd", Type::U32);
     let ahead = cx.b.reg("kt_ahead", Type::U32);
     let p = cx.b.reg("p_ring", Type::Pred);
+    // Labels are declared in the order they are placed (as the reader numbers them).
+    let past_k: Vec<_> = (0..s - 1).map(|t| cx.b.label(&format!("prologue_past_k_{t}"))).collect();
     let loop_label = cx.b.label("main_loop");
     let skip_label = cx.b.label("no_stripe_to_copy");
+    let epilogue = cx.b.label("epilogue");
 
     cx.b.section(format!("stripes along K: ktiles = ceil(k / {})", spec.k_blk));
     cx.b.push(Instr::add(ktiles, cx.params.k, Op::imm(spec.k_blk - 1)));
@@ -179,7 +183,7 @@ pub(crate) fn main_loop(cx: &mut Cx<'_>, inner: &mut dyn InnerProduct, epilogue:
         // Stripes past the last are not copied (a copy nobody waits for
         // would still be landing when the kernel ends); their groups stay
         // empty, so the count of groups is the same for every k.
-        let skip = cx.b.label(&format!("prologue_past_k_{t}"));
+        let skip = past_k[t as usize];
         cx.b.push(Instr::setp(Cmp::Le, Type::U32, p, ktiles, Op::imm(t)));
         cx.b.push_if(p, Instr::bra_uni(skip));
         a.issue(cx, k_rem, Op::imm(t * a_slot));
@@ -220,6 +224,7 @@ pub(crate) fn main_loop(cx: &mut Cx<'_>, inner: &mut dyn InnerProduct, epilogue:
     cx.b.push(Instr::add(kt, kt, Op::imm(1)));
     cx.b.push(Instr::setp(Cmp::Lt, Type::U32, p, kt, ktiles));
     cx.b.push_if(p, Instr::bra_uni(loop_label));
+    epilogue
 }
 
 /// `slot = (slot + 1) mod s`.

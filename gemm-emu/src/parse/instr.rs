@@ -6,7 +6,8 @@ use std::fmt;
 
 use gemm_codegen::ptx::binop_mnemonic;
 use gemm_codegen::ptx::{
-    AddrBase, Address, BinOp, CacheQual, Cmp, Instr, Kernel, Label, Operand, Reg, Space, Type, UnOp,
+    AddrBase, Address, BinOp, CacheQual, Cmp, CpAsyncCache, Instr, Kernel, Label, Operand, Reg, Space, Type,
+    UnOp,
 };
 
 use super::{Arg, ParseError, err};
@@ -130,6 +131,7 @@ pub(super) fn build(
     let head = parts[0];
     let instr = match head {
         "ld" | "st" => return memory(&cx, &parts, args).map(|i| (i, None)),
+        "cp" => return cp_async(&cx, args).map(|i| (i, None)),
         "mov" => {
             cx.arity(&args, 2)?;
             let ty = match (parts.len(), last_ty()) {
@@ -344,6 +346,84 @@ fn binop_legal(op: BinOp, ty: Type) -> bool {
         BinOp::Shl => is_bits(ty),
         BinOp::Shr => int,
     }
+}
+
+/// `cp.async.{ca,cg}.shared.global [dst], [src], bytes{, src_bytes}`,
+/// `cp.async.commit_group`, `cp.async.wait_group n` and `cp.async.wait_all`.
+fn cp_async(cx: &Ctx<'_>, args: Vec<Arg>) -> Result<Instr, ParseError> {
+    let cache = match cx.opcode {
+        "cp.async.ca.shared.global" => CpAsyncCache::Ca,
+        "cp.async.cg.shared.global" => CpAsyncCache::Cg,
+        "cp.async.commit_group" | "cp.async.wait_all" => {
+            cx.arity(&args, 0)?;
+            let commit = cx.opcode == "cp.async.commit_group";
+            return Ok(if commit { Instr::CpAsyncCommit } else { Instr::CpAsyncWaitAll });
+        }
+        "cp.async.wait_group" => {
+            return match args.as_slice() {
+                [Arg::Op(Operand::Imm(n))] => match u32::try_from(*n) {
+                    Ok(n) => Ok(Instr::CpAsyncWait { n }),
+                    Err(_) => cx.fail(format!("group count {n} is not a 32-bit unsigned integer")),
+                },
+                _ => cx.fail("expected one immediate group count (`cp.async.wait_group 1`)"),
+            };
+        }
+        _ => return unknown(cx),
+    };
+    if !matches!(args.len(), 3 | 4) {
+        return cx.fail(format!("expected 3 or 4 operands, found {}", args.len()));
+    }
+    let (dst, src) = (cx.addr(&args[0])?, cx.addr(&args[1])?);
+    let bytes = match args[2] {
+        Arg::Op(Operand::Imm(n)) if u32::try_from(n).is_ok_and(|n| cache.allows(n)) => n as u32,
+        Arg::Op(Operand::Imm(n)) => {
+            return cx.fail(format!("cp-size {n}: `.ca` copies 4, 8 or 16 bytes, `.cg` 16"));
+        }
+        ref a => return cx.fail(format!("expected an immediate cp-size, found {}", a.describe())),
+    };
+    let address_reg = |r: Reg| {
+        if r.ty() == Type::Pred || r.ty().is_float() {
+            return cx.fail(format!("address register {} has type {}", cx.reg_name(r), r.ty()));
+        }
+        Ok(())
+    };
+    match dst.base {
+        AddrBase::Reg(r) => address_reg(r)?,
+        AddrBase::Shared(_) => {}
+        AddrBase::Param(p) => {
+            let name = &cx.kernel.params[p.index()].name;
+            return cx.fail(format!("the destination is a shared address, not parameter `{name}`"));
+        }
+    }
+    match src.base {
+        AddrBase::Reg(r) => address_reg(r)?,
+        AddrBase::Shared(s) => {
+            let name = &cx.kernel.shared[s.index()].name;
+            return cx.fail(format!("the source is a global address, not shared array `{name}`"));
+        }
+        AddrBase::Param(p) => {
+            let name = &cx.kernel.params[p.index()].name;
+            return cx.fail(format!(
+                "parameter `{name}` is not an address in global: load it with `ld.param` first"
+            ));
+        }
+    }
+    let src_bytes = match args.get(3) {
+        None => None,
+        Some(Arg::Op(Operand::Imm(n))) if (0..=i64::from(bytes)).contains(n) => Some(Operand::Imm(*n)),
+        Some(Arg::Op(Operand::Imm(n))) => {
+            return cx.fail(format!("src-size {n} is not in 0..={bytes}, the cp-size"));
+        }
+        Some(Arg::Op(op @ Operand::Reg(_))) => {
+            cx.check(*op, Type::U32, "src-size")?;
+            Some(*op)
+        }
+        Some(a) => {
+            return cx
+                .fail(format!("src-size must be a 32-bit register or an integer, found {}", a.describe()));
+        }
+    };
+    Ok(Instr::CpAsync { cache, dst, src, bytes, src_bytes })
 }
 
 fn memory(cx: &Ctx<'_>, parts: &[&str], args: Vec<Arg>) -> Result<Instr, ParseError> {

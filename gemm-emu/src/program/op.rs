@@ -233,6 +233,14 @@ pub(crate) enum Op {
         base: Base,
         off: i64,
     },
+    CpAsync(CpAsync),
+    /// `cp.async.commit_group`.
+    CpAsyncCommit,
+    /// `cp.async.wait_group keep`, or `cp.async.wait_all` (`keep: None`:
+    /// commit, then wait for everything).
+    CpAsyncWait {
+        keep: Option<u32>,
+    },
     Bar {
         id: u32,
     },
@@ -241,6 +249,19 @@ pub(crate) enum Op {
         uni: bool,
     },
     Ret,
+}
+
+/// `cp.async`: copy `bytes` bytes to shared `[dst + dst_off]`, of which the
+/// first `src_bytes` are read from global `[src + src_off]` and the rest are
+/// zeros, landing at a later wait.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct CpAsync {
+    pub dst: Base,
+    pub dst_off: i64,
+    pub src: Base,
+    pub src_off: i64,
+    pub bytes: u8,
+    pub src_bytes: Src,
 }
 
 /// A decoded instruction: the operation and its guard.

@@ -5,7 +5,7 @@
 use gemm_codegen::Target;
 use gemm_codegen::num_complex::Complex;
 use gemm_codegen::{Element, GlobalLoad, KernelSpec, LoadShape, Op, Precision};
-use gemm_emu::{Gemm, GemmArgs, Options, Stats};
+use gemm_emu::{EmuError, Fault, Gemm, GemmArgs, Options, Stats};
 
 /// Whether `GEMMFORGE_SLOW=1` asks for the long version of the tests.
 pub fn slow() -> bool {
@@ -363,5 +363,35 @@ pub fn check_spec_any(spec: &KernelSpec, cases: &[Case], seed: u64) -> Result<St
         Precision::F64 => check_spec::<f64>(spec, cases, seed),
         Precision::C32 => check_spec::<Complex<f32>>(spec, cases, seed),
         Precision::C64 => check_spec::<Complex<f64>>(spec, cases, seed),
+    }
+}
+
+/// A hand-written kernel's run: its text, what the launch returned, and the
+/// output buffer's bytes.
+pub struct Run {
+    pub text: String,
+    pub result: Result<Stats, EmuError>,
+    pub out: Vec<u8>,
+}
+
+impl Run {
+    /// The 1-based line of the first line containing `needle`.
+    pub fn line_of(&self, needle: &str) -> u32 {
+        self.text.lines().position(|l| l.contains(needle)).unwrap_or_else(|| panic!("no line with {needle}"))
+            as u32
+            + 1
+    }
+
+    /// The fault the run ended with.
+    pub fn fault(&self) -> &Fault {
+        match &self.result {
+            Err(EmuError::Fault(f)) => f,
+            other => panic!("expected a fault, got {other:?}"),
+        }
+    }
+
+    /// The output as little-endian words.
+    pub fn out_u32(&self) -> Vec<u32> {
+        self.out.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
     }
 }
