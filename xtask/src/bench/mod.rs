@@ -39,6 +39,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{Context, Result, anyhow, bail};
+use gemm_codegen::bound::GpuThroughput;
 use gemm_codegen::{Element, KernelImage, KernelSpec, Op, Precision};
 use gemm_host::cublas::Cublas;
 use gemm_host::num_complex::Complex;
@@ -47,10 +48,12 @@ use gemm_host::{Gemm, GemmConfig, LoadedKernel, Matrix};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use self::plot::svg;
-use self::report::{csv, shape_text, summary, table, tile_text};
+use self::report::{bound_text, csv, shape_text, summary, table, tile_text};
 pub use self::setup::Args;
 use self::setup::{Choice, Setup, setup, square_sizes, tile};
+use crate::bound::{self, KernelBound};
 use crate::measure::{self, Bench, CHECK_SHAPE, CublasCheck, Timing};
+use crate::peak;
 
 /// Which part of the run a row comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum)]
@@ -195,11 +198,13 @@ struct Row {
     cublas: Option<Timing>,
     status: Status,
     note: String,
+    /// The kernel's analytic bound and FMA peak on this GPU.
+    bound: KernelBound,
 }
 
 impl Row {
-    /// `subject` on `shape`, not measured yet.
-    fn new(sweep: Sweep, subject: &Subject, shape: (i64, i64, i64), flops: f64) -> Row {
+    /// `subject` (of bound `bound`) on `shape`, not measured yet.
+    fn new(sweep: Sweep, subject: &Subject, bound: &KernelBound, shape: (i64, i64, i64), flops: f64) -> Row {
         Row {
             sweep,
             name: subject.name.clone(),
@@ -211,6 +216,7 @@ impl Row {
             cublas: None,
             status: Status::Ok,
             note: String::new(),
+            bound: bound.clone(),
         }
     }
 
@@ -285,9 +291,15 @@ pub fn run(args: Args) -> Result<()> {
             .expect("a valid template")
             .progress_chars("=> "),
     );
+    let peak = peak::for_run(Some(&gemm), setup.peak.as_deref(), &setup.out)?;
+    let machine = bound::machine(device, peak.as_ref());
+    if let Some(m) = &machine {
+        println!("analytic bounds and FMA peaks on {m}");
+    }
     let mut runner = Runner {
         setup: &setup,
         gemm: &gemm,
+        machine: machine.as_ref(),
         cublas: &cublas,
         rng: Random::new(setup.seed),
         rows: Vec::new(),
@@ -359,6 +371,8 @@ struct Runner<'a> {
     rng: Random,
     rows: Vec<Row>,
     bar: ProgressBar,
+    /// The GPU's throughput model, for the bounds.
+    machine: Option<&'a GpuThroughput>,
 }
 
 /// What [`Runner::prepare`] found: the loaded kernel and its relative
@@ -369,6 +383,7 @@ type Checked = Result<(Arc<LoadedKernel>, f64), String>;
 struct Ready<'s> {
     subject: &'s Subject,
     loaded: Arc<LoadedKernel>,
+    bound: KernelBound,
 }
 
 impl Runner<'_> {
@@ -380,22 +395,26 @@ impl Runner<'_> {
             match self.prepare::<T>(subject)? {
                 Ok((loaded, rel)) => {
                     let info = loaded.info();
+                    let bound =
+                        KernelBound::of_spec(&subject.image.spec, self.machine, Some(info.blocks_per_sm));
                     self.say(format!(
                         "{:<16} {:<10} {:>3} registers, {:>5} B shared, {} blocks/SM; matches cuBLAS on {} \
-                         (relative difference {rel:.1e})",
+                         (relative difference {rel:.1e}){}",
                         subject.label(),
                         tile_text(&subject.image.spec),
                         info.registers,
                         info.shared_bytes,
                         info.blocks_per_sm,
                         shape_text(CHECK_SHAPE),
+                        bound_text(&bound),
                     ));
-                    ready.push(Ready { subject, loaded });
+                    ready.push(Ready { subject, loaded, bound });
                 }
                 Err(reason) => {
                     self.say(format!("{:<16} FAILED, not timed: {reason}", subject.label()));
                     self.bar.inc(shapes_of(self.setup, &subject.image.spec) as u64);
-                    let row = Row::new(Sweep::Check, subject, CHECK_SHAPE, 0.0);
+                    let bound = KernelBound::of_spec(&subject.image.spec, self.machine, None);
+                    let row = Row::new(Sweep::Check, subject, &bound, CHECK_SHAPE, 0.0);
                     self.rows.push(Row { status: Status::Failed, note: reason, ..row });
                 }
             }
@@ -504,7 +523,7 @@ impl Runner<'_> {
             for &shape in shapes {
                 let flops = measure::flops(&cfg((Op::N, Op::N), shape));
                 for r in users {
-                    let row = Row::new(sweep, r.subject, shape, flops);
+                    let row = Row::new(sweep, r.subject, &r.bound, shape, flops);
                     this.rows.push(Row { status: Status::Skipped, note: note.clone(), ..row });
                     this.bar.inc(1);
                 }
@@ -552,7 +571,7 @@ impl Runner<'_> {
                         t
                     }
                 };
-                let row = Row::new(sweep, r.subject, shape, flops);
+                let row = Row::new(sweep, r.subject, &r.bound, shape, flops);
                 let row = match (ours, theirs) {
                     (Ok(o), Ok(t)) => Row { ours: Some(o), cublas: Some(t), ..row },
                     (Ok(o), Err(e)) => Row { ours: Some(o), note: format!("cuBLAS failed: {e}"), ..row },
@@ -641,7 +660,13 @@ pub(super) mod tests {
             cublas: Some(t(ms / 2.0)),
             status: Status::Ok,
             note: String::new(),
+            bound: KernelBound::of_spec(&spec.spec, Some(&h100()), Some(2)),
         }
+    }
+
+    /// The datasheet H100 the sample rows are bounded on.
+    pub(super) fn h100() -> GpuThroughput {
+        bound::machine_for_arch("NVIDIA H100 80GB HBM3", 90, None).unwrap()
     }
 
     pub(super) fn sample_rows() -> Vec<Row> {

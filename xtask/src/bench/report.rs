@@ -6,7 +6,17 @@ use std::fmt::Write as _;
 use gemm_codegen::KernelSpec;
 
 use super::{Row, Sweep};
+use crate::bound::{self, KernelBound};
 use crate::measure::Timing;
+
+/// `; bound 52.80 TFLOP/s (issue) of the 66.91 FMA peak; one-block-per-sm`,
+/// or nothing without a bound.
+pub(super) fn bound_text(kb: &KernelBound) -> String {
+    let Some(b) = &kb.bound else { return String::new() };
+    let peak = kb.peak_tflops.map_or(String::new(), |p| format!(" of the {p:.2} FMA peak"));
+    let caveats = if b.caveats.is_empty() { String::new() } else { format!("; {}", b.caveat_names()) };
+    format!("; bound {:.2} TFLOP/s ({}){peak}{caveats}", b.tflops, b.limiter.name())
+}
 
 pub(super) fn shape_text((m, n, k): (i64, i64, i64)) -> String {
     format!("{m}×{n}×{k}")
@@ -22,7 +32,7 @@ pub(super) fn tile_text(spec: &KernelSpec) -> String {
     format!("{}×{}×{}", spec.m_blk, spec.n_blk, spec.k_blk)
 }
 
-/// CSV header, in column order.
+/// CSV header, in column order; [`crate::bound::COLUMNS`] follow.
 pub(super) const COLUMNS: [&str; 23] = [
     "device",
     "arch",
@@ -55,7 +65,7 @@ fn csv_field(s: &str) -> String {
 
 /// Renders `rows` as CSV, one line per row after the header.
 pub(super) fn csv(rows: &[Row], device: &str, arch: u32) -> String {
-    let mut out = COLUMNS.join(",");
+    let mut out = [&COLUMNS[..], &bound::COLUMNS[..]].concat().join(",");
     out.push('\n');
     for r in rows {
         let ms =
@@ -87,7 +97,8 @@ pub(super) fn csv(rows: &[Row], device: &str, arch: u32) -> String {
             r.note.clone(),
             spec.to_invocation_body(),
         ];
-        let line: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
+        let bound = r.bound.cells(r.ours_tflops());
+        let line: Vec<String> = fields.iter().chain(&bound).map(|f| csv_field(f)).collect();
         let _ = writeln!(out, "{}", line.join(","));
     }
     out
@@ -133,12 +144,13 @@ pub(super) fn summary(rows: &[Row], skinny_k: &[i64]) -> String {
     let skinny_head: String = skinny_k.iter().map(|k| format!(" {:>7}", format!("K={k}"))).collect();
     let _ = writeln!(
         out,
-        "summary (TFLOP/s): square at its largest size; best square; skinny: ours / cuBLAS at the largest M = N"
+        "summary (TFLOP/s): square at its largest size, its analytic bound and % of the FMA peak; best square; \
+         skinny: ours / cuBLAS at the largest M = N"
     );
     let _ = writeln!(
         out,
-        "{:<16} {:<10} {:>6} {:>7} {:>7} {:>6} {:>7} {:>6} {:>6}{skinny_head}",
-        "kernel", "tile", "n", "ours", "cuBLAS", "ratio", "best", "at n", "M=N"
+        "{:<16} {:<10} {:>6} {:>7} {:>7} {:>6} {:>7} {:>6} {:>7} {:>6} {:>6}{skinny_head}",
+        "kernel", "tile", "n", "ours", "cuBLAS", "ratio", "bound", "%peak", "best", "at n", "M=N"
     );
     let num = |x: Option<f64>| x.map_or("-".to_owned(), |x| format!("{x:.2}"));
     for (name, first) in &kernels {
@@ -166,12 +178,15 @@ pub(super) fn summary(rows: &[Row], skinny_k: &[i64]) -> String {
             .collect();
         let _ = writeln!(
             out,
-            "{name:<16} {:<10} {:>6} {:>7} {:>7} {:>6} {:>7} {:>6} {:>6}{per_k}",
+            "{name:<16} {:<10} {:>6} {:>7} {:>7} {:>6} {:>7} {:>6} {:>7} {:>6} {:>6}{per_k}",
             tile_text(&first.spec),
             last.map_or("-".to_owned(), |r| r.shape.0.to_string()),
             num(last.and_then(|r| r.ours_tflops())),
             num(last.and_then(|r| r.cublas_tflops())),
             num(last.and_then(|r| r.ratio())),
+            num(first.bound.bound.as_ref().map(|b| b.tflops)),
+            last.and_then(|r| r.bound.pct_of_peak(r.ours_tflops()))
+                .map_or("-".to_owned(), |p| format!("{p:.1}")),
             num(best.and_then(|r| r.ours_tflops())),
             best.map_or("-".to_owned(), |r| r.shape.0.to_string()),
             mn.map_or("-".to_owned(), |m| m.to_string()),
@@ -191,17 +206,23 @@ mod tests {
         let text = csv(&rows, "NVIDIA H100 80GB HBM3", 90);
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), rows.len() + 1);
-        assert_eq!(lines[0], COLUMNS.join(","));
+        // The columns of old, in their order, then the bound's.
+        assert_eq!(lines[0], format!("{},{}", COLUMNS.join(","), bound::COLUMNS.join(",")));
         // Sorted: SgemmNN tuned square first; 2 TFLOP/s per ms at 960³…
         let first = lines[1];
         assert!(
             first.starts_with("NVIDIA H100 80GB HBM3,90,square,SgemmNN,tuned,f32,nn,960,960,960,1769472000,")
         );
+        let kb = &rows[0].bound;
+        let b = kb.bound.as_ref().unwrap();
         assert!(
-            first.ends_with(
+            first.ends_with(&format!(
                 ",1.0000,0.9000,1.1000,1.769,0.5000,0.4500,0.5500,3.539,0.500,ok,,\"precision = f32, op = (N, N), \
-                 tile = (96, 96, 16), threads = (16, 16), load_a = (32, 8), load_b = (8, 32)\""
-            ),
+                 tile = (96, 96, 16), threads = (16, 16), load_a = (32, 8), load_b = (8, 32)\",{:.3},66.908,2.6,{},{}",
+                b.tflops,
+                b.limiter.name(),
+                b.caveat_names(),
+            )),
             "{first}"
         );
         let skipped = lines.iter().find(|l| l.contains(",skipped,")).unwrap();
@@ -222,7 +243,7 @@ mod tests {
                     _ => {}
                 }
             }
-            assert_eq!(fields + 1, COLUMNS.len(), "{line}");
+            assert_eq!(fields + 1, COLUMNS.len() + bound::COLUMNS.len(), "{line}");
         }
     }
 
@@ -244,14 +265,32 @@ mod tests {
         let lines: Vec<&str> = summary.lines().collect();
         assert_eq!(lines.len(), 2 + 4, "{summary}");
         assert!(lines[1].ends_with("M=N    K=32    K=64"), "{}", lines[1]);
+        // 37.75 TFLOP/s of the 66.908 of the H100's FP32 FMA peak: 56.4%.
+        let bound = rows[0].bound.bound.as_ref().unwrap().tflops;
         assert_eq!(
             lines[2],
-            "SgemmNN/tuned    96×96×16     3840   37.75   75.50   0.50   37.75   3840   8192    0.50    0.50"
+            format!(
+                "SgemmNN/tuned    96×96×16     3840   37.75   75.50   0.50 {bound:>7.2}   56.4   37.75   3840   8192    0.50    0.50"
+            )
         );
         // No skinny rows: dashes.
         assert!(lines[3].starts_with("SgemmNN/table2") && lines[3].ends_with("3840      -       -       -"));
         assert!(lines[4].starts_with("spec             96×96×16   failed its check: differs from cuBLAS"));
         // The skipped size does not count as the largest.
         assert!(lines[5].starts_with("ZgemmTN/table2   24×16×8      3840   75.50"), "{}", lines[5]);
+    }
+
+    #[test]
+    fn the_check_line_names_the_bound_and_its_limit() {
+        let kb = &sample_rows()[0].bound;
+        let b = kb.bound.as_ref().unwrap();
+        let text = bound_text(kb);
+        assert!(text.starts_with(&format!(
+            "; bound {:.2} TFLOP/s ({}) of the 66.91 FMA peak",
+            b.tflops,
+            b.limiter.name()
+        )));
+        assert!(text.ends_with(&b.caveat_names()), "{text}");
+        assert_eq!(bound_text(&KernelBound::default()), "");
     }
 }

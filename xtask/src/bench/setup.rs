@@ -65,6 +65,10 @@ pub struct Args {
     /// Seed of the random inputs.
     #[arg(long, default_value_t = 2026)]
     seed: u64,
+    /// The peak.json of `cargo xtask peak` to compare with; without it the
+    /// peak is measured at the start of the run and written to <OUT>/peak.json.
+    #[arg(long, value_name = "FILE")]
+    peak: Option<PathBuf>,
 }
 
 /// Which kernels to bench.
@@ -93,6 +97,7 @@ pub(super) struct Setup {
     pub(super) plan: Plan,
     pub(super) out: PathBuf,
     pub(super) seed: u64,
+    pub(super) peak: Option<PathBuf>,
 }
 
 pub(super) fn setup(args: &Args) -> Result<Setup> {
@@ -161,6 +166,7 @@ pub(super) fn setup(args: &Args) -> Result<Setup> {
         plan,
         out: args.out.clone(),
         seed: args.seed,
+        peak: args.peak.clone(),
     })
 }
 
@@ -225,6 +231,11 @@ pub(super) mod tests {
         assert_eq!(s.skinny_mn, [4096, 8192, 16384]);
         assert_eq!((s.plan.warmup, s.plan.reps), (Plan::DEFAULT.warmup, Plan::DEFAULT.reps));
         assert_eq!(s.out, PathBuf::from("target/bench"));
+        assert_eq!(s.peak, None);
+        assert_eq!(
+            parse(&["--peak", "target/peak/peak.json"]).unwrap().peak,
+            Some("target/peak/peak.json".into())
+        );
     }
 
     #[test]
