@@ -72,7 +72,7 @@ pub struct Settings {
 
 impl Settings {
     /// About 20 ms per FMA launch and 0.35 ms per copy on an H100.
-    pub const DEFAULT: Settings = Settings { trips: 16384, copy_mib: 512, plan: Plan::DEFAULT };
+    pub const DEFAULT: Settings = Settings { trips: 8192, copy_mib: 512, plan: Plan::DEFAULT };
 }
 
 /// What `cargo xtask peak` measured: `peak.json`.
