@@ -24,6 +24,7 @@ use super::error::{AccessKind, Fault, FaultKind, MemSpace, Region};
 use super::memory::{Conflict, Global, NONE, PagedShadow, ShadowWords};
 use super::program::{Base, I1, I3, Inst, Mem, Op, Program, SharedArray, Src};
 use super::{Options, Stats};
+use gemm_codegen::ptx::Special;
 
 mod async_copy;
 mod lanes;
@@ -182,13 +183,15 @@ impl<'a> Worker<'a> {
             w.exited = 0;
             w.steps = 0;
             let tid = std::array::from_fn(|l| u64::from((w.tid0 + l as u32) % bx));
-            // In `Special::ALL` order: tid.x, ntid.x, ctaid.x, ctaid.y, ctaid.z.
-            let values = [
+            // In `Special::ALL` order (the length makes a new special a
+            // compile error here): tid.x, ntid.x, ctaid.x, ctaid.y, ctaid.z, nctaid.x.
+            let values: [_; Special::ALL.len()] = [
                 tid,
                 [u64::from(bx); WARP],
                 [u64::from(cx); WARP],
                 [u64::from(cy); WARP],
                 [u64::from(cz); WARP],
+                [u64::from(self.info.grid.0); WARP],
             ];
             for (i, v) in values.into_iter().enumerate() {
                 w.vals[base + i] = v;

@@ -308,7 +308,10 @@ impl<'a> Parser<'a> {
                     if let Some((_, first)) = &dynamic {
                         return err(
                             line,
-                            format!("a second dynamic shared array `{}` before a kernel uses `{}`", decl.name, first.name),
+                            format!(
+                                "a second dynamic shared array `{}` before a kernel uses `{}`",
+                                decl.name, first.name
+                            ),
                         );
                     }
                     dynamic = Some((line, decl));
@@ -448,7 +451,10 @@ impl<'a> Parser<'a> {
             let declaring = match item {
                 Item::Tok(Tok::Word(".reg" | ".shared")) => true,
                 Item::Comment(_) => {
-                    matches!(self.items.get(self.pos + 1), Some((_, Item::Tok(Tok::Word(".reg" | ".shared")))))
+                    matches!(
+                        self.items.get(self.pos + 1),
+                        Some((_, Item::Tok(Tok::Word(".reg" | ".shared"))))
+                    )
                 }
                 _ => false,
             };
@@ -510,7 +516,10 @@ impl<'a> Parser<'a> {
                     }
                 }
                 Item::Tok(Tok::Word(".extern")) => {
-                    return err(line, "`.extern .shared` is declared at module scope, before `.visible .entry`");
+                    return err(
+                        line,
+                        "`.extern .shared` is declared at module scope, before `.visible .entry`",
+                    );
                 }
                 Item::Tok(Tok::Word(".shared")) => {
                     self.pos += 1;

@@ -469,3 +469,28 @@ fn float_semantics_match_ptx() {
     assert_eq!(word(&out, 5), 0xFFC0_0000, "neg flips the sign of NaN too");
     assert_eq!(f64::from_bits(dword(&out, 3)), -(2f64.powi(-104)));
 }
+
+#[test]
+fn grid_stride_loop_reads_nctaid() {
+    // out[i] = i for i < n, in a grid-stride loop: stride = nctaid.x * ntid.x.
+    let body = "\tmov.u32\t%w, %ntid.x;\n\tmov.u32\t%v, %ctaid.x;\n\tmad.lo.u32\t%v, %v, %w, %t;\n\
+                \tmov.u32\t%s, %nctaid.x;\n\tmul.lo.u32\t%s, %s, %w;\n\
+                $again:\n\tsetp.ge.u32\t%p, %v, %n;\n\t@%p bra\t$done;\n\
+                \tmul.wide.u32\t%off, %v, 4;\n\tadd.u64\t%addr, %out, %off;\n\tst.global.u32\t[%addr], %v;\n\
+                \tadd.u32\t%v, %v, %s;\n\tbra\t$again;\n$done:";
+    // 3 blocks of 32 threads cover 96 of the 200 elements per pass.
+    let text = TEMPLATE.replace("BODY", body);
+    let program = Program::from_ptx(&text, Some("k")).unwrap_or_else(|e| panic!("{e}"));
+    let mut buffers = [Buffer::zeroed("out", 800), Buffer::read_only("inp", vec![0; 4])];
+    let launch = Launch {
+        grid: (3, 1, 1),
+        block: (32, 1, 1),
+        params: vec![ParamValue::ptr(0), ParamValue::ptr(1), ParamValue::U32(200)],
+        dynamic_shared_bytes: 0,
+        options: Options::default(),
+    };
+    program.run(&launch, &mut buffers).unwrap();
+    let out: Vec<u32> =
+        buffers[0].bytes.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+    assert_eq!(out, (0..200).collect::<Vec<_>>());
+}

@@ -175,10 +175,11 @@ mod tests {
     /// would report the misaligned vector loads otherwise.
     #[test]
     fn misaligned_operands_get_single_element_loads() {
-        let spec: gemm_codegen::KernelSpec = "precision = f32, op = (N, N), tile = (64, 64, 8), threads = (16, 8), \
+        let spec: gemm_codegen::KernelSpec =
+            "precision = f32, op = (N, N), tile = (64, 64, 8), threads = (16, 8), \
              load_a = (16, 8), load_b = (2, 64), lds_width = 4, ldg_width = 4"
-            .parse()
-            .expect("a spec");
+                .parse()
+                .expect("a spec");
         let image = gemm_codegen::compile(&spec).expect("legal");
         let e = Emulator::new();
         for lda in [64, 66] {
@@ -188,7 +189,9 @@ mod tests {
             let b: Vec<f32> = (0..k * n).map(|i| (i % 5) as f32).collect();
             let mut c = vec![f32::NAN; (m * n) as usize];
             e.gemm_image(&image, &cfg, &a, &b, &mut c).unwrap();
-            let want = |i: i64, j: i64| (0..k).map(|p| a[(i + p * lda) as usize] * b[(p + j * k) as usize]).sum::<f32>();
+            let want = |i: i64, j: i64| {
+                (0..k).map(|p| a[(i + p * lda) as usize] * b[(p + j * k) as usize]).sum::<f32>()
+            };
             assert_eq!(c[5 + 7 * 64], want(5, 7), "lda {lda}");
         }
     }

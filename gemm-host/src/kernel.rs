@@ -165,7 +165,9 @@ pub(crate) fn load(
                 sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                 dynamic as i32,
             )
-            .map_err(GemmError::driver(format!("raising the dynamic shared memory limit of kernel `{kernel}`")))?;
+            .map_err(GemmError::driver(format!(
+                "raising the dynamic shared memory limit of kernel `{kernel}`"
+            )))?;
     }
     let block_threads = image.block().0 * image.block().1 * image.block().2;
     let blocks_per_sm = function

@@ -4,8 +4,10 @@
 //! a closing note can be repeated with the command it names.
 
 mod bench;
+mod bound;
 mod cli;
 mod measure;
+mod peak;
 mod ptxas;
 mod space;
 mod test;
@@ -40,6 +42,12 @@ enum Task {
     /// (random inputs rotated past the L2, warm-up, CUDA events, median). Writes <OUT>/bench.csv,
     /// bench-square.svg and bench-skinny.svg, prints every measurement, and a summary per kernel last.
     Bench(bench::Args),
+    /// Measure this GPU's FP32 and FP64 FMA peak and its copy bandwidth with kernels of our own; writes <OUT>/peak.json.
+    ///
+    /// `bench` and `tune` compare every kernel with this peak (and with the analytic bound of its own
+    /// instruction mix); without `--peak FILE` they measure it themselves at the start of their run.
+    /// `--ptxas sm_90` only assembles the three kernels and prints their registers (no GPU).
+    Peak(peak::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -60,5 +68,6 @@ fn run(task: Task) -> anyhow::Result<()> {
         Task::Verify(args) => verify::run(args),
         Task::Tune(args) => tune::run(args),
         Task::Bench(args) => bench::run(args),
+        Task::Peak(args) => peak::run(args),
     }
 }

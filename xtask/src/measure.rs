@@ -11,7 +11,7 @@ use gemm_host::reference::{self, Random};
 use gemm_host::{Element, Gemm, GemmConfig, GemmError, LoadedKernel, Matrix, Op};
 
 /// Repetitions of a measurement.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Plan {
     /// Untimed runs first (module load, clocks, caches).
     pub warmup: usize,
@@ -176,7 +176,8 @@ impl<T: Element> CublasCheck<T> {
     }
 }
 
-fn summarize(samples: &mut [f64]) -> Timing {
+/// Median, fastest and slowest of `samples` (sorted in place).
+pub fn summarize(samples: &mut [f64]) -> Timing {
     samples.sort_by(f64::total_cmp);
     let n = samples.len();
     let median = if n % 2 == 1 { samples[n / 2] } else { (samples[n / 2 - 1] + samples[n / 2]) / 2.0 };

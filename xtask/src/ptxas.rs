@@ -42,20 +42,32 @@ pub fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask is inside the workspace").to_path_buf()
 }
 
-/// Finds ptxas, installing the pinned wheel into `target/cuda-tools` if needed.
-pub fn ensure_ptxas() -> Result<PathBuf> {
+/// The ptxas `GEMMFORGE_PTXAS` names, else the one installed in
+/// `target/cuda-tools`, without installing anything.
+pub fn find_ptxas() -> Result<Option<PathBuf>> {
     if let Some(path) = std::env::var_os("GEMMFORGE_PTXAS") {
         let path = PathBuf::from(path);
         if path.is_file() {
-            return Ok(path);
+            return Ok(Some(path));
         }
         bail!("GEMMFORGE_PTXAS={} is not a file", path.display());
     }
-    let tools = workspace_root().join("target/cuda-tools");
-    let ptxas = tools.join("nvidia/cu13/bin/ptxas");
-    if ptxas.is_file() {
+    let installed = installed_ptxas();
+    Ok(installed.is_file().then_some(installed))
+}
+
+/// Where [`ensure_ptxas`] installs ptxas.
+fn installed_ptxas() -> PathBuf {
+    workspace_root().join("target/cuda-tools/nvidia/cu13/bin/ptxas")
+}
+
+/// Finds ptxas, installing the pinned wheel into `target/cuda-tools` if needed.
+pub fn ensure_ptxas() -> Result<PathBuf> {
+    if let Some(ptxas) = find_ptxas()? {
         return Ok(ptxas);
     }
+    let tools = workspace_root().join("target/cuda-tools");
+    let ptxas = installed_ptxas();
     eprintln!("installing ptxas ({NVCC_WHEEL}) into {}", tools.display());
     let status = Command::new("python3")
         .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps", "--target"])
@@ -198,7 +210,8 @@ fn ptxas_version(ptxas: &Path) -> String {
         .unwrap_or_else(|| "(unknown version)".to_owned())
 }
 
-fn tempdir() -> Result<PathBuf> {
+/// A fresh scratch folder under `target/xtask-ptxas` for this process.
+pub fn tempdir() -> Result<PathBuf> {
     let dir = workspace_root().join("target/xtask-ptxas").join(std::process::id().to_string());
     std::fs::create_dir_all(&dir)?;
     Ok(dir)

@@ -196,12 +196,14 @@ pub enum Special {
     CtaidY,
     /// `%ctaid.z`: the block's index in the grid along z.
     CtaidZ,
+    /// `%nctaid.x`: blocks in the grid along x (grid-stride loops).
+    NctaidX,
 }
 
 impl Special {
     /// Every special register the IR knows.
-    pub const ALL: [Special; 5] =
-        [Special::TidX, Special::NtidX, Special::CtaidX, Special::CtaidY, Special::CtaidZ];
+    pub const ALL: [Special; 6] =
+        [Special::TidX, Special::NtidX, Special::CtaidX, Special::CtaidY, Special::CtaidZ, Special::NctaidX];
 
     /// The PTX spelling, with its `%`.
     pub const fn name(self) -> &'static str {
@@ -211,6 +213,7 @@ impl Special {
             Special::CtaidX => "%ctaid.x",
             Special::CtaidY => "%ctaid.y",
             Special::CtaidZ => "%ctaid.z",
+            Special::NctaidX => "%nctaid.x",
         }
     }
 

@@ -84,11 +84,8 @@ pub(crate) fn lower(plan: &Plan) -> Module {
         ring && spec.op_b.conjugates(spec.precision),
     );
     let mut epilogue = epilogue::Strided;
-    let epilogue_label = if ring {
-        ring::main_loop(&mut cx, &mut inner)
-    } else {
-        register_staged_loop(&mut cx, &mut inner)
-    };
+    let epilogue_label =
+        if ring { ring::main_loop(&mut cx, &mut inner) } else { register_staged_loop(&mut cx, &mut inner) };
 
     cx.b.section("epilogue: C = alpha * C_regs + beta * C");
     cx.b.place(epilogue_label);

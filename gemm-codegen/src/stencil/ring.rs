@@ -198,7 +198,10 @@ pub(crate) fn main_loop(cx: &mut Cx<'_>, inner: &mut dyn InnerProduct) -> ptx::L
     cx.b.push(Instr::mov(rd, Op::imm(0)));
     cx.b.push(Instr::mov(kt, Op::imm(0)));
 
-    cx.b.section(format!("main loop: consume stripe kt from slot kt mod {s} while stripes up to kt + {} fly", s - 1));
+    cx.b.section(format!(
+        "main loop: consume stripe kt from slot kt mod {s} while stripes up to kt + {} fly",
+        s - 1
+    ));
     cx.b.place(loop_label);
     cx.b.push(Instr::cp_async_wait(s - 2));
     cx.b.push(Instr::bar_sync(0));

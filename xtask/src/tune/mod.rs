@@ -23,7 +23,10 @@
 //! `--resume` skips what is there; a further `--resume` run also refines
 //! around the new best, so repeated runs climb. At the end: `tune.csv`,
 //! `tune.svg`, and the winners as `gemm-kernels/src/tuned/sm_XY.rs` (in
-//! `<out>` when no gemm-kernels is at hand).
+//! `<out>` when no gemm-kernels is at hand). The CSV and the closing table
+//! set each variant beside the analytic bound of its own loop and the FMA
+//! peak (measured at the start of the run, or `--peak FILE`; see
+//! `cargo xtask peak`).
 //! `--report-only` redoes the end from the journal, without a GPU.
 
 pub mod record;
@@ -35,6 +38,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
+use gemm_codegen::bound::GpuThroughput;
 use gemm_codegen::space::{Guidelines, Space};
 use gemm_codegen::{DeviceLimits, Element, KernelSpec, Op, Precision};
 use gemm_host::cublas::Cublas;
@@ -44,8 +48,10 @@ use gemm_host::{Gemm, GemmConfig};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use self::record::{DeviceKey, Journal, KernelType, Phase, Record, Status, Subject};
+use crate::bound::{self, KernelBound};
 use crate::cli;
 use crate::measure::{Bench, CublasCheck, Plan};
+use crate::peak;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -84,6 +90,11 @@ pub struct Args {
     /// No GPU: rebuild the CSV, SVG and generated files from the journal.
     #[arg(long)]
     report_only: bool,
+    /// The peak.json of `cargo xtask peak` to compare with; without it the
+    /// peak is measured at the start of the run and written to
+    /// <OUT>/peak.json (--report-only reads that file if there is one).
+    #[arg(long, value_name = "FILE")]
+    peak: Option<PathBuf>,
     /// Workspace root whose gemm-kernels receives the winners (skipped when
     /// it has none, e.g. on a machine that only carries the binary).
     #[arg(long, default_value = ".")]
@@ -135,7 +146,7 @@ pub fn run(args: Args) -> Result<()> {
     let mut journal = Journal::open(&args.out.join("tune.jsonl"))?;
     let types = args.kernel_types()?;
     let mut tallies = BTreeMap::new();
-    let device = if args.report_only {
+    let (device, machine) = if args.report_only {
         let device = journal
             .records()
             .last()
@@ -146,11 +157,13 @@ pub fn run(args: Args) -> Result<()> {
             let count = space(&args, kt, &limits).count();
             tallies.insert(kt, Tally { space: count.survivors, planned: 0 });
         }
-        device
+        let peak = peak::for_run(None, args.peak.as_deref(), &args.out)?;
+        let machine = bound::machine_for_arch(&device.device, device.arch, peak.as_ref());
+        (device, machine)
     } else {
         tune(&args, &types, &mut journal, &mut tallies)?
     };
-    report(&args, &journal, &device, &types, &tallies)?;
+    report(&args, &journal, &device, machine.as_ref(), &types, &tallies)?;
     println!("wall-clock time: {:.1} min", started.elapsed().as_secs_f64() / 60.0);
     Ok(())
 }
@@ -164,7 +177,7 @@ fn tune(
     types: &[KernelType],
     journal: &mut Journal,
     tallies: &mut BTreeMap<KernelType, Tally>,
-) -> Result<DeviceKey> {
+) -> Result<(DeviceKey, Option<GpuThroughput>)> {
     let gemm = Gemm::open(0)?;
     let cublas = Cublas::new(gemm.stream().clone())?;
     let info = gemm.device();
@@ -179,6 +192,11 @@ fn tune(
         "tuning on {} (sm_{}, {} SMs, driver {}), generator {}",
         device.device, device.arch, info.sm_count, device.driver, device.generator
     );
+    let peak = peak::for_run(Some(&gemm), args.peak.as_deref(), &args.out)?;
+    let machine = bound::machine(info, peak.as_ref());
+    if let Some(m) = &machine {
+        println!("analytic bounds and FMA peaks on {m}");
+    }
     let total = types.len() * (args.max_variants + 2);
     let bar = ProgressBar::new(total as u64);
     bar.set_style(
@@ -203,7 +221,7 @@ fn tune(
         }
     }
     bar.finish_with_message("done");
-    Ok(device)
+    Ok((device, machine))
 }
 
 struct Tuner<'a> {
@@ -510,12 +528,13 @@ fn report(
     args: &Args,
     journal: &Journal,
     device: &DeviceKey,
+    machine: Option<&GpuThroughput>,
     types: &[KernelType],
     tallies: &BTreeMap<KernelType, Tally>,
 ) -> Result<()> {
     let records: Vec<&Record> = journal.records().iter().filter(|r| &r.device == device).collect();
     std::fs::create_dir_all(&args.out)?;
-    std::fs::write(args.out.join("tune.csv"), report::csv(&records))?;
+    std::fs::write(args.out.join("tune.csv"), report::csv(&records, machine))?;
     let title = format!("{} (sm_{}): TFLOP/s of every tuned variant", device.device, device.arch);
     report::svg(&records, &title, &args.out.join("tune.svg"))?;
 
@@ -540,7 +559,7 @@ fn report(
         std::fs::write(args.out.join(&file), &family)?;
         println!("wrote {} (no gemm-kernels under {})", args.out.join(&file).display(), args.repo.display());
     }
-    summary(&records, device, types, tallies, &winners);
+    summary(&records, device, machine, types, tallies, &winners);
     Ok(())
 }
 
@@ -563,6 +582,7 @@ fn families(dir: &Path) -> Result<Vec<u32>> {
 fn summary(
     records: &[&Record],
     device: &DeviceKey,
+    machine: Option<&GpuThroughput>,
     types: &[KernelType],
     tallies: &BTreeMap<KernelType, Tally>,
     winners: &[winners::Winner],
@@ -572,8 +592,8 @@ fn summary(
         device.device, device.arch, device.driver, device.generator
     );
     println!(
-        "{:<9} {:>11} {:>9} {:>5} {:>6} {:>8} {:>8} {:>8} {:>6}  winner",
-        "type", "size", "space", "run", "failed", "winner", "Table 2", "cuBLAS", "ratio"
+        "{:<9} {:>11} {:>9} {:>5} {:>6} {:>8} {:>8} {:>8} {:>6} {:>8} {:>6}  winner",
+        "type", "size", "space", "run", "failed", "winner", "Table 2", "cuBLAS", "ratio", "bound", "%peak"
     );
     for kt in types {
         let mine: Vec<&&Record> = records
@@ -585,8 +605,9 @@ fn summary(
         let tally = tallies.get(kt);
         let w = winners.iter().find(|w| w.kernel_type == *kt);
         let fmt = |x: Option<f64>| x.map_or("-".to_owned(), |x| format!("{x:.2}"));
+        let kb = w.map(|w| KernelBound::of_spec(&w.spec, machine, None)).unwrap_or_default();
         println!(
-            "{:<9} {:>11} {:>9} {:>5} {:>6} {:>8} {:>8} {:>8} {:>6}  {}",
+            "{:<9} {:>11} {:>9} {:>5} {:>6} {:>8} {:>8} {:>8} {:>6} {:>8} {:>6}  {}",
             kt.name(),
             w.map_or("-".to_owned(), |w| format!("{}^3", w.size.0)),
             tally.map_or("-".to_owned(), |t| t.space.to_string()),
@@ -596,6 +617,8 @@ fn summary(
             fmt(w.and_then(|w| w.table2_tflops)),
             fmt(w.and_then(|w| w.cublas_tflops)),
             fmt(w.and_then(|w| Some(w.tflops / w.cublas_tflops?))),
+            fmt(kb.bound.as_ref().map(|b| b.tflops)),
+            kb.pct_of_peak(w.map(|w| w.tflops)).map_or("-".to_owned(), |p| format!("{p:.1}")),
             w.map_or(String::new(), |w| w.spec.to_invocation_body()),
         );
     }

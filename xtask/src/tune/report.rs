@@ -2,16 +2,20 @@
 //! distribution of performance per kernel type (every variant a dot, the
 //! Table 2 configuration a triangle, cuBLAS a bar).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::{Result, anyhow};
 use plotters::prelude::*;
 
-use super::record::{KernelType, Phase, Record, Subject};
+use gemm_codegen::KernelSpec;
+use gemm_codegen::bound::GpuThroughput;
 
-/// CSV header, in column order.
+use super::record::{KernelType, Phase, Record, Subject};
+use crate::bound::{self, KernelBound};
+
+/// CSV header, in column order; [`crate::bound::COLUMNS`] follow.
 const COLUMNS: [&str; 16] = [
     "kernel_type",
     "subject",
@@ -47,10 +51,12 @@ fn cublas_tflops(records: &[&Record]) -> BTreeMap<(KernelType, (u64, u64, u64)),
     best
 }
 
-/// Renders the CSV of `records`.
-pub fn csv(records: &[&Record]) -> String {
+/// Renders the CSV of `records`, each variant with its analytic bound on
+/// `machine` (and cuBLAS with the FMA peak).
+pub fn csv(records: &[&Record], machine: Option<&GpuThroughput>) -> String {
     let cublas = cublas_tflops(records);
-    let mut out = COLUMNS.join(",");
+    let mut bounds: HashMap<(KernelSpec, Option<u32>), KernelBound> = HashMap::new();
+    let mut out = [&COLUMNS[..], &bound::COLUMNS[..]].concat().join(",");
     out.push('\n');
     for r in records {
         let (subject, spec) = match &r.subject {
@@ -83,7 +89,15 @@ pub fn csv(records: &[&Record]) -> String {
             fraction.map_or(String::new(), |f| format!("{f:.3}")),
             r.error.clone().unwrap_or_default(),
         ];
-        let line: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
+        let kb = match &r.subject {
+            Subject::Variant { spec, .. } => bounds
+                .entry((*spec, r.blocks_per_sm))
+                .or_insert_with(|| KernelBound::of_spec(spec, machine, r.blocks_per_sm))
+                .clone(),
+            Subject::Cublas => KernelBound::peak_only(r.kernel_type.precision, machine),
+        };
+        let cells = kb.cells(tflops);
+        let line: Vec<String> = fields.iter().chain(&cells).map(|f| csv_field(f)).collect();
         let _ = writeln!(out, "{}", line.join(","));
     }
     out
@@ -187,12 +201,23 @@ mod tests {
         let mut cublas = record(spec(64), 0.5);
         cublas.subject = Subject::Cublas;
         let ok = record(spec(64), 1.0);
-        let text = csv(&[&ok, &failed, &cublas]);
+        let h100 = bound::machine_for_arch("NVIDIA H100 80GB HBM3", 90, None).unwrap();
+        let text = csv(&[&ok, &failed, &cublas], Some(&h100));
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 4);
-        assert_eq!(lines[0].split(',').count(), COLUMNS.len());
+        // The columns of old, in their order, then the bound's.
+        assert_eq!(lines[0], format!("{},{}", COLUMNS.join(","), bound::COLUMNS.join(",")));
         assert!(lines[1].contains("\"precision = f32, op = (N, N)"));
-        assert!(lines[1].ends_with(",0.500,"), "fraction of cuBLAS: {}", lines[1]);
+        let kb = KernelBound::of_spec(&spec(64), Some(&h100), ok.blocks_per_sm);
+        let cells = kb.cells(ok.tflops()).join(",");
+        assert!(lines[1].ends_with(&format!(",0.500,,{cells}")), "fraction of cuBLAS, bound: {}", lines[1]);
+        assert!(!kb.cells(None)[0].is_empty() && cells.contains(",66.908,"), "{cells}");
+        // cuBLAS: the FMA peak and its share of it, no bound.
+        let pct = 100.0 * cublas.tflops().unwrap() / 66.908;
+        assert!(lines[3].ends_with(&format!(",,66.908,{pct:.1},,")), "{}", lines[3]);
+        // Without a machine model the new cells are empty.
+        let alone = csv(&[&ok, &cublas], None);
+        assert!(alone.lines().nth(1).unwrap().ends_with(",0.500,,,,,,"), "{alone}");
         assert!(lines[2].contains("compilefailed") && lines[2].contains("\"ptx \"\"error\"\", line 3\""));
     }
 

@@ -1,0 +1,699 @@
+//! `cargo xtask bench`: chosen kernels against cuBLAS in one run, over the
+//! two sweeps of Kurzak, Tomov and Dongarra:
+//!
+//! - **square** (their Figure 6): `m = n = k`, multiples of the kernel's
+//!   tile (the lcm of `M_blk` and `N_blk`, so no border tile is partly
+//!   filled), about a dozen sizes spread geometrically up to `--max-size`;
+//!   `C = A·B` (`alpha = 1`, `beta = 0`), as the tuner times;
+//! - **skinny** (their Section 8, the trailing update of a right-looking LU
+//!   factorization): `K` = 32 and 64 with large `M = N`, as the
+//!   factorization calls it: `C = C − A·B` (`alpha = −1`, `beta = 1`). `M`
+//!   and `N` are not rounded to the tile; the factorization does not choose
+//!   them.
+//!
+//! By default the kernels are the ones gemm-host runs on this GPU
+//! ([`gemm_kernels::default_kernel`]: tuned for the device family if there
+//! is one, else Table 2), one per precision and op pair; `--table2` and
+//! `--both` bench the Table 2 kernels instead or beside them, `--spec` one
+//! spec compiled now. Before any timing each kernel solves a small ragged
+//! problem and must agree with cuBLAS; one that does not is reported and
+//! skipped.
+//!
+//! Every timing goes through [`measure::Bench`] (random inputs rotated past
+//! the L2, warm-up, CUDA events per run, median), cuBLAS under the same
+//! harness on the same buffers right after the kernel. A shape whose buffers
+//! would take more than 60% of the GPU's memory is skipped and recorded.
+//!
+//! Output, under `--out` (default `target/bench`): `bench.csv` (one row per
+//! kernel and shape, rewritten after every shape so an interrupted run keeps
+//! what it measured), `bench-square.svg` and `bench-skinny.svg` (TFLOP/s per
+//! precision; a solid line per kernel, a dashed one per cuBLAS op pair);
+//! then a table of every measurement and, last, a summary per kernel.
+
+mod plot;
+mod report;
+mod setup;
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{Context, Result, anyhow, bail};
+use gemm_codegen::bound::GpuThroughput;
+use gemm_codegen::{Element, KernelImage, KernelSpec, Op, Precision};
+use gemm_host::cublas::Cublas;
+use gemm_host::num_complex::Complex;
+use gemm_host::reference::{self, Random};
+use gemm_host::{Gemm, GemmConfig, LoadedKernel, Matrix};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use self::plot::svg;
+use self::report::{bound_text, csv, shape_text, summary, table, tile_text};
+pub use self::setup::Args;
+use self::setup::{Choice, Setup, setup, square_sizes, tile};
+use crate::bound::{self, KernelBound};
+use crate::measure::{self, Bench, CHECK_SHAPE, CublasCheck, Timing};
+use crate::peak;
+
+/// Which part of the run a row comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum)]
+enum Sweep {
+    /// The check against cuBLAS before any timing (a row only when it fails).
+    #[value(skip)]
+    Check,
+    /// m = n = k, multiples of the tile (Figure 6).
+    Square,
+    /// K = 32, 64 with large M = N (Section 8).
+    Skinny,
+}
+
+impl Sweep {
+    fn name(self) -> &'static str {
+        match self {
+            Sweep::Check => "check",
+            Sweep::Square => "square",
+            Sweep::Skinny => "skinny",
+        }
+    }
+}
+
+/// Where a benched kernel comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Source {
+    /// `gemm-kernels/src/tuned/`, for this GPU's family.
+    Tuned,
+    /// Table 2 of the paper.
+    Table2,
+    /// `--spec`.
+    Spec,
+}
+
+impl Source {
+    fn name(self) -> &'static str {
+        match self {
+            Source::Tuned => "tuned",
+            Source::Table2 => "table2",
+            Source::Spec => "spec",
+        }
+    }
+}
+
+/// A kernel to bench.
+#[derive(Clone, Debug)]
+struct Subject {
+    /// `SgemmNN`, or `spec`.
+    name: String,
+    source: Source,
+    image: KernelImage,
+}
+
+impl Subject {
+    fn label(&self) -> String {
+        label(&self.name, self.source)
+    }
+}
+
+/// `SgemmNN/tuned`, `SgemmNN/table2`, `spec`.
+fn label(name: &str, source: Source) -> String {
+    if source == Source::Spec { name.to_owned() } else { format!("{name}/{}", source.name()) }
+}
+
+/// The kernels of `setup` on a GPU of compute capability `arch`, in
+/// precision then op order (tuned before Table 2 with `--both`).
+fn choose(setup: &Setup, arch: u32) -> Result<Vec<Subject>> {
+    if let Choice::Spec(spec) = &setup.choice {
+        let image = gemm_codegen::compile(spec).map_err(|v| {
+            anyhow!(
+                "--spec is not a legal kernel:\n{}",
+                v.iter().map(|v| format!("  {v}")).collect::<Vec<_>>().join("\n")
+            )
+        })?;
+        return Ok(vec![Subject { name: "spec".into(), source: Source::Spec, image }]);
+    }
+    let entry =
+        |k: &gemm_kernels::KernelEntry, source| Subject { name: k.name.to_owned(), source, image: k.image() };
+    let mut out = Vec::new();
+    for &p in &setup.precisions {
+        for &(op_a, op_b) in &setup.ops {
+            let table2 = gemm_kernels::table2(p, op_a, op_b);
+            let default = gemm_kernels::default_kernel(arch, p, op_a, op_b);
+            let tuned = (!std::ptr::eq(default, table2)).then_some(default);
+            match (&setup.choice, tuned) {
+                (Choice::Default | Choice::Both, Some(tuned)) => {
+                    out.push(entry(tuned, Source::Tuned));
+                    if setup.choice == Choice::Both {
+                        out.push(entry(table2, Source::Table2));
+                    }
+                }
+                _ => out.push(entry(table2, Source::Table2)),
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Device bytes [`Bench::new`] allocates for a problem with these buffer
+/// lengths: as many sets of A and B as it takes to cover twice the L2 (1 to
+/// 8), and one C.
+fn footprint(a_len: u64, b_len: u64, c_len: u64, element_bytes: u64, l2_bytes: u64) -> u64 {
+    let ab = (a_len + b_len) * element_bytes;
+    ab * measure::input_sets(ab, l2_bytes) + c_len * element_bytes
+}
+
+/// The share of the GPU's memory a shape may use.
+const MEMORY_SHARE: f64 = 0.6;
+
+/// What happened to one kernel on one shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Status {
+    Ok,
+    /// Not run (memory, a failed check).
+    Skipped,
+    /// Run and failed.
+    Failed,
+}
+
+impl Status {
+    fn name(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Skipped => "skipped",
+            Status::Failed => "failed",
+        }
+    }
+}
+
+/// One kernel on one shape, with cuBLAS on the same shape and buffers.
+#[derive(Clone, Debug, PartialEq)]
+struct Row {
+    sweep: Sweep,
+    name: String,
+    source: Source,
+    spec: KernelSpec,
+    /// `(m, n, k)`.
+    shape: (i64, i64, i64),
+    /// Floating-point operations of one GEMM ([`measure::flops`]).
+    flops: f64,
+    ours: Option<Timing>,
+    cublas: Option<Timing>,
+    status: Status,
+    note: String,
+    /// The kernel's analytic bound and FMA peak on this GPU.
+    bound: KernelBound,
+}
+
+impl Row {
+    /// `subject` (of bound `bound`) on `shape`, not measured yet.
+    fn new(sweep: Sweep, subject: &Subject, bound: &KernelBound, shape: (i64, i64, i64), flops: f64) -> Row {
+        Row {
+            sweep,
+            name: subject.name.clone(),
+            source: subject.source,
+            spec: subject.image.spec,
+            shape,
+            flops,
+            ours: None,
+            cublas: None,
+            status: Status::Ok,
+            note: String::new(),
+            bound: bound.clone(),
+        }
+    }
+
+    fn label(&self) -> String {
+        label(&self.name, self.source)
+    }
+
+    fn ours_tflops(&self) -> Option<f64> {
+        self.ours.map(|t| t.tflops(self.flops))
+    }
+
+    fn cublas_tflops(&self) -> Option<f64> {
+        self.cublas.map(|t| t.tflops(self.flops))
+    }
+
+    fn ratio(&self) -> Option<f64> {
+        Some(self.ours_tflops()? / self.cublas_tflops()?)
+    }
+
+    /// `4416³` or `16384×16384×32`.
+    fn shape_text(&self) -> String {
+        let (m, n, k) = self.shape;
+        if m == n && n == k { format!("{m}³") } else { format!("{m}×{n}×{k}") }
+    }
+
+    /// Display order: precision, ops, source, sweep, k, then size.
+    fn order(&self) -> (Precision, Op, Op, Source, Sweep, i64, i64) {
+        (
+            self.spec.precision,
+            self.spec.op_a,
+            self.spec.op_b,
+            self.source,
+            self.sweep,
+            self.shape.2,
+            self.shape.0,
+        )
+    }
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let setup = setup(&args)?;
+    let gemm = Gemm::open(0).context("cargo xtask bench times kernels on a GPU")?;
+    let cublas = Cublas::new(gemm.stream().clone())?;
+    let device = gemm.device();
+    let subjects = choose(&setup, device.arch())?;
+    let (major, minor) = device.driver_version_pair();
+    let what = match setup.choice {
+        Choice::Default => "the kernels gemm-host uses here",
+        Choice::Table2 => "the Table 2 kernels",
+        Choice::Both => "the kernels gemm-host uses here and the Table 2 ones",
+        Choice::Spec(_) => "--spec",
+    };
+    let tuned = subjects.iter().filter(|s| s.source == Source::Tuned).count();
+    println!(
+        "bench on {} (sm_{}, {} SMs, {:.0} GiB, driver {major}.{minor}): {} kernel(s), {what} ({tuned} tuned); \
+         median of {} runs after {} warm-up, CUDA events",
+        device.name,
+        device.arch(),
+        device.sm_count,
+        device.total_memory as f64 / GIB,
+        subjects.len(),
+        setup.plan.reps,
+        setup.plan.warmup,
+    );
+    std::fs::create_dir_all(&setup.out).with_context(|| format!("creating {}", setup.out.display()))?;
+
+    let started = Instant::now();
+    let total: usize = subjects.iter().map(|s| shapes_of(&setup, &s.image.spec)).sum();
+    let bar = ProgressBar::new(total as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} ETA {eta} {msg}")
+            .expect("a valid template")
+            .progress_chars("=> "),
+    );
+    let peak = peak::for_run(Some(&gemm), setup.peak.as_deref(), &setup.out)?;
+    let machine = bound::machine(device, peak.as_ref());
+    if let Some(m) = &machine {
+        println!("analytic bounds and FMA peaks on {m}");
+    }
+    let mut runner = Runner {
+        setup: &setup,
+        gemm: &gemm,
+        machine: machine.as_ref(),
+        cublas: &cublas,
+        rng: Random::new(setup.seed),
+        rows: Vec::new(),
+        bar,
+    };
+    for p in Precision::ALL {
+        let mine: Vec<&Subject> = subjects.iter().filter(|s| s.image.spec.precision == p).collect();
+        if mine.is_empty() {
+            continue;
+        }
+        match p {
+            Precision::F32 => runner.precision::<f32>(&mine)?,
+            Precision::F64 => runner.precision::<f64>(&mine)?,
+            Precision::C32 => runner.precision::<Complex<f32>>(&mine)?,
+            Precision::C64 => runner.precision::<Complex<f64>>(&mine)?,
+        }
+    }
+    runner.bar.finish_and_clear();
+    let mut rows = runner.rows;
+    rows.sort_by_key(|r| r.order());
+
+    let csv_path = setup.out.join("bench.csv");
+    std::fs::write(&csv_path, csv(&rows, &device.name, device.arch()))?;
+    let mut written = vec![csv_path];
+    let plan = format!("median of {} CUDA-event runs", setup.plan.reps);
+    for (sweep, file, what) in [
+        (Sweep::Square, "bench-square.svg", "square m = n = k, multiples of the tile"),
+        (Sweep::Skinny, "bench-skinny.svg", "skinny C -= A·B, K ≪ M = N"),
+    ] {
+        if rows.iter().any(|r| r.sweep == sweep && r.ours.is_some()) {
+            let path = setup.out.join(file);
+            let title = format!("{} (sm_{}): {what}; {plan}", device.name, device.arch());
+            svg(&rows, sweep, &title, &path)?;
+            written.push(path);
+        }
+    }
+    print!("\n{}", table(&rows));
+    print!("\n{}", summary(&rows, &setup.skinny_k));
+    println!(
+        "\n{} measurements in {:.1} min; wrote {}",
+        rows.iter().filter(|r| r.ours.is_some()).count(),
+        started.elapsed().as_secs_f64() / 60.0,
+        written.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
+    );
+    let failed = rows.iter().filter(|r| r.status == Status::Failed).count();
+    if failed > 0 {
+        bail!("{failed} kernel check(s) or measurement(s) failed: see the table");
+    }
+    Ok(())
+}
+
+const GIB: f64 = (1u64 << 30) as f64;
+
+/// Shapes `setup` times for a kernel of `spec` (for the progress bar).
+fn shapes_of(setup: &Setup, spec: &KernelSpec) -> usize {
+    let square = if setup.square {
+        square_sizes(tile(spec), setup.min_size, setup.max_size, setup.sizes).len()
+    } else {
+        0
+    };
+    let skinny = if setup.skinny { setup.skinny_k.len() * setup.skinny_mn.len() } else { 0 };
+    square + skinny
+}
+
+struct Runner<'a> {
+    setup: &'a Setup,
+    gemm: &'a Gemm,
+    cublas: &'a Cublas,
+    rng: Random,
+    rows: Vec<Row>,
+    bar: ProgressBar,
+    /// The GPU's throughput model, for the bounds.
+    machine: Option<&'a GpuThroughput>,
+}
+
+/// What [`Runner::prepare`] found: the loaded kernel and its relative
+/// difference from cuBLAS, or why it is not timed.
+type Checked = Result<(Arc<LoadedKernel>, f64), String>;
+
+/// A kernel that passed its check, ready to time.
+struct Ready<'s> {
+    subject: &'s Subject,
+    loaded: Arc<LoadedKernel>,
+    bound: KernelBound,
+}
+
+impl Runner<'_> {
+    fn precision<T: Element>(&mut self, subjects: &[&Subject]) -> Result<()> {
+        let started = Instant::now();
+        let mut ready = Vec::new();
+        for &subject in subjects {
+            self.bar.set_message(format!("{}: check", subject.label()));
+            match self.prepare::<T>(subject)? {
+                Ok((loaded, rel)) => {
+                    let info = loaded.info();
+                    let bound =
+                        KernelBound::of_spec(&subject.image.spec, self.machine, Some(info.blocks_per_sm));
+                    self.say(format!(
+                        "{:<16} {:<10} {:>3} registers, {:>5} B shared, {} blocks/SM; matches cuBLAS on {} \
+                         (relative difference {rel:.1e}){}",
+                        subject.label(),
+                        tile_text(&subject.image.spec),
+                        info.registers,
+                        info.shared_bytes,
+                        info.blocks_per_sm,
+                        shape_text(CHECK_SHAPE),
+                        bound_text(&bound),
+                    ));
+                    ready.push(Ready { subject, loaded, bound });
+                }
+                Err(reason) => {
+                    self.say(format!("{:<16} FAILED, not timed: {reason}", subject.label()));
+                    self.bar.inc(shapes_of(self.setup, &subject.image.spec) as u64);
+                    let bound = KernelBound::of_spec(&subject.image.spec, self.machine, None);
+                    let row = Row::new(Sweep::Check, subject, &bound, CHECK_SHAPE, 0.0);
+                    self.rows.push(Row { status: Status::Failed, note: reason, ..row });
+                }
+            }
+        }
+        if ready.is_empty() {
+            return Ok(());
+        }
+        let setup = self.setup;
+        if setup.square {
+            let per_kernel: Vec<Vec<i64>> = ready
+                .iter()
+                .map(|r| {
+                    square_sizes(tile(&r.subject.image.spec), setup.min_size, setup.max_size, setup.sizes)
+                })
+                .collect();
+            let all: BTreeSet<i64> = per_kernel.iter().flatten().copied().collect();
+            for n in all {
+                let users: Vec<&Ready> =
+                    ready.iter().zip(&per_kernel).filter(|(_, s)| s.contains(&n)).map(|(r, _)| r).collect();
+                self.shapes::<T>(Sweep::Square, &[(n, n, n)], &users)?;
+            }
+        }
+        if setup.skinny {
+            let users: Vec<&Ready> = ready.iter().collect();
+            for &mn in &setup.skinny_mn {
+                let shapes: Vec<(i64, i64, i64)> = setup.skinny_k.iter().map(|&k| (mn, mn, k)).collect();
+                self.shapes::<T>(Sweep::Skinny, &shapes, &users)?;
+            }
+        }
+        self.say(format!(
+            "{}gemm: {} kernel(s) done in {:.1} s",
+            T::PRECISION.blas_letter(),
+            ready.len(),
+            started.elapsed().as_secs_f64()
+        ));
+        Ok(())
+    }
+
+    fn say(&self, line: String) {
+        self.bar.suspend(|| println!("{line}"));
+    }
+
+    /// Loads a kernel and checks it against cuBLAS on [`CHECK_SHAPE`] with
+    /// fresh random inputs and scalars. The outer error is fatal (cuBLAS
+    /// failed, the context is gone), the inner one the kernel's.
+    fn prepare<T: Element>(&mut self, subject: &Subject) -> Result<Checked> {
+        let gemm = self.gemm;
+        let loaded = match gemm.load(&subject.image) {
+            Ok(k) => k,
+            Err(e) => return Ok(Err(format!("loading: {e}"))),
+        };
+        if let Err(e) = loaded.launchable() {
+            return Ok(Err(e.to_string()));
+        }
+        let spec = subject.image.spec;
+        let check = CublasCheck::<T>::new(gemm, self.cublas, spec.op_a, spec.op_b, &mut self.rng)
+            .context("cuBLAS on the check problem")?;
+        let rel = match check.difference(gemm, &loaded) {
+            Ok(rel) => rel,
+            Err(e) => {
+                self.context_alive(&subject.label())?;
+                return Ok(Err(format!("running the check problem: {e}")));
+            }
+        };
+        if let Some(why) = CublasCheck::<T>::verdict(rel) {
+            return Ok(Err(why));
+        }
+        Ok(Ok((loaded, rel)))
+    }
+
+    /// Fails when a failed launch left the CUDA context unusable (a fault
+    /// in a kernel does; resource and configuration errors do not).
+    fn context_alive(&self, after: &str) -> Result<()> {
+        if let Err(e) = self.gemm.synchronize() {
+            bail!("the CUDA context is unusable after {after} failed ({e}); rerun without that kernel");
+        }
+        Ok(())
+    }
+
+    /// Times every kernel of `users` and cuBLAS on each of `shapes`, all on
+    /// one set of buffers sized for the largest.
+    fn shapes<T: Element>(
+        &mut self,
+        sweep: Sweep,
+        shapes: &[(i64, i64, i64)],
+        users: &[&Ready],
+    ) -> Result<()> {
+        let (alpha, beta) = match sweep {
+            Sweep::Skinny => (reference::narrow::<T>(Complex::new(-1.0, 0.0)), T::ONE),
+            Sweep::Square | Sweep::Check => (T::ONE, T::ZERO),
+        };
+        let cfg = |(op_a, op_b): (Op, Op), (m, n, k): (i64, i64, i64)| {
+            GemmConfig::<T>::new(op_a, op_b, m, n, k).alpha(alpha).beta(beta)
+        };
+        let biggest = shapes.iter().fold((0, 0, 0), |b, s| (b.0.max(s.0), b.1.max(s.1), b.2.max(s.2)));
+        let alloc = cfg((Op::N, Op::N), biggest);
+        let device = self.gemm.device();
+        let bytes = footprint(
+            alloc.required_len(Matrix::A),
+            alloc.required_len(Matrix::B),
+            alloc.required_len(Matrix::C),
+            u64::from(T::PRECISION.element_bytes()),
+            u64::from(device.l2_bytes),
+        );
+        let skip = |this: &mut Self, note: String| {
+            for &shape in shapes {
+                let flops = measure::flops(&cfg((Op::N, Op::N), shape));
+                for r in users {
+                    let row = Row::new(sweep, r.subject, &r.bound, shape, flops);
+                    this.rows.push(Row { status: Status::Skipped, note: note.clone(), ..row });
+                    this.bar.inc(1);
+                }
+            }
+        };
+        if bytes as f64 > MEMORY_SHARE * device.total_memory as f64 {
+            let note = format!(
+                "needs {:.1} GiB, over {:.0}% of the GPU's {:.0} GiB",
+                bytes as f64 / GIB,
+                MEMORY_SHARE * 100.0,
+                device.total_memory as f64 / GIB
+            );
+            skip(self, note);
+            return Ok(());
+        }
+        let mut bench = match Bench::new(self.gemm, alloc, &mut self.rng) {
+            Ok(bench) => bench,
+            Err(e) => {
+                skip(self, format!("allocating {:.1} GiB: {e:#}", bytes as f64 / GIB));
+                return Ok(());
+            }
+        };
+        let plan = self.setup.plan;
+        for &shape in shapes {
+            // cuBLAS per op pair, timed once per shape.
+            let mut cublas_times: Vec<((Op, Op), Result<Timing, String>)> = Vec::new();
+            for r in users {
+                let spec = r.subject.image.spec;
+                let ops = (spec.op_a, spec.op_b);
+                self.bar.set_message(format!("{} {}", r.subject.label(), shape_text(shape)));
+                bench.set_cfg(cfg(ops, shape));
+                let flops = measure::flops(bench.cfg());
+                let ours = bench
+                    .time(self.gemm, plan, |c, a, b, out| self.gemm.gemm_loaded(&r.loaded, c, a, b, out));
+                if ours.is_err() {
+                    self.context_alive(&r.subject.label())?;
+                }
+                let theirs = match cublas_times.iter().find(|(o, _)| *o == ops) {
+                    Some((_, t)) => t.clone(),
+                    None => {
+                        let t = bench
+                            .time(self.gemm, plan, |c, a, b, out| self.cublas.gemm(c, a, b, out))
+                            .map_err(|e| format!("{e:#}"));
+                        cublas_times.push((ops, t.clone()));
+                        t
+                    }
+                };
+                let row = Row::new(sweep, r.subject, &r.bound, shape, flops);
+                let row = match (ours, theirs) {
+                    (Ok(o), Ok(t)) => Row { ours: Some(o), cublas: Some(t), ..row },
+                    (Ok(o), Err(e)) => Row { ours: Some(o), note: format!("cuBLAS failed: {e}"), ..row },
+                    (Err(e), t) => {
+                        Row { cublas: t.ok(), status: Status::Failed, note: format!("{e:#}"), ..row }
+                    }
+                };
+                self.rows.push(row);
+                self.bar.inc(1);
+            }
+        }
+        // Keep what was measured even if a later shape kills the process.
+        let device = self.gemm.device();
+        let mut sorted = self.rows.clone();
+        sorted.sort_by_key(|r| r.order());
+        std::fs::write(self.setup.out.join("bench.csv"), csv(&sorted, &device.name, device.arch()))?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+pub(super) mod tests {
+    use super::*;
+
+    use super::setup::tests::parse;
+    #[test]
+    fn choose_finds_a_kernel_per_type() {
+        let s = parse(&[]).unwrap();
+        let chosen = choose(&s, 90).unwrap();
+        assert_eq!(chosen.len(), 16);
+        for (subject, (p, (a, b))) in
+            chosen.iter().zip(Precision::ALL.iter().flat_map(|&p| s.ops.iter().map(move |&o| (p, o))))
+        {
+            let spec = subject.image.spec;
+            assert_eq!((spec.precision, spec.op_a, spec.op_b), (p, a, b));
+            let default = gemm_kernels::default_kernel(90, p, a, b);
+            assert_eq!(subject.image.ptx, default.ptx);
+            let is_table2 = std::ptr::eq(default, gemm_kernels::table2(p, a, b));
+            assert_eq!(subject.source, if is_table2 { Source::Table2 } else { Source::Tuned });
+        }
+        let table2 = choose(&parse(&["--table2"]).unwrap(), 90).unwrap();
+        assert!(table2.iter().all(|k| k.source == Source::Table2));
+        assert_eq!(table2[0].label(), "SgemmNN/table2");
+        // Both: each type's Table 2 kernel, after its tuned one if any.
+        let both = choose(&parse(&["--both"]).unwrap(), 90).unwrap();
+        assert_eq!(both.iter().filter(|k| k.source == Source::Table2).count(), 16);
+        assert_eq!(both.len(), 16 + chosen.iter().filter(|k| k.source == Source::Tuned).count());
+        let spec =
+            choose(&parse(&["--spec", &table2[5].image.spec.to_invocation_body()]).unwrap(), 90).unwrap();
+        assert_eq!(
+            (spec.len(), spec[0].label(), spec[0].image.spec),
+            (1, "spec".to_owned(), table2[5].image.spec)
+        );
+    }
+
+    #[test]
+    fn footprint_counts_the_rotated_sets() {
+        let l2 = 50 << 20;
+        // 8192² f32: A and B are 512 MiB together, one set.
+        let n = 8192 * 8192;
+        assert_eq!(footprint(n, n, n, 4, l2), 3 * n * 4);
+        // Small problems: at most 8 sets of A and B.
+        assert_eq!(footprint(100, 100, 100, 8, l2), 8 * 1600 + 800);
+        // 40 MiB of A and B: three sets cover 100 MiB.
+        assert_eq!(footprint(5 << 20, 5 << 20, 0, 4, l2), 3 * (40 << 20));
+    }
+
+    /// A measured row of `kernel` (its Table 2 spec) at `shape`.
+    pub(super) fn row(
+        kernel: (Precision, Op, Op),
+        source: Source,
+        sweep: Sweep,
+        shape: (i64, i64, i64),
+        ms: f64,
+    ) -> Row {
+        let spec = gemm_kernels::table2(kernel.0, kernel.1, kernel.2);
+        let t = |ms| Timing { median_ms: ms, min_ms: ms * 0.9, max_ms: ms * 1.1 };
+        Row {
+            sweep,
+            name: spec.name.to_owned(),
+            source,
+            spec: spec.spec,
+            shape,
+            flops: kernel.0.flops_per_fma() as f64 * (shape.0 * shape.1 * shape.2) as f64,
+            ours: Some(t(ms)),
+            cublas: Some(t(ms / 2.0)),
+            status: Status::Ok,
+            note: String::new(),
+            bound: KernelBound::of_spec(&spec.spec, Some(&h100()), Some(2)),
+        }
+    }
+
+    /// The datasheet H100 the sample rows are bounded on.
+    pub(super) fn h100() -> GpuThroughput {
+        bound::machine_for_arch("NVIDIA H100 80GB HBM3", 90, None).unwrap()
+    }
+
+    pub(super) fn sample_rows() -> Vec<Row> {
+        let (s, z) = ((Precision::F32, Op::N, Op::N), (Precision::C64, Op::T, Op::N));
+        let mut rows = Vec::new();
+        for (i, n) in [960, 1920, 3840].into_iter().enumerate() {
+            rows.push(row(s, Source::Tuned, Sweep::Square, (n, n, n), 1.0 + i as f64));
+            rows.push(row(s, Source::Table2, Sweep::Square, (n, n, n), 2.0 + i as f64));
+            rows.push(row(z, Source::Table2, Sweep::Square, (n, n, n), 4.0 + i as f64));
+        }
+        for mn in [4096, 8192] {
+            for k in [32, 64] {
+                rows.push(row(s, Source::Tuned, Sweep::Skinny, (mn, mn, k), 1.0));
+                rows.push(row(z, Source::Table2, Sweep::Skinny, (mn, mn, k), 2.0));
+            }
+        }
+        let mut skipped = row(z, Source::Table2, Sweep::Square, (32640, 32640, 32640), 0.0);
+        (skipped.ours, skipped.cublas, skipped.status) = (None, None, Status::Skipped);
+        skipped.note = "needs 47.6 GiB, over 60% of the GPU's 79 GiB".into();
+        rows.push(skipped);
+        let mut failed = row(s, Source::Spec, Sweep::Check, CHECK_SHAPE, 0.0);
+        (failed.ours, failed.cublas, failed.status, failed.name) =
+            (None, None, Status::Failed, "spec".into());
+        failed.note =
+            "differs from cuBLAS on 389×271×157: relative difference 1.00e0 (tolerance 1e-5)".into();
+        rows.push(failed);
+        rows.sort_by_key(|r| r.order());
+        rows
+    }
+}
