@@ -368,28 +368,40 @@ pub struct KernelSpec {
     pub ldg: GlobalLoad,
     /// The architecture compiled for (`arch = sm_70 | … | sm_90a`, default
     /// `sm_70`).
+    #[cfg_attr(feature = "serde", serde(default))]
     pub arch: Target,
     /// Shared-memory stripes in flight (`stages = 1..=8`, default 1). With
     /// 1, Algorithm 1's pipeline: the next stripe is staged through
     /// registers while the current one is consumed. With `s ≥ 2` (sm_80 and
     /// newer), a ring of `s` stripes filled by `cp.async`, so the product of
     /// stripe `t` overlaps the loads of stripes `t + 1 … t + s − 1`.
+    #[cfg_attr(feature = "serde", serde(default = "one"))]
     pub stages: u32,
     /// Elements each global load of A and B moves along the stored
     /// stripe's leading dimension (`ldg_width = 1 | 2 | 4`, default 1; at
     /// most 16 bytes). Above 1 the kernel requires A's and B's base
     /// addresses and leading dimensions to be multiples of it: the host
     /// checks, and runs the same kernel with `ldg_width = 1` otherwise.
+    #[cfg_attr(feature = "serde", serde(default = "one"))]
     pub ldg_width: u32,
     /// The warp arrangement over the C tile (`warps = (wm, wn)`); `None`,
     /// the default, numbers threads along M first across the whole block
     /// (`tx = thread mod threads.0`).
+    #[cfg_attr(feature = "serde", serde(default))]
     pub warps: Option<WarpShape>,
     /// Block rasterization (`raster = 1..`, default 1): with `g ≥ 2` the
     /// grid is one-dimensional and consecutive blocks walk groups of `g`
     /// tile rows column by column, so that blocks running together share
     /// stripes of A and B in L2. 1 is the plain two-dimensional grid.
+    #[cfg_attr(feature = "serde", serde(default = "one"))]
     pub raster: u32,
+}
+
+/// The default of the pipeline parameters that count (`stages`,
+/// `ldg_width`, `raster`) in records written before they existed.
+#[cfg(feature = "serde")]
+const fn one() -> u32 {
+    1
 }
 
 impl KernelSpec {

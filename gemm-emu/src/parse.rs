@@ -335,6 +335,11 @@ impl<'a> Parser<'a> {
         if !address_size {
             return err(1, "missing `.address_size 64`");
         }
+        // The text's target is the floor; the instructions may only need less.
+        match gemm_codegen::ptx::Arch::from_name(&target) {
+            Some(arch) => module.floor = arch,
+            None => return err(tline, format!("`.target {target}`: expected `sm_XY` or `sm_XYa`")),
+        }
         let want_version = module.version().to_string();
         if version != want_version {
             return err(
@@ -343,11 +348,6 @@ impl<'a> Parser<'a> {
                     "`.version {version}` differs from {want_version}, the version the module's instructions need"
                 ),
             );
-        }
-        // The text's target is the floor; the instructions may only need less.
-        match gemm_codegen::ptx::Arch::from_name(&target) {
-            Some(arch) => module.floor = arch,
-            None => return err(tline, format!("`.target {target}`: expected `sm_XY` or `sm_XYa`")),
         }
         let want_target = module.target().to_string();
         if target != want_target {

@@ -187,18 +187,19 @@ impl DeviceInfo {
         DeviceLimits::new(self.driver_limits())
     }
 
-    /// The hard limits of `gemm-codegen`'s constraints on this device:
-    /// shared memory up to the opt-in limit (the stencil declares more than
-    /// 48 KiB dynamically, and the host raises the kernel's dynamic limit),
-    /// and the 255 registers per thread the ISA allows.
+    /// The hard limits of `gemm-codegen`'s constraints on this device: static
+    /// shared memory is capped at 48 KiB whatever the driver reports (the
+    /// stencil declares its arrays statically; only dynamic shared memory can
+    /// use the opt-in limit), and the ISA allows 255 registers per thread.
     pub const fn limits(&self) -> gemm_codegen::Limits {
+        const STATIC_SHARED: u32 = 48 * 1024;
         gemm_codegen::Limits {
             warp_size: self.warp_size,
             max_threads_per_block: self.max_threads_per_block,
-            max_shared_per_block: if self.shared_per_block_optin > self.shared_per_block {
-                self.shared_per_block_optin
-            } else {
+            max_shared_per_block: if self.shared_per_block < STATIC_SHARED {
                 self.shared_per_block
+            } else {
+                STATIC_SHARED
             },
             max_regs_per_thread: 255,
         }

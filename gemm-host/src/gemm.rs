@@ -438,7 +438,11 @@ pub(crate) fn check_precision<E: Element>(
 pub(crate) fn vector_loads_aligned<E>(spec: &KernelSpec, launch: &Launch<E>, a: u64, b: u64) -> bool {
     let w = u64::from(spec.ldg_width);
     let bytes = w * u64::from(spec.precision.element_bytes());
-    w <= 1 || (a % bytes == 0 && b % bytes == 0 && launch.lda % w == 0 && launch.ldb % w == 0)
+    w <= 1
+        || (a.is_multiple_of(bytes)
+            && b.is_multiple_of(bytes)
+            && launch.lda.is_multiple_of(w)
+            && launch.ldb.is_multiple_of(w))
 }
 
 /// `spec`'s kernel with single-element global loads, for operands that

@@ -67,6 +67,11 @@ mod validate;
 /// | `load_b`    | `(lead, cross)` | likewise for B |
 /// | `lds_width` | `1` \| `2` \| `4`, default `1` | elements per shared-memory load of the inner product |
 /// | `ldg`       | `nc` \| `ca` \| `cg`, default `nc` | cache path of the global loads of A and B |
+/// | `arch`      | `sm_70` … `sm_90a`, default `sm_70` | the GPU architecture: its instructions, shared-memory limit and PTX target |
+/// | `stages`    | `1` … `8`, default `1` | shared-memory stripes in flight; 2 and up fill a `cp.async` ring (sm_80+) |
+/// | `ldg_width` | `1` \| `2` \| `4`, default `1` | elements per global load of A and B (at most 16 bytes) |
+/// | `warps`     | `(wm, wn)`, default threads along M | warps over the C tile, each a sub-grid of 32 threads |
+/// | `raster`    | `1` …, default `1` | tile rows per group of the block order (1: the plain 2-D grid) |
 ///
 /// Parameters come in any order, separated by commas, a trailing comma
 /// allowed. Values are literals: the kernel is compiled while the macro

@@ -124,7 +124,7 @@ fn every_violation_points_at_its_token() {
         ("load_b", "(8, 64)", "64", "`load_b.1` (64) must divide the stripe's other dimension (N_blk = 96)"),
         ("lds_width", "3", "3", "`lds_width` (3) must be 1, 2 or 4"),
         ("tile", "(256, 256, 16)", "(256, 256, 16)", "`tile` needs at least 320 registers per thread"),
-        ("tile", "(96, 96, 64)", "(96, 96, 64)", "`tile` needs 49664 bytes of shared memory"),
+        ("tile", "(96, 96, 128)", "(96, 96, 128)", "`tile` needs 99328 bytes of shared memory"),
     ];
     for (param, value, token, message) in cases {
         let src = if param == "lds_width" {
