@@ -306,6 +306,20 @@ const PARTS: &[Part] = &[
     part("NVIDIA GeForce RTX 5090", (12, 0), 170, 2407, (100, 99)),
 ];
 
+/// The opt-in shared memory per block of the typical part of compute
+/// capability `sm` (`10 × major + minor`), in bytes; 48 KiB for one the
+/// table lacks.
+pub(crate) const fn optin_shared_per_block(sm: u32) -> u32 {
+    let mut i = 0;
+    while i < PARTS.len() {
+        if PARTS[i].cc.sm() == sm {
+            return PARTS[i].optin_per_block_kib * 1024;
+        }
+        i += 1;
+    }
+    48 * 1024
+}
+
 impl DeviceLimits {
     /// Joins the driver's values with the table's row for their compute
     /// capability ([`ArchLimits::nearest`] for a GPU newer than the table).

@@ -263,16 +263,16 @@ impl Target {
     }
 
     /// The most shared memory one block may use on this architecture, in
-    /// bytes: the opt-in limit of dynamic shared memory, as the CUDA C++
-    /// Programming Guide gives it (48 KiB of it may be static).
+    /// bytes: the opt-in limit of dynamic shared memory of the
+    /// architecture's typical part ([`crate::device::DeviceLimits::for_arch`]'s
+    /// table; 48 KiB of it may be static).
     pub const fn max_shared_per_block(self) -> u32 {
-        1024 * match self {
-            Target::Sm70 => 96,
-            Target::Sm75 => 64,
-            Target::Sm80 => 163,
-            Target::Sm86 | Target::Sm89 => 99,
-            Target::Sm90 | Target::Sm90a => 227,
-        }
+        crate::device::optin_shared_per_block(self.sm())
+    }
+
+    /// The PTX `.target` of this architecture.
+    pub const fn ptx_arch(self) -> crate::ptx::Arch {
+        if self.is_arch_specific() { crate::ptx::Arch::SM_90A } else { crate::ptx::Arch::new(self.sm()) }
     }
 
     /// Whether a kernel for this target runs on a GPU of compute capability

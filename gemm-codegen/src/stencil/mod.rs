@@ -93,11 +93,7 @@ pub(crate) fn lower(plan: &Plan) -> Module {
     cx.b.push(Instr::ret());
 
     let kernel = cx.b.finish();
-    let floor = match spec.arch {
-        crate::Target::Sm90a => ptx::Arch::SM_90A,
-        arch => ptx::Arch::new(arch.sm()),
-    };
-    let mut module = Module { header: header(plan), floor, kernels: vec![kernel] };
+    let mut module = Module { header: header(plan), floor: spec.arch.ptx_arch(), kernels: vec![kernel] };
     // Declared as printed, so that reading the text back gives this module.
     module.floor = module.target();
     module
