@@ -94,6 +94,8 @@ impl ::gemmforge::codegen::GemmKernel for SgemmNN {
         ldg_width: 1,
         warps: None,
         raster: 1,
+        unroll: None,
+        frag_sets: 1,
     };
 
     // The PTX module, generated while the macro expanded by

@@ -329,6 +329,8 @@ mod tests {
                 ldg_width: 1,
                 warps: None,
                 raster: 1,
+                unroll: None,
+                frag_sets: 1,
             };
             let module = crate::lower(&crate::validate(&spec).expect("legal"));
             let declared: Vec<(&str, Type)> =

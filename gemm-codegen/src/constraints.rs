@@ -20,7 +20,8 @@ use crate::spec::{KernelSpec, LoadShape, Op, Precision, Target};
 mod pipeline;
 
 pub use pipeline::{
-    ldg_width_allowed, ldg_width_divides, ldg_width_fits_precision, stages_allowed, warps_fit,
+    frag_sets_allowed, ldg_width_allowed, ldg_width_divides, ldg_width_fits_precision, stages_allowed,
+    unroll_divides, warps_fit,
 };
 
 /// Hardware limits that decide whether a kernel can be built and launched at
@@ -92,6 +93,10 @@ pub enum Field {
     Warps,
     /// `raster`.
     Raster,
+    /// `unroll`.
+    Unroll,
+    /// `frag_sets`.
+    FragSets,
 }
 
 impl Field {
@@ -111,6 +116,8 @@ impl Field {
             Field::LdgWidth => "ldg_width",
             Field::Warps => "warps",
             Field::Raster => "raster",
+            Field::Unroll => "unroll",
+            Field::FragSets => "frag_sets",
         }
     }
 }
@@ -174,6 +181,10 @@ pub enum Rule {
     LdgWidth,
     /// A warp arrangement that does not cover the threads with whole warps.
     Warps,
+    /// `unroll` not dividing `tile.2`.
+    Unroll,
+    /// `frag_sets` not 1 or 2.
+    FragSets,
 }
 
 /// One broken rule: where, which, and what to change.
@@ -470,7 +481,8 @@ pub const fn regs_lower_bound(spec: &KernelSpec) -> u128 {
     let stripes = spec.k_blk as u128 * (spec.m_blk as u128 + spec.n_blk as u128);
     let prefetch = if spec.stages > 1 { 0 } else { stripes.div_ceil(if threads == 0 { 1 } else { threads }) };
     let (m, n) = (spec.m_thr() as u128, spec.n_thr() as u128);
-    spec.precision.element_regs() as u128 * (m * n + m + n + prefetch)
+    let sets = if spec.frag_sets > 1 { spec.frag_sets as u128 } else { 1 };
+    spec.precision.element_regs() as u128 * (m * n + sets * (m + n) + prefetch)
 }
 
 /// Skew of each shared-memory row of `spec`, in elements (see [`Plan::skew`]).
@@ -611,6 +623,8 @@ fn check_nonzero(spec: &KernelSpec, out: &mut Vec<Violation>) {
         (ParamPath::whole(Field::Stages), spec.stages),
         (ParamPath::whole(Field::LdgWidth), spec.ldg_width),
         (ParamPath::whole(Field::Raster), spec.raster),
+        (ParamPath::whole(Field::Unroll), spec.unroll.unwrap_or(1)),
+        (ParamPath::whole(Field::FragSets), spec.frag_sets),
         (ParamPath::at(Field::Warps, 0), spec.warps.map_or(1, |w| w.m)),
         (ParamPath::at(Field::Warps, 1), spec.warps.map_or(1, |w| w.n)),
     ];
@@ -827,6 +841,8 @@ mod tests {
             ldg_width: 1,
             warps: None,
             raster: 1,
+            unroll: None,
+            frag_sets: 1,
         }
     }
 

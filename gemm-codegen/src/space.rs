@@ -453,6 +453,8 @@ impl Space {
             ldg_width: 1,
             warps: None,
             raster: 1,
+            unroll: None,
+            frag_sets: 1,
         };
         let may_fit = move |tile: KernelSpec| regs_fit(&tile, &limits) && shared_fits(&tile, &limits);
         b.n_dim

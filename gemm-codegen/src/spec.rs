@@ -395,10 +395,22 @@ pub struct KernelSpec {
     /// stripes of A and B in L2. 1 is the plain two-dimensional grid.
     #[cfg_attr(feature = "serde", serde(default = "one"))]
     pub raster: u32,
+    /// K steps of the inner product per iteration of its loop over the
+    /// stripe (`unroll = u`, a divisor of `tile.2`); `None`, the default,
+    /// unrolls the whole stripe. A smaller body keeps the loop in the
+    /// instruction cache when `tile.2` times the thread's FMAs is large.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub unroll: Option<u32>,
+    /// Register sets of the inner product's fragments (`frag_sets = 1 | 2`,
+    /// default 1). With 2, the shared-memory loads of k step `s + 1` go into
+    /// one set while the FMAs of step `s` read the other (register double
+    /// buffering), at the cost of `M_thr + N_thr` more registers.
+    #[cfg_attr(feature = "serde", serde(default = "one"))]
+    pub frag_sets: u32,
 }
 
 /// The default of the pipeline parameters that count (`stages`,
-/// `ldg_width`, `raster`) in records written before they existed.
+/// `ldg_width`, `raster`, `frag_sets`) in records written before they existed.
 #[cfg(feature = "serde")]
 const fn one() -> u32 {
     1
@@ -419,6 +431,19 @@ impl KernelSpec {
     pub const DEFAULT_WARPS: Option<WarpShape> = None;
     /// Default of [`KernelSpec::raster`].
     pub const DEFAULT_RASTER: u32 = 1;
+    /// Default of [`KernelSpec::unroll`].
+    pub const DEFAULT_UNROLL: Option<u32> = None;
+    /// Default of [`KernelSpec::frag_sets`].
+    pub const DEFAULT_FRAG_SETS: u32 = 1;
+
+    /// K steps per iteration of the inner product's loop: `unroll`, or the
+    /// whole stripe.
+    pub const fn unroll_steps(&self) -> u32 {
+        match self.unroll {
+            Some(u) => u,
+            None => self.k_blk,
+        }
+    }
 
     /// `M_thr`: rows of C per thread (0 if the tile is not divisible).
     pub const fn m_thr(&self) -> u32 {
@@ -481,7 +506,7 @@ impl KernelSpec {
         name
     }
 
-    /// `_s3_v4_wp2x4_r8_sm80`: the non-default pipeline parameters, for
+    /// `_s3_v4_wp2x4_r8_u4_f2_sm80`: the non-default pipeline parameters, for
     /// [`KernelSpec::entry_name`].
     fn pipeline_suffix(&self) -> String {
         let mut s = String::new();
@@ -496,6 +521,12 @@ impl KernelSpec {
         }
         if self.raster != Self::DEFAULT_RASTER {
             s += &format!("_r{}", self.raster);
+        }
+        if let Some(u) = self.unroll {
+            s += &format!("_u{u}");
+        }
+        if self.frag_sets != Self::DEFAULT_FRAG_SETS {
+            s += &format!("_f{}", self.frag_sets);
         }
         if self.arch != Self::DEFAULT_ARCH {
             s += &format!("_{}", self.arch.token().replace('_', ""));
@@ -543,6 +574,12 @@ impl KernelSpec {
         }
         if self.raster != Self::DEFAULT_RASTER {
             s += &format!(", raster = {}", self.raster);
+        }
+        if let Some(u) = self.unroll {
+            s += &format!(", unroll = {u}");
+        }
+        if self.frag_sets != Self::DEFAULT_FRAG_SETS {
+            s += &format!(", frag_sets = {}", self.frag_sets);
         }
         s
     }
@@ -622,6 +659,8 @@ mod tests {
             ldg_width: 1,
             warps: None,
             raster: 1,
+            unroll: None,
+            frag_sets: 1,
         }
     }
 

@@ -124,13 +124,18 @@ fn specs() -> impl Strategy<Value = KernelSpec> {
     (
         (precision(), op(), op(), any::<[u32; 3]>(), any::<[u32; 2]>()),
         (shape(), shape(), any::<u32>(), prop::sample::select(GlobalLoad::ALL.to_vec())),
-        (prop::sample::select(Target::ALL.to_vec()), any::<[u32; 3]>(), warps),
+        (
+            prop::sample::select(Target::ALL.to_vec()),
+            any::<[u32; 4]>(),
+            warps,
+            prop::option::of(any::<u32>()),
+        ),
     )
         .prop_map(
             |(
                 (precision, op_a, op_b, [m_blk, n_blk, k_blk], [m_dim, n_dim]),
                 (load_a, load_b, lds_width, ldg),
-                (arch, [stages, ldg_width, raster], warps),
+                (arch, [stages, ldg_width, raster, frag_sets], warps, unroll),
             )| {
                 KernelSpec {
                     precision,
@@ -150,6 +155,8 @@ fn specs() -> impl Strategy<Value = KernelSpec> {
                     ldg_width,
                     warps,
                     raster,
+                    unroll,
+                    frag_sets,
                 }
             },
         )
@@ -173,9 +180,11 @@ fn items_of(spec: &KernelSpec) -> Vec<(&'static str, String)> {
         s.ldg_width.to_string(),
         s.warps.map_or_else(String::new, |w| format!("({}, {})", w.m, w.n)),
         s.raster.to_string(),
+        s.unroll.map_or_else(String::new, |u| u.to_string()),
+        s.frag_sets.to_string(),
     ];
     assert_eq!(values.len(), PARAMS.len(), "a value for every parameter");
-    // `warps` left out has no value to write: leave it out.
+    // `warps` and `unroll` left out have no value to write: leave them out.
     PARAMS.iter().map(|p| p.key).zip(values).filter(|(_, v)| !v.is_empty()).collect()
 }
 
@@ -217,7 +226,8 @@ proptest! {
     fn every_spec_prints_and_reads_back(spec in specs()) {
         prop_assert_eq!(spec.to_string().parse::<KernelSpec>(), Ok(spec));
         let items = items_of(&spec);
-        prop_assert_eq!(items.len(), PARAMS.len() - usize::from(spec.warps.is_none()));
+        let absent = usize::from(spec.warps.is_none()) + usize::from(spec.unroll.is_none());
+        prop_assert_eq!(items.len(), PARAMS.len() - absent);
         let body = items.iter().map(|(key, value)| format!("{key} = {value}")).collect::<Vec<_>>().join(", ");
         prop_assert_eq!(body.parse::<KernelSpec>(), Ok(spec));
         prop_assert_eq!(spec.to_invocation("K").parse::<KernelSpec>(), Ok(spec));

@@ -99,6 +99,8 @@ fn brute_force(
                                     ldg_width: 1,
                                     warps: None,
                                     raster: 1,
+                                    unroll: None,
+                                    frag_sets: 1,
                                 };
                                 let load_rules = [Rule::LoadThreads, Rule::LoadNotDividingStripe];
                                 if validate_with(&probe, &limits)
@@ -128,6 +130,8 @@ fn brute_force(
                                             ldg_width: 1,
                                             warps: None,
                                             raster: 1,
+                                            unroll: None,
+                                            frag_sets: 1,
                                         };
                                         if let Ok(plan) = validate_with(&spec, &limits)
                                             && guidelines.admits(&Stats::of(&plan, device))
@@ -313,6 +317,8 @@ fn toy_sub_range_breaks_every_rule() {
                                     ldg_width: 1,
                                     warps: None,
                                     raster: 1,
+                                    unroll: None,
+                                    frag_sets: 1,
                                 };
                                 if let Err(violations) = validate_with(&spec, &limits) {
                                     seen.extend(violations.iter().map(|v| format!("{:?}", v.rule)));

@@ -24,9 +24,9 @@
 //! the run takes seconds.
 
 use gemm_codegen::constraints::{
-    ldg_width_allowed, ldg_width_divides, ldg_width_fits_precision, lds_width_allowed, lds_width_divides,
-    lds_width_fits_precision, regs_fit, regs_lower_bound, shared_bytes, shared_fits, smem_stride,
-    stages_allowed, threads_rule, tile_divides, warps_fit,
+    frag_sets_allowed, ldg_width_allowed, ldg_width_divides, ldg_width_fits_precision, lds_width_allowed,
+    lds_width_divides, lds_width_fits_precision, regs_fit, regs_lower_bound, shared_bytes, shared_fits,
+    smem_stride, stages_allowed, threads_rule, tile_divides, unroll_divides, warps_fit,
 };
 use gemm_codegen::device::DeviceLimits;
 use gemm_codegen::space::{Bounds, Guidelines, Space, Stats};
@@ -75,13 +75,14 @@ fn kind() -> impl Strategy<Value = (Precision, Op, Op, GlobalLoad)> {
     )
 }
 
-/// The pipeline parameters, `(arch, stages, ldg_width, warps, raster)`,
-/// each drawn like `value` draws a field.
+/// The pipeline parameters, `(arch, stages, ldg_width, warps, raster,
+/// unroll, frag_sets)`, each drawn like `value` draws a field.
 fn pipeline<S: Strategy<Value = u32>>(
     value: impl Fn() -> S,
-) -> impl Strategy<Value = (Target, u32, u32, Option<WarpShape>, u32)> {
+) -> impl Strategy<Value = (Target, u32, u32, Option<WarpShape>, u32, Option<u32>, u32)> {
     let warps = prop::option::weighted(0.2, (value(), value()).prop_map(|(m, n)| WarpShape { m, n }));
-    (prop::sample::select(Target::ALL.to_vec()), value(), value(), warps, value())
+    let unroll = prop::option::weighted(0.2, value());
+    (prop::sample::select(Target::ALL.to_vec()), value(), value(), warps, value(), unroll, value())
 }
 
 /// Every field drawn on its own.
@@ -95,7 +96,7 @@ fn arbitrary() -> impl Strategy<Value = KernelSpec> {
                 load_a,
                 load_b,
                 lds_width,
-                (arch, stages, ldg_width, warps, raster),
+                (arch, stages, ldg_width, warps, raster, unroll, frag_sets),
             )| {
                 KernelSpec {
                     precision,
@@ -115,6 +116,8 @@ fn arbitrary() -> impl Strategy<Value = KernelSpec> {
                     ldg_width,
                     warps,
                     raster,
+                    unroll,
+                    frag_sets,
                 }
             },
         )
@@ -141,7 +144,7 @@ fn matching() -> impl Strategy<Value = KernelSpec> {
     let small = || prop_oneof![30 => Just(1u32), 3 => 1u32..=3, 1 => field()];
     (kind(), (dim(), dim()), (mult(), mult(), mult()), width, any::<bool>(), pipeline(small)).prop_map(
         |((precision, op_a, op_b, ldg), (m_dim, n_dim), (a, b, c), lds_width, along_k, pipeline)| {
-            let (arch, stages, ldg_width, warps, raster) = pipeline;
+            let (arch, stages, ldg_width, warps, raster, unroll, frag_sets) = pipeline;
             let threads = m_dim.wrapping_mul(n_dim);
             let k_unit = if along_k { threads } else { m_dim.max(n_dim) };
             let mut spec = KernelSpec {
@@ -162,6 +165,8 @@ fn matching() -> impl Strategy<Value = KernelSpec> {
                 ldg_width,
                 warps,
                 raster,
+                unroll,
+                frag_sets,
             };
             // (threads along the free dimension, threads along K).
             let (a_free_k, b_free_k) = ((m_dim, n_dim), (n_dim, m_dim));
@@ -232,6 +237,8 @@ fn predicates_hold(spec: &KernelSpec, limits: &Limits) -> bool {
         s.raster,
         s.warps.map_or(1, |w| w.m),
         s.warps.map_or(1, |w| w.n),
+        s.unroll.unwrap_or(1),
+        s.frag_sets,
     ]
     .iter()
     .all(|&v| v != 0);
@@ -248,7 +255,9 @@ fn predicates_hold(spec: &KernelSpec, limits: &Limits) -> bool {
         && ldg_width_fits_precision(s.ldg_width, s.precision)
         && ldg_width_divides(s.ldg_width, &a)
         && ldg_width_divides(s.ldg_width, &b)
-        && s.warps.is_none_or(|w| warps_fit(w.m, w.n, s.m_dim, s.n_dim));
+        && s.warps.is_none_or(|w| warps_fit(w.m, w.n, s.m_dim, s.n_dim))
+        && s.unroll.is_none_or(|u| unroll_divides(u, s.k_blk))
+        && frag_sets_allowed(s.frag_sets);
     nonzero
         && pipeline
         && threads_rule(s.m_dim, s.n_dim, limits).is_none()
@@ -340,6 +349,8 @@ fn check_space(spec: &KernelSpec) -> Result<(), TestCaseError> {
         ldg_width: KernelSpec::DEFAULT_LDG_WIDTH,
         warps: KernelSpec::DEFAULT_WARPS,
         raster: KernelSpec::DEFAULT_RASTER,
+        unroll: KernelSpec::DEFAULT_UNROLL,
+        frag_sets: KernelSpec::DEFAULT_FRAG_SETS,
         ..*spec
     };
     let device = sm90();
@@ -416,7 +427,7 @@ fn the_draw_reaches_every_rule_and_the_overflow_region() {
         "rules {rules:?}; {passed} pass, {passed_uncapped} pass uncapped; shared bytes past u32 {beyond_u32}, \
          past u64 {beyond_u64}"
     );
-    assert_eq!(rules.len(), 12, "rules reached: {rules:?}");
+    assert_eq!(rules.len(), 14, "rules reached: {rules:?}");
     assert!(passed >= 50 && passed_uncapped >= 100, "{passed} and {passed_uncapped} specs pass");
     assert!(beyond_u32 >= 100 && beyond_u64 >= 10, "{beyond_u32} past u32, {beyond_u64} past u64");
 }
@@ -446,6 +457,8 @@ fn spec(
         ldg_width: 1,
         warps: None,
         raster: 1,
+        unroll: None,
+        frag_sets: 1,
     }
 }
 

@@ -32,6 +32,8 @@ fn spec(
         ldg_width: 1,
         warps: None,
         raster: 1,
+        unroll: None,
+        frag_sets: 1,
     }
 }
 

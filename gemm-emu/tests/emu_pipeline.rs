@@ -1,5 +1,5 @@
 //! The pipeline parameters of the stencil (`ldg_width`, `warps`, `raster`,
-//! `stages`, `arch`) in the emulator: each spec on the ragged shapes of
+//! `stages`, `arch`, `unroll`, `frag_sets`) in the emulator: each spec on the ragged shapes of
 //! every dimension, against the f64 reference, with every safety check on.
 
 mod emu_common;
@@ -61,6 +61,8 @@ fn warp_arrangements_and_rasterized_grids() {
     let all = KernelSpec {
         warps: Some(WarpShape { m: 2, n: 2 }),
         raster: 4,
+        unroll: None,
+        frag_sets: 1,
         ldg_width: 4,
         lds_width: 4,
         arch: Target::Sm80,
@@ -93,8 +95,48 @@ fn cp_async_rings_of_every_depth() {
         lds_width: 4,
         warps: Some(WarpShape { m: 2, n: 2 }),
         raster: 3,
+        unroll: None,
+        frag_sets: 1,
         ..base(Precision::F32, (Op::T, Op::N))
     });
+    run_all(&specs);
+}
+
+/// The inner product walks the stripe in a loop of `unroll` steps (even,
+/// odd, one), with one set of fragment registers or two (double
+/// buffered), after register-staged and ring stripes alike, reals and
+/// conjugated complexes.
+#[test]
+fn inner_product_loops_and_fragment_sets() {
+    let mut specs = Vec::new();
+    // k_blk = 24: three iterations of an odd body (the crossing load after the FMAs).
+    let deep = |precision: Precision, ops: (Op, Op)| {
+        let (a_lead_k, b_lead_k) = (ops.0 != Op::N, ops.1 == Op::N);
+        let load = |lead_is_k: bool| if lead_is_k { (8, 16) } else { (16, 8) };
+        spec(precision, ops, (64, 64, 24), (16, 8), load(a_lead_k), load(b_lead_k))
+    };
+    for frag_sets in [1, 2] {
+        for unroll in [None, Some(1), Some(2), Some(4)] {
+            specs.push(KernelSpec { unroll, frag_sets, ..base(Precision::F32, (Op::N, Op::T)) });
+        }
+        for unroll in [Some(2), None] {
+            specs.push(KernelSpec {
+                unroll,
+                frag_sets,
+                arch: Target::Sm80,
+                stages: 3,
+                ..base(Precision::C32, (Op::C, Op::N))
+            });
+        }
+        specs.push(KernelSpec { unroll: Some(3), frag_sets, ..deep(Precision::F64, (Op::T, Op::N)) });
+        specs.push(KernelSpec {
+            unroll: Some(3),
+            frag_sets,
+            arch: Target::Sm80,
+            stages: 2,
+            ..deep(Precision::C64, (Op::N, Op::C))
+        });
+    }
     run_all(&specs);
 }
 

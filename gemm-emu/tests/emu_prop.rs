@@ -103,6 +103,8 @@ fn build(d: &Draw) -> Option<KernelSpec> {
         ldg_width: 1,
         warps: None,
         raster: 1,
+        unroll: None,
+        frag_sets: 1,
     };
     let widths: Vec<u32> = [1, 2, 4]
         .into_iter()

@@ -375,6 +375,8 @@ mod tests {
             ldg_width: 1,
             warps: None,
             raster: 1,
+            unroll: None,
+            frag_sets: 1,
         };
         KernelImage { spec, ptx, entry, shared_bytes: 0 }
     }

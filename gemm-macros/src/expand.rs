@@ -98,11 +98,19 @@ fn spec_expr(rt: &TokenStream, spec: &KernelSpec) -> TokenStream {
     let [b_lead, b_cross] = [spec.load_b.lead, spec.load_b.cross].map(int);
     let lds_width = int(spec.lds_width);
     let arch = format_ident!("{}", format!("{:?}", spec.arch));
-    let [stages, ldg_width, raster] = [spec.stages, spec.ldg_width, spec.raster].map(int);
+    let [stages, ldg_width, raster, frag_sets] =
+        [spec.stages, spec.ldg_width, spec.raster, spec.frag_sets].map(int);
     let warps = match spec.warps {
         Some(w) => {
             let (wm, wn) = (int(w.m), int(w.n));
             quote!(::core::option::Option::Some(#rt::WarpShape { m: #wm, n: #wn }))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let unroll = match spec.unroll {
+        Some(u) => {
+            let u = int(u);
+            quote!(::core::option::Option::Some(#u))
         }
         None => quote!(::core::option::Option::None),
     };
@@ -125,6 +133,8 @@ fn spec_expr(rt: &TokenStream, spec: &KernelSpec) -> TokenStream {
             ldg_width: #ldg_width,
             warps: #warps,
             raster: #raster,
+            unroll: #unroll,
+            frag_sets: #frag_sets,
         }
     }
 }

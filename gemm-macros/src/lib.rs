@@ -72,6 +72,8 @@ mod validate;
 /// | `ldg_width` | `1` \| `2` \| `4`, default `1` | elements per global load of A and B (at most 16 bytes) |
 /// | `warps`     | `(wm, wn)`, default threads along M | warps over the C tile, each a sub-grid of 32 threads |
 /// | `raster`    | `1` …, default `1` | tile rows per group of the block order (1: the plain 2-D grid) |
+/// | `frag_sets` | `1` or `2`, default `1` | register sets of fragments; 2 double-buffers them |
+/// | `unroll`    | a divisor of `tile.2`, default the whole stripe | K steps per iteration of the inner product's loop |
 ///
 /// Parameters come in any order, separated by commas, a trailing comma
 /// allowed. Values are literals: the kernel is compiled while the macro

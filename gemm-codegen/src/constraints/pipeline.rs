@@ -1,5 +1,6 @@
 //! The hard constraints of the pipeline parameters: `stages`, `ldg_width`,
-//! `warps` and (through [`check_nonzero`](super::check_nonzero)) `raster`.
+//! `warps`, `unroll`, `frag_sets` and (through [`check_nonzero`](super::check_nonzero))
+//! `raster`.
 //! Part of the one constraints implementation: [`super::validate_with`]
 //! calls [`check`], and the search space uses the public predicates.
 
@@ -44,6 +45,17 @@ pub const fn warps_fit(wm: u32, wn: u32, m_dim: u32, n_dim: u32) -> bool {
         && (m_dim / wm) as u64 * (n_dim / wn) as u64 == 32
 }
 
+/// [`Rule::Unroll`]: the inner product's loop takes `unroll` (nonzero) K
+/// steps per iteration, a whole number of them per stripe of `k_blk`.
+pub const fn unroll_divides(unroll: u32, k_blk: u32) -> bool {
+    unroll != 0 && k_blk.is_multiple_of(unroll)
+}
+
+/// [`Rule::FragSets`]: one or two register sets of fragments.
+pub const fn frag_sets_allowed(sets: u32) -> bool {
+    matches!(sets, 1 | 2)
+}
+
 /// Checks the pipeline parameters of `spec` (every parameter nonzero), A's
 /// and B's stripes as the spec reads them.
 pub(super) fn check(spec: &KernelSpec, a: &StripePlan, b: &StripePlan, out: &mut Vec<Violation>) {
@@ -60,6 +72,33 @@ pub(super) fn check(spec: &KernelSpec, a: &StripePlan, b: &StripePlan, out: &mut
         violation(out, ParamPath::whole(Field::Stages), Rule::Stages, message);
     }
     check_ldg_width(spec, a, b, out);
+    if spec.frag_sets != 0 && !frag_sets_allowed(spec.frag_sets) {
+        violation(
+            out,
+            ParamPath::whole(Field::FragSets),
+            Rule::FragSets,
+            format!(
+                "`frag_sets` ({}) must be 1 (one set of fragment registers) or 2 (double buffered)",
+                spec.frag_sets
+            ),
+        );
+    }
+    if let Some(u) = spec.unroll
+        && u != 0
+        && spec.k_blk != 0
+        && !unroll_divides(u, spec.k_blk)
+    {
+        violation(
+            out,
+            ParamPath::whole(Field::Unroll),
+            Rule::Unroll,
+            format!(
+                "`unroll` ({u}) must divide `tile.2` ({}): use a divisor of it, or leave `unroll` \
+                 out to unroll the whole stripe",
+                spec.k_blk
+            ),
+        );
+    }
     if let Some(w) = spec.warps
         && !warps_fit(w.m, w.n, spec.m_dim, spec.n_dim)
     {
@@ -146,6 +185,8 @@ mod tests {
             ldg_width: 4,
             warps: Some(WarpShape { m: 2, n: 4 }),
             raster: 8,
+            unroll: None,
+            frag_sets: 1,
         }
     }
 
@@ -190,6 +231,15 @@ mod tests {
             [("warps.0".into(), Rule::Zero)]
         );
         assert_eq!(rules(&KernelSpec { raster: 0, ..s }), [("raster".into(), Rule::Zero)]);
+        assert_eq!(rules(&KernelSpec { unroll: Some(3), ..s }), [("unroll".into(), Rule::Unroll)]);
+        assert_eq!(rules(&KernelSpec { unroll: Some(16), ..s }), [("unroll".into(), Rule::Unroll)]);
+        assert_eq!(rules(&KernelSpec { unroll: Some(0), ..s }), [("unroll".into(), Rule::Zero)]);
+        for u in [1, 2, 4, 8] {
+            assert_eq!(rules(&KernelSpec { unroll: Some(u), ..s }), []);
+        }
+        assert_eq!(rules(&KernelSpec { frag_sets: 3, ..s }), [("frag_sets".into(), Rule::FragSets)]);
+        assert_eq!(rules(&KernelSpec { frag_sets: 0, ..s }), [("frag_sets".into(), Rule::Zero)]);
+        assert_eq!(rules(&KernelSpec { frag_sets: 2, ..s }), []);
     }
 
     #[test]

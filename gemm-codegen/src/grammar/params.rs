@@ -271,6 +271,24 @@ pub static PARAMS: &[Param] = &[
         hint: None,
         set: |s, v| v.int().map(|g| s.raster = g),
     },
+    Param {
+        key: "unroll",
+        shape: Shape::Int,
+        need: Need::Absent("the whole stripe, `tile.2` steps"),
+        field: Some(Field::Unroll),
+        doc: "K steps per iteration of the inner product's loop over a stripe: a divisor of `tile.2`",
+        hint: None,
+        set: |s, v| v.int().map(|u| s.unroll = Some(u)),
+    },
+    Param {
+        key: "frag_sets",
+        shape: Shape::Int,
+        need: Need::Optional("1"),
+        field: Some(Field::FragSets),
+        doc: "register sets of the inner product's fragments: 2 loads k step s + 1 while step s multiplies",
+        hint: None,
+        set: |s, v| v.int().map(|n| s.frag_sets = n),
+    },
 ];
 
 /// The spec before any parameter is stored: optional parameters at their
@@ -294,6 +312,8 @@ pub(super) const BLANK: KernelSpec = KernelSpec {
     ldg_width: KernelSpec::DEFAULT_LDG_WIDTH,
     warps: KernelSpec::DEFAULT_WARPS,
     raster: KernelSpec::DEFAULT_RASTER,
+    unroll: KernelSpec::DEFAULT_UNROLL,
+    frag_sets: KernelSpec::DEFAULT_FRAG_SETS,
 };
 
 /// The parameter written `key` (raw or not).

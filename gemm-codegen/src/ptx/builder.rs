@@ -202,10 +202,30 @@ impl KernelBuilder {
     }
 
     /// Finishes the kernel; every declared label must have been placed.
-    pub fn finish(self) -> Kernel {
+    pub fn finish(mut self) -> Kernel {
         for (name, placed) in self.kernel.labels.iter().zip(&self.placed) {
             assert!(placed, "label {name} declared but never placed");
         }
+        // Number the labels in the order they are placed, as a reader of
+        // the text does, so that a module read back equals the one built
+        // whatever order its parts declared their labels in.
+        let mut renumber = vec![0u32; self.kernel.labels.len()];
+        let mut names = Vec::with_capacity(self.kernel.labels.len());
+        for stmt in &self.kernel.body {
+            if let Stmt::Label(l) = stmt {
+                renumber[l.index()] = names.len() as u32;
+                names.push(std::mem::take(&mut self.kernel.labels[l.index()]));
+            }
+        }
+        for stmt in &mut self.kernel.body {
+            match stmt {
+                Stmt::Label(l) | Stmt::Instr { instr: Instr::Bra { target: l, .. }, .. } => {
+                    *l = Label(renumber[l.index()]);
+                }
+                _ => {}
+            }
+        }
+        self.kernel.labels = names;
         self.kernel
     }
 }
@@ -568,6 +588,36 @@ mod tests {
         let mut b = KernelBuilder::new("k");
         b.label("loop");
         b.finish();
+    }
+
+    #[test]
+    fn labels_are_numbered_in_placement_order() {
+        let mut b = KernelBuilder::new("k");
+        let late = b.label("late");
+        let early = b.label("early");
+        b.push(Instr::bra_uni(late));
+        b.place(early);
+        b.push(Instr::bra_uni(early));
+        b.place(late);
+        let k = b.finish();
+        assert_eq!(k.labels, ["early", "late"]);
+        let targets: Vec<_> = k
+            .body
+            .iter()
+            .filter_map(|s| match s {
+                Stmt::Instr { instr: Instr::Bra { target, .. }, .. } => {
+                    Some(k.labels[target.index()].as_str())
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(targets, ["late", "early"]);
+        let placed: Vec<_> = k
+            .body
+            .iter()
+            .filter_map(|s| if let Stmt::Label(l) = s { Some(l.index()) } else { None })
+            .collect();
+        assert_eq!(placed, [0, 1]);
     }
 
     #[test]

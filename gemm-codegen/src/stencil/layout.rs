@@ -78,6 +78,8 @@ mod tests {
             ldg_width: 1,
             warps: None,
             raster: 1,
+            unroll: None,
+            frag_sets: 1,
         };
         crate::validate(&spec).unwrap()
     }

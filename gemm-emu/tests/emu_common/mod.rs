@@ -67,6 +67,8 @@ pub fn spec(
         ldg_width: 1,
         warps: None,
         raster: 1,
+        unroll: None,
+        frag_sets: 1,
     }
 }
 

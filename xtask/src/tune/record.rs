@@ -257,6 +257,8 @@ pub(crate) mod tests {
             ldg_width: 1,
             warps: None,
             raster: 1,
+            unroll: None,
+            frag_sets: 1,
         }
     }
 
