@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Register double buffering and the inner product's loop (`unroll`):
-# BASE is xtask built before both (straight-line stripe, one fragment set),
-# NEW after; the same specs timed by each, then `unroll` variants by NEW,
+# Register double buffering (`frag_sets = 2`) and the inner product's loop
+# (`unroll`): BASE is xtask built before both (straight-line stripe, one
+# fragment set), NEW after; the same specs timed by each, then `unroll` variants by NEW,
 # cuBLAS in the same process each time, n = 8192 and 16384.
 # Usage: bench-unroll.sh BASE NEW OUT PEAK_JSON
 set -u
@@ -16,11 +16,11 @@ D3="precision = f64, op = (N, N), lds_width = 2, ldg_width = 2, raster = 8, arch
 for k in s6 w5 c3 d3; do
   var=${k^^}; spec=${!var}
   run "$BASE" "$k-base" --spec "$spec"
-  run "$NEW" "$k-db" --spec "$spec"
+  run "$NEW" "$k-db" --spec "$spec, frag_sets = 2"
 done
 for u in 2 4 8; do
-  run "$NEW" "c3-u$u" --spec "$C3, unroll = $u"
-  run "$NEW" "w5-u$u" --spec "$W5, unroll = $u"
+  run "$NEW" "c3-u$u" --spec "$C3, unroll = $u, frag_sets = 2"
+  run "$NEW" "w5-u$u" --spec "$W5, unroll = $u, frag_sets = 2"
 done
-run "$NEW" "s6-u8" --spec "$S6, unroll = 8"
-run "$NEW" "d3-u4" --spec "$D3, unroll = 4"
+run "$NEW" "s6-u8" --spec "$S6, unroll = 8, frag_sets = 2"
+run "$NEW" "d3-u4" --spec "$D3, unroll = 4, frag_sets = 2"
