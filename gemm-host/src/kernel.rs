@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 use std::ffi::{CString, c_void};
 use std::hash::{Hash, Hasher};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -201,6 +202,18 @@ pub(crate) fn load(
     })
 }
 
+/// `spec`'s kernel with single-element global loads, for operands that
+/// [`vector_loads_aligned`](crate::gemm::vector_loads_aligned) rejects. Legal whenever `spec` is (a width of 1
+/// divides everything the wider one did, and the skew can only shrink), so
+/// the error is for a spec that was never validated.
+fn scalar_loads(spec: &KernelSpec) -> Result<KernelImage, GemmError> {
+    let spec = KernelSpec { ldg_width: 1, ..*spec };
+    gemm_codegen::compile(&spec).map_err(|violations| GemmError::IllegalSpec {
+        kernel: spec.entry_name(),
+        reason: violations.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "),
+    })
+}
+
 /// Runs the JIT once more with an error log buffer attached, to say why
 /// `ptx` was rejected (`cuModuleLoadData` only returns an error code).
 fn jit_error_log(ctx: &Arc<CudaContext>, ptx: &str) -> String {
@@ -268,20 +281,57 @@ fn static_key(image: &KernelImage) -> Option<StaticKey> {
 
 type Slot<V> = Arc<Mutex<Option<Arc<V>>>>;
 
-/// The kernels loaded into one context, by entry name and PTX hash.
+/// The kernels loaded into one context, by entry name and PTX hash, and the
+/// single-element-load twins generated for misaligned operands, by the spec
+/// they stand in for.
 ///
-/// Thread-safe; each kernel is loaded at most once even when several threads
-/// ask for it at the same time (they wait on its slot while one loads it),
-/// and different kernels load in parallel. Failed loads are not cached.
+/// Thread-safe; each kernel is loaded (and each twin generated) at most once
+/// even when several threads ask for it at the same time (they wait on its
+/// slot while one loads it), and different kernels load in parallel. Failed
+/// loads are not cached.
+///
+/// `V` is what a load makes: a [`LoadedKernel`] on the GPU, a parsed
+/// program in the emulator ([`crate::emulate`]).
 #[derive(Debug)]
 pub(crate) struct KernelCache<V = LoadedKernel> {
     slots: Mutex<HashMap<Key, Slot<V>>>,
     by_static: Mutex<HashMap<StaticKey, Arc<V>>>,
+    scalar_twins: Mutex<HashMap<KernelSpec, Slot<V>>>,
+    /// Twins generated so far.
+    generated: AtomicUsize,
 }
 
 impl<V> Default for KernelCache<V> {
     fn default() -> Self {
-        KernelCache { slots: Mutex::default(), by_static: Mutex::default() }
+        KernelCache {
+            slots: Mutex::default(),
+            by_static: Mutex::default(),
+            scalar_twins: Mutex::default(),
+            generated: AtomicUsize::new(0),
+        }
+    }
+}
+
+/// The value in `key`'s slot of `slots`, made by `make` if the slot is empty.
+/// Callers asking for the same key at the same time wait for one `make`;
+/// a failed one leaves the slot empty.
+fn fill<K: Hash + Eq, V, E>(
+    slots: &Mutex<HashMap<K, Slot<V>>>,
+    key: K,
+    make: impl FnOnce() -> Result<Arc<V>, E>,
+) -> Result<Arc<V>, E> {
+    let slot = {
+        let mut slots = slots.lock().unwrap_or_else(PoisonError::into_inner);
+        Arc::clone(slots.entry(key).or_default())
+    };
+    let mut slot = slot.lock().unwrap_or_else(PoisonError::into_inner);
+    match &*slot {
+        Some(v) => Ok(Arc::clone(v)),
+        None => {
+            let v = make()?;
+            *slot = Some(Arc::clone(&v));
+            Ok(v)
+        }
     }
 }
 
@@ -321,29 +371,39 @@ impl<V> KernelCache<V> {
                 return Ok(Arc::clone(k));
             }
         }
-        let slot = {
-            let mut slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
-            Arc::clone(slots.entry(Key::of(image)).or_default())
-        };
-        let mut slot = slot.lock().unwrap_or_else(PoisonError::into_inner);
-        let kernel = match &*slot {
-            Some(k) => Arc::clone(k),
-            None => {
-                let k = Arc::new(load()?);
-                *slot = Some(Arc::clone(&k));
-                k
-            }
-        };
+        let kernel = fill(&self.slots, Key::of(image), || load().map(Arc::new))?;
         if let Some(key) = fast {
             self.by_static.lock().unwrap_or_else(PoisonError::into_inner).insert(key, Arc::clone(&kernel));
         }
         Ok(kernel)
     }
 
+    /// The twin of `spec`'s kernel with single-element global loads
+    /// ([`scalar_loads`]), for operands too misaligned for its `ldg_width`:
+    /// generated and loaded (with `load`, through [`KernelCache::get_or_load`])
+    /// on first need, then the same for every later call of that spec.
+    pub(crate) fn get_or_load_scalar<E: From<GemmError>>(
+        &self,
+        spec: &KernelSpec,
+        load: impl FnOnce(&KernelImage) -> Result<V, E>,
+    ) -> Result<Arc<V>, E> {
+        fill(&self.scalar_twins, *spec, || {
+            let image = scalar_loads(spec)?;
+            self.generated.fetch_add(1, Ordering::Relaxed);
+            self.get_or_load(&image, || load(&image))
+        })
+    }
+
     /// Kernels loaded so far.
     pub(crate) fn len(&self) -> usize {
         let slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
         slots.values().filter(|s| s.lock().unwrap_or_else(PoisonError::into_inner).is_some()).count()
+    }
+
+    /// Single-element-load twins generated so far ([`KernelCache::get_or_load_scalar`]).
+    #[cfg(test)]
+    pub(crate) fn generated(&self) -> usize {
+        self.generated.load(Ordering::Relaxed)
     }
 }
 
@@ -427,5 +487,44 @@ mod tests {
         let again = cache.get_or_load::<()>(&st, || unreachable!()).unwrap();
         assert!(Arc::ptr_eq(&first, &again));
         assert_eq!(cache.len(), 2);
+    }
+
+    #[test]
+    fn scalar_twins_are_generated_once_per_spec() {
+        let wide: KernelSpec = "precision = f32, op = (N, N), tile = (64, 64, 8), threads = (16, 8), \
+                                load_a = (16, 8), load_b = (2, 64), lds_width = 4, ldg_width = 4"
+            .parse()
+            .expect("a spec");
+        let other = KernelSpec { op_b: Op::T, load_b: LoadShape { lead: 64, cross: 2 }, ..wide };
+        let cache = KernelCache::<KernelSpec>::default();
+        let loads = std::sync::atomic::AtomicUsize::new(0);
+        let load = |image: &KernelImage| -> Result<KernelSpec, GemmError> {
+            loads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Ok(image.spec)
+        };
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| {
+                    for spec in [wide, other, wide] {
+                        let twin = cache.get_or_load_scalar(&spec, load).unwrap();
+                        assert_eq!(*twin, KernelSpec { ldg_width: 1, ..spec });
+                    }
+                });
+            }
+        });
+        assert_eq!(cache.generated(), 2);
+        assert_eq!(loads.load(std::sync::atomic::Ordering::SeqCst), 2);
+        assert_eq!(cache.len(), 2);
+    }
+
+    #[test]
+    fn a_twin_that_cannot_be_generated_is_an_error_and_not_cached() {
+        let illegal = KernelSpec { m_blk: 60, ..image("x".into(), "k".into()).spec };
+        let cache = KernelCache::<KernelSpec>::default();
+        for _ in 0..2 {
+            let err = cache.get_or_load_scalar(&illegal, |_| Ok::<_, GemmError>(illegal)).unwrap_err();
+            assert!(matches!(err, GemmError::IllegalSpec { .. }), "{err}");
+        }
+        assert_eq!((cache.generated(), cache.len()), (0, 0));
     }
 }
