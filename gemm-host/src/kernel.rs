@@ -58,7 +58,6 @@ pub struct LoadedKernel {
     pub(crate) spec: KernelSpec,
     entry: String,
     info: KernelInfo,
-    device_shared_per_block: u32,
     /// The `CUcontext` it was loaded into.
     context: usize,
 }
@@ -90,8 +89,9 @@ impl LoadedKernel {
     }
 
     /// Whether its block can run on the device: no more threads than its
-    /// registers allow, its shared memory within the per-block limit, and at
-    /// least one block per SM. Every GEMM launch checks this first.
+    /// registers allow, and at least one block per SM. Every GEMM launch
+    /// checks this first. (Its shared memory was checked when it was loaded:
+    /// a kernel needing more than the device allows one block never loads.)
     pub fn launchable(&self) -> Result<(), GemmError> {
         let info = &self.info;
         let reason = if info.block_threads > info.max_threads_per_block {
@@ -99,8 +99,6 @@ impl LoadedKernel {
                 "its {} registers per thread allow at most {} threads per block",
                 info.registers, info.max_threads_per_block
             )
-        } else if info.shared_bytes > self.device_shared_per_block {
-            format!("the device allows {} bytes of shared memory per block", self.device_shared_per_block)
         } else if info.blocks_per_sm == 0 {
             "no block fits on a multiprocessor".to_owned()
         } else {
@@ -146,21 +144,14 @@ pub(crate) fn load(
     let attr = |what: &str, r: Result<i32, DriverError>| {
         r.map(|v| v.max(0) as u32).map_err(GemmError::driver(format!("reading {what} of kernel `{kernel}`")))
     };
+    let registers = attr("the register count", function.num_regs())?;
+    let static_shared = attr("the shared memory size", function.shared_size_bytes())?;
     let dynamic = image.dynamic_shared_bytes();
+    let (bx, by, bz) = image.block();
+    let block_threads = bx * by * bz;
+    check_shared(&kernel, static_shared.saturating_add(dynamic), block_threads, registers, device)?;
     if dynamic > 0 {
-        if dynamic > device.shared_per_block_optin {
-            return Err(GemmError::Unlaunchable {
-                kernel,
-                reason: format!(
-                    "the device allows {} bytes of shared memory per block",
-                    device.shared_per_block_optin
-                ),
-                threads: image.block().0,
-                registers: 0,
-                shared_bytes: dynamic,
-            });
-        }
-        // Fits an i32: at most the opt-in limit, which the driver gave as one.
+        // Fits an i32: with the static bytes, within the limit checked above.
         function
             .set_attribute(
                 sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
@@ -170,7 +161,6 @@ pub(crate) fn load(
                 "raising the dynamic shared memory limit of kernel `{kernel}`"
             )))?;
     }
-    let block_threads = image.block().0 * image.block().1 * image.block().2;
     let blocks_per_sm = function
         .occupancy_max_active_blocks_per_multiprocessor(block_threads, dynamic as usize, None)
         .map_err(GemmError::driver(format!("computing the occupancy of kernel `{kernel}`")))?;
@@ -178,9 +168,9 @@ pub(crate) fn load(
     let warps_per_sm = blocks_per_sm * warps_per_block;
     let max_warps = device.max_warps_per_sm();
     let info = KernelInfo {
-        registers: attr("the register count", function.num_regs())?,
+        registers,
         local_bytes: attr("the local memory size", function.local_size_bytes())?,
-        shared_bytes: attr("the shared memory size", function.shared_size_bytes())? + dynamic,
+        shared_bytes: static_shared + dynamic,
         dynamic_shared_bytes: dynamic,
         const_bytes: attr("the constant memory size", function.const_size_bytes())?,
         max_threads_per_block: attr("the thread limit", function.max_threads_per_block())?,
@@ -192,13 +182,30 @@ pub(crate) fn load(
         occupancy: if max_warps == 0 { 0.0 } else { f64::from(warps_per_sm) / f64::from(max_warps) },
         load_time,
     };
-    Ok(LoadedKernel {
-        function,
-        spec: image.spec,
-        entry: kernel,
-        info,
-        device_shared_per_block: device.shared_per_block_optin.max(device.shared_per_block),
-        context: ctx.cu_ctx() as usize,
+    Ok(LoadedKernel { function, spec: image.spec, entry: kernel, info, context: ctx.cu_ctx() as usize })
+}
+
+/// Fails with [`GemmError::Unlaunchable`] unless `shared_bytes`, a block's
+/// shared memory (static and dynamic), fits what `device` allows one block
+/// once the kernel opts in, as [`load`] does for its dynamic bytes. The one
+/// shared-memory check: every [`LoadedKernel`] has passed it.
+fn check_shared(
+    kernel: &str,
+    shared_bytes: u32,
+    threads: u32,
+    registers: u32,
+    device: &DeviceInfo,
+) -> Result<(), GemmError> {
+    let limit = device.shared_per_block_optin.max(device.shared_per_block);
+    if shared_bytes <= limit {
+        return Ok(());
+    }
+    Err(GemmError::Unlaunchable {
+        kernel: kernel.to_owned(),
+        reason: format!("the device allows {limit} bytes of shared memory per block"),
+        threads,
+        registers,
+        shared_bytes,
     })
 }
 
@@ -526,5 +533,25 @@ mod tests {
             assert!(matches!(err, GemmError::IllegalSpec { .. }), "{err}");
         }
         assert_eq!((cache.generated(), cache.len()), (0, 0));
+    }
+
+    #[test]
+    fn shared_memory_beyond_the_opt_in_limit_is_refused() {
+        let device = crate::device::tests::h100();
+        let limit = device.shared_per_block_optin;
+        assert!(check_shared("k", limit, 256, 40, &device).is_ok());
+        assert!(check_shared("k", 48 << 10, 256, 40, &device).is_ok());
+        let err = check_shared("k", limit + 1, 256, 40, &device).unwrap_err();
+        match &err {
+            GemmError::Unlaunchable { kernel, reason, threads, registers, shared_bytes } => {
+                assert_eq!((kernel.as_str(), *threads, *registers, *shared_bytes), ("k", 256, 40, limit + 1));
+                assert!(reason.contains(&limit.to_string()), "{reason}");
+            }
+            other => panic!("expected Unlaunchable, got {other}"),
+        }
+        // A device whose opt-in limit is below its default one (never seen,
+        // but the driver reports them separately) gets the larger.
+        let odd = DeviceInfo { shared_per_block_optin: 0, ..crate::device::tests::h100() };
+        assert!(check_shared("k", 48 << 10, 256, 40, &odd).is_ok());
     }
 }
