@@ -1,4 +1,20 @@
 //! PTX target architectures and ISA versions.
+//!
+//! [`Arch`] is the value of a PTX `.target` directive: any `sm_XY`, with or
+//! without the architecture-specific `a`, as the writer prints it or the
+//! emulator reads it back (including targets gemmforge never compiles for).
+//! It is one of three architecture types, each answering its own question:
+//!
+//! - [`crate::Target`], a spec's `arch`: which of the architectures the
+//!   compiler knows a kernel is generated for (instructions, shared-memory
+//!   limit). Every `Target` is exactly one `Arch` (`Arch::from(target)`, or
+//!   [`crate::Target::ptx_arch`] in const code); an `Arch` need not be a
+//!   `Target`.
+//! - [`crate::ComputeCapability`]: a GPU, `major.minor` as the driver reports
+//!   it, keying the device tables. Its portable PTX target is
+//!   `Arch::new(cc.sm())`; there is no conversion back (`sm_90a` and `sm_90`
+//!   are one capability), and [`crate::Target::runs_on`] /
+//!   [`crate::Target::newest_for`] relate targets to capabilities.
 
 use std::fmt;
 
@@ -71,5 +87,31 @@ pub struct PtxVersion(pub u32, pub u32);
 impl fmt::Display for PtxVersion {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}.{}", self.0, self.1)
+    }
+}
+
+impl From<crate::Target> for Arch {
+    /// The `.target` of a kernel compiled for `target` (`sm_90a` stays
+    /// architecture-specific).
+    fn from(target: crate::Target) -> Arch {
+        target.ptx_arch()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Arch;
+    use crate::Target;
+
+    /// The three spellings of a target agree: its `gemm_kernel!` token is
+    /// its PTX `.target`, which reads back as the same `Arch`.
+    #[test]
+    fn every_target_is_one_ptx_arch() {
+        for target in Target::ALL {
+            let arch = Arch::from(target);
+            assert_eq!(arch.to_string(), target.token());
+            assert_eq!(Arch::from_name(target.token()), Some(arch));
+            assert_eq!((arch.sm, arch.specific), (target.sm(), target.is_arch_specific()));
+        }
     }
 }
