@@ -151,3 +151,42 @@ fn zero_alpha_reads_neither_a_nor_b() {
     zero_alpha::<Complex<f32>>(3);
     zero_alpha::<Complex<f64>>(4);
 }
+
+/// A kernel needing more shared memory per block than any GPU allows: legal
+/// only under limits raised past every architecture's.
+fn too_much_shared_memory() -> gemm_codegen::KernelImage {
+    let spec: gemm_codegen::KernelSpec =
+        "precision = f32, op = (N, N), tile = (128, 128, 256), threads = (32, 32), \
+                                          load_a = (128, 8), load_b = (8, 128)"
+            .parse()
+            .expect("a spec");
+    let limits = gemm_codegen::Limits { max_shared_per_block: 1 << 20, ..gemm_codegen::Limits::PORTABLE };
+    let plan = gemm_codegen::validate_with(&spec, &limits).expect("legal under the raised limit");
+    let image = gemm_codegen::emit(&plan);
+    // Above the largest opt-in limit of any GPU so far (227 KiB).
+    assert!(image.dynamic_shared_bytes() > 227 << 10, "{} bytes", image.dynamic_shared_bytes());
+    image
+}
+
+/// The one shared-memory check, at load, refuses the kernel on both paths:
+/// `Gemm::load` (the tuner's) and a GEMM call, which loads it first; the
+/// call launches nothing.
+#[test]
+fn shared_memory_beyond_the_device_is_refused_at_load() {
+    let image = too_much_shared_memory();
+    let Some(gemm) = gpu() else { return };
+    let unlaunchable = |err: &GemmError| {
+        matches!(err, GemmError::Unlaunchable { shared_bytes, .. }
+            if *shared_bytes > gemm.device().shared_per_block_optin)
+    };
+    let err = gemm.load(&image).unwrap_err();
+    assert!(unlaunchable(&err), "{err}");
+
+    let cfg = GemmConfig::<f32>::new(Op::N, Op::N, 128, 128, 256);
+    let mut rng = Random::new(3);
+    let [a, b, mut c] = buffers(&gemm, &mut rng, &cfg);
+    let err = gemm.gemm_image(&image, &cfg, &a.view(), &b.view(), &mut c.view_mut()).unwrap_err();
+    assert!(unlaunchable(&err), "{err}");
+    assert_untouched(&gemm, &err.to_string(), [&a, &b, &c]);
+    assert_eq!(gemm.loaded_kernels(), 0, "a refused kernel is not cached");
+}

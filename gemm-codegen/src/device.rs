@@ -19,6 +19,12 @@
 //! with the driver's values of a typical part of that architecture, so the
 //! search space can be computed on a machine without a GPU.
 //!
+//! A [`ComputeCapability`] names a GPU as the driver reports it; it is not a
+//! compilation target. A spec's [`crate::Target`] says what a kernel is
+//! generated for ([`crate::Target::runs_on`] a capability, or the
+//! [`crate::Target::newest_for`] one), and [`crate::ptx::Arch`] is the PTX
+//! `.target` a target is printed as (its module says how the three relate).
+//!
 //! # What each limit means for our kernels
 //!
 //! The stencil declares its shared arrays statically (`.shared` in PTX), and

@@ -3,6 +3,11 @@
 //! A [`KernelSpec`] is plain data. It is what `gemm_kernel!` parses, what the
 //! search space enumerates and what the tuner writes back. It is not known to
 //! be legal until [`crate::validate`] has turned it into a [`crate::Plan`].
+//!
+//! Its `arch` is a [`Target`]: what the kernel is compiled for, not a GPU
+//! ([`crate::ComputeCapability`]) nor a PTX `.target` ([`crate::ptx::Arch`],
+//! which every `Target` converts into); the `ptx::Arch` module says how the
+//! three relate.
 
 use std::fmt;
 

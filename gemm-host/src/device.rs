@@ -207,10 +207,11 @@ impl DeviceInfo {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn h100() -> DeviceInfo {
+    /// An H100 SXM as the driver reports it.
+    pub(crate) fn h100() -> DeviceInfo {
         DeviceInfo {
             ordinal: 0,
             name: "NVIDIA H100 80GB HBM3".into(),

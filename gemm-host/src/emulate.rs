@@ -25,23 +25,23 @@
 //! assert_eq!(c[1 + 2 * m], expect);
 //! ```
 
-use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use gemm_codegen::{Element, GemmKernel, KernelImage};
 use gemm_emu::{self as emu, GemmArgs, Options, Stats};
 
 use crate::GemmConfig;
 use crate::error::GemmError;
-use crate::gemm::{check_precision, scalar_loads, vector_loads_aligned};
+use crate::gemm::{check_precision, vector_loads_aligned};
+use crate::kernel::KernelCache;
 use crate::validate::{self, BufferInfo, Buffers, Checked};
 
-/// Runs GEMM kernels in the PTX emulator; parses each kernel once.
+/// Runs GEMM kernels in the PTX emulator; parses each kernel once (and
+/// generates each single-element-load twin once, as the GPU path does).
 #[derive(Debug, Default)]
 pub struct Emulator {
     options: Options,
-    programs: Mutex<HashMap<(String, u64), Arc<emu::Gemm>>>,
+    programs: KernelCache<emu::Gemm>,
 }
 
 impl Emulator {
@@ -90,12 +90,12 @@ impl Emulator {
         let (first, second) = launch.operands(a, b);
         // As on the GPU: a misaligned leading dimension gets the same kernel
         // with single-element loads (the slices start aligned).
-        let fallback;
-        let image = if vector_loads_aligned(&image.spec, &launch, 0, 0) {
-            image
+        let (kernel, entry) = if vector_loads_aligned(&image.spec, &launch, 0, 0) {
+            (self.program(image)?, image.entry.to_string())
         } else {
-            fallback = scalar_loads(&image.spec)?;
-            &fallback
+            let twin = self.programs.get_or_load_scalar(&image.spec, parse)?;
+            let entry = twin.spec().entry_name();
+            (twin, entry)
         };
         let args = GemmArgs {
             m: launch.m,
@@ -107,31 +107,22 @@ impl Emulator {
             alpha: launch.alpha,
             beta: launch.beta,
         };
-        let kernel = self.program(image)?;
         let before = c.to_vec();
         kernel
             .run(&args, first, second, c, &self.options)
             .inspect_err(|_| c.copy_from_slice(&before))
-            .map_err(|source| GemmError::Emulator {
-                kernel: image.entry.to_string(),
-                source: Box::new(source),
-            })
+            .map_err(|source| GemmError::Emulator { kernel: entry, source: Box::new(source) })
     }
 
     fn program(&self, image: &KernelImage) -> Result<Arc<emu::Gemm>, GemmError> {
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        image.ptx.hash(&mut h);
-        let key = (image.entry.to_string(), h.finish());
-        let mut programs = self.programs.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(p) = programs.get(&key) {
-            return Ok(p.clone());
-        }
-        let program = emu::Gemm::new(image).map_err(|source| GemmError::Emulator {
-            kernel: image.entry.to_string(),
-            source: Box::new(source),
-        })?;
-        Ok(programs.entry(key).or_insert_with(|| Arc::new(program)).clone())
+        self.programs.get_or_load(image, || parse(image))
     }
+}
+
+/// Reads `image`'s PTX into an emulator program.
+fn parse(image: &KernelImage) -> Result<emu::Gemm, GemmError> {
+    emu::Gemm::new(image)
+        .map_err(|source| GemmError::Emulator { kernel: image.entry.to_string(), source: Box::new(source) })
 }
 
 #[cfg(test)]
@@ -182,7 +173,7 @@ mod tests {
                 .expect("a spec");
         let image = gemm_codegen::compile(&spec).expect("legal");
         let e = Emulator::new();
-        for lda in [64, 66] {
+        for lda in [64, 66, 64, 66] {
             let (m, n, k) = (64, 64, 24);
             let cfg = GemmConfig::new(Op::N, Op::N, m, n, k).lda(lda).ldb(k);
             let a: Vec<f32> = (0..lda * k).map(|i| (i % 7) as f32).collect();
@@ -194,6 +185,8 @@ mod tests {
             };
             assert_eq!(c[5 + 7 * 64], want(5, 7), "lda {lda}");
         }
+        // The twin was generated for the first misaligned call only.
+        assert_eq!((e.programs.generated(), e.programs.len()), (1, 2));
     }
 
     #[test]

@@ -212,7 +212,9 @@ impl Gemm {
         let kernel = if vector_loads_aligned(&kernel.spec, &launch, a, b) {
             kernel
         } else {
-            fallback = self.load(&scalar_loads(&kernel.spec)?)?;
+            fallback = self.cache.get_or_load_scalar(&kernel.spec, |image| {
+                kernel::load(self.context(), &self.device, image)
+            })?;
             &fallback
         };
         kernel.launchable()?;
@@ -443,18 +445,6 @@ pub(crate) fn vector_loads_aligned<E>(spec: &KernelSpec, launch: &Launch<E>, a: 
             && b.is_multiple_of(bytes)
             && launch.lda.is_multiple_of(w)
             && launch.ldb.is_multiple_of(w))
-}
-
-/// `spec`'s kernel with single-element global loads, for operands that
-/// [`vector_loads_aligned`] rejects. Legal whenever `spec` is (a width of 1
-/// divides everything the wider one did, and the skew can only shrink), so
-/// the error is for a spec that was never validated.
-pub(crate) fn scalar_loads(spec: &KernelSpec) -> Result<KernelImage, GemmError> {
-    let spec = KernelSpec { ldg_width: 1, ..*spec };
-    gemm_codegen::compile(&spec).map_err(|violations| GemmError::IllegalSpec {
-        kernel: spec.entry_name(),
-        reason: violations.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "),
-    })
 }
 
 /// The arguments of a checked launch, in the order and types of the ABI of

@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 use std::ffi::{CString, c_void};
 use std::hash::{Hash, Hasher};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -57,7 +58,6 @@ pub struct LoadedKernel {
     pub(crate) spec: KernelSpec,
     entry: String,
     info: KernelInfo,
-    device_shared_per_block: u32,
     /// The `CUcontext` it was loaded into.
     context: usize,
 }
@@ -89,8 +89,9 @@ impl LoadedKernel {
     }
 
     /// Whether its block can run on the device: no more threads than its
-    /// registers allow, its shared memory within the per-block limit, and at
-    /// least one block per SM. Every GEMM launch checks this first.
+    /// registers allow, and at least one block per SM. Every GEMM launch
+    /// checks this first. (Its shared memory was checked when it was loaded:
+    /// a kernel needing more than the device allows one block never loads.)
     pub fn launchable(&self) -> Result<(), GemmError> {
         let info = &self.info;
         let reason = if info.block_threads > info.max_threads_per_block {
@@ -98,8 +99,6 @@ impl LoadedKernel {
                 "its {} registers per thread allow at most {} threads per block",
                 info.registers, info.max_threads_per_block
             )
-        } else if info.shared_bytes > self.device_shared_per_block {
-            format!("the device allows {} bytes of shared memory per block", self.device_shared_per_block)
         } else if info.blocks_per_sm == 0 {
             "no block fits on a multiprocessor".to_owned()
         } else {
@@ -145,21 +144,14 @@ pub(crate) fn load(
     let attr = |what: &str, r: Result<i32, DriverError>| {
         r.map(|v| v.max(0) as u32).map_err(GemmError::driver(format!("reading {what} of kernel `{kernel}`")))
     };
+    let registers = attr("the register count", function.num_regs())?;
+    let static_shared = attr("the shared memory size", function.shared_size_bytes())?;
     let dynamic = image.dynamic_shared_bytes();
+    let (bx, by, bz) = image.block();
+    let block_threads = bx * by * bz;
+    check_shared(&kernel, static_shared.saturating_add(dynamic), block_threads, registers, device)?;
     if dynamic > 0 {
-        if dynamic > device.shared_per_block_optin {
-            return Err(GemmError::Unlaunchable {
-                kernel,
-                reason: format!(
-                    "the device allows {} bytes of shared memory per block",
-                    device.shared_per_block_optin
-                ),
-                threads: image.block().0,
-                registers: 0,
-                shared_bytes: dynamic,
-            });
-        }
-        // Fits an i32: at most the opt-in limit, which the driver gave as one.
+        // Fits an i32: with the static bytes, within the limit checked above.
         function
             .set_attribute(
                 sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
@@ -169,7 +161,6 @@ pub(crate) fn load(
                 "raising the dynamic shared memory limit of kernel `{kernel}`"
             )))?;
     }
-    let block_threads = image.block().0 * image.block().1 * image.block().2;
     let blocks_per_sm = function
         .occupancy_max_active_blocks_per_multiprocessor(block_threads, dynamic as usize, None)
         .map_err(GemmError::driver(format!("computing the occupancy of kernel `{kernel}`")))?;
@@ -177,9 +168,9 @@ pub(crate) fn load(
     let warps_per_sm = blocks_per_sm * warps_per_block;
     let max_warps = device.max_warps_per_sm();
     let info = KernelInfo {
-        registers: attr("the register count", function.num_regs())?,
+        registers,
         local_bytes: attr("the local memory size", function.local_size_bytes())?,
-        shared_bytes: attr("the shared memory size", function.shared_size_bytes())? + dynamic,
+        shared_bytes: static_shared + dynamic,
         dynamic_shared_bytes: dynamic,
         const_bytes: attr("the constant memory size", function.const_size_bytes())?,
         max_threads_per_block: attr("the thread limit", function.max_threads_per_block())?,
@@ -191,13 +182,42 @@ pub(crate) fn load(
         occupancy: if max_warps == 0 { 0.0 } else { f64::from(warps_per_sm) / f64::from(max_warps) },
         load_time,
     };
-    Ok(LoadedKernel {
-        function,
-        spec: image.spec,
-        entry: kernel,
-        info,
-        device_shared_per_block: device.shared_per_block_optin.max(device.shared_per_block),
-        context: ctx.cu_ctx() as usize,
+    Ok(LoadedKernel { function, spec: image.spec, entry: kernel, info, context: ctx.cu_ctx() as usize })
+}
+
+/// Fails with [`GemmError::Unlaunchable`] unless `shared_bytes`, a block's
+/// shared memory (static and dynamic), fits what `device` allows one block
+/// once the kernel opts in, as [`load`] does for its dynamic bytes. The one
+/// shared-memory check: every [`LoadedKernel`] has passed it.
+fn check_shared(
+    kernel: &str,
+    shared_bytes: u32,
+    threads: u32,
+    registers: u32,
+    device: &DeviceInfo,
+) -> Result<(), GemmError> {
+    let limit = device.shared_per_block_optin.max(device.shared_per_block);
+    if shared_bytes <= limit {
+        return Ok(());
+    }
+    Err(GemmError::Unlaunchable {
+        kernel: kernel.to_owned(),
+        reason: format!("the device allows {limit} bytes of shared memory per block"),
+        threads,
+        registers,
+        shared_bytes,
+    })
+}
+
+/// `spec`'s kernel with single-element global loads, for operands that
+/// [`vector_loads_aligned`](crate::gemm::vector_loads_aligned) rejects. Legal whenever `spec` is (a width of 1
+/// divides everything the wider one did, and the skew can only shrink), so
+/// the error is for a spec that was never validated.
+fn scalar_loads(spec: &KernelSpec) -> Result<KernelImage, GemmError> {
+    let spec = KernelSpec { ldg_width: 1, ..*spec };
+    gemm_codegen::compile(&spec).map_err(|violations| GemmError::IllegalSpec {
+        kernel: spec.entry_name(),
+        reason: violations.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "),
     })
 }
 
@@ -268,20 +288,57 @@ fn static_key(image: &KernelImage) -> Option<StaticKey> {
 
 type Slot<V> = Arc<Mutex<Option<Arc<V>>>>;
 
-/// The kernels loaded into one context, by entry name and PTX hash.
+/// The kernels loaded into one context, by entry name and PTX hash, and the
+/// single-element-load twins generated for misaligned operands, by the spec
+/// they stand in for.
 ///
-/// Thread-safe; each kernel is loaded at most once even when several threads
-/// ask for it at the same time (they wait on its slot while one loads it),
-/// and different kernels load in parallel. Failed loads are not cached.
+/// Thread-safe; each kernel is loaded (and each twin generated) at most once
+/// even when several threads ask for it at the same time (they wait on its
+/// slot while one loads it), and different kernels load in parallel. Failed
+/// loads are not cached.
+///
+/// `V` is what a load makes: a [`LoadedKernel`] on the GPU, a parsed
+/// program in the emulator ([`crate::emulate`]).
 #[derive(Debug)]
 pub(crate) struct KernelCache<V = LoadedKernel> {
     slots: Mutex<HashMap<Key, Slot<V>>>,
     by_static: Mutex<HashMap<StaticKey, Arc<V>>>,
+    scalar_twins: Mutex<HashMap<KernelSpec, Slot<V>>>,
+    /// Twins generated so far.
+    generated: AtomicUsize,
 }
 
 impl<V> Default for KernelCache<V> {
     fn default() -> Self {
-        KernelCache { slots: Mutex::default(), by_static: Mutex::default() }
+        KernelCache {
+            slots: Mutex::default(),
+            by_static: Mutex::default(),
+            scalar_twins: Mutex::default(),
+            generated: AtomicUsize::new(0),
+        }
+    }
+}
+
+/// The value in `key`'s slot of `slots`, made by `make` if the slot is empty.
+/// Callers asking for the same key at the same time wait for one `make`;
+/// a failed one leaves the slot empty.
+fn fill<K: Hash + Eq, V, E>(
+    slots: &Mutex<HashMap<K, Slot<V>>>,
+    key: K,
+    make: impl FnOnce() -> Result<Arc<V>, E>,
+) -> Result<Arc<V>, E> {
+    let slot = {
+        let mut slots = slots.lock().unwrap_or_else(PoisonError::into_inner);
+        Arc::clone(slots.entry(key).or_default())
+    };
+    let mut slot = slot.lock().unwrap_or_else(PoisonError::into_inner);
+    match &*slot {
+        Some(v) => Ok(Arc::clone(v)),
+        None => {
+            let v = make()?;
+            *slot = Some(Arc::clone(&v));
+            Ok(v)
+        }
     }
 }
 
@@ -321,29 +378,39 @@ impl<V> KernelCache<V> {
                 return Ok(Arc::clone(k));
             }
         }
-        let slot = {
-            let mut slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
-            Arc::clone(slots.entry(Key::of(image)).or_default())
-        };
-        let mut slot = slot.lock().unwrap_or_else(PoisonError::into_inner);
-        let kernel = match &*slot {
-            Some(k) => Arc::clone(k),
-            None => {
-                let k = Arc::new(load()?);
-                *slot = Some(Arc::clone(&k));
-                k
-            }
-        };
+        let kernel = fill(&self.slots, Key::of(image), || load().map(Arc::new))?;
         if let Some(key) = fast {
             self.by_static.lock().unwrap_or_else(PoisonError::into_inner).insert(key, Arc::clone(&kernel));
         }
         Ok(kernel)
     }
 
+    /// The twin of `spec`'s kernel with single-element global loads
+    /// ([`scalar_loads`]), for operands too misaligned for its `ldg_width`:
+    /// generated and loaded (with `load`, through [`KernelCache::get_or_load`])
+    /// on first need, then the same for every later call of that spec.
+    pub(crate) fn get_or_load_scalar<E: From<GemmError>>(
+        &self,
+        spec: &KernelSpec,
+        load: impl FnOnce(&KernelImage) -> Result<V, E>,
+    ) -> Result<Arc<V>, E> {
+        fill(&self.scalar_twins, *spec, || {
+            let image = scalar_loads(spec)?;
+            self.generated.fetch_add(1, Ordering::Relaxed);
+            self.get_or_load(&image, || load(&image))
+        })
+    }
+
     /// Kernels loaded so far.
     pub(crate) fn len(&self) -> usize {
         let slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
         slots.values().filter(|s| s.lock().unwrap_or_else(PoisonError::into_inner).is_some()).count()
+    }
+
+    /// Single-element-load twins generated so far ([`KernelCache::get_or_load_scalar`]).
+    #[cfg(test)]
+    pub(crate) fn generated(&self) -> usize {
+        self.generated.load(Ordering::Relaxed)
     }
 }
 
@@ -429,5 +496,64 @@ mod tests {
         let again = cache.get_or_load::<()>(&st, || unreachable!()).unwrap();
         assert!(Arc::ptr_eq(&first, &again));
         assert_eq!(cache.len(), 2);
+    }
+
+    #[test]
+    fn scalar_twins_are_generated_once_per_spec() {
+        let wide: KernelSpec = "precision = f32, op = (N, N), tile = (64, 64, 8), threads = (16, 8), \
+                                load_a = (16, 8), load_b = (2, 64), lds_width = 4, ldg_width = 4"
+            .parse()
+            .expect("a spec");
+        let other = KernelSpec { op_b: Op::T, load_b: LoadShape { lead: 64, cross: 2 }, ..wide };
+        let cache = KernelCache::<KernelSpec>::default();
+        let loads = std::sync::atomic::AtomicUsize::new(0);
+        let load = |image: &KernelImage| -> Result<KernelSpec, GemmError> {
+            loads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Ok(image.spec)
+        };
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| {
+                    for spec in [wide, other, wide] {
+                        let twin = cache.get_or_load_scalar(&spec, load).unwrap();
+                        assert_eq!(*twin, KernelSpec { ldg_width: 1, ..spec });
+                    }
+                });
+            }
+        });
+        assert_eq!(cache.generated(), 2);
+        assert_eq!(loads.load(std::sync::atomic::Ordering::SeqCst), 2);
+        assert_eq!(cache.len(), 2);
+    }
+
+    #[test]
+    fn a_twin_that_cannot_be_generated_is_an_error_and_not_cached() {
+        let illegal = KernelSpec { m_blk: 60, ..image("x".into(), "k".into()).spec };
+        let cache = KernelCache::<KernelSpec>::default();
+        for _ in 0..2 {
+            let err = cache.get_or_load_scalar(&illegal, |_| Ok::<_, GemmError>(illegal)).unwrap_err();
+            assert!(matches!(err, GemmError::IllegalSpec { .. }), "{err}");
+        }
+        assert_eq!((cache.generated(), cache.len()), (0, 0));
+    }
+
+    #[test]
+    fn shared_memory_beyond_the_opt_in_limit_is_refused() {
+        let device = crate::device::tests::h100();
+        let limit = device.shared_per_block_optin;
+        assert!(check_shared("k", limit, 256, 40, &device).is_ok());
+        assert!(check_shared("k", 48 << 10, 256, 40, &device).is_ok());
+        let err = check_shared("k", limit + 1, 256, 40, &device).unwrap_err();
+        match &err {
+            GemmError::Unlaunchable { kernel, reason, threads, registers, shared_bytes } => {
+                assert_eq!((kernel.as_str(), *threads, *registers, *shared_bytes), ("k", 256, 40, limit + 1));
+                assert!(reason.contains(&limit.to_string()), "{reason}");
+            }
+            other => panic!("expected Unlaunchable, got {other}"),
+        }
+        // A device whose opt-in limit is below its default one (never seen,
+        // but the driver reports them separately) gets the larger.
+        let odd = DeviceInfo { shared_per_block_optin: 0, ..crate::device::tests::h100() };
+        assert!(check_shared("k", 48 << 10, 256, 40, &odd).is_ok());
     }
 }

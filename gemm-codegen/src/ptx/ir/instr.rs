@@ -1,0 +1,359 @@
+//! Instructions and the lines of a kernel body.
+
+use super::{Address, Arch, CacheQual, Label, Operand, ParamId, Reg, Space, Type};
+
+/// The cache qualifier of `cp.async`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CpAsyncCache {
+    /// `.ca`: cache at all levels (L1 and L2); copies of 4, 8 or 16 bytes.
+    Ca,
+    /// `.cg`: cache in L2 only, bypassing L1; copies of 16 bytes only.
+    Cg,
+}
+
+impl CpAsyncCache {
+    /// The qualifier without its dot.
+    pub const fn name(self) -> &'static str {
+        match self {
+            CpAsyncCache::Ca => "ca",
+            CpAsyncCache::Cg => "cg",
+        }
+    }
+
+    /// Whether PTX allows a copy of `bytes` bytes with this qualifier: 4, 8
+    /// or 16 for `.ca`, 16 for `.cg`.
+    pub const fn allows(self, bytes: u32) -> bool {
+        match self {
+            CpAsyncCache::Ca => matches!(bytes, 4 | 8 | 16),
+            CpAsyncCache::Cg => bytes == 16,
+        }
+    }
+}
+
+/// Comparison of `setp`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Cmp {
+    /// `.eq`.
+    Eq,
+    /// `.ne`.
+    Ne,
+    /// `.lt`.
+    Lt,
+    /// `.le`.
+    Le,
+    /// `.gt`.
+    Gt,
+    /// `.ge`.
+    Ge,
+}
+
+impl Cmp {
+    /// Every comparison.
+    pub const ALL: [Cmp; 6] = [Cmp::Eq, Cmp::Ne, Cmp::Lt, Cmp::Le, Cmp::Gt, Cmp::Ge];
+
+    /// The qualifier without its dot.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Cmp::Eq => "eq",
+            Cmp::Ne => "ne",
+            Cmp::Lt => "lt",
+            Cmp::Le => "le",
+            Cmp::Gt => "gt",
+            Cmp::Ge => "ge",
+        }
+    }
+
+    /// Parses the qualifier without its dot.
+    pub fn from_name(name: &str) -> Option<Cmp> {
+        Cmp::ALL.into_iter().find(|c| c.name() == name)
+    }
+}
+
+/// Two-operand arithmetic and logic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    /// `add` (`add.rn` on floats).
+    Add,
+    /// `sub` (`sub.rn` on floats).
+    Sub,
+    /// `mul.lo` on integers, `mul.rn` on floats.
+    Mul,
+    /// `mul.wide`: full product of two 32-bit integers into 64 bits.
+    MulWide,
+    /// `div` (integers).
+    Div,
+    /// `rem` (integers).
+    Rem,
+    /// `and` (bits or predicates).
+    And,
+    /// `or` (bits or predicates).
+    Or,
+    /// `shl`.
+    Shl,
+    /// `shr`.
+    Shr,
+    /// `min`.
+    Min,
+    /// `max`.
+    Max,
+}
+
+impl BinOp {
+    /// Every operation.
+    pub const ALL: [BinOp; 12] = [
+        BinOp::Add,
+        BinOp::Sub,
+        BinOp::Mul,
+        BinOp::MulWide,
+        BinOp::Div,
+        BinOp::Rem,
+        BinOp::And,
+        BinOp::Or,
+        BinOp::Shl,
+        BinOp::Shr,
+        BinOp::Min,
+        BinOp::Max,
+    ];
+}
+
+/// One-operand operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnOp {
+    /// `neg`.
+    Neg,
+    /// `not` (bits or predicates).
+    Not,
+}
+
+/// An instruction. The type suffix `ty` is the one PTX prints; the
+/// destination's type follows from it (twice as wide for `MulWide` and wide
+/// `Mad`, `.pred` for `Setp`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Instr {
+    /// `ld.param.ty dst, [param]`.
+    LdParam {
+        /// Destination.
+        dst: Reg,
+        /// The parameter (its declared type is the load's).
+        param: ParamId,
+    },
+    /// `mov.ty dst, src`.
+    Mov {
+        /// Destination; its type is the instruction's.
+        dst: Reg,
+        /// Source.
+        src: Operand,
+    },
+    /// `cvta.to.global.u64 dst, src`: generic to global address.
+    CvtaToGlobal {
+        /// Destination (`.u64`).
+        dst: Reg,
+        /// Source (`.u64`).
+        src: Reg,
+    },
+    /// `cvt.dty.sty dst, src`: integer widening or narrowing.
+    Cvt {
+        /// Destination; its type is `dty`.
+        dst: Reg,
+        /// Source; its type is `sty`.
+        src: Reg,
+    },
+    /// `op.ty dst, src`.
+    Unary {
+        /// The operation.
+        op: UnOp,
+        /// Instruction type.
+        ty: Type,
+        /// Destination.
+        dst: Reg,
+        /// Source.
+        src: Operand,
+    },
+    /// `op.ty dst, a, b`.
+    Binary {
+        /// The operation.
+        op: BinOp,
+        /// Instruction type (the sources' type for `MulWide`).
+        ty: Type,
+        /// Destination.
+        dst: Reg,
+        /// First source.
+        a: Operand,
+        /// Second source.
+        b: Operand,
+    },
+    /// `mad.lo.ty` or `mad.wide.ty dst, a, b, c`: `a * b + c` on integers.
+    Mad {
+        /// Whether this is `mad.wide` (32-bit sources, 64-bit `c` and `dst`).
+        wide: bool,
+        /// Instruction type (the sources' type).
+        ty: Type,
+        /// Destination.
+        dst: Reg,
+        /// First factor.
+        a: Operand,
+        /// Second factor.
+        b: Operand,
+        /// Addend.
+        c: Operand,
+    },
+    /// `fma.rn.ty dst, a, b, c`: fused `a * b + c`, one rounding.
+    Fma {
+        /// Instruction type (`.f32` or `.f64`).
+        ty: Type,
+        /// Destination.
+        dst: Reg,
+        /// First factor.
+        a: Operand,
+        /// Second factor.
+        b: Operand,
+        /// Addend.
+        c: Operand,
+    },
+    /// `setp.cmp.ty dst, a, b`.
+    Setp {
+        /// The comparison.
+        cmp: Cmp,
+        /// Type of `a` and `b`.
+        ty: Type,
+        /// Destination predicate.
+        dst: Reg,
+        /// Left operand.
+        a: Operand,
+        /// Right operand.
+        b: Operand,
+    },
+    /// `selp.ty dst, a, b, pred`: `pred ? a : b`.
+    Selp {
+        /// Instruction type.
+        ty: Type,
+        /// Destination.
+        dst: Reg,
+        /// Chosen when `pred` holds.
+        a: Operand,
+        /// Chosen otherwise.
+        b: Operand,
+        /// The predicate.
+        pred: Reg,
+    },
+    /// `ld.space{.qual}{.vN}.ty dst, [addr]`.
+    Ld {
+        /// State space.
+        space: Space,
+        /// Cache qualifier (global only).
+        qual: CacheQual,
+        /// Element type.
+        ty: Type,
+        /// One, two or four destinations (`.v2`, `.v4` when more than one).
+        dst: Vec<Reg>,
+        /// Address of the first element.
+        addr: Address,
+    },
+    /// `st.space{.vN}.ty [addr], src`.
+    St {
+        /// State space.
+        space: Space,
+        /// Element type.
+        ty: Type,
+        /// Address of the first element.
+        addr: Address,
+        /// One, two or four sources.
+        src: Vec<Operand>,
+    },
+    /// `cp.async.{ca,cg}.shared.global [dst], [src], bytes{, src_bytes}`:
+    /// starts copying `bytes` bytes from global to shared memory without
+    /// waiting for them. Only the first `src_bytes` (all, when absent) are
+    /// read from `src`; the rest of the `bytes` destination bytes are filled
+    /// with zeros, which is how a ragged edge is loaded without reading past
+    /// it (`src_bytes = 0` reads nothing). The copy joins the thread's open
+    /// group ([`Instr::CpAsyncCommit`] closes it) and its bytes are in
+    /// flight, not to be touched, until [`Instr::CpAsyncWait`] or
+    /// [`Instr::CpAsyncWaitAll`] has waited for it; other threads then see
+    /// them only after a barrier. Both addresses must be aligned to `bytes`.
+    CpAsync {
+        /// `.ca` or `.cg`.
+        cache: CpAsyncCache,
+        /// The shared destination: a register holding a shared-window
+        /// address, or a shared array, plus an offset.
+        dst: Address,
+        /// The global source: a register holding a global address, plus an
+        /// offset.
+        src: Address,
+        /// `cp-size`: bytes written to `dst`, 4, 8 or 16 (16 for `.cg`).
+        bytes: u32,
+        /// `src-size`: bytes read from `src`, at most `bytes`; a 32-bit
+        /// integer register or an immediate.
+        src_bytes: Option<Operand>,
+    },
+    /// `cp.async.commit_group`: closes the thread's open group of
+    /// `cp.async` copies (an empty group if it has none).
+    CpAsyncCommit,
+    /// `cp.async.wait_group n`: waits until at most the `n` most recently
+    /// committed groups of this thread are still in flight; every older
+    /// group has landed in shared memory.
+    CpAsyncWait {
+        /// Committed groups that may stay in flight.
+        n: u32,
+    },
+    /// `cp.async.wait_all`: commits the open group and waits for every copy
+    /// of this thread (`cp.async.commit_group; cp.async.wait_group 0`).
+    CpAsyncWaitAll,
+    /// `bar.sync id`: wait until every thread of the block arrives.
+    BarSync {
+        /// Barrier number.
+        id: u32,
+    },
+    /// `bra{.uni} target`.
+    Bra {
+        /// Whether every thread of a warp is known to take the same path.
+        uni: bool,
+        /// The target.
+        target: Label,
+    },
+    /// `ret`.
+    Ret,
+}
+
+/// A guard: execute only where `pred` (or, negated, its complement) holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Guard {
+    /// The predicate register.
+    pub pred: Reg,
+    /// Whether the guard is `@!pred`.
+    pub negated: bool,
+}
+
+/// One line of a kernel body.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stmt {
+    /// An instruction, perhaps guarded.
+    Instr {
+        /// Its guard, if any.
+        guard: Option<Guard>,
+        /// The instruction.
+        instr: Instr,
+    },
+    /// A branch target.
+    Label(Label),
+    /// A `// comment` line (a stencil phase, an explanation).
+    Comment(String),
+    /// An empty line.
+    Blank,
+}
+
+impl Instr {
+    /// The oldest architecture that has this instruction in this form.
+    ///
+    /// `cp.async` and its group instructions need sm_80; everything else the
+    /// IR holds exists on sm_70. `mma` and `wgmma` will raise this when they
+    /// are added, and with it the module's `.target`.
+    pub const fn min_arch(&self) -> Arch {
+        match self {
+            Instr::CpAsync { .. }
+            | Instr::CpAsyncCommit
+            | Instr::CpAsyncWait { .. }
+            | Instr::CpAsyncWaitAll => Arch::SM_80,
+            _ => Arch::SM_70,
+        }
+    }
+}

@@ -1,0 +1,123 @@
+//! Declarations, kernels and modules.
+
+use super::{Arch, Instr, PtxVersion, Reg, SharedId, Stmt, Type};
+
+/// A kernel parameter declaration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParamDecl {
+    /// Its name.
+    pub name: String,
+    /// Its type (`.u64` for pointers).
+    pub ty: Type,
+}
+
+/// A register declaration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RegDecl {
+    /// Its name without the `%`.
+    pub name: String,
+    /// Its type.
+    pub ty: Type,
+    /// Index into [`Kernel::reg_groups`]: the comment its declaration sits
+    /// under.
+    pub group: usize,
+}
+
+/// A shared-memory array: statically sized (`.shared .align A .b8
+/// name[bytes];`), or the kernel's dynamic array (`.extern .shared .align A
+/// .b8 name[];`), whose size the launch gives.
+///
+/// A kernel has at most one dynamic array. It starts after the static ones
+/// and holds the launch's dynamic shared bytes (on CUDA, the `sharedMemBytes`
+/// of the launch, above 48 KiB only once the host has raised
+/// `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SharedDecl {
+    /// Its name.
+    pub name: String,
+    /// Alignment in bytes.
+    pub align: u32,
+    /// Size in bytes; `None` for the dynamic array.
+    pub bytes: Option<u32>,
+}
+
+impl SharedDecl {
+    /// Whether this is the dynamic (`.extern`) array.
+    pub const fn is_dynamic(&self) -> bool {
+        self.bytes.is_none()
+    }
+}
+
+/// A `.visible .entry` kernel.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Kernel {
+    /// Entry name.
+    pub name: String,
+    /// Parameters, in launch order.
+    pub params: Vec<ParamDecl>,
+    /// The exact block shape it must be launched with (`.reqntid`).
+    pub reqntid: Option<(u32, u32, u32)>,
+    /// Comments heading groups of register declarations.
+    pub reg_groups: Vec<String>,
+    /// Register declarations.
+    pub regs: Vec<RegDecl>,
+    /// Shared arrays.
+    pub shared: Vec<SharedDecl>,
+    /// Label names.
+    pub labels: Vec<String>,
+    /// The body.
+    pub body: Vec<Stmt>,
+}
+
+impl Kernel {
+    /// The declaration of `reg`.
+    pub fn reg(&self, reg: Reg) -> &RegDecl {
+        &self.regs[reg.index()]
+    }
+
+    /// Iterates over the instructions of the body.
+    pub fn instrs(&self) -> impl Iterator<Item = &Instr> {
+        self.body.iter().filter_map(|s| match s {
+            Stmt::Instr { instr, .. } => Some(instr),
+            _ => None,
+        })
+    }
+
+    /// Total bytes of the statically sized shared arrays (the dynamic one,
+    /// if any, is sized by the launch).
+    pub fn shared_bytes(&self) -> u32 {
+        self.shared.iter().filter_map(|s| s.bytes.map(|b| b.next_multiple_of(s.align))).sum()
+    }
+
+    /// The dynamic shared array, if the kernel declares one.
+    pub fn dynamic_shared(&self) -> Option<SharedId> {
+        self.shared.iter().position(SharedDecl::is_dynamic).map(|i| SharedId(i as u32))
+    }
+}
+
+/// A PTX module: a header comment, the target, and its kernels.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Module {
+    /// Lines of the header comment, without `//`.
+    pub header: Vec<String>,
+    /// The oldest target the module is for, whatever its instructions need
+    /// (a kernel compiled for `arch = sm_90` says so). The reader sets it
+    /// to the `.target` it reads, so a module whose floor is its whole
+    /// [`Module::target`] reads back equal.
+    pub floor: Arch,
+    /// The kernels.
+    pub kernels: Vec<Kernel>,
+}
+
+impl Module {
+    /// The module's `.target`: the oldest architecture every instruction of
+    /// every kernel runs on, and never below [`Module::floor`].
+    pub fn target(&self) -> Arch {
+        self.kernels.iter().flat_map(Kernel::instrs).map(Instr::min_arch).fold(self.floor, Arch::max)
+    }
+
+    /// The PTX ISA version matching [`Module::target`].
+    pub fn version(&self) -> PtxVersion {
+        self.target().min_ptx_version()
+    }
+}

@@ -1,0 +1,302 @@
+//! The arguments of a GEMM call and the typed error naming the one that
+//! breaks a rule.
+
+use std::fmt;
+
+use gemm_codegen::{Op, Precision};
+
+use crate::config::{Dim, Layout, Matrix, Stored};
+
+/// An argument of a GEMM call, as an error names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Arg {
+    /// `op_a` (BLAS `transa`).
+    OpA,
+    /// `op_b` (BLAS `transb`).
+    OpB,
+    /// `m`.
+    M,
+    /// `n`.
+    N,
+    /// `k`.
+    K,
+    /// `alpha`.
+    Alpha,
+    /// The buffer of A.
+    A,
+    /// `lda`.
+    Lda,
+    /// The buffer of B.
+    B,
+    /// `ldb`.
+    Ldb,
+    /// `beta`.
+    Beta,
+    /// The buffer of C.
+    C,
+    /// `ldc`.
+    Ldc,
+}
+
+impl Arg {
+    /// The argument's name in [`GemmConfig`](crate::GemmConfig) and the GEMM methods.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Arg::OpA => "op_a",
+            Arg::OpB => "op_b",
+            Arg::M => "m",
+            Arg::N => "n",
+            Arg::K => "k",
+            Arg::Alpha => "alpha",
+            Arg::A => "a",
+            Arg::Lda => "lda",
+            Arg::B => "b",
+            Arg::Ldb => "ldb",
+            Arg::Beta => "beta",
+            Arg::C => "c",
+            Arg::Ldc => "ldc",
+        }
+    }
+
+    /// The argument's 1-based position in BLAS `xGEMM`, the `info` value its
+    /// `xerbla` reports (and cuBLAS's `CUBLAS_STATUS_INVALID_VALUE` stands for).
+    pub const fn blas_position(self) -> u8 {
+        match self {
+            Arg::OpA => 1,
+            Arg::OpB => 2,
+            Arg::M => 3,
+            Arg::N => 4,
+            Arg::K => 5,
+            Arg::Alpha => 6,
+            Arg::A => 7,
+            Arg::Lda => 8,
+            Arg::B => 9,
+            Arg::Ldb => 10,
+            Arg::Beta => 11,
+            Arg::C => 12,
+            Arg::Ldc => 13,
+        }
+    }
+
+    /// The argument for a dimension.
+    pub const fn of_dim(dim: Dim) -> Arg {
+        match dim {
+            Dim::M => Arg::M,
+            Dim::N => Arg::N,
+            Dim::K => Arg::K,
+        }
+    }
+
+    /// The buffer argument of a matrix.
+    pub const fn buffer(matrix: Matrix) -> Arg {
+        match matrix {
+            Matrix::A => Arg::A,
+            Matrix::B => Arg::B,
+            Matrix::C => Arg::C,
+        }
+    }
+
+    /// The leading-dimension argument of a matrix.
+    pub const fn ld(matrix: Matrix) -> Arg {
+        match matrix {
+            Matrix::A => Arg::Lda,
+            Matrix::B => Arg::Ldb,
+            Matrix::C => Arg::Ldc,
+        }
+    }
+}
+
+impl fmt::Display for Arg {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A broken argument rule: which argument, its value, and the rule.
+///
+/// `Display` reads `argument `lda` = 5: must be at least max(1, k) = 17 for
+/// op(A) = T`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ArgError {
+    /// `m`, `n` or `k` is negative.
+    Negative {
+        /// [`Arg::M`], [`Arg::N`] or [`Arg::K`].
+        arg: Arg,
+        /// The value given.
+        value: i64,
+    },
+    /// A leading dimension below `max(1, inner)` of its stored matrix.
+    LeadingDimension {
+        /// [`Arg::Lda`], [`Arg::Ldb`] or [`Arg::Ldc`].
+        arg: Arg,
+        /// The value given.
+        value: i64,
+        /// The matrix it belongs to.
+        matrix: Matrix,
+        /// Its op (`N` for C).
+        op: Op,
+        /// The call's layout.
+        layout: Layout,
+        /// The contiguous dimension of the stored matrix.
+        inner: Dim,
+        /// `max(1, inner)`.
+        min: i64,
+    },
+    /// A buffer shorter than its matrix's extent.
+    BufferTooShort {
+        /// [`Arg::A`], [`Arg::B`] or [`Arg::C`].
+        arg: Arg,
+        /// Elements in the buffer.
+        len: usize,
+        /// The matrix.
+        matrix: Matrix,
+        /// Its op (`N` for C).
+        op: Op,
+        /// How it is stored.
+        stored: Stored,
+        /// The sizes of `stored.inner` and `stored.outer`.
+        dims: (i64, i64),
+        /// Its leading dimension.
+        ld: i64,
+        /// Elements needed: `(outer − 1) · ld + inner` (saturating).
+        needed: u64,
+    },
+    /// A buffer whose device address is not a multiple of the element size.
+    Misaligned {
+        /// [`Arg::A`], [`Arg::B`] or [`Arg::C`].
+        arg: Arg,
+        /// The device address.
+        addr: u64,
+        /// The element type.
+        precision: Precision,
+    },
+    /// A size beyond what the kernels (and cuBLAS's 32-bit API) index.
+    TooLarge {
+        /// [`Arg::M`], [`Arg::N`] or [`Arg::K`].
+        arg: Arg,
+        /// The value given.
+        value: i64,
+        /// The largest allowed value.
+        max: i64,
+    },
+    /// A size that needs more blocks along one grid axis than the hardware allows.
+    GridTooLarge {
+        /// [`Arg::M`] or [`Arg::N`].
+        arg: Arg,
+        /// The value given.
+        value: i64,
+        /// `"x"` or `"y"`.
+        axis: char,
+        /// Blocks needed along the axis.
+        blocks: u64,
+        /// Elements each block covers along it (the kernel's tile).
+        tile: u32,
+        /// The hardware's limit.
+        max: u64,
+    },
+    /// An op other than the kernel's.
+    OpMismatch {
+        /// [`Arg::OpA`] or [`Arg::OpB`].
+        arg: Arg,
+        /// The op given.
+        value: Op,
+        /// The kernel's entry name.
+        kernel: String,
+        /// The kernel's ops, as it performs them.
+        kernel_ops: (Op, Op),
+        /// The column-major ops the call needs, as performed.
+        needed_ops: (Op, Op),
+        /// The call's layout.
+        layout: Layout,
+    },
+}
+
+impl ArgError {
+    /// The offending argument.
+    pub const fn arg(&self) -> Arg {
+        match self {
+            ArgError::Negative { arg, .. }
+            | ArgError::LeadingDimension { arg, .. }
+            | ArgError::BufferTooShort { arg, .. }
+            | ArgError::Misaligned { arg, .. }
+            | ArgError::TooLarge { arg, .. }
+            | ArgError::GridTooLarge { arg, .. }
+            | ArgError::OpMismatch { arg, .. } => *arg,
+        }
+    }
+}
+
+fn op_of(f: &mut fmt::Formatter<'_>, matrix: Matrix, op: Op) -> fmt::Result {
+    match matrix {
+        Matrix::C => f.write_str("C"),
+        _ => write!(f, "op({}) = {}", matrix.name(), op),
+    }
+}
+
+impl fmt::Display for ArgError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ArgError::Negative { arg, value } => {
+                write!(f, "argument `{arg}` = {value}: must be at least 0")
+            }
+            ArgError::LeadingDimension { arg, value, matrix, op, layout, inner, min } => {
+                write!(f, "argument `{arg}` = {value}: must be at least max(1, {}) = {min}", inner.name())?;
+                match (layout, matrix) {
+                    (Layout::ColMajor, Matrix::C) => Ok(()),
+                    (Layout::ColMajor, _) => {
+                        f.write_str(" for ")?;
+                        op_of(f, *matrix, *op)
+                    }
+                    (Layout::RowMajor, Matrix::C) => f.write_str(" for row-major C"),
+                    (Layout::RowMajor, _) => {
+                        write!(f, " for row-major {} with ", matrix.name())?;
+                        op_of(f, *matrix, *op)
+                    }
+                }
+            }
+            ArgError::BufferTooShort { arg, len, matrix, op, stored, dims, ld, needed } => {
+                write!(f, "argument `{arg}`: buffer holds {len} elements, but ")?;
+                op_of(f, *matrix, *op)?;
+                let (inner, outer) = dims;
+                let lda = Arg::ld(*matrix);
+                write!(
+                    f,
+                    " spans ({} - 1) * {lda} + {} = ({outer} - 1) * {ld} + {inner} = {needed}",
+                    stored.outer.name(),
+                    stored.inner.name(),
+                )
+            }
+            ArgError::Misaligned { arg, addr, precision } => write!(
+                f,
+                "argument `{arg}`: device address {addr:#x} must be a multiple of {} bytes, the size of \
+                 one {precision} element (the kernels load whole elements)",
+                precision.element_bytes(),
+            ),
+            ArgError::TooLarge { arg, value, max } => write!(
+                f,
+                "argument `{arg}` = {value}: must be at most {max}, the largest size the kernels index"
+            ),
+            ArgError::GridTooLarge { arg, value, axis, blocks, tile, max } => write!(
+                f,
+                "argument `{arg}` = {value}: needs {blocks} blocks of {tile} along grid.{axis}, \
+                 more than the {max} the hardware allows"
+            ),
+            ArgError::OpMismatch { arg, value, kernel, kernel_ops, needed_ops, layout } => {
+                write!(
+                    f,
+                    "argument `{arg}` = {value}: kernel `{kernel}` computes op = ({}, {}), ",
+                    kernel_ops.0, kernel_ops.1
+                )?;
+                if *layout == Layout::RowMajor {
+                    f.write_str("and this row-major call runs column-major with A and B swapped, so it ")?;
+                } else {
+                    f.write_str("but this call ")?;
+                }
+                write!(f, "needs a kernel with op = ({}, {})", needed_ops.0, needed_ops.1)
+            }
+        }
+    }
+}
+
+impl std::error::Error for ArgError {}
