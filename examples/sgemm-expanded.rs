@@ -181,7 +181,11 @@ fn main() {
     let spec = SgemmNN::SPEC;
     println!("{}", spec.to_invocation("SgemmNN"));
     println!("entry:  {}", SgemmNN::ENTRY);
-    println!("block:  {:?}, grid for 1000 × 1000: {:?}", SgemmNN::block(), SgemmNN::grid(1000, 1000));
+    println!(
+        "block:  {:?}, grid for 1000 × 1000: {:?}",
+        SgemmNN::launch().block,
+        SgemmNN::launch().grid(1000, 1000)
+    );
     println!("shared: {} bytes", SgemmNN::SHARED_BYTES);
     println!("PTX:    {} lines; header:", SgemmNN::PTX.lines().count());
     for line in SgemmNN::PTX.lines().take_while(|l| l.starts_with("//")) {

@@ -33,8 +33,8 @@
 //!
 //! assert_eq!(MySgemmNT::SPEC.precision, Precision::F32);
 //! assert_eq!(MySgemmNT::SPEC.op_b, Op::T);
-//! assert_eq!(MySgemmNT::block(), (256, 1, 1));
-//! assert_eq!(MySgemmNT::grid(1000, 100), (16, 2, 1));
+//! assert_eq!(MySgemmNT::launch().block, (256, 1, 1));
+//! assert_eq!(MySgemmNT::launch().grid(1000, 100), Ok((16, 2, 1)));
 //! assert!(MySgemmNT::ENTRY.starts_with("gemmforge_sgemm_nt_64x64x16"));
 //! assert!(MySgemmNT::PTX.contains(&format!(".entry {}", MySgemmNT::ENTRY)));
 //! let _: <MySgemmNT as GemmKernel>::Elem = 0.5f32;

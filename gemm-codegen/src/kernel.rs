@@ -8,6 +8,8 @@ use std::borrow::Cow;
 use num_complex::Complex;
 
 use crate::abi::Abi;
+use crate::constraints::Violation;
+use crate::family::{Family, LaunchShape, Requirements, Stencil};
 use crate::spec::{KernelSpec, Precision};
 
 mod sealed {
@@ -106,14 +108,10 @@ pub trait GemmKernel: Send + Sync + 'static {
     /// dynamically above (see [`KernelImage::dynamic_shared_bytes`]).
     const SHARED_BYTES: u32;
 
-    /// Threads per block, `(x, y, z)`.
-    fn block() -> (u32, u32, u32) {
-        Self::SPEC.block()
-    }
-
-    /// Blocks for an `m × n` C, `(x, y, z)`.
-    fn grid(m: u32, n: u32) -> (u32, u32, u32) {
-        Self::SPEC.grid(m, n)
+    /// How the kernel is launched: block, grid for a problem, dynamic
+    /// shared memory.
+    fn launch() -> LaunchShape {
+        Stencil::launch_shape(&Self::SPEC)
     }
 
     /// The same facts as a value.
@@ -127,7 +125,10 @@ pub trait GemmKernel: Send + Sync + 'static {
     }
 }
 
-/// A compiled kernel as a value: what the host needs to load and launch it.
+/// A compiled kernel as a value: what the host needs to load and launch it,
+/// and the emulator to run it. The host and the emulator use only its
+/// [`KernelImage::abi`], [`KernelImage::launch`] and
+/// [`KernelImage::requires`], which its family derives from the spec.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct KernelImage {
     /// The validated spec.
@@ -145,24 +146,27 @@ impl KernelImage {
     /// The kernel's parameter list: what the emulator and the host pass,
     /// in order.
     pub fn abi(&self) -> Abi {
-        Abi::gemm(self.spec.precision)
+        Stencil::abi(&self.spec)
     }
 
-    /// Threads per block, `(x, y, z)`.
-    pub const fn block(&self) -> (u32, u32, u32) {
-        self.spec.block()
-    }
-
-    /// The dynamic shared memory each launch must pass, in bytes: all of
-    /// [`KernelImage::shared_bytes`] when it is over the 48 KiB a kernel may
-    /// declare statically (the host then raises the function's
+    /// How the kernel is launched. Its dynamic shared memory is all of
+    /// [`KernelImage::shared_bytes`] when that is over the 48 KiB a kernel
+    /// may declare statically (the host then raises the function's
     /// `MAX_DYNAMIC_SHARED_SIZE_BYTES` to it), else 0.
-    pub const fn dynamic_shared_bytes(&self) -> u32 {
-        crate::constraints::dynamic_shared_bytes(&self.spec)
+    pub const fn launch(&self) -> LaunchShape {
+        Stencil::launch_shape(&self.spec)
     }
 
-    /// Blocks for an `m × n` C, `(x, y, z)`.
-    pub const fn grid(&self, m: u32, n: u32) -> (u32, u32, u32) {
-        self.spec.grid(m, n)
+    /// What the kernel requires of the GPU and of its arguments.
+    pub const fn requires(&self) -> Requirements {
+        Stencil::requirements_of(&self.spec)
+    }
+
+    /// The same kernel assuming only element alignment of A and B, compiled,
+    /// for arguments that miss [`Requirements::operand_alignment`]; `None`
+    /// when this one assumes nothing more. An error only for an image whose
+    /// spec was never validated.
+    pub fn unaligned_twin(&self) -> Option<Result<KernelImage, Vec<Violation>>> {
+        Stencil::unaligned_twin(&self.spec).map(|twin| crate::compile(&twin))
     }
 }

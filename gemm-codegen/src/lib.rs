@@ -24,6 +24,11 @@
 //!   constructors; its stages (global → shared movement, inner product,
 //!   epilogue) sit behind small traits so that later kernel families can
 //!   replace one without touching the others.
+//! - [`family`] is the contract every kind of kernel meets ([`Family`]):
+//!   the stencil is the first ([`Stencil`]). A compiled [`KernelImage`]
+//!   carries what its family derives from the spec — the [`Abi`], the
+//!   [`LaunchShape`] and the [`Requirements`] — and the host and the
+//!   emulator launch it from those alone.
 //! - [`ptx::Writer`] is the only code that produces PTX text, for every
 //!   kernel family. The IR it prints is a closed set of instructions, so the
 //!   text can be parsed back and executed without a GPU (the `gemm-emu`
@@ -46,6 +51,7 @@ pub mod abi;
 pub mod bound;
 pub mod constraints;
 pub mod device;
+pub mod family;
 pub mod grammar;
 mod kernel;
 pub mod ptx;
@@ -59,6 +65,7 @@ pub use constraints::{
     validate_with,
 };
 pub use device::{ArchLimits, ComputeCapability, DeviceLimits, DriverLimits, Occupancy};
+pub use family::{BlockOrder, Family, GridOverflow, LaunchShape, Requirements, Stencil};
 pub use kernel::{Element, GemmKernel, KernelImage};
 pub use space::{Bounds, Candidate, Guidelines, Space, Stats};
 pub use spec::{GlobalLoad, KernelSpec, LoadShape, Op, Precision, SpecParseError, Target, WarpShape};
@@ -72,14 +79,14 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// Lowers a validated plan to the PTX IR.
 pub fn lower(plan: &Plan) -> ptx::Module {
-    stencil::lower(plan)
+    Stencil::lower(plan)
 }
 
 /// Lowers and prints a validated plan.
 pub fn emit(plan: &Plan) -> KernelImage {
     let module = lower(plan);
     let text = ptx::write_string(&module);
-    let entry = plan.spec().entry_name();
+    let entry = Stencil::entry_name(plan.spec());
     if let Some(dir) = std::env::var_os("GEMMFORGE_DUMP_DIR") {
         let dir = std::path::PathBuf::from(dir);
         // A debugging aid: failing to dump must not fail the compilation.

@@ -594,20 +594,6 @@ impl KernelSpec {
         format!("gemm_kernel! {{ name = {name}, {} }}", self.to_invocation_body())
     }
 
-    /// The launch grid for an `m × n` C: one block per tile, M tiles along x.
-    ///
-    /// With `raster ≥ 2` the same blocks are numbered along one dimension
-    /// (saturating at `u32::MAX`, which no launch accepts). A zero tile
-    /// dimension (which no valid spec has) gives 0 blocks along it rather
-    /// than dividing by zero.
-    pub const fn grid(&self, m: u32, n: u32) -> (u32, u32, u32) {
-        const fn tiles(extent: u32, blk: u32) -> u32 {
-            if blk == 0 { 0 } else { extent.div_ceil(blk) }
-        }
-        let (tiles_m, tiles_n) = (tiles(m, self.m_blk), tiles(n, self.n_blk));
-        if self.raster > 1 { (tiles_m.saturating_mul(tiles_n), 1, 1) } else { (tiles_m, tiles_n, 1) }
-    }
-
     /// The block shape: one dimension of `m_dim × n_dim` threads. Exact for
     /// every spec that validates (its thread count is at most a `u32`
     /// limit); for one whose count exceeds `u32`, it saturates at
@@ -709,9 +695,10 @@ mod tests {
     #[test]
     fn grid_covers_ragged_edges() {
         let spec = sgemm_nn();
-        assert_eq!(spec.grid(1, 1), (1, 1, 1));
-        assert_eq!(spec.grid(96, 97), (1, 2, 1));
-        assert_eq!(spec.grid(1057, 993), (12, 11, 1));
+        let launch = crate::family::Stencil::launch_shape(&spec);
+        assert_eq!(launch.grid(1, 1), Ok((1, 1, 1)));
+        assert_eq!(launch.grid(96, 97), Ok((1, 2, 1)));
+        assert_eq!(launch.grid(1057, 993), Ok((12, 11, 1)));
         assert_eq!(spec.block(), (256, 1, 1));
     }
 
@@ -728,7 +715,7 @@ mod tests {
         assert_eq!(spec.threads(), u64::from(u32::MAX) * u64::from(u32::MAX));
         assert_eq!(spec.load_a.threads(), 2 * u64::from(u32::MAX));
         assert_eq!(spec.block(), (u32::MAX, 1, 1));
-        assert_eq!(spec.grid(10, u32::MAX), (0, 1, 1));
+        assert_eq!(crate::family::Stencil::launch_shape(&spec).grid(10, u32::MAX), Ok((0, 1, 1)));
         assert_eq!((spec.m_thr(), spec.n_thr()), (0, 1));
         let zero_threads = KernelSpec { m_dim: 0, ..sgemm_nn() };
         assert_eq!((zero_threads.threads(), zero_threads.block(), zero_threads.m_thr()), (0, (0, 1, 1), 0));

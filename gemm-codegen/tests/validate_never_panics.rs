@@ -323,7 +323,13 @@ fn check(spec: &KernelSpec, limits: &Limits) -> Result<(), TestCaseError> {
 /// What `gemm_kernel!` does with a spec: validate under the limits of its
 /// `arch` and, if that passes, emit the PTX; and the spec's own helpers.
 fn check_macro_path(spec: &KernelSpec, (m, n): (u32, u32)) -> Result<(), TestCaseError> {
-    let _ = (spec.m_thr(), spec.n_thr(), spec.grid(m, n), spec.to_invocation("Kernel"), spec.entry_name());
+    let _ = (
+        spec.m_thr(),
+        spec.n_thr(),
+        gemm_codegen::Stencil::launch_shape(spec).grid(m, n),
+        spec.to_invocation("Kernel"),
+        spec.entry_name(),
+    );
     let portable = validate(spec);
     prop_assert_eq!(&portable, &validate_with(spec, &Limits::for_target(spec.arch)));
     if let Ok(plan) = portable {

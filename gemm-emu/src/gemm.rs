@@ -12,10 +12,10 @@ use std::any::Any;
 use num_complex::Complex;
 
 use super::{Buffer, EmuError, Launch, Options, ParamValue, Program, Stats};
-use gemm_codegen::KernelSpec;
 use gemm_codegen::abi::{Abi, Arg, GemmValues};
 use gemm_codegen::ptx::Type;
 use gemm_codegen::{Element, KernelImage};
+use gemm_codegen::{LaunchShape, Requirements};
 
 /// The arguments of one GEMM launch, `C = alpha · op(A) · op(B) + beta · C`,
 /// column-major, in the kernel ABI's terms. The ops are the kernel's.
@@ -44,20 +44,24 @@ pub struct GemmArgs<T> {
 #[derive(Clone, Debug)]
 pub struct Gemm {
     program: Program,
-    spec: KernelSpec,
+    entry: String,
     abi: Abi,
+    launch: LaunchShape,
+    requires: Requirements,
 }
 
 impl Gemm {
     /// Reads and decodes a compiled kernel.
     pub fn new(image: &KernelImage) -> Result<Gemm, EmuError> {
         let program = Program::from_ptx(&image.ptx, Some(&image.entry))?;
-        Gemm::from_program(program, image.spec)
+        Gemm::from_program(program, image)
     }
 
-    /// A decoded program that implements `spec` with the stencil's ABI.
-    pub fn from_program(program: Program, spec: KernelSpec) -> Result<Gemm, EmuError> {
-        let abi = Abi::gemm(spec.precision);
+    /// A decoded program that implements `image`'s kernel: launched with its
+    /// [`KernelImage::launch`] shape and arguments laid out by its
+    /// [`KernelImage::abi`], which the program must declare.
+    pub fn from_program(program: Program, image: &KernelImage) -> Result<Gemm, EmuError> {
+        let (abi, requires) = (image.abi(), image.requires());
         let got: Vec<(&str, Type)> = program.params().iter().map(|p| (p.name.as_str(), p.ty)).collect();
         let want: Vec<(&str, Type)> = abi.params().iter().map(|p| (p.name, p.ty)).collect();
         if got != want {
@@ -66,17 +70,22 @@ impl Gemm {
             return Err(EmuError::Launch(format!(
                 "kernel `{}` does not have the {} GEMM parameters ({}); it has ({})",
                 program.name(),
-                spec.precision,
+                requires.precision,
                 show(&want),
                 show(&got)
             )));
         }
-        Ok(Gemm { program, spec, abi })
+        Ok(Gemm { program, entry: image.entry.to_string(), abi, launch: image.launch(), requires })
     }
 
-    /// The kernel's spec.
-    pub fn spec(&self) -> &KernelSpec {
-        &self.spec
+    /// The kernel's entry name.
+    pub fn entry(&self) -> &str {
+        &self.entry
+    }
+
+    /// What the kernel requires of its arguments.
+    pub fn requires(&self) -> &Requirements {
+        &self.requires
     }
 
     /// The decoded kernel.
@@ -85,7 +94,7 @@ impl Gemm {
     }
 
     /// Runs `C = alpha · op(A) · op(B) + beta · C` with A, B and C bound to
-    /// `a`, `b` and `c`, on the grid [`KernelSpec::grid`] gives for `m × n`.
+    /// `a`, `b` and `c`, on the grid [`LaunchShape::grid`] gives for `m × n`.
     ///
     /// An empty grid (`m` or `n` zero) launches nothing: a GPU would refuse
     /// the launch, and there is nothing to compute. `c` is written back even
@@ -98,15 +107,17 @@ impl Gemm {
         c: &mut [T],
         options: &Options,
     ) -> Result<Stats, EmuError> {
-        if T::PRECISION != self.spec.precision {
+        if T::PRECISION != self.requires.precision {
             return Err(EmuError::Launch(format!(
                 "kernel `{}` computes on {} elements, not {}",
                 self.program.name(),
-                self.spec.precision,
+                self.requires.precision,
                 T::PRECISION
             )));
         }
-        let grid = self.spec.grid(args.m, args.n);
+        let grid = self.launch.grid(args.m, args.n).map_err(|o| {
+            EmuError::Launch(format!("{} blocks along {} exceed the grid's {}", o.blocks, o.axis, o.max))
+        })?;
         if grid.0 == 0 || grid.1 == 0 {
             return Ok(Stats::default());
         }
@@ -144,9 +155,9 @@ impl Gemm {
         // Stripes over 48 KiB live in dynamic shared memory, sized here.
         let launch = Launch {
             grid,
-            block: self.spec.block(),
+            block: self.launch.block,
             params,
-            dynamic_shared_bytes: gemm_codegen::constraints::dynamic_shared_bytes(&self.spec),
+            dynamic_shared_bytes: self.launch.dynamic_shared_bytes,
             options: options.clone(),
         };
         let result = self.program.run(&launch, &mut buffers);

@@ -59,7 +59,7 @@ fn a_module_runs_without_its_text() {
     let from_text = Program::from_ptx(&image.ptx, None).unwrap();
     let from_ir = Program::from_module(&gemm_codegen::lower(&plan), None).unwrap();
     assert_eq!(format!("{from_text:?}"), format!("{from_ir:?}"));
-    let gemm = Gemm::from_program(from_ir, spec).unwrap();
+    let gemm = Gemm::from_program(from_ir, &image).unwrap();
     let mut rng = Rng::new(7);
     for case in edge_cases(&spec, false).iter().step_by(4) {
         check_case::<Complex<f64>>(&gemm, case, &mut rng).unwrap();
@@ -69,7 +69,8 @@ fn a_module_runs_without_its_text() {
 #[test]
 fn the_gemm_layer_refuses_what_it_cannot_run() {
     let spec = table2(Precision::F32, Op::N, Op::N);
-    let gemm = Gemm::new(&gemm_codegen::compile(&spec).unwrap()).unwrap();
+    let image = gemm_codegen::compile(&spec).unwrap();
+    let gemm = Gemm::new(&image).unwrap();
     let args = gemm_emu::GemmArgs { m: 1, n: 1, k: 1, lda: 1, ldb: 1, ldc: 1, alpha: 1.0f64, beta: 0.0 };
     let e = gemm.run(&args, &[1.0], &[1.0], &mut [0.0], &Default::default()).unwrap_err();
     assert!(e.to_string().contains("computes on f32 elements, not f64"), "{e}");
@@ -77,7 +78,7 @@ fn the_gemm_layer_refuses_what_it_cannot_run() {
     let other =
         Program::from_ptx(&gemm_codegen::compile(&table2(Precision::F64, Op::N, Op::N)).unwrap().ptx, None)
             .unwrap();
-    assert!(Gemm::from_program(other, spec).is_err());
+    assert!(Gemm::from_program(other, &image).is_err());
     // Too short a C: the emulator faults instead of writing past it.
     let args = gemm_emu::GemmArgs { m: 2, n: 2, k: 1, lda: 2, ldb: 1, ldc: 2, alpha: 1.0f32, beta: 0.0 };
     let e = gemm.run(&args, &[1.0, 2.0], &[1.0, 1.0], &mut [0.0; 3], &Default::default()).unwrap_err();

@@ -32,7 +32,7 @@ use gemm_emu::{self as emu, GemmArgs, Options, Stats};
 
 use crate::GemmConfig;
 use crate::error::GemmError;
-use crate::gemm::{check_precision, vector_loads_aligned};
+use crate::gemm::check_precision;
 use crate::kernel::KernelCache;
 use crate::validate::{self, BufferInfo, Buffers, Checked};
 
@@ -76,25 +76,25 @@ impl Emulator {
         b: &[E],
         c: &mut [E],
     ) -> Result<Stats, GemmError> {
-        check_precision::<E>(&image.spec, &image.entry)?;
+        check_precision::<E>(&image.requires(), &image.entry)?;
         // Host slices become emulated buffers at aligned fake addresses.
         let buffers = Buffers {
             a: BufferInfo::new(0, a.len()),
             b: BufferInfo::new(0, b.len()),
             c: BufferInfo::new(0, c.len()),
         };
-        let launch = match validate::check(cfg, &buffers, Some(&image.spec))? {
+        let launch = match validate::check(cfg, &buffers, Some(image))? {
             Checked::Skip(_) => return Ok(Stats::default()),
             Checked::Launch(launch) => launch,
         };
         let (first, second) = launch.operands(a, b);
         // As on the GPU: a misaligned leading dimension gets the same kernel
         // with single-element loads (the slices start aligned).
-        let (kernel, entry) = if vector_loads_aligned(&image.spec, &launch, 0, 0) {
+        let (kernel, entry) = if image.requires().operands_aligned(0, 0, launch.lda, launch.ldb) {
             (self.program(image)?, image.entry.to_string())
         } else {
-            let twin = self.programs.get_or_load_scalar(&image.spec, parse)?;
-            let entry = twin.spec().entry_name();
+            let twin = self.programs.get_or_load_twin(image, parse)?;
+            let entry = twin.entry().to_owned();
             (twin, entry)
         };
         let args = GemmArgs {

@@ -7,7 +7,7 @@ use cudarc::driver::{
     CudaContext, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, LaunchConfig, PushKernelArg,
 };
 use gemm_codegen::abi::{Abi, Arg as AbiArg, GemmValues};
-use gemm_codegen::{Element, GemmKernel, KernelImage, KernelSpec, Precision};
+use gemm_codegen::{Element, GemmKernel, KernelImage, Requirements};
 use gemm_kernels::KernelEntry;
 use num_complex::Complex;
 
@@ -133,7 +133,7 @@ impl Gemm {
         b: &impl DevicePtr<E>,
         c: &mut impl DevicePtrMut<E>,
     ) -> Result<(), GemmError> {
-        check_precision::<E>(&image.spec, &image.entry)?;
+        check_precision::<E>(&image.requires(), &image.entry)?;
         let kernel = self.load(image)?;
         self.gemm_loaded(&kernel, cfg, a, b, c)
     }
@@ -200,31 +200,37 @@ impl Gemm {
         cfg: &GemmConfig<E>,
         buffers: &Buffers,
     ) -> Result<(), GemmError> {
-        let launch = match validate::check(cfg, buffers, Some(&kernel.spec))? {
+        let launch = match validate::check(cfg, buffers, Some(kernel.image()))? {
             Checked::Skip(_) => return Ok(()),
             Checked::Launch(launch) => launch,
         };
         let (a, b) = launch.operands(buffers.a.addr, buffers.b.addr);
-        // A kernel with `ldg_width = w > 1` reads A and B in runs of w
-        // elements: if either matrix's start or leading dimension is not a
-        // multiple of w, run the same kernel with single-element loads.
+        // A kernel may assume A and B aligned beyond one element (runs of
+        // `ldg_width` elements): where they are not, its family's twin that
+        // assumes nothing runs instead.
         let fallback;
-        let kernel = if vector_loads_aligned(&kernel.spec, &launch, a, b) {
+        let kernel = if kernel.image().requires().operands_aligned(a, b, launch.lda, launch.ldb) {
             kernel
         } else {
-            fallback = self.cache.get_or_load_scalar(&kernel.spec, |image| {
+            fallback = self.cache.get_or_load_twin(kernel.image(), |image| {
                 kernel::load(self.context(), &self.device, image)
             })?;
             &fallback
         };
         kernel.launchable()?;
         let c = buffers.c.addr;
-        let args = launch_args(&launch, kernel.spec.precision, [a, b, c]);
-        let config = LaunchConfig {
-            grid_dim: kernel.spec.grid(launch.m, launch.n),
-            block_dim: kernel.spec.block(),
-            shared_mem_bytes: kernel.info().dynamic_shared_bytes,
-        };
+        let image = kernel.image();
+        let args = launch_args(&launch, &image.abi(), [a, b, c]);
+        let shape = image.launch();
+        let grid_dim = shape.grid(launch.m, launch.n).map_err(|o| GemmError::Unlaunchable {
+            kernel: image.entry.to_string(),
+            reason: format!("{} blocks along grid.{} exceed the {} allowed", o.blocks, o.axis, o.max),
+            threads: shape.block.0,
+            registers: kernel.info().registers,
+            shared_bytes: kernel.info().shared_bytes,
+        })?;
+        let config =
+            LaunchConfig { grid_dim, block_dim: shape.block, shared_mem_bytes: shape.dynamic_shared_bytes };
         let mut builder = self.stream.launch_builder(&kernel.function);
         for arg in &args {
             match arg {
@@ -248,7 +254,7 @@ impl Gemm {
     }
 
     fn check_kernel<E: Element>(&self, kernel: &LoadedKernel) -> Result<(), GemmError> {
-        check_precision::<E>(&kernel.spec, kernel.entry())?;
+        check_precision::<E>(&kernel.image().requires(), kernel.entry())?;
         if kernel.belongs_to(self.context()) {
             Ok(())
         } else {
@@ -419,41 +425,21 @@ pub(crate) fn check_context(arg: Arg, ours: &CudaStream, theirs: &Arc<CudaStream
     }
 }
 
-pub(crate) fn check_precision<E: Element>(
-    spec: &gemm_codegen::KernelSpec,
-    entry: &str,
-) -> Result<(), GemmError> {
-    if spec.precision == E::PRECISION {
+pub(crate) fn check_precision<E: Element>(requires: &Requirements, entry: &str) -> Result<(), GemmError> {
+    if requires.precision == E::PRECISION {
         Ok(())
     } else {
         Err(GemmError::PrecisionMismatch {
             kernel: entry.to_owned(),
-            kernel_precision: spec.precision,
+            kernel_precision: requires.precision,
             buffers: E::PRECISION,
         })
     }
 }
 
-/// Whether A and B (their device addresses `a`, `b` and leading dimensions
-/// as the kernel sees them) meet `spec`'s `ldg_width` alignment: start and
-/// leading dimension multiples of that many elements.
-pub(crate) fn vector_loads_aligned<E>(spec: &KernelSpec, launch: &Launch<E>, a: u64, b: u64) -> bool {
-    let w = u64::from(spec.ldg_width);
-    let bytes = w * u64::from(spec.precision.element_bytes());
-    w <= 1
-        || (a.is_multiple_of(bytes)
-            && b.is_multiple_of(bytes)
-            && launch.lda.is_multiple_of(w)
-            && launch.ldb.is_multiple_of(w))
-}
-
-/// The arguments of a checked launch, in the order and types of the ABI of
-/// a kernel of `precision`, with A, B and C at the device addresses `abc`.
-fn launch_args<E: Element>(
-    launch: &Launch<E>,
-    precision: Precision,
-    [a, b, c]: [u64; 3],
-) -> Vec<AbiArg<u64>> {
+/// The arguments of a checked launch, laid out by the kernel's `abi`, with
+/// A, B and C at the device addresses `abc`.
+fn launch_args<E: Element>(launch: &Launch<E>, abi: &Abi, [a, b, c]: [u64; 3]) -> Vec<AbiArg<u64>> {
     let wide = |x: E| x.parts().map(Into::<f64>::into);
     let values = GemmValues {
         a,
@@ -468,12 +454,12 @@ fn launch_args<E: Element>(
         alpha: wide(launch.alpha),
         beta: wide(launch.beta),
     };
-    Abi::gemm(precision).args(&values)
+    abi.args(&values)
 }
 
 #[cfg(test)]
 mod tests {
-    use gemm_codegen::Op;
+    use gemm_codegen::{Op, Precision};
 
     use super::*;
 
@@ -508,27 +494,37 @@ mod tests {
     fn arguments_follow_the_abi() {
         let f32s = |v: &[f32]| v.iter().map(|x| u64::from(x.to_bits())).collect::<Vec<_>>();
         let f64s = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-        let args = launch_args(&launch(2.0f32, 3.0), Precision::F32, [10, 20, 30]);
+        let args = launch_args(&launch(2.0f32, 3.0), &Abi::gemm(Precision::F32), [10, 20, 30]);
         assert_eq!(args[..3], [AbiArg::Pointer(10), AbiArg::Pointer(20), AbiArg::Pointer(30)]);
         assert_eq!(scalar_bits(&args), f32s(&[2.0, 3.0]));
-        let args = launch_args(&launch(2.0f64, 3.0), Precision::F64, [0; 3]);
+        let args = launch_args(&launch(2.0f64, 3.0), &Abi::gemm(Precision::F64), [0; 3]);
         assert_eq!(scalar_bits(&args), f64s(&[2.0, 3.0]));
         let c = launch(Complex::new(1.0f32, 2.0), Complex::new(3.0, 4.0));
-        assert_eq!(scalar_bits(&launch_args(&c, Precision::C32, [0; 3])), f32s(&[1.0, 2.0, 3.0, 4.0]));
+        assert_eq!(
+            scalar_bits(&launch_args(&c, &Abi::gemm(Precision::C32), [0; 3])),
+            f32s(&[1.0, 2.0, 3.0, 4.0])
+        );
         let tiny = f32::from_bits(1);
         let odd = launch(Complex::new(tiny, -0.0f32), Complex::new(f32::NAN, 4.0));
         assert_eq!(
-            scalar_bits(&launch_args(&odd, Precision::C32, [0; 3])),
+            scalar_bits(&launch_args(&odd, &Abi::gemm(Precision::C32), [0; 3])),
             f32s(&[tiny, -0.0, f32::NAN, 4.0])
         );
         let z = launch(Complex::new(1.0f64, 2.0), Complex::new(3.0, 4.0));
-        assert_eq!(scalar_bits(&launch_args(&z, Precision::C64, [0; 3])), f64s(&[1.0, 2.0, 3.0, 4.0]));
+        assert_eq!(
+            scalar_bits(&launch_args(&z, &Abi::gemm(Precision::C64), [0; 3])),
+            f64s(&[1.0, 2.0, 3.0, 4.0])
+        );
         for precision in Precision::ALL {
             let args = match precision {
-                Precision::F32 => launch_args(&launch(1.0f32, 0.0), precision, [0; 3]),
-                Precision::F64 => launch_args(&launch(1.0f64, 0.0), precision, [0; 3]),
-                Precision::C32 => launch_args(&launch(Complex::<f32>::ONE, Complex::ZERO), precision, [0; 3]),
-                Precision::C64 => launch_args(&launch(Complex::<f64>::ONE, Complex::ZERO), precision, [0; 3]),
+                Precision::F32 => launch_args(&launch(1.0f32, 0.0), &Abi::gemm(precision), [0; 3]),
+                Precision::F64 => launch_args(&launch(1.0f64, 0.0), &Abi::gemm(precision), [0; 3]),
+                Precision::C32 => {
+                    launch_args(&launch(Complex::<f32>::ONE, Complex::ZERO), &Abi::gemm(precision), [0; 3])
+                }
+                Precision::C64 => {
+                    launch_args(&launch(Complex::<f64>::ONE, Complex::ZERO), &Abi::gemm(precision), [0; 3])
+                }
             };
             let types: Vec<_> = args.iter().map(AbiArg::ty).collect();
             let want: Vec<_> = Abi::gemm(precision).params().iter().map(|p| p.ty).collect();

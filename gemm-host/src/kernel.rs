@@ -55,8 +55,9 @@ pub struct KernelInfo {
 #[derive(Debug)]
 pub struct LoadedKernel {
     pub(crate) function: CudaFunction,
-    pub(crate) spec: KernelSpec,
-    entry: String,
+    /// What it was loaded from: its ABI, launch shape and requirements
+    /// drive every launch.
+    pub(crate) image: KernelImage,
     info: KernelInfo,
     /// The `CUcontext` it was loaded into.
     context: usize,
@@ -65,12 +66,17 @@ pub struct LoadedKernel {
 impl LoadedKernel {
     /// The spec it was generated from.
     pub fn spec(&self) -> &KernelSpec {
-        &self.spec
+        &self.image.spec
+    }
+
+    /// The image it was loaded from.
+    pub fn image(&self) -> &KernelImage {
+        &self.image
     }
 
     /// Its entry name.
     pub fn entry(&self) -> &str {
-        &self.entry
+        &self.image.entry
     }
 
     /// Resource use and occupancy as the driver reports them.
@@ -105,7 +111,7 @@ impl LoadedKernel {
             return Ok(());
         };
         Err(GemmError::Unlaunchable {
-            kernel: self.entry.clone(),
+            kernel: self.entry().to_owned(),
             reason,
             threads: info.block_threads,
             registers: info.registers,
@@ -121,7 +127,7 @@ pub(crate) fn load(
     image: &KernelImage,
 ) -> Result<LoadedKernel, GemmError> {
     let kernel = image.entry.to_string();
-    let (arch, device_sm) = (image.spec.arch, device.compute_capability.sm());
+    let (arch, device_sm) = (image.requires().arch, device.compute_capability.sm());
     if !arch.runs_on(device_sm) {
         return Err(GemmError::ArchMismatch { kernel, arch, device: device.compute_capability });
     }
@@ -146,8 +152,9 @@ pub(crate) fn load(
     };
     let registers = attr("the register count", function.num_regs())?;
     let static_shared = attr("the shared memory size", function.shared_size_bytes())?;
-    let dynamic = image.dynamic_shared_bytes();
-    let (bx, by, bz) = image.block();
+    let launch = image.launch();
+    let dynamic = launch.dynamic_shared_bytes;
+    let (bx, by, bz) = launch.block;
     let block_threads = bx * by * bz;
     check_shared(&kernel, static_shared.saturating_add(dynamic), block_threads, registers, device)?;
     if dynamic > 0 {
@@ -182,7 +189,7 @@ pub(crate) fn load(
         occupancy: if max_warps == 0 { 0.0 } else { f64::from(warps_per_sm) / f64::from(max_warps) },
         load_time,
     };
-    Ok(LoadedKernel { function, spec: image.spec, entry: kernel, info, context: ctx.cu_ctx() as usize })
+    Ok(LoadedKernel { function, image: image.clone(), info, context: ctx.cu_ctx() as usize })
 }
 
 /// Fails with [`GemmError::Unlaunchable`] unless `shared_bytes`, a block's
@@ -209,16 +216,24 @@ fn check_shared(
     })
 }
 
-/// `spec`'s kernel with single-element global loads, for operands that
-/// [`vector_loads_aligned`](crate::gemm::vector_loads_aligned) rejects. Legal whenever `spec` is (a width of 1
-/// divides everything the wider one did, and the skew can only shrink), so
-/// the error is for a spec that was never validated.
-fn scalar_loads(spec: &KernelSpec) -> Result<KernelImage, GemmError> {
-    let spec = KernelSpec { ldg_width: 1, ..*spec };
-    gemm_codegen::compile(&spec).map_err(|violations| GemmError::IllegalSpec {
-        kernel: spec.entry_name(),
-        reason: violations.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "),
-    })
+/// `image`'s kernel assuming only element alignment of A and B
+/// ([`KernelImage::unaligned_twin`]), for operands that miss its
+/// [`Requirements::operand_alignment`](gemm_codegen::Requirements). The
+/// family makes it legal whenever the image's spec is, so the error is for a
+/// spec that was never validated, or for a kernel that has no twin because
+/// it assumes nothing beyond element alignment already.
+fn unaligned_twin(image: &KernelImage) -> Result<KernelImage, GemmError> {
+    match image.unaligned_twin() {
+        Some(Ok(twin)) => Ok(twin),
+        Some(Err(violations)) => Err(GemmError::IllegalSpec {
+            kernel: image.entry.to_string(),
+            reason: violations.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "),
+        }),
+        None => Err(GemmError::IllegalSpec {
+            kernel: image.entry.to_string(),
+            reason: "it has no unaligned twin: it assumes only element alignment already".to_owned(),
+        }),
+    }
 }
 
 /// Runs the JIT once more with an error log buffer attached, to say why
@@ -385,19 +400,20 @@ impl<V> KernelCache<V> {
         Ok(kernel)
     }
 
-    /// The twin of `spec`'s kernel with single-element global loads
-    /// ([`scalar_loads`]), for operands too misaligned for its `ldg_width`:
-    /// generated and loaded (with `load`, through [`KernelCache::get_or_load`])
-    /// on first need, then the same for every later call of that spec.
-    pub(crate) fn get_or_load_scalar<E: From<GemmError>>(
+    /// The twin of `image`'s kernel that assumes only element alignment of
+    /// its operands ([`unaligned_twin`]), for operands too misaligned for
+    /// it: generated and loaded (with `load`, through
+    /// [`KernelCache::get_or_load`]) on first need, then the same for every
+    /// later call of that kernel.
+    pub(crate) fn get_or_load_twin<E: From<GemmError>>(
         &self,
-        spec: &KernelSpec,
+        image: &KernelImage,
         load: impl FnOnce(&KernelImage) -> Result<V, E>,
     ) -> Result<Arc<V>, E> {
-        fill(&self.scalar_twins, *spec, || {
-            let image = scalar_loads(spec)?;
+        fill(&self.scalar_twins, image.spec, || {
+            let twin = unaligned_twin(image)?;
             self.generated.fetch_add(1, Ordering::Relaxed);
-            self.get_or_load(&image, || load(&image))
+            self.get_or_load(&twin, || load(&twin))
         })
     }
 
@@ -407,7 +423,7 @@ impl<V> KernelCache<V> {
         slots.values().filter(|s| s.lock().unwrap_or_else(PoisonError::into_inner).is_some()).count()
     }
 
-    /// Single-element-load twins generated so far ([`KernelCache::get_or_load_scalar`]).
+    /// Unaligned twins generated so far ([`KernelCache::get_or_load_twin`]).
     #[cfg(test)]
     pub(crate) fn generated(&self) -> usize {
         self.generated.load(Ordering::Relaxed)
@@ -504,7 +520,7 @@ mod tests {
                                 load_a = (16, 8), load_b = (2, 64), lds_width = 4, ldg_width = 4"
             .parse()
             .expect("a spec");
-        let other = KernelSpec { op_b: Op::T, load_b: LoadShape { lead: 64, cross: 2 }, ..wide };
+        let other = KernelSpec { op_b: Op::T, load_b: LoadShape { lead: 16, cross: 8 }, ..wide };
         let cache = KernelCache::<KernelSpec>::default();
         let loads = std::sync::atomic::AtomicUsize::new(0);
         let load = |image: &KernelImage| -> Result<KernelSpec, GemmError> {
@@ -515,7 +531,8 @@ mod tests {
             for _ in 0..4 {
                 s.spawn(|| {
                     for spec in [wide, other, wide] {
-                        let twin = cache.get_or_load_scalar(&spec, load).unwrap();
+                        let image = gemm_codegen::compile(&spec).expect("legal");
+                        let twin = cache.get_or_load_twin(&image, load).unwrap();
                         assert_eq!(*twin, KernelSpec { ldg_width: 1, ..spec });
                     }
                 });
@@ -528,12 +545,18 @@ mod tests {
 
     #[test]
     fn a_twin_that_cannot_be_generated_is_an_error_and_not_cached() {
-        let illegal = KernelSpec { m_blk: 60, ..image("x".into(), "k".into()).spec };
+        let base = image("x".into(), "k".into());
+        let illegal =
+            KernelImage { spec: KernelSpec { m_blk: 60, ldg_width: 2, ..base.spec }, ..base.clone() };
         let cache = KernelCache::<KernelSpec>::default();
         for _ in 0..2 {
-            let err = cache.get_or_load_scalar(&illegal, |_| Ok::<_, GemmError>(illegal)).unwrap_err();
+            let err = cache.get_or_load_twin(&illegal, |_| Ok::<_, GemmError>(illegal.spec)).unwrap_err();
             assert!(matches!(err, GemmError::IllegalSpec { .. }), "{err}");
         }
+        // A kernel that assumes only element alignment has no twin.
+        let narrow = KernelImage { spec: KernelSpec { ldg_width: 1, ..base.spec }, ..base };
+        let err = cache.get_or_load_twin(&narrow, |_| Ok::<_, GemmError>(narrow.spec)).unwrap_err();
+        assert!(err.to_string().contains("no unaligned twin"), "{err}");
         assert_eq!((cache.generated(), cache.len()), (0, 0));
     }
 

@@ -31,7 +31,7 @@
 //! the launch gets `k = 0` and `alpha = 0`, so A and B are never read and C
 //! becomes `beta · C` exactly, as in the reference BLAS.
 
-use gemm_codegen::{Element, KernelSpec, Op};
+use gemm_codegen::{Element, KernelImage, Op};
 
 use crate::config::{Dim, GemmConfig, Matrix};
 
@@ -137,25 +137,20 @@ pub enum Checked<T> {
 
 /// Largest `m`, `n`, `k` the kernels accept.
 pub const MAX_DIM: i64 = i32::MAX as i64;
-/// Blocks a grid may have along x (every GPU since sm_30).
-pub const MAX_GRID_X: u64 = i32::MAX as u64;
-/// Blocks a grid may have along y.
-pub const MAX_GRID_Y: u64 = 65535;
-
 /// Checks every rule (see the [module docs](self)) for `cfg` on `buffers`,
 /// run by `kernel` (or by cuBLAS, for `None`), and says what to launch.
 pub fn check<T: Element>(
     cfg: &GemmConfig<T>,
     buffers: &Buffers,
-    kernel: Option<&KernelSpec>,
+    kernel: Option<&KernelImage>,
 ) -> Result<Checked<T>, ArgError> {
     let precision = T::PRECISION;
     let col = cfg.to_column_major();
 
     // 1. The kernel's ops.
-    if let Some(spec) = kernel {
+    if let Some(image) = kernel {
         let needed = (col.op_a.effective(precision), col.op_b.effective(precision));
-        let have = (spec.eff_op_a(), spec.eff_op_b());
+        let have = image.requires().ops;
         if needed != have {
             // Name the caller's argument: after a row-major swap, the kernel's
             // op(A) is the caller's op(B).
@@ -168,7 +163,7 @@ pub fn check<T: Element>(
             return Err(ArgError::OpMismatch {
                 arg,
                 value,
-                kernel: spec.entry_name(),
+                kernel: image.entry.to_string(),
                 kernel_ops: have,
                 needed_ops: needed,
                 layout: cfg.layout,
@@ -243,23 +238,22 @@ pub fn check<T: Element>(
             return Err(ArgError::TooLarge { arg: Arg::of_dim(dim), value, max: MAX_DIM });
         }
     }
-    if let Some(spec) = kernel {
-        // Column-major m runs along grid.x, n along grid.y; after a row-major
-        // swap those are the caller's n and m.
+    if let Some(image) = kernel {
+        // Column-major m runs along grid.x, n along grid.y (a rasterized
+        // grid puts all blocks along x); after a row-major swap those are
+        // the caller's n and m. Both extents fit a u32 (MAX_DIM).
+        let shape = image.launch();
         let (x_dim, y_dim) = if cfg.swaps_operands() { (Dim::N, Dim::M) } else { (Dim::M, Dim::N) };
-        let axes = [('x', x_dim, col.m, spec.m_blk, MAX_GRID_X), ('y', y_dim, col.n, spec.n_blk, MAX_GRID_Y)];
-        for (axis, dim, extent, tile, max) in axes {
-            let blocks = (extent as u64).div_ceil(u64::from(tile.max(1)));
-            if blocks > max {
-                return Err(ArgError::GridTooLarge {
-                    arg: Arg::of_dim(dim),
-                    value: cfg.dim(dim),
-                    axis,
-                    blocks,
-                    tile,
-                    max,
-                });
-            }
+        if let Err(o) = shape.grid(col.m as u32, col.n as u32) {
+            let (dim, tile) = if o.axis == 'x' { (x_dim, shape.tile.0) } else { (y_dim, shape.tile.1) };
+            return Err(ArgError::GridTooLarge {
+                arg: Arg::of_dim(dim),
+                value: cfg.dim(dim),
+                axis: o.axis,
+                blocks: o.blocks,
+                tile,
+                max: o.max,
+            });
         }
     }
 
@@ -284,7 +278,7 @@ pub fn check<T: Element>(
 
 #[cfg(test)]
 mod tests {
-    use gemm_codegen::{GlobalLoad, LoadShape, Precision};
+    use gemm_codegen::{GlobalLoad, KernelSpec, LaunchShape, LoadShape, Precision};
     use num_complex::Complex;
 
     use super::*;
@@ -293,8 +287,10 @@ mod tests {
 
     type C32 = Complex<f32>;
 
-    fn spec(precision: Precision, op_a: Op, op_b: Op) -> KernelSpec {
-        KernelSpec {
+    /// A kernel image of the ops and tile to check against (its PTX is not
+    /// needed).
+    fn spec(precision: Precision, op_a: Op, op_b: Op) -> KernelImage {
+        let spec = KernelSpec {
             precision,
             op_a,
             op_b,
@@ -314,7 +310,8 @@ mod tests {
             raster: 1,
             unroll: None,
             frag_sets: 1,
-        }
+        };
+        KernelImage { entry: spec.entry_name().into(), spec, ptx: "".into(), shared_bytes: 0 }
     }
 
     /// Buffers exactly as long as `cfg` needs, at aligned addresses.
@@ -575,7 +572,7 @@ mod tests {
                 axis: 'y',
                 blocks: 65536,
                 tile: 32,
-                max: MAX_GRID_Y
+                max: LaunchShape::MAX_GRID_Y
             }
         );
         assert_eq!(
@@ -609,7 +606,7 @@ mod tests {
             e.to_string(),
             format!(
                 "argument `op_a` = T: kernel `{}` computes op = (N, T), but this call needs a kernel with op = (T, T)",
-                s.entry_name()
+                s.entry
             )
         );
         let cfg = GemmConfig::<f32>::new(Op::N, Op::N, 4, 4, 4);

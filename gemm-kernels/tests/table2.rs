@@ -141,7 +141,7 @@ fn types_carry_their_element() {
     assert_eq!(elem::<gemm_kernels::CgemmNC>(), Precision::C32);
     assert_eq!(elem::<gemm_kernels::ZgemmCC>(), Precision::C64);
     for entry in &TABLE2 {
-        assert_eq!(entry.image().block(), entry.spec.block());
+        assert_eq!(entry.image().launch().block, entry.spec.block());
     }
     assert_eq!(gemm_kernels::SgemmNN::SPEC, TABLE2[0].spec);
 }

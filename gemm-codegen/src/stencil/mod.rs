@@ -20,9 +20,9 @@
 //!
 //! # Kernel ABI
 //!
-//! The parameters are [`Abi::gemm`]'s, in its order. Launch with
-//! [`crate::KernelSpec::grid`] blocks of [`crate::KernelSpec::block`] threads
-//! and no dynamic shared memory. The kernel reads A and B only for `k > 0`
+//! The parameters are [`Abi::gemm`]'s, in its order. Launch with the
+//! [`crate::LaunchShape`] of [`crate::Stencil::launch_shape`]: its block, its
+//! grid for the problem, its dynamic shared memory. The kernel reads A and B only for `k > 0`
 //! (the host passes `k = 0` when `alpha = 0`), and reads C only when
 //! `beta ≠ 0`.
 

@@ -242,16 +242,16 @@ pub fn edge_cases(spec: &KernelSpec, full: bool) -> Vec<Case> {
 /// reference. Reads before a slice's start are faults of the emulator (each
 /// slice is a buffer of its own), so the guard before each matrix is exact.
 pub fn check_case<T: TestElem>(gemm: &Gemm, case: &Case, rng: &mut Rng) -> Result<Stats, String> {
-    let spec = *gemm.spec();
+    let requires = *gemm.requires();
     let Case { m, n, k, .. } = *case;
     let (m, n, k) = (m as usize, n as usize, k as usize);
-    let (op_a, op_b) = (spec.eff_op_a(), spec.eff_op_b());
+    let (op_a, op_b) = requires.ops;
     let (a_rows, a_cols) = if op_a == Op::N { (m, k) } else { (k, m) };
     let (b_rows, b_cols) = if op_b == Op::N { (k, n) } else { (n, k) };
     let mut pad = || 1 + rng.below(3) as usize;
     // A kernel with `ldg_width = w` needs A's and B's leading dimensions to
     // be multiples of w (the host guarantees it, or picks another kernel).
-    let w = spec.ldg_width as usize;
+    let w = requires.operand_alignment as usize;
     let (lda, ldb, ldc) = (
         (a_rows.max(1) + pad()).next_multiple_of(w),
         (b_rows.max(1) + pad()).next_multiple_of(w),

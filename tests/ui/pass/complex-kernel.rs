@@ -29,7 +29,7 @@ fn main() {
     assert_eq!(ZgemmCC::SPEC.precision, Precision::C64);
     assert_eq!(ZgemmCC::SPEC.eff_op_b(), Op::C);
     assert_eq!(zgemm_only::<ZgemmCC>(), ZgemmCC::ENTRY);
-    assert_eq!(ZgemmCC::block(), (64, 1, 1));
+    assert_eq!(ZgemmCC::launch().block, (64, 1, 1));
     // 8 × (16 + 1 + 24 + 1) Complex<f64> elements.
     assert_eq!(ZgemmCC::SHARED_BYTES, 8 * (17 + 25) * 16);
     assert_eq!(CgemmNC::SPEC.precision, Precision::C32);

@@ -1,0 +1,285 @@
+//! Kernel families: the contract between one kind of kernel and everything
+//! that builds, launches, emulates and tunes it.
+//!
+//! A family is one kind of kernel — today the universal stencil of Kurzak,
+//! Tomov and Dongarra ([`Stencil`]); tensor-core, bespoke constant-A,
+//! split-K and batched kernels are families to come. Each brings, as plain
+//! data chosen by its spec and validated once ([`Family`]):
+//!
+//! - its **spec** and **validation rules** (the macro's compile errors, the
+//!   tuner's pruning), and its **lowering** to the [`crate::ptx`] IR;
+//! - its **parameter list** ([`Abi`]): the PTX `.param`s, the emulator's
+//!   argument block and the host's launch arguments are all derived from it;
+//! - its **launch geometry** ([`LaunchShape`]): block, grid as a function of
+//!   the problem, dynamic shared memory;
+//! - its **requirements** ([`Requirements`]): the precision and ops it
+//!   computes, the architecture it needs, and the alignment it assumes of
+//!   its operands, with a twin that assumes none ([`Family::unaligned_twin`]).
+//!
+//! The host and the emulator see a compiled kernel only as a
+//! [`crate::KernelImage`]: its PTX, ABI, launch shape and requirements.
+//! Nothing outside this module and the family's own asks which family a
+//! kernel is.
+
+use crate::abi::Abi;
+use crate::constraints::{self, Limits, Plan, Violation};
+use crate::ptx::Module;
+use crate::spec::{KernelSpec, Op, Precision, Target};
+
+/// The order in which a launch's blocks walk the tiles of C.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BlockOrder {
+    /// Block `(ctaid.x, ctaid.y)` computes tile `(x, y)`: M tiles along x,
+    /// N tiles along y.
+    Grid2d,
+    /// A one-dimensional grid; consecutive blocks walk groups of `rows`
+    /// tile rows column by column, so that blocks running together share
+    /// stripes of A and B in L2.
+    Rasterized {
+        /// Tile rows per group (at least 2).
+        rows: u32,
+    },
+}
+
+/// How a kernel is launched for an `m × n` C.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LaunchShape {
+    /// Threads per block, `(x, y, z)`.
+    pub block: (u32, u32, u32),
+    /// Rows and columns of C each block computes.
+    pub tile: (u32, u32),
+    /// How blocks map to tiles.
+    pub order: BlockOrder,
+    /// Shared memory each launch passes dynamically, in bytes (0: all of the
+    /// kernel's shared memory is static).
+    pub dynamic_shared_bytes: u32,
+}
+
+/// A grid axis a problem would overflow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GridOverflow {
+    /// `'x'` or `'y'`.
+    pub axis: char,
+    /// The blocks the problem needs along it.
+    pub blocks: u64,
+    /// The most a grid may have along it.
+    pub max: u64,
+}
+
+impl LaunchShape {
+    /// Blocks a grid may have along x (every GPU since sm_30).
+    pub const MAX_GRID_X: u64 = i32::MAX as u64;
+    /// Blocks a grid may have along y.
+    pub const MAX_GRID_Y: u64 = 65535;
+
+    /// Tiles of C along M and N, exactly (a zero tile, which no valid spec
+    /// has, counts no tiles rather than dividing by zero).
+    pub const fn tiles(&self, m: u32, n: u32) -> (u64, u64) {
+        const fn tiles(extent: u32, blk: u32) -> u64 {
+            if blk == 0 { 0 } else { extent.div_ceil(blk) as u64 }
+        }
+        (tiles(m, self.tile.0), tiles(n, self.tile.1))
+    }
+
+    /// The grid for an `m × n` C, or the axis it would overflow.
+    pub const fn grid(&self, m: u32, n: u32) -> Result<(u32, u32, u32), GridOverflow> {
+        let (tm, tn) = self.tiles(m, n);
+        let (x, y) = match self.order {
+            BlockOrder::Grid2d => (tm, tn),
+            BlockOrder::Rasterized { .. } => (tm * tn, 1),
+        };
+        if x > Self::MAX_GRID_X {
+            return Err(GridOverflow { axis: 'x', blocks: x, max: Self::MAX_GRID_X });
+        }
+        if y > Self::MAX_GRID_Y {
+            return Err(GridOverflow { axis: 'y', blocks: y, max: Self::MAX_GRID_Y });
+        }
+        Ok((x as u32, y as u32, 1))
+    }
+}
+
+/// What a kernel requires of the GPU it runs on and of its arguments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Requirements {
+    /// The element type of A, B and C.
+    pub precision: Precision,
+    /// `op(A)` and `op(B)` as the kernel performs them (`C` is `T` on reals).
+    pub ops: (Op, Op),
+    /// The oldest architecture it runs on.
+    pub arch: Target,
+    /// A's and B's base addresses and leading dimensions must be multiples
+    /// of this many elements (1: any element-aligned argument).
+    pub operand_alignment: u32,
+}
+
+impl Requirements {
+    /// Whether A and B at device addresses `a` and `b` with leading
+    /// dimensions `lda` and `ldb` (in elements) meet
+    /// [`Requirements::operand_alignment`].
+    pub const fn operands_aligned(&self, a: u64, b: u64, lda: u64, ldb: u64) -> bool {
+        let w = self.operand_alignment as u64;
+        let bytes = w * self.precision.element_bytes() as u64;
+        w <= 1
+            || (a.is_multiple_of(bytes)
+                && b.is_multiple_of(bytes)
+                && lda.is_multiple_of(w)
+                && ldb.is_multiple_of(w))
+    }
+}
+
+/// One kind of kernel: its spec, rules, lowering, parameters, launch
+/// geometry and requirements.
+pub trait Family {
+    /// The family's spec: plain data, what `gemm_kernel!` and the tuner
+    /// write.
+    type Spec: Copy + std::fmt::Debug + std::fmt::Display;
+
+    /// Checks `spec` under `limits`: a plan, or every rule it breaks.
+    fn validate_with(spec: &Self::Spec, limits: &Limits) -> Result<Plan, Vec<Violation>>;
+    /// Lowers a validated plan to a one-kernel PTX module.
+    fn lower(plan: &Plan) -> Module;
+    /// The PTX entry name: stable and unique per spec.
+    fn entry_name(spec: &Self::Spec) -> String;
+    /// The kernel's parameter list.
+    fn abi(spec: &Self::Spec) -> Abi;
+    /// How the kernel is launched.
+    fn launch(spec: &Self::Spec) -> LaunchShape;
+    /// What the kernel requires of the GPU and its arguments.
+    fn requirements(spec: &Self::Spec) -> Requirements;
+    /// The same kernel assuming only element alignment of its operands, for
+    /// arguments that miss [`Requirements::operand_alignment`]; `None` when
+    /// the kernel assumes nothing more already.
+    fn unaligned_twin(spec: &Self::Spec) -> Option<Self::Spec>;
+}
+
+/// The universal GEMM stencil (Algorithm 1 of Kurzak, Tomov and Dongarra,
+/// with the pipeline stages of [`crate::stencil`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Stencil;
+
+impl Stencil {
+    /// [`Family::launch`], usable in constants.
+    pub const fn launch_shape(spec: &KernelSpec) -> LaunchShape {
+        LaunchShape {
+            block: (spec.m_dim.saturating_mul(spec.n_dim), 1, 1),
+            tile: (spec.m_blk, spec.n_blk),
+            order: if spec.raster > 1 {
+                BlockOrder::Rasterized { rows: spec.raster }
+            } else {
+                BlockOrder::Grid2d
+            },
+            dynamic_shared_bytes: constraints::dynamic_shared_bytes(spec),
+        }
+    }
+
+    /// [`Family::requirements`], usable in constants.
+    pub const fn requirements_of(spec: &KernelSpec) -> Requirements {
+        Requirements {
+            precision: spec.precision,
+            ops: (spec.eff_op_a(), spec.eff_op_b()),
+            arch: spec.arch,
+            operand_alignment: spec.ldg_width,
+        }
+    }
+}
+
+impl Family for Stencil {
+    type Spec = KernelSpec;
+
+    fn validate_with(spec: &KernelSpec, limits: &Limits) -> Result<Plan, Vec<Violation>> {
+        constraints::validate_with(spec, limits)
+    }
+
+    fn lower(plan: &Plan) -> Module {
+        crate::stencil::lower(plan)
+    }
+
+    fn entry_name(spec: &KernelSpec) -> String {
+        spec.entry_name()
+    }
+
+    fn abi(spec: &KernelSpec) -> Abi {
+        Abi::gemm(spec.precision)
+    }
+
+    fn launch(spec: &KernelSpec) -> LaunchShape {
+        Stencil::launch_shape(spec)
+    }
+
+    fn requirements(spec: &KernelSpec) -> Requirements {
+        Stencil::requirements_of(spec)
+    }
+
+    /// Single-element global loads (`ldg_width = 1`): legal whenever the
+    /// spec is (a width of 1 divides everything a wider one did, and the
+    /// skew can only shrink).
+    fn unaligned_twin(spec: &KernelSpec) -> Option<KernelSpec> {
+        (spec.ldg_width > 1).then_some(KernelSpec { ldg_width: 1, ..*spec })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::{GlobalLoad, LoadShape};
+
+    fn spec() -> KernelSpec {
+        KernelSpec {
+            precision: Precision::C32,
+            op_a: Op::C,
+            op_b: Op::N,
+            m_blk: 64,
+            n_blk: 32,
+            k_blk: 8,
+            m_dim: 16,
+            n_dim: 8,
+            load_a: LoadShape { lead: 8, cross: 16 },
+            load_b: LoadShape { lead: 8, cross: 16 },
+            lds_width: 1,
+            ldg: GlobalLoad::Nc,
+            arch: Target::Sm80,
+            stages: 3,
+            ldg_width: 2,
+            warps: None,
+            raster: 1,
+            unroll: None,
+            frag_sets: 1,
+        }
+    }
+
+    #[test]
+    fn the_grid_covers_c_in_either_order_and_refuses_overflow() {
+        let s = spec();
+        let plain = Stencil::launch_shape(&s);
+        assert_eq!(plain.block, (128, 1, 1));
+        assert_eq!(plain.grid(65, 33), Ok((2, 2, 1)));
+        assert_eq!(plain.grid(0, 33), Ok((0, 2, 1)));
+        let y_max = LaunchShape::MAX_GRID_Y as u32 * 32;
+        assert_eq!(plain.grid(1, y_max), Ok((1, 65535, 1)));
+        assert_eq!(plain.grid(1, y_max + 1), Err(GridOverflow { axis: 'y', blocks: 65536, max: 65535 }));
+        let raster = Stencil::launch_shape(&KernelSpec { raster: 8, ..s });
+        assert_eq!(raster.order, BlockOrder::Rasterized { rows: 8 });
+        assert_eq!(raster.grid(65, 33), Ok((4, 1, 1)));
+        assert_eq!(raster.grid(1, y_max + 1), Ok((65536, 1, 1)));
+        assert!(matches!(raster.grid(u32::MAX, u32::MAX), Err(GridOverflow { axis: 'x', .. })));
+    }
+
+    #[test]
+    fn requirements_and_the_unaligned_twin() {
+        let s = spec();
+        let r = Stencil::requirements(&s);
+        assert_eq!(
+            (r.precision, r.ops, r.arch, r.operand_alignment),
+            (Precision::C32, (Op::C, Op::N), Target::Sm80, 2)
+        );
+        // 16-byte runs: addresses multiples of 16, leading dimensions of 2.
+        assert!(r.operands_aligned(256, 512, 64, 2));
+        assert!(!r.operands_aligned(264, 512, 64, 2));
+        assert!(!r.operands_aligned(256, 512, 63, 2));
+        let twin = Stencil::unaligned_twin(&s).expect("a twin");
+        assert_eq!(Stencil::requirements(&twin).operand_alignment, 1);
+        assert!(Stencil::requirements(&twin).operands_aligned(8, 24, 63, 1));
+        assert_eq!(Stencil::unaligned_twin(&twin), None);
+        assert!(Stencil::validate_with(&twin, &Limits::for_target(Target::Sm80)).is_ok());
+    }
+}
