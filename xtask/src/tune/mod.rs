@@ -124,6 +124,7 @@ impl Args {
             min_threads_per_sm: self.min_threads_per_sm.unwrap_or(t.min_threads_per_sm),
             min_blocks_per_sm: self.min_blocks_per_sm.unwrap_or(t.min_blocks_per_sm),
             min_reuse: self.min_reuse.unwrap_or(t.min_reuse),
+            ..t
         }
     }
 

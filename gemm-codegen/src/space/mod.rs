@@ -7,15 +7,25 @@
 //! The nested loops run over `N_dim`, `M_dim`, `K_blk`, `N_blk` (in steps of
 //! `N_dim`) and `M_blk` (in steps of `M_dim`), within [`Bounds`] (the paper's
 //! 256 for the dimensions and tiles, 64 for `K_blk`). For each legal tile
-//! they yield every `lds_width` and then every `load_a` shape, `load_b`
-//! shape and `ldg` path: our stencil's further parameters are further
-//! dimensions of the space. The order is fixed, so every listing, count and
-//! sample is deterministic.
+//! they yield every `lds_width`, `stages` and `ldg_width` (a *point*), then
+//! every `load_a` shape, `load_b` shape, and the free dimensions `ldg`,
+//! `warps` and `raster`: our stencil's further parameters are further
+//! dimensions of the space. Which values the parameters added after the
+//! paper take is the space's [`Pipeline`] (the [`pipeline`] module says how
+//! a new one joins); [`Pipeline::portable`], the default, holds each at its
+//! default, which is the paper's space. The order is fixed, so every
+//! listing, count and sample is deterministic.
 //!
 //! # Hard constraints
 //!
-//! A spec is in the space exactly when `validate_with(&spec, &device.hard())`
-//! accepts it: the same per-part predicates of [`crate::constraints`] decide,
+//! A spec is in the space exactly when `validate_with(&spec, &space.limits())`
+//! accepts it and its pipeline parameters are among the [`Pipeline`]'s
+//! values ([`LdgWidths::WidestOrOne`] and [`Warps::Squarest`] choose among
+//! the legal values by a rule). The limits are the device's
+//! ([`Space::limits`]): 48 KiB of shared memory per block for the portable
+//! space, the opt-in maximum for a space of an architecture (the lowering
+//! then declares the stripes dynamically).
+//! The same per-part predicates of [`crate::constraints`] decide,
 //! applied at the loop level where their inputs are fixed (threads per
 //! block at the thread arrangement, resources at the tile, the load rules
 //! per shape). The load shapes that fit A's stripe (which depends on `M_blk`
@@ -34,7 +44,9 @@
 //! For each legal spec, [`Stats`] estimates its shared memory and registers
 //! and [`DeviceLimits::occupancy`] turns them into resident blocks and
 //! threads per SM; [`Guidelines`] then asks for a minimum of each and a
-//! minimum register reuse ([`register_reuse`], real and complex formulas).
+//! minimum register reuse ([`crate::constraints::register_reuse`], real
+//! and complex formulas). Specs with a `cp.async` ring have minimums of
+//! their own ([`Guidelines`] says why).
 //!
 //! The register estimate is the paper's: per thread, `M_thr·N_thr`
 //! accumulators plus `M_thr + N_thr` fragments of A and B, plus the
@@ -42,77 +54,30 @@
 //! in 32-bit registers. The paper adds the stripes per block; our kernels
 //! hold them in registers spread over the threads, so we add each thread's
 //! share, rounded up, which is [`crate::constraints::regs_lower_bound`] — the
-//! same number the hard register rule checks. Like the paper's it is a lower
+//! same number the hard register rule checks. A ring kernel stages nothing
+//! in registers (`cp.async` copies straight to shared memory), so its
+//! estimate has no stripes. Like the paper's it is a lower
 //! bound: addresses and counters come on top, and the tuner replaces it with
 //! `ptxas`'s count.
 
-use crate::spec::Target;
-use std::cmp::Reverse;
+mod guidelines;
+pub mod pipeline;
+mod sample;
+
 use std::ops::RangeInclusive;
 use std::rc::Rc;
 
+pub use guidelines::{Guidelines, Stats};
+pub use pipeline::{LdgWidths, Pipeline, Warps};
+
 use crate::constraints::{
-    Limits, Operand, Plan, StripePlan, lds_width_allowed, lds_width_divides, lds_width_fits_precision,
-    proven_u32, register_reuse, regs_fit, regs_lower_bound, shared_bytes, shared_fits, threads_rule,
-    tile_divides,
+    Limits, Operand, StripePlan, ldg_width_allowed, ldg_width_fits_precision, lds_width_allowed,
+    lds_width_divides, lds_width_fits_precision, proven_u32, regs_fit, shared_fits, stages_allowed,
+    threads_rule, tile_divides,
 };
-use crate::device::{DeviceLimits, Occupancy};
-use crate::spec::{GlobalLoad, KernelSpec, LoadShape, Op, Precision};
-
-/// The performance guidelines of Section 5.3.2: soft limits that prune specs
-/// which would build and run, but slowly.
-#[derive(Clone, Copy, Debug, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub struct Guidelines {
-    /// Resident threads per SM the spec must allow (the paper's "minimum
-    /// occupancy"), by shared memory and by registers alike.
-    pub min_threads_per_sm: u32,
-    /// Resident blocks per SM the spec must allow.
-    pub min_blocks_per_sm: u32,
-    /// FMAs per shared-memory load in the innermost loop ([`register_reuse`]).
-    pub min_reuse: f64,
-}
-
-impl Guidelines {
-    /// No guidelines: the hard constraints alone.
-    pub const NONE: Guidelines = Guidelines { min_threads_per_sm: 0, min_blocks_per_sm: 0, min_reuse: 0.0 };
-
-    /// Table 1 of the paper: 512 threads and 2 blocks per SM, and a register
-    /// reuse of 3 (S), 2 (D), 5 (C) or 2 (Z).
-    pub const fn table1(precision: Precision) -> Guidelines {
-        let min_reuse = match precision {
-            Precision::F32 => 3.0,
-            Precision::F64 => 2.0,
-            Precision::C32 => 5.0,
-            Precision::C64 => 2.0,
-        };
-        Guidelines { min_threads_per_sm: 512, min_blocks_per_sm: 2, min_reuse }
-    }
-
-    /// Whether a spec with these stats follows the guidelines.
-    pub fn admits(&self, stats: &Stats) -> bool {
-        let o = &stats.occupancy;
-        o.blocks_by_shared >= self.min_blocks_per_sm
-            && o.blocks_by_regs >= self.min_blocks_per_sm
-            && o.threads_by_shared() >= self.min_threads_per_sm
-            && o.threads_by_regs() >= self.min_threads_per_sm
-            && stats.reuse >= self.min_reuse
-    }
-
-    /// Whether every spec these guidelines admit, `other` admits too.
-    pub fn at_least_as_strict_as(&self, other: &Guidelines) -> bool {
-        self.min_threads_per_sm >= other.min_threads_per_sm
-            && self.min_blocks_per_sm >= other.min_blocks_per_sm
-            && self.min_reuse >= other.min_reuse
-    }
-}
-
-impl Default for Guidelines {
-    fn default() -> Self {
-        Guidelines::NONE
-    }
-}
-
+use crate::device::DeviceLimits;
+use crate::spec::{GlobalLoad, KernelSpec, LoadShape, Op, Precision, Target};
+use pipeline::{free_count, free_settings, ldg_fits, widest};
 /// The ranges the generator's loops run over.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Bounds {
@@ -171,41 +136,6 @@ impl Default for Bounds {
     }
 }
 
-/// What the guidelines look at, for one legal spec.
-#[derive(Clone, Copy, Debug, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub struct Stats {
-    /// Shared memory per block, in bytes (exact: it is declared statically).
-    pub shared_bytes: u32,
-    /// Estimated registers per thread (the module documentation says how).
-    pub regs_estimate: u32,
-    /// Resident blocks and threads per SM by each resource.
-    pub occupancy: Occupancy,
-    /// FMAs per shared-memory load in the innermost loop.
-    pub reuse: f64,
-}
-
-impl Stats {
-    /// The stats of a validated spec on `device`.
-    pub fn of(plan: &Plan, device: &DeviceLimits) -> Stats {
-        Stats::compute(plan.spec(), device)
-    }
-
-    /// As [`Stats::of`], for a spec known to pass the hard constraints,
-    /// which bound its threads, shared bytes and registers by `u32` limits.
-    fn compute(spec: &KernelSpec, device: &DeviceLimits) -> Stats {
-        let shared = proven_u32(shared_bytes(spec));
-        let regs = proven_u32(regs_lower_bound(spec));
-        let threads = proven_u32(u128::from(spec.threads()));
-        Stats {
-            shared_bytes: shared,
-            regs_estimate: regs,
-            occupancy: device.occupancy(threads, shared, regs),
-            reuse: register_reuse(spec),
-        }
-    }
-}
-
 /// A spec of the space and its stats.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Candidate {
@@ -241,17 +171,23 @@ pub struct Space {
     pub guidelines: Guidelines,
     /// Loop bounds ([`Bounds::paper`] by default).
     pub bounds: Bounds,
+    /// The pipeline dimensions ([`Pipeline::portable`] by default).
+    pub pipeline: Pipeline,
 }
 
-/// One legal (tile, threads, `lds_width`) point with its fitting load shapes
-/// counted: every (load_a, load_b, ldg) at it is a legal spec.
+/// One legal (tile, threads, `lds_width`, `stages`, `ldg_width`) point
+/// with its (load_a, load_b) pairs and free settings counted: every
+/// combination of the two is a legal spec.
 #[derive(Clone, Copy, Debug)]
 struct Point {
-    /// The point's spec, with its first fitting load shapes and first `ldg`.
+    /// The point's spec, with fitting load shapes and its first free
+    /// setting.
     spec: KernelSpec,
     stats: Stats,
-    loads_a: u32,
-    loads_b: u32,
+    /// (load_a, load_b) pairs at the point.
+    pairs: u64,
+    /// Settings of the free dimensions.
+    free: u64,
     admitted: bool,
 }
 
@@ -273,9 +209,30 @@ fn divisors(n: u32) -> Vec<u32> {
 
 impl Space {
     /// The space of `precision` and `op_a`, `op_b` on `device`, with no
-    /// guidelines and the paper's bounds.
+    /// guidelines, the paper's bounds and the portable pipeline: the
+    /// paper's space.
     pub fn new(precision: Precision, op_a: Op, op_b: Op, device: DeviceLimits) -> Space {
-        Space { precision, op_a, op_b, device, guidelines: Guidelines::NONE, bounds: Bounds::paper() }
+        Space {
+            precision,
+            op_a,
+            op_b,
+            device,
+            guidelines: Guidelines::NONE,
+            bounds: Bounds::paper(),
+            pipeline: Pipeline::portable(),
+        }
+    }
+
+    /// What the tuner searches on `device`: the paper's bounds, the
+    /// pipeline of the newest portable architecture the device runs
+    /// ([`Pipeline::tuner`]; the portable one for a GPU older than every
+    /// target) and [`Guidelines::pipelined`].
+    pub fn for_tuning(precision: Precision, op_a: Op, op_b: Op, device: DeviceLimits) -> Space {
+        let pipeline = Target::newest_for(device.compute_capability().sm())
+            .map_or_else(Pipeline::portable, Pipeline::tuner);
+        Space::new(precision, op_a, op_b, device)
+            .with_guidelines(Guidelines::pipelined(precision))
+            .with_pipeline(pipeline)
     }
 
     /// The same space under `guidelines`.
@@ -288,17 +245,33 @@ impl Space {
         Space { bounds, ..self }
     }
 
-    /// The hard limits specs are checked against.
+    /// The same space over `pipeline`'s dimensions.
+    pub fn with_pipeline(self, pipeline: Pipeline) -> Space {
+        Space { pipeline, ..self }
+    }
+
+    /// The hard limits specs are checked against: the device's
+    /// ([`DeviceLimits::hard`], 48 KiB of static shared memory per block)
+    /// for the portable space; for a space of an architecture, shared
+    /// memory up to the block's opt-in maximum on the device, capped by
+    /// what the architecture allows ([`Target::max_shared_per_block`], so
+    /// that every spec also passes [`crate::validate`]).
     pub fn limits(&self) -> Limits {
-        self.device.hard()
+        let hard = self.device.hard();
+        match self.pipeline.target {
+            None => hard,
+            Some(target) => {
+                let opt_in = self.device.driver.max_shared_per_block_optin.max(hard.max_shared_per_block);
+                Limits { max_shared_per_block: opt_in.min(target.max_shared_per_block()), ..hard }
+            }
+        }
     }
 
     /// Counts the specs the hard constraints admit and those the guidelines
     /// keep, without building them.
     pub fn count(&self) -> Count {
-        let per_point = self.bounds.ldgs.len() as u64;
         self.points().fold(Count::default(), |mut count, p| {
-            let n = u64::from(p.loads_a) * u64::from(p.loads_b) * per_point;
+            let n = p.pairs * p.free;
             count.hard += n;
             if p.admitted {
                 count.survivors += n;
@@ -319,10 +292,12 @@ impl Space {
     }
 
     /// Whether `spec` is in the space: within bounds, of the space's
-    /// precision and ops, legal, and following the guidelines.
+    /// precision, ops and pipeline values, legal, and following the
+    /// guidelines.
     pub fn contains(&self, spec: &KernelSpec) -> bool {
         if (spec.precision, spec.op_a, spec.op_b) != (self.precision, self.op_a, self.op_b)
             || !self.bounds.contain(spec)
+            || !self.pipeline.lists(spec)
         {
             return false;
         }
@@ -332,109 +307,18 @@ impl Space {
         }
     }
 
-    /// `n` specs of the space spread over it, for a tuner that cannot run
-    /// them all (`--max-variants`). Deterministic; all of them if the space
-    /// holds at most `n`.
-    ///
-    /// The rule:
-    ///
-    /// 1. Group the specs by tile configuration (`tile` and `threads`); the
-    ///    variants of a group differ in `lds_width`, load shapes and `ldg`.
-    /// 2. Rank the groups by register reuse, then resident threads per SM
-    ///    (both descending), then generation order.
-    /// 3. If there are more groups than `n`, take `n` evenly spaced along
-    ///    that ranking (the midpoints of `n` equal slices), so the sample
-    ///    spans high to low reuse and occupancy rather than crowding at
-    ///    either end; else take every group.
-    /// 4. Order each chosen group's variants by a heuristic preference:
-    ///    wider `lds_width` first, then better-coalesced loads (more bytes
-    ///    read contiguously per row of the load shapes, up to a 128-byte
-    ///    line, A and B summed), then `ldg` in [`GlobalLoad::ALL`] order, then
-    ///    generation order.
-    /// 5. Deal round-robin: every chosen group's first variant in ranking
-    ///    order, then every group's second, and so on until `n`.
-    ///
-    /// The result is in dealing order, so a prefix of it is itself a spread
-    /// sample.
-    pub fn sample(&self, n: usize) -> Vec<Candidate> {
-        if n == 0 {
-            return Vec::new();
-        }
-        // Groups: consecutive points that share a tile configuration.
-        struct Group {
-            points: Vec<Point>,
-            reuse: f64,
-            threads_per_sm: u32,
-        }
-        let mut groups: Vec<Group> = Vec::new();
-        for p in self.points().filter(|p| p.admitted) {
-            let key = |s: &KernelSpec| (s.m_blk, s.n_blk, s.k_blk, s.m_dim, s.n_dim);
-            match groups.last_mut() {
-                Some(g) if key(&g.points[0].spec) == key(&p.spec) => {
-                    g.threads_per_sm = g.threads_per_sm.max(p.stats.occupancy.threads_per_sm());
-                    g.points.push(p);
-                }
-                _ => groups.push(Group {
-                    points: vec![p],
-                    reuse: p.stats.reuse,
-                    threads_per_sm: p.stats.occupancy.threads_per_sm(),
-                }),
-            }
-        }
-        let mut order: Vec<usize> = (0..groups.len()).collect();
-        order.sort_by(|&a, &b| {
-            let (ga, gb) = (&groups[a], &groups[b]);
-            gb.reuse.total_cmp(&ga.reuse).then(gb.threads_per_sm.cmp(&ga.threads_per_sm)).then(a.cmp(&b))
-        });
-        let chosen: Vec<usize> = if order.len() > n {
-            (0..n).map(|i| order[(2 * i + 1) * order.len() / (2 * n)]).collect()
-        } else {
-            order
-        };
-        let element_bytes = self.precision.element_bytes();
-        let coalesced = |shape: LoadShape| shape.lead.saturating_mul(element_bytes).min(128);
-        let mut variants: Vec<Vec<Candidate>> = chosen
-            .iter()
-            .map(|&g| {
-                let mut all: Vec<Candidate> = groups[g].points.iter().flat_map(|&p| self.expand(p)).collect();
-                // A stable sort keeps generation order among equals.
-                all.sort_by_key(|c| {
-                    let s = &c.spec;
-                    let ldg = GlobalLoad::ALL.iter().position(|&l| l == s.ldg);
-                    (Reverse(s.lds_width), Reverse(coalesced(s.load_a) + coalesced(s.load_b)), ldg)
-                });
-                all.reverse(); // pop() from the front
-                all
-            })
-            .collect();
-        let total = variants.iter().map(Vec::len).sum::<usize>();
-        let mut out = Vec::with_capacity(n.min(total));
-        while out.len() < n {
-            let before = out.len();
-            for v in &mut variants {
-                if out.len() == n {
-                    break;
-                }
-                if let Some(c) = v.pop() {
-                    out.push(c);
-                }
-            }
-            if out.len() == before {
-                break;
-            }
-        }
-        out
-    }
-
-    /// The legal (tile, threads, `lds_width`) points, in generation order.
+    /// The legal points, in generation order.
     ///
     /// Registers and shared memory grow with `M_blk`, `N_blk` and `K_blk`,
     /// so each tile loop stops at the first tile whose smallest possible
-    /// demand (its smallest tile inside, no skew) breaks the register or
+    /// demand (its smallest tile inside, no skew, the fewest stages for
+    /// shared memory and the deepest for registers) breaks the register or
     /// shared-memory rule: every later tile would break it too.
     fn points(&self) -> impl Iterator<Item = Point> + '_ {
         let limits = self.limits();
         let b = &self.bounds;
+        let arch = self.pipeline.arch();
+        let widths = self.pipeline.ldg_widths.candidates();
         let tile = move |m_dim, n_dim, m_blk, n_blk, k_blk| KernelSpec {
             precision: self.precision,
             op_a: self.op_a,
@@ -448,13 +332,19 @@ impl Space {
             load_b: LoadShape { lead: 0, cross: 0 },
             lds_width: 0,
             ldg: GlobalLoad::Nc,
-            arch: Target::Sm70,
+            arch,
             stages: 1,
             ldg_width: 1,
             warps: None,
             raster: 1,
         };
-        let may_fit = move |tile: KernelSpec| regs_fit(&tile, &limits) && shared_fits(&tile, &limits);
+        // No allowed stage: an empty space (every tile "breaks" a rule).
+        let (fewest, deepest) = self.pipeline.stage_extremes().unwrap_or((0, 0));
+        let may_fit = move |tile: KernelSpec| {
+            fewest > 0
+                && regs_fit(&KernelSpec { stages: deepest, ..tile }, &limits)
+                && shared_fits(&KernelSpec { stages: fewest, ..tile }, &limits)
+        };
         b.n_dim
             .clone()
             .flat_map(move |n_dim| b.m_dim.clone().map(move |m_dim| (m_dim, n_dim)))
@@ -472,38 +362,34 @@ impl Space {
                     .take_while(move |&k_blk| may_fit(tile(m_dim, n_dim, m_min, n_min, k_blk)))
                     .flat_map(move |k_blk| {
                         // A's stripe depends on M_blk and K_blk only, B's on
-                        // K_blk and N_blk: fit their load shapes once each.
+                        // K_blk and N_blk: fit their load shapes once each,
+                        // per candidate `ldg_width` (`widths.len()` per tile).
                         let loads_a: Rc<[Loads]> = multiples(m_dim, &b.m_blk)
-                            .map(|m_blk| {
-                                self.fitting_loads(
-                                    tile(m_dim, n_dim, m_blk, n_min, k_blk),
-                                    Operand::A,
-                                    &divisors,
-                                )
+                            .flat_map(|m_blk| {
+                                let t = tile(m_dim, n_dim, m_blk, n_min, k_blk);
+                                self.fitting_loads(t, Operand::A, &divisors, widths)
                             })
                             .collect();
                         let loads_b: Rc<[Loads]> = multiples(n_dim, &b.n_blk)
-                            .map(|n_blk| {
-                                self.fitting_loads(
-                                    tile(m_dim, n_dim, m_min, n_blk, k_blk),
-                                    Operand::B,
-                                    &divisors,
-                                )
+                            .flat_map(|n_blk| {
+                                let t = tile(m_dim, n_dim, m_min, n_blk, k_blk);
+                                self.fitting_loads(t, Operand::B, &divisors, widths)
                             })
                             .collect();
+                        let nw = widths.len();
                         multiples(n_dim, &b.n_blk)
                             .zip(0..)
                             .take_while(move |&(n_blk, _)| may_fit(tile(m_dim, n_dim, m_min, n_blk, k_blk)))
                             .flat_map(move |(n_blk, j)| {
-                                let (loads_a, load_b) = (loads_a.clone(), loads_b[j]);
+                                let (loads_a, loads_b) = (loads_a.clone(), loads_b.clone());
                                 multiples(m_dim, &b.m_blk)
                                     .zip(0..)
-                                    .map(move |(m_blk, i)| {
-                                        (tile(m_dim, n_dim, m_blk, n_blk, k_blk), loads_a[i])
-                                    })
+                                    .map(move |(m_blk, i)| (tile(m_dim, n_dim, m_blk, n_blk, k_blk), i))
                                     .take_while(move |&(tile, _)| may_fit(tile))
-                                    .flat_map(move |(tile, load_a)| {
-                                        self.tile_points(tile, load_a, load_b, &limits)
+                                    .flat_map(move |(tile, i)| {
+                                        let a = &loads_a[i * nw..(i + 1) * nw];
+                                        let b = &loads_b[j * nw..(j + 1) * nw];
+                                        self.tile_points(tile, a, b, &limits)
                                     })
                             })
                     })
@@ -511,54 +397,96 @@ impl Space {
     }
 
     /// The legal points of one (tile, threads) whose stripes fit `loads_a`
-    /// and `loads_b` load shapes: nothing if a width-free rule fails, else
-    /// one per legal `lds_width`.
+    /// and `loads_b` load shapes per candidate `ldg_width`: nothing if a
+    /// width-free rule fails, else one per legal (`lds_width`, `stages`,
+    /// `ldg_width`) with at least one spec.
     fn tile_points(
         &self,
-        mut tile: KernelSpec,
-        loads_a: Loads,
-        loads_b: Loads,
+        tile: KernelSpec,
+        loads_a: &[Loads],
+        loads_b: &[Loads],
         limits: &Limits,
     ) -> Vec<Point> {
         debug_assert!(tile_divides(tile.m_blk, tile.m_dim) && tile_divides(tile.n_blk, tile.n_dim));
-        // The register bound does not depend on the width or the loads.
-        if !regs_fit(&tile, limits) {
+        let Some((_, deepest)) = self.pipeline.stage_extremes() else { return Vec::new() };
+        // The register bound does not depend on the widths or the loads,
+        // and is least with a ring.
+        if !regs_fit(&KernelSpec { stages: deepest, ..tile }, limits) {
             return Vec::new();
         }
-        let ((loads_a, Some(first_a)), (loads_b, Some(first_b))) = (loads_a, loads_b) else {
-            return Vec::new();
-        };
         let Some(&first_ldg) = self.bounds.ldgs.first() else {
             return Vec::new();
         };
-        tile.load_a = first_a;
-        tile.load_b = first_b;
-        tile.ldg = first_ldg;
+        let precision = tile.precision;
+        let cp_async = tile.arch.has_cp_async();
+        let widths = self.pipeline.ldg_widths.candidates();
+        let legal_width = |w: u32| ldg_width_allowed(w) && ldg_width_fits_precision(w, precision);
+        let pairs_of = |i: usize| u64::from(loads_a[i].0) * u64::from(loads_b[i].0);
         let (m_thr, n_thr) = (tile.m_thr(), tile.n_thr());
-        self.bounds
-            .lds_widths
-            .iter()
-            .map(|&lds_width| KernelSpec { lds_width, ..tile })
-            .filter(|s| {
-                lds_width_allowed(s.lds_width)
-                    && lds_width_fits_precision(s.lds_width, s.precision)
-                    && lds_width_divides(s.lds_width, m_thr, n_thr)
-                    && shared_fits(s, limits)
-            })
-            .map(|spec| {
-                let stats = Stats::compute(&spec, &self.device);
-                let admitted = self.guidelines.admits(&stats);
-                Point { spec, stats, loads_a, loads_b, admitted }
-            })
-            .collect()
+        let mut out = Vec::new();
+        for &lds_width in &self.bounds.lds_widths {
+            if !(lds_width_allowed(lds_width)
+                && lds_width_fits_precision(lds_width, precision)
+                && lds_width_divides(lds_width, m_thr, n_thr))
+            {
+                continue;
+            }
+            for &stages in self.pipeline.stages.iter().filter(|&&s| stages_allowed(s, cp_async)) {
+                for (wi, &ldg_width) in widths.iter().enumerate().filter(|(_, w)| legal_width(**w)) {
+                    let mut spec = KernelSpec { lds_width, stages, ldg_width, ldg: first_ldg, ..tile };
+                    if !(shared_fits(&spec, limits) && regs_fit(&spec, limits)) {
+                        continue;
+                    }
+                    let pairs = match self.pipeline.ldg_widths {
+                        LdgWidths::Each(_) => pairs_of(wi),
+                        LdgWidths::WidestOrOne if ldg_width == 1 => pairs_of(wi),
+                        // Pairs whose widest common width is this one: the
+                        // candidates widen, and a shape that fits a width
+                        // fits every narrower one.
+                        LdgWidths::WidestOrOne => {
+                            let wider = (wi + 1..widths.len()).find(|&j| legal_width(widths[j]));
+                            pairs_of(wi) - wider.map_or(0, pairs_of)
+                        }
+                    };
+                    let (Some(load_a), Some(load_b)) = (loads_a[wi].1, loads_b[wi].1) else { continue };
+                    if pairs == 0 {
+                        continue;
+                    }
+                    (spec.load_a, spec.load_b) = (load_a, load_b);
+                    let free = free_count(self, &spec);
+                    if free == 0 {
+                        continue;
+                    }
+                    let stats = Stats::compute(&spec, &self.device);
+                    let admitted = self.guidelines.admits(&stats);
+                    out.push(Point { spec, stats, pairs, free, admitted });
+                }
+            }
+        }
+        out
     }
 
-    /// The load shapes that fit `operand`'s stripe of `tile`, in ascending
-    /// `lead`: how many, and the first.
-    fn fitting_loads(&self, tile: KernelSpec, operand: Operand, divisors: &[u32]) -> Loads {
-        let mut shapes = self.load_shapes(tile, operand, divisors);
-        let first = shapes.next();
-        (u32::from(first.is_some()) + shapes.count() as u32, first)
+    /// Per width of `widths`, the load shapes that fit `operand`'s stripe
+    /// of `tile` with that `ldg_width`, in ascending `lead`: how many, and
+    /// the first.
+    fn fitting_loads(
+        &self,
+        tile: KernelSpec,
+        operand: Operand,
+        divisors: &[u32],
+        widths: &[u32],
+    ) -> Vec<Loads> {
+        let mut out: Vec<Loads> = vec![(0, None); widths.len()];
+        for shape in self.load_shapes(tile, operand, divisors) {
+            let stripe = StripePlan::new(&with_load(tile, operand, shape), operand);
+            for (loads, &w) in out.iter_mut().zip(widths) {
+                if ldg_fits(w, tile.precision, &stripe) {
+                    loads.0 += 1;
+                    loads.1.get_or_insert(shape);
+                }
+            }
+        }
+        out
     }
 
     /// The load shapes that fit `operand`'s stripe of `tile`, in ascending
@@ -566,37 +494,58 @@ impl Space {
     /// [`StripePlan`] accept.
     fn load_shapes<'a>(
         &self,
-        mut tile: KernelSpec,
+        tile: KernelSpec,
         operand: Operand,
         divisors: &'a [u32],
     ) -> impl Iterator<Item = LoadShape> + 'a {
         let threads = tile.threads();
         divisors.iter().filter_map(move |&lead| {
             let shape = LoadShape { lead, cross: u32::try_from(threads / u64::from(lead)).ok()? };
-            match operand {
-                Operand::A => tile.load_a = shape,
-                Operand::B => tile.load_b = shape,
-            }
-            StripePlan::new(&tile, operand).shape_fits(threads).then_some(shape)
+            StripePlan::new(&with_load(tile, operand, shape), operand).shape_fits(threads).then_some(shape)
         })
     }
 
-    /// Every spec at a point: load_a, then load_b, then ldg.
+    /// Every spec at a point: load_a, then load_b, then the free
+    /// dimensions.
     fn expand(&self, p: Point) -> impl Iterator<Item = Candidate> + '_ {
-        let divisors = divisors(proven_u32(u128::from(p.spec.threads())));
-        let shapes_a: Vec<LoadShape> = self.load_shapes(p.spec, Operand::A, &divisors).collect();
-        let shapes_b: Vec<LoadShape> = self.load_shapes(p.spec, Operand::B, &divisors).collect();
-        debug_assert_eq!((shapes_a.len() as u32, shapes_b.len() as u32), (p.loads_a, p.loads_b));
-        shapes_a.into_iter().flat_map(move |load_a| {
-            let shapes_b = shapes_b.clone();
-            shapes_b.into_iter().flat_map(move |load_b| {
-                self.bounds.ldgs.iter().map(move |&ldg| Candidate {
-                    spec: KernelSpec { load_a, load_b, ldg, ..p.spec },
-                    stats: p.stats,
+        let spec = p.spec;
+        let divisors = divisors(proven_u32(u128::from(spec.threads())));
+        // Each shape with the widest `ldg_width` it allows.
+        let shapes = |operand| -> Vec<(LoadShape, u32)> {
+            self.load_shapes(spec, operand, &divisors)
+                .map(|shape| {
+                    let stripe = StripePlan::new(&with_load(spec, operand, shape), operand);
+                    (shape, widest(spec.precision, &[stripe]))
                 })
-            })
+                .filter(|&(shape, _)| {
+                    let stripe = StripePlan::new(&with_load(spec, operand, shape), operand);
+                    ldg_fits(spec.ldg_width, spec.precision, &stripe)
+                })
+                .collect()
+        };
+        let (shapes_a, shapes_b) = (shapes(Operand::A), shapes(Operand::B));
+        let only_widest = self.pipeline.ldg_widths == LdgWidths::WidestOrOne && spec.ldg_width > 1;
+        let pairs: Vec<(LoadShape, LoadShape)> = shapes_a
+            .iter()
+            .flat_map(|&(a, wa)| shapes_b.iter().map(move |&(b, wb)| (a, b, wa.min(wb))))
+            .filter(|&(_, _, w)| !only_widest || w == spec.ldg_width)
+            .map(|(a, b, _)| (a, b))
+            .collect();
+        debug_assert_eq!(pairs.len() as u64, p.pairs, "{spec}");
+        pairs.into_iter().flat_map(move |(load_a, load_b)| {
+            free_settings(self, KernelSpec { load_a, load_b, ..spec })
+                .map(move |spec| Candidate { spec, stats: p.stats })
         })
     }
+}
+
+/// `tile` with `shape` as `operand`'s load shape.
+fn with_load(mut tile: KernelSpec, operand: Operand, shape: LoadShape) -> KernelSpec {
+    match operand {
+        Operand::A => tile.load_a = shape,
+        Operand::B => tile.load_b = shape,
+    }
+    tile
 }
 
 /// The four op pairs of Figure 5: NN, NT, TN, TT.
@@ -648,13 +597,5 @@ mod tests {
         assert_eq!(multiples(16, &(17..=64)).collect::<Vec<_>>(), [32, 48, 64]);
         assert_eq!(multiples(16, &(0..=15)).count(), 0);
         assert_eq!(divisors(12), [1, 2, 3, 4, 6, 12]);
-    }
-
-    #[test]
-    fn table1_guidelines() {
-        assert_eq!(Guidelines::table1(Precision::C32).min_reuse, 5.0);
-        assert_eq!(Guidelines::table1(Precision::F32).min_threads_per_sm, 512);
-        assert_eq!(Guidelines::table1(Precision::C64).min_blocks_per_sm, 2);
-        assert!(Guidelines::table1(Precision::F32).at_least_as_strict_as(&Guidelines::NONE));
     }
 }
