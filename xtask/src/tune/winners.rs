@@ -310,6 +310,24 @@ mod tests {
         assert!(text.contains("[Family; 2]"));
     }
 
+    /// `gemm-kernels/src/tuned/sm_90.rs` is what `--report-only` writes from
+    /// the journal committed under `tuning/sm_90` (at the default sizes):
+    /// the journal's format, the winner rule and the writer still agree.
+    #[test]
+    fn the_committed_sm_90_file_regenerates_from_its_journal() {
+        let root = crate::ptxas::workspace_root();
+        let journal = super::super::record::Journal::open(&root.join("tuning/sm_90/tune.jsonl")).unwrap();
+        let device = journal.records().last().expect("a journal with records").device.clone();
+        let size = |p| {
+            let n = super::super::default_size(p) as u64;
+            (n, n, n)
+        };
+        let all: Vec<Record> = journal.records().iter().filter(|r| r.device == device).cloned().collect();
+        let text = render_family(&device, &select(&all, &device, size));
+        let committed = std::fs::read_to_string(root.join("gemm-kernels/src/tuned/sm_90.rs")).unwrap();
+        assert!(text == committed, "sm_90.rs differs from what the journal gives:\n{text}");
+    }
+
     /// gemm-kernels' families file is exactly what this writer produces for
     /// the families it lists (so it is generated, current and parseable).
     #[test]
