@@ -33,10 +33,12 @@
 //! of the thread count, so [`Space::count`] multiplies counts instead of
 //! building the specs it counts: a count takes a fraction of a second.
 //!
-//! The counts do not depend on the ops: transposing an operand swaps which
-//! dimension of its stripe leads, and `(lead, cross) ↦ (cross, lead)` maps
-//! the shapes that fit one way onto those that fit the other. The specs
-//! differ; their number does not. (Figure 5 of the paper differs between
+//! With `ldg_width = 1` the counts do not depend on the ops: transposing an
+//! operand swaps which dimension of its stripe leads, and `(lead, cross) ↦
+//! (cross, lead)` maps the shapes that fit one way onto those that fit the
+//! other. The specs differ; their number does not. A wider `ldg_width`
+//! asks more of the leading dimension only, so the tuner's space differs
+//! slightly between ops. (Figure 5 of the paper differs between
 //! ops; its stencil had constraints ours has not.)
 //!
 //! # Performance guidelines (Algorithm 3, second to fourth sections)
