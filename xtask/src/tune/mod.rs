@@ -40,6 +40,7 @@
 //! `--report-only` redoes the end from the journal, without a GPU.
 
 pub mod budget;
+mod closing;
 pub mod halving;
 pub mod prune;
 pub mod record;
@@ -47,7 +48,7 @@ pub mod report;
 pub mod winners;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
@@ -60,10 +61,12 @@ use gemm_host::reference::Random;
 use gemm_host::{Gemm, GemmConfig};
 
 use self::budget::{Budget, Job, Outcome, run_jobs};
+use self::closing::{gpu_seconds, print_gpu_time, report};
 use self::halving::{Costs, Problem};
 use self::prune::Ranked;
 use self::record::{DeviceKey, Journal, KernelType, Phase, Record, Status, Subject};
-use crate::bound::{self, KernelBound};
+use self::winners::{confirmed_rates, fastest};
+use crate::bound;
 use crate::cli;
 use crate::measure::{Bench, CublasCheck, Plan};
 use crate::peak;
@@ -360,22 +363,6 @@ fn tune(
         }
     }
     Ok(Some((device, machine)))
-}
-
-/// GPU seconds the journal's measurements of `kt` on `device` took.
-fn gpu_seconds(records: &[Record], device: &DeviceKey, kt: KernelType) -> f64 {
-    records.iter().filter(|r| &r.device == device && r.kernel_type == kt).filter_map(|r| r.gpu_s).sum()
-}
-
-fn print_gpu_time(records: &[Record], device: &DeviceKey, types: &[KernelType]) {
-    let mut total = 0.0;
-    println!("GPU time per kernel type (all calls):");
-    for &kt in types {
-        let s = gpu_seconds(records, device, kt);
-        total += s;
-        println!("  {:<9} {:>7.1} s", kt.name(), s);
-    }
-    println!("  {:<9} {:>7.1} s ({:.1} min)", "total", total, total / 60.0);
 }
 
 struct Tuner<'a> {
@@ -740,182 +727,8 @@ impl Tuner<'_> {
     }
 }
 
-/// The rates (winner, Table 2, cuBLAS) of the latest confirmation run of
-/// `winner` in `records`, if any.
-fn confirmed_rates(
-    records: &[Record],
-    device: &DeviceKey,
-    kt: KernelType,
-    size: (u64, u64, u64),
-    winner: KernelSpec,
-) -> Option<[f64; 3]> {
-    let mine = |r: &&Record| &r.device == device && r.kernel_type == kt && r.size == size;
-    let run = records
-        .iter()
-        .filter(mine)
-        .filter(|r| matches!(&r.subject, Subject::Variant { spec, .. } if *spec == winner))
-        .filter_map(|r| match r.phase {
-            Phase::Confirm { run } => Some(run),
-            Phase::Search => None,
-        })
-        .max()?;
-    let rate = |pick: &dyn Fn(&Subject) -> bool| {
-        records
-            .iter()
-            .filter(mine)
-            .filter(|r| r.phase == Phase::Confirm { run } && pick(&r.subject))
-            .find_map(Record::tflops)
-    };
-    Some([
-        rate(&|s| matches!(s, Subject::Variant { spec, .. } if *spec == winner))?,
-        rate(&|s| matches!(s, Subject::Variant { table2: true, .. })).unwrap_or(0.0),
-        rate(&|s| *s == Subject::Cublas).unwrap_or(0.0),
-    ])
-}
-
-/// The `n` fastest verified variants of `kt` at `size` on `device`.
-fn fastest(
-    records: &[Record],
-    device: &DeviceKey,
-    kt: KernelType,
-    size: (u64, u64, u64),
-    n: usize,
-) -> Vec<KernelSpec> {
-    let mut timed: Vec<(f64, KernelSpec)> = records
-        .iter()
-        .filter(|r| &r.device == device && r.kernel_type == kt && r.size == size && r.status == Status::Ok)
-        .filter(|r| r.phase == Phase::Search)
-        .filter_map(|r| match &r.subject {
-            Subject::Variant { spec, .. } => Some((r.tflops()?, *spec)),
-            Subject::Cublas => None,
-        })
-        .collect();
-    timed.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-    timed.dedup_by(|a, b| a.1 == b.1);
-    timed.into_iter().take(n).map(|t| t.1).collect()
-}
-
-fn report(
-    args: &Args,
-    journal: &Journal,
-    device: &DeviceKey,
-    machine: Option<&GpuThroughput>,
-    types: &[KernelType],
-    tallies: &BTreeMap<KernelType, Tally>,
-) -> Result<()> {
-    let records: Vec<&Record> = journal.records().iter().filter(|r| &r.device == device).collect();
-    std::fs::create_dir_all(&args.out)?;
-    std::fs::write(args.out.join("tune.csv"), report::csv(&records, machine))?;
-    let title = format!("{} (sm_{}): TFLOP/s of every tuned variant", device.device, device.arch);
-    report::svg(&records, &title, &args.out.join("tune.svg"))?;
-
-    let all: Vec<Record> = records.iter().map(|&r| r.clone()).collect();
-    let winners = winners::select(&all, device, |p| {
-        let n = args.size(p) as u64;
-        (n, n, n)
-    });
-    let family = winners::render_family(device, &winners);
-    let file = format!("sm_{}.rs", device.arch);
-    let tuned = args.repo.join("gemm-kernels/src/tuned");
-    if winners.is_empty() {
-        println!("no verified variant: nothing to write back");
-    } else if tuned.is_dir() {
-        std::fs::write(tuned.join(&file), &family)?;
-        let archs = families(&tuned)?;
-        std::fs::write(tuned.join("families.rs"), winners::render_families(&archs))?;
-        println!("wrote {} and families.rs", tuned.join(&file).display());
-    } else {
-        // Only the binary travelled (a GPU machine without the sources):
-        // keep the file with the journal.
-        std::fs::write(args.out.join(&file), &family)?;
-        println!("wrote {} (no gemm-kernels under {})", args.out.join(&file).display(), args.repo.display());
-    }
-    summary(&records, device, machine, types, tallies, &winners);
-    Ok(())
-}
-
-/// The compute capabilities that have a generated file in `dir`.
-fn families(dir: &Path) -> Result<Vec<u32>> {
-    let mut archs = Vec::new();
-    for entry in std::fs::read_dir(dir)? {
-        let name = entry?.file_name();
-        let name = name.to_string_lossy();
-        if let Some(arch) =
-            name.strip_prefix("sm_").and_then(|n| n.strip_suffix(".rs")).and_then(|n| n.parse().ok())
-        {
-            archs.push(arch);
-        }
-    }
-    archs.sort_unstable();
-    Ok(archs)
-}
-
-fn summary(
-    records: &[&Record],
-    device: &DeviceKey,
-    machine: Option<&GpuThroughput>,
-    types: &[KernelType],
-    tallies: &BTreeMap<KernelType, Tally>,
-    winners: &[winners::Winner],
-) {
-    println!(
-        "\n{} (sm_{}), driver {}, generator {}",
-        device.device, device.arch, device.driver, device.generator
-    );
-    println!(
-        "{:<9} {:>11} {:>10} {:>5} {:>6} {:>7} {:>8} {:>8} {:>8} {:>6} {:>8} {:>6}  winner",
-        "type",
-        "size",
-        "space",
-        "run",
-        "failed",
-        "GPU s",
-        "winner",
-        "Table 2",
-        "cuBLAS",
-        "ratio",
-        "bound",
-        "%peak"
-    );
-    let mut gpu_total = 0.0;
-    for kt in types {
-        let mine: Vec<&&Record> = records
-            .iter()
-            .filter(|r| r.kernel_type == *kt && r.phase == Phase::Search)
-            .filter(|r| matches!(r.subject, Subject::Variant { .. }))
-            .collect();
-        let failed = mine.iter().filter(|r| r.status != Status::Ok).count();
-        // Journals written before GPU times were kept have none.
-        let gpu_s =
-            records.iter().filter(|r| r.kernel_type == *kt).filter_map(|r| r.gpu_s).reduce(|a, b| a + b);
-        gpu_total += gpu_s.unwrap_or(0.0);
-        let tally = tallies.get(kt);
-        let w = winners.iter().find(|w| w.kernel_type == *kt);
-        let fmt = |x: Option<f64>| x.map_or("-".to_owned(), |x| format!("{x:.2}"));
-        let kb = w.map(|w| KernelBound::of_spec(&w.spec, machine, None)).unwrap_or_default();
-        println!(
-            "{:<9} {:>11} {:>10} {:>5} {:>6} {:>7} {:>8} {:>8} {:>8} {:>6} {:>8} {:>6}  {}",
-            kt.name(),
-            w.map_or("-".to_owned(), |w| format!("{}^3", w.size.0)),
-            tally.map_or("-".to_owned(), |t| t.space.to_string()),
-            mine.len(),
-            failed,
-            gpu_s.map_or("-".to_owned(), |s| format!("{s:.1}")),
-            fmt(w.map(|w| w.tflops)),
-            fmt(w.and_then(|w| w.table2_tflops)),
-            fmt(w.and_then(|w| w.cublas_tflops)),
-            fmt(w.and_then(|w| Some(w.tflops / w.cublas_tflops?))),
-            fmt(kb.bound.as_ref().map(|b| b.tflops)),
-            kb.pct_of_peak(w.map(|w| w.tflops)).map_or("-".to_owned(), |p| format!("{p:.1}")),
-            w.map_or(String::new(), |w| w.spec.to_invocation_body()),
-        );
-    }
-    println!("GPU time of the tuning, all calls: {:.1} s ({:.1} min)", gpu_total, gpu_total / 60.0);
-}
-
 #[cfg(test)]
 mod tests {
-    use super::record::tests::{device, record, spec};
     use super::*;
 
     #[test]
@@ -926,42 +739,6 @@ mod tests {
             assert!(bytes <= f64::from(1u32 << 30) && bytes > 0.85 * f64::from(1u32 << 30), "{p}: {n}");
         }
         assert_eq!(default_size(Precision::F32), 9216);
-    }
-
-    #[test]
-    fn fastest_ranks_verified_timed_variants_of_the_type() {
-        let mut slow = record(spec(32), 4.0);
-        slow.kernel_type.op_a = Op::N;
-        let mut wrong = record(spec(128), 0.5);
-        wrong.status = Status::WrongResult;
-        let records = [record(spec(64), 1.0), slow, wrong, record(spec(96), 2.0)];
-        let kt = records[0].kernel_type;
-        assert_eq!(fastest(&records, &device(), kt, (1024, 1024, 1024), 2), vec![spec(64), spec(96)]);
-    }
-
-    #[test]
-    fn a_confirmed_winner_is_found_in_the_journal() {
-        let (fast, slow) = (spec(64), spec(32));
-        let size = (1024, 1024, 1024);
-        let kt = record(fast, 1.0).kernel_type;
-        let confirm = |subject: Subject, ms: f64, run: u64| Record {
-            subject,
-            phase: Phase::Confirm { run },
-            ..record(fast, ms)
-        };
-        let mut records = vec![record(fast, 1.0), record(slow, 2.0)];
-        assert_eq!(confirmed_rates(&records, &device(), kt, size, fast), None);
-        records.push(confirm(Subject::Variant { spec: fast, table2: false }, 2.0, 1));
-        records.push(confirm(Subject::Variant { spec: fast, table2: false }, 1.0, 2));
-        records.push(confirm(Subject::Variant { spec: slow, table2: true }, 2.0, 2));
-        records.push(confirm(Subject::Cublas, 0.5, 2));
-        let rate = |ms: f64| record(fast, ms).tflops().unwrap();
-        assert_eq!(
-            confirmed_rates(&records, &device(), kt, size, fast),
-            Some([rate(1.0), rate(2.0), rate(0.5)])
-        );
-        // Another winner has no confirmation yet.
-        assert_eq!(confirmed_rates(&records, &device(), kt, size, spec(96)), None);
     }
 
     #[test]
