@@ -67,7 +67,7 @@ pub use constraints::{
 pub use device::{ArchLimits, ComputeCapability, DeviceLimits, DriverLimits, Occupancy};
 pub use family::{BlockOrder, Family, GridOverflow, LaunchShape, Requirements, Stencil};
 pub use kernel::{Element, GemmKernel, KernelImage};
-pub use space::{Bounds, Candidate, Guidelines, Space, Stats};
+pub use space::{Bounds, Candidate, Guidelines, Pipeline, Space, Stats};
 pub use spec::{GlobalLoad, KernelSpec, LoadShape, Op, Precision, SpecParseError, Target, WarpShape};
 
 /// Re-exported so that `gemm_kernel!` expansions can name `Complex` without

@@ -62,9 +62,9 @@ fn figure5_zgemm() {
 fn counts_do_not_depend_on_the_ops_but_specs_do() {
     let bounds = Bounds::up_to(64, 96, 16);
     let space = |op_a, op_b| {
-        Space::new(Precision::C32, op_a, op_b, sm90())
-            .with_bounds(bounds.clone())
-            .with_guidelines(Guidelines { min_threads_per_sm: 256, min_blocks_per_sm: 1, min_reuse: 2.0 })
+        Space::new(Precision::C32, op_a, op_b, sm90()).with_bounds(bounds.clone()).with_guidelines(
+            Guidelines { min_threads_per_sm: 256, min_blocks_per_sm: 1, min_reuse: 2.0, ..Guidelines::NONE },
+        )
     };
     let nn = space(Op::N, Op::N);
     let nn_specs: BTreeSet<_> =
@@ -141,11 +141,11 @@ fn guidelines_are_monotone() {
     let bounds = Bounds::up_to(64, 128, 32);
     let ladder = [
         Guidelines::NONE,
-        Guidelines { min_threads_per_sm: 256, min_blocks_per_sm: 0, min_reuse: 0.0 },
-        Guidelines { min_threads_per_sm: 256, min_blocks_per_sm: 2, min_reuse: 1.5 },
-        Guidelines { min_threads_per_sm: 512, min_blocks_per_sm: 2, min_reuse: 2.0 },
-        Guidelines { min_threads_per_sm: 512, min_blocks_per_sm: 2, min_reuse: 3.0 },
-        Guidelines { min_threads_per_sm: 1024, min_blocks_per_sm: 4, min_reuse: 3.0 },
+        Guidelines { min_threads_per_sm: 256, min_blocks_per_sm: 0, min_reuse: 0.0, ..Guidelines::NONE },
+        Guidelines { min_threads_per_sm: 256, min_blocks_per_sm: 2, min_reuse: 1.5, ..Guidelines::NONE },
+        Guidelines { min_threads_per_sm: 512, min_blocks_per_sm: 2, min_reuse: 2.0, ..Guidelines::NONE },
+        Guidelines { min_threads_per_sm: 512, min_blocks_per_sm: 2, min_reuse: 3.0, ..Guidelines::NONE },
+        Guidelines { min_threads_per_sm: 1024, min_blocks_per_sm: 4, min_reuse: 3.0, ..Guidelines::NONE },
     ];
     for precision in [Precision::F32, Precision::C64] {
         let sets: Vec<BTreeSet<_>> = ladder
@@ -215,7 +215,12 @@ fn sample_is_spread_and_deterministic() {
     // A small space: asking for more gives everything, dealt round-robin.
     let small = Space::new(Precision::C64, Op::N, Op::N, sm90())
         .with_bounds(Bounds::up_to(16, 32, 8))
-        .with_guidelines(Guidelines { min_threads_per_sm: 0, min_blocks_per_sm: 1, min_reuse: 1.0 });
+        .with_guidelines(Guidelines {
+            min_threads_per_sm: 0,
+            min_blocks_per_sm: 1,
+            min_reuse: 1.0,
+            ..Guidelines::NONE
+        });
     let all: BTreeSet<_> = small.specs().into_iter().collect();
     let sample = small.sample(all.len() + 10);
     assert_eq!(sample.len(), all.len());

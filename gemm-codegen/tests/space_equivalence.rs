@@ -209,7 +209,8 @@ fn hard_constraints_match_validate_with_exhaustively_on_a_toy_gpu() {
 #[test]
 fn guidelines_match_stats_exhaustively_on_a_toy_gpu() {
     let device = toy_device();
-    let guidelines = Guidelines { min_threads_per_sm: 16, min_blocks_per_sm: 2, min_reuse: 1.0 };
+    let guidelines =
+        Guidelines { min_threads_per_sm: 16, min_blocks_per_sm: 2, min_reuse: 1.0, ..Guidelines::NONE };
     let space = Space::new(Precision::F32, Op::T, Op::N, device)
         .with_bounds(toy_bounds())
         .with_guidelines(guidelines);

@@ -1,43 +1,57 @@
 //! `cargo xtask tune`: the autotuner of Sections 5.3 and 6 of Kurzak, Tomov
-//! and Dongarra — enumerate the pruned search space, benchmark the survivors
-//! against cuBLAS, keep the fastest, and write the winners back into
-//! `gemm-kernels` as `gemm_kernel!` invocations.
+//! and Dongarra — enumerate the pruned search space, benchmark the best
+//! candidates against cuBLAS within a GPU-time budget, keep the fastest,
+//! and write the winners back into `gemm-kernels` as `gemm_kernel!`
+//! invocations.
 //!
 //! Per kernel type (a precision and a pair of ops):
-//! 1. the space under the hardware limits of the GPU found and the
-//!    guidelines (Table 1's unless given), counted;
-//! 2. **explore**: a spread sample of two thirds of `--max-variants`
-//!    ([`Space::sample`]), plus the Table 2 configuration;
-//! 3. **refine**: the neighbours (specs differing in one parameter) of the
-//!    three fastest so far, for the last third;
+//! 1. the space of the GPU's architecture with the pipeline parameters
+//!    (`stages`, `ldg_width`, `warps`, `raster`; [`Space::for_tuning`])
+//!    under its real limits (opt-in shared memory) and the guidelines
+//!    ([`Guidelines::pipelined`] unless given), counted;
+//! 2. **prune** without a GPU ([`prune`]): a spread sample and the
+//!    pipelines of its best tiles, ranked by the analytic bound, spilling
+//!    kernels dropped by `ptxas`'s report; cached in `<out>/candidates/`
+//!    (`--prune-only --arch sm_90` fills the cache on a machine without a
+//!    GPU);
+//! 3. **successive halving** ([`halving`]): the first candidates timed on a
+//!    small problem (`--small-size`, 4096), the fastest quarter of them and
+//!    the Table 2 configuration on the full-size problem; how many is
+//!    planned from the bounds so that the type fits its share of
+//!    `--gpu-minutes` (25 for all 16 types);
 //! 4. each variant is compiled, JIT-loaded (its real registers, spills,
 //!    shared memory and occupancy read back), dropped if it cannot launch,
 //!    checked against cuBLAS on a small ragged problem (a wrong kernel is
-//!    never a winner), and timed with CUDA events on the large problem;
-//!    cuBLAS is timed under the same harness;
+//!    never a winner), and timed with CUDA events; cuBLAS is timed under
+//!    the same harness at both sizes;
 //! 5. **confirm**: the winner, the Table 2 configuration and cuBLAS are timed
-//!    again, back to back with twice the repetitions, in this run; the
-//!    summary and the generated file report these rates.
+//!    again, back to back with twice the repetitions; the summary and the
+//!    generated file report these rates.
 //!
-//! Every measurement is appended to `<out>/tune.jsonl` as it finishes;
-//! `--resume` skips what is there; a further `--resume` run also refines
-//! around the new best, so repeated runs climb. At the end: `tune.csv`,
-//! `tune.svg`, and the winners as `gemm-kernels/src/tuned/sm_XY.rs` (in
-//! `<out>` when no gemm-kernels is at hand). The CSV and the closing table
-//! set each variant beside the analytic bound of its own loop and the FMA
-//! peak (measured at the start of the run, or `--peak FILE`; see
-//! `cargo xtask peak`).
+//! Every measurement is appended to `<out>/tune.jsonl` as it finishes, with
+//! the GPU seconds it took. `--budget-minutes` stops a call before the
+//! measurement that would overrun it; the next call with `--resume` plans
+//! the same measurements and skips the journaled ones ([`budget`]). At the
+//! end: `tune.csv`, `tune.svg`, the GPU time per type, and the winners as
+//! `gemm-kernels/src/tuned/sm_XY.rs` (in `<out>` when no gemm-kernels is at
+//! hand). The CSV and the closing table set each variant beside the
+//! analytic bound of its own loop and the FMA peak (measured at the start
+//! of the run, or `--peak FILE`; see `cargo xtask peak`).
 //! `--report-only` redoes the end from the journal, without a GPU.
 
+pub mod budget;
+mod closing;
+pub mod halving;
+pub mod prune;
 pub mod record;
 pub mod report;
 pub mod winners;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use gemm_codegen::bound::GpuThroughput;
 use gemm_codegen::space::{Guidelines, Space};
 use gemm_codegen::{DeviceLimits, Element, KernelSpec, Op, Precision};
@@ -45,10 +59,14 @@ use gemm_host::cublas::Cublas;
 use gemm_host::num_complex::Complex;
 use gemm_host::reference::Random;
 use gemm_host::{Gemm, GemmConfig};
-use indicatif::{ProgressBar, ProgressStyle};
 
+use self::budget::{Budget, Job, Outcome, run_jobs};
+use self::closing::{gpu_seconds, print_gpu_time, report};
+use self::halving::{Costs, Problem};
+use self::prune::Ranked;
 use self::record::{DeviceKey, Journal, KernelType, Phase, Record, Status, Subject};
-use crate::bound::{self, KernelBound};
+use self::winners::{confirmed_rates, fastest};
+use crate::bound;
 use crate::cli;
 use crate::measure::{Bench, CublasCheck, Plan};
 use crate::peak;
@@ -62,26 +80,49 @@ pub struct Args {
     /// their transpose pattern's winner).
     #[arg(long, value_delimiter = ',', default_value = "transposes")]
     op: Vec<String>,
-    /// m = n = k of the timed problem (default: about 1 GiB of A, B and C per
-    /// GEMM, as in the paper; per precision).
+    /// m = n = k of the full-size problem (default: about 1 GiB of A, B and C
+    /// per GEMM, as in the paper; per precision).
     #[arg(long)]
     size: Option<i64>,
+    /// m = n = k of the first, small round of successive halving.
+    #[arg(long, default_value_t = 4096)]
+    small_size: i64,
     /// Minimum resident threads per SM (default: Table 1's 512).
     #[arg(long)]
     min_threads_per_sm: Option<u32>,
     /// Minimum resident blocks per SM (default: Table 1's 2).
     #[arg(long)]
     min_blocks_per_sm: Option<u32>,
+    /// Minimum resident threads per SM of a cp.async ring kernel (default 256).
+    #[arg(long)]
+    min_threads_per_sm_ring: Option<u32>,
+    /// Minimum resident blocks per SM of a cp.async ring kernel (default 1).
+    #[arg(long)]
+    min_blocks_per_sm_ring: Option<u32>,
     /// Minimum register reuse (default: Table 1's, per precision).
     #[arg(long)]
     min_reuse: Option<f64>,
-    /// Variants timed per kernel type, besides the Table 2 configuration.
-    #[arg(long, default_value_t = 60)]
+    /// Most candidates timed on the small problem per kernel type.
+    #[arg(long, default_value_t = 48)]
     max_variants: usize,
+    /// One in this many small-problem candidates goes on to the full size.
+    #[arg(long, default_value_t = 4)]
+    eta: usize,
+    /// Specs of the spread sample that pruning bounds per kernel type.
+    #[arg(long, default_value_t = 400)]
+    sample: usize,
+    /// GPU minutes for all the kernel types tuned, split evenly among them
+    /// (across calls: the journal keeps what each type spent).
+    #[arg(long, default_value_t = 25.0)]
+    gpu_minutes: f64,
+    /// Stop this call before it has run this many minutes (rerun with
+    /// --resume to go on).
+    #[arg(long)]
+    budget_minutes: Option<f64>,
     /// Timed repetitions per variant (the median is kept).
     #[arg(long, default_value_t = 5)]
     reps: usize,
-    /// Folder for the journal, CSV, SVG and generated files.
+    /// Folder for the journal, candidates, CSV, SVG and generated files.
     #[arg(long, default_value = "target/tune")]
     out: PathBuf,
     /// Skip every measurement already in the journal.
@@ -90,6 +131,12 @@ pub struct Args {
     /// No GPU: rebuild the CSV, SVG and generated files from the journal.
     #[arg(long)]
     report_only: bool,
+    /// No GPU: prune the space of --arch and cache the candidates in <OUT>.
+    #[arg(long, requires = "arch")]
+    prune_only: bool,
+    /// With --prune-only: the GPU architecture (sm_90, 90, 9.0).
+    #[arg(long)]
+    arch: Option<String>,
     /// The peak.json of `cargo xtask peak` to compare with; without it the
     /// peak is measured at the start of the run and written to
     /// <OUT>/peak.json (--report-only reads that file if there is one).
@@ -119,16 +166,39 @@ impl Args {
     }
 
     fn guidelines(&self, precision: Precision) -> Guidelines {
-        let t = Guidelines::table1(precision);
+        let t = Guidelines::pipelined(precision);
         Guidelines {
             min_threads_per_sm: self.min_threads_per_sm.unwrap_or(t.min_threads_per_sm),
             min_blocks_per_sm: self.min_blocks_per_sm.unwrap_or(t.min_blocks_per_sm),
             min_reuse: self.min_reuse.unwrap_or(t.min_reuse),
+            min_threads_per_sm_ring: self.min_threads_per_sm_ring.unwrap_or(t.min_threads_per_sm_ring),
+            min_blocks_per_sm_ring: self.min_blocks_per_sm_ring.unwrap_or(t.min_blocks_per_sm_ring),
         }
     }
 
     fn size(&self, precision: Precision) -> i64 {
         self.size.unwrap_or_else(|| default_size(precision))
+    }
+
+    fn small_size(&self, precision: Precision) -> i64 {
+        self.small_size.clamp(1, self.size(precision))
+    }
+
+    fn prune_config(&self) -> prune::Config {
+        prune::Config { sample: self.sample, top_tiles: 8, per_tile: 4, keep: self.max_variants }
+    }
+
+    fn costs(&self) -> Costs {
+        Costs { overhead_s: 0.5, launches: self.plan().warmup + self.plan().reps, efficiency: 0.5 }
+    }
+
+    fn plan(&self) -> Plan {
+        Plan { warmup: 1, reps: self.reps.max(1) }
+    }
+
+    /// GPU seconds per kernel type.
+    fn type_budget_s(&self, types: usize) -> f64 {
+        self.gpu_minutes * 60.0 / types.max(1) as f64
     }
 }
 
@@ -137,14 +207,15 @@ impl Args {
 struct Tally {
     /// Survivors of the hard constraints and the guidelines.
     space: u64,
-    /// Variants timed or tried this run (0 for --report-only).
-    planned: usize,
 }
 
 pub fn run(args: Args) -> Result<()> {
     let started = Instant::now();
-    let mut journal = Journal::open(&args.out.join("tune.jsonl"))?;
     let types = args.kernel_types()?;
+    if args.prune_only {
+        return prune_only(&args, &types);
+    }
+    let mut journal = Journal::open(&args.out.join("tune.jsonl"))?;
     let mut tallies = BTreeMap::new();
     let (device, machine) = if args.report_only {
         let device = journal
@@ -155,13 +226,16 @@ pub fn run(args: Args) -> Result<()> {
         let limits = DeviceLimits::for_arch(&device.arch.to_string())?;
         for &kt in &types {
             let count = space(&args, kt, &limits).count();
-            tallies.insert(kt, Tally { space: count.survivors, planned: 0 });
+            tallies.insert(kt, Tally { space: count.survivors });
         }
         let peak = peak::for_run(None, args.peak.as_deref(), &args.out)?;
         let machine = bound::machine_for_arch(&device.device, device.arch, peak.as_ref());
         (device, machine)
     } else {
-        tune(&args, &types, &mut journal, &mut tallies)?
+        match tune(&args, &types, &mut journal, &mut tallies, started)? {
+            Some(done) => done,
+            None => return Ok(()),
+        }
     };
     report(&args, &journal, &device, machine.as_ref(), &types, &tallies)?;
     println!("wall-clock time: {:.1} min", started.elapsed().as_secs_f64() / 60.0);
@@ -169,15 +243,72 @@ pub fn run(args: Args) -> Result<()> {
 }
 
 fn space(args: &Args, kt: KernelType, limits: &DeviceLimits) -> Space {
-    Space::new(kt.precision, kt.op_a, kt.op_b, limits.clone()).with_guidelines(args.guidelines(kt.precision))
+    Space::for_tuning(kt.precision, kt.op_a, kt.op_b, limits.clone())
+        .with_guidelines(args.guidelines(kt.precision))
 }
 
+/// The seeds of pruning: the Table 2 configuration and the kernel
+/// gemm-host ships for `arch` (the bar to beat).
+fn seeds(kt: KernelType, arch: u32) -> Vec<KernelSpec> {
+    let table2 = gemm_kernels::table2(kt.precision, kt.op_a, kt.op_b).spec;
+    let shipped = gemm_kernels::default_kernel(arch, kt.precision, kt.op_a, kt.op_b).spec;
+    if shipped == table2 { vec![table2] } else { vec![table2, shipped] }
+}
+
+/// The pruned candidates of `kt` on `limits` (a GPU of `name`), from the
+/// cache in `<out>/candidates` or computed and cached.
+fn candidates(args: &Args, kt: KernelType, limits: &DeviceLimits, name: &str) -> Result<Vec<Ranked>> {
+    let arch = limits.compute_capability().sm();
+    let config = args.prune_config();
+    if let Some(found) = prune::load(&args.out, kt, arch, &config) {
+        return Ok(found);
+    }
+    let started = Instant::now();
+    let ptxas = crate::ptxas::find_ptxas()?;
+    if ptxas.is_none() {
+        eprintln!(
+            "note: no ptxas (GEMMFORGE_PTXAS or target/cuda-tools): registers are not checked before timing"
+        );
+    }
+    let gpu = bound::machine_for_arch(name, arch, None).context("pruning ranks by the analytic bound")?;
+    let space = space(args, kt, limits);
+    let found = prune::candidates(&space, &seeds(kt, arch), &gpu, ptxas.as_deref(), &config)?;
+    let file = prune::File {
+        arch,
+        generator: gemm_codegen::VERSION.to_owned(),
+        ptxas: ptxas.is_some(),
+        config,
+        candidates: found,
+    };
+    prune::save(&args.out, kt, &file)?;
+    println!(
+        "{}: {} candidates pruned in {:.1} s (best bound {:.2} TFLOP/s)",
+        kt.name(),
+        file.candidates.len(),
+        started.elapsed().as_secs_f64(),
+        file.candidates.first().map_or(0.0, |r| r.bound_tflops)
+    );
+    Ok(file.candidates)
+}
+
+fn prune_only(args: &Args, types: &[KernelType]) -> Result<()> {
+    let arch = args.arch.as_deref().context("--prune-only needs --arch")?;
+    let limits = DeviceLimits::for_arch(arch)?;
+    for &kt in types {
+        candidates(args, kt, &limits, &limits.driver.name)?;
+    }
+    println!("candidates cached in {}", args.out.join("candidates").display());
+    Ok(())
+}
+
+/// Tunes every type; `None` when the call's budget ran out first.
 fn tune(
     args: &Args,
     types: &[KernelType],
     journal: &mut Journal,
     tallies: &mut BTreeMap<KernelType, Tally>,
-) -> Result<(DeviceKey, Option<GpuThroughput>)> {
+    started: Instant,
+) -> Result<Option<(DeviceKey, Option<GpuThroughput>)>> {
     let gemm = Gemm::open(0)?;
     let cublas = Cublas::new(gemm.stream().clone())?;
     let info = gemm.device();
@@ -197,31 +328,41 @@ fn tune(
     if let Some(m) = &machine {
         println!("analytic bounds and FMA peaks on {m}");
     }
-    let total = types.len() * (args.max_variants + 2);
-    let bar = ProgressBar::new(total as u64);
-    bar.set_style(
-        ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} ETA {eta} {msg}")
-            .expect("a valid template")
-            .progress_chars("=> "),
-    );
     let mut rng = Random::new(0x7e57);
     let run = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let call = Budget::new(args.budget_minutes.map(|m| m * 60.0), 0.0);
+    let mut tuner = Tuner {
+        args,
+        gemm: &gemm,
+        cublas: &cublas,
+        device: &device,
+        limits: &limits,
+        run,
+        call,
+        started,
+        type_budget_s: args.type_budget_s(types.len()),
+    };
     for precision in Precision::ALL {
         let mine: Vec<KernelType> = types.iter().copied().filter(|t| t.precision == precision).collect();
         if mine.is_empty() {
             continue;
         }
-        let mut tuner =
-            Tuner { args, gemm: &gemm, cublas: &cublas, device: &device, limits: &limits, bar: &bar, run };
-        match precision {
+        let finished = match precision {
             Precision::F32 => tuner.precision::<f32>(&mine, journal, tallies, &mut rng)?,
             Precision::F64 => tuner.precision::<f64>(&mine, journal, tallies, &mut rng)?,
             Precision::C32 => tuner.precision::<Complex<f32>>(&mine, journal, tallies, &mut rng)?,
             Precision::C64 => tuner.precision::<Complex<f64>>(&mine, journal, tallies, &mut rng)?,
+        };
+        if !finished {
+            println!(
+                "stopped at --budget-minutes after {:.1} min; rerun with --resume to go on",
+                started.elapsed().as_secs_f64() / 60.0
+            );
+            print_gpu_time(journal.records(), &device, types);
+            return Ok(None);
         }
     }
-    bar.finish_with_message("done");
-    Ok((device, machine))
+    Ok(Some((device, machine)))
 }
 
 struct Tuner<'a> {
@@ -230,98 +371,261 @@ struct Tuner<'a> {
     cublas: &'a Cublas,
     device: &'a DeviceKey,
     limits: &'a DeviceLimits,
-    bar: &'a ProgressBar,
     /// This run's id, for its confirmation records.
     run: u64,
+    /// This call's budget.
+    call: Budget,
+    /// When this call started (its budget counts from there).
+    started: Instant,
+    /// GPU seconds per kernel type.
+    type_budget_s: f64,
+}
+
+/// What a job measures: a variant or cuBLAS, at one size.
+#[derive(Clone, Copy)]
+struct Work {
+    subject: Option<(KernelSpec, bool)>,
+    n: i64,
 }
 
 impl Tuner<'_> {
+    /// Tunes the types of one precision; `false` when the call's budget ran
+    /// out.
     fn precision<T: Element>(
         &mut self,
         types: &[KernelType],
         journal: &mut Journal,
         tallies: &mut BTreeMap<KernelType, Tally>,
         rng: &mut Random,
-    ) -> Result<()> {
+    ) -> Result<bool> {
         let n = self.args.size(T::PRECISION);
-        let square = |op_a, op_b| GemmConfig::<T>::new(op_a, op_b, n, n, n).alpha(T::ONE).beta(T::ZERO);
-        let mut bench = Bench::new(self.gemm, square(Op::N, Op::N), rng)?;
+        let small = self.args.small_size(T::PRECISION);
+        let square = |op_a, op_b, n| GemmConfig::<T>::new(op_a, op_b, n, n, n).alpha(T::ONE).beta(T::ZERO);
+        let mut bench = Bench::new(self.gemm, square(Op::N, Op::N, n), rng)?;
         for &kt in types {
-            bench.set_cfg(square(kt.op_a, kt.op_b));
-            let size = (n as u64, n as u64, n as u64);
             let space = space(self.args, kt, self.limits);
-            let count = space.count();
-            let tally = tallies.entry(kt).or_default();
-            tally.space = count.survivors;
-            self.bar.set_message(format!("{}: cuBLAS", kt.name()));
-            let cublas_key = self.record_base(kt, size, Subject::Cublas);
-            if !(self.args.resume && journal.contains(&cublas_key.key())) {
-                let t = bench.time(self.gemm, self.plan(), |cfg, a, b, c| self.cublas.gemm(cfg, a, b, c))?;
-                journal.append(Record { status: Status::Ok, median_ms: Some(t.median_ms), ..cublas_key })?;
-            }
-            self.bar.inc(1);
+            tallies.entry(kt).or_default().space = space.count().survivors;
+            let ranked = candidates(self.args, kt, self.limits, &self.device.device)?;
             let check = CublasCheck::<T>::new(self.gemm, self.cublas, kt.op_a, kt.op_b, rng)?;
-
-            // Explore: a spread sample, and Table 2.
             let table2 = gemm_kernels::table2(kt.precision, kt.op_a, kt.op_b).spec;
-            let explore = self.args.max_variants * 2 / 3;
-            let mut planned: Vec<(KernelSpec, bool)> = vec![(table2, true)];
-            planned
-                .extend(space.sample(explore).into_iter().map(|c| (c.spec, false)).filter(|c| c.0 != table2));
-            for &(spec, is_table2) in &planned {
-                self.variant(journal, &mut bench, &check, kt, size, spec, is_table2)?;
+            let flops = |n: i64| kt.precision.flops_per_fma() as f64 * (n as f64).powi(3);
+            let costs = self.args.costs();
+            let top = ranked.first().map_or(1.0, |r| r.bound_tflops);
+            // cuBLAS at both sizes, the confirmation (three at twice the reps).
+            let fixed_s = costs.seconds(flops(small), top)
+                + costs.seconds(flops(n), top)
+                + 3.0 * 2.0 * costs.seconds(flops(n), top);
+            let bounds: Vec<f64> = ranked.iter().map(|r| r.bound_tflops).collect();
+            let halving = halving::plan(
+                &Problem {
+                    bounds: &bounds,
+                    flops: (flops(small), flops(n)),
+                    budget_s: self.type_budget_s,
+                    fixed_s,
+                    eta: self.args.eta,
+                    max_small: self.args.max_variants,
+                },
+                &costs,
+            );
+            // Round 1: cuBLAS and the first candidates on the small problem,
+            // within the type's budget less what round 2 and the
+            // confirmation are expected to take.
+            let mut first: Vec<&Ranked> = ranked.iter().take(halving.small).collect();
+            first.extend(ranked.iter().skip(halving.small).filter(|r| r.seed));
+            let slowest_full =
+                first.iter().map(|r| costs.seconds(flops(n), r.bound_tflops)).fold(0.0, f64::max);
+            let reserve_s = (halving.full + 1) as f64 * slowest_full + costs.seconds(flops(n), top);
+            let spent = gpu_seconds(journal.records(), self.device, kt);
+            let mut kind = Budget::new(Some(self.type_budget_s - reserve_s), spent);
+            let mut jobs =
+                vec![self.job(kt, Work { subject: None, n: small }, costs.seconds(flops(small), top))];
+            jobs.extend(first.iter().map(|r| {
+                self.job(
+                    kt,
+                    Work { subject: Some((r.spec, r.spec == table2)), n: small },
+                    costs.seconds(flops(small), r.bound_tflops),
+                )
+            }));
+            bench.set_cfg(square(kt.op_a, kt.op_b, small));
+            if !self.round(kt, &jobs, journal, &mut kind, &mut bench, &check)? {
+                return Ok(false);
             }
-            // Refine: neighbours of the three fastest so far.
-            let refine = self.args.max_variants.saturating_sub(planned.len() - 1);
-            let best = fastest(journal.records(), self.device, kt, size, 3);
-            let tried: Vec<KernelSpec> = planned.iter().map(|p| p.0).collect();
-            let neighbours = neighbours(&space, &best, &tried, refine);
-            for &spec in &neighbours {
-                self.variant(journal, &mut bench, &check, kt, size, spec, false)?;
+            // Round 2: the fastest of round 1, and Table 2, at full size.
+            let measured: Vec<(usize, Option<f64>)> = first
+                .iter()
+                .enumerate()
+                .map(|(i, r)| (i, self.search_tflops(journal, kt, r.spec, small)))
+                .collect();
+            let mut second: Vec<KernelSpec> =
+                halving::survivors(&measured, halving.full).into_iter().map(|i| first[i].spec).collect();
+            if !second.contains(&table2) {
+                second.push(table2);
             }
-            tally.planned = planned.len() + neighbours.len();
-            let confirmed = self.confirm(journal, &mut bench, kt, size, table2)?;
-            // Also when the bar is hidden (no terminal): device logs show progress.
+            let bound_of =
+                |s: &KernelSpec| ranked.iter().find(|r| r.spec == *s).map_or(top, |r| r.bound_tflops);
+            let mut jobs = vec![self.job(kt, Work { subject: None, n }, costs.seconds(flops(n), top))];
+            jobs.extend(second.iter().map(|&s| {
+                self.job(
+                    kt,
+                    Work { subject: Some((s, s == table2)), n },
+                    costs.seconds(flops(n), bound_of(&s)),
+                )
+            }));
+            bench.set_cfg(square(kt.op_a, kt.op_b, n));
+            let spent = gpu_seconds(journal.records(), self.device, kt);
+            let mut kind = Budget::new(Some(self.type_budget_s), spent);
+            if !self.round(kt, &jobs, journal, &mut kind, &mut bench, &check)? {
+                return Ok(false);
+            }
+            let size = (n as u64, n as u64, n as u64);
+            let confirmed = self.confirm(
+                journal,
+                &mut bench,
+                kt,
+                size,
+                table2,
+                3.0 * 2.0 * costs.seconds(flops(n), top),
+            )?;
+            let Some(confirmed) = confirmed else { return Ok(false) };
+            let spent = gpu_seconds(journal.records(), self.device, kt);
             let line = match confirmed {
                 Some([winner, t2, cublas]) => format!(
-                    "{}: {} of {} variants tried; confirmed best {winner:.2} TFLOP/s, Table 2 {t2:.2}, cuBLAS {cublas:.2}",
+                    "{}: {} small, {} full of {} candidates ({} in the space), {spent:.0} s GPU; \
+                     confirmed best {winner:.2} TFLOP/s, Table 2 {t2:.2}, cuBLAS {cublas:.2}",
                     kt.name(),
-                    tally.planned,
-                    count.survivors,
+                    first.len(),
+                    second.len(),
+                    ranked.len(),
+                    tallies[&kt].space,
                 ),
-                None => format!(
-                    "{}: {} of {} variants tried; none verified",
-                    kt.name(),
-                    tally.planned,
-                    count.survivors
-                ),
+                None => format!("{}: nothing verified ({spent:.0} s GPU)", kt.name()),
             };
-            self.bar.suspend(|| println!("{line}"));
-            // Keep the bar's total honest when the space was smaller.
-            let unused = (self.args.max_variants + 1).saturating_sub(tally.planned);
-            self.bar.inc(unused as u64);
+            println!("{line}");
         }
-        Ok(())
+        Ok(true)
     }
 
-    fn plan(&self) -> Plan {
-        Plan { warmup: 1, reps: self.args.reps.max(1) }
+    /// Runs one round's jobs; `false` when the call's budget ran out (a
+    /// type whose budget runs out goes on to its next round).
+    fn round<T: Element>(
+        &mut self,
+        kt: KernelType,
+        jobs: &[Job<Work>],
+        journal: &mut Journal,
+        kind: &mut Budget,
+        bench: &mut Bench<T>,
+        check: &CublasCheck<T>,
+    ) -> Result<bool> {
+        self.call.used_s = self.started.elapsed().as_secs_f64();
+        let mut call = self.call;
+        let gemm = self.gemm;
+        let outcome = run_jobs(
+            jobs,
+            self.args.resume,
+            journal,
+            (&mut call, kind),
+            |&work| Ok(self.measure_work(kt, work, bench, check)),
+            // A fault in a kernel poisons the CUDA context; other launch
+            // errors (resources, configuration) do not. Go on only if the
+            // context works.
+            |record| match (record.status, &record.subject) {
+                (Status::LaunchFailed, Subject::Variant { spec, .. }) => gemm.synchronize().map_err(|e| {
+                    anyhow::anyhow!(
+                        "{}: the CUDA context is unusable after a failed launch ({e}); rerun with --resume",
+                        spec.entry_name()
+                    )
+                }),
+                _ => Ok(()),
+            },
+        )?;
+        self.call = call;
+        match outcome {
+            Outcome::Done => Ok(true),
+            Outcome::TypeBudget { left } => {
+                println!("{}: its GPU budget is spent; {left} measurements of this round skipped", kt.name());
+                Ok(true)
+            }
+            Outcome::CallBudget { left } => {
+                println!("{}: {left} measurements left for the next call", kt.name());
+                Ok(false)
+            }
+        }
+    }
+
+    fn job(&self, kt: KernelType, work: Work, estimate_s: f64) -> Job<Work> {
+        Job { key: self.work_record(kt, work).key(), estimate_s, what: work }
+    }
+
+    fn work_record(&self, kt: KernelType, work: Work) -> Record {
+        let n = work.n as u64;
+        let subject = match work.subject {
+            Some((spec, table2)) => Subject::Variant { spec, table2 },
+            None => Subject::Cublas,
+        };
+        self.record_base(kt, (n, n, n), subject)
+    }
+
+    /// Measures one job, with the GPU seconds it took.
+    fn measure_work<T: Element>(
+        &self,
+        kt: KernelType,
+        work: Work,
+        bench: &mut Bench<T>,
+        check: &CublasCheck<T>,
+    ) -> Record {
+        let started = Instant::now();
+        let base = self.work_record(kt, work);
+        let record = match work.subject {
+            Some((spec, _)) => self.measure(bench, check, spec, base),
+            None => {
+                match bench.time(self.gemm, self.args.plan(), |cfg, a, b, c| self.cublas.gemm(cfg, a, b, c)) {
+                    Ok(t) => Record { median_ms: Some(t.median_ms), ..base },
+                    Err(e) => Record { status: Status::LaunchFailed, error: Some(format!("{e:#}")), ..base },
+                }
+            }
+        };
+        Record { gpu_s: Some(started.elapsed().as_secs_f64()), ..record }
+    }
+
+    /// TFLOP/s of `spec`'s search record at `n`, if it verified and timed.
+    fn search_tflops(&self, journal: &Journal, kt: KernelType, spec: KernelSpec, n: i64) -> Option<f64> {
+        let size = (n as u64, n as u64, n as u64);
+        journal
+            .records()
+            .iter()
+            .filter(|r| &r.device == self.device && r.kernel_type == kt && r.size == size)
+            .filter(|r| r.phase == Phase::Search && r.status == Status::Ok)
+            .filter(|r| matches!(&r.subject, Subject::Variant { spec: s, .. } if *s == spec))
+            .filter_map(Record::tflops)
+            .reduce(f64::max)
     }
 
     /// Times the search's winner, the Table 2 configuration and cuBLAS back
     /// to back, with twice the repetitions, and journals them as this run's
     /// confirmation. Returns their TFLOP/s, or `None` if nothing verified.
+    ///
+    /// A winner already confirmed in the journal (by an earlier call) is
+    /// not timed again; `None` when the call's budget cannot hold the
+    /// confirmation's `estimate_s`.
     fn confirm<T: Element>(
-        &self,
+        &mut self,
         journal: &mut Journal,
         bench: &mut Bench<T>,
         kt: KernelType,
         size: (u64, u64, u64),
         table2: KernelSpec,
-    ) -> Result<Option<[f64; 3]>> {
+        estimate_s: f64,
+    ) -> Result<Option<Option<[f64; 3]>>> {
         let Some(&winner) = fastest(journal.records(), self.device, kt, size, 1).first() else {
-            return Ok(None);
+            return Ok(Some(None));
         };
+        if let Some(rates) = confirmed_rates(journal.records(), self.device, kt, size, winner) {
+            return Ok(Some(Some(rates)));
+        }
+        self.call.used_s = self.started.elapsed().as_secs_f64();
+        if !self.call.allows(estimate_s) {
+            return Ok(None);
+        }
         let plan = Plan { warmup: 1, reps: 2 * self.args.reps.max(1) };
         let mut rates = [0.0; 3];
         let subjects = [
@@ -330,7 +634,7 @@ impl Tuner<'_> {
             Subject::Cublas,
         ];
         for (rate, subject) in rates.iter_mut().zip(subjects) {
-            self.bar.set_message(format!("{}: confirming", kt.name()));
+            let started = Instant::now();
             let timing = match &subject {
                 Subject::Variant { spec, .. } => {
                     let image = gemm_codegen::compile(spec).map_err(|v| anyhow::anyhow!("{}", v[0]))?;
@@ -345,12 +649,13 @@ impl Tuner<'_> {
             let record = Record {
                 phase: Phase::Confirm { run: self.run },
                 median_ms: Some(timing.median_ms),
+                gpu_s: Some(started.elapsed().as_secs_f64()),
                 ..self.record_base(kt, size, subject)
             };
             *rate = record.tflops().unwrap_or(0.0);
             journal.append(record)?;
         }
-        Ok(Some(rates))
+        Ok(Some(Some(rates)))
     }
 
     fn record_base(&self, kernel_type: KernelType, size: (u64, u64, u64), subject: Subject) -> Record {
@@ -368,38 +673,8 @@ impl Tuner<'_> {
             blocks_per_sm: None,
             median_ms: None,
             rel_error: None,
+            gpu_s: None,
         }
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn variant<T: Element>(
-        &self,
-        journal: &mut Journal,
-        bench: &mut Bench<T>,
-        check: &CublasCheck<T>,
-        kt: KernelType,
-        size: (u64, u64, u64),
-        spec: KernelSpec,
-        table2: bool,
-    ) -> Result<()> {
-        let base = self.record_base(kt, size, Subject::Variant { spec, table2 });
-        self.bar.inc(1);
-        if self.args.resume && journal.contains(&base.key()) {
-            return Ok(());
-        }
-        self.bar.set_message(format!("{}: {}", kt.name(), spec.entry_name()));
-        let record = self.measure(bench, check, spec, base);
-        let failed_launch = record.status == Status::LaunchFailed;
-        journal.append(record)?;
-        // A fault in a kernel poisons the CUDA context; other launch errors
-        // (resources, configuration) do not. Go on only if the context works.
-        if failed_launch && let Err(e) = self.gemm.synchronize() {
-            bail!(
-                "{}: the CUDA context is unusable after a failed launch ({e}); rerun with --resume",
-                spec.entry_name()
-            );
-        }
-        Ok(())
     }
 
     fn measure<T: Element>(
@@ -443,8 +718,8 @@ impl Tuner<'_> {
         if let Some(why) = CublasCheck::<T>::verdict(rel) {
             return Record { rel_error: Some(rel), ..fail(Status::WrongResult, why) };
         }
-        let timing =
-            bench.time(self.gemm, self.plan(), |cfg, a, b, c| self.gemm.gemm_loaded(&loaded, cfg, a, b, c));
+        let timing = bench
+            .time(self.gemm, self.args.plan(), |cfg, a, b, c| self.gemm.gemm_loaded(&loaded, cfg, a, b, c));
         match timing {
             Ok(t) => Record { rel_error: Some(rel), median_ms: Some(t.median_ms), ..base },
             Err(e) => fail(Status::LaunchFailed, format!("{e:#}")),
@@ -452,181 +727,8 @@ impl Tuner<'_> {
     }
 }
 
-/// The `n` fastest verified variants of `kt` at `size` on `device`.
-fn fastest(
-    records: &[Record],
-    device: &DeviceKey,
-    kt: KernelType,
-    size: (u64, u64, u64),
-    n: usize,
-) -> Vec<KernelSpec> {
-    let mut timed: Vec<(f64, KernelSpec)> = records
-        .iter()
-        .filter(|r| &r.device == device && r.kernel_type == kt && r.size == size && r.status == Status::Ok)
-        .filter(|r| r.phase == Phase::Search)
-        .filter_map(|r| match &r.subject {
-            Subject::Variant { spec, .. } => Some((r.tflops()?, *spec)),
-            Subject::Cublas => None,
-        })
-        .collect();
-    timed.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-    timed.dedup_by(|a, b| a.1 == b.1);
-    timed.into_iter().take(n).map(|t| t.1).collect()
-}
-
-/// How many parameters two specs of one kernel type differ in (each tile
-/// and thread dimension, each load shape, `lds_width`, `ldg`).
-fn distance(a: &KernelSpec, b: &KernelSpec) -> usize {
-    [
-        a.m_blk != b.m_blk,
-        a.n_blk != b.n_blk,
-        a.k_blk != b.k_blk,
-        a.m_dim != b.m_dim,
-        a.n_dim != b.n_dim,
-        a.load_a != b.load_a,
-        a.load_b != b.load_b,
-        a.lds_width != b.lds_width,
-        a.ldg != b.ldg,
-    ]
-    .iter()
-    .filter(|&&d| d)
-    .count()
-}
-
-/// Up to `n` untried specs of the space one parameter away from the best
-/// ones, dealt round-robin from the fastest down.
-fn neighbours(space: &Space, best: &[KernelSpec], tried: &[KernelSpec], n: usize) -> Vec<KernelSpec> {
-    if best.is_empty() || n == 0 {
-        return Vec::new();
-    }
-    let mut per_best: Vec<Vec<KernelSpec>> = vec![Vec::new(); best.len()];
-    for c in space.iter() {
-        if tried.contains(&c.spec) {
-            continue;
-        }
-        if let Some(i) = best.iter().position(|b| distance(b, &c.spec) == 1) {
-            per_best[i].push(c.spec);
-        }
-    }
-    let mut out = Vec::new();
-    let mut round = 0;
-    while out.len() < n && per_best.iter().any(|v| round < v.len()) {
-        for v in &per_best {
-            if out.len() < n
-                && let Some(&s) = v.get(round)
-                && !out.contains(&s)
-            {
-                out.push(s);
-            }
-        }
-        round += 1;
-    }
-    out
-}
-
-fn report(
-    args: &Args,
-    journal: &Journal,
-    device: &DeviceKey,
-    machine: Option<&GpuThroughput>,
-    types: &[KernelType],
-    tallies: &BTreeMap<KernelType, Tally>,
-) -> Result<()> {
-    let records: Vec<&Record> = journal.records().iter().filter(|r| &r.device == device).collect();
-    std::fs::create_dir_all(&args.out)?;
-    std::fs::write(args.out.join("tune.csv"), report::csv(&records, machine))?;
-    let title = format!("{} (sm_{}): TFLOP/s of every tuned variant", device.device, device.arch);
-    report::svg(&records, &title, &args.out.join("tune.svg"))?;
-
-    let all: Vec<Record> = records.iter().map(|&r| r.clone()).collect();
-    let winners = winners::select(&all, device, |p| {
-        let n = args.size(p) as u64;
-        (n, n, n)
-    });
-    let family = winners::render_family(device, &winners);
-    let file = format!("sm_{}.rs", device.arch);
-    let tuned = args.repo.join("gemm-kernels/src/tuned");
-    if winners.is_empty() {
-        println!("no verified variant: nothing to write back");
-    } else if tuned.is_dir() {
-        std::fs::write(tuned.join(&file), &family)?;
-        let archs = families(&tuned)?;
-        std::fs::write(tuned.join("families.rs"), winners::render_families(&archs))?;
-        println!("wrote {} and families.rs", tuned.join(&file).display());
-    } else {
-        // Only the binary travelled (a GPU machine without the sources):
-        // keep the file with the journal.
-        std::fs::write(args.out.join(&file), &family)?;
-        println!("wrote {} (no gemm-kernels under {})", args.out.join(&file).display(), args.repo.display());
-    }
-    summary(&records, device, machine, types, tallies, &winners);
-    Ok(())
-}
-
-/// The compute capabilities that have a generated file in `dir`.
-fn families(dir: &Path) -> Result<Vec<u32>> {
-    let mut archs = Vec::new();
-    for entry in std::fs::read_dir(dir)? {
-        let name = entry?.file_name();
-        let name = name.to_string_lossy();
-        if let Some(arch) =
-            name.strip_prefix("sm_").and_then(|n| n.strip_suffix(".rs")).and_then(|n| n.parse().ok())
-        {
-            archs.push(arch);
-        }
-    }
-    archs.sort_unstable();
-    Ok(archs)
-}
-
-fn summary(
-    records: &[&Record],
-    device: &DeviceKey,
-    machine: Option<&GpuThroughput>,
-    types: &[KernelType],
-    tallies: &BTreeMap<KernelType, Tally>,
-    winners: &[winners::Winner],
-) {
-    println!(
-        "\n{} (sm_{}), driver {}, generator {}",
-        device.device, device.arch, device.driver, device.generator
-    );
-    println!(
-        "{:<9} {:>11} {:>9} {:>5} {:>6} {:>8} {:>8} {:>8} {:>6} {:>8} {:>6}  winner",
-        "type", "size", "space", "run", "failed", "winner", "Table 2", "cuBLAS", "ratio", "bound", "%peak"
-    );
-    for kt in types {
-        let mine: Vec<&&Record> = records
-            .iter()
-            .filter(|r| r.kernel_type == *kt && r.phase == Phase::Search)
-            .filter(|r| matches!(r.subject, Subject::Variant { .. }))
-            .collect();
-        let failed = mine.iter().filter(|r| r.status != Status::Ok).count();
-        let tally = tallies.get(kt);
-        let w = winners.iter().find(|w| w.kernel_type == *kt);
-        let fmt = |x: Option<f64>| x.map_or("-".to_owned(), |x| format!("{x:.2}"));
-        let kb = w.map(|w| KernelBound::of_spec(&w.spec, machine, None)).unwrap_or_default();
-        println!(
-            "{:<9} {:>11} {:>9} {:>5} {:>6} {:>8} {:>8} {:>8} {:>6} {:>8} {:>6}  {}",
-            kt.name(),
-            w.map_or("-".to_owned(), |w| format!("{}^3", w.size.0)),
-            tally.map_or("-".to_owned(), |t| t.space.to_string()),
-            mine.len(),
-            failed,
-            fmt(w.map(|w| w.tflops)),
-            fmt(w.and_then(|w| w.table2_tflops)),
-            fmt(w.and_then(|w| w.cublas_tflops)),
-            fmt(w.and_then(|w| Some(w.tflops / w.cublas_tflops?))),
-            fmt(kb.bound.as_ref().map(|b| b.tflops)),
-            kb.pct_of_peak(w.map(|w| w.tflops)).map_or("-".to_owned(), |p| format!("{p:.1}")),
-            w.map_or(String::new(), |w| w.spec.to_invocation_body()),
-        );
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::record::tests::{device, record, spec};
     use super::*;
 
     #[test]
@@ -640,32 +742,17 @@ mod tests {
     }
 
     #[test]
-    fn distance_counts_differing_parameters() {
-        let a = spec(64);
-        assert_eq!(distance(&a, &a), 0);
-        assert_eq!(distance(&a, &KernelSpec { lds_width: 2, ..a }), 1);
-        assert_eq!(distance(&a, &KernelSpec { k_blk: 8, m_blk: 32, ..a }), 2);
-    }
-
-    #[test]
-    fn fastest_ranks_verified_timed_variants_of_the_type() {
-        let mut slow = record(spec(32), 4.0);
-        slow.kernel_type.op_a = Op::N;
-        let mut wrong = record(spec(128), 0.5);
-        wrong.status = Status::WrongResult;
-        let records = [record(spec(64), 1.0), slow, wrong, record(spec(96), 2.0)];
-        let kt = records[0].kernel_type;
-        assert_eq!(fastest(&records, &device(), kt, (1024, 1024, 1024), 2), vec![spec(64), spec(96)]);
-    }
-
-    #[test]
-    fn neighbours_are_one_step_away_and_untried() {
-        let limits = DeviceLimits::for_arch("sm_90").unwrap();
-        let space = Space::new(Precision::F32, Op::N, Op::N, limits)
-            .with_guidelines(Guidelines::table1(Precision::F32));
-        let best = space.sample(1)[0].spec;
-        let found = neighbours(&space, &[best], &[best], 20);
-        assert!(!found.is_empty());
-        assert!(found.iter().all(|s| distance(s, &best) == 1 && space.contains(s) && *s != best));
+    fn the_tuner_space_on_an_h100_has_rings_and_its_limits() {
+        let args = <Args as clap::FromArgMatches>::from_arg_matches(
+            &<Args as clap::Args>::augment_args(clap::Command::new("tune")).get_matches_from(["tune"]),
+        )
+        .unwrap();
+        let kt = KernelType { precision: Precision::F32, op_a: Op::N, op_b: Op::N };
+        let space = space(&args, kt, &DeviceLimits::for_arch("sm_90").unwrap());
+        assert_eq!(space.limits().max_shared_per_block, 227 * 1024);
+        assert_eq!(space.guidelines, Guidelines::pipelined(Precision::F32));
+        assert_eq!(args.type_budget_s(16), 25.0 * 60.0 / 16.0);
+        assert_eq!(seeds(kt, 90).len(), 2, "Table 2 and the shipped sm_90 kernel");
+        assert_eq!(seeds(kt, 75), [gemm_kernels::table2(Precision::F32, Op::N, Op::N).spec]);
     }
 }

@@ -121,6 +121,10 @@ pub struct Record {
     pub median_ms: Option<f64>,
     /// Normwise relative error against cuBLAS on the verification problem.
     pub rel_error: Option<f64>,
+    /// GPU seconds the measurement took: generating and loading the
+    /// kernel, verifying it and timing it (absent in older journals).
+    #[serde(default)]
+    pub gpu_s: Option<f64>,
 }
 
 impl Record {
@@ -277,10 +281,11 @@ pub(crate) mod tests {
             blocks_per_sm: Some(4),
             median_ms: Some(ms),
             rel_error: Some(1e-7),
+            gpu_s: None,
         }
     }
 
-    fn scratch(name: &str) -> PathBuf {
+    pub fn scratch(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("gemmforge-journal-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         dir.join("tune.jsonl")
@@ -311,8 +316,9 @@ pub(crate) mod tests {
     fn journals_written_before_phases_read_as_search() {
         let mut value = serde_json::to_value(record(spec(64), 1.0)).unwrap();
         value.as_object_mut().unwrap().remove("phase");
+        value.as_object_mut().unwrap().remove("gpu_s");
         let r: Record = serde_json::from_value(value).unwrap();
-        assert_eq!(r.phase, Phase::Search);
+        assert_eq!((r.phase, r.gpu_s), (Phase::Search, None));
         let confirm = Record { phase: Phase::Confirm { run: 3 }, ..record(spec(64), 1.0) };
         let text = serde_json::to_string(&confirm).unwrap();
         assert!(text.contains(r#""phase":{"confirm":{"run":3}}"#), "{text}");

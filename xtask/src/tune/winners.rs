@@ -105,6 +105,61 @@ pub fn select(
     winners
 }
 
+/// The rates (winner, Table 2, cuBLAS) of the latest confirmation run of
+/// `winner` in `records`, if any.
+pub fn confirmed_rates(
+    records: &[Record],
+    device: &DeviceKey,
+    kt: KernelType,
+    size: (u64, u64, u64),
+    winner: KernelSpec,
+) -> Option<[f64; 3]> {
+    let mine = |r: &&Record| &r.device == device && r.kernel_type == kt && r.size == size;
+    let run = records
+        .iter()
+        .filter(mine)
+        .filter(|r| matches!(&r.subject, Subject::Variant { spec, .. } if *spec == winner))
+        .filter_map(|r| match r.phase {
+            Phase::Confirm { run } => Some(run),
+            Phase::Search => None,
+        })
+        .max()?;
+    let rate = |pick: &dyn Fn(&Subject) -> bool| {
+        records
+            .iter()
+            .filter(mine)
+            .filter(|r| r.phase == Phase::Confirm { run } && pick(&r.subject))
+            .find_map(Record::tflops)
+    };
+    Some([
+        rate(&|s| matches!(s, Subject::Variant { spec, .. } if *spec == winner))?,
+        rate(&|s| matches!(s, Subject::Variant { table2: true, .. })).unwrap_or(0.0),
+        rate(&|s| *s == Subject::Cublas).unwrap_or(0.0),
+    ])
+}
+
+/// The `n` fastest verified variants of `kt` at `size` on `device`.
+pub fn fastest(
+    records: &[Record],
+    device: &DeviceKey,
+    kt: KernelType,
+    size: (u64, u64, u64),
+    n: usize,
+) -> Vec<KernelSpec> {
+    let mut timed: Vec<(f64, KernelSpec)> = records
+        .iter()
+        .filter(|r| &r.device == device && r.kernel_type == kt && r.size == size && r.status == Status::Ok)
+        .filter(|r| r.phase == Phase::Search)
+        .filter_map(|r| match &r.subject {
+            Subject::Variant { spec, .. } => Some((r.tflops()?, *spec)),
+            Subject::Cublas => None,
+        })
+        .collect();
+    timed.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    timed.dedup_by(|a, b| a.1 == b.1);
+    timed.into_iter().take(n).map(|t| t.1).collect()
+}
+
 /// The Rust item name of a kernel: `SgemmNT`, `ZgemmCC`.
 pub fn item_name(precision: Precision, op_a: Op, op_b: Op) -> String {
     format!("{}gemm{}{}", precision.blas_letter().to_ascii_uppercase(), op_a.letter(), op_b.letter())
@@ -302,12 +357,66 @@ mod tests {
     }
 
     #[test]
+    fn fastest_ranks_verified_timed_variants_of_the_type() {
+        let mut slow = record(spec(32), 4.0);
+        slow.kernel_type.op_a = Op::N;
+        let mut wrong = record(spec(128), 0.5);
+        wrong.status = Status::WrongResult;
+        let records = [record(spec(64), 1.0), slow, wrong, record(spec(96), 2.0)];
+        let kt = records[0].kernel_type;
+        assert_eq!(fastest(&records, &device(), kt, (1024, 1024, 1024), 2), vec![spec(64), spec(96)]);
+    }
+
+    #[test]
+    fn a_confirmed_winner_is_found_in_the_journal() {
+        let (fast, slow) = (spec(64), spec(32));
+        let size = (1024, 1024, 1024);
+        let kt = record(fast, 1.0).kernel_type;
+        let confirm = |subject: Subject, ms: f64, run: u64| Record {
+            subject,
+            phase: Phase::Confirm { run },
+            ..record(fast, ms)
+        };
+        let mut records = vec![record(fast, 1.0), record(slow, 2.0)];
+        assert_eq!(confirmed_rates(&records, &device(), kt, size, fast), None);
+        records.push(confirm(Subject::Variant { spec: fast, table2: false }, 2.0, 1));
+        records.push(confirm(Subject::Variant { spec: fast, table2: false }, 1.0, 2));
+        records.push(confirm(Subject::Variant { spec: slow, table2: true }, 2.0, 2));
+        records.push(confirm(Subject::Cublas, 0.5, 2));
+        let rate = |ms: f64| record(fast, ms).tflops().unwrap();
+        assert_eq!(
+            confirmed_rates(&records, &device(), kt, size, fast),
+            Some([rate(1.0), rate(2.0), rate(0.5)])
+        );
+        // Another winner has no confirmation yet.
+        assert_eq!(confirmed_rates(&records, &device(), kt, size, spec(96)), None);
+    }
+
+    #[test]
     fn families_file_lists_families() {
         let text = render_families(&[80, 90]);
         syn::parse_file(&text).unwrap();
         assert!(text.contains("pub mod sm_90;"));
         assert!(text.contains("Family { arch: 90, kernels: &sm_90::KERNELS }"));
         assert!(text.contains("[Family; 2]"));
+    }
+
+    /// `gemm-kernels/src/tuned/sm_90.rs` is what `--report-only` writes from
+    /// the journal committed under `tuning/sm_90` (at the default sizes):
+    /// the journal's format, the winner rule and the writer still agree.
+    #[test]
+    fn the_committed_sm_90_file_regenerates_from_its_journal() {
+        let root = crate::ptxas::workspace_root();
+        let journal = super::super::record::Journal::open(&root.join("tuning/sm_90/tune.jsonl")).unwrap();
+        let device = journal.records().last().expect("a journal with records").device.clone();
+        let size = |p| {
+            let n = super::super::default_size(p) as u64;
+            (n, n, n)
+        };
+        let all: Vec<Record> = journal.records().iter().filter(|r| r.device == device).cloned().collect();
+        let text = render_family(&device, &select(&all, &device, size));
+        let committed = std::fs::read_to_string(root.join("gemm-kernels/src/tuned/sm_90.rs")).unwrap();
+        assert!(text == committed, "sm_90.rs differs from what the journal gives:\n{text}");
     }
 
     /// gemm-kernels' families file is exactly what this writer produces for

@@ -1,0 +1,298 @@
+//! The pipeline dimensions of the space: `arch`, `stages`, `ldg_width`,
+//! `frag_sets`, `warps`, `raster` and `unroll` ([`Pipeline`]).
+//!
+//! They fall in two kinds, and adding a parameter means putting it in one:
+//!
+//! - **Point dimensions** change a point's resources or which load shapes
+//!   fit it: `lds_width` (in [`super::Bounds`]), `stages` (the ring
+//!   multiplies the shared stripes and frees the registers that staged
+//!   them), `ldg_width` (the skew of the shared rows, and the load rule
+//!   `load.0 × ldg_width` divides the stripe) and `frag_sets` (a second set
+//!   of fragment registers). The generator loops over them per tile, and
+//!   each (tile, threads, `lds_width`, `stages`, `ldg_width`, `frag_sets`)
+//!   is one point with its own [`super::Stats`].
+//! - **Free dimensions** change neither: every value multiplies the specs
+//!   of a point. They are the table `FREE`: `ldg` (the cache path),
+//!   `warps`, `raster` and `unroll` (whose values are the listed divisors
+//!   of the point's `tile.2`). A new parameter of this kind is one more
+//!   list in [`Pipeline`] and one more row of `FREE`; counting, listing and
+//!   membership follow.
+
+use crate::constraints::{
+    StripePlan, ldg_width_allowed, ldg_width_divides, ldg_width_fits_precision, stages_allowed, warps_fit,
+};
+use crate::spec::{KernelSpec, Precision, Target, WarpShape};
+
+use super::Space;
+
+/// Which `ldg_width`s the space holds for a pair of load shapes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LdgWidths {
+    /// Each width of the list that the hard rules allow: the whole legal
+    /// space along this dimension.
+    Each(Vec<u32>),
+    /// 1, and the widest of 1, 2 and 4 that the load rules allow for both
+    /// load shapes (`ldg_width_allowed`, `ldg_width_fits_precision` and
+    /// `ldg_width_divides` for A's and B's stripes; shared memory is not
+    /// consulted). The tuner's choice: a wider load moves the same bytes
+    /// in fewer instructions, so among widths above 1 the widest is the
+    /// one to time (every H100 winner used it: 4 for f32, 2 for f64 and
+    /// c32); 1 stays because it keeps the narrowest skew of the shared
+    /// rows and the paper's scalar loads.
+    WidestOrOne,
+}
+
+impl LdgWidths {
+    /// The widths whose fitting load shapes the generator counts, in
+    /// generation order.
+    pub(super) fn candidates(&self) -> &[u32] {
+        match self {
+            LdgWidths::Each(list) => list,
+            LdgWidths::WidestOrOne => &[1, 2, 4],
+        }
+    }
+}
+
+/// Which warp arrangements (`warps`) the space holds for a thread
+/// arrangement. Every choice includes `None`, the default numbering.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Warps {
+    /// `None` only.
+    Default,
+    /// `None`, and the legal arrangements whose warp sub-grid
+    /// (`threads.0 / warps.0 × threads.1 / warps.1`, 32 threads) has the
+    /// least perimeter: 4 × 8 and 8 × 4 where they fit. Per `k` step a
+    /// warp reads one A fragment per sub-grid row and one B fragment per
+    /// sub-grid column from shared memory, so the squarest sub-grid reads
+    /// the fewest distinct words (12, against 18 for 2 × 16 and 33 for
+    /// 1 × 32); the H100 winners used (2, 4) and (4, 2) on 16 × 16 threads.
+    Squarest,
+    /// `None`, and every legal arrangement.
+    Every,
+}
+
+/// The pipeline dimensions of a [`Space`]: the values each parameter added
+/// after the paper takes (see the module documentation for how they enter
+/// the generator).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pipeline {
+    /// The architecture the specs are compiled for. `None`: the portable
+    /// space, the paper's — `arch = sm_70` (the default) and the 48 KiB a
+    /// block may declare statically on every GPU. `Some(target)`: specs
+    /// with `arch = target`, under the shared memory the GPU grants a
+    /// block after opting in (capped by what `target` allows).
+    pub target: Option<Target>,
+    /// The `stages` to try; values above 1 are legal on sm_80 and newer.
+    pub stages: Vec<u32>,
+    /// The `ldg_width`s.
+    pub ldg_widths: LdgWidths,
+    /// The `warps`.
+    pub warps: Warps,
+    /// The `raster` group sizes.
+    pub rasters: Vec<u32>,
+    /// The `frag_sets` (1: one set of fragment registers, 2: double
+    /// buffered).
+    pub frag_sets: Vec<u32>,
+    /// The `unroll`s besides the whole stripe (`None`, always in): each
+    /// that divides a point's `tile.2` and is below it.
+    pub unrolls: Vec<u32>,
+}
+
+impl Pipeline {
+    /// The paper's space: every pipeline parameter at its default.
+    pub fn portable() -> Pipeline {
+        Pipeline {
+            target: None,
+            stages: vec![KernelSpec::DEFAULT_STAGES],
+            ldg_widths: LdgWidths::Each(vec![KernelSpec::DEFAULT_LDG_WIDTH]),
+            warps: Warps::Default,
+            rasters: vec![KernelSpec::DEFAULT_RASTER],
+            frag_sets: vec![KernelSpec::DEFAULT_FRAG_SETS],
+            unrolls: Vec::new(),
+        }
+    }
+
+    /// What the tuner searches on a GPU of `target`: `stages` 1 to 4 where
+    /// `cp.async` exists (1 elsewhere; CUTLASS's SIMT kernels use 2 to 4,
+    /// the H100 winners 3), `ldg_width` [`LdgWidths::WidestOrOne`], warps
+    /// [`Warps::Squarest`], `raster` 1 and 8 (8 gained 10% on the H100),
+    /// `frag_sets` 1 and 2 (2 gained 4% on one H100 SGEMM and lost 8–17% on
+    /// another), `unroll` the whole stripe or 2 steps (2 was the best of 2,
+    /// 4 and 8 on the H100's 256 × 128 SGEMM; 4 and 8 lost).
+    pub fn tuner(target: Target) -> Pipeline {
+        let stages = if target.has_cp_async() { vec![1, 2, 3, 4] } else { vec![1] };
+        Pipeline {
+            target: Some(target),
+            stages,
+            ldg_widths: LdgWidths::WidestOrOne,
+            warps: Warps::Squarest,
+            rasters: vec![1, 8],
+            frag_sets: vec![1, 2],
+            unrolls: vec![2],
+        }
+    }
+
+    /// The `unroll` values of a stripe `k_blk` deep, in generation order:
+    /// `None`, then the listed ones that divide it and are below it.
+    pub fn unroll_values(&self, k_blk: u32) -> Vec<Option<u32>> {
+        let mut out = vec![None];
+        out.extend(
+            self.unrolls.iter().filter(|&&u| u > 0 && u < k_blk && k_blk.is_multiple_of(u)).map(|&u| Some(u)),
+        );
+        out
+    }
+
+    /// The `arch` of every spec of the space.
+    pub fn arch(&self) -> Target {
+        self.target.unwrap_or(KernelSpec::DEFAULT_ARCH)
+    }
+
+    /// The listed stages the hard rule allows on the space's architecture,
+    /// least and greatest: the least needs the least shared memory, the
+    /// greatest (a ring) the fewest registers. `None` if no stage is
+    /// allowed (the space is then empty).
+    pub(super) fn stage_extremes(&self) -> Option<(u32, u32)> {
+        let cp_async = self.arch().has_cp_async();
+        let allowed = self.stages.iter().copied().filter(|&s| stages_allowed(s, cp_async));
+        Some((allowed.clone().min()?, allowed.max()?))
+    }
+
+    /// The `warps` values of a thread arrangement, in generation order:
+    /// `None`, then the admitted shapes by ascending `warps.0`.
+    pub fn warp_shapes(&self, m_dim: u32, n_dim: u32) -> Vec<Option<WarpShape>> {
+        let mut out = vec![None];
+        if self.warps == Warps::Default {
+            return out;
+        }
+        // Sub-grids of 32 threads: m × (32 / m).
+        let legal: Vec<(WarpShape, u32)> = [32u32, 16, 8, 4, 2, 1]
+            .into_iter()
+            .filter(|&m| m_dim.is_multiple_of(m) && n_dim.is_multiple_of(32 / m))
+            .map(|m| (WarpShape { m: m_dim / m, n: n_dim / (32 / m) }, m + 32 / m))
+            .filter(|(w, _)| warps_fit(w.m, w.n, m_dim, n_dim))
+            .collect();
+        let least = legal.iter().map(|l| l.1).min().unwrap_or(0);
+        out.extend(
+            legal.into_iter().filter(|l| self.warps == Warps::Every || l.1 == least).map(|l| Some(l.0)),
+        );
+        out
+    }
+
+    /// Whether the free and pipeline parameters of `spec` are among this
+    /// pipeline's values (its load shapes given): the membership half of
+    /// [`Space::contains`] that the hard rules do not decide.
+    pub(super) fn lists(&self, spec: &KernelSpec) -> bool {
+        spec.arch == self.arch()
+            && self.stages.contains(&spec.stages)
+            && self.rasters.contains(&spec.raster)
+            && self.frag_sets.contains(&spec.frag_sets)
+            && self.unroll_values(spec.k_blk).contains(&spec.unroll)
+            && self.warp_shapes(spec.m_dim, spec.n_dim).contains(&spec.warps)
+            && match &self.ldg_widths {
+                LdgWidths::Each(list) => list.contains(&spec.ldg_width),
+                LdgWidths::WidestOrOne => {
+                    spec.ldg_width == 1
+                        || spec.ldg_width == widest(spec.precision, &[stripe_a(spec), stripe_b(spec)])
+                }
+            }
+    }
+}
+
+impl Default for Pipeline {
+    fn default() -> Self {
+        Pipeline::portable()
+    }
+}
+
+fn stripe_a(spec: &KernelSpec) -> StripePlan {
+    StripePlan::new(spec, crate::constraints::Operand::A)
+}
+
+fn stripe_b(spec: &KernelSpec) -> StripePlan {
+    StripePlan::new(spec, crate::constraints::Operand::B)
+}
+
+/// Whether `width` is a legal `ldg_width` for reading `stripe` in
+/// `precision` (its load shape fitting the stripe).
+pub(super) fn ldg_fits(width: u32, precision: Precision, stripe: &StripePlan) -> bool {
+    ldg_width_allowed(width) && ldg_width_fits_precision(width, precision) && ldg_width_divides(width, stripe)
+}
+
+/// The widest of 1, 2 and 4 that is legal for every stripe.
+pub(super) fn widest(precision: Precision, stripes: &[StripePlan]) -> u32 {
+    [4, 2, 1].into_iter().find(|&w| stripes.iter().all(|s| ldg_fits(w, precision, s))).unwrap_or(1)
+}
+
+/// One free dimension (see the module documentation): how many values it
+/// takes at a point, and how to set the `i`-th.
+pub(super) struct FreeDim {
+    /// Values at a point whose spec is `spec` (tile, threads and point
+    /// dimensions set).
+    pub count: fn(&Space, &KernelSpec) -> usize,
+    /// Sets the `i`-th value (`i < count`).
+    pub set: fn(&Space, &mut KernelSpec, usize),
+}
+
+/// The free dimensions, in generation order (the last varies fastest).
+pub(super) const FREE: [FreeDim; 4] = [
+    // `ldg`
+    FreeDim { count: |s, _| s.bounds.ldgs.len(), set: |s, spec, i| spec.ldg = s.bounds.ldgs[i] },
+    // `warps`
+    FreeDim {
+        count: |s, spec| s.pipeline.warp_shapes(spec.m_dim, spec.n_dim).len(),
+        set: |s, spec, i| spec.warps = s.pipeline.warp_shapes(spec.m_dim, spec.n_dim)[i],
+    },
+    // `raster`
+    FreeDim { count: |s, _| s.pipeline.rasters.len(), set: |s, spec, i| spec.raster = s.pipeline.rasters[i] },
+    // `unroll`
+    FreeDim {
+        count: |s, spec| s.pipeline.unroll_values(spec.k_blk).len(),
+        set: |s, spec, i| spec.unroll = s.pipeline.unroll_values(spec.k_blk)[i],
+    },
+];
+
+/// Specs of a point from the free dimensions: their values' product.
+pub(super) fn free_count(space: &Space, spec: &KernelSpec) -> u64 {
+    FREE.iter().map(|d| (d.count)(space, spec) as u64).product()
+}
+
+/// Every setting of the free dimensions of `spec`, in generation order.
+pub(super) fn free_settings(space: &Space, spec: KernelSpec) -> impl Iterator<Item = KernelSpec> + '_ {
+    let counts: Vec<usize> = FREE.iter().map(|d| (d.count)(space, &spec)).collect();
+    let total: usize = counts.iter().product();
+    (0..total).map(move |mut index| {
+        let mut out = spec;
+        for (dim, &n) in FREE.iter().zip(&counts).rev() {
+            (dim.set)(space, &mut out, index % n);
+            index /= n;
+        }
+        out
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn warp_shapes_of_16_by_16_threads() {
+        let every = Pipeline { warps: Warps::Every, ..Pipeline::portable() };
+        let shape = |m, n| Some(WarpShape { m, n });
+        assert_eq!(every.warp_shapes(16, 16), [None, shape(1, 8), shape(2, 4), shape(4, 2), shape(8, 1)]);
+        let squarest = Pipeline { warps: Warps::Squarest, ..Pipeline::portable() };
+        assert_eq!(squarest.warp_shapes(16, 16), [None, shape(2, 4), shape(4, 2)]);
+        // 8 × 4 threads: one warp, 8 × 4 sub-grid; 6 × 6 has none.
+        assert_eq!(squarest.warp_shapes(8, 4), [None, shape(1, 1)]);
+        assert_eq!(every.warp_shapes(6, 6), [None]);
+        assert_eq!(Pipeline::portable().warp_shapes(16, 16), [None]);
+    }
+
+    #[test]
+    fn tuner_pipelines_follow_the_target() {
+        assert_eq!(Pipeline::tuner(Target::Sm90).stage_extremes(), Some((1, 4)));
+        assert_eq!(Pipeline::tuner(Target::Sm75).stage_extremes(), Some((1, 1)));
+        let none = Pipeline { stages: vec![2, 9], ..Pipeline::portable() };
+        assert_eq!(none.stage_extremes(), None);
+        assert_eq!(Pipeline::portable().arch(), Target::Sm70);
+    }
+}

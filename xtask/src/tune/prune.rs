@@ -1,0 +1,281 @@
+//! Pruning before timing, without a GPU: from the space of one kernel
+//! type to a short list of candidates in rank order.
+//!
+//! 1. **Pool**: the seeds (the Table 2 configuration and the kernel
+//!    gemm-host ships for this GPU), a spread sample of the space
+//!    ([`Space::sample`]), then the preferred variants of the tile
+//!    configurations whose first variant bounds highest
+//!    ([`Space::tile_variants`]): the sample finds the tiles, the variants
+//!    try their pipelines.
+//! 2. **Rank** by the analytic bound of each kernel's own loop
+//!    ([`AnalyticBound`]), then by resident threads per SM, keeping at most
+//!    `per_tile` variants of one tile configuration so that the timed
+//!    candidates are not all one tile. The bound sees neither the cache
+//!    path (`ldg`) nor the rasterization, so of variants that differ only
+//!    there the preferred one ([`Space::tile_variants`]: `raster` 8, `nc`)
+//!    stands for them all.
+//! 3. **Registers**: `ptxas` assembles candidates in rank order; a kernel
+//!    that spills, or whose real registers leave no block resident, is
+//!    dropped, until `keep` remain. Without `ptxas` (not installed on the
+//!    GPU machine) this step is skipped: the driver's JIT reports spills
+//!    when the kernel is loaded.
+//!
+//! The seeds are always kept, after the `keep` best.
+//!
+//! The result depends on the architecture, the generator and the
+//! configuration only, so it is cached in `<out>/candidates/<type>.json`
+//! and `--prune-only --arch sm_90` can compute it on a machine without a
+//! GPU before the timed calls.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use gemm_codegen::bound::{AnalyticBound, GpuThroughput};
+use gemm_codegen::space::Space;
+use gemm_codegen::{KernelSpec, validate_with};
+use serde::{Deserialize, Serialize};
+
+use super::record::KernelType;
+use crate::ptxas;
+
+/// How much pruning does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Config {
+    /// Specs of the spread sample.
+    pub sample: usize,
+    /// Tile configurations whose variants join the pool.
+    pub top_tiles: usize,
+    /// Most variants of one tile configuration, in the pool and the result.
+    pub per_tile: usize,
+    /// Candidates returned.
+    pub keep: usize,
+}
+
+/// A candidate that survived pruning.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Ranked {
+    pub spec: KernelSpec,
+    /// Its analytic bound on the GPU, TFLOP/s.
+    pub bound_tflops: f64,
+    /// ptxas's registers per thread (`None` without ptxas).
+    pub registers: Option<u32>,
+    /// Resident blocks per SM with those registers (else the estimate's).
+    pub blocks_per_sm: u32,
+    /// A seed (Table 2, the shipped kernel) rather than a sample.
+    pub seed: bool,
+}
+
+/// The cached result of [`candidates`] for one kernel type.
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+pub struct File {
+    /// Compute capability as `10 × major + minor`.
+    pub arch: u32,
+    /// `gemm_codegen::VERSION`.
+    pub generator: String,
+    /// Whether ptxas checked the registers.
+    pub ptxas: bool,
+    pub config: Config,
+    pub candidates: Vec<Ranked>,
+}
+
+/// Where the candidates of `kt` are cached.
+pub fn path(out: &Path, kt: KernelType) -> PathBuf {
+    out.join("candidates").join(format!("{}.json", kt.name()))
+}
+
+/// The cached candidates of `kt` if they were computed for `arch` by this
+/// generator with `config`.
+pub fn load(out: &Path, kt: KernelType, arch: u32, config: &Config) -> Option<Vec<Ranked>> {
+    let text = std::fs::read_to_string(path(out, kt)).ok()?;
+    let file: File = serde_json::from_str(&text).ok()?;
+    (file.arch == arch && file.generator == gemm_codegen::VERSION && file.config == *config)
+        .then_some(file.candidates)
+}
+
+/// Caches `file` for `kt`.
+pub fn save(out: &Path, kt: KernelType, file: &File) -> Result<()> {
+    let path = path(out, kt);
+    std::fs::create_dir_all(path.parent().expect("a folder"))?;
+    std::fs::write(&path, serde_json::to_string_pretty(file)?).with_context(|| format!("{}", path.display()))
+}
+
+/// `f` of every item, on every core, in order.
+fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let chunk = items.len().div_ceil(workers).max(1);
+    std::thread::scope(|s| {
+        let handles: Vec<_> =
+            items.chunks(chunk).map(|c| s.spawn(|| c.iter().map(&f).collect::<Vec<_>>())).collect();
+        handles.into_iter().flat_map(|h| h.join().expect("pruning does not panic")).collect()
+    })
+}
+
+type TileKey = (u32, u32, u32, u32, u32);
+
+fn tile_key(s: &KernelSpec) -> TileKey {
+    (s.m_blk, s.n_blk, s.k_blk, s.m_dim, s.n_dim)
+}
+
+/// A pool entry: the spec, its bound, the threads per SM its estimate
+/// allows, whether it is a seed.
+#[derive(Clone, Copy)]
+struct Entry {
+    spec: KernelSpec,
+    bound: f64,
+    threads_per_sm: u32,
+    blocks_per_sm: u32,
+    seed: bool,
+}
+
+/// The candidates of `space` (see the module documentation), best first.
+pub fn candidates(
+    space: &Space,
+    seeds: &[KernelSpec],
+    gpu: &GpuThroughput,
+    ptxas: Option<&Path>,
+    config: &Config,
+) -> Result<Vec<Ranked>> {
+    let limits = space.limits();
+    let entry = |spec: &KernelSpec, seed: bool| -> Option<Entry> {
+        let plan = validate_with(spec, &limits).ok()?;
+        let bound = AnalyticBound::of_plan(&plan, gpu, None).ok()?.tflops;
+        let stats = gemm_codegen::Stats::of(&plan, &space.device);
+        let o = stats.occupancy;
+        Some(Entry {
+            spec: *spec,
+            bound,
+            threads_per_sm: o.threads_per_sm(),
+            blocks_per_sm: o.blocks_per_sm,
+            seed,
+        })
+    };
+    let mut pool: Vec<Entry> = par_map(seeds, |s| entry(s, true)).into_iter().flatten().collect();
+    let sample: Vec<KernelSpec> = space.sample(config.sample).into_iter().map(|c| c.spec).collect();
+    pool.extend(par_map(&sample, |s| entry(s, false)).into_iter().flatten());
+    // The best tiles' pipelines.
+    let mut by_tile: Vec<Entry> = pool.iter().filter(|e| !e.seed).copied().collect();
+    by_tile.sort_by(|a, b| b.bound.total_cmp(&a.bound));
+    let mut tiles: Vec<KernelSpec> = Vec::new();
+    for e in by_tile {
+        if tiles.len() < config.top_tiles && !tiles.iter().any(|t| tile_key(t) == tile_key(&e.spec)) {
+            tiles.push(e.spec);
+        }
+    }
+    let variants: Vec<KernelSpec> =
+        tiles.iter().flat_map(|t| space.tile_variants(t, config.per_tile * 4)).map(|c| c.spec).collect();
+    pool.extend(par_map(&variants, |s| entry(s, false)).into_iter().flatten());
+
+    // Rank by bound and occupancy (a stable sort: the pool's order among
+    // equals), one variant per signature, `per_tile` per tile.
+    let (seeds, mut pool): (Vec<Entry>, Vec<Entry>) = pool.into_iter().partition(|e| e.seed);
+    pool.sort_by(|a, b| b.bound.total_cmp(&a.bound).then(b.threads_per_sm.cmp(&a.threads_per_sm)));
+    let mut signatures = HashSet::new();
+    let mut per_tile: HashMap<TileKey, usize> = HashMap::new();
+    let ranked: Vec<Entry> = pool
+        .into_iter()
+        .filter(|e| !seeds.iter().any(|s| s.spec == e.spec) && signatures.insert(signature(&e.spec)))
+        .filter(|e| {
+            let n = per_tile.entry(tile_key(&e.spec)).or_default();
+            *n += 1;
+            *n <= config.per_tile
+        })
+        .collect();
+
+    let Some(ptxas) = ptxas else {
+        let best = ranked.iter().take(config.keep).chain(&seeds);
+        return Ok(best.map(|e| ranked_of(e, None, e.blocks_per_sm)).collect());
+    };
+    let scratch = ptxas::tempdir()?;
+    let arch = space.pipeline.arch().token();
+    let check = |e: &Entry| -> Option<Ranked> {
+        let file = scratch.join(format!("k{}", e.spec.entry_name()));
+        let image = gemm_codegen::compile(&e.spec).ok()?;
+        let r = ptxas::assemble(ptxas, &image.ptx, arch, &file).ok()?;
+        let spills = r.spill_stores + r.spill_loads;
+        let blocks = space.device.occupancy(e.spec.block().0, image.shared_bytes, r.registers).blocks_per_sm;
+        (spills == 0 && blocks > 0).then(|| ranked_of(e, Some(r.registers), blocks))
+    };
+    let mut out = Vec::new();
+    // In batches of a few per core, until `keep` pass.
+    for batch in ranked.chunks(16) {
+        out.extend(par_map(batch, check).into_iter().flatten());
+        if out.len() >= config.keep {
+            break;
+        }
+    }
+    out.truncate(config.keep);
+    // A seed is kept even if ptxas rejects it: it is what ships.
+    out.extend(seeds.iter().map(|e| check(e).unwrap_or_else(|| ranked_of(e, None, e.blocks_per_sm))));
+    let _ = std::fs::remove_dir_all(&scratch);
+    Ok(out)
+}
+
+/// What the bound sees of a spec: all but the cache path and the
+/// rasterization.
+fn signature(spec: &KernelSpec) -> KernelSpec {
+    KernelSpec { ldg: KernelSpec::DEFAULT_LDG, raster: KernelSpec::DEFAULT_RASTER, ..*spec }
+}
+
+fn ranked_of(e: &Entry, registers: Option<u32>, blocks_per_sm: u32) -> Ranked {
+    Ranked { spec: e.spec, bound_tflops: e.bound, registers, blocks_per_sm, seed: e.seed }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gemm_codegen::{DeviceLimits, Op, Precision};
+
+    /// Without a GPU and without ptxas: the seeds stay, every candidate is
+    /// in the space or a seed, ranked by bound, at most `per_tile` per
+    /// tile, and the result is the same twice (it is cached on that).
+    #[test]
+    fn candidates_are_ranked_diverse_and_deterministic() {
+        let h100 = DeviceLimits::for_arch("sm_90").unwrap();
+        let space = Space::for_tuning(Precision::C64, Op::N, Op::T, h100);
+        let gpu = crate::bound::machine_for_arch("NVIDIA H100 80GB HBM3", 90, None).unwrap();
+        let table2 = gemm_kernels::table2(Precision::C64, Op::N, Op::T).spec;
+        let config = Config { sample: 40, top_tiles: 2, per_tile: 3, keep: 12 };
+        let found = candidates(&space, &[table2], &gpu, None, &config).unwrap();
+        assert_eq!(found.len(), 13, "the 12 best, then the seed");
+        assert!(found[12].seed && found[12].spec == table2);
+        let best = &found[..12];
+        assert!(best.windows(2).all(|w| w[0].bound_tflops >= w[1].bound_tflops));
+        let mut tiles: HashMap<TileKey, usize> = HashMap::new();
+        let mut signatures = HashSet::new();
+        for r in best {
+            assert!(!r.seed && space.contains(&r.spec), "{}", r.spec);
+            assert!(r.bound_tflops > 0.0 && r.blocks_per_sm > 0);
+            *tiles.entry(tile_key(&r.spec)).or_default() += 1;
+            assert!(
+                signatures.insert(signature(&r.spec)),
+                "{} differs from another in ldg or raster only",
+                r.spec
+            );
+        }
+        assert!(tiles.values().all(|&n| n <= 3), "{tiles:?}");
+        assert!(found.iter().any(|r| r.spec.stages > 1));
+        assert_eq!(found, candidates(&space, &[table2], &gpu, None, &config).unwrap());
+    }
+
+    #[test]
+    fn the_cache_is_keyed_by_arch_generator_and_config() {
+        let out = std::env::temp_dir().join(format!("gemmforge-prune-{}", std::process::id()));
+        let kt = KernelType { precision: Precision::F32, op_a: Op::N, op_b: Op::N };
+        let config = Config { sample: 1, top_tiles: 1, per_tile: 1, keep: 1 };
+        let spec = gemm_kernels::table2(Precision::F32, Op::N, Op::N).spec;
+        let ranked = Ranked { spec, bound_tflops: 50.0, registers: Some(90), blocks_per_sm: 2, seed: true };
+        let file = File {
+            arch: 90,
+            generator: gemm_codegen::VERSION.into(),
+            ptxas: true,
+            config,
+            candidates: vec![ranked.clone()],
+        };
+        save(&out, kt, &file).unwrap();
+        assert_eq!(load(&out, kt, 90, &config), Some(vec![ranked]));
+        assert_eq!(load(&out, kt, 80, &config), None);
+        assert_eq!(load(&out, kt, 90, &Config { keep: 2, ..config }), None);
+        let _ = std::fs::remove_dir_all(&out);
+    }
+}
