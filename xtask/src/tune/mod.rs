@@ -51,7 +51,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use gemm_codegen::bound::GpuThroughput;
 use gemm_codegen::space::{Guidelines, Space};
 use gemm_codegen::{DeviceLimits, Element, KernelSpec, Op, Precision};
@@ -134,6 +134,11 @@ pub struct Args {
     /// No GPU: prune the space of --arch and cache the candidates in <OUT>.
     #[arg(long, requires = "arch")]
     prune_only: bool,
+    /// A spec (in `gemm_kernel!` syntax) always timed for its kernel type,
+    /// beside Table 2's and the shipped one: a measured winner the sample
+    /// may miss. Repeat for more.
+    #[arg(long, value_name = "SPEC")]
+    seed: Vec<KernelSpec>,
     /// With --prune-only: the GPU architecture (sm_90, 90, 9.0).
     #[arg(long)]
     arch: Option<String>,
@@ -212,6 +217,12 @@ struct Tally {
 pub fn run(args: Args) -> Result<()> {
     let started = Instant::now();
     let types = args.kernel_types()?;
+    for spec in &args.seed {
+        if let Err(violations) = gemm_codegen::validate(spec) {
+            let why = violations.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ");
+            bail!("--seed `{spec}` is not a legal kernel: {why}");
+        }
+    }
     if args.prune_only {
         return prune_only(&args, &types);
     }
@@ -247,12 +258,20 @@ fn space(args: &Args, kt: KernelType, limits: &DeviceLimits) -> Space {
         .with_guidelines(args.guidelines(kt.precision))
 }
 
-/// The seeds of pruning: the Table 2 configuration and the kernel
-/// gemm-host ships for `arch` (the bar to beat).
-fn seeds(kt: KernelType, arch: u32) -> Vec<KernelSpec> {
+/// The seeds of pruning: the Table 2 configuration, the kernel gemm-host
+/// ships for `arch` (the bar to beat), and those of `extra` (`--seed`) of
+/// `kt`'s precision and ops, each once.
+fn seeds(kt: KernelType, arch: u32, extra: &[KernelSpec]) -> Vec<KernelSpec> {
     let table2 = gemm_kernels::table2(kt.precision, kt.op_a, kt.op_b).spec;
     let shipped = gemm_kernels::default_kernel(arch, kt.precision, kt.op_a, kt.op_b).spec;
-    if shipped == table2 { vec![table2] } else { vec![table2, shipped] }
+    let given = extra.iter().filter(|s| (s.precision, s.op_a, s.op_b) == (kt.precision, kt.op_a, kt.op_b));
+    let mut out: Vec<KernelSpec> = Vec::new();
+    for s in [table2, shipped].iter().chain(given) {
+        if !out.contains(s) {
+            out.push(*s);
+        }
+    }
+    out
 }
 
 /// The pruned candidates of `kt` on `limits` (a GPU of `name`), from the
@@ -260,7 +279,8 @@ fn seeds(kt: KernelType, arch: u32) -> Vec<KernelSpec> {
 fn candidates(args: &Args, kt: KernelType, limits: &DeviceLimits, name: &str) -> Result<Vec<Ranked>> {
     let arch = limits.compute_capability().sm();
     let config = args.prune_config();
-    if let Some(found) = prune::load(&args.out, kt, arch, &config) {
+    let seeds = seeds(kt, arch, &args.seed);
+    if let Some(found) = prune::load(&args.out, kt, arch, &config, &seeds) {
         return Ok(found);
     }
     let started = Instant::now();
@@ -272,12 +292,13 @@ fn candidates(args: &Args, kt: KernelType, limits: &DeviceLimits, name: &str) ->
     }
     let gpu = bound::machine_for_arch(name, arch, None).context("pruning ranks by the analytic bound")?;
     let space = space(args, kt, limits);
-    let found = prune::candidates(&space, &seeds(kt, arch), &gpu, ptxas.as_deref(), &config)?;
+    let found = prune::candidates(&space, &seeds, &gpu, ptxas.as_deref(), &config)?;
     let file = prune::File {
         arch,
         generator: gemm_codegen::VERSION.to_owned(),
         ptxas: ptxas.is_some(),
         config,
+        seeds,
         candidates: found,
     };
     prune::save(&args.out, kt, &file)?;
@@ -752,7 +773,12 @@ mod tests {
         assert_eq!(space.limits().max_shared_per_block, 227 * 1024);
         assert_eq!(space.guidelines, Guidelines::pipelined(Precision::F32));
         assert_eq!(args.type_budget_s(16), 25.0 * 60.0 / 16.0);
-        assert_eq!(seeds(kt, 90).len(), 2, "Table 2 and the shipped sm_90 kernel");
-        assert_eq!(seeds(kt, 75), [gemm_kernels::table2(Precision::F32, Op::N, Op::N).spec]);
+        assert_eq!(seeds(kt, 90, &[]).len(), 2, "Table 2 and the shipped sm_90 kernel");
+        let table2 = gemm_kernels::table2(Precision::F32, Op::N, Op::N).spec;
+        assert_eq!(seeds(kt, 75, &[]), [table2]);
+        // Given seeds of this type join once; others are left to their type.
+        let mine = KernelSpec { raster: 8, ..table2 };
+        let other = KernelSpec { op_b: Op::T, ..table2 };
+        assert_eq!(seeds(kt, 75, &[mine, other, mine, table2]), [table2, mine]);
     }
 }

@@ -8,7 +8,11 @@
 //!    ([`Space::tile_variants`]): the sample finds the tiles, the variants
 //!    try their pipelines.
 //! 2. **Rank** by the analytic bound of each kernel's own loop
-//!    ([`AnalyticBound`]), then by resident threads per SM, keeping at most
+//!    ([`AnalyticBound`]) in steps of 1% of the best (bounds that close are
+//!    a tie: FP64 kernels mostly bound at the FMA peak), then by register
+//!    reuse (FMAs per shared load: larger per-thread tiles, which measured
+//!    faster on the H100 when the bound tied), then by resident threads per
+//!    SM, keeping at most
 //!    `per_tile` variants of one tile configuration so that the timed
 //!    candidates are not all one tile. The bound sees neither the cache
 //!    path (`ldg`) nor the rasterization, so of variants that differ only
@@ -20,7 +24,9 @@
 //!    GPU machine) this step is skipped: the driver's JIT reports spills
 //!    when the kernel is loaded.
 //!
-//! The seeds are always kept, after the `keep` best.
+//! The seeds are always kept, after the `keep` best: the Table 2
+//! configuration, the shipped kernel, and any given with `--seed` (measured
+//! winners the sample may miss). They are part of the cache's key.
 //!
 //! The result depends on the architecture, the generator and the
 //! configuration only, so it is cached in `<out>/candidates/<type>.json`
@@ -76,6 +82,9 @@ pub struct File {
     /// Whether ptxas checked the registers.
     pub ptxas: bool,
     pub config: Config,
+    /// The seeds pruning was given.
+    #[serde(default)]
+    pub seeds: Vec<KernelSpec>,
     pub candidates: Vec<Ranked>,
 }
 
@@ -85,11 +94,20 @@ pub fn path(out: &Path, kt: KernelType) -> PathBuf {
 }
 
 /// The cached candidates of `kt` if they were computed for `arch` by this
-/// generator with `config`.
-pub fn load(out: &Path, kt: KernelType, arch: u32, config: &Config) -> Option<Vec<Ranked>> {
+/// generator with `config` and `seeds`.
+pub fn load(
+    out: &Path,
+    kt: KernelType,
+    arch: u32,
+    config: &Config,
+    seeds: &[KernelSpec],
+) -> Option<Vec<Ranked>> {
     let text = std::fs::read_to_string(path(out, kt)).ok()?;
     let file: File = serde_json::from_str(&text).ok()?;
-    (file.arch == arch && file.generator == gemm_codegen::VERSION && file.config == *config)
+    (file.arch == arch
+        && file.generator == gemm_codegen::VERSION
+        && file.config == *config
+        && file.seeds == seeds)
         .then_some(file.candidates)
 }
 
@@ -123,6 +141,8 @@ fn tile_key(s: &KernelSpec) -> TileKey {
 struct Entry {
     spec: KernelSpec,
     bound: f64,
+    /// FMAs per shared-memory load ([`gemm_codegen::register_reuse`]).
+    reuse: f64,
     threads_per_sm: u32,
     blocks_per_sm: u32,
     seed: bool,
@@ -145,6 +165,7 @@ pub fn candidates(
         Some(Entry {
             spec: *spec,
             bound,
+            reuse: gemm_codegen::register_reuse(spec),
             threads_per_sm: o.threads_per_sm(),
             blocks_per_sm: o.blocks_per_sm,
             seed,
@@ -166,10 +187,15 @@ pub fn candidates(
         tiles.iter().flat_map(|t| space.tile_variants(t, config.per_tile * 4)).map(|c| c.spec).collect();
     pool.extend(par_map(&variants, |s| entry(s, false)).into_iter().flatten());
 
-    // Rank by bound and occupancy (a stable sort: the pool's order among
-    // equals), one variant per signature, `per_tile` per tile.
+    // Rank by bound (in steps of 1% of the best), reuse and occupancy (a
+    // stable sort: the pool's order among equals), one variant per
+    // signature, `per_tile` per tile.
     let (seeds, mut pool): (Vec<Entry>, Vec<Entry>) = pool.into_iter().partition(|e| e.seed);
-    pool.sort_by(|a, b| b.bound.total_cmp(&a.bound).then(b.threads_per_sm.cmp(&a.threads_per_sm)));
+    let best = pool.iter().map(|e| e.bound).fold(0.0, f64::max);
+    let step = |e: &Entry| if best > 0.0 { (e.bound / best * 100.0).floor() as i64 } else { 0 };
+    pool.sort_by(|a, b| {
+        step(b).cmp(&step(a)).then(b.reuse.total_cmp(&a.reuse)).then(b.threads_per_sm.cmp(&a.threads_per_sm))
+    });
     let mut signatures = HashSet::new();
     let mut per_tile: HashMap<TileKey, usize> = HashMap::new();
     let ranked: Vec<Entry> = pool
@@ -240,7 +266,9 @@ mod tests {
         assert_eq!(found.len(), 13, "the 12 best, then the seed");
         assert!(found[12].seed && found[12].spec == table2);
         let best = &found[..12];
-        assert!(best.windows(2).all(|w| w[0].bound_tflops >= w[1].bound_tflops));
+        // Ranked by bound in steps of 1% of the best, reuse breaking ties.
+        let top = best[0].bound_tflops;
+        assert!(best.windows(2).all(|w| w[0].bound_tflops >= w[1].bound_tflops - 0.01 * top));
         let mut tiles: HashMap<TileKey, usize> = HashMap::new();
         let mut signatures = HashSet::new();
         for r in best {
@@ -270,12 +298,14 @@ mod tests {
             generator: gemm_codegen::VERSION.into(),
             ptxas: true,
             config,
+            seeds: vec![spec],
             candidates: vec![ranked.clone()],
         };
         save(&out, kt, &file).unwrap();
-        assert_eq!(load(&out, kt, 90, &config), Some(vec![ranked]));
-        assert_eq!(load(&out, kt, 80, &config), None);
-        assert_eq!(load(&out, kt, 90, &Config { keep: 2, ..config }), None);
+        assert_eq!(load(&out, kt, 90, &config, &[spec]), Some(vec![ranked]));
+        assert_eq!(load(&out, kt, 80, &config, &[spec]), None);
+        assert_eq!(load(&out, kt, 90, &Config { keep: 2, ..config }, &[spec]), None);
+        assert_eq!(load(&out, kt, 90, &config, &[]), None);
         let _ = std::fs::remove_dir_all(&out);
     }
 }
