@@ -127,11 +127,12 @@ fn brute_force(space: &Space) -> BTreeSet<KernelSpec> {
                                                 };
                                                 for raster in [0].iter().chain(&pipe.rasters) {
                                                     for &ldg in &b.ldgs {
-                                                        // Unrolls listed or not, dividing or
-                                                        // not, below, at and past the stripe;
-                                                        // the pipeline's are those below it.
-                                                        let mut unrolls =
-                                                            vec![0, 1, 2, 3, 4, k_blk, k_blk + 1];
+                                                        // The pipeline's unrolls, and ones it
+                                                        // must leave out: zero, one dividing no
+                                                        // stripe here (3), the whole stripe.
+                                                        let mut unrolls = vec![0, 3, k_blk];
+                                                        unrolls.extend(&pipe.unrolls);
+                                                        unrolls.sort_unstable();
                                                         unrolls.dedup();
                                                         let unrolls = std::iter::once(None)
                                                             .chain(unrolls.into_iter().map(Some));
@@ -241,6 +242,11 @@ fn tuner_rules_match_validate_with() {
         let bounds = Bounds { m_blk: 16..=32, n_blk: 16..=32, ldgs: vec![GlobalLoad::Ca], ..small_bounds() };
         let space = Space::for_tuning(precision, op_a, op_b, sm90()).with_bounds(bounds);
         assert_eq!(space.guidelines, Guidelines::pipelined(precision));
+        // `frag_sets` and `unroll` take every listed value (the brute force
+        // of `every_legal_pipeline_value_matches_validate_with` covers them);
+        // one value each keeps this brute force quick.
+        let pipeline = Pipeline { frag_sets: vec![2], unrolls: Vec::new(), ..space.pipeline.clone() };
+        let space = space.with_pipeline(pipeline);
         let min_reuse = if precision.is_complex() { 4.0 } else { 2.0 };
         let space = space.with_guidelines(Guidelines { min_reuse, ..Guidelines::pipelined(precision) });
         let relaxed = space.clone().with_guidelines(Guidelines::NONE);
