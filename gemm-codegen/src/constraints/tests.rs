@@ -1,0 +1,128 @@
+//! Unit tests of the constraints.
+
+use super::*;
+use crate::spec::GlobalLoad;
+use crate::spec::Target;
+
+fn spec(
+    precision: Precision,
+    ops: (Op, Op),
+    tile: (u32, u32, u32),
+    threads: (u32, u32),
+    a: (u32, u32),
+    b: (u32, u32),
+) -> KernelSpec {
+    KernelSpec {
+        precision,
+        op_a: ops.0,
+        op_b: ops.1,
+        m_blk: tile.0,
+        n_blk: tile.1,
+        k_blk: tile.2,
+        m_dim: threads.0,
+        n_dim: threads.1,
+        load_a: LoadShape { lead: a.0, cross: a.1 },
+        load_b: LoadShape { lead: b.0, cross: b.1 },
+        lds_width: 1,
+        ldg: GlobalLoad::Nc,
+        arch: Target::Sm70,
+        stages: 1,
+        ldg_width: 1,
+        warps: None,
+        raster: 1,
+        unroll: None,
+        frag_sets: 1,
+    }
+}
+
+fn rules(s: &KernelSpec) -> Vec<(String, Rule)> {
+    match validate(s) {
+        Ok(_) => vec![],
+        Err(v) => v.into_iter().map(|v| (v.at.to_string(), v.rule)).collect(),
+    }
+}
+
+#[test]
+fn table2_sgemm_nn_is_legal_with_paper_resources() {
+    let s = spec(Precision::F32, (Op::N, Op::N), (96, 96, 16), (16, 16), (32, 8), (8, 32));
+    let plan = validate(&s).unwrap();
+    assert_eq!((plan.m_thr(), plan.n_thr()), (6, 6));
+    // (96 + 1) × 16 + (96 + 1) × 16 floats.
+    assert_eq!(plan.shared_bytes(), 2 * 97 * 16 * 4);
+    // 36 accumulators + 6 + 6 fragments + 12 prefetched elements.
+    assert_eq!(plan.regs_lower_bound(), 60);
+    assert_eq!(plan.register_reuse(), 3.0);
+    let a = plan.stripe_a();
+    assert!(!a.lead_is_k);
+    assert_eq!((a.per_thread_lead, a.per_thread_cross), (3, 2));
+    let b = plan.stripe_b();
+    assert!(b.lead_is_k);
+    assert_eq!((b.lead_len, b.cross_len), (16, 96));
+}
+
+#[test]
+fn the_op_decides_which_stripe_is_stored() {
+    // A transposed: its stripe is K_blk × M_blk with K contiguous, so
+    // load_a.0 must divide K_blk = 8 and load_a.1 must divide M_blk = 16.
+    let ok = spec(Precision::C64, (Op::T, Op::T), (16, 24, 8), (8, 8), (4, 16), (8, 8));
+    assert!(validate(&ok).is_ok());
+    let bad = spec(Precision::C64, (Op::N, Op::T), (16, 24, 8), (8, 8), (4, 16), (8, 8));
+    assert_eq!(rules(&bad), vec![("load_a.1".into(), Rule::LoadNotDividingStripe)]);
+}
+
+#[test]
+fn conjugate_on_reals_is_transpose() {
+    let t = spec(Precision::F32, (Op::T, Op::C), (96, 96, 16), (16, 16), (16, 16), (32, 8));
+    let plan = validate(&t).unwrap();
+    assert_eq!(plan.stripe_b().op, Op::T);
+    let c = spec(Precision::C32, (Op::C, Op::N), (64, 64, 16), (16, 16), (16, 16), (16, 16));
+    assert_eq!(validate(&c).unwrap().stripe_a().op, Op::C);
+}
+
+#[test]
+fn every_rule_fires_on_its_parameter() {
+    let base = spec(Precision::F32, (Op::N, Op::N), (64, 64, 16), (16, 16), (16, 16), (16, 16));
+    assert!(validate(&base).is_ok());
+
+    let zero = KernelSpec { k_blk: 0, ..base };
+    assert_eq!(rules(&zero), vec![("tile.2".into(), Rule::Zero)]);
+
+    let big = spec(Precision::F32, (Op::N, Op::N), (64, 66, 16), (32, 33), (32, 33), (16, 66));
+    assert!(rules(&big).contains(&("threads".into(), Rule::TooManyThreads)));
+
+    let partial = spec(Precision::F32, (Op::N, Op::N), (60, 64, 16), (12, 4), (12, 4), (16, 3));
+    assert!(rules(&partial).contains(&("threads".into(), Rule::PartialWarp)));
+
+    let tile = KernelSpec { m_blk: 72, ..base };
+    assert!(rules(&tile).contains(&("tile.0".into(), Rule::TileNotMultipleOfThreads)));
+
+    let load = KernelSpec { load_a: LoadShape { lead: 16, cross: 8 }, ..base };
+    assert_eq!(rules(&load), vec![("load_a".into(), Rule::LoadThreads)]);
+
+    let stripe = KernelSpec { load_b: LoadShape { lead: 32, cross: 8 }, ..base };
+    assert_eq!(rules(&stripe), vec![("load_b.0".into(), Rule::LoadNotDividingStripe)]);
+
+    let width = KernelSpec { lds_width: 3, ..base };
+    assert_eq!(rules(&width), vec![("lds_width".into(), Rule::LdsWidth)]);
+    let z = KernelSpec { precision: Precision::C64, lds_width: 2, ..base };
+    assert_eq!(rules(&z), vec![("lds_width".into(), Rule::LdsWidth)]);
+    let odd = spec(Precision::F32, (Op::N, Op::N), (96, 96, 16), (16, 16), (32, 8), (8, 32));
+    assert_eq!(rules(&KernelSpec { lds_width: 4, ..odd }), vec![("lds_width".into(), Rule::LdsWidth)]);
+    assert!(rules(&KernelSpec { lds_width: 2, ..odd }).is_empty());
+
+    let shared = KernelSpec { k_blk: 256, ..base };
+    assert!(rules(&shared).contains(&("tile".into(), Rule::SharedMemory)));
+
+    let regs = spec(Precision::F64, (Op::N, Op::N), (256, 256, 4), (16, 2), (16, 2), (4, 8));
+    assert!(rules(&regs).contains(&("tile".into(), Rule::Registers)));
+}
+
+#[test]
+fn messages_are_lowercase_without_period() {
+    let bad = spec(Precision::F32, (Op::N, Op::N), (70, 64, 16), (16, 16), (16, 15), (16, 16));
+    for v in validate(&bad).unwrap_err() {
+        let first = v.message.chars().next().unwrap();
+        assert!(!first.is_uppercase(), "{}", v.message);
+        assert!(!v.message.ends_with('.'), "{}", v.message);
+    }
+}
