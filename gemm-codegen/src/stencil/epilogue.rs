@@ -2,16 +2,11 @@
 //! each thread storing its elements of the tile in the strided layout of
 //! [`CLayout`], so that consecutive threads store consecutive rows.
 //!
-//! A thread's elements come in runs of `lds_width` consecutive rows; where
-//! C's base address and `ldc` allow (a uniform test at run time) and a run
-//! lies wholly inside C, it is read and written with one vector access
-//! (`ld.global.v2`/`.v4`, `st.global.v2`/`.v4`), else element by element.
-//!
 //! BLAS semantics: when `beta = 0`, C is never read (it may hold NaN); the
 //! branch on `beta` is uniform, taken by every thread alike. Elements outside
 //! the matrix are neither read nor written.
 
-use crate::ptx::{Address, BinOp, CacheQual, Cmp, Instr, Operand as Op, Reg, Space, Type};
+use crate::ptx::{Address, CacheQual, Cmp, Instr, Operand as Op, Reg, Space, Type};
 
 use super::{CLayout, Cx, Elem, Epilogue};
 
@@ -36,7 +31,10 @@ impl Epilogue for Strided {
         let col_ptr = cx.b.reg("c_col_ptr", Type::U64);
         let row_ok: Vec<Reg> = (0..m_thr).map(|i| cx.b.reg(format!("c_row_ok_{i}"), Type::Pred)).collect();
         let col_ok: Vec<Reg> = (0..n_thr).map(|j| cx.b.reg(format!("c_col_ok_{j}"), Type::Pred)).collect();
+        let ok = cx.b.reg("c_ok", Type::Pred);
         let beta_zero = cx.b.reg("p_beta_zero", Type::Pred);
+        let old = cx.elem("c_old");
+        let new = cx.elem("c_new");
         let neg_im = |cx: &mut Cx<'_>, e: Elem, name: &str| {
             e.im.map(|im| {
                 let r = cx.b.reg(name, cx.scalar);
@@ -63,33 +61,6 @@ impl Epilogue for Strided {
 
         let alpha_nim = neg_im(cx, params.alpha, "alpha_nim");
         let beta_nim = neg_im(cx, params.beta, "beta_nim");
-        // Runs of `w` rows stored whole: one vector access per run when C's
-        // base and `ldc` are multiples of `w` elements (a uniform test; the
-        // thread's first row is a multiple of `w`, so every run is then
-        // aligned) and the whole run is inside C, else element by element.
-        let vector = (w > 1).then(|| {
-            let p = cx.b.reg("p_c_vectors", Type::Pred);
-            let lo = cx.b.reg("p_ldc_multiple", Type::Pred);
-            let bits = cx.b.reg("c_align_bits", Type::U64);
-            cx.b.comment(format!(
-                "runs of {w} rows go in one access where C's base and ldc are multiples of {w}"
-            ));
-            cx.b.push(Instr::binary(BinOp::And, bits, params.c_ptr, Op::imm(w * esz - 1)));
-            cx.b.push(Instr::setp(Cmp::Eq, Type::U64, p, bits, Op::imm(0)));
-            cx.b.push(Instr::binary(BinOp::And, bits, params.ldc, Op::imm(w - 1)));
-            cx.b.push(Instr::setp(Cmp::Eq, Type::U64, lo, bits, Op::imm(0)));
-            cx.b.push(Instr::and_pred(p, p, lo));
-            // Per run: stored whole, or element by element.
-            let whole = cx.b.reg("c_run_whole", Type::Pred);
-            let split = cx.b.reg("c_run_split", Type::Pred);
-            let alone = cx.b.reg("c_ok_alone", Type::Pred);
-            (p, whole, split, alone)
-        });
-        let w_us = w as usize;
-        let el_ok: Vec<Reg> = (0..w_us).map(|e| cx.b.reg(format!("c_ok_{e}"), Type::Pred)).collect();
-        let olds: Vec<Elem> = (0..w_us).map(|e| cx.elem(&format!("c_old_{e}"))).collect();
-        let news: Vec<Elem> = (0..w_us).map(|e| cx.elem(&format!("c_new_{e}"))).collect();
-
         cx.b.comment("beta = 0: C is not read");
         let zero = Op::float_zero(cx.scalar);
         cx.b.push(Instr::setp(Cmp::Eq, cx.scalar, beta_zero, params.beta.re, zero));
@@ -112,73 +83,37 @@ impl Epilogue for Strided {
             for j in 0..n_thr {
                 let col_offset = i64::from(layout.col_offset(j));
                 cx.b.push(Instr::mad(col_ptr, ldc_bytes, Op::imm(col_offset), base));
-                for first in (0..m_thr).step_by(w_us) {
-                    let run_addr = Address::reg(col_ptr, i64::from(layout.row_offset(first)) * esz);
-                    let elements = first..first + w as u32;
-                    let addr = |i: u32| Address::reg(col_ptr, i64::from(layout.row_offset(i)) * esz);
-                    for (e, i) in elements.clone().enumerate() {
-                        cx.b.push(Instr::and_pred(el_ok[e], row_ok[i as usize], col_ok[j as usize]));
-                    }
-                    // Where an element goes alone: it exists, and its run is
-                    // not stored whole.
-                    let alone = |cx: &mut Cx<'_>, e: usize| match vector {
-                        Some((_, _, split, alone)) => {
-                            cx.b.push(Instr::and_pred(alone, el_ok[e], split));
-                            alone
-                        }
-                        None => el_ok[e],
+                for i in 0..m_thr {
+                    let c = acc[(i * n_thr + j) as usize];
+                    let addr = Address::reg(col_ptr, i64::from(layout.row_offset(i)) * esz);
+                    cx.b.push(Instr::and_pred(ok, row_ok[i as usize], col_ok[j as usize]));
+                    // new = alpha * c
+                    let guard = read_c.then_some(ok);
+                    let push = |cx: &mut Cx<'_>, instr| match guard {
+                        Some(p) => cx.b.push_if(p, instr),
+                        None => cx.b.push(instr),
                     };
-                    if let Some((p_vectors, whole, split, _)) = vector {
-                        cx.b.push(Instr::and_pred(whole, el_ok[w_us - 1], p_vectors));
-                        cx.b.push(Instr::not(split, whole));
+                    push(cx, Instr::mul(new.re, params.alpha.re, c.re));
+                    if let (Some(n_im), Some(c_im), Some(a_im), Some(a_nim)) =
+                        (new.im, c.im, params.alpha.im, alpha_nim)
+                    {
+                        push(cx, Instr::fma(new.re, a_nim, c_im, new.re));
+                        push(cx, Instr::mul(n_im, params.alpha.re, c_im));
+                        push(cx, Instr::fma(n_im, a_im, c.re, n_im));
                     }
                     if read_c {
-                        if let Some((_, whole, ..)) = vector {
-                            let regs: Vec<Reg> = olds.iter().flat_map(Elem::regs).collect();
-                            cx.b.push_if(whole, Instr::ld(Space::Global, CacheQual::None, &regs, run_addr));
-                        }
-                        for (e, i) in elements.clone().enumerate() {
-                            let p = alone(cx, e);
-                            cx.b.push_if(
-                                p,
-                                Instr::ld(Space::Global, CacheQual::None, &olds[e].regs(), addr(i)),
-                            );
-                        }
-                    }
-                    for (e, i) in elements.clone().enumerate() {
-                        let (c, new, old) = (acc[(i * n_thr + j) as usize], news[e], olds[e]);
-                        // new = alpha * c (+ beta * old); without C, for every
-                        // element (the accumulators exist everywhere).
-                        let guard = read_c.then_some(el_ok[e]);
-                        let push = |cx: &mut Cx<'_>, instr| match guard {
-                            Some(p) => cx.b.push_if(p, instr),
-                            None => cx.b.push(instr),
-                        };
-                        push(cx, Instr::mul(new.re, params.alpha.re, c.re));
-                        if let (Some(n_im), Some(c_im), Some(a_im), Some(a_nim)) =
-                            (new.im, c.im, params.alpha.im, alpha_nim)
+                        // new += beta * old
+                        push(cx, Instr::ld(Space::Global, CacheQual::None, &old.regs(), addr));
+                        push(cx, Instr::fma(new.re, params.beta.re, old.re, new.re));
+                        if let (Some(n_im), Some(o_im), Some(b_im), Some(b_nim)) =
+                            (new.im, old.im, params.beta.im, beta_nim)
                         {
-                            push(cx, Instr::fma(new.re, a_nim, c_im, new.re));
-                            push(cx, Instr::mul(n_im, params.alpha.re, c_im));
-                            push(cx, Instr::fma(n_im, a_im, c.re, n_im));
+                            push(cx, Instr::fma(new.re, b_nim, o_im, new.re));
+                            push(cx, Instr::fma(n_im, params.beta.re, o_im, n_im));
+                            push(cx, Instr::fma(n_im, b_im, old.re, n_im));
                         }
-                        if read_c {
-                            push(cx, Instr::fma(new.re, params.beta.re, old.re, new.re));
-                            if let (Some(n_im), Some(o_im), Some(b_im), Some(b_nim)) =
-                                (new.im, old.im, params.beta.im, beta_nim)
-                            {
-                                push(cx, Instr::fma(new.re, b_nim, o_im, new.re));
-                                push(cx, Instr::fma(n_im, params.beta.re, o_im, n_im));
-                                push(cx, Instr::fma(n_im, b_im, old.re, n_im));
-                            }
-                        }
-                        let p = alone(cx, e);
-                        cx.b.push_if(p, Instr::st(Space::Global, addr(i), &new.regs()));
                     }
-                    if let Some((_, whole, ..)) = vector {
-                        let regs: Vec<Reg> = news.iter().flat_map(Elem::regs).collect();
-                        cx.b.push_if(whole, Instr::st(Space::Global, run_addr, &regs));
-                    }
+                    cx.b.push_if(ok, Instr::st(Space::Global, addr, &new.regs()));
                 }
             }
             if read_c {
