@@ -132,14 +132,11 @@ impl Pipeline {
         }
     }
 
-    /// The `unroll` values of a stripe `k_blk` deep, in generation order:
-    /// `None`, then the listed ones that divide it and are below it.
-    pub fn unroll_values(&self, k_blk: u32) -> Vec<Option<u32>> {
-        let mut out = vec![None];
-        out.extend(
-            self.unrolls.iter().filter(|&&u| u > 0 && u < k_blk && k_blk.is_multiple_of(u)).map(|&u| Some(u)),
-        );
-        out
+    /// The listed `unroll`s that divide a stripe `k_blk` deep and are below
+    /// it, in list order (the space's `unroll` values are `None`, the whole
+    /// stripe, then these).
+    fn partial_unrolls(&self, k_blk: u32) -> impl Iterator<Item = u32> + '_ {
+        self.unrolls.iter().copied().filter(move |&u| u > 0 && u < k_blk && k_blk.is_multiple_of(u))
     }
 
     /// The `arch` of every spec of the space.
@@ -186,7 +183,7 @@ impl Pipeline {
             && self.stages.contains(&spec.stages)
             && self.rasters.contains(&spec.raster)
             && self.frag_sets.contains(&spec.frag_sets)
-            && self.unroll_values(spec.k_blk).contains(&spec.unroll)
+            && spec.unroll.is_none_or(|u| self.partial_unrolls(spec.k_blk).any(|v| v == u))
             && self.warp_shapes(spec.m_dim, spec.n_dim).contains(&spec.warps)
             && match &self.ldg_widths {
                 LdgWidths::Each(list) => list.contains(&spec.ldg_width),
@@ -246,8 +243,11 @@ pub(super) const FREE: [FreeDim; 4] = [
     FreeDim { count: |s, _| s.pipeline.rasters.len(), set: |s, spec, i| spec.raster = s.pipeline.rasters[i] },
     // `unroll`
     FreeDim {
-        count: |s, spec| s.pipeline.unroll_values(spec.k_blk).len(),
-        set: |s, spec, i| spec.unroll = s.pipeline.unroll_values(spec.k_blk)[i],
+        // Counted and set per generated spec: no allocation.
+        count: |s, spec| 1 + s.pipeline.partial_unrolls(spec.k_blk).count(),
+        set: |s, spec, i| {
+            spec.unroll = i.checked_sub(1).and_then(|i| s.pipeline.partial_unrolls(spec.k_blk).nth(i));
+        },
     },
 ];
 

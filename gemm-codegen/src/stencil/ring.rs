@@ -162,7 +162,6 @@ pub(crate) fn main_loop(cx: &mut Cx<'_>, inner: &mut dyn InnerProduct) -> ptx::L
     let b_rd = cx.b.reg("b_slot_rd", Type::U32);
     let ahead = cx.b.reg("kt_ahead", Type::U32);
     let p = cx.b.reg("p_ring", Type::Pred);
-    // Labels are declared in the order they are placed (as the reader numbers them).
     let past_k: Vec<_> = (0..s - 1).map(|t| cx.b.label(&format!("prologue_past_k_{t}"))).collect();
     let loop_label = cx.b.label("main_loop");
     let skip_label = cx.b.label("no_stripe_to_copy");
