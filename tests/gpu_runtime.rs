@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use common::{Failures, Launcher, gpu, run_case, say};
 use cudarc::driver::{DevicePtr, DevicePtrMut};
-use gemm_codegen::{Element, Op, Precision};
+use gemm_codegen::{Element, KernelSpec, Op, Precision};
 use gemm_host::num_complex::Complex;
 use gemm_host::reference::{self, Random};
 use gemm_host::{Gemm, GemmConfig, GemmError, Layout};
@@ -91,6 +91,46 @@ fn rejected_ptx_reports_the_jit_log() {
     // PTX the driver cannot be handed at all.
     image.ptx = format!("{}\0", gemm_kernels::table2(Precision::F32, Op::N, Op::N).ptx).into();
     assert!(matches!(gemm.load(&image), Err(GemmError::PtxNul { .. })));
+}
+
+/// A kernel loads from its PTX assembled ahead by `ptxas` (what `cargo xtask
+/// tune` does to skip the JIT) and computes what the JIT's would; bytes
+/// that are no cubin are a typed load error.
+#[test]
+fn kernels_load_from_cubins() {
+    let Some(gemm) = gpu() else { return };
+    // A kernel no other test loads: the cache would answer for it.
+    let spec = KernelSpec { lds_width: 2, ..gemm_kernels::table2(Precision::F64, Op::T, Op::N).spec };
+    let image = gemm_codegen::compile(&spec).unwrap_or_else(|v| panic!("{spec}: {}", v[0]));
+    let err = gemm.load_assembled(&image, b"not a cubin").unwrap_err();
+    assert!(matches!(err, GemmError::Load { .. }), "expected a load error, got {err}");
+    let ptxas = std::env::var_os("GEMMFORGE_PTXAS")
+        .map(std::path::PathBuf::from)
+        .or_else(|| Some("/usr/local/cuda/bin/ptxas".into()))
+        .filter(|p| p.is_file());
+    let Some(ptxas) = ptxas else {
+        return say("skipping the cubin half: no ptxas (set GEMMFORGE_PTXAS)");
+    };
+    let dir = std::env::temp_dir().join(format!("gemmforge-cubin-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (ptx, cubin) = (dir.join("k.ptx"), dir.join("k.cubin"));
+    std::fs::write(&ptx, image.ptx.as_bytes()).unwrap();
+    let arch = format!("sm_{}", gemm.device().arch());
+    let status =
+        std::process::Command::new(&ptxas).args(["-arch", &arch, "-o"]).arg(&cubin).arg(&ptx).status();
+    assert!(status.as_ref().is_ok_and(|s| s.success()), "{}: {status:?}", ptxas.display());
+    let kernel = gemm.load_assembled(&image, &std::fs::read(&cubin).unwrap()).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(kernel.info().registers > 0, "{:?}", kernel.info());
+    assert!(Arc::ptr_eq(&kernel, &gemm.load(&image).unwrap()), "cached under its image");
+    let mut rng = Random::new(17);
+    let mut failures = Failures::default();
+    let launch: &Launcher<'_, f64> = &|cfg, a, b, c| gemm.gemm_loaded(&kernel, cfg, a, b, c);
+    for &shape in common::EDGE {
+        let cfg = common::config(Layout::ColMajor, (Op::T, Op::N), shape, 3, (rng.scalar(), rng.scalar()));
+        failures.record(run_case(&gemm, &mut rng, &cfg, launch));
+    }
+    failures.finish("a kernel loaded from its cubin");
 }
 
 #[test]

@@ -102,6 +102,17 @@ impl Gemm {
         self.cache.get_or_load(image, || kernel::load(self.context(), &self.device, image))
     }
 
+    /// [`Gemm::load`] from `cubin`, `image`'s PTX already assembled by
+    /// `ptxas` for this device's architecture, which skips the driver's
+    /// JIT (seconds for a large kernel): how `cargo xtask tune` loads the
+    /// candidates its pruning assembled. The caller vouches that `cubin` is
+    /// that PTX's; the kernel is cached under `image` like a JIT-loaded one.
+    pub fn load_assembled(&self, image: &KernelImage, cubin: &[u8]) -> Result<Arc<LoadedKernel>, GemmError> {
+        self.cache.get_or_load(image, || {
+            kernel::load_code(self.context(), &self.device, image, kernel::Code::Cubin(cubin))
+        })
+    }
+
     /// Number of kernels loaded into this runner's context (by any `Gemm`).
     pub fn loaded_kernels(&self) -> usize {
         self.cache.len()

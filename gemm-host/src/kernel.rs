@@ -47,7 +47,7 @@ pub struct KernelInfo {
     pub warps_per_sm: u32,
     /// `warps_per_sm` over the SM's warp capacity, in `[0, 1]`.
     pub occupancy: f64,
-    /// Wall-clock time of the PTX JIT (module load).
+    /// Wall-clock time of the module load (the PTX JIT, or loading a cubin).
     pub load_time: Duration,
 }
 
@@ -120,11 +120,31 @@ impl LoadedKernel {
     }
 }
 
+/// The machine code a kernel is loaded from.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Code<'a> {
+    /// The image's PTX, assembled by the driver's JIT (the normal path).
+    Jit,
+    /// The image's PTX already assembled by `ptxas` for the device's
+    /// architecture (a cubin), which the caller vouches for.
+    Cubin(&'a [u8]),
+}
+
 /// Loads `image` into `ctx` and reads back what the JIT made of it.
 pub(crate) fn load(
     ctx: &Arc<CudaContext>,
     device: &DeviceInfo,
     image: &KernelImage,
+) -> Result<LoadedKernel, GemmError> {
+    load_code(ctx, device, image, Code::Jit)
+}
+
+/// [`load`], from `code`.
+pub(crate) fn load_code(
+    ctx: &Arc<CudaContext>,
+    device: &DeviceInfo,
+    image: &KernelImage,
+    code: Code<'_>,
 ) -> Result<LoadedKernel, GemmError> {
     let kernel = image.entry.to_string();
     let (arch, device_sm) = (image.requires().arch, device.compute_capability.sm());
@@ -135,11 +155,18 @@ pub(crate) fn load(
         return Err(GemmError::PtxNul { kernel, offset });
     }
     let start = Instant::now();
-    let module = ctx.load_module(Ptx::from_src(image.ptx.as_ref())).map_err(|source| GemmError::Load {
-        log: jit_error_log(ctx, &image.ptx),
-        kernel: kernel.clone(),
-        source,
-    })?;
+    let module = match code {
+        Code::Jit => ctx.load_module(Ptx::from_src(image.ptx.as_ref())).map_err(|source| {
+            GemmError::Load { log: jit_error_log(ctx, &image.ptx), kernel: kernel.clone(), source }
+        })?,
+        Code::Cubin(cubin) => {
+            ctx.load_module(Ptx::from_binary(cubin.to_vec())).map_err(|source| GemmError::Load {
+                log: format!("the driver rejected the {}-byte cubin given for it", cubin.len()),
+                kernel: kernel.clone(),
+                source,
+            })?
+        }
+    };
     let load_time = start.elapsed();
     let function = module.load_function(&image.entry).map_err(|source| GemmError::Load {
         log: format!("the module has no entry `{}`", image.entry),

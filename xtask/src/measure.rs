@@ -131,6 +131,12 @@ pub fn input_sets(ab_bytes: u64, l2_bytes: u64) -> u64 {
 /// timed: ragged against every tile, so edges are exercised.
 pub const CHECK_SHAPE: (i64, i64, i64) = (389, 271, 157);
 
+/// The check's leading dimensions are rounded up to a multiple of this many
+/// elements (64 bytes for `f32`): every operand is as aligned as a kernel's
+/// widest loads assume, so the check runs the kernel that is timed, not its
+/// unaligned twin (`gemm-host` swaps that in for an odd `lda`).
+pub const CHECK_LD_MULTIPLE: u64 = 16;
+
 /// cuBLAS's answer to [`CHECK_SHAPE`] for one op pair, on random inputs and
 /// scalars: a wrong kernel is never timed (and never a tuning winner).
 pub struct CublasCheck<T: Element> {
@@ -145,7 +151,9 @@ impl<T: Element> CublasCheck<T> {
     /// Draws the inputs and runs cuBLAS on them.
     pub fn new(gemm: &Gemm, cublas: &Cublas, op_a: Op, op_b: Op, rng: &mut Random) -> Result<CublasCheck<T>> {
         let (m, n, k) = CHECK_SHAPE;
-        let cfg = GemmConfig::<T>::new(op_a, op_b, m, n, k).alpha(rng.scalar()).beta(rng.scalar());
+        let tight = GemmConfig::<T>::new(op_a, op_b, m, n, k).alpha(rng.scalar()).beta(rng.scalar());
+        let padded = |matrix| (tight.ld(matrix) as u64).next_multiple_of(CHECK_LD_MULTIPLE) as i64;
+        let cfg = tight.lda(padded(Matrix::A)).ldb(padded(Matrix::B)).ldc(padded(Matrix::C));
         let len = |matrix| cfg.required_len(matrix) as usize;
         let (a, b, c) = (rng.matrix(len(Matrix::A)), rng.matrix(len(Matrix::B)), rng.matrix(len(Matrix::C)));
         let (da, db) = (gemm.upload(&a)?, gemm.upload(&b)?);

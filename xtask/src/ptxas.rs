@@ -92,10 +92,16 @@ pub struct Resources {
 
 /// Assembles `ptx` for `arch` (e.g. `sm_90`) and parses `ptxas -v`.
 pub fn assemble(ptxas: &Path, ptx: &str, arch: &str, scratch: &Path) -> Result<Resources> {
+    assemble_to(ptxas, ptx, arch, scratch, Path::new("/dev/null"))
+}
+
+/// [`assemble`], keeping the cubin in `cubin`.
+pub fn assemble_to(ptxas: &Path, ptx: &str, arch: &str, scratch: &Path, cubin: &Path) -> Result<Resources> {
     let file = scratch.with_extension("ptx");
     std::fs::write(&file, ptx)?;
     let out = Command::new(ptxas)
-        .args(["-v", "-arch", arch, "-o", "/dev/null"])
+        .args(["-v", "-arch", arch, "-o"])
+        .arg(cubin)
         .arg(&file)
         .output()
         .with_context(|| format!("running {}", ptxas.display()))?;

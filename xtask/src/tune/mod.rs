@@ -49,16 +49,17 @@ pub mod winners;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use gemm_codegen::bound::GpuThroughput;
 use gemm_codegen::space::{Guidelines, Space};
-use gemm_codegen::{DeviceLimits, Element, KernelSpec, Op, Precision};
+use gemm_codegen::{DeviceLimits, Element, KernelImage, KernelSpec, Op, Precision};
 use gemm_host::cublas::Cublas;
 use gemm_host::num_complex::Complex;
 use gemm_host::reference::Random;
-use gemm_host::{Gemm, GemmConfig};
+use gemm_host::{Gemm, GemmConfig, GemmError, LoadedKernel};
 
 use self::budget::{Budget, Job, Outcome, run_jobs};
 use self::closing::{gpu_seconds, print_gpu_time, report};
@@ -292,7 +293,10 @@ fn candidates(args: &Args, kt: KernelType, limits: &DeviceLimits, name: &str) ->
     }
     let gpu = bound::machine_for_arch(name, arch, None).context("pruning ranks by the analytic bound")?;
     let space = space(args, kt, limits);
-    let found = prune::candidates(&space, &seeds, &gpu, ptxas.as_deref(), &config)?;
+    let cubins = prune::cubin_dir(&args.out, kt);
+    // Cubins of an earlier pruning (other candidates) go with it.
+    let _ = std::fs::remove_dir_all(&cubins);
+    let found = prune::candidates(&space, &seeds, &gpu, ptxas.as_deref(), &cubins, &config)?;
     let file = prune::File {
         arch,
         generator: gemm_codegen::VERSION.to_owned(),
@@ -659,7 +663,7 @@ impl Tuner<'_> {
             let timing = match &subject {
                 Subject::Variant { spec, .. } => {
                     let image = gemm_codegen::compile(spec).map_err(|v| anyhow::anyhow!("{}", v[0]))?;
-                    let loaded = self.gemm.load(&image)?;
+                    let loaded = self.load(kt, &image)?;
                     bench
                         .time(self.gemm, plan, |cfg, a, b, c| self.gemm.gemm_loaded(&loaded, cfg, a, b, c))?
                 }
@@ -677,6 +681,15 @@ impl Tuner<'_> {
             journal.append(record)?;
         }
         Ok(Some(Some(rates)))
+    }
+
+    /// Loads a candidate of `kt` from the cubin its pruning assembled, else
+    /// through the driver's JIT (seconds per large kernel).
+    fn load(&self, kt: KernelType, image: &KernelImage) -> Result<Arc<LoadedKernel>, GemmError> {
+        match std::fs::read(prune::cubin_path(&prune::cubin_dir(&self.args.out, kt), image)) {
+            Ok(cubin) => self.gemm.load_assembled(image, &cubin),
+            Err(_) => self.gemm.load(image),
+        }
     }
 
     fn record_base(&self, kernel_type: KernelType, size: (u64, u64, u64), subject: Subject) -> Record {
@@ -715,7 +728,7 @@ impl Tuner<'_> {
                 );
             }
         };
-        let loaded = match self.gemm.load(&image) {
+        let loaded = match self.load(base.kernel_type, &image) {
             Ok(k) => k,
             Err(e) => return fail(Status::CompileFailed, e.to_string()),
         };

@@ -34,12 +34,13 @@
 //! GPU before the timed calls.
 
 use std::collections::{HashMap, HashSet};
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use gemm_codegen::bound::{AnalyticBound, GpuThroughput};
 use gemm_codegen::space::Space;
-use gemm_codegen::{KernelSpec, validate_with};
+use gemm_codegen::{KernelImage, KernelSpec, validate_with};
 use serde::{Deserialize, Serialize};
 
 use super::record::KernelType;
@@ -111,6 +112,22 @@ pub fn load(
         .then_some(file.candidates)
 }
 
+/// The folder of the cubins pruning assembled for `kt` ([`cubin_path`]).
+pub fn cubin_dir(out: &Path, kt: KernelType) -> PathBuf {
+    out.join("candidates").join(kt.name())
+}
+
+/// Where pruning keeps the cubin of `image` in `dir`: named by its entry
+/// and a hash of its PTX, so that the cubin of other PTX (another
+/// generator) is never taken for it. The hash is the standard library's
+/// default one, fixed within one build of xtask: a cubin assembled by a
+/// different build is not found, and its kernel is JIT-compiled instead.
+pub fn cubin_path(dir: &Path, image: &KernelImage) -> PathBuf {
+    let mut hash = DefaultHasher::new();
+    image.ptx.hash(&mut hash);
+    dir.join(format!("{}-{:016x}.cubin", image.entry, hash.finish()))
+}
+
 /// Caches `file` for `kt`.
 pub fn save(out: &Path, kt: KernelType, file: &File) -> Result<()> {
     let path = path(out, kt);
@@ -154,6 +171,7 @@ pub fn candidates(
     seeds: &[KernelSpec],
     gpu: &GpuThroughput,
     ptxas: Option<&Path>,
+    cubins: &Path,
     config: &Config,
 ) -> Result<Vec<Ranked>> {
     let limits = space.limits();
@@ -213,14 +231,22 @@ pub fn candidates(
         return Ok(best.map(|e| ranked_of(e, None, e.blocks_per_sm)).collect());
     };
     let scratch = ptxas::tempdir()?;
+    std::fs::create_dir_all(cubins).with_context(|| format!("{}", cubins.display()))?;
     let arch = space.pipeline.arch().token();
+    // The cubin of a candidate that passes is kept for the timed rounds
+    // (`Gemm::load_assembled`: no JIT on the GPU machine).
     let check = |e: &Entry| -> Option<Ranked> {
         let file = scratch.join(format!("k{}", e.spec.entry_name()));
         let image = gemm_codegen::compile(&e.spec).ok()?;
-        let r = ptxas::assemble(ptxas, &image.ptx, arch, &file).ok()?;
+        let cubin = cubin_path(cubins, &image);
+        let r = ptxas::assemble_to(ptxas, &image.ptx, arch, &file, &cubin).ok()?;
         let spills = r.spill_stores + r.spill_loads;
         let blocks = space.device.occupancy(e.spec.block().0, image.shared_bytes, r.registers).blocks_per_sm;
-        (spills == 0 && blocks > 0).then(|| ranked_of(e, Some(r.registers), blocks))
+        let pass = spills == 0 && blocks > 0;
+        if !pass {
+            let _ = std::fs::remove_file(&cubin);
+        }
+        pass.then(|| ranked_of(e, Some(r.registers), blocks))
     };
     let mut out = Vec::new();
     // In batches of a few per core, until `keep` pass.
@@ -262,7 +288,7 @@ mod tests {
         let gpu = crate::bound::machine_for_arch("NVIDIA H100 80GB HBM3", 90, None).unwrap();
         let table2 = gemm_kernels::table2(Precision::C64, Op::N, Op::T).spec;
         let config = Config { sample: 40, top_tiles: 2, per_tile: 3, keep: 12 };
-        let found = candidates(&space, &[table2], &gpu, None, &config).unwrap();
+        let found = candidates(&space, &[table2], &gpu, None, Path::new("unused"), &config).unwrap();
         assert_eq!(found.len(), 13, "the 12 best, then the seed");
         assert!(found[12].seed && found[12].spec == table2);
         let best = &found[..12];
@@ -283,7 +309,7 @@ mod tests {
         }
         assert!(tiles.values().all(|&n| n <= 3), "{tiles:?}");
         assert!(found.iter().any(|r| r.spec.stages > 1));
-        assert_eq!(found, candidates(&space, &[table2], &gpu, None, &config).unwrap());
+        assert_eq!(found, candidates(&space, &[table2], &gpu, None, Path::new("unused"), &config).unwrap());
     }
 
     #[test]
