@@ -84,3 +84,52 @@ fn the_gemm_layer_refuses_what_it_cannot_run() {
     let e = gemm.run(&args, &[1.0, 2.0], &[1.0, 1.0], &mut [0.0; 3], &Default::default()).unwrap_err();
     assert!(e.to_string().contains("outside every buffer"), "{e}");
 }
+
+/// The epilogue's runs path (one vector access per run of `lds_width`
+/// rows, no bounds predicates) is taken only for a tile inside C with C's
+/// base and `ldc` multiples of the run. Planted mistakes, each caught:
+/// without the `ldc` half of the test, an odd `ldc` misaligns the second
+/// column's runs and the emulator faults where the GPU would; without the
+/// tile-inside-C half, a block on C's edge writes the rows below `m`. The
+/// kernel as generated is right on both problems and on the aligned one
+/// where it takes the runs path.
+#[test]
+fn the_runs_epilogue_needs_an_aligned_ldc_and_a_whole_tile() {
+    let spec = gemm_codegen::KernelSpec { lds_width: 2, ..table2(Precision::F32, Op::N, Op::N) };
+    assert_eq!((spec.m_blk, spec.n_blk), (96, 96));
+    let image = gemm_codegen::compile(&spec).unwrap();
+    let pair = |setp: &str| format!("\t{setp};\n\tand.pred\t%p_c_runs, %p_c_runs, %p_c_runs_part;\n");
+    let ldc_test = pair("setp.eq.u64\t%p_c_runs_part, %c_align_bits, 0");
+    let m_test = pair("setp.ge.s32\t%p_c_runs_part, %c_room, 96");
+    assert_eq!(image.ptx.matches(&ldc_test).count(), 1, "the ldc test is in the PTX");
+    assert_eq!(image.ptx.matches(&m_test).count(), 2, "the m and n tests are in the PTX");
+    assert!(image.ptx.contains("st.global.v2.f32"), "the runs path stores pairs");
+    let n = 96u32;
+    // C(row, col) = row + 2 · 0.5 where the row exists, 0.5 (untouched)
+    // below m (a run written there would double it).
+    let run = |ptx: &str, m: u32, ldc: u64| -> Result<Vec<f32>, String> {
+        let args =
+            gemm_emu::GemmArgs { m, n, k: 1, lda: u64::from(m), ldb: 1, ldc, alpha: 1.0f32, beta: 2.0 };
+        let a: Vec<f32> = (0..m).map(|i| i as f32).collect();
+        let b = vec![1.0f32; n as usize];
+        let mut c = vec![0.5f32; (ldc * u64::from(n)) as usize];
+        let program = Program::from_ptx(ptx, None).map_err(|e| e.to_string())?;
+        let gemm = Gemm::from_program(program, &image).map_err(|e| e.to_string())?;
+        gemm.run(&args, &a, &b, &mut c, &Default::default()).map_err(|e| e.to_string())?;
+        Ok(c)
+    };
+    let expect = |c: &[f32], m: u32, ldc: u64| {
+        for (at, &value) in c.iter().enumerate() {
+            let row = (at as u64 % ldc) as u32;
+            let want = if row < m { row as f32 + 1.0 } else { 0.5 };
+            assert_eq!(value, want, "C({row}, {}) with m = {m}, ldc = {ldc}", at as u64 / ldc);
+        }
+    };
+    for (m, ldc) in [(96, 96), (96, 97), (94, 96)] {
+        expect(&run(&image.ptx, m, ldc).expect("the generated kernel"), m, ldc);
+    }
+    let err = run(&image.ptx.replace(&ldc_test, ""), 96, 97).expect_err("a misaligned vector access");
+    assert!(err.contains("misaligned"), "{err}");
+    let c = run(&image.ptx.replacen(&m_test, "", 1), 94, 96).expect("in the buffer, outside the matrix");
+    assert!((0..n as usize).any(|col| c[col * 96 + 94] != 0.5), "rows below m were written");
+}

@@ -2,15 +2,49 @@
 //! each thread storing its elements of the tile in the strided layout of
 //! [`CLayout`], so that consecutive threads store consecutive rows.
 //!
+//! Two paths, chosen by a uniform test at run time:
+//! - **runs**: a thread's elements come in runs of `lds_width` consecutive
+//!   rows. When the block's tile lies wholly inside C and C's base address
+//!   and `ldc` are multiples of the run, each run is read and written with
+//!   one vector access (`ld.global.v2`/`.v4`, `st.global.v2`/`.v4`) and no
+//!   element needs a bounds predicate. (Kernels with `lds_width = 1`, or
+//!   whose runs would exceed 16 bytes, have only the other path.)
+//! - **elements**: every element on its own, each guarded by whether its row
+//!   and column exist: the tiles on C's edges, and any C the caller did not
+//!   align. No caller's alignment is ever assumed.
+//!
 //! BLAS semantics: when `beta = 0`, C is never read (it may hold NaN); the
 //! branch on `beta` is uniform, taken by every thread alike. Elements outside
 //! the matrix are neither read nor written.
 
-use crate::ptx::{Address, CacheQual, Cmp, Instr, Operand as Op, Reg, Space, Type};
+use crate::ptx::{Address, BinOp, CacheQual, Cmp, Instr, Label, Operand as Op, Reg, Space, Type};
 
 use super::{CLayout, Cx, Elem, Epilogue};
 
 pub(crate) struct Strided;
+
+/// The widest vector access to global memory, in bytes.
+const MAX_VECTOR_BYTES: i64 = 16;
+
+/// What every path of the epilogue shares.
+struct Shared<'a> {
+    layout: CLayout,
+    acc: &'a [Elem],
+    esz: i64,
+    ldc_bytes: Reg,
+    base: Reg,
+    col_ptr: Reg,
+    alpha_nim: Option<Reg>,
+    beta_nim: Option<Reg>,
+}
+
+/// How one path stores.
+enum Path {
+    /// One vector access per run of rows; the tile is inside C.
+    Runs,
+    /// Element by element, each under `row_ok[i] ∧ col_ok[j]` (in `ok`).
+    Elements { row_ok: Vec<Reg>, col_ok: Vec<Reg>, ok: Reg },
+}
 
 impl Epilogue for Strided {
     fn emit(&mut self, cx: &mut Cx<'_>, acc: &[Elem]) {
@@ -29,12 +63,7 @@ impl Epilogue for Strided {
         let row_bytes = cx.b.reg("c_row_bytes", Type::U64);
         let base = cx.b.reg("c_base", Type::U64);
         let col_ptr = cx.b.reg("c_col_ptr", Type::U64);
-        let row_ok: Vec<Reg> = (0..m_thr).map(|i| cx.b.reg(format!("c_row_ok_{i}"), Type::Pred)).collect();
-        let col_ok: Vec<Reg> = (0..n_thr).map(|j| cx.b.reg(format!("c_col_ok_{j}"), Type::Pred)).collect();
-        let ok = cx.b.reg("c_ok", Type::Pred);
         let beta_zero = cx.b.reg("p_beta_zero", Type::Pred);
-        let old = cx.elem("c_old");
-        let new = cx.elem("c_new");
         let neg_im = |cx: &mut Cx<'_>, e: Elem, name: &str| {
             e.im.map(|im| {
                 let r = cx.b.reg(name, cx.scalar);
@@ -43,17 +72,9 @@ impl Epilogue for Strided {
             })
         };
 
-        cx.b.comment("the thread's first element of C, and which of its rows and columns exist");
+        cx.b.comment("the thread's first element of C");
         cx.b.push(Instr::mad(row0, cx.tx, Op::imm(w), cx.blk_m0));
         cx.b.push(Instr::mad(col0, cx.ty, Op::imm(w), cx.blk_n0));
-        cx.b.push(Instr::sub(row_lim, params.m, row0));
-        cx.b.push(Instr::sub(col_lim, params.n, col0));
-        for (i, &p) in row_ok.iter().enumerate() {
-            cx.b.push(Instr::setp(Cmp::Gt, Type::S32, p, row_lim, Op::imm(layout.row_offset(i as u32))));
-        }
-        for (j, &p) in col_ok.iter().enumerate() {
-            cx.b.push(Instr::setp(Cmp::Gt, Type::S32, p, col_lim, Op::imm(layout.col_offset(j as u32))));
-        }
         cx.b.push(Instr::mul(ldc_bytes, params.ldc, Op::imm(esz)));
         cx.b.push(Instr::mul_wide(row_bytes, row0, Op::imm(esz)));
         cx.b.push(Instr::add(row_bytes, row_bytes, params.c_ptr));
@@ -69,57 +90,155 @@ impl Epilogue for Strided {
             cx.b.push(Instr::setp(Cmp::Eq, cx.scalar, im_zero, im, zero));
             cx.b.push(Instr::and_pred(beta_zero, beta_zero, im_zero));
         }
-        let overwrite = cx.b.label("epilogue_beta_zero");
-        let done = cx.b.label("epilogue_done");
-        cx.b.push_if(beta_zero, Instr::bra_uni(overwrite));
+        let shared = Shared { layout, acc, esz, ldc_bytes, base, col_ptr, alpha_nim, beta_nim };
 
-        for read_c in [true, false] {
-            if read_c {
-                cx.b.comment("C = alpha * C_regs + beta * C");
-            } else {
-                cx.b.place(overwrite);
-                cx.b.comment("C = alpha * C_regs");
-            }
-            for j in 0..n_thr {
-                let col_offset = i64::from(layout.col_offset(j));
-                cx.b.push(Instr::mad(col_ptr, ldc_bytes, Op::imm(col_offset), base));
-                for i in 0..m_thr {
-                    let c = acc[(i * n_thr + j) as usize];
-                    let addr = Address::reg(col_ptr, i64::from(layout.row_offset(i)) * esz);
-                    cx.b.push(Instr::and_pred(ok, row_ok[i as usize], col_ok[j as usize]));
-                    // new = alpha * c
-                    let guard = read_c.then_some(ok);
-                    let push = |cx: &mut Cx<'_>, instr| match guard {
+        let runs = (w > 1 && w * esz <= MAX_VECTOR_BYTES).then(|| {
+            let runs = cx.b.label("epilogue_runs");
+            let p = runs_test(cx, w * esz, w);
+            cx.b.push_if(p, Instr::bra_uni(runs));
+            runs
+        });
+
+        cx.b.comment("element by element: which of the thread's rows and columns exist");
+        let row_ok: Vec<Reg> = (0..m_thr).map(|i| cx.b.reg(format!("c_row_ok_{i}"), Type::Pred)).collect();
+        let col_ok: Vec<Reg> = (0..n_thr).map(|j| cx.b.reg(format!("c_col_ok_{j}"), Type::Pred)).collect();
+        let ok = cx.b.reg("c_ok", Type::Pred);
+        cx.b.push(Instr::sub(row_lim, params.m, row0));
+        cx.b.push(Instr::sub(col_lim, params.n, col0));
+        for (i, &p) in row_ok.iter().enumerate() {
+            cx.b.push(Instr::setp(Cmp::Gt, Type::S32, p, row_lim, Op::imm(layout.row_offset(i as u32))));
+        }
+        for (j, &p) in col_ok.iter().enumerate() {
+            cx.b.push(Instr::setp(Cmp::Gt, Type::S32, p, col_lim, Op::imm(layout.col_offset(j as u32))));
+        }
+        let elements = Path::Elements { row_ok, col_ok, ok };
+        let done = runs.map(|_| cx.b.label("epilogue_done"));
+        emit_path(cx, &shared, &elements, beta_zero, "elements", done);
+        if let (Some(runs), Some(done)) = (runs, done) {
+            cx.b.place(runs);
+            emit_path(cx, &shared, &Path::Runs, beta_zero, "runs", None);
+            cx.b.place(done);
+        }
+    }
+}
+
+/// The uniform test of the runs path: the block's tile lies inside C, and
+/// C's base address and `ldc` are multiples of the run (`bytes`, `w`
+/// elements), so that every run is aligned (a thread's runs start at rows
+/// that are multiples of `w`).
+fn runs_test(cx: &mut Cx<'_>, bytes: i64, w: i64) -> Reg {
+    let params = cx.params;
+    let spec = *cx.plan.spec();
+    let p = cx.b.reg("p_c_runs", Type::Pred);
+    let q = cx.b.reg("p_c_runs_part", Type::Pred);
+    let bits = cx.b.reg("c_align_bits", Type::U64);
+    let room = cx.b.reg("c_room", Type::S32);
+    cx.b.comment(format!(
+        "runs of {w} rows in one access: the tile inside C, C's base and ldc multiples of {w} elements"
+    ));
+    cx.b.push(Instr::binary(BinOp::And, bits, params.c_ptr, Op::imm(bytes - 1)));
+    cx.b.push(Instr::setp(Cmp::Eq, Type::U64, p, bits, Op::imm(0)));
+    cx.b.push(Instr::binary(BinOp::And, bits, params.ldc, Op::imm(w - 1)));
+    cx.b.push(Instr::setp(Cmp::Eq, Type::U64, q, bits, Op::imm(0)));
+    cx.b.push(Instr::and_pred(p, p, q));
+    cx.b.push(Instr::sub(room, params.m, cx.blk_m0));
+    cx.b.push(Instr::setp(Cmp::Ge, Type::S32, q, room, Op::imm(spec.m_blk)));
+    cx.b.push(Instr::and_pred(p, p, q));
+    cx.b.push(Instr::sub(room, params.n, cx.blk_n0));
+    cx.b.push(Instr::setp(Cmp::Ge, Type::S32, q, room, Op::imm(spec.n_blk)));
+    cx.b.push(Instr::and_pred(p, p, q));
+    p
+}
+
+/// One path, `C = alpha · C_regs + beta · C` then `C = alpha · C_regs`
+/// behind the uniform branch on `beta_zero`, both ending at `done` (the
+/// second falls through to the end of the path without one).
+fn emit_path(cx: &mut Cx<'_>, s: &Shared<'_>, path: &Path, beta_zero: Reg, name: &str, done: Option<Label>) {
+    let end = done.is_none().then(|| cx.b.label(&format!("epilogue_{name}_done")));
+    let target = done.or(end).expect("a label to end at");
+    let (m_thr, n_thr) = (cx.plan.m_thr(), cx.plan.n_thr());
+    let w = match path {
+        Path::Runs => s.layout.width(),
+        Path::Elements { .. } => 1,
+    };
+    let olds: Vec<Elem> = (0..w).map(|e| cx.elem(&format!("c_{name}_old_{e}"))).collect();
+    let news: Vec<Elem> = (0..w).map(|e| cx.elem(&format!("c_{name}_new_{e}"))).collect();
+    let overwrite = cx.b.label(&format!("epilogue_{name}_beta_zero"));
+    cx.b.push_if(beta_zero, Instr::bra_uni(overwrite));
+    for read_c in [true, false] {
+        if read_c {
+            cx.b.comment(format!("{name}: C = alpha * C_regs + beta * C"));
+        } else {
+            cx.b.place(overwrite);
+            cx.b.comment(format!("{name}: C = alpha * C_regs"));
+        }
+        for j in 0..n_thr {
+            let col_offset = i64::from(s.layout.col_offset(j));
+            cx.b.push(Instr::mad(s.col_ptr, s.ldc_bytes, Op::imm(col_offset), s.base));
+            for first in (0..m_thr).step_by(w as usize) {
+                let addr = Address::reg(s.col_ptr, i64::from(s.layout.row_offset(first)) * s.esz);
+                let guard = match path {
+                    Path::Runs => None,
+                    Path::Elements { row_ok, col_ok, ok } => {
+                        cx.b.push(Instr::and_pred(*ok, row_ok[first as usize], col_ok[j as usize]));
+                        Some(*ok)
+                    }
+                };
+                let guarded = |p: Option<Reg>| {
+                    move |cx: &mut Cx<'_>, instr| match p {
                         Some(p) => cx.b.push_if(p, instr),
                         None => cx.b.push(instr),
-                    };
-                    push(cx, Instr::mul(new.re, params.alpha.re, c.re));
-                    if let (Some(n_im), Some(c_im), Some(a_im), Some(a_nim)) =
-                        (new.im, c.im, params.alpha.im, alpha_nim)
-                    {
-                        push(cx, Instr::fma(new.re, a_nim, c_im, new.re));
-                        push(cx, Instr::mul(n_im, params.alpha.re, c_im));
-                        push(cx, Instr::fma(n_im, a_im, c.re, n_im));
                     }
-                    if read_c {
-                        // new += beta * old
-                        push(cx, Instr::ld(Space::Global, CacheQual::None, &old.regs(), addr));
-                        push(cx, Instr::fma(new.re, params.beta.re, old.re, new.re));
-                        if let (Some(n_im), Some(o_im), Some(b_im), Some(b_nim)) =
-                            (new.im, old.im, params.beta.im, beta_nim)
-                        {
-                            push(cx, Instr::fma(new.re, b_nim, o_im, new.re));
-                            push(cx, Instr::fma(n_im, params.beta.re, o_im, n_im));
-                            push(cx, Instr::fma(n_im, b_im, old.re, n_im));
-                        }
-                    }
-                    cx.b.push_if(ok, Instr::st(Space::Global, addr, &new.regs()));
+                };
+                let push = guarded(guard);
+                if read_c {
+                    let regs: Vec<Reg> = olds.iter().flat_map(Elem::regs).collect();
+                    push(cx, Instr::ld(Space::Global, CacheQual::None, &regs, addr));
                 }
-            }
-            if read_c {
-                cx.b.push(Instr::bra_uni(done));
+                // The arithmetic is guarded only where it reads C's old
+                // value (which exists where it was loaded).
+                let arithmetic = guarded(guard.filter(|_| read_c));
+                for (e, (new, old)) in news.iter().zip(&olds).enumerate() {
+                    let c = s.acc[((first + e as u32) * n_thr + j) as usize];
+                    combine(cx, s, &arithmetic, *new, c, read_c.then_some(*old));
+                }
+                let regs: Vec<Reg> = news.iter().flat_map(Elem::regs).collect();
+                push(cx, Instr::st(Space::Global, addr, &regs));
             }
         }
-        cx.b.place(done);
+        if read_c || end.is_none() {
+            cx.b.push(Instr::bra_uni(target));
+        }
+    }
+    if let Some(end) = end {
+        cx.b.place(end);
+    }
+}
+
+/// `new = alpha · c (+ beta · old)`, complex where the elements are.
+fn combine(
+    cx: &mut Cx<'_>,
+    s: &Shared<'_>,
+    push: &impl Fn(&mut Cx<'_>, Instr),
+    new: Elem,
+    c: Elem,
+    old: Option<Elem>,
+) {
+    let params = cx.params;
+    push(cx, Instr::mul(new.re, params.alpha.re, c.re));
+    if let (Some(n_im), Some(c_im), Some(a_im), Some(a_nim)) = (new.im, c.im, params.alpha.im, s.alpha_nim) {
+        push(cx, Instr::fma(new.re, a_nim, c_im, new.re));
+        push(cx, Instr::mul(n_im, params.alpha.re, c_im));
+        push(cx, Instr::fma(n_im, a_im, c.re, n_im));
+    }
+    if let Some(old) = old {
+        push(cx, Instr::fma(new.re, params.beta.re, old.re, new.re));
+        if let (Some(n_im), Some(o_im), Some(b_im), Some(b_nim)) =
+            (new.im, old.im, params.beta.im, s.beta_nim)
+        {
+            push(cx, Instr::fma(new.re, b_nim, o_im, new.re));
+            push(cx, Instr::fma(n_im, params.beta.re, o_im, n_im));
+            push(cx, Instr::fma(n_im, b_im, old.re, n_im));
+        }
     }
 }
