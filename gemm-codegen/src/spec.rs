@@ -401,7 +401,7 @@ pub struct KernelSpec {
     #[cfg_attr(feature = "serde", serde(default = "one"))]
     pub raster: u32,
     /// K steps of the inner product per iteration of its loop over the
-    /// stripe (`unroll = u`, a divisor of `tile.2`); `None`, the default,
+    /// stripe (`unroll = u`, a divisor of `tile.2` below it); `None`, the default,
     /// unrolls the whole stripe. A smaller body keeps the loop in the
     /// instruction cache when `tile.2` times the thread's FMAs is large.
     #[cfg_attr(feature = "serde", serde(default))]

@@ -46,9 +46,11 @@ pub const fn warps_fit(wm: u32, wn: u32, m_dim: u32, n_dim: u32) -> bool {
 }
 
 /// [`Rule::Unroll`]: the inner product's loop takes `unroll` (nonzero) K
-/// steps per iteration, a whole number of them per stripe of `k_blk`.
+/// steps per iteration, a whole number of them per stripe of `k_blk`, and
+/// more than one iteration: the whole stripe is the default (no `unroll`),
+/// so one kernel never has two names.
 pub const fn unroll_divides(unroll: u32, k_blk: u32) -> bool {
-    unroll != 0 && k_blk.is_multiple_of(unroll)
+    unroll != 0 && unroll < k_blk && k_blk.is_multiple_of(unroll)
 }
 
 /// [`Rule::FragSets`]: one or two register sets of fragments.
@@ -92,11 +94,15 @@ pub(super) fn check(spec: &KernelSpec, a: &StripePlan, b: &StripePlan, out: &mut
             out,
             ParamPath::whole(Field::Unroll),
             Rule::Unroll,
-            format!(
-                "`unroll` ({u}) must divide `tile.2` ({}): use a divisor of it, or leave `unroll` \
-                 out to unroll the whole stripe",
-                spec.k_blk
-            ),
+            if u == spec.k_blk {
+                format!("`unroll` ({u}) is the whole stripe `tile.2`, the default: leave `unroll` out")
+            } else {
+                format!(
+                    "`unroll` ({u}) must divide `tile.2` ({}): use a divisor of it, or leave `unroll` \
+                     out to unroll the whole stripe",
+                    spec.k_blk
+                )
+            },
         );
     }
     if let Some(w) = spec.warps
@@ -234,7 +240,12 @@ mod tests {
         assert_eq!(rules(&KernelSpec { unroll: Some(3), ..s }), [("unroll".into(), Rule::Unroll)]);
         assert_eq!(rules(&KernelSpec { unroll: Some(16), ..s }), [("unroll".into(), Rule::Unroll)]);
         assert_eq!(rules(&KernelSpec { unroll: Some(0), ..s }), [("unroll".into(), Rule::Zero)]);
-        for u in [1, 2, 4, 8] {
+        assert_eq!(
+            rules(&KernelSpec { unroll: Some(8), ..s }),
+            [("unroll".into(), Rule::Unroll)],
+            "the default"
+        );
+        for u in [1, 2, 4] {
             assert_eq!(rules(&KernelSpec { unroll: Some(u), ..s }), []);
         }
         assert_eq!(rules(&KernelSpec { frag_sets: 3, ..s }), [("frag_sets".into(), Rule::FragSets)]);

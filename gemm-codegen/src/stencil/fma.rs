@@ -19,7 +19,7 @@
 //!
 //! ```text
 //! frag[0] ⇐ step 0
-//! repeat K_blk / unroll − 1 times:                 (no loop when unroll = K_blk)
+//! repeat K_blk / unroll − 1 times:                 (no loop without `unroll`)
 //!     for s in 0 .. unroll:  frag[(s+1) mod 2] ⇐ step s+1;  C_regs += frag[s mod 2]
 //!     read pointers += unroll rows
 //! for s in 0 .. unroll:  (frag ⇐ step s+1 unless s is the last);  C_regs += frag[s mod 2]
