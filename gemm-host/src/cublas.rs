@@ -209,6 +209,7 @@ mod tests {
             alpha: 1.0f32,
             beta: 0.0,
             swap_ab: false,
+            grid: None,
         };
         assert!(fits_i32(&l));
         l.ldc += 1;

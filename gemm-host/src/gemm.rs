@@ -233,13 +233,9 @@ impl Gemm {
         let image = kernel.image();
         let args = launch_args(&launch, &image.abi(), [a, b, c]);
         let shape = image.launch();
-        let grid_dim = shape.grid(launch.m, launch.n).map_err(|o| GemmError::Unlaunchable {
-            kernel: image.entry.to_string(),
-            reason: format!("{} blocks along grid.{} exceed the {} allowed", o.blocks, o.axis, o.max),
-            threads: shape.block.0,
-            registers: kernel.info().registers,
-            shared_bytes: kernel.info().shared_bytes,
-        })?;
+        // The twin has the kernel's tile and order, so the grid `check`
+        // computed (and held within the limits) for the kernel is its too.
+        let grid_dim = launch.grid.expect("checked with the kernel");
         let config =
             LaunchConfig { grid_dim, block_dim: shape.block, shared_mem_bytes: shape.dynamic_shared_bytes };
         let mut builder = self.stream.launch_builder(&kernel.function);
@@ -487,6 +483,7 @@ mod tests {
             alpha,
             beta,
             swap_ab: false,
+            grid: None,
         }
     }
 

@@ -116,6 +116,9 @@ pub struct Launch<T> {
     pub beta: T,
     /// Whether the caller's B buffer is passed as `a` and A as `b` (row-major).
     pub swap_ab: bool,
+    /// The grid of the kernel [`check`] was given, within the hardware's
+    /// limits (`None` without one: cuBLAS).
+    pub grid: Option<(u32, u32, u32)>,
 }
 
 impl<T> Launch<T> {
@@ -238,22 +241,26 @@ pub fn check<T: Element>(
             return Err(ArgError::TooLarge { arg: Arg::of_dim(dim), value, max: MAX_DIM });
         }
     }
+    let mut grid = None;
     if let Some(image) = kernel {
         // Column-major m runs along grid.x, n along grid.y (a rasterized
         // grid puts all blocks along x); after a row-major swap those are
         // the caller's n and m. Both extents fit a u32 (MAX_DIM).
         let shape = image.launch();
         let (x_dim, y_dim) = if cfg.swaps_operands() { (Dim::N, Dim::M) } else { (Dim::M, Dim::N) };
-        if let Err(o) = shape.grid(col.m as u32, col.n as u32) {
-            let (dim, tile) = if o.axis == 'x' { (x_dim, shape.tile.0) } else { (y_dim, shape.tile.1) };
-            return Err(ArgError::GridTooLarge {
-                arg: Arg::of_dim(dim),
-                value: cfg.dim(dim),
-                axis: o.axis,
-                blocks: o.blocks,
-                tile,
-                max: o.max,
-            });
+        match shape.grid(col.m as u32, col.n as u32) {
+            Ok(g) => grid = Some(g),
+            Err(o) => {
+                let (dim, tile) = if o.axis == 'x' { (x_dim, shape.tile.0) } else { (y_dim, shape.tile.1) };
+                return Err(ArgError::GridTooLarge {
+                    arg: Arg::of_dim(dim),
+                    value: cfg.dim(dim),
+                    axis: o.axis,
+                    blocks: o.blocks,
+                    tile,
+                    max: o.max,
+                });
+            }
         }
     }
 
@@ -273,6 +280,7 @@ pub fn check<T: Element>(
         alpha: if skip_product { T::ZERO } else { cfg.alpha },
         beta: cfg.beta,
         swap_ab: cfg.swaps_operands(),
+        grid,
     }))
 }
 
