@@ -270,13 +270,16 @@ impl Gemm {
     }
 
     /// The kernel [`Gemm::sgemm`] and its siblings run `cfg` with:
-    /// `gemm_kernels::default_kernel` for this device's architecture, the
-    /// precision and the call's column-major ops (after the row-major swap).
-    /// A kernel tuned for the device family when there is one, else the
-    /// Table 2 kernel of the op pair.
+    /// `gemm_kernels::kernel_for` this device's architecture, the precision,
+    /// the call's column-major ops (after the row-major swap) and its shape.
+    /// Of the kernels tuned for the device family, the one tuned at the size
+    /// nearest the call's; else the Table 2 kernel of the op pair.
     pub fn default_kernel<E: Element>(&self, cfg: &GemmConfig<E>) -> &'static KernelEntry {
         let col = cfg.to_column_major();
-        gemm_kernels::default_kernel(self.device.arch(), E::PRECISION, col.op_a, col.op_b)
+        // Negative dimensions are refused later, by the launch's checks.
+        let dim = |d: i64| u64::try_from(d).unwrap_or(0);
+        let shape = (dim(col.m), dim(col.n), dim(col.k));
+        gemm_kernels::kernel_for(self.device.arch(), E::PRECISION, col.op_a, col.op_b, shape)
     }
 
     /// `C = alpha · op(A) · op(B) + beta · C` with the default kernel for the

@@ -10,7 +10,8 @@
 //!   kernels; see [`table2`](mod@table2) for where each comes from). Always
 //!   available, on every GPU.
 //! - [`tuned`]: kernels `cargo xtask tune` wrote for particular GPU
-//!   families; [`default_kernel`] prefers one when it exists.
+//!   families, possibly several per type (one per size it was tuned at);
+//!   [`kernel_for`] picks by the call's shape, [`default_kernel`] the largest.
 //!
 //! ```
 //! use gemm_codegen::{GemmKernel, Op, Precision};
@@ -44,12 +45,29 @@ pub struct KernelEntry {
     pub entry: &'static str,
     /// Bytes of static shared memory per block.
     pub shared_bytes: u32,
+    /// For a tuned kernel, the `m = n = k` it won at: a family may hold
+    /// several kernels of one type, each for the calls nearest its size
+    /// ([`kernel_for`]). 0 for Table 2.
+    pub tuned_at: u32,
 }
 
 impl KernelEntry {
     /// The entry for kernel type `K`, called `name`.
     pub const fn of<K: GemmKernel>(name: &'static str) -> KernelEntry {
-        KernelEntry { name, spec: K::SPEC, ptx: K::PTX, entry: K::ENTRY, shared_bytes: K::SHARED_BYTES }
+        KernelEntry {
+            name,
+            spec: K::SPEC,
+            ptx: K::PTX,
+            entry: K::ENTRY,
+            shared_bytes: K::SHARED_BYTES,
+            tuned_at: 0,
+        }
+    }
+
+    /// The entry for kernel type `K`, called `name`, tuned at `m = n = k =
+    /// size`.
+    pub const fn tuned<K: GemmKernel>(name: &'static str, size: u32) -> KernelEntry {
+        KernelEntry { tuned_at: size, ..KernelEntry::of::<K>(name) }
     }
 
     /// The same facts as a [`KernelImage`], borrowing the text.
@@ -88,14 +106,36 @@ fn table2_index(precision: Precision, op_a: Op, op_b: Op) -> usize {
 }
 
 /// The kernel gemm-host uses by default on a GPU of compute capability `arch`
-/// (e.g. 90 for sm_90): a tuned kernel for that device family when one exists
-/// (a later issue adds them), else Table 2.
+/// (e.g. 90 for sm_90) for a call of unknown shape: the tuned kernel of the
+/// largest size for that device family when one exists, else Table 2.
 ///
 /// A kernel tuned on exactly `arch` is preferred, then one tuned on the same
 /// major architecture (`arch / 10`: sm_80 for an sm_86 GPU).
 pub fn default_kernel(arch: u32, precision: Precision, op_a: Op, op_b: Op) -> &'static KernelEntry {
-    tuned::find(&tuned::families::FAMILIES, arch, precision, op_a, op_b)
+    tuned::find(&tuned::families::FAMILIES, arch, precision, op_a, op_b, None)
         .unwrap_or_else(|| table2(precision, op_a, op_b))
+}
+
+/// The kernel gemm-host uses on a GPU of compute capability `arch` for an
+/// `m × n × k` call: of the device family's tuned kernels of the type, the
+/// one tuned at the size nearest the call's (on a log scale of `m · n · k`:
+/// see [`tuned`](mod@tuned)), else Table 2.
+pub fn kernel_for(
+    arch: u32,
+    precision: Precision,
+    op_a: Op,
+    op_b: Op,
+    (m, n, k): (u64, u64, u64),
+) -> &'static KernelEntry {
+    tuned::find(&tuned::families::FAMILIES, arch, precision, op_a, op_b, Some((m, n, k)))
+        .unwrap_or_else(|| table2(precision, op_a, op_b))
+}
+
+/// Every tuned kernel gemm-host may use for the type on a GPU of compute
+/// capability `arch` (one per size it was tuned at, largest first); empty
+/// when only Table 2 applies.
+pub fn tuned_kernels(arch: u32, precision: Precision, op_a: Op, op_b: Op) -> Vec<&'static KernelEntry> {
+    tuned::of_type(&tuned::families::FAMILIES, arch, precision, op_a, op_b)
 }
 
 /// Every kernel instance of the crate: Table 2, then every tuned family's.

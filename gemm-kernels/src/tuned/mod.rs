@@ -21,25 +21,62 @@ use crate::KernelEntry;
 pub struct Family {
     /// Compute capability the kernels were tuned on, e.g. 90.
     pub arch: u32,
-    /// Its kernels, at most one per precision and op pair.
+    /// Its kernels: per precision and op pair, at most one per size it was
+    /// tuned at ([`KernelEntry::tuned_at`]).
     pub kernels: &'static [KernelEntry],
 }
 
-/// The tuned kernel for `precision` and the ops on a GPU of compute
-/// capability `arch`: one tuned on exactly `arch` if any, else one tuned on
-/// the same major architecture (sm_80's for an sm_86 GPU), else `None`.
+/// The tuned kernels of a type on a GPU of compute capability `arch`, largest
+/// tuning size first: those tuned on exactly `arch` if any, else those tuned
+/// on the same major architecture (sm_80's for an sm_86 GPU).
+pub(crate) fn of_type(
+    families: &'static [Family],
+    arch: u32,
+    precision: Precision,
+    op_a: Op,
+    op_b: Op,
+) -> Vec<&'static KernelEntry> {
+    let in_family = |f: &'static Family| -> Vec<&'static KernelEntry> {
+        let mut found: Vec<&'static KernelEntry> = f
+            .kernels
+            .iter()
+            .filter(|k| k.spec.precision == precision && k.spec.op_a == op_a && k.spec.op_b == op_b)
+            .collect();
+        found.sort_by_key(|k| std::cmp::Reverse(k.tuned_at));
+        found
+    };
+    let first = |same: &dyn Fn(&Family) -> bool| {
+        families.iter().filter(|f| same(f)).map(in_family).find(|found| !found.is_empty())
+    };
+    first(&|f| f.arch == arch).or_else(|| first(&|f| f.arch / 10 == arch / 10)).unwrap_or_default()
+}
+
+/// The tuned kernel of a type for a call of `shape` (`m, n, k`), or of an
+/// unknown shape (`None`: the largest tuning size), on a GPU of compute
+/// capability `arch` ([`of_type`]); `None` if none was tuned.
+///
+/// Of kernels tuned at sizes `s₁ > s₂ > …`, a call takes the one whose `s³`
+/// is nearest its `m · n · k` on a log scale: the boundary between two sizes
+/// is their geometric mean. An empty call (a zero dimension) takes the
+/// smallest size's.
 pub(crate) fn find(
     families: &'static [Family],
     arch: u32,
     precision: Precision,
     op_a: Op,
     op_b: Op,
+    shape: Option<(u64, u64, u64)>,
 ) -> Option<&'static KernelEntry> {
-    let in_family = |f: &'static Family| {
-        f.kernels.iter().find(|k| k.spec.precision == precision && k.spec.op_a == op_a && k.spec.op_b == op_b)
-    };
-    let exact = families.iter().filter(|f| f.arch == arch).find_map(in_family);
-    exact.or_else(|| families.iter().filter(|f| f.arch / 10 == arch / 10).find_map(in_family))
+    let kernels = of_type(families, arch, precision, op_a, op_b);
+    let Some((m, n, k)) = shape else { return kernels.first().copied() };
+    if m == 0 || n == 0 || k == 0 {
+        return kernels.last().copied();
+    }
+    // ln(m·n·k), without overflow.
+    let work = [m, n, k].iter().map(|&d| (d as f64).ln()).sum::<f64>();
+    let distance = |e: &&KernelEntry| (work - 3.0 * f64::from(e.tuned_at.max(1)).ln()).abs();
+    // The smallest distance; ties to the larger size (first).
+    kernels.iter().copied().reduce(|best, e| if distance(&e) < distance(&best) { e } else { best })
 }
 
 #[cfg(test)]
@@ -49,24 +86,59 @@ mod tests {
 
     /// Pretends SgemmNN's and SgemmNT's configurations were tuned on sm_80
     /// and sm_86.
-    static SM80: [KernelEntry; 2] = [TABLE2[0], TABLE2[1]];
-    static SM86: [KernelEntry; 1] = [TABLE2[1]];
+    static SM80: [KernelEntry; 2] = [sized(TABLE2[0], 8192), sized(TABLE2[1], 8192)];
+    static SM86: [KernelEntry; 1] = [sized(TABLE2[1], 8192)];
+    /// SgemmNN tuned at three sizes, listed out of order.
+    static SM90: [KernelEntry; 3] = [sized(TABLE2[0], 1024), sized(TABLE2[0], 9216), sized(TABLE2[0], 4096)];
+    static SIZED: [Family; 1] = [Family { arch: 90, kernels: &SM90 }];
+
+    const fn sized(e: KernelEntry, size: u32) -> KernelEntry {
+        KernelEntry { tuned_at: size, ..e }
+    }
+
+    #[test]
+    fn a_call_takes_the_kernel_tuned_nearest_its_size() {
+        let f32nn = |shape| find(&SIZED, 90, Precision::F32, Op::N, Op::N, shape).map(|e| e.tuned_at);
+        assert_eq!(f32nn(None), Some(9216), "unknown shape: the largest");
+        for (shape, size) in [
+            ((16384, 16384, 16384), 9216),
+            ((9216, 9216, 9216), 9216),
+            ((8192, 8192, 8192), 9216),
+            ((4096, 4096, 4096), 4096),
+            ((2047, 2047, 2047), 1024), // the geometric mean of 1024 and 4096 is 2048
+            ((2049, 2049, 2049), 4096),
+            ((256, 256, 256), 1024),
+            ((8192, 8192, 32), 1024), // skinny: 8192² · 32 = 1290³
+            ((0, 5, 5), 1024),
+            ((u64::MAX, u64::MAX, u64::MAX), 9216),
+        ] {
+            assert_eq!(f32nn(Some(shape)), Some(size), "{shape:?}");
+        }
+        // The boundary between 4096 and 9216 is their geometric mean.
+        let mid = (4096.0f64 * 9216.0).sqrt();
+        assert_eq!(f32nn(Some((mid as u64 - 1, mid as u64 - 1, mid as u64 - 1))), Some(4096));
+        assert_eq!(f32nn(Some((mid as u64 + 1, mid as u64 + 1, mid as u64 + 1))), Some(9216));
+        let all: Vec<u32> =
+            of_type(&SIZED, 90, Precision::F32, Op::N, Op::N).iter().map(|e| e.tuned_at).collect();
+        assert_eq!(all, [9216, 4096, 1024]);
+        assert!(of_type(&SIZED, 90, Precision::F32, Op::N, Op::T).is_empty());
+    }
     static FAKE: [Family; 2] = [Family { arch: 80, kernels: &SM80 }, Family { arch: 86, kernels: &SM86 }];
 
     #[test]
     fn exact_arch_first_then_family_then_none() {
         let (s, n, t) = (Precision::F32, Op::N, Op::T);
         // SgemmNT: tuned on 86 and 80; each asks for its own.
-        assert!(std::ptr::eq(find(&FAKE, 86, s, n, t).unwrap(), &SM86[0]));
-        assert!(std::ptr::eq(find(&FAKE, 80, s, n, t).unwrap(), &SM80[1]));
+        assert!(std::ptr::eq(find(&FAKE, 86, s, n, t, None).unwrap(), &SM86[0]));
+        assert!(std::ptr::eq(find(&FAKE, 80, s, n, t, None).unwrap(), &SM80[1]));
         // sm_89 has no exact kernel: the first of its family.
-        assert!(std::ptr::eq(find(&FAKE, 89, s, n, t).unwrap(), &SM80[1]));
+        assert!(std::ptr::eq(find(&FAKE, 89, s, n, t, None).unwrap(), &SM80[1]));
         // SgemmNN on sm_86: the family's (sm_80) kernel.
-        assert!(std::ptr::eq(find(&FAKE, 86, s, n, n).unwrap(), &SM80[0]));
+        assert!(std::ptr::eq(find(&FAKE, 86, s, n, n, None).unwrap(), &SM80[0]));
         // Another family, another precision, another op: nothing tuned.
-        assert!(find(&FAKE, 90, s, n, n).is_none());
-        assert!(find(&FAKE, 80, Precision::F64, n, n).is_none());
-        assert!(find(&FAKE, 80, s, t, n).is_none());
+        assert!(find(&FAKE, 90, s, n, n, None).is_none());
+        assert!(find(&FAKE, 80, Precision::F64, n, n, None).is_none());
+        assert!(find(&FAKE, 80, s, t, n, None).is_none());
     }
 
     #[test]
@@ -75,8 +147,14 @@ mod tests {
             for p in Precision::ALL {
                 for a in Op::ALL {
                     for b in Op::ALL {
-                        let expect = find(&families::FAMILIES, arch, p, a, b).unwrap_or(table2(p, a, b));
+                        let expect =
+                            find(&families::FAMILIES, arch, p, a, b, None).unwrap_or(table2(p, a, b));
                         assert!(std::ptr::eq(crate::default_kernel(arch, p, a, b), expect));
+                        for shape in [(256, 256, 256), (8192, 8192, 32), (16384, 16384, 16384)] {
+                            let expect = find(&families::FAMILIES, arch, p, a, b, Some(shape))
+                                .unwrap_or(table2(p, a, b));
+                            assert!(std::ptr::eq(crate::kernel_for(arch, p, a, b, shape), expect));
+                        }
                     }
                 }
             }
@@ -84,17 +162,18 @@ mod tests {
     }
 
     #[test]
-    fn each_family_has_at_most_one_kernel_per_type() {
+    fn each_family_has_at_most_one_kernel_per_type_and_size() {
         for f in &families::FAMILIES {
             for (i, k) in f.kernels.iter().enumerate() {
                 let s = &k.spec;
+                assert!(k.tuned_at > 0, "sm_{}: {} has no tuning size", f.arch, k.name);
                 assert!(
-                    f.kernels[..i].iter().all(
-                        |o| (o.spec.precision, o.spec.op_a, o.spec.op_b) != (s.precision, s.op_a, s.op_b)
-                    ),
-                    "sm_{}: two kernels for {}",
+                    f.kernels[..i].iter().all(|o| (o.spec.precision, o.spec.op_a, o.spec.op_b, o.tuned_at)
+                        != (s.precision, s.op_a, s.op_b, k.tuned_at)),
+                    "sm_{}: two kernels for {} at {}",
                     f.arch,
-                    k.name
+                    k.name,
+                    k.tuned_at
                 );
             }
         }

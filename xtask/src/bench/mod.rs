@@ -105,11 +105,38 @@ struct Subject {
     name: String,
     source: Source,
     image: KernelImage,
+    /// The shapes it is timed on.
+    reach: Reach,
+}
+
+/// The shapes a [`Subject`] is timed on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Reach {
+    /// Every shape of the sweeps.
+    All,
+    /// Those for which gemm-host picks it on a GPU of this compute
+    /// capability (`gemm_kernels::kernel_for`): one of several tuned
+    /// kernels of a type.
+    Dispatch { arch: u32 },
 }
 
 impl Subject {
     fn label(&self) -> String {
         label(&self.name, self.source)
+    }
+
+    /// Whether it is timed on an `m × n × k` problem.
+    fn times(&self, (m, n, k): (i64, i64, i64)) -> bool {
+        match self.reach {
+            Reach::All => true,
+            Reach::Dispatch { arch } => {
+                let s = &self.image.spec;
+                let dim = |d: i64| u64::try_from(d).unwrap_or(0);
+                let picked =
+                    gemm_kernels::kernel_for(arch, s.precision, s.op_a, s.op_b, (dim(m), dim(n), dim(k)));
+                picked.entry == self.image.entry
+            }
+        }
     }
 }
 
@@ -128,24 +155,27 @@ fn choose(setup: &Setup, arch: u32) -> Result<Vec<Subject>> {
                 v.iter().map(|v| format!("  {v}")).collect::<Vec<_>>().join("\n")
             )
         })?;
-        return Ok(vec![Subject { name: "spec".into(), source: Source::Spec, image }]);
+        return Ok(vec![Subject { name: "spec".into(), source: Source::Spec, image, reach: Reach::All }]);
     }
-    let entry =
-        |k: &gemm_kernels::KernelEntry, source| Subject { name: k.name.to_owned(), source, image: k.image() };
+    let entry = |k: &gemm_kernels::KernelEntry, source, reach| Subject {
+        name: k.name.to_owned(),
+        source,
+        image: k.image(),
+        reach,
+    };
     let mut out = Vec::new();
     for &p in &setup.precisions {
         for &(op_a, op_b) in &setup.ops {
             let table2 = gemm_kernels::table2(p, op_a, op_b);
-            let default = gemm_kernels::default_kernel(arch, p, op_a, op_b);
-            let tuned = (!std::ptr::eq(default, table2)).then_some(default);
-            match (&setup.choice, tuned) {
-                (Choice::Default | Choice::Both, Some(tuned)) => {
-                    out.push(entry(tuned, Source::Tuned));
-                    if setup.choice == Choice::Both {
-                        out.push(entry(table2, Source::Table2));
-                    }
-                }
-                _ => out.push(entry(table2, Source::Table2)),
+            // Each tuned kernel of the type on the shapes gemm-host gives it.
+            let tuned = gemm_kernels::tuned_kernels(arch, p, op_a, op_b);
+            if setup.choice == Choice::Table2 || tuned.is_empty() {
+                out.push(entry(table2, Source::Table2, Reach::All));
+                continue;
+            }
+            out.extend(tuned.iter().map(|k| entry(k, Source::Tuned, Reach::Dispatch { arch })));
+            if setup.choice == Choice::Both {
+                out.push(entry(table2, Source::Table2, Reach::All));
             }
         }
     }
@@ -432,16 +462,26 @@ impl Runner<'_> {
                 .collect();
             let all: BTreeSet<i64> = per_kernel.iter().flatten().copied().collect();
             for n in all {
-                let users: Vec<&Ready> =
-                    ready.iter().zip(&per_kernel).filter(|(_, s)| s.contains(&n)).map(|(r, _)| r).collect();
-                self.shapes::<T>(Sweep::Square, &[(n, n, n)], &users)?;
+                let users: Vec<&Ready> = ready
+                    .iter()
+                    .zip(&per_kernel)
+                    .filter(|(r, s)| s.contains(&n) && r.subject.times((n, n, n)))
+                    .map(|(r, _)| r)
+                    .collect();
+                if !users.is_empty() {
+                    self.shapes::<T>(Sweep::Square, &[(n, n, n)], &users)?;
+                }
             }
         }
         if setup.skinny {
-            let users: Vec<&Ready> = ready.iter().collect();
             for &mn in &setup.skinny_mn {
-                let shapes: Vec<(i64, i64, i64)> = setup.skinny_k.iter().map(|&k| (mn, mn, k)).collect();
-                self.shapes::<T>(Sweep::Skinny, &shapes, &users)?;
+                for &k in &setup.skinny_k {
+                    let shape = (mn, mn, k);
+                    let users: Vec<&Ready> = ready.iter().filter(|r| r.subject.times(shape)).collect();
+                    if !users.is_empty() {
+                        self.shapes::<T>(Sweep::Skinny, &[shape], &users)?;
+                    }
+                }
             }
         }
         self.say(format!(
@@ -601,16 +641,40 @@ pub(super) mod tests {
     fn choose_finds_a_kernel_per_type() {
         let s = parse(&[]).unwrap();
         let chosen = choose(&s, 90).unwrap();
-        assert_eq!(chosen.len(), 16);
-        for (subject, (p, (a, b))) in
-            chosen.iter().zip(Precision::ALL.iter().flat_map(|&p| s.ops.iter().map(move |&o| (p, o))))
-        {
+        let types = Precision::ALL.iter().flat_map(|&p| s.ops.iter().map(move |&(a, b)| (p, a, b)));
+        let mut at = 0;
+        for (p, a, b) in types {
+            // The type's tuned kernels, each on the shapes gemm-host gives
+            // it; Table 2's on every shape where there is none.
+            let tuned = gemm_kernels::tuned_kernels(90, p, a, b);
+            let expect: Vec<(&str, Source, Reach)> = if tuned.is_empty() {
+                vec![(gemm_kernels::table2(p, a, b).entry, Source::Table2, Reach::All)]
+            } else {
+                tuned.iter().map(|k| (k.entry, Source::Tuned, Reach::Dispatch { arch: 90 })).collect()
+            };
+            for (entry, source, reach) in expect {
+                let subject = &chosen[at];
+                let spec = subject.image.spec;
+                assert_eq!((spec.precision, spec.op_a, spec.op_b), (p, a, b));
+                assert_eq!((&*subject.image.entry, subject.source, subject.reach), (entry, source, reach));
+                at += 1;
+            }
+        }
+        assert_eq!(at, chosen.len());
+        // A dispatched kernel is timed exactly where gemm-host picks it.
+        for subject in chosen.iter().filter(|k| k.reach != Reach::All) {
             let spec = subject.image.spec;
-            assert_eq!((spec.precision, spec.op_a, spec.op_b), (p, a, b));
-            let default = gemm_kernels::default_kernel(90, p, a, b);
-            assert_eq!(subject.image.ptx, default.ptx);
-            let is_table2 = std::ptr::eq(default, gemm_kernels::table2(p, a, b));
-            assert_eq!(subject.source, if is_table2 { Source::Table2 } else { Source::Tuned });
+            for shape in [(256, 256, 256), (8192, 8192, 32), (16384, 16384, 16384)] {
+                let dim = |d: i64| d as u64;
+                let picked = gemm_kernels::kernel_for(
+                    90,
+                    spec.precision,
+                    spec.op_a,
+                    spec.op_b,
+                    (dim(shape.0), dim(shape.1), dim(shape.2)),
+                );
+                assert_eq!(subject.times(shape), picked.entry == subject.image.entry);
+            }
         }
         let table2 = choose(&parse(&["--table2"]).unwrap(), 90).unwrap();
         assert!(table2.iter().all(|k| k.source == Source::Table2));

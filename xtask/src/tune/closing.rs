@@ -123,25 +123,32 @@ fn summary(
             records.iter().filter(|r| r.kernel_type == *kt).filter_map(|r| r.gpu_s).reduce(|a, b| a + b);
         gpu_total += gpu_s.unwrap_or(0.0);
         let tally = tallies.get(kt);
-        let w = winners.iter().find(|w| w.kernel_type == *kt);
-        let fmt = |x: Option<f64>| x.map_or("-".to_owned(), |x| format!("{x:.2}"));
-        let kb = w.map(|w| KernelBound::of_spec(&w.spec, machine, None)).unwrap_or_default();
-        println!(
-            "{:<9} {:>11} {:>10} {:>5} {:>6} {:>7} {:>8} {:>8} {:>8} {:>6} {:>8} {:>6}  {}",
-            kt.name(),
-            w.map_or("-".to_owned(), |w| format!("{}^3", w.size.0)),
-            tally.map_or("-".to_owned(), |t| t.space.to_string()),
-            mine.len(),
-            failed,
-            gpu_s.map_or("-".to_owned(), |s| format!("{s:.1}")),
-            fmt(w.map(|w| w.tflops)),
-            fmt(w.and_then(|w| w.table2_tflops)),
-            fmt(w.and_then(|w| w.cublas_tflops)),
-            fmt(w.and_then(|w| Some(w.tflops / w.cublas_tflops?))),
-            fmt(kb.bound.as_ref().map(|b| b.tflops)),
-            kb.pct_of_peak(w.map(|w| w.tflops)).map_or("-".to_owned(), |p| format!("{p:.1}")),
-            w.map_or(String::new(), |w| w.spec.to_invocation_body()),
-        );
+        // A row per size the type was tuned at (one without a winner).
+        let mut ws: Vec<Option<&winners::Winner>> =
+            winners.iter().filter(|w| w.kernel_type == *kt).map(Some).collect();
+        if ws.is_empty() {
+            ws.push(None);
+        }
+        for w in ws {
+            let fmt = |x: Option<f64>| x.map_or("-".to_owned(), |x| format!("{x:.2}"));
+            let kb = w.map(|w| KernelBound::of_spec(&w.spec, machine, None)).unwrap_or_default();
+            println!(
+                "{:<9} {:>11} {:>10} {:>5} {:>6} {:>7} {:>8} {:>8} {:>8} {:>6} {:>8} {:>6}  {}",
+                kt.name(),
+                w.map_or("-".to_owned(), |w| format!("{}^3", w.size.0)),
+                tally.map_or("-".to_owned(), |t| t.space.to_string()),
+                mine.len(),
+                failed,
+                gpu_s.map_or("-".to_owned(), |s| format!("{s:.1}")),
+                fmt(w.map(|w| w.tflops)),
+                fmt(w.and_then(|w| w.table2_tflops)),
+                fmt(w.and_then(|w| w.cublas_tflops)),
+                fmt(w.and_then(|w| Some(w.tflops / w.cublas_tflops?))),
+                fmt(kb.bound.as_ref().map(|b| b.tflops)),
+                kb.pct_of_peak(w.map(|w| w.tflops)).map_or("-".to_owned(), |p| format!("{p:.1}")),
+                w.map_or(String::new(), |w| w.spec.to_invocation_body()),
+            );
+        }
     }
     println!("GPU time of the tuning, all calls: {:.1} s ({:.1} min)", gpu_total, gpu_total / 60.0);
 }

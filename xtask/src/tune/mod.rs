@@ -259,15 +259,15 @@ fn space(args: &Args, kt: KernelType, limits: &DeviceLimits) -> Space {
         .with_guidelines(args.guidelines(kt.precision))
 }
 
-/// The seeds of pruning: the Table 2 configuration, the kernel gemm-host
-/// ships for `arch` (the bar to beat), and those of `extra` (`--seed`) of
-/// `kt`'s precision and ops, each once.
+/// The seeds of pruning: the Table 2 configuration, the kernels gemm-host
+/// ships for `arch` (the bar to beat, one per size they were tuned at), and
+/// those of `extra` (`--seed`) of `kt`'s precision and ops, each once.
 fn seeds(kt: KernelType, arch: u32, extra: &[KernelSpec]) -> Vec<KernelSpec> {
     let table2 = gemm_kernels::table2(kt.precision, kt.op_a, kt.op_b).spec;
-    let shipped = gemm_kernels::default_kernel(arch, kt.precision, kt.op_a, kt.op_b).spec;
+    let shipped = gemm_kernels::tuned_kernels(arch, kt.precision, kt.op_a, kt.op_b);
     let given = extra.iter().filter(|s| (s.precision, s.op_a, s.op_b) == (kt.precision, kt.op_a, kt.op_b));
     let mut out: Vec<KernelSpec> = Vec::new();
-    for s in [table2, shipped].iter().chain(given) {
+    for s in [table2].iter().chain(shipped.iter().map(|k| &k.spec)).chain(given) {
         if !out.contains(s) {
             out.push(*s);
         }
@@ -786,7 +786,8 @@ mod tests {
         assert_eq!(space.limits().max_shared_per_block, 227 * 1024);
         assert_eq!(space.guidelines, Guidelines::pipelined(Precision::F32));
         assert_eq!(args.type_budget_s(16), 25.0 * 60.0 / 16.0);
-        assert_eq!(seeds(kt, 90, &[]).len(), 2, "Table 2 and the shipped sm_90 kernel");
+        let shipped = gemm_kernels::tuned_kernels(90, Precision::F32, Op::N, Op::N).len();
+        assert_eq!(seeds(kt, 90, &[]).len(), 1 + shipped, "Table 2 and the shipped sm_90 kernels");
         let table2 = gemm_kernels::table2(Precision::F32, Op::N, Op::N).spec;
         assert_eq!(seeds(kt, 75, &[]), [table2]);
         // Given seeds of this type join once; others are left to their type.
