@@ -26,9 +26,33 @@ pub struct Family {
     pub kernels: &'static [KernelEntry],
 }
 
-/// The tuned kernels of a type on a GPU of compute capability `arch`, largest
-/// tuning size first: those tuned on exactly `arch` if any, else those tuned
-/// on the same major architecture (sm_80's for an sm_86 GPU).
+/// The kernels of a type in `f`.
+fn of_type_in(
+    f: &'static Family,
+    precision: Precision,
+    op_a: Op,
+    op_b: Op,
+) -> impl Iterator<Item = &'static KernelEntry> {
+    f.kernels.iter().filter(move |k| (k.spec.precision, k.spec.op_a, k.spec.op_b) == (precision, op_a, op_b))
+}
+
+/// The family whose kernels of the type a GPU of compute capability `arch`
+/// uses: the first tuned on exactly `arch` that has some, else the first
+/// tuned on the same major architecture (sm_80's for an sm_86 GPU).
+fn family_for(
+    families: &'static [Family],
+    arch: u32,
+    precision: Precision,
+    op_a: Op,
+    op_b: Op,
+) -> Option<&'static Family> {
+    let has = |f: &&'static Family| of_type_in(f, precision, op_a, op_b).next().is_some();
+    let exact = families.iter().filter(|f| f.arch == arch).find(has);
+    exact.or_else(|| families.iter().filter(|f| f.arch / 10 == arch / 10).find(has))
+}
+
+/// The tuned kernels of a type on a GPU of compute capability `arch`,
+/// largest tuning size first ([`family_for`]).
 pub(crate) fn of_type(
     families: &'static [Family],
     arch: u32,
@@ -36,29 +60,21 @@ pub(crate) fn of_type(
     op_a: Op,
     op_b: Op,
 ) -> Vec<&'static KernelEntry> {
-    let in_family = |f: &'static Family| -> Vec<&'static KernelEntry> {
-        let mut found: Vec<&'static KernelEntry> = f
-            .kernels
-            .iter()
-            .filter(|k| k.spec.precision == precision && k.spec.op_a == op_a && k.spec.op_b == op_b)
-            .collect();
-        found.sort_by_key(|k| std::cmp::Reverse(k.tuned_at));
-        found
-    };
-    let first = |same: &dyn Fn(&Family) -> bool| {
-        families.iter().filter(|f| same(f)).map(in_family).find(|found| !found.is_empty())
-    };
-    first(&|f| f.arch == arch).or_else(|| first(&|f| f.arch / 10 == arch / 10)).unwrap_or_default()
+    let Some(f) = family_for(families, arch, precision, op_a, op_b) else { return Vec::new() };
+    let mut found: Vec<&'static KernelEntry> = of_type_in(f, precision, op_a, op_b).collect();
+    found.sort_by_key(|k| std::cmp::Reverse(k.tuned_at));
+    found
 }
 
 /// The tuned kernel of a type for a call of `shape` (`m, n, k`), or of an
 /// unknown shape (`None`: the largest tuning size), on a GPU of compute
-/// capability `arch` ([`of_type`]); `None` if none was tuned.
+/// capability `arch` ([`family_for`]); `None` if none was tuned. Allocates
+/// nothing: it runs on every call.
 ///
 /// Of kernels tuned at sizes `s₁ > s₂ > …`, a call takes the one whose `s³`
 /// is nearest its `m · n · k` on a log scale: the boundary between two sizes
-/// is their geometric mean. An empty call (a zero dimension) takes the
-/// smallest size's.
+/// is their geometric mean, a tie goes to the larger. An empty call (a zero
+/// dimension) takes the smallest size's.
 pub(crate) fn find(
     families: &'static [Family],
     arch: u32,
@@ -67,16 +83,18 @@ pub(crate) fn find(
     op_b: Op,
     shape: Option<(u64, u64, u64)>,
 ) -> Option<&'static KernelEntry> {
-    let kernels = of_type(families, arch, precision, op_a, op_b);
-    let Some((m, n, k)) = shape else { return kernels.first().copied() };
-    if m == 0 || n == 0 || k == 0 {
-        return kernels.last().copied();
+    let kernels = of_type_in(family_for(families, arch, precision, op_a, op_b)?, precision, op_a, op_b);
+    let larger = |a: &&KernelEntry, b: &&KernelEntry| b.tuned_at.cmp(&a.tuned_at);
+    match shape {
+        None => kernels.min_by(larger),
+        Some((m, n, k)) if m == 0 || n == 0 || k == 0 => kernels.max_by(larger),
+        Some((m, n, k)) => {
+            // ln(m·n·k), without overflow.
+            let work = [m, n, k].iter().map(|&d| (d as f64).ln()).sum::<f64>();
+            let distance = |e: &&KernelEntry| (work - 3.0 * f64::from(e.tuned_at.max(1)).ln()).abs();
+            kernels.min_by(|a, b| distance(a).total_cmp(&distance(b)).then_with(|| larger(a, b)))
+        }
     }
-    // ln(m·n·k), without overflow.
-    let work = [m, n, k].iter().map(|&d| (d as f64).ln()).sum::<f64>();
-    let distance = |e: &&KernelEntry| (work - 3.0 * f64::from(e.tuned_at.max(1)).ln()).abs();
-    // The smallest distance; ties to the larger size (first).
-    kernels.iter().copied().reduce(|best, e| if distance(&e) < distance(&best) { e } else { best })
 }
 
 #[cfg(test)]
