@@ -190,8 +190,9 @@ impl Args {
         self.small_size.clamp(1, self.size(precision))
     }
 
-    fn prune_config(&self) -> prune::Config {
-        prune::Config { sample: self.sample, top_tiles: 8, per_tile: 4, keep: self.max_variants }
+    fn prune_config(&self, precision: Precision) -> prune::Config {
+        let size = self.size(precision) as u64;
+        prune::Config { sample: self.sample, top_tiles: 8, per_tile: 4, keep: self.max_variants, size }
     }
 
     fn costs(&self) -> Costs {
@@ -279,7 +280,7 @@ fn seeds(kt: KernelType, arch: u32, extra: &[KernelSpec]) -> Vec<KernelSpec> {
 /// cache in `<out>/candidates` or computed and cached.
 fn candidates(args: &Args, kt: KernelType, limits: &DeviceLimits, name: &str) -> Result<Vec<Ranked>> {
     let arch = limits.compute_capability().sm();
-    let config = args.prune_config();
+    let config = args.prune_config(kt.precision);
     let seeds = seeds(kt, arch, &args.seed);
     if let Some(found) = prune::load(&args.out, kt, arch, &config, &seeds) {
         return Ok(found);
