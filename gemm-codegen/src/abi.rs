@@ -247,7 +247,6 @@ impl<P> Arg<P> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::Target;
 
     fn values() -> GemmValues<u8> {
         GemmValues {
@@ -309,29 +308,9 @@ mod tests {
     /// gemm-host's launch test checks its arguments against the same list.
     #[test]
     fn emitted_kernels_declare_the_abi() {
-        use crate::spec::{GlobalLoad, KernelSpec, LoadShape, Op};
+        use crate::spec::{KernelSpec, Op};
         for precision in Precision::ALL {
-            let spec = KernelSpec {
-                precision,
-                op_a: Op::N,
-                op_b: Op::T,
-                m_blk: 32,
-                n_blk: 32,
-                k_blk: 4,
-                m_dim: 8,
-                n_dim: 8,
-                load_a: LoadShape { lead: 32, cross: 2 },
-                load_b: LoadShape { lead: 32, cross: 2 },
-                lds_width: 1,
-                ldg: GlobalLoad::Nc,
-                arch: Target::Sm70,
-                stages: 1,
-                ldg_width: 1,
-                warps: None,
-                raster: 1,
-                unroll: None,
-                frag_sets: 1,
-            };
+            let spec = KernelSpec::new(precision, (Op::N, Op::T), (32, 32, 4), (8, 8), (32, 2), (32, 2));
             let module = crate::lower(&crate::validate(&spec).expect("legal"));
             let declared: Vec<(&str, Type)> =
                 module.kernels[0].params.iter().map(|p| (p.name.as_str(), p.ty)).collect();

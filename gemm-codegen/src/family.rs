@@ -221,29 +221,13 @@ impl Family for Stencil {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::{GlobalLoad, LoadShape};
 
     fn spec() -> KernelSpec {
         KernelSpec {
-            precision: Precision::C32,
-            op_a: Op::C,
-            op_b: Op::N,
-            m_blk: 64,
-            n_blk: 32,
-            k_blk: 8,
-            m_dim: 16,
-            n_dim: 8,
-            load_a: LoadShape { lead: 8, cross: 16 },
-            load_b: LoadShape { lead: 8, cross: 16 },
-            lds_width: 1,
-            ldg: GlobalLoad::Nc,
             arch: Target::Sm80,
             stages: 3,
             ldg_width: 2,
-            warps: None,
-            raster: 1,
-            unroll: None,
-            frag_sets: 1,
+            ..KernelSpec::new(Precision::C32, (Op::C, Op::N), (64, 32, 8), (16, 8), (8, 16), (8, 16))
         }
     }
 

@@ -441,6 +441,42 @@ impl KernelSpec {
     /// Default of [`KernelSpec::frag_sets`].
     pub const DEFAULT_FRAG_SETS: u32 = 1;
 
+    /// The spec of the required parameters, every optional one at its
+    /// default: what `gemm_kernel!` gives for `precision`, `op`, `tile`,
+    /// `threads`, `load_a` and `load_b` alone. Change optional ones with
+    /// struct update syntax: `KernelSpec { stages: 3, ..KernelSpec::new(…) }`.
+    /// Not validated (see [`crate::validate`]).
+    pub const fn new(
+        precision: Precision,
+        (op_a, op_b): (Op, Op),
+        (m_blk, n_blk, k_blk): (u32, u32, u32),
+        (m_dim, n_dim): (u32, u32),
+        (a_lead, a_cross): (u32, u32),
+        (b_lead, b_cross): (u32, u32),
+    ) -> KernelSpec {
+        KernelSpec {
+            precision,
+            op_a,
+            op_b,
+            m_blk,
+            n_blk,
+            k_blk,
+            m_dim,
+            n_dim,
+            load_a: LoadShape { lead: a_lead, cross: a_cross },
+            load_b: LoadShape { lead: b_lead, cross: b_cross },
+            lds_width: Self::DEFAULT_LDS_WIDTH,
+            ldg: Self::DEFAULT_LDG,
+            arch: Self::DEFAULT_ARCH,
+            stages: Self::DEFAULT_STAGES,
+            ldg_width: Self::DEFAULT_LDG_WIDTH,
+            warps: Self::DEFAULT_WARPS,
+            raster: Self::DEFAULT_RASTER,
+            unroll: Self::DEFAULT_UNROLL,
+            frag_sets: Self::DEFAULT_FRAG_SETS,
+        }
+    }
+
     /// K steps per iteration of the inner product's loop: `unroll`, or the
     /// whole stripe.
     pub const fn unroll_steps(&self) -> u32 {

@@ -445,27 +445,14 @@ fn spec(
     load_a: (u32, u32),
     load_b: (u32, u32),
 ) -> KernelSpec {
-    KernelSpec {
+    KernelSpec::new(
         precision,
-        op_a: Op::N,
-        op_b: Op::N,
-        m_blk: tile.0,
-        n_blk: tile.1,
-        k_blk: tile.2,
-        m_dim: threads.0,
-        n_dim: threads.1,
-        load_a: LoadShape { lead: load_a.0, cross: load_a.1 },
-        load_b: LoadShape { lead: load_b.0, cross: load_b.1 },
-        lds_width: 1,
-        ldg: GlobalLoad::Nc,
-        arch: Target::Sm70,
-        stages: 1,
-        ldg_width: 1,
-        warps: None,
-        raster: 1,
-        unroll: None,
-        frag_sets: 1,
-    }
+        (Op::N, Op::N),
+        (tile.0, tile.1, tile.2),
+        (threads.0, threads.1),
+        (load_a.0, load_a.1),
+        (load_b.0, load_b.1),
+    )
 }
 
 fn rules_and_messages(spec: &KernelSpec) -> Vec<(String, Rule, String)> {

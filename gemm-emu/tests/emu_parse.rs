@@ -1,9 +1,8 @@
 //! The PTX reader against the writer: every kernel the stencil emits reads
 //! back into the same IR and prints to the same text.
 
-use gemm_codegen::Target;
 use gemm_codegen::ptx::{self, write_string};
-use gemm_codegen::{GlobalLoad, KernelSpec, LoadShape, Op, Precision, validate};
+use gemm_codegen::{GlobalLoad, KernelSpec, Op, Precision, validate};
 use gemm_emu::{parse, parse_with_source_map};
 
 fn spec(
@@ -14,27 +13,7 @@ fn spec(
     la: (u32, u32),
     lb: (u32, u32),
 ) -> KernelSpec {
-    KernelSpec {
-        precision: p,
-        op_a: ops.0,
-        op_b: ops.1,
-        m_blk: tile.0,
-        n_blk: tile.1,
-        k_blk: tile.2,
-        m_dim: thr.0,
-        n_dim: thr.1,
-        load_a: LoadShape { lead: la.0, cross: la.1 },
-        load_b: LoadShape { lead: lb.0, cross: lb.1 },
-        lds_width: 1,
-        ldg: GlobalLoad::Nc,
-        arch: Target::Sm70,
-        stages: 1,
-        ldg_width: 1,
-        warps: None,
-        raster: 1,
-        unroll: None,
-        frag_sets: 1,
-    }
+    KernelSpec::new(p, (ops.0, ops.1), (tile.0, tile.1, tile.2), (thr.0, thr.1), (la.0, la.1), (lb.0, lb.1))
 }
 
 /// Specs covering every precision, op, shared-load width and cache path.

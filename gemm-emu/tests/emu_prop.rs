@@ -12,7 +12,6 @@
 mod emu_common;
 
 use emu_common::{Case, Rng, Scalar, check_spec_any, slow};
-use gemm_codegen::Target;
 use gemm_codegen::{GlobalLoad, KernelSpec, LoadShape, Op, Precision, validate};
 use proptest::prelude::*;
 
@@ -86,25 +85,15 @@ fn build(d: &Draw) -> Option<KernelSpec> {
         return None;
     }
     let mut spec = KernelSpec {
-        precision: d.precision,
-        op_a: d.op_a,
-        op_b: d.op_b,
-        m_blk,
-        n_blk,
-        k_blk,
-        m_dim,
-        n_dim,
-        load_a: LoadShape { lead: 1, cross: 1 },
-        load_b: LoadShape { lead: 1, cross: 1 },
-        lds_width: 1,
         ldg: d.ldg,
-        arch: Target::Sm70,
-        stages: 1,
-        ldg_width: 1,
-        warps: None,
-        raster: 1,
-        unroll: None,
-        frag_sets: 1,
+        ..KernelSpec::new(
+            d.precision,
+            (d.op_a, d.op_b),
+            (m_blk, n_blk, k_blk),
+            (m_dim, n_dim),
+            (1, 1),
+            (1, 1),
+        )
     };
     let widths: Vec<u32> = [1, 2, 4]
         .into_iter()

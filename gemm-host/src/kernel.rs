@@ -461,33 +461,13 @@ impl<V> KernelCache<V> {
 mod tests {
     use std::borrow::Cow;
 
-    use gemm_codegen::{GlobalLoad, LoadShape, Op, Precision};
+    use gemm_codegen::{LoadShape, Op, Precision};
 
     use super::*;
-    use gemm_codegen::Target;
 
     fn image(ptx: Cow<'static, str>, entry: Cow<'static, str>) -> KernelImage {
-        let spec = KernelSpec {
-            precision: Precision::F32,
-            op_a: Op::N,
-            op_b: Op::N,
-            m_blk: 64,
-            n_blk: 64,
-            k_blk: 16,
-            m_dim: 16,
-            n_dim: 16,
-            load_a: LoadShape { lead: 16, cross: 16 },
-            load_b: LoadShape { lead: 16, cross: 16 },
-            lds_width: 1,
-            ldg: GlobalLoad::Nc,
-            arch: Target::Sm70,
-            stages: 1,
-            ldg_width: 1,
-            warps: None,
-            raster: 1,
-            unroll: None,
-            frag_sets: 1,
-        };
+        let spec =
+            KernelSpec::new(Precision::F32, (Op::N, Op::N), (64, 64, 16), (16, 16), (16, 16), (16, 16));
         KernelImage { spec, ptx, entry, shared_bytes: 0 }
     }
 

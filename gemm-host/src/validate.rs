@@ -286,39 +286,18 @@ pub fn check<T: Element>(
 
 #[cfg(test)]
 mod tests {
-    use gemm_codegen::{GlobalLoad, KernelSpec, LaunchShape, LoadShape, Precision};
+    use gemm_codegen::{KernelSpec, LaunchShape, Precision};
     use num_complex::Complex;
 
     use super::*;
     use crate::config::Stored;
-    use gemm_codegen::Target;
 
     type C32 = Complex<f32>;
 
     /// A kernel image of the ops and tile to check against (its PTX is not
     /// needed).
     fn spec(precision: Precision, op_a: Op, op_b: Op) -> KernelImage {
-        let spec = KernelSpec {
-            precision,
-            op_a,
-            op_b,
-            m_blk: 64,
-            n_blk: 32,
-            k_blk: 16,
-            m_dim: 16,
-            n_dim: 16,
-            load_a: LoadShape { lead: 16, cross: 16 },
-            load_b: LoadShape { lead: 16, cross: 16 },
-            lds_width: 1,
-            ldg: GlobalLoad::Nc,
-            arch: Target::Sm70,
-            stages: 1,
-            ldg_width: 1,
-            warps: None,
-            raster: 1,
-            unroll: None,
-            frag_sets: 1,
-        };
+        let spec = KernelSpec::new(precision, (op_a, op_b), (64, 32, 16), (16, 16), (16, 16), (16, 16));
         KernelImage { entry: spec.entry_name().into(), spec, ptx: "".into(), shared_bytes: 0 }
     }
 

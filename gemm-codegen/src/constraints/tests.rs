@@ -1,8 +1,6 @@
 //! Unit tests of the constraints.
 
 use super::*;
-use crate::spec::GlobalLoad;
-use crate::spec::Target;
 
 fn spec(
     precision: Precision,
@@ -12,27 +10,14 @@ fn spec(
     a: (u32, u32),
     b: (u32, u32),
 ) -> KernelSpec {
-    KernelSpec {
+    KernelSpec::new(
         precision,
-        op_a: ops.0,
-        op_b: ops.1,
-        m_blk: tile.0,
-        n_blk: tile.1,
-        k_blk: tile.2,
-        m_dim: threads.0,
-        n_dim: threads.1,
-        load_a: LoadShape { lead: a.0, cross: a.1 },
-        load_b: LoadShape { lead: b.0, cross: b.1 },
-        lds_width: 1,
-        ldg: GlobalLoad::Nc,
-        arch: Target::Sm70,
-        stages: 1,
-        ldg_width: 1,
-        warps: None,
-        raster: 1,
-        unroll: None,
-        frag_sets: 1,
-    }
+        (ops.0, ops.1),
+        (tile.0, tile.1, tile.2),
+        (threads.0, threads.1),
+        (a.0, a.1),
+        (b.0, b.1),
+    )
 }
 
 fn rules(s: &KernelSpec) -> Vec<(String, Rule)> {

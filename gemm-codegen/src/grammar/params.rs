@@ -294,27 +294,8 @@ pub static PARAMS: &[Param] = &[
 /// The spec before any parameter is stored: optional parameters at their
 /// defaults, required ones at placeholders that are always overwritten
 /// (a spec is only produced when every required parameter was read).
-pub(super) const BLANK: KernelSpec = KernelSpec {
-    precision: Precision::F32,
-    op_a: Op::N,
-    op_b: Op::N,
-    m_blk: 0,
-    n_blk: 0,
-    k_blk: 0,
-    m_dim: 0,
-    n_dim: 0,
-    load_a: crate::spec::LoadShape { lead: 0, cross: 0 },
-    load_b: crate::spec::LoadShape { lead: 0, cross: 0 },
-    lds_width: KernelSpec::DEFAULT_LDS_WIDTH,
-    ldg: KernelSpec::DEFAULT_LDG,
-    arch: KernelSpec::DEFAULT_ARCH,
-    stages: KernelSpec::DEFAULT_STAGES,
-    ldg_width: KernelSpec::DEFAULT_LDG_WIDTH,
-    warps: KernelSpec::DEFAULT_WARPS,
-    raster: KernelSpec::DEFAULT_RASTER,
-    unroll: KernelSpec::DEFAULT_UNROLL,
-    frag_sets: KernelSpec::DEFAULT_FRAG_SETS,
-};
+pub(super) const BLANK: KernelSpec =
+    KernelSpec::new(Precision::F32, (Op::N, Op::N), (0, 0, 0), (0, 0), (0, 0), (0, 0));
 
 /// The parameter written `key` (raw or not).
 pub(super) fn param(key: &str) -> Option<(usize, &'static Param)> {

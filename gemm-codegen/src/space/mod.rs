@@ -322,25 +322,16 @@ impl Space {
         let arch = self.pipeline.arch();
         let widths = self.pipeline.ldg_widths.candidates();
         let tile = move |m_dim, n_dim, m_blk, n_blk, k_blk| KernelSpec {
-            precision: self.precision,
-            op_a: self.op_a,
-            op_b: self.op_b,
-            m_blk,
-            n_blk,
-            k_blk,
-            m_dim,
-            n_dim,
-            load_a: LoadShape { lead: 0, cross: 0 },
-            load_b: LoadShape { lead: 0, cross: 0 },
             lds_width: 0,
-            ldg: GlobalLoad::Nc,
             arch,
-            stages: 1,
-            ldg_width: 1,
-            warps: None,
-            raster: 1,
-            unroll: None,
-            frag_sets: 1,
+            ..KernelSpec::new(
+                self.precision,
+                (self.op_a, self.op_b),
+                (m_blk, n_blk, k_blk),
+                (m_dim, n_dim),
+                (0, 0),
+                (0, 0),
+            )
         };
         // No allowed stage: an empty space (every tile "breaks" a rule).
         let (fewest, deepest) = self.pipeline.stage_extremes().unwrap_or((0, 0));

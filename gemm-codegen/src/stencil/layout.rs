@@ -56,30 +56,12 @@ impl CLayout {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::Target;
-    use crate::spec::{GlobalLoad, KernelSpec, LoadShape, Op, Precision};
+    use crate::spec::{KernelSpec, Op, Precision};
 
     fn plan(w: u32) -> Plan {
         let spec = KernelSpec {
-            precision: Precision::F32,
-            op_a: Op::N,
-            op_b: Op::N,
-            m_blk: 64,
-            n_blk: 32,
-            k_blk: 8,
-            m_dim: 8,
-            n_dim: 8,
-            load_a: LoadShape { lead: 64, cross: 1 },
-            load_b: LoadShape { lead: 8, cross: 8 },
             lds_width: w,
-            ldg: GlobalLoad::Nc,
-            arch: Target::Sm70,
-            stages: 1,
-            ldg_width: 1,
-            warps: None,
-            raster: 1,
-            unroll: None,
-            frag_sets: 1,
+            ..KernelSpec::new(Precision::F32, (Op::N, Op::N), (64, 32, 8), (8, 8), (64, 1), (8, 8))
         };
         crate::validate(&spec).unwrap()
     }

@@ -2,9 +2,8 @@
 //! reference GEMM and the check of one emulated GEMM against it.
 #![allow(dead_code)]
 
-use gemm_codegen::Target;
 use gemm_codegen::num_complex::Complex;
-use gemm_codegen::{Element, GlobalLoad, KernelSpec, LoadShape, Op, Precision};
+use gemm_codegen::{Element, KernelSpec, Op, Precision};
 use gemm_emu::{EmuError, Fault, Gemm, GemmArgs, Options, Stats};
 
 /// Whether `GEMMFORGE_SLOW=1` asks for the long version of the tests.
@@ -49,27 +48,14 @@ pub fn spec(
     load_a: (u32, u32),
     load_b: (u32, u32),
 ) -> KernelSpec {
-    KernelSpec {
+    KernelSpec::new(
         precision,
-        op_a: ops.0,
-        op_b: ops.1,
-        m_blk: tile.0,
-        n_blk: tile.1,
-        k_blk: tile.2,
-        m_dim: threads.0,
-        n_dim: threads.1,
-        load_a: LoadShape { lead: load_a.0, cross: load_a.1 },
-        load_b: LoadShape { lead: load_b.0, cross: load_b.1 },
-        lds_width: 1,
-        ldg: GlobalLoad::Nc,
-        arch: Target::Sm70,
-        stages: 1,
-        ldg_width: 1,
-        warps: None,
-        raster: 1,
-        unroll: None,
-        frag_sets: 1,
-    }
+        (ops.0, ops.1),
+        (tile.0, tile.1, tile.2),
+        (threads.0, threads.1),
+        (load_a.0, load_a.1),
+        (load_b.0, load_b.1),
+    )
 }
 
 /// The Table 2 kernel of Kurzak, Tomov and Dongarra for `precision` and the

@@ -235,35 +235,13 @@ fn ends_with_newline(path: &Path) -> Result<bool> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use gemm_codegen::Target;
-    use gemm_codegen::{GlobalLoad, LoadShape};
 
     pub fn device() -> DeviceKey {
         DeviceKey { device: "Test GPU".into(), arch: 90, driver: "13.0".into(), generator: "0.1.0".into() }
     }
 
     pub fn spec(m_blk: u32) -> KernelSpec {
-        KernelSpec {
-            precision: Precision::F32,
-            op_a: Op::N,
-            op_b: Op::N,
-            m_blk,
-            n_blk: 64,
-            k_blk: 16,
-            m_dim: 16,
-            n_dim: 16,
-            load_a: LoadShape { lead: 16, cross: 16 },
-            load_b: LoadShape { lead: 16, cross: 16 },
-            lds_width: 1,
-            ldg: GlobalLoad::Nc,
-            arch: Target::Sm70,
-            stages: 1,
-            ldg_width: 1,
-            warps: None,
-            raster: 1,
-            unroll: None,
-            frag_sets: 1,
-        }
+        KernelSpec::new(Precision::F32, (Op::N, Op::N), (m_blk, 64, 16), (16, 16), (16, 16), (16, 16))
     }
 
     pub fn record(spec: KernelSpec, ms: f64) -> Record {
