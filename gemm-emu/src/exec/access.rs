@@ -9,6 +9,9 @@ use crate::error::{AccessKind, FaultKind, MemSpace, Region};
 use crate::memory::{Conflict, NONE};
 use crate::program::{Base, Mem, Src};
 
+/// A warp access located: each lane's address, the bytes per lane, and
+/// the buffer and base of the warp-wide fast path, if it applies.
+type WarpAccess = (Lanes, u32, Option<(usize, u64)>);
 impl Worker<'_> {
     /// Addresses of lanes `m`.
     #[inline(always)]
@@ -229,6 +232,32 @@ impl Worker<'_> {
         Ok((buf, word))
     }
 
+    /// What a warp's load or store of `n` elements of `size` bytes per lane
+    /// (lanes `m`) needs before it touches memory: each lane's address, the
+    /// bytes per lane, no overlap with a `cp.async` still in flight (shared
+    /// memory), and the warp-wide fast path ([`Self::locate_warp`]).
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn lanes<const G: bool>(
+        &self,
+        w: &Warp,
+        m: u32,
+        kind: AccessKind,
+        n: u8,
+        size: u8,
+        base: Base,
+        off: i64,
+    ) -> Result<WarpAccess, LaneTrap> {
+        let mut addrs = [0; WARP];
+        Self::addresses(w, m, base, off, &mut addrs)?;
+        let bytes = u32::from(n) * u32::from(size);
+        if !G && self.copies.pending != 0 {
+            self.lanes_not_in_flight(kind, &addrs, m, bytes)?;
+        }
+        let mem = if G { Mem::Global } else { Mem::Shared };
+        Ok((addrs, bytes, self.locate_warp(mem, kind, &addrs, m, bytes)))
+    }
+
     #[allow(clippy::too_many_arguments)]
     pub(super) fn load(
         &mut self,
@@ -260,14 +289,7 @@ impl Worker<'_> {
         base: Base,
         off: i64,
     ) -> Result<(), LaneTrap> {
-        let mem = if G { Mem::Global } else { Mem::Shared };
-        let mut addrs = [0; WARP];
-        Self::addresses(w, m, base, off, &mut addrs)?;
-        let bytes = u32::from(n) * u32::from(size);
-        if !G && self.copies.pending != 0 {
-            self.lanes_not_in_flight(AccessKind::Read, &addrs, m, bytes)?;
-        }
-        let fast = self.locate_warp(mem, AccessKind::Read, &addrs, m, bytes);
+        let (addrs, bytes, fast) = self.lanes::<G>(w, m, AccessKind::Read, n, size, base, off)?;
         let mut mm = m;
         while mm != 0 {
             let l = mm.trailing_zeros();
@@ -321,17 +343,10 @@ impl Worker<'_> {
         base: Base,
         off: i64,
     ) -> Result<(), LaneTrap> {
-        let mem = if G { Mem::Global } else { Mem::Shared };
         for &src in &s[..n as usize] {
             need(w, src, m)?;
         }
-        let mut addrs = [0; WARP];
-        Self::addresses(w, m, base, off, &mut addrs)?;
-        let bytes = u32::from(n) * u32::from(size);
-        if !G && self.copies.pending != 0 {
-            self.lanes_not_in_flight(AccessKind::Write, &addrs, m, bytes)?;
-        }
-        let fast = self.locate_warp(mem, AccessKind::Write, &addrs, m, bytes);
+        let (addrs, bytes, fast) = self.lanes::<G>(w, m, AccessKind::Write, n, size, base, off)?;
         let mut mm = m;
         while mm != 0 {
             let l = mm.trailing_zeros();

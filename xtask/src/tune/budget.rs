@@ -134,39 +134,31 @@ mod tests {
         let mut kind = Budget::new(None, 0.0);
         // 10 s estimates, 9 s real: 25 s allow two jobs (9 + 9 + 10 > 25).
         let mut call = Budget::new(Some(25.0), 0.0);
-        let mut ran = Vec::new();
-        let out = run_jobs(
-            &jobs,
-            true,
-            &mut journal,
-            (&mut call, &mut kind),
-            |&i| {
-                ran.push(i);
-                measure(&i)
-            },
-            ok,
-        )
-        .unwrap();
+        // One call with --resume: what it returned and which jobs it ran.
+        let resume = |journal: &mut Journal, call: &mut Budget, kind: &mut Budget| {
+            let mut ran = Vec::new();
+            let out = run_jobs(
+                &jobs,
+                true,
+                journal,
+                (call, kind),
+                |&i| {
+                    ran.push(i);
+                    measure(&i)
+                },
+                ok,
+            )
+            .unwrap();
+            (out, ran)
+        };
+        let (out, ran) = resume(&mut journal, &mut call, &mut kind);
         assert_eq!(out, Outcome::CallBudget { left: 3 });
         assert_eq!(ran, [0, 1]);
         assert_eq!(call.used_s, 18.0);
         // The next call: a fresh journal handle, as a new process has.
         let mut journal = Journal::open(&path).unwrap();
         let mut call = Budget::new(Some(100.0), 0.0);
-        let mut ran = Vec::new();
-        let out = run_jobs(
-            &jobs,
-            true,
-            &mut journal,
-            (&mut call, &mut kind),
-            |&i| {
-                ran.push(i);
-                measure(&i)
-            },
-            ok,
-        )
-        .unwrap();
-        assert_eq!((out, ran), (Outcome::Done, vec![2, 3, 4]));
+        assert_eq!(resume(&mut journal, &mut call, &mut kind), (Outcome::Done, vec![2, 3, 4]));
         assert_eq!(kind.used_s, 45.0);
         assert_eq!(Journal::open(&path).unwrap().records().len(), 5);
         // Once more: nothing left, nothing run, nothing charged.

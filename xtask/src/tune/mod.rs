@@ -308,10 +308,11 @@ fn candidates(args: &Args, kt: KernelType, limits: &DeviceLimits, name: &str) ->
     };
     prune::save(&args.out, kt, &file)?;
     println!(
-        "{}: {} candidates pruned in {:.1} s (best bound {:.2} TFLOP/s)",
+        "{}: {} candidates pruned in {:.1} s (best bound at {}^3 {:.2} TFLOP/s)",
         kt.name(),
         file.candidates.len(),
         started.elapsed().as_secs_f64(),
+        file.config.size,
         file.candidates.first().map_or(0.0, |r| r.bound_tflops)
     );
     Ok(file.candidates)

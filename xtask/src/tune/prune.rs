@@ -89,7 +89,8 @@ pub fn grid_fill(spec: &KernelSpec, n: u64, sms: u32, blocks_per_sm: u32) -> f64
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Ranked {
     pub spec: KernelSpec,
-    /// Its analytic bound on the GPU, TFLOP/s.
+    /// Its analytic bound on the GPU at the size tuned ([`Config::size`]:
+    /// the loop's bound times [`grid_fill`]), TFLOP/s.
     pub bound_tflops: f64,
     /// ptxas's registers per thread (`None` without ptxas).
     pub registers: Option<u32>,

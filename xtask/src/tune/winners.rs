@@ -7,7 +7,7 @@
 //! `op = T` does, so each reuses the winner of its transpose pattern.
 
 use std::cmp::Reverse;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 use gemm_codegen::{KernelSpec, Op, Precision};
@@ -50,7 +50,7 @@ pub fn select(
     size_of: impl Fn(Precision) -> (u64, u64, u64),
 ) -> Vec<Winner> {
     let mine = |r: &&Record| &r.device == device && r.status == Status::Ok;
-    let confirmed: Vec<(KernelType, Size)> = records
+    let confirmed: BTreeSet<(KernelType, Size)> = records
         .iter()
         .filter(mine)
         .filter(|r| matches!(r.phase, Phase::Confirm { .. }))
