@@ -156,3 +156,55 @@ fn a_ring_in_dynamic_shared_memory() {
     assert!(plan.dynamic_shared() && plan.shared_bytes() == 139_264, "{}", plan.shared_bytes());
     run_all(&[s]);
 }
+
+/// With two fragment sets in a ring, a stripe's last step loads the next
+/// stripe's first fragments, after the hand-off's `wait_group` and
+/// `bar.sync` (there is then no barrier at the top of the loop). Without
+/// either of them those loads read copies still in flight, or another
+/// thread's landed copies without a barrier: the emulator names both.
+#[test]
+fn the_hand_off_to_the_next_stripe_needs_its_wait_and_its_barrier() {
+    use gemm_emu::{Gemm, GemmArgs, Program};
+    let spec = KernelSpec {
+        arch: Target::Sm80,
+        stages: 3,
+        frag_sets: 2,
+        unroll: Some(4),
+        ..base(Precision::F32, (Op::N, Op::N))
+    };
+    let image = gemm_codegen::compile(&spec).unwrap();
+    let hand_off = "\tcp.async.wait_group\t1;\n\tbar.sync\t0;\n\tadd.u32\t%kt_ahead, %kt, 1;";
+    assert_eq!(image.ptx.matches(hand_off).count(), 1, "one hand-off, in the loop:\n{}", image.ptx);
+    assert_eq!(image.ptx.matches("bar.sync").count(), 2, "the prologue's barrier and the hand-off's");
+    let run = |ptx: &str| -> Result<(), String> {
+        let (m, n, k) = (64u32, 64u32, 40u32);
+        let args = GemmArgs {
+            m,
+            n,
+            k,
+            lda: u64::from(m),
+            ldb: u64::from(k),
+            ldc: u64::from(m),
+            alpha: 1.0f32,
+            beta: 0.0,
+        };
+        let a: Vec<f32> = (0..m * k).map(|i| (i % 7) as f32).collect();
+        let b: Vec<f32> = (0..k * n).map(|i| (i % 5) as f32).collect();
+        let mut c = vec![f32::NAN; (m * n) as usize];
+        let program = Program::from_ptx(ptx, None).map_err(|e| e.to_string())?;
+        let gemm = Gemm::from_program(program, &image).map_err(|e| e.to_string())?;
+        gemm.run(&args, &a, &b, &mut c, &Default::default()).map_err(|e| e.to_string())?;
+        let want = |i: u32, j: u32| (0..k).map(|l| ((i + l * m) % 7 * ((l + j * k) % 5)) as f32).sum::<f32>();
+        match (0..m * n).find(|&at| c[at as usize] != want(at % m, at / m)) {
+            Some(at) => Err(format!("C({}, {}) = {}", at % m, at / m, c[at as usize])),
+            None => Ok(()),
+        }
+    };
+    run(&image.ptx).expect("the generated kernel");
+    let no_wait = image.ptx.replace(hand_off, "\tbar.sync\t0;\n\tadd.u32\t%kt_ahead, %kt, 1;");
+    let err = run(&no_wait).expect_err("reads of copies in flight");
+    assert!(err.contains("is still copying"), "{err}");
+    let no_barrier = image.ptx.replace(hand_off, "\tcp.async.wait_group\t1;\n\tadd.u32\t%kt_ahead, %kt, 1;");
+    let err = run(&no_barrier).expect_err("a race on a landed stripe");
+    assert!(err.contains("race"), "{err}");
+}

@@ -25,7 +25,9 @@
 //! for s in 0 .. unroll:  (frag ⇐ step s+1 unless s is the last);  C_regs += frag[s mod 2]
 //! ```
 //!
-//! The last body is peeled so that no load reads past the stripe. With an
+//! The last body is peeled so that no load reads past the stripe; in a
+//! `cp.async` ring its last step instead loads the next stripe's first
+//! fragments, after the ring's hand-off (see `ring.rs`). With an
 //! odd `unroll`, the load that crosses into the next iteration fills set 0,
 //! the set its own last step reads, so it is issued after that step's FMAs.
 //! Whether the second set pays depends on the kernel: `ptxas` schedules
@@ -34,7 +36,7 @@
 
 use crate::ptx::{Address, CacheQual, Cmp, Instr, Operand as Op, Reg, Space, Type};
 
-use super::{CLayout, Cx, Elem, InnerProduct};
+use super::{CLayout, Cx, Elem, InnerProduct, NextStripe};
 
 /// One set of fragment registers: a column of A and a row of B.
 #[derive(Default)]
@@ -128,10 +130,10 @@ impl RegisterBlocked {
     }
 
     /// One body of `unroll` steps from the read pointers `ptrs`. With two
-    /// sets, the first step's fragments are already in set 0, and unless it
-    /// is the last body it ends having loaded the next body's (at `unroll`
-    /// rows) into set 0.
-    fn body(&self, cx: &mut Cx<'_>, ptrs: (Reg, Reg), unroll: u32, last: bool) {
+    /// sets, the first step's fragments are already in set 0; a body that
+    /// loops ends having loaded the next body's (at `unroll` rows) into
+    /// set 0, and the stripe's last body ends as `end` says.
+    fn body(&self, cx: &mut Cx<'_>, ptrs: (Reg, Reg), unroll: u32, end: End<'_>) {
         if self.frag.len() == 1 {
             for s in 0..unroll {
                 self.load(cx, 0, ptrs, s);
@@ -139,22 +141,93 @@ impl RegisterBlocked {
             }
             return;
         }
+        let mut end = Some(end);
         for s in 0..unroll {
             let set = (s % 2) as usize;
-            let crosses = s + 1 == unroll;
-            if crosses && last {
+            if s + 1 < unroll {
+                self.load(cx, 1 - set, ptrs, s + 1);
                 self.multiply(cx, set);
-            } else if crosses && set == 0 {
-                // Odd `unroll`: the next body starts in set 0, which this step reads.
-                self.multiply(cx, set);
-                self.load(cx, 0, ptrs, s + 1);
-            } else {
-                let next = if crosses { 0 } else { 1 - set };
-                self.load(cx, next, ptrs, s + 1);
-                self.multiply(cx, set);
+                continue;
+            }
+            match end.take().expect("one last step") {
+                End::Loops if set == 0 => {
+                    // Odd `unroll`: the next body starts in set 0, which this step reads.
+                    self.multiply(cx, set);
+                    self.load(cx, 0, ptrs, s + 1);
+                }
+                End::Loops => {
+                    self.load(cx, 0, ptrs, s + 1);
+                    self.multiply(cx, set);
+                }
+                End::Stripe => self.multiply(cx, set),
+                End::HandOff(next) if set == 0 => {
+                    self.multiply(cx, set);
+                    self.hand_off(cx, ptrs, next);
+                }
+                End::HandOff(next) => {
+                    self.hand_off(cx, ptrs, next);
+                    self.multiply(cx, set);
+                }
             }
         }
     }
+
+    /// Lets the pipeline make the next stripe readable, moves the read
+    /// pointers `ptrs` to it and loads its first fragments into set 0.
+    fn hand_off(&self, cx: &mut Cx<'_>, ptrs: (Reg, Reg), next: &mut dyn FnMut(&mut Cx<'_>) -> NextStripe) {
+        let NextStripe { stage } = next(cx);
+        self.point(cx, ptrs, stage);
+        self.load(cx, 0, ptrs, 0);
+    }
+
+    /// `ptrs = the thread's read pointers + stage` (a ring slot's offsets).
+    fn point(&self, cx: &mut Cx<'_>, (a_cur, b_cur): (Reg, Reg), (a_off, b_off): (Reg, Reg)) {
+        let (a_sptr, b_sptr) = (self.a_sptr.expect("setup"), self.b_sptr.expect("setup"));
+        cx.b.push(Instr::add(a_cur, a_sptr, a_off));
+        cx.b.push(Instr::add(b_cur, b_sptr, b_off));
+    }
+
+    /// The moving read pointers of a ring.
+    fn cursors(&self) -> (Reg, Reg) {
+        self.a_cur.zip(self.b_cur).expect("setup declares the ring's read pointers")
+    }
+
+    /// Walks the stripe from `ptrs`, whose first fragments are loaded when
+    /// there are two sets: `iters − 1` looping bodies of `unroll` steps,
+    /// then the last one, ending as `end` says.
+    fn walk(&mut self, cx: &mut Cx<'_>, ptrs: (Reg, Reg), end: End<'_>) {
+        let spec = *cx.plan.spec();
+        let unroll = spec.unroll_steps();
+        let iters = spec.k_blk / unroll;
+        if iters > 1 {
+            let (left, more) = self.iters_left.expect("setup declares the loop's counter");
+            let label = cx.b.label(&format!("k_steps_{}", self.loops));
+            self.loops += 1;
+            cx.b.comment(format!("{} iterations of {unroll} k steps, then the last one", iters - 1));
+            cx.b.push(Instr::mov(left, Op::imm(iters - 1)));
+            cx.b.place(label);
+            self.body(cx, ptrs, unroll, End::Loops);
+            let esz = cx.esz();
+            for (ptr, stride) in [(ptrs.0, cx.plan.smem_a_stride()), (ptrs.1, cx.plan.smem_b_stride())] {
+                cx.b.push(Instr::add(ptr, ptr, Op::imm(i64::from(unroll * stride) * esz)));
+            }
+            cx.b.push(Instr::sub(left, left, Op::imm(1)));
+            cx.b.push(Instr::setp(Cmp::Ne, Type::U32, more, left, Op::imm(0)));
+            cx.b.push_if(more, Instr::bra_uni(label));
+        }
+        self.body(cx, ptrs, unroll, end);
+    }
+}
+
+/// How a body's last step ends.
+enum End<'h> {
+    /// The body loops: it loads the next body's first fragments.
+    Loops,
+    /// The stripe ends here.
+    Stripe,
+    /// The stripe ends here, loading the next stripe's first fragments
+    /// where the pipeline says it is.
+    HandOff(&'h mut dyn FnMut(&mut Cx<'_>) -> NextStripe),
 }
 
 impl InnerProduct for RegisterBlocked {
@@ -221,13 +294,11 @@ impl InnerProduct for RegisterBlocked {
     fn accumulate(&mut self, cx: &mut Cx<'_>, stage: Option<(Reg, Reg)>) {
         let spec = *cx.plan.spec();
         let (a_sptr, b_sptr) = (self.a_sptr.expect("setup"), self.b_sptr.expect("setup"));
-        let unroll = spec.unroll_steps();
-        let iters = spec.k_blk / unroll;
+        let iters = spec.k_blk / spec.unroll_steps();
         let ptrs = match (stage, self.a_cur.zip(self.b_cur)) {
-            (Some((a_off, b_off)), Some((a_cur, b_cur))) => {
-                cx.b.push(Instr::add(a_cur, a_sptr, a_off));
-                cx.b.push(Instr::add(b_cur, b_sptr, b_off));
-                (a_cur, b_cur)
+            (Some(stage), Some(cur)) => {
+                self.point(cx, cur, stage);
+                cur
             }
             (None, Some((a_cur, b_cur))) if iters > 1 => {
                 cx.b.push(Instr::mov(a_cur, a_sptr));
@@ -240,23 +311,22 @@ impl InnerProduct for RegisterBlocked {
         if self.frag.len() > 1 {
             self.load(cx, 0, ptrs, 0);
         }
-        if iters > 1 {
-            let (left, more) = self.iters_left.expect("setup declares the loop's counter");
-            let label = cx.b.label(&format!("k_steps_{}", self.loops));
-            self.loops += 1;
-            cx.b.comment(format!("{} iterations of {unroll} k steps, then the last one", iters - 1));
-            cx.b.push(Instr::mov(left, Op::imm(iters - 1)));
-            cx.b.place(label);
-            self.body(cx, ptrs, unroll, false);
-            let esz = cx.esz();
-            for (ptr, stride) in [(ptrs.0, cx.plan.smem_a_stride()), (ptrs.1, cx.plan.smem_b_stride())] {
-                cx.b.push(Instr::add(ptr, ptr, Op::imm(i64::from(unroll * stride) * esz)));
-            }
-            cx.b.push(Instr::sub(left, left, Op::imm(1)));
-            cx.b.push(Instr::setp(Cmp::Ne, Type::U32, more, left, Op::imm(0)));
-            cx.b.push_if(more, Instr::bra_uni(label));
-        }
-        self.body(cx, ptrs, unroll, true);
+        self.walk(cx, ptrs, End::Stripe);
+    }
+
+    fn crosses_stripes(&self) -> bool {
+        self.frag.len() > 1
+    }
+
+    fn prime(&mut self, cx: &mut Cx<'_>, stage: (Reg, Reg)) {
+        let ptrs = self.cursors();
+        self.point(cx, ptrs, stage);
+        self.load(cx, 0, ptrs, 0);
+    }
+
+    fn accumulate_handing_off(&mut self, cx: &mut Cx<'_>, next: &mut dyn FnMut(&mut Cx<'_>) -> NextStripe) {
+        let ptrs = self.cursors();
+        self.walk(cx, ptrs, End::HandOff(next));
     }
 
     fn accumulators(&self) -> &[Elem] {

@@ -63,8 +63,27 @@ pub(crate) trait InnerProduct {
     /// One stripe's product, fully unrolled; with `stage`, the stripe sits
     /// that many bytes (A's, B's) past the first of a ring.
     fn accumulate(&mut self, cx: &mut Cx<'_>, stage: Option<(ptx::Reg, ptx::Reg)>);
+    /// Whether the product can load the next stripe's first fragments
+    /// while it multiplies the current stripe's last ones
+    /// ([`InnerProduct::prime`] and [`InnerProduct::accumulate_handing_off`]).
+    fn crosses_stripes(&self) -> bool;
+    /// Points the product at the ring slot `stage` bytes (A's, B's) past
+    /// the first and loads that stripe's first fragments.
+    fn prime(&mut self, cx: &mut Cx<'_>, stage: (ptx::Reg, ptx::Reg));
+    /// One primed stripe's product. At its last step, after that step's
+    /// fragments are in registers and before they are multiplied, it calls
+    /// `next`, which makes the next stripe readable and says where it sits,
+    /// and primes that stripe's first fragments.
+    fn accumulate_handing_off(&mut self, cx: &mut Cx<'_>, next: &mut dyn FnMut(&mut Cx<'_>) -> NextStripe);
     /// The accumulators, `[i * n_thr + j]`, in the [`CLayout`] of the plan.
     fn accumulators(&self) -> &[Elem];
+}
+
+/// Where the stripe after the current one sits, from the pipeline to an
+/// [`InnerProduct`] handing off to it.
+pub(crate) struct NextStripe {
+    /// Its byte offsets (A's, B's) past the first slot of the ring.
+    pub stage: (ptx::Reg, ptx::Reg),
 }
 
 /// Writes `C = alpha · C_regs + beta · C`.

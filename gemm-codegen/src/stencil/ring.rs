@@ -19,6 +19,25 @@
 //! iteration commits exactly one group (empty past the last stripe), so the
 //! `wait_group s − 2` at stripe `t` always leaves stripe `t` landed.
 //!
+//! With two sets of fragment registers (`frag_sets = 2`) the barrier moves
+//! into the stripe's last step, so that the next stripe's first fragments
+//! load while that step multiplies (CUTLASS's multistage main loop):
+//!
+//! ```text
+//! prologue as above;  wait_group s−2;  bar.sync;  frag ⇐ stripe 0, step 0
+//! for t in 0 .. ktiles:
+//!     copy stripe t+s−1 → slot (t−1) mod s, if it exists;  commit
+//!     steps 0 .. K_blk−2 of stripe t  (each loading the next step's fragments)
+//!     wait_group s−2;  bar.sync                     (stripe t+1 has landed)
+//!     frag ⇐ stripe t+1, step 0   (past the last stripe: stripe t's, unused)
+//!     last step of stripe t
+//! ```
+//!
+//! The hand-off has no branch: after the last stripe it reloads that
+//! stripe's own slot, which has landed, so `ptxas` schedules the loop as one
+//! block (a guarded hand-off measured 3–10% slower on SGEMM, H100;
+//! `tuning/sm_90-stalls/`).
+//!
 //! Copies move runs of `ldg_width` elements. A run along the free dimension
 //! is one copy into a row of the K-major stripe; a run along K spans
 //! `ldg_width` rows, so it is one copy per element. Elements outside the
@@ -31,7 +50,7 @@ use crate::ptx::{self, Address, Cmp, CpAsyncCache, Instr, Operand as Op, Reg, Ty
 use crate::spec::GlobalLoad;
 
 use super::mover::Footprint;
-use super::{Cx, InnerProduct};
+use super::{Cx, InnerProduct, NextStripe};
 
 /// Copies one operand's stripes into the ring with `cp.async`.
 pub(crate) struct AsyncCopy {
@@ -162,6 +181,8 @@ pub(crate) fn main_loop(cx: &mut Cx<'_>, inner: &mut dyn InnerProduct) -> ptx::L
     let b_rd = cx.b.reg("b_slot_rd", Type::U32);
     let ahead = cx.b.reg("kt_ahead", Type::U32);
     let p = cx.b.reg("p_ring", Type::Pred);
+    let rd_next = cx.b.reg("slot_rd_next", Type::U32);
+    let p_next = cx.b.reg("p_next_stripe", Type::Pred);
     let past_k: Vec<_> = (0..s - 1).map(|t| cx.b.label(&format!("prologue_past_k_{t}"))).collect();
     let loop_label = cx.b.label("main_loop");
     let skip_label = cx.b.label("no_stripe_to_copy");
@@ -196,14 +217,25 @@ pub(crate) fn main_loop(cx: &mut Cx<'_>, inner: &mut dyn InnerProduct) -> ptx::L
     cx.b.push(Instr::mov(wr, Op::imm(s - 1)));
     cx.b.push(Instr::mov(rd, Op::imm(0)));
     cx.b.push(Instr::mov(kt, Op::imm(0)));
+    let crossing = inner.crosses_stripes();
+    if crossing {
+        cx.b.comment("stripe 0 has landed everywhere; its first fragments go to registers");
+        cx.b.push(Instr::cp_async_wait(s - 2));
+        cx.b.push(Instr::bar_sync(0));
+        cx.b.push(Instr::mov(a_rd, Op::imm(0)));
+        cx.b.push(Instr::mov(b_rd, Op::imm(0)));
+        inner.prime(cx, (a_rd, b_rd));
+    }
 
     cx.b.section(format!(
         "main loop: consume stripe kt from slot kt mod {s} while stripes up to kt + {} fly",
         s - 1
     ));
     cx.b.place(loop_label);
-    cx.b.push(Instr::cp_async_wait(s - 2));
-    cx.b.push(Instr::bar_sync(0));
+    if !crossing {
+        cx.b.push(Instr::cp_async_wait(s - 2));
+        cx.b.push(Instr::bar_sync(0));
+    }
     cx.b.comment(format!("copy stripe kt + {} into the slot everyone finished reading", s - 1));
     cx.b.push(Instr::add(ahead, kt, Op::imm(s - 1)));
     cx.b.push(Instr::setp(Cmp::Ge, Type::U32, p, ahead, ktiles));
@@ -219,10 +251,29 @@ pub(crate) fn main_loop(cx: &mut Cx<'_>, inner: &mut dyn InnerProduct) -> ptx::L
     cx.b.push(Instr::sub(k_rem, k_rem, Op::imm(spec.k_blk)));
     next_slot(cx, wr, s, p);
     cx.b.comment(format!("inner product: stripe kt from shared memory, {} deep", spec.k_blk));
-    cx.b.push(Instr::mul(a_rd, rd, Op::imm(a_slot)));
-    cx.b.push(Instr::mul(b_rd, rd, Op::imm(b_slot)));
-    inner.accumulate(cx, Some((a_rd, b_rd)));
-    next_slot(cx, rd, s, p);
+    if crossing {
+        inner.accumulate_handing_off(cx, &mut |cx| {
+            cx.b.comment(
+                "hand-off: stripe kt + 1 lands everywhere and its first fragments load \
+                 (after the last stripe, the last one's again: nothing uses them)",
+            );
+            cx.b.push(Instr::cp_async_wait(s - 2));
+            cx.b.push(Instr::bar_sync(0));
+            cx.b.push(Instr::add(ahead, kt, Op::imm(1)));
+            cx.b.push(Instr::setp(Cmp::Lt, Type::U32, p_next, ahead, ktiles));
+            cx.b.push(Instr::mov(rd_next, rd));
+            next_slot(cx, rd_next, s, p);
+            cx.b.push(Instr::selp(rd, rd_next, rd, p_next));
+            cx.b.push(Instr::mul(a_rd, rd, Op::imm(a_slot)));
+            cx.b.push(Instr::mul(b_rd, rd, Op::imm(b_slot)));
+            NextStripe { stage: (a_rd, b_rd) }
+        });
+    } else {
+        cx.b.push(Instr::mul(a_rd, rd, Op::imm(a_slot)));
+        cx.b.push(Instr::mul(b_rd, rd, Op::imm(b_slot)));
+        inner.accumulate(cx, Some((a_rd, b_rd)));
+        next_slot(cx, rd, s, p);
+    }
     cx.b.push(Instr::add(kt, kt, Op::imm(1)));
     cx.b.push(Instr::setp(Cmp::Lt, Type::U32, p, kt, ktiles));
     cx.b.push_if(p, Instr::bra_uni(loop_label));
