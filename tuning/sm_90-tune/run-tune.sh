@@ -2,9 +2,9 @@
 # On the GPU machine (carry .devc: the xtask binary and tune.tgz, made with
 # `tar czf .devc/tune.tgz -C .device/tune candidates prune.log` after
 # `MODE=prune bash tuning/sm_90-tune/tune.sh .devc/xtask .device/tune`):
-# unpack the pruned candidates (TUNE: the tune script, tuning/sm_90-tune/tune.sh
-# unless set) (and any journal) from
-# .devc/tune.tgz, time them (resumable), return the journal and reports.
+# unpack the pruned candidates (and any journal) from .devc/tune.tgz, time
+# them with the tune script $TUNE (default tuning/sm_90-tune/tune.sh;
+# resumable), return the journal and reports.
 set -u
 export LD_LIBRARY_PATH=/usr/local/cuda-13.0/targets/x86_64-linux/lib
 export GEMMFORGE_PTXAS=/usr/local/cuda/bin/ptxas
