@@ -82,25 +82,15 @@ fn brute_force(
                         for &lds_width in &bounds.lds_widths {
                             if loads == Loads::SkipRejectedPoints {
                                 let probe = KernelSpec {
-                                    precision,
-                                    op_a,
-                                    op_b,
-                                    m_blk,
-                                    n_blk,
-                                    k_blk,
-                                    m_dim,
-                                    n_dim,
-                                    load_a: shapes[0],
-                                    load_b: shapes[0],
                                     lds_width,
-                                    ldg: GlobalLoad::Nc,
-                                    arch: Target::Sm70,
-                                    stages: 1,
-                                    ldg_width: 1,
-                                    warps: None,
-                                    raster: 1,
-                                    unroll: None,
-                                    frag_sets: 1,
+                                    ..KernelSpec::new(
+                                        precision,
+                                        (op_a, op_b),
+                                        (m_blk, n_blk, k_blk),
+                                        (m_dim, n_dim),
+                                        (shapes[0].lead, shapes[0].cross),
+                                        (shapes[0].lead, shapes[0].cross),
+                                    )
                                 };
                                 let load_rules = [Rule::LoadThreads, Rule::LoadNotDividingStripe];
                                 if validate_with(&probe, &limits)
@@ -113,25 +103,16 @@ fn brute_force(
                                 for &load_b in &shapes {
                                     for &ldg in &bounds.ldgs {
                                         let spec = KernelSpec {
-                                            precision,
-                                            op_a,
-                                            op_b,
-                                            m_blk,
-                                            n_blk,
-                                            k_blk,
-                                            m_dim,
-                                            n_dim,
-                                            load_a,
-                                            load_b,
                                             lds_width,
                                             ldg,
-                                            arch: Target::Sm70,
-                                            stages: 1,
-                                            ldg_width: 1,
-                                            warps: None,
-                                            raster: 1,
-                                            unroll: None,
-                                            frag_sets: 1,
+                                            ..KernelSpec::new(
+                                                precision,
+                                                (op_a, op_b),
+                                                (m_blk, n_blk, k_blk),
+                                                (m_dim, n_dim),
+                                                (load_a.lead, load_a.cross),
+                                                (load_b.lead, load_b.cross),
+                                            )
                                         };
                                         if let Ok(plan) = validate_with(&spec, &limits)
                                             && guidelines.admits(&Stats::of(&plan, device))

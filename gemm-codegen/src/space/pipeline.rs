@@ -117,9 +117,11 @@ impl Pipeline {
     /// the H100 winners 3), `ldg_width` [`LdgWidths::WidestOrOne`], warps
     /// [`Warps::Squarest`], `raster` 1 and 8 (8 gained 10% on the H100),
     /// `frag_sets` 1 and 2 (2, which in a ring also hands off to the next
-    /// stripe in the last step, gained 2–6% over 1 on H100 SGEMM NN, DGEMM
-    /// and CGEMM kernels and lost 2% on a 250-register SGEMM NT), `unroll` the whole stripe or 2 steps (2 was the best of 2,
-    /// 4 and 8 on the H100's 256 × 128 SGEMM; 4 and 8 lost).
+    /// stripe in the last step, beat 1 by 1.4% on the H100's SGEMM NN
+    /// 192 × 128 × 20; the hand-off itself gained 1–7% on SGEMM NN, DGEMM
+    /// and CGEMM kernels and lost up to 2% on two SGEMM NT ones), `unroll`
+    /// the whole stripe or 2 steps (2 was the best of 2, 4 and 8 on the
+    /// H100's 256 × 128 SGEMM; 4 and 8 lost).
     pub fn tuner(target: Target) -> Pipeline {
         let stages = if target.has_cp_async() { vec![1, 2, 3, 4] } else { vec![1] };
         Pipeline {

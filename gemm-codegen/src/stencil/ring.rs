@@ -35,8 +35,8 @@
 //!
 //! The hand-off has no branch: after the last stripe it reloads that
 //! stripe's own slot, which has landed, so `ptxas` schedules the loop as one
-//! block (a guarded hand-off measured 3–10% slower on SGEMM, H100;
-//! `tuning/sm_90-stalls/`).
+//! block (a guarded hand-off measured 2–12% slower on six SGEMM kernels,
+//! H100; `tuning/sm_90-stalls/`).
 //!
 //! Copies move runs of `ldg_width` elements. A run along the free dimension
 //! is one copy into a row of the K-major stripe; a run along K spans
@@ -220,11 +220,9 @@ pub(crate) fn main_loop(cx: &mut Cx<'_>, inner: &mut dyn InnerProduct) -> ptx::L
     let crossing = inner.crosses_stripes();
     if crossing {
         cx.b.comment("stripe 0 has landed everywhere; its first fragments go to registers");
-        cx.b.push(Instr::cp_async_wait(s - 2));
-        cx.b.push(Instr::bar_sync(0));
-        cx.b.push(Instr::mov(a_rd, Op::imm(0)));
-        cx.b.push(Instr::mov(b_rd, Op::imm(0)));
-        inner.prime(cx, (a_rd, b_rd));
+        land(cx, s);
+        let stage = slot_offsets(cx, rd, (a_rd, b_rd), (a_slot, b_slot));
+        inner.prime(cx, stage);
     }
 
     cx.b.section(format!(
@@ -233,8 +231,7 @@ pub(crate) fn main_loop(cx: &mut Cx<'_>, inner: &mut dyn InnerProduct) -> ptx::L
     ));
     cx.b.place(loop_label);
     if !crossing {
-        cx.b.push(Instr::cp_async_wait(s - 2));
-        cx.b.push(Instr::bar_sync(0));
+        land(cx, s);
     }
     cx.b.comment(format!("copy stripe kt + {} into the slot everyone finished reading", s - 1));
     cx.b.push(Instr::add(ahead, kt, Op::imm(s - 1)));
@@ -257,27 +254,43 @@ pub(crate) fn main_loop(cx: &mut Cx<'_>, inner: &mut dyn InnerProduct) -> ptx::L
                 "hand-off: stripe kt + 1 lands everywhere and its first fragments load \
                  (after the last stripe, the last one's again: nothing uses them)",
             );
-            cx.b.push(Instr::cp_async_wait(s - 2));
-            cx.b.push(Instr::bar_sync(0));
+            land(cx, s);
             cx.b.push(Instr::add(ahead, kt, Op::imm(1)));
             cx.b.push(Instr::setp(Cmp::Lt, Type::U32, p_next, ahead, ktiles));
             cx.b.push(Instr::mov(rd_next, rd));
             next_slot(cx, rd_next, s, p);
             cx.b.push(Instr::selp(rd, rd_next, rd, p_next));
-            cx.b.push(Instr::mul(a_rd, rd, Op::imm(a_slot)));
-            cx.b.push(Instr::mul(b_rd, rd, Op::imm(b_slot)));
-            NextStripe { stage: (a_rd, b_rd) }
+            NextStripe { stage: slot_offsets(cx, rd, (a_rd, b_rd), (a_slot, b_slot)) }
         });
     } else {
-        cx.b.push(Instr::mul(a_rd, rd, Op::imm(a_slot)));
-        cx.b.push(Instr::mul(b_rd, rd, Op::imm(b_slot)));
-        inner.accumulate(cx, Some((a_rd, b_rd)));
+        let stage = slot_offsets(cx, rd, (a_rd, b_rd), (a_slot, b_slot));
+        inner.accumulate(cx, Some(stage));
         next_slot(cx, rd, s, p);
     }
     cx.b.push(Instr::add(kt, kt, Op::imm(1)));
     cx.b.push(Instr::setp(Cmp::Lt, Type::U32, p, kt, ktiles));
     cx.b.push_if(p, Instr::bra_uni(loop_label));
     epilogue
+}
+
+/// Waits until the stripe `s − 2` commit groups back has landed, then
+/// makes every thread's copies of it visible to the whole block.
+fn land(cx: &mut Cx<'_>, s: u32) {
+    cx.b.push(Instr::cp_async_wait(s - 2));
+    cx.b.push(Instr::bar_sync(0));
+}
+
+/// The byte offsets (A's, B's) of ring slot `slot`, slots of `bytes` (A's,
+/// B's) each.
+fn slot_offsets(
+    cx: &mut Cx<'_>,
+    slot: Reg,
+    (a_off, b_off): (Reg, Reg),
+    (a_bytes, b_bytes): (u32, u32),
+) -> (Reg, Reg) {
+    cx.b.push(Instr::mul(a_off, slot, Op::imm(a_bytes)));
+    cx.b.push(Instr::mul(b_off, slot, Op::imm(b_bytes)));
+    (a_off, b_off)
 }
 
 /// `slot = (slot + 1) mod s`.
