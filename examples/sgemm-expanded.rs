@@ -96,6 +96,7 @@ impl ::gemmforge::codegen::GemmKernel for SgemmNN {
         raster: 1,
         unroll: None,
         frag_sets: 1,
+        interleave: 0,
     };
 
     // The PTX module, generated while the macro expanded by

@@ -21,8 +21,8 @@ mod violation;
 pub use violation::{Field, ParamPath, Rule, Violation};
 
 pub use pipeline::{
-    frag_sets_allowed, ldg_width_allowed, ldg_width_divides, ldg_width_fits_precision, stages_allowed,
-    unroll_divides, warps_fit,
+    frag_sets_allowed, interleave_allowed, ldg_width_allowed, ldg_width_divides, ldg_width_fits_precision,
+    stages_allowed, unroll_divides, warps_fit,
 };
 
 /// Hardware limits that decide whether a kernel can be built and launched at

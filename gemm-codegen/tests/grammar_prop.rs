@@ -126,7 +126,7 @@ fn specs() -> impl Strategy<Value = KernelSpec> {
         (shape(), shape(), any::<u32>(), prop::sample::select(GlobalLoad::ALL.to_vec())),
         (
             prop::sample::select(Target::ALL.to_vec()),
-            any::<[u32; 4]>(),
+            any::<[u32; 5]>(),
             warps,
             prop::option::of(any::<u32>()),
         ),
@@ -135,7 +135,7 @@ fn specs() -> impl Strategy<Value = KernelSpec> {
             |(
                 (precision, op_a, op_b, [m_blk, n_blk, k_blk], [m_dim, n_dim]),
                 (load_a, load_b, lds_width, ldg),
-                (arch, [stages, ldg_width, raster, frag_sets], warps, unroll),
+                (arch, [stages, ldg_width, raster, frag_sets, interleave], warps, unroll),
             )| {
                 KernelSpec {
                     precision,
@@ -157,6 +157,7 @@ fn specs() -> impl Strategy<Value = KernelSpec> {
                     raster,
                     unroll,
                     frag_sets,
+                    interleave,
                 }
             },
         )
@@ -182,6 +183,7 @@ fn items_of(spec: &KernelSpec) -> Vec<(&'static str, String)> {
         s.raster.to_string(),
         s.unroll.map_or_else(String::new, |u| u.to_string()),
         s.frag_sets.to_string(),
+        s.interleave.to_string(),
     ];
     assert_eq!(values.len(), PARAMS.len(), "a value for every parameter");
     // `warps` and `unroll` left out have no value to write: leave them out.

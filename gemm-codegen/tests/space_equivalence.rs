@@ -301,6 +301,7 @@ fn toy_sub_range_breaks_every_rule() {
                                     raster: 1,
                                     unroll: None,
                                     frag_sets: 1,
+                                    interleave: 0,
                                 };
                                 if let Err(violations) = validate_with(&spec, &limits) {
                                     seen.extend(violations.iter().map(|v| format!("{:?}", v.rule)));

@@ -1,5 +1,5 @@
 //! The pipeline dimensions of the space (`arch`, `stages`, `ldg_width`,
-//! `frag_sets`, `warps`, `raster`, `unroll`): the generator against a brute force over
+//! `frag_sets`, `warps`, `raster`, `unroll`, `interleave`): the generator against a brute force over
 //! `validate_with` on sub-ranges, counting against listing, every listed
 //! spec legal, the limits of a space of an architecture, and the H100's
 //! measured winners inside the tuner's space.
@@ -83,6 +83,7 @@ fn brute_force(space: &Space) -> BTreeSet<KernelSpec> {
                                         raster: 1,
                                         unroll: None,
                                         frag_sets,
+                                        interleave: 0,
                                     };
                                     let load_dependent =
                                         [Rule::LoadThreads, Rule::LoadNotDividingStripe, Rule::LdgWidth];
@@ -136,15 +137,25 @@ fn brute_force(space: &Space) -> BTreeSet<KernelSpec> {
                                                         unrolls.dedup();
                                                         let unrolls = std::iter::once(None)
                                                             .chain(unrolls.into_iter().map(Some));
-                                                        for unroll in unrolls {
+                                                        // The pipeline's interleaves, and ones
+                                                        // past the stripe (k_blk + 1).
+                                                        let interleaves: Vec<u32> = [0, k_blk + 1]
+                                                            .into_iter()
+                                                            .chain(pipe.interleaves.iter().copied())
+                                                            .collect();
+                                                        for (unroll, &interleave) in unrolls.flat_map(|u| {
+                                                            interleaves.iter().map(move |g| (u, g))
+                                                        }) {
                                                             let listed = unroll.is_none_or(|u| {
                                                                 u < k_blk && pipe.unrolls.contains(&u)
-                                                            });
+                                                            }) && (interleave == 0
+                                                                || pipe.interleaves.contains(&interleave));
                                                             let spec = KernelSpec {
                                                                 warps: w,
                                                                 raster: *raster,
                                                                 ldg,
                                                                 unroll,
+                                                                interleave,
                                                                 ..base
                                                             };
                                                             if chosen
@@ -208,6 +219,7 @@ fn every_value(target: Target) -> Pipeline {
         rasters: vec![1, 8],
         frag_sets: vec![1, 2],
         unrolls: vec![1, 2, 4],
+        interleaves: vec![1, 2, 8],
     }
 }
 
@@ -228,6 +240,8 @@ fn every_legal_pipeline_value_matches_validate_with() {
             assert_eq!(has(&|s| s.stages == 3), target == Target::Sm90, "{precision} {target}");
             assert_eq!(has(&|s| s.ldg_width == 4), precision == Precision::F32, "{precision} {target}");
             assert!(has(&|s| s.frag_sets == 2) && has(&|s| s.unroll == Some(2)), "{precision} {target}");
+            assert_eq!(has(&|s| s.interleave == 2), target == Target::Sm90, "{precision} {target}");
+            assert!(!has(&|s| s.interleave == 8 && s.k_blk < 8), "{precision} {target}");
         }
     }
 }
@@ -245,7 +259,12 @@ fn tuner_rules_match_validate_with() {
         // `frag_sets` and `unroll` take every listed value (the brute force
         // of `every_legal_pipeline_value_matches_validate_with` covers them);
         // one value each keeps this brute force quick.
-        let pipeline = Pipeline { frag_sets: vec![2], unrolls: Vec::new(), ..space.pipeline.clone() };
+        let pipeline = Pipeline {
+            frag_sets: vec![2],
+            unrolls: Vec::new(),
+            interleaves: vec![2],
+            ..space.pipeline.clone()
+        };
         let space = space.with_pipeline(pipeline);
         let min_reuse = if precision.is_complex() { 4.0 } else { 2.0 };
         let space = space.with_guidelines(Guidelines { min_reuse, ..Guidelines::pipelined(precision) });
@@ -304,7 +323,7 @@ fn sampled_tuner_specs_are_legal() {
 fn tuner_space_on_sm90_is_pinned() {
     let space = Space::for_tuning(Precision::F32, Op::N, Op::N, sm90());
     let count = space.count();
-    assert_eq!((count.hard, count.survivors), (504_853_104, 75_116_556));
+    assert_eq!((count.hard, count.survivors), (1_311_599_976, 219_720_444));
     let portable = Space::new(Precision::F32, Op::N, Op::N, sm90());
     assert_eq!(portable.pipeline, Pipeline::portable());
     assert!(count.hard > portable.count().hard);

@@ -24,9 +24,9 @@
 //! the run takes seconds.
 
 use gemm_codegen::constraints::{
-    frag_sets_allowed, ldg_width_allowed, ldg_width_divides, ldg_width_fits_precision, lds_width_allowed,
-    lds_width_divides, lds_width_fits_precision, regs_fit, regs_lower_bound, shared_bytes, shared_fits,
-    smem_stride, stages_allowed, threads_rule, tile_divides, unroll_divides, warps_fit,
+    frag_sets_allowed, interleave_allowed, ldg_width_allowed, ldg_width_divides, ldg_width_fits_precision,
+    lds_width_allowed, lds_width_divides, lds_width_fits_precision, regs_fit, regs_lower_bound, shared_bytes,
+    shared_fits, smem_stride, stages_allowed, threads_rule, tile_divides, unroll_divides, warps_fit,
 };
 use gemm_codegen::device::DeviceLimits;
 use gemm_codegen::space::{Bounds, Guidelines, Space, Stats};
@@ -76,13 +76,13 @@ fn kind() -> impl Strategy<Value = (Precision, Op, Op, GlobalLoad)> {
 }
 
 /// The pipeline parameters, `(arch, stages, ldg_width, warps, raster,
-/// unroll, frag_sets)`, each drawn like `value` draws a field.
+/// unroll, frag_sets, interleave)`, each drawn like `value` draws a field.
 fn pipeline<S: Strategy<Value = u32>>(
     value: impl Fn() -> S,
-) -> impl Strategy<Value = (Target, u32, u32, Option<WarpShape>, u32, Option<u32>, u32)> {
+) -> impl Strategy<Value = (Target, u32, u32, Option<WarpShape>, u32, Option<u32>, u32, u32)> {
     let warps = prop::option::weighted(0.2, (value(), value()).prop_map(|(m, n)| WarpShape { m, n }));
     let unroll = prop::option::weighted(0.2, value());
-    (prop::sample::select(Target::ALL.to_vec()), value(), value(), warps, value(), unroll, value())
+    (prop::sample::select(Target::ALL.to_vec()), value(), value(), warps, value(), unroll, value(), value())
 }
 
 /// Every field drawn on its own.
@@ -96,7 +96,7 @@ fn arbitrary() -> impl Strategy<Value = KernelSpec> {
                 load_a,
                 load_b,
                 lds_width,
-                (arch, stages, ldg_width, warps, raster, unroll, frag_sets),
+                (arch, stages, ldg_width, warps, raster, unroll, frag_sets, interleave),
             )| {
                 KernelSpec {
                     precision,
@@ -118,6 +118,7 @@ fn arbitrary() -> impl Strategy<Value = KernelSpec> {
                     raster,
                     unroll,
                     frag_sets,
+                    interleave,
                 }
             },
         )
@@ -144,7 +145,7 @@ fn matching() -> impl Strategy<Value = KernelSpec> {
     let small = || prop_oneof![30 => Just(1u32), 3 => 1u32..=3, 1 => field()];
     (kind(), (dim(), dim()), (mult(), mult(), mult()), width, any::<bool>(), pipeline(small)).prop_map(
         |((precision, op_a, op_b, ldg), (m_dim, n_dim), (a, b, c), lds_width, along_k, pipeline)| {
-            let (arch, stages, ldg_width, warps, raster, unroll, frag_sets) = pipeline;
+            let (arch, stages, ldg_width, warps, raster, unroll, frag_sets, interleave) = pipeline;
             let threads = m_dim.wrapping_mul(n_dim);
             let k_unit = if along_k { threads } else { m_dim.max(n_dim) };
             let mut spec = KernelSpec {
@@ -167,6 +168,7 @@ fn matching() -> impl Strategy<Value = KernelSpec> {
                 raster,
                 unroll,
                 frag_sets,
+                interleave,
             };
             // (threads along the free dimension, threads along K).
             let (a_free_k, b_free_k) = ((m_dim, n_dim), (n_dim, m_dim));
@@ -257,7 +259,8 @@ fn predicates_hold(spec: &KernelSpec, limits: &Limits) -> bool {
         && ldg_width_divides(s.ldg_width, &b)
         && s.warps.is_none_or(|w| warps_fit(w.m, w.n, s.m_dim, s.n_dim))
         && s.unroll.is_none_or(|u| unroll_divides(u, s.k_blk))
-        && frag_sets_allowed(s.frag_sets);
+        && frag_sets_allowed(s.frag_sets)
+        && interleave_allowed(s.interleave, s.stages, s.unroll.is_none(), s.k_blk);
     nonzero
         && pipeline
         && threads_rule(s.m_dim, s.n_dim, limits).is_none()
@@ -357,6 +360,7 @@ fn check_space(spec: &KernelSpec) -> Result<(), TestCaseError> {
         raster: KernelSpec::DEFAULT_RASTER,
         unroll: KernelSpec::DEFAULT_UNROLL,
         frag_sets: KernelSpec::DEFAULT_FRAG_SETS,
+        interleave: KernelSpec::DEFAULT_INTERLEAVE,
         ..*spec
     };
     let device = sm90();

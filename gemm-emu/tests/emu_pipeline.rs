@@ -1,5 +1,5 @@
 //! The pipeline parameters of the stencil (`ldg_width`, `warps`, `raster`,
-//! `stages`, `arch`, `unroll`, `frag_sets`) in the emulator: each spec on the ragged shapes of
+//! `stages`, `arch`, `unroll`, `frag_sets`, `interleave`) in the emulator: each spec on the ragged shapes of
 //! every dimension, against the f64 reference, with every safety check on.
 
 mod emu_common;
@@ -164,7 +164,6 @@ fn a_ring_in_dynamic_shared_memory() {
 /// thread's landed copies without a barrier: the emulator names both.
 #[test]
 fn the_hand_off_to_the_next_stripe_needs_its_wait_and_its_barrier() {
-    use gemm_emu::{Gemm, GemmArgs, Program};
     let spec = KernelSpec {
         arch: Target::Sm80,
         stages: 3,
@@ -176,30 +175,7 @@ fn the_hand_off_to_the_next_stripe_needs_its_wait_and_its_barrier() {
     let hand_off = "\tcp.async.wait_group\t1;\n\tbar.sync\t0;\n\tadd.u32\t%kt_ahead, %kt, 1;";
     assert_eq!(image.ptx.matches(hand_off).count(), 1, "one hand-off, in the loop:\n{}", image.ptx);
     assert_eq!(image.ptx.matches("bar.sync").count(), 2, "the prologue's barrier and the hand-off's");
-    let run = |ptx: &str| -> Result<(), String> {
-        let (m, n, k) = (64u32, 64u32, 40u32);
-        let args = GemmArgs {
-            m,
-            n,
-            k,
-            lda: u64::from(m),
-            ldb: u64::from(k),
-            ldc: u64::from(m),
-            alpha: 1.0f32,
-            beta: 0.0,
-        };
-        let a: Vec<f32> = (0..m * k).map(|i| (i % 7) as f32).collect();
-        let b: Vec<f32> = (0..k * n).map(|i| (i % 5) as f32).collect();
-        let mut c = vec![f32::NAN; (m * n) as usize];
-        let program = Program::from_ptx(ptx, None).map_err(|e| e.to_string())?;
-        let gemm = Gemm::from_program(program, &image).map_err(|e| e.to_string())?;
-        gemm.run(&args, &a, &b, &mut c, &Default::default()).map_err(|e| e.to_string())?;
-        let want = |i: u32, j: u32| (0..k).map(|l| ((i + l * m) % 7 * ((l + j * k) % 5)) as f32).sum::<f32>();
-        match (0..m * n).find(|&at| c[at as usize] != want(at % m, at / m)) {
-            Some(at) => Err(format!("C({}, {}) = {}", at % m, at / m, c[at as usize])),
-            None => Ok(()),
-        }
-    };
+    let run = |ptx: &str| run_64x64x40(&image, ptx);
     run(&image.ptx).expect("the generated kernel");
     let no_wait = image.ptx.replace(hand_off, "\tbar.sync\t0;\n\tadd.u32\t%kt_ahead, %kt, 1;");
     let err = run(&no_wait).expect_err("reads of copies in flight");
@@ -207,4 +183,112 @@ fn the_hand_off_to_the_next_stripe_needs_its_wait_and_its_barrier() {
     let no_barrier = image.ptx.replace(hand_off, "\tcp.async.wait_group\t1;\n\tadd.u32\t%kt_ahead, %kt, 1;");
     let err = run(&no_barrier).expect_err("a race on a landed stripe");
     assert!(err.contains("race"), "{err}");
+}
+
+/// Runs `ptx`, a version of `image`'s kernel, on a 64 × 64 × 40 SGEMM of
+/// small integers (exact in f32), and says where C is wrong, or what the
+/// emulator refused.
+fn run_64x64x40(image: &gemm_codegen::KernelImage, ptx: &str) -> Result<(), String> {
+    use gemm_emu::{Gemm, GemmArgs, Program};
+    let (m, n, k) = (64u32, 64u32, 40u32);
+    let args = GemmArgs {
+        m,
+        n,
+        k,
+        lda: u64::from(m),
+        ldb: u64::from(k),
+        ldc: u64::from(m),
+        alpha: 1.0f32,
+        beta: 0.0,
+    };
+    let a: Vec<f32> = (0..m * k).map(|i| (i % 7) as f32).collect();
+    let b: Vec<f32> = (0..k * n).map(|i| (i % 5) as f32).collect();
+    let mut c = vec![f32::NAN; (m * n) as usize];
+    let program = Program::from_ptx(ptx, None).map_err(|e| e.to_string())?;
+    let gemm = Gemm::from_program(program, image).map_err(|e| e.to_string())?;
+    gemm.run(&args, &a, &b, &mut c, &Default::default()).map_err(|e| e.to_string())?;
+    let want = |i: u32, j: u32| (0..k).map(|l| ((i + l * m) % 7 * ((l + j * k) % 5)) as f32).sum::<f32>();
+    match (0..m * n).find(|&at| c[at as usize] != want(at % m, at / m)) {
+        Some(at) => Err(format!("C({}, {}) = {}", at % m, at / m, c[at as usize])),
+        None => Ok(()),
+    }
+}
+
+/// A ring's copies interleaved with the product in `interleave` groups:
+/// one, a few (not dividing the stripe), one per k step; with one
+/// fragment set or two (the hand-off), reals and conjugated complexes,
+/// vector copies and element copies along K.
+#[test]
+fn copies_interleaved_with_the_product() {
+    let mut specs = Vec::new();
+    for frag_sets in [1, 2] {
+        for interleave in [1, 3, 8] {
+            for ops in [(Op::N, Op::N), (Op::T, Op::T)] {
+                let s = KernelSpec {
+                    arch: Target::Sm80,
+                    stages: 3,
+                    frag_sets,
+                    interleave,
+                    ..base(Precision::F32, ops)
+                };
+                specs.push(s);
+            }
+        }
+        let s = KernelSpec {
+            arch: Target::Sm90,
+            stages: 2,
+            ldg_width: 4,
+            lds_width: 4,
+            frag_sets,
+            interleave: 2,
+            ..base(Precision::F32, (Op::N, Op::T))
+        };
+        specs.push(s);
+        for (precision, ops) in [
+            (Precision::C32, (Op::C, Op::N)),
+            (Precision::C64, (Op::N, Op::C)),
+            (Precision::F64, (Op::T, Op::N)),
+        ] {
+            specs.push(KernelSpec {
+                arch: Target::Sm90,
+                stages: 4,
+                frag_sets,
+                interleave: 5,
+                ..base(precision, ops)
+            });
+        }
+    }
+    run_all(&specs);
+}
+
+/// With interleaved copies the stripe's commit closes the group after its
+/// last copy. A commit moved before the last copy leaves it in the next
+/// group, which the wait before their stripe does not cover: the
+/// emulator names the copy still in flight when the stripe is read.
+#[test]
+fn interleaved_copies_are_committed_after_the_last_group() {
+    for frag_sets in [1, 2] {
+        let spec = KernelSpec {
+            arch: Target::Sm80,
+            stages: 3,
+            frag_sets,
+            interleave: 4,
+            ..base(Precision::F32, (Op::N, Op::N))
+        };
+        let image = gemm_codegen::compile(&spec).unwrap();
+        run_64x64x40(&image, &image.ptx).expect("the generated kernel");
+        let lines: Vec<&str> = image.ptx.lines().collect();
+        let copy = |l: &&str| l.contains("@%p_copy_stripe cp.async");
+        let commit = lines.iter().rposition(|l| l.contains("cp.async.commit_group")).unwrap();
+        let last_copy = lines[..commit].iter().rposition(copy).unwrap();
+        // The copies sit beside the product: FMAs between the first and the last.
+        let first_copy = lines.iter().position(copy).unwrap();
+        assert!(lines[first_copy..commit].iter().any(|l| l.contains("fma.rn")), "copies not interleaved");
+        assert_eq!(lines.iter().filter(|l| copy(l)).count(), 4 + 4, "A's and B's copies, once each");
+        let mut moved = lines.clone();
+        let line = moved.remove(commit);
+        moved.insert(last_copy, line);
+        let err = run_64x64x40(&image, &(moved.join("\n") + "\n")).expect_err("copies outside their group");
+        assert!(err.contains("is still copying"), "frag_sets = {frag_sets}: {err}");
+    }
 }

@@ -1,5 +1,5 @@
 //! The hard constraints of the pipeline parameters: `stages`, `ldg_width`,
-//! `warps`, `unroll`, `frag_sets` and (through [`check_nonzero`](super::check_nonzero))
+//! `warps`, `unroll`, `frag_sets`, `interleave` and (through [`check_nonzero`](super::check_nonzero))
 //! `raster`.
 //! Part of the one constraints implementation: [`super::validate_with`]
 //! calls [`check`], and the search space uses the public predicates.
@@ -58,6 +58,15 @@ pub const fn frag_sets_allowed(sets: u32) -> bool {
     matches!(sets, 1 | 2)
 }
 
+/// [`Rule::Interleave`]: a ring's copies can be interleaved with the
+/// product (`interleave = g ≥ 1`) when there is a ring (`stages ≥ 2`),
+/// the product is straight-line code over the whole stripe (`unroll`
+/// absent) and there are at least `g` k steps to put the groups beside
+/// (`g ≤ k_blk`). 0, copies before the product, is always allowed.
+pub const fn interleave_allowed(groups: u32, stages: u32, unrolled_whole: bool, k_blk: u32) -> bool {
+    groups == 0 || (stages >= 2 && unrolled_whole && groups <= k_blk)
+}
+
 /// Checks the pipeline parameters of `spec` (every parameter nonzero), A's
 /// and B's stripes as the spec reads them.
 pub(super) fn check(spec: &KernelSpec, a: &StripePlan, b: &StripePlan, out: &mut Vec<Violation>) {
@@ -105,6 +114,7 @@ pub(super) fn check(spec: &KernelSpec, a: &StripePlan, b: &StripePlan, out: &mut
             },
         );
     }
+    check_interleave(spec, out);
     if let Some(w) = spec.warps
         && !warps_fit(w.m, w.n, spec.m_dim, spec.n_dim)
     {
@@ -166,6 +176,32 @@ fn check_ldg_width(spec: &KernelSpec, a: &StripePlan, b: &StripePlan, out: &mut 
     }
 }
 
+/// [`Rule::Interleave`], with the message naming the first of its parts
+/// that fails.
+fn check_interleave(spec: &KernelSpec, out: &mut Vec<Violation>) {
+    let g = spec.interleave;
+    if spec.stages == 0
+        || spec.k_blk == 0
+        || interleave_allowed(g, spec.stages, spec.unroll.is_none(), spec.k_blk)
+    {
+        return;
+    }
+    let message = if spec.stages < 2 {
+        format!(
+            "`interleave` ({g}) spreads the copies of a `cp.async` ring over the product, and \
+             `stages = 1` has none: use `stages = 2` or more, or leave `interleave` out"
+        )
+    } else if spec.unroll.is_some() {
+        format!(
+            "`interleave` ({g}) puts copies beside the k steps of a stripe in straight-line code, \
+             which `unroll` turns into a loop: leave out `unroll` or `interleave`"
+        )
+    } else {
+        format!("`interleave` ({g}) must be at most `tile.2` ({}), the k steps of a stripe", spec.k_blk)
+    };
+    violation(out, ParamPath::whole(Field::Interleave), Rule::Interleave, message);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -193,6 +229,7 @@ mod tests {
             raster: 8,
             unroll: None,
             frag_sets: 1,
+            interleave: 0,
         }
     }
 
@@ -251,6 +288,13 @@ mod tests {
         assert_eq!(rules(&KernelSpec { frag_sets: 3, ..s }), [("frag_sets".into(), Rule::FragSets)]);
         assert_eq!(rules(&KernelSpec { frag_sets: 0, ..s }), [("frag_sets".into(), Rule::Zero)]);
         assert_eq!(rules(&KernelSpec { frag_sets: 2, ..s }), []);
+        for g in [1, 2, 8] {
+            assert_eq!(rules(&KernelSpec { interleave: g, ..s }), []);
+        }
+        let interleave = [("interleave".into(), Rule::Interleave)];
+        assert_eq!(rules(&KernelSpec { interleave: 9, ..s }), interleave);
+        assert_eq!(rules(&KernelSpec { interleave: 1, stages: 1, ..s }), interleave);
+        assert_eq!(rules(&KernelSpec { interleave: 1, unroll: Some(2), ..s }), interleave);
     }
 
     #[test]

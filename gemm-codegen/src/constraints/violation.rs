@@ -37,6 +37,8 @@ pub enum Field {
     Unroll,
     /// `frag_sets`.
     FragSets,
+    /// `interleave`.
+    Interleave,
 }
 
 impl Field {
@@ -58,6 +60,7 @@ impl Field {
             Field::Raster => "raster",
             Field::Unroll => "unroll",
             Field::FragSets => "frag_sets",
+            Field::Interleave => "interleave",
         }
     }
 }
@@ -127,6 +130,8 @@ pub enum Rule {
     Unroll,
     /// `frag_sets` not 1 or 2.
     FragSets,
+    /// `interleave` without a ring, with `unroll`, or above `tile.2`.
+    Interleave,
 }
 
 /// One broken rule: where, which, and what to change.

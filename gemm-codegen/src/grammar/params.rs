@@ -289,6 +289,16 @@ pub static PARAMS: &[Param] = &[
         hint: None,
         set: |s, v| v.int().map(|n| s.frag_sets = n),
     },
+    Param {
+        key: "interleave",
+        shape: Shape::Int,
+        need: Need::Optional("0"),
+        field: Some(Field::Interleave),
+        doc: "groups a ring's copies of a stripe are issued in, beside the product's k steps \
+              (0: all before the product)",
+        hint: None,
+        set: |s, v| v.int().map(|g| s.interleave = g),
+    },
 ];
 
 /// The spec before any parameter is stored: optional parameters at their

@@ -1,5 +1,5 @@
 //! The pipeline dimensions of the space: `arch`, `stages`, `ldg_width`,
-//! `frag_sets`, `warps`, `raster` and `unroll` ([`Pipeline`]).
+//! `frag_sets`, `warps`, `raster`, `unroll` and `interleave` ([`Pipeline`]).
 //!
 //! They fall in two kinds, and adding a parameter means putting it in one:
 //!
@@ -13,10 +13,12 @@
 //!   is one point with its own [`super::Stats`].
 //! - **Free dimensions** change neither: every value multiplies the specs
 //!   of a point. They are the table `FREE`: `ldg` (the cache path),
-//!   `warps`, `raster` and `unroll` (whose values are the listed divisors
-//!   of the point's `tile.2`). A new parameter of this kind is one more
-//!   list in [`Pipeline`] and one more row of `FREE`; counting, listing and
-//!   membership follow.
+//!   `warps`, `raster`, and the walk of the stripe: `unroll` (whose values
+//!   are the listed divisors of the point's `tile.2`) or, with the whole
+//!   stripe unrolled in a ring, `interleave` (the listed group counts up
+//!   to `tile.2`) — one row, since interleaving needs no `unroll`. A new
+//!   parameter of this kind is one more list in [`Pipeline`] and one more
+//!   row of `FREE`; counting, listing and membership follow.
 
 use crate::constraints::{
     StripePlan, ldg_width_allowed, ldg_width_divides, ldg_width_fits_precision, stages_allowed, warps_fit,
@@ -96,6 +98,10 @@ pub struct Pipeline {
     /// The `unroll`s besides the whole stripe (`None`, always in): each
     /// that divides a point's `tile.2` and is below it.
     pub unrolls: Vec<u32>,
+    /// The `interleave` group counts besides 0 (always in): each up to a
+    /// point's `tile.2`, at points with a ring (`stages ≥ 2`), with the
+    /// whole stripe unrolled.
+    pub interleaves: Vec<u32>,
 }
 
 impl Pipeline {
@@ -109,6 +115,7 @@ impl Pipeline {
             rasters: vec![KernelSpec::DEFAULT_RASTER],
             frag_sets: vec![KernelSpec::DEFAULT_FRAG_SETS],
             unrolls: Vec::new(),
+            interleaves: Vec::new(),
         }
     }
 
@@ -121,7 +128,9 @@ impl Pipeline {
     /// 192 × 128 × 20; the hand-off itself gained 1–7% on SGEMM NN, DGEMM
     /// and CGEMM kernels and lost up to 2% on two SGEMM NT ones), `unroll`
     /// the whole stripe or 2 steps (2 was the best of 2, 4 and 8 on the
-    /// H100's 256 × 128 SGEMM; 4 and 8 lost).
+    /// H100's 256 × 128 SGEMM; 4 and 8 lost), `interleave` 0, 1, 2, 4 and
+    /// 8 (each was the best of these on some of 13 H100 kernels, by up
+    /// to 13%; `tuning/sm_90-copies`).
     pub fn tuner(target: Target) -> Pipeline {
         let stages = if target.has_cp_async() { vec![1, 2, 3, 4] } else { vec![1] };
         Pipeline {
@@ -132,6 +141,7 @@ impl Pipeline {
             rasters: vec![1, 8],
             frag_sets: vec![1, 2],
             unrolls: vec![2],
+            interleaves: vec![1, 2, 4, 8],
         }
     }
 
@@ -140,6 +150,23 @@ impl Pipeline {
     /// stripe, then these).
     fn partial_unrolls(&self, k_blk: u32) -> impl Iterator<Item = u32> + '_ {
         self.unrolls.iter().copied().filter(move |&u| u > 0 && u < k_blk && k_blk.is_multiple_of(u))
+    }
+
+    /// The listed `interleave`s a point of `spec`'s stages and `tile.2`
+    /// takes with the whole stripe unrolled, in list order (the space's
+    /// values are 0 then these): none without a ring.
+    fn interleaves_at(&self, spec: &KernelSpec) -> impl Iterator<Item = u32> + '_ {
+        let (ring, k_blk) = (spec.stages >= 2, spec.k_blk);
+        self.interleaves.iter().copied().filter(move |&g| ring && g > 0 && g <= k_blk)
+    }
+
+    /// The walks of a stripe at a point: `(unroll, interleave)`, first
+    /// `(None, 0)`, then each listed `interleave`, then each listed
+    /// `unroll` (with `interleave` 0).
+    fn walks(&self, spec: &KernelSpec) -> impl Iterator<Item = (Option<u32>, u32)> + '_ {
+        let interleaved = self.interleaves_at(spec).map(|g| (None, g));
+        let looped = self.partial_unrolls(spec.k_blk).map(|u| (Some(u), 0));
+        std::iter::once((None, 0)).chain(interleaved).chain(looped)
     }
 
     /// The `arch` of every spec of the space.
@@ -186,7 +213,7 @@ impl Pipeline {
             && self.stages.contains(&spec.stages)
             && self.rasters.contains(&spec.raster)
             && self.frag_sets.contains(&spec.frag_sets)
-            && spec.unroll.is_none_or(|u| self.partial_unrolls(spec.k_blk).any(|v| v == u))
+            && self.walks(spec).any(|w| w == (spec.unroll, spec.interleave))
             && self.warp_shapes(spec.m_dim, spec.n_dim).contains(&spec.warps)
             && match &self.ldg_widths {
                 LdgWidths::Each(list) => list.contains(&spec.ldg_width),
@@ -244,12 +271,12 @@ pub(super) const FREE: [FreeDim; 4] = [
     },
     // `raster`
     FreeDim { count: |s, _| s.pipeline.rasters.len(), set: |s, spec, i| spec.raster = s.pipeline.rasters[i] },
-    // `unroll`
+    // `unroll` or `interleave`
     FreeDim {
         // Counted and set per generated spec: no allocation.
-        count: |s, spec| 1 + s.pipeline.partial_unrolls(spec.k_blk).count(),
+        count: |s, spec| s.pipeline.walks(spec).count(),
         set: |s, spec, i| {
-            spec.unroll = i.checked_sub(1).and_then(|i| s.pipeline.partial_unrolls(spec.k_blk).nth(i));
+            (spec.unroll, spec.interleave) = s.pipeline.walks(spec).nth(i).expect("i < count");
         },
     },
 ];

@@ -36,7 +36,7 @@
 
 use crate::ptx::{Address, CacheQual, Cmp, Instr, Operand as Op, Reg, Space, Type};
 
-use super::{CLayout, Cx, Elem, InnerProduct, NextStripe};
+use super::{Beside, CLayout, Cx, Elem, InnerProduct, NextStripe, Step};
 
 /// One set of fragment registers: a column of A and a row of B.
 #[derive(Default)]
@@ -129,14 +129,18 @@ impl RegisterBlocked {
         }
     }
 
-    /// One body of `unroll` steps from the read pointers `ptrs`. With two
-    /// sets, the first step's fragments are already in set 0; a body that
-    /// loops ends having loaded the next body's (at `unroll` rows) into
-    /// set 0, and the stripe's last body ends as `end` says.
-    fn body(&self, cx: &mut Cx<'_>, ptrs: (Reg, Reg), unroll: u32, end: End<'_>) {
+    /// One body of `unroll` steps from the read pointers `ptrs`, calling
+    /// `beside` with step `s` of `unroll` between each step's loads and its
+    /// multiply-adds. With two sets, the first step's fragments are already
+    /// in set 0; a body that loops ends having loaded the next body's (at
+    /// `unroll` rows) into set 0, and the stripe's last body ends as `end`
+    /// says.
+    fn body(&self, cx: &mut Cx<'_>, ptrs: (Reg, Reg), unroll: u32, end: End<'_>, beside: Beside<'_>) {
+        let mut step = |cx: &mut Cx<'_>, index: u32| beside(cx, Step { index, of: unroll });
         if self.frag.len() == 1 {
             for s in 0..unroll {
                 self.load(cx, 0, ptrs, s);
+                step(cx, s);
                 self.multiply(cx, 0);
             }
             return;
@@ -146,9 +150,11 @@ impl RegisterBlocked {
             let set = (s % 2) as usize;
             if s + 1 < unroll {
                 self.load(cx, 1 - set, ptrs, s + 1);
+                step(cx, s);
                 self.multiply(cx, set);
                 continue;
             }
+            step(cx, s);
             match end.take().expect("one last step") {
                 End::Loops if set == 0 => {
                     // Odd `unroll`: the next body starts in set 0, which this step reads.
@@ -194,8 +200,9 @@ impl RegisterBlocked {
 
     /// Walks the stripe from `ptrs`, whose first fragments are loaded when
     /// there are two sets: `iters − 1` looping bodies of `unroll` steps,
-    /// then the last one, ending as `end` says.
-    fn walk(&mut self, cx: &mut Cx<'_>, ptrs: (Reg, Reg), end: End<'_>) {
+    /// then the last one, ending as `end` says. `beside` gets the stripe's
+    /// steps when it is one body, or the whole stripe before the loop.
+    fn walk(&mut self, cx: &mut Cx<'_>, ptrs: (Reg, Reg), end: End<'_>, beside: Beside<'_>) {
         let spec = *cx.plan.spec();
         let unroll = spec.unroll_steps();
         let iters = spec.k_blk / unroll;
@@ -203,10 +210,11 @@ impl RegisterBlocked {
             let (left, more) = self.iters_left.expect("setup declares the loop's counter");
             let label = cx.b.label(&format!("k_steps_{}", self.loops));
             self.loops += 1;
+            beside(cx, Step { index: 0, of: 1 });
             cx.b.comment(format!("{} iterations of {unroll} k steps, then the last one", iters - 1));
             cx.b.push(Instr::mov(left, Op::imm(iters - 1)));
             cx.b.place(label);
-            self.body(cx, ptrs, unroll, End::Loops);
+            self.body(cx, ptrs, unroll, End::Loops, &mut |_, _| {});
             let esz = cx.esz();
             for (ptr, stride) in [(ptrs.0, cx.plan.smem_a_stride()), (ptrs.1, cx.plan.smem_b_stride())] {
                 cx.b.push(Instr::add(ptr, ptr, Op::imm(i64::from(unroll * stride) * esz)));
@@ -214,8 +222,10 @@ impl RegisterBlocked {
             cx.b.push(Instr::sub(left, left, Op::imm(1)));
             cx.b.push(Instr::setp(Cmp::Ne, Type::U32, more, left, Op::imm(0)));
             cx.b.push_if(more, Instr::bra_uni(label));
+            self.body(cx, ptrs, unroll, end, &mut |_, _| {});
+        } else {
+            self.body(cx, ptrs, unroll, end, beside);
         }
-        self.body(cx, ptrs, unroll, end);
     }
 }
 
@@ -291,7 +301,7 @@ impl InnerProduct for RegisterBlocked {
         }
     }
 
-    fn accumulate(&mut self, cx: &mut Cx<'_>, stage: Option<(Reg, Reg)>) {
+    fn accumulate(&mut self, cx: &mut Cx<'_>, stage: Option<(Reg, Reg)>, beside: Beside<'_>) {
         let spec = *cx.plan.spec();
         let (a_sptr, b_sptr) = (self.a_sptr.expect("setup"), self.b_sptr.expect("setup"));
         let iters = spec.k_blk / spec.unroll_steps();
@@ -311,7 +321,7 @@ impl InnerProduct for RegisterBlocked {
         if self.frag.len() > 1 {
             self.load(cx, 0, ptrs, 0);
         }
-        self.walk(cx, ptrs, End::Stripe);
+        self.walk(cx, ptrs, End::Stripe, beside);
     }
 
     fn crosses_stripes(&self) -> bool {
@@ -324,9 +334,14 @@ impl InnerProduct for RegisterBlocked {
         self.load(cx, 0, ptrs, 0);
     }
 
-    fn accumulate_handing_off(&mut self, cx: &mut Cx<'_>, next: &mut dyn FnMut(&mut Cx<'_>) -> NextStripe) {
+    fn accumulate_handing_off(
+        &mut self,
+        cx: &mut Cx<'_>,
+        next: &mut dyn FnMut(&mut Cx<'_>) -> NextStripe,
+        beside: Beside<'_>,
+    ) {
         let ptrs = self.cursors();
-        self.walk(cx, ptrs, End::HandOff(next));
+        self.walk(cx, ptrs, End::HandOff(next), beside);
     }
 
     fn accumulators(&self) -> &[Elem] {

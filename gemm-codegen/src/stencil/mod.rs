@@ -60,9 +60,10 @@ pub(crate) trait InnerProduct {
     fn setup(&mut self, cx: &mut Cx<'_>);
     /// Sets the accumulators to zero.
     fn zero(&mut self, cx: &mut Cx<'_>);
-    /// One stripe's product, fully unrolled; with `stage`, the stripe sits
-    /// that many bytes (A's, B's) past the first of a ring.
-    fn accumulate(&mut self, cx: &mut Cx<'_>, stage: Option<(ptx::Reg, ptx::Reg)>);
+    /// One stripe's product; with `stage`, the stripe sits that many bytes
+    /// (A's, B's) past the first of a ring. `beside` is called once per
+    /// [`Step`] (see there).
+    fn accumulate(&mut self, cx: &mut Cx<'_>, stage: Option<(ptx::Reg, ptx::Reg)>, beside: Beside<'_>);
     /// Whether the product can load the next stripe's first fragments
     /// while it multiplies the current stripe's last ones
     /// ([`InnerProduct::prime`] and [`InnerProduct::accumulate_handing_off`]).
@@ -71,12 +72,43 @@ pub(crate) trait InnerProduct {
     /// the first and loads that stripe's first fragments.
     fn prime(&mut self, cx: &mut Cx<'_>, stage: (ptx::Reg, ptx::Reg));
     /// One primed stripe's product. At its last step, after that step's
-    /// fragments are in registers and before they are multiplied, it calls
-    /// `next`, which makes the next stripe readable and says where it sits,
-    /// and primes that stripe's first fragments.
-    fn accumulate_handing_off(&mut self, cx: &mut Cx<'_>, next: &mut dyn FnMut(&mut Cx<'_>) -> NextStripe);
+    /// fragments are in registers, its [`Step`] of `beside`, and before
+    /// they are multiplied, it calls `next`, which makes the next stripe
+    /// readable and says where it sits, and primes that stripe's first
+    /// fragments.
+    fn accumulate_handing_off(
+        &mut self,
+        cx: &mut Cx<'_>,
+        next: &mut dyn FnMut(&mut Cx<'_>) -> NextStripe,
+        beside: Beside<'_>,
+    );
     /// The accumulators, `[i * n_thr + j]`, in the [`CLayout`] of the plan.
     fn accumulators(&self) -> &[Elem];
+}
+
+/// Work the pipeline interleaves with a stripe's product (a ring's copies
+/// of a later stripe), emitted a part at a time: the product calls it with
+/// each [`Step`] of the stripe in order, between that step's fragment loads
+/// and its multiply-adds, so that the work spreads over the stripe and
+/// `ptxas` sees one basic block.
+pub(crate) type Beside<'h> = &'h mut dyn FnMut(&mut Cx<'_>, Step);
+
+/// Part `index` of `of` equal parts of a stripe's product: one k step of a
+/// stripe in straight-line code (`of = K_blk`), or the whole stripe at
+/// once before a stripe walked by a loop (`of = 1`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Step {
+    pub index: u32,
+    pub of: u32,
+}
+
+impl Step {
+    /// The share `[start, end)` of `count` items that this step emits:
+    /// every item once over the steps, evenly, in order.
+    pub fn share(self, count: u32) -> std::ops::Range<u32> {
+        let at = |i: u32| (u64::from(i) * u64::from(count) / u64::from(self.of)) as u32;
+        at(self.index)..at(self.index + 1)
+    }
 }
 
 /// Where the stripe after the current one sits, from the pipeline to an
@@ -172,7 +204,7 @@ fn register_staged_loop(cx: &mut Cx<'_>, inner: &mut dyn InnerProduct) -> ptx::L
     mover_a.fetch(cx, k_rem);
     mover_b.fetch(cx, k_rem);
     cx.b.comment(format!("inner product: stripe kt - 1 from shared memory, {} deep", spec.k_blk));
-    inner.accumulate(cx, None);
+    inner.accumulate(cx, None, &mut |_, _| {});
     cx.b.comment("registers -> shared, between barriers");
     cx.b.push(Instr::bar_sync(0));
     mover_a.commit(cx);
@@ -184,7 +216,7 @@ fn register_staged_loop(cx: &mut Cx<'_>, inner: &mut dyn InnerProduct) -> ptx::L
 
     cx.b.section("last stripe: inner product only");
     cx.b.place(tail_label);
-    inner.accumulate(cx, None);
+    inner.accumulate(cx, None, &mut |_, _| {});
     epilogue_label
 }
 

@@ -203,13 +203,19 @@ impl Footprint {
             0 => self.gptr,
             1 => {
                 cx.b.push(Instr::add(self.gcur, self.gptr, self.gstep));
-                self.gcur
+                self.row_pointer(j)
             }
             _ => {
                 cx.b.push(Instr::add(self.gcur, self.gcur, self.gstep));
-                self.gcur
+                self.row_pointer(j)
             }
         }
+    }
+
+    /// The register holding cross row `j`'s pointer once
+    /// [`Footprint::cross_row`] has stepped there.
+    pub fn row_pointer(&self, j: u32) -> Reg {
+        if j == 0 { self.gptr } else { self.gcur }
     }
 
     /// Byte offset of run `r`, element `e` from the start of its cross row,

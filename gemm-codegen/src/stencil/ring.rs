@@ -38,6 +38,15 @@
 //! block (a guarded hand-off measured 2–12% slower on six SGEMM kernels,
 //! H100; `tuning/sm_90-stalls/`).
 //!
+//! With `interleave = g ≥ 1` the copies of stripe `t + s − 1` leave the
+//! top of the loop: they are guarded by a predicate ("the stripe exists")
+//! instead of a branch, and issued in `g` groups, group `j` beside step
+//! `⌊j · K_blk / g⌋` of the product (after that step's fragment loads,
+//! before its FMAs); the commit follows the last group, before the next
+//! wait. The loop body is then one basic block, and fewer copies queue in
+//! the memory pipe at once, but the copies' registers live longer: which
+//! `g` wins is the kernel's (`tuning/sm_90-copies`).
+//!
 //! Copies move runs of `ldg_width` elements. A run along the free dimension
 //! is one copy into a row of the K-major stripe; a run along K spans
 //! `ldg_width` rows, so it is one copy per element. Elements outside the
@@ -50,7 +59,7 @@ use crate::ptx::{self, Address, Cmp, CpAsyncCache, Instr, Operand as Op, Reg, Ty
 use crate::spec::GlobalLoad;
 
 use super::mover::Footprint;
-use super::{Cx, InnerProduct, NextStripe};
+use super::{Cx, InnerProduct, NextStripe, Step};
 
 /// Copies one operand's stripes into the ring with `cp.async`.
 pub(crate) struct AsyncCopy {
@@ -102,10 +111,37 @@ impl AsyncCopy {
         self.at = Some(at);
     }
 
-    /// Issues the copies of the stripe with `k_rem` elements of K left into
+    /// Issues every copy of the stripe with `k_rem` elements of K left into
     /// the slot at byte offset `slot` (a register, or an immediate) of the
     /// ring.
     pub fn issue(&self, cx: &mut Cx<'_>, k_rem: Reg, slot: Op) {
+        self.begin(cx, k_rem, slot);
+        for unit in 0..self.units() {
+            self.copy(cx, unit, None);
+        }
+    }
+
+    /// Readies the copies of the stripe with `k_rem` elements of K left
+    /// into the slot at byte offset `slot`: its bounds along K and where the
+    /// slot is. The copies themselves are [`AsyncCopy::copy`]'s.
+    pub fn begin(&self, cx: &mut Cx<'_>, k_rem: Reg, slot: Op) {
+        let at = self.at();
+        at.bound_k(cx, k_rem);
+        cx.b.push(Instr::add(self.dst.expect("setup"), at.sptr, slot));
+    }
+
+    /// How many copies (units) each thread issues per stripe.
+    pub fn units(&self) -> u32 {
+        let at = self.at();
+        let per_run = if at.stripe.lead_is_k { at.width } else { 1 };
+        at.stripe.per_thread_cross * at.runs * per_run
+    }
+
+    /// Issues copy `unit` of the stripe [`AsyncCopy::begin`] readied, under
+    /// `guard` if given. Units go cross row by cross row, run by run (and
+    /// element by element for a run along K), and must be issued in that
+    /// order: the first of each cross row steps the row pointer to it.
+    pub fn copy(&self, cx: &mut Cx<'_>, unit: u32, guard: Option<Reg>) {
         let at = self.at();
         let esz = cx.esz();
         let (src_bytes, dst) = (self.src_bytes.expect("setup"), self.dst.expect("setup"));
@@ -114,31 +150,28 @@ impl AsyncCopy {
             Operand::B => cx.plan.smem_b_stride(),
         };
         let w = at.width;
-        at.bound_k(cx, k_rem);
-        cx.b.push(Instr::add(dst, at.sptr, slot));
-        for j in 0..at.stripe.per_thread_cross {
-            let row = at.cross_row(cx, j);
-            let cross_ok = at.cross_ok[j as usize];
-            for r in 0..at.runs {
-                if at.stripe.lead_is_k {
-                    for e in 0..w {
-                        let inside = at.lead_ok[(r * w + e) as usize];
-                        cx.b.push(Instr::and_pred(at.ok, cross_ok, inside));
-                        cx.b.push(Instr::selp(src_bytes, Op::imm(esz), Op::imm(0), at.ok));
-                        let bytes = cx.precision().element_bytes();
-                        let to = Address::reg(dst, at.shared_offset(esz, stride, r, e, j));
-                        let from = Address::reg(row, at.global_offset(esz, r, e));
-                        cx.b.push(Instr::cp_async_zfill(cache(cx, bytes), to, from, bytes, src_bytes));
-                    }
-                } else {
-                    cx.b.push(Instr::selp(src_bytes, self.run_bytes[r as usize], Op::imm(0), cross_ok));
-                    let bytes = w * cx.precision().element_bytes();
-                    let to = Address::reg(dst, at.shared_offset(esz, stride, r, 0, j));
-                    let from = Address::reg(row, at.global_offset(esz, r, 0));
-                    cx.b.push(Instr::cp_async_zfill(cache(cx, bytes), to, from, bytes, src_bytes));
-                }
-            }
-        }
+        let per_run = if at.stripe.lead_is_k { w } else { 1 };
+        let (j, in_row) = (unit / (at.runs * per_run), unit % (at.runs * per_run));
+        let (r, e) = (in_row / per_run, in_row % per_run);
+        let row = if in_row == 0 { at.cross_row(cx, j) } else { at.row_pointer(j) };
+        let cross_ok = at.cross_ok[j as usize];
+        let guard = guard.map(|pred| ptx::Guard { pred, negated: false });
+        let copy = if at.stripe.lead_is_k {
+            let inside = at.lead_ok[(r * w + e) as usize];
+            cx.b.push(Instr::and_pred(at.ok, cross_ok, inside));
+            cx.b.push(Instr::selp(src_bytes, Op::imm(esz), Op::imm(0), at.ok));
+            let bytes = cx.precision().element_bytes();
+            let to = Address::reg(dst, at.shared_offset(esz, stride, r, e, j));
+            let from = Address::reg(row, at.global_offset(esz, r, e));
+            Instr::cp_async_zfill(cache(cx, bytes), to, from, bytes, src_bytes)
+        } else {
+            cx.b.push(Instr::selp(src_bytes, self.run_bytes[r as usize], Op::imm(0), cross_ok));
+            let bytes = w * cx.precision().element_bytes();
+            let to = Address::reg(dst, at.shared_offset(esz, stride, r, 0, j));
+            let from = Address::reg(row, at.global_offset(esz, r, 0));
+            Instr::cp_async_zfill(cache(cx, bytes), to, from, bytes, src_bytes)
+        };
+        cx.b.push_guarded(guard, copy);
     }
 
     pub fn advance(&self, cx: &mut Cx<'_>) {
@@ -185,7 +218,6 @@ pub(crate) fn main_loop(cx: &mut Cx<'_>, inner: &mut dyn InnerProduct) -> ptx::L
     let p_next = cx.b.reg("p_next_stripe", Type::Pred);
     let past_k: Vec<_> = (0..s - 1).map(|t| cx.b.label(&format!("prologue_past_k_{t}"))).collect();
     let loop_label = cx.b.label("main_loop");
-    let skip_label = cx.b.label("no_stripe_to_copy");
     let epilogue = cx.b.label("epilogue");
 
     cx.b.section(format!("stripes along K: ktiles = ceil(k / {})", spec.k_blk));
@@ -233,38 +265,86 @@ pub(crate) fn main_loop(cx: &mut Cx<'_>, inner: &mut dyn InnerProduct) -> ptx::L
     if !crossing {
         land(cx, s);
     }
-    cx.b.comment(format!("copy stripe kt + {} into the slot everyone finished reading", s - 1));
-    cx.b.push(Instr::add(ahead, kt, Op::imm(s - 1)));
-    cx.b.push(Instr::setp(Cmp::Ge, Type::U32, p, ahead, ktiles));
-    cx.b.push_if(p, Instr::bra_uni(skip_label));
-    cx.b.push(Instr::mul(a_wr, wr, Op::imm(a_slot)));
-    cx.b.push(Instr::mul(b_wr, wr, Op::imm(b_slot)));
-    a.issue(cx, k_rem, Op::Reg(a_wr));
-    b.issue(cx, k_rem, Op::Reg(b_wr));
-    cx.b.place(skip_label);
-    cx.b.push(Instr::cp_async_commit());
-    a.advance(cx);
-    b.advance(cx);
-    cx.b.push(Instr::sub(k_rem, k_rem, Op::imm(spec.k_blk)));
-    next_slot(cx, wr, s, p);
+    // The copies of stripe kt + s − 1, and closing their group once all
+    // are issued: commit, step along K, move the write slot on.
+    let groups = spec.interleave;
+    let close = |cx: &mut Cx<'_>| {
+        cx.b.push(Instr::cp_async_commit());
+        a.advance(cx);
+        b.advance(cx);
+        cx.b.push(Instr::sub(k_rem, k_rem, Op::imm(spec.k_blk)));
+        next_slot(cx, wr, s, p);
+    };
+    let p_copy = if groups == 0 {
+        cx.b.comment(format!("copy stripe kt + {} into the slot everyone finished reading", s - 1));
+        cx.b.push(Instr::add(ahead, kt, Op::imm(s - 1)));
+        let skip = cx.b.label("no_stripe_to_copy");
+        cx.b.push(Instr::setp(Cmp::Ge, Type::U32, p, ahead, ktiles));
+        cx.b.push_if(p, Instr::bra_uni(skip));
+        cx.b.push(Instr::mul(a_wr, wr, Op::imm(a_slot)));
+        cx.b.push(Instr::mul(b_wr, wr, Op::imm(b_slot)));
+        a.issue(cx, k_rem, Op::Reg(a_wr));
+        b.issue(cx, k_rem, Op::Reg(b_wr));
+        cx.b.place(skip);
+        close(cx);
+        None
+    } else {
+        cx.b.comment(format!(
+            "copies of stripe kt + {} (where it exists) into the slot everyone finished reading, \
+             in {groups} groups beside the k steps of the product",
+            s - 1
+        ));
+        cx.b.push(Instr::add(ahead, kt, Op::imm(s - 1)));
+        let p_copy = cx.b.reg("p_copy_stripe", Type::Pred);
+        cx.b.push(Instr::setp(Cmp::Lt, Type::U32, p_copy, ahead, ktiles));
+        cx.b.push(Instr::mul(a_wr, wr, Op::imm(a_slot)));
+        cx.b.push(Instr::mul(b_wr, wr, Op::imm(b_slot)));
+        a.begin(cx, k_rem, Op::Reg(a_wr));
+        b.begin(cx, k_rem, Op::Reg(b_wr));
+        Some(p_copy)
+    };
+    // Group `j` of the copies goes beside step ⌊j · steps / groups⌋.
+    let (a_units, units) = (a.units(), a.units() + b.units());
+    let mut copies = |cx: &mut Cx<'_>, step: Step| {
+        let Some(p_copy) = p_copy else { return };
+        let first_step = |j: u32| (u64::from(j) * u64::from(step.of) / u64::from(groups)) as u32;
+        for j in (0..groups).filter(|&j| first_step(j) == step.index) {
+            for unit in (Step { index: j, of: groups }).share(units) {
+                match unit.checked_sub(a_units) {
+                    None => a.copy(cx, unit, Some(p_copy)),
+                    Some(unit) => b.copy(cx, unit, Some(p_copy)),
+                }
+            }
+        }
+    };
     cx.b.comment(format!("inner product: stripe kt from shared memory, {} deep", spec.k_blk));
     if crossing {
-        inner.accumulate_handing_off(cx, &mut |cx| {
-            cx.b.comment(
-                "hand-off: stripe kt + 1 lands everywhere and its first fragments load \
-                 (after the last stripe, the last one's again: nothing uses them)",
-            );
-            land(cx, s);
-            cx.b.push(Instr::add(ahead, kt, Op::imm(1)));
-            cx.b.push(Instr::setp(Cmp::Lt, Type::U32, p_next, ahead, ktiles));
-            cx.b.push(Instr::mov(rd_next, rd));
-            next_slot(cx, rd_next, s, p);
-            cx.b.push(Instr::selp(rd, rd_next, rd, p_next));
-            NextStripe { stage: slot_offsets(cx, rd, (a_rd, b_rd), (a_slot, b_slot)) }
-        });
+        inner.accumulate_handing_off(
+            cx,
+            &mut |cx| {
+                if p_copy.is_some() {
+                    close(cx);
+                }
+                cx.b.comment(
+                    "hand-off: stripe kt + 1 lands everywhere and its first fragments load \
+                     (after the last stripe, the last one's again: nothing uses them)",
+                );
+                land(cx, s);
+                cx.b.push(Instr::add(ahead, kt, Op::imm(1)));
+                cx.b.push(Instr::setp(Cmp::Lt, Type::U32, p_next, ahead, ktiles));
+                cx.b.push(Instr::mov(rd_next, rd));
+                next_slot(cx, rd_next, s, p);
+                cx.b.push(Instr::selp(rd, rd_next, rd, p_next));
+                NextStripe { stage: slot_offsets(cx, rd, (a_rd, b_rd), (a_slot, b_slot)) }
+            },
+            &mut copies,
+        );
     } else {
         let stage = slot_offsets(cx, rd, (a_rd, b_rd), (a_slot, b_slot));
-        inner.accumulate(cx, Some(stage));
+        inner.accumulate(cx, Some(stage), &mut copies);
+        if p_copy.is_some() {
+            close(cx);
+        }
         next_slot(cx, rd, s, p);
     }
     cx.b.push(Instr::add(kt, kt, Op::imm(1)));

@@ -192,7 +192,14 @@ impl Args {
 
     fn prune_config(&self, precision: Precision) -> prune::Config {
         let size = self.size(precision) as u64;
-        prune::Config { sample: self.sample, top_tiles: 8, per_tile: 4, keep: self.max_variants, size }
+        prune::Config {
+            sample: self.sample,
+            top_tiles: 8,
+            per_tile: 4,
+            interleaved: 6,
+            keep: self.max_variants,
+            size,
+        }
     }
 
     fn costs(&self) -> Costs {

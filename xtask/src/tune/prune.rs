@@ -19,7 +19,12 @@
 //!    candidates are not all one tile. The bound sees neither the cache
 //!    path (`ldg`) nor the rasterization, so of variants that differ only
 //!    there the preferred one ([`Space::tile_variants`]: `raster` 8, `nc`)
-//!    stands for them all.
+//!    stands for them all. The bound does not see `interleave` either (the
+//!    same instructions in another order), but the order is what `ptxas`
+//!    schedules, and no value wins everywhere (`tuning/sm_90-copies`): each
+//!    of the `interleaved` best-ranked rings is followed by its siblings
+//!    with the space's other `interleave` values, for the timed rounds to
+//!    choose.
 //! 3. **Registers**: `ptxas` assembles candidates in rank order; a kernel
 //!    that spills, or whose real registers leave no block resident, is
 //!    dropped, until `keep` remain. Without `ptxas` (not installed on the
@@ -57,6 +62,9 @@ pub struct Config {
     pub top_tiles: usize,
     /// Most variants of one tile configuration, in the pool and the result.
     pub per_tile: usize,
+    /// Best-ranked rings followed by their `interleave` siblings.
+    #[serde(default)]
+    pub interleaved: usize,
     /// Candidates returned.
     pub keep: usize,
     /// `m = n = k` of the problem tuned: bounds are scaled by how well a
@@ -253,6 +261,7 @@ pub fn candidates(
             *n <= config.per_tile
         })
         .collect();
+    let ranked = with_interleave_siblings(space, ranked, config.interleaved);
 
     let Some(ptxas) = ptxas else {
         let best = ranked.iter().take(config.keep).chain(&seeds);
@@ -291,10 +300,36 @@ pub fn candidates(
     Ok(out)
 }
 
-/// What the bound sees of a spec: all but the cache path and the
-/// rasterization.
+/// What the bound sees of a spec: all but the cache path, the
+/// rasterization and the placement of a ring's copies.
 fn signature(spec: &KernelSpec) -> KernelSpec {
-    KernelSpec { ldg: KernelSpec::DEFAULT_LDG, raster: KernelSpec::DEFAULT_RASTER, ..*spec }
+    KernelSpec {
+        ldg: KernelSpec::DEFAULT_LDG,
+        raster: KernelSpec::DEFAULT_RASTER,
+        interleave: KernelSpec::DEFAULT_INTERLEAVE,
+        ..*spec
+    }
+}
+
+/// `ranked` with each of its first `n` entries that have siblings in the
+/// space differing only in `interleave` followed by them (in the space's
+/// order; the entry itself stays first), sharing its rank.
+fn with_interleave_siblings(space: &Space, ranked: Vec<Entry>, n: usize) -> Vec<Entry> {
+    let mut out = Vec::with_capacity(ranked.len());
+    for (i, e) in ranked.into_iter().enumerate() {
+        out.push(e);
+        if i >= n {
+            continue;
+        }
+        let values =
+            std::iter::once(KernelSpec::DEFAULT_INTERLEAVE).chain(space.pipeline.interleaves.iter().copied());
+        let siblings = values
+            .filter(|&g| g != e.spec.interleave)
+            .map(|interleave| KernelSpec { interleave, ..e.spec })
+            .filter(|s| space.contains(s));
+        out.extend(siblings.map(|spec| Entry { spec, ..e }).collect::<Vec<_>>());
+    }
+    out
 }
 
 fn ranked_of(e: &Entry, registers: Option<u32>, blocks_per_sm: u32) -> Ranked {
@@ -315,7 +350,7 @@ mod tests {
         let space = Space::for_tuning(Precision::C64, Op::N, Op::T, h100);
         let gpu = crate::bound::machine_for_arch("NVIDIA H100 80GB HBM3", 90, None).unwrap();
         let table2 = gemm_kernels::table2(Precision::C64, Op::N, Op::T).spec;
-        let config = Config { sample: 40, top_tiles: 2, per_tile: 3, keep: 12, size: 4096 };
+        let config = Config { sample: 40, top_tiles: 2, per_tile: 3, interleaved: 0, keep: 12, size: 4096 };
         let found = candidates(&space, &[table2], &gpu, None, Path::new("unused"), &config).unwrap();
         assert_eq!(found.len(), 13, "the 12 best, then the seed");
         assert!(found[12].seed && found[12].spec == table2);
@@ -338,6 +373,42 @@ mod tests {
         assert!(tiles.values().all(|&n| n <= 3), "{tiles:?}");
         assert!(found.iter().any(|r| r.spec.stages > 1));
         assert_eq!(found, candidates(&space, &[table2], &gpu, None, Path::new("unused"), &config).unwrap());
+    }
+
+    /// The best-ranked rings are followed by their `interleave` siblings,
+    /// which share their bound; the rest is ranked as without them.
+    #[test]
+    fn the_best_rings_bring_their_interleave_siblings() {
+        let h100 = DeviceLimits::for_arch("sm_90").unwrap();
+        let space = Space::for_tuning(Precision::F32, Op::N, Op::N, h100);
+        let gpu = crate::bound::machine_for_arch("NVIDIA H100 80GB HBM3", 90, None).unwrap();
+        let config = Config { sample: 40, top_tiles: 2, per_tile: 3, interleaved: 0, keep: 30, size: 4096 };
+        let plain = candidates(&space, &[], &gpu, None, Path::new("unused"), &config).unwrap();
+        let config = Config { interleaved: 2, ..config };
+        let found = candidates(&space, &[], &gpu, None, Path::new("unused"), &config).unwrap();
+        let rings: Vec<_> =
+            plain[..2].iter().filter(|r| r.spec.stages > 1 && r.spec.unroll.is_none()).collect();
+        assert!(!rings.is_empty(), "the best of the sample are rings");
+        let mut at = 0;
+        for r in &plain[..2] {
+            assert_eq!(found[at], *r);
+            at += 1;
+            if r.spec.stages > 1 && r.spec.unroll.is_none() {
+                let mut values = vec![r.spec.interleave];
+                while at < found.len() && signature(&found[at].spec) == signature(&r.spec) {
+                    assert_eq!(found[at].bound_tflops, r.bound_tflops);
+                    assert!(space.contains(&found[at].spec), "{}", found[at].spec);
+                    values.push(found[at].spec.interleave);
+                    at += 1;
+                }
+                values.sort_unstable();
+                assert_eq!(
+                    values,
+                    [0, 1, 2, 4, 8].into_iter().filter(|&g| g <= r.spec.k_blk).collect::<Vec<_>>()
+                );
+            }
+        }
+        assert_eq!(found[at..], plain[2..2 + found.len() - at]);
     }
 
     #[test]
@@ -368,7 +439,7 @@ mod tests {
     fn the_cache_is_keyed_by_arch_generator_and_config() {
         let out = std::env::temp_dir().join(format!("gemmforge-prune-{}", std::process::id()));
         let kt = KernelType { precision: Precision::F32, op_a: Op::N, op_b: Op::N };
-        let config = Config { sample: 1, top_tiles: 1, per_tile: 1, keep: 1, size: 4096 };
+        let config = Config { sample: 1, top_tiles: 1, per_tile: 1, interleaved: 0, keep: 1, size: 4096 };
         let spec = gemm_kernels::table2(Precision::F32, Op::N, Op::N).spec;
         let ranked = Ranked { spec, bound_tflops: 50.0, registers: Some(90), blocks_per_sm: 2, seed: true };
         let file = File {
