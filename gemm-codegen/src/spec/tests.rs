@@ -52,6 +52,7 @@ fn invocation_omits_defaults_and_names_the_rest() {
 
 #[test]
 fn entry_names_differ_with_every_parameter() {
+    // Pipeline parameters too: `_s3_…`, `_f2`, `_u4`, `_i2`, `_i4`.
     let base = sgemm_nn();
     let mut variants = vec![base];
     variants.push(KernelSpec { op_b: Op::T, ..base });
@@ -59,6 +60,12 @@ fn entry_names_differ_with_every_parameter() {
     variants.push(KernelSpec { lds_width: 2, ..base });
     variants.push(KernelSpec { ldg: GlobalLoad::Ca, ..base });
     variants.push(KernelSpec { load_b: LoadShape { lead: 16, cross: 16 }, ..base });
+    let ring = KernelSpec { stages: 3, arch: Target::Sm80, ..base };
+    variants.push(ring);
+    variants.push(KernelSpec { frag_sets: 2, ..ring });
+    variants.push(KernelSpec { unroll: Some(4), ..ring });
+    variants.push(KernelSpec { interleave: 2, ..ring });
+    variants.push(KernelSpec { interleave: 4, ..ring });
     let names: std::collections::HashSet<_> = variants.iter().map(KernelSpec::entry_name).collect();
     assert_eq!(names.len(), variants.len());
     assert!(base.entry_name().starts_with("gemmforge_sgemm_nn_96x96x16"));
