@@ -2,29 +2,10 @@
 
 use super::*;
 
+/// Table 2's SGEMM NN configuration, every optional parameter at its
+/// default.
 fn sgemm_nn() -> KernelSpec {
-    KernelSpec {
-        precision: Precision::F32,
-        op_a: Op::N,
-        op_b: Op::N,
-        m_blk: 96,
-        n_blk: 96,
-        k_blk: 16,
-        m_dim: 16,
-        n_dim: 16,
-        load_a: LoadShape { lead: 32, cross: 8 },
-        load_b: LoadShape { lead: 8, cross: 32 },
-        lds_width: 1,
-        ldg: GlobalLoad::Nc,
-        arch: Target::Sm70,
-        stages: 1,
-        ldg_width: 1,
-        warps: None,
-        raster: 1,
-        unroll: None,
-        frag_sets: 1,
-        interleave: 0,
-    }
+    KernelSpec::new(Precision::F32, (Op::N, Op::N), (96, 96, 16), (16, 16), (32, 8), (8, 32))
 }
 
 #[test]
