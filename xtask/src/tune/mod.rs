@@ -103,7 +103,8 @@ pub struct Args {
     /// Minimum register reuse (default: Table 1's, per precision).
     #[arg(long)]
     min_reuse: Option<f64>,
-    /// Most candidates timed on the small problem per kernel type.
+    /// Most candidates timed on the small problem per kernel type, besides
+    /// the seeds and the `interleave` siblings of the best-ranked rings.
     #[arg(long, default_value_t = 48)]
     max_variants: usize,
     /// One in this many small-problem candidates goes on to the full size.
@@ -196,7 +197,7 @@ impl Args {
             sample: self.sample,
             top_tiles: 8,
             per_tile: 4,
-            interleaved: 6,
+            interleaved: 24,
             keep: self.max_variants,
             size,
         }
@@ -457,7 +458,9 @@ impl Tuner<'_> {
                     budget_s: self.type_budget_s,
                     fixed_s,
                     eta: self.args.eta,
-                    max_small: self.args.max_variants,
+                    // Pruning kept `max_variants` besides the interleave
+                    // siblings and the seeds: all of them may run.
+                    max_small: ranked.len(),
                 },
                 &costs,
             );

@@ -22,9 +22,9 @@
 //!    stands for them all. The bound does not see `interleave` either (the
 //!    same instructions in another order), but the order is what `ptxas`
 //!    schedules, and no value wins everywhere (`tuning/sm_90-copies`): each
-//!    of the `interleaved` best-ranked rings is followed by its siblings
-//!    with the space's other `interleave` values, for the timed rounds to
-//!    choose.
+//!    ring among the `interleaved` best-ranked candidates is followed by its
+//!    siblings with the space's other `interleave` values, for the timed
+//!    rounds to choose. Siblings come on top of `keep`.
 //! 3. **Registers**: `ptxas` assembles candidates in rank order; a kernel
 //!    that spills, or whose real registers leave no block resident, is
 //!    dropped, until `keep` remain. Without `ptxas` (not installed on the
@@ -62,10 +62,11 @@ pub struct Config {
     pub top_tiles: usize,
     /// Most variants of one tile configuration, in the pool and the result.
     pub per_tile: usize,
-    /// Best-ranked rings followed by their `interleave` siblings.
+    /// The rings among this many best-ranked candidates are followed by
+    /// their `interleave` siblings.
     #[serde(default)]
     pub interleaved: usize,
-    /// Candidates returned.
+    /// Candidates returned, besides the siblings and the seeds.
     pub keep: usize,
     /// `m = n = k` of the problem tuned: bounds are scaled by how well a
     /// kernel's grid fills the GPU there ([`grid_fill`]).
@@ -198,6 +199,8 @@ struct Entry {
     threads_per_sm: u32,
     blocks_per_sm: u32,
     seed: bool,
+    /// Another `interleave` of the entry before it.
+    sibling: bool,
 }
 
 /// The candidates of `space` (see the module documentation), best first.
@@ -223,6 +226,7 @@ pub fn candidates(
             threads_per_sm: o.threads_per_sm(),
             blocks_per_sm: o.blocks_per_sm,
             seed,
+            sibling: false,
         })
     };
     let mut pool: Vec<Entry> = par_map(seeds, |s| entry(s, true)).into_iter().flatten().collect();
@@ -264,7 +268,7 @@ pub fn candidates(
     let ranked = with_interleave_siblings(space, ranked, config.interleaved);
 
     let Some(ptxas) = ptxas else {
-        let best = ranked.iter().take(config.keep).chain(&seeds);
+        let best = ranked[..keep_cut(&ranked, |e| e.sibling, config.keep)].iter().chain(&seeds);
         return Ok(best.map(|e| ranked_of(e, None, e.blocks_per_sm)).collect());
     };
     let scratch = ptxas::tempdir()?;
@@ -285,15 +289,16 @@ pub fn candidates(
         }
         pass.then(|| ranked_of(e, Some(r.registers), blocks))
     };
-    let mut out = Vec::new();
-    // In batches of a few per core, until `keep` pass.
+    let mut out: Vec<(bool, Ranked)> = Vec::new();
+    // In batches of a few per core, until `keep` pass besides the siblings.
     for batch in ranked.chunks(16) {
-        out.extend(par_map(batch, check).into_iter().flatten());
-        if out.len() >= config.keep {
+        out.extend(par_map(batch, |e| check(e).map(|r| (e.sibling, r))).into_iter().flatten());
+        if out.iter().filter(|(sibling, _)| !sibling).count() > config.keep {
             break;
         }
     }
-    out.truncate(config.keep);
+    out.truncate(keep_cut(&out, |(sibling, _)| *sibling, config.keep));
+    let mut out: Vec<Ranked> = out.into_iter().map(|(_, r)| r).collect();
     // A seed is kept even if ptxas rejects it: it is what ships.
     out.extend(seeds.iter().map(|e| check(e).unwrap_or_else(|| ranked_of(e, None, e.blocks_per_sm))));
     let _ = std::fs::remove_dir_all(&scratch);
@@ -327,9 +332,21 @@ fn with_interleave_siblings(space: &Space, ranked: Vec<Entry>, n: usize) -> Vec<
             .filter(|&g| g != e.spec.interleave)
             .map(|interleave| KernelSpec { interleave, ..e.spec })
             .filter(|s| space.contains(s));
-        out.extend(siblings.map(|spec| Entry { spec, ..e }).collect::<Vec<_>>());
+        out.extend(siblings.map(|spec| Entry { spec, sibling: true, ..e }).collect::<Vec<_>>());
     }
     out
+}
+
+/// The length of the prefix of `list` that holds its first `keep` entries
+/// that are not siblings, with the siblings that follow the last of them.
+fn keep_cut<T>(list: &[T], sibling: impl Fn(&T) -> bool, keep: usize) -> usize {
+    let mut primaries = 0;
+    list.iter()
+        .position(|e| {
+            primaries += usize::from(!sibling(e));
+            primaries > keep
+        })
+        .unwrap_or(list.len())
 }
 
 fn ranked_of(e: &Entry, registers: Option<u32>, blocks_per_sm: u32) -> Ranked {
@@ -409,6 +426,18 @@ mod tests {
             }
         }
         assert_eq!(found[at..], plain[2..2 + found.len() - at]);
+        // The siblings come on top of the 30 kept.
+        let siblings = found.iter().filter(|r| plain.iter().all(|p| p.spec != r.spec)).count();
+        assert!(siblings >= 3 && found.len() == 30 + siblings, "{siblings} siblings of {}", found.len());
+    }
+
+    #[test]
+    fn keep_cut_counts_only_the_primaries() {
+        let sibling = |c: &char| c.is_lowercase();
+        assert_eq!(keep_cut(&['A', 'a', 'a', 'B', 'C', 'c'], sibling, 2), 4);
+        assert_eq!(keep_cut(&['A', 'a', 'a', 'B', 'C', 'c'], sibling, 3), 6);
+        assert_eq!(keep_cut(&['A', 'B'], sibling, 5), 2);
+        assert_eq!(keep_cut(&['A', 'a'], sibling, 0), 0);
     }
 
     #[test]
