@@ -160,6 +160,15 @@ impl Pipeline {
         self.interleaves.iter().copied().filter(move |&g| ring && g > 0 && g <= k_blk)
     }
 
+    /// The `interleave` values the space holds for specs that differ from
+    /// `spec` in `interleave` alone: 0, then the listed ones a ring with the
+    /// whole stripe unrolled takes.
+    pub fn interleave_values(&self, spec: &KernelSpec) -> impl Iterator<Item = u32> + '_ {
+        let whole = spec.unroll.is_none();
+        std::iter::once(KernelSpec::DEFAULT_INTERLEAVE)
+            .chain(self.interleaves_at(spec).filter(move |_| whole))
+    }
+
     /// The walks of a stripe at a point: `(unroll, interleave)`, first
     /// `(None, 0)`, then each listed `interleave`, then each listed
     /// `unroll` (with `interleave` 0).

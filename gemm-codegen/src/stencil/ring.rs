@@ -275,30 +275,30 @@ pub(crate) fn main_loop(cx: &mut Cx<'_>, inner: &mut dyn InnerProduct) -> ptx::L
         cx.b.push(Instr::sub(k_rem, k_rem, Op::imm(spec.k_blk)));
         next_slot(cx, wr, s, p);
     };
+    cx.b.comment(if groups == 0 {
+        format!("copy stripe kt + {} into the slot everyone finished reading", s - 1)
+    } else {
+        format!(
+            "copies of stripe kt + {} (where it exists) into the slot everyone finished reading, \
+             in {groups} groups beside the k steps of the product",
+            s - 1
+        )
+    });
+    cx.b.push(Instr::add(ahead, kt, Op::imm(s - 1)));
     let p_copy = if groups == 0 {
-        cx.b.comment(format!("copy stripe kt + {} into the slot everyone finished reading", s - 1));
-        cx.b.push(Instr::add(ahead, kt, Op::imm(s - 1)));
         let skip = cx.b.label("no_stripe_to_copy");
         cx.b.push(Instr::setp(Cmp::Ge, Type::U32, p, ahead, ktiles));
         cx.b.push_if(p, Instr::bra_uni(skip));
-        cx.b.push(Instr::mul(a_wr, wr, Op::imm(a_slot)));
-        cx.b.push(Instr::mul(b_wr, wr, Op::imm(b_slot)));
+        let (a_wr, b_wr) = slot_offsets(cx, wr, (a_wr, b_wr), (a_slot, b_slot));
         a.issue(cx, k_rem, Op::Reg(a_wr));
         b.issue(cx, k_rem, Op::Reg(b_wr));
         cx.b.place(skip);
         close(cx);
         None
     } else {
-        cx.b.comment(format!(
-            "copies of stripe kt + {} (where it exists) into the slot everyone finished reading, \
-             in {groups} groups beside the k steps of the product",
-            s - 1
-        ));
-        cx.b.push(Instr::add(ahead, kt, Op::imm(s - 1)));
         let p_copy = cx.b.reg("p_copy_stripe", Type::Pred);
         cx.b.push(Instr::setp(Cmp::Lt, Type::U32, p_copy, ahead, ktiles));
-        cx.b.push(Instr::mul(a_wr, wr, Op::imm(a_slot)));
-        cx.b.push(Instr::mul(b_wr, wr, Op::imm(b_slot)));
+        let (a_wr, b_wr) = slot_offsets(cx, wr, (a_wr, b_wr), (a_slot, b_slot));
         a.begin(cx, k_rem, Op::Reg(a_wr));
         b.begin(cx, k_rem, Op::Reg(b_wr));
         Some(p_copy)

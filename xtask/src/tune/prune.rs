@@ -316,9 +316,9 @@ fn signature(spec: &KernelSpec) -> KernelSpec {
     }
 }
 
-/// `ranked` with each of its first `n` entries that have siblings in the
-/// space differing only in `interleave` followed by them (in the space's
-/// order; the entry itself stays first), sharing its rank.
+/// `ranked` (entries of `space`) with each of its first `n` entries
+/// followed by its siblings, the space's other `interleave` values of it
+/// ([`gemm_codegen::space::Pipeline::interleave_values`]), sharing its rank.
 fn with_interleave_siblings(space: &Space, ranked: Vec<Entry>, n: usize) -> Vec<Entry> {
     let mut out = Vec::with_capacity(ranked.len());
     for (i, e) in ranked.into_iter().enumerate() {
@@ -326,13 +326,14 @@ fn with_interleave_siblings(space: &Space, ranked: Vec<Entry>, n: usize) -> Vec<
         if i >= n {
             continue;
         }
-        let values =
-            std::iter::once(KernelSpec::DEFAULT_INTERLEAVE).chain(space.pipeline.interleaves.iter().copied());
-        let siblings = values
+        // `e` is in the space, so are its other interleaves.
+        let siblings: Vec<Entry> = space
+            .pipeline
+            .interleave_values(&e.spec)
             .filter(|&g| g != e.spec.interleave)
-            .map(|interleave| KernelSpec { interleave, ..e.spec })
-            .filter(|s| space.contains(s));
-        out.extend(siblings.map(|spec| Entry { spec, sibling: true, ..e }).collect::<Vec<_>>());
+            .map(|interleave| Entry { spec: KernelSpec { interleave, ..e.spec }, sibling: true, ..e })
+            .collect();
+        out.extend(siblings);
     }
     out
 }
