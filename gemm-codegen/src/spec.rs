@@ -421,7 +421,7 @@ pub struct KernelSpec {
     /// basic block, and the copies' address registers are read long
     /// before they are needed again. Needs `stages ≥ 2`, the whole stripe
     /// unrolled (no `unroll`) and `g ≤ tile.2`. Which placement wins
-    /// depends on how `ptxas` schedules the kernel (from −12% to +13% on
+    /// depends on how `ptxas` schedules the kernel (from −13% to +13% on
     /// the H100, `tuning/sm_90-copies`), so it is tuned.
     #[cfg_attr(feature = "serde", serde(default))]
     pub interleave: u32,

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The stall and issue figures of ncu's raw CSV pages (prof.sh), one column
-per kernel: ncu-table.py A.csv B.csv ..."""
+per kernel: ncu-table.py [--stall-min X] A.csv B.csv ...
+Stall rows where every kernel is below X (default 0.05) are left out."""
 import csv
 import re
 import sys
@@ -15,10 +16,15 @@ WANTED = [
     r"sm__warps_active\.avg\.pct_of_peak_sustained_active$",
     r"smsp__inst_executed\.sum$",
     r"gpu__time_duration\.sum$",
+    r"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_(ld|st|ldgsts)\.sum$",
 ]
 
+args = sys.argv[1:]
+stall_min = 0.05
+if args[:1] == ["--stall-min"]:
+    stall_min, args = float(args[1]), args[2:]
 kernels = {}
-for path in sys.argv[1:]:
+for path in args:
     rows = list(csv.reader(line for line in open(path) if line.startswith('"')))
     header = rows[0]
     for row in rows[2:]:  # rows[1] holds the units
@@ -31,7 +37,7 @@ for metric in sorted({m for d in kernels.values() for m in d}):
         continue
     values = [kernels[n].get(metric, "") for n in names]
     stall = metric.startswith("smsp__average_warps_issue_stalled_")
-    if stall and all(float(v.replace(",", "") or 0) < 0.05 for v in values):
+    if stall and all(float(v.replace(",", "") or 0) < stall_min for v in values):
         continue
     label = metric.replace("smsp__average_warps_issue_stalled_", "stall_").replace("_per_issue_active.ratio", "")
     print(label, *values, sep=" | ")
