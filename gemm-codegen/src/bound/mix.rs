@@ -21,6 +21,11 @@ pub struct InstrMix {
     pub fma_f32: u32,
     /// `fma.rn.f64`.
     pub fma_f64: u32,
+    /// `mma.sync` on `.f64` (DMMA), counted per thread as issued once per
+    /// warp like every instruction; each multiply-adds `m·n·k / 32` per lane.
+    pub mma_f64: u32,
+    /// The multiply-adds of those `mma`s, per lane.
+    pub mma_f64_fmas: u32,
     /// `ld.shared`, any vector width.
     pub shared_loads: u32,
     /// Bytes one thread reads with them.
@@ -96,6 +101,10 @@ impl InstrMix {
                 self.global_store_bytes += ty.bytes() * src.len() as u32;
             }
             Instr::BarSync { .. } => self.barriers += 1,
+            Instr::Mma { shape, .. } => {
+                self.mma_f64 += 1;
+                self.mma_f64_fmas += shape.m * shape.n * shape.k / 32;
+            }
             // A global read and a shared write at once, issued by one slot.
             Instr::CpAsync { bytes, .. } => {
                 self.global_loads += 1;
@@ -297,6 +306,7 @@ fn reads(instr: &Instr) -> Vec<usize> {
         Instr::Mad { a, b, c, .. } | Instr::Fma { a, b, c, .. } => regs(&[a, b, c]),
         Instr::Selp { a, b, pred, .. } => [regs(&[a, b]), vec![pred.index()]].concat(),
         Instr::Ld { addr, .. } => base(addr),
+        Instr::Mma { a, b, c, .. } => [a, b, c].iter().flat_map(|rs| rs.iter().map(|r| r.index())).collect(),
         Instr::St { addr, src, .. } => [base(addr), regs(&src.iter().collect::<Vec<_>>())].concat(),
     }
 }
@@ -314,7 +324,7 @@ pub(super) fn written(instr: &Instr) -> Vec<usize> {
         | Instr::Fma { dst, .. }
         | Instr::Setp { dst, .. }
         | Instr::Selp { dst, .. } => vec![dst.index()],
-        Instr::Ld { dst, .. } => dst.iter().map(|r| r.index()).collect(),
+        Instr::Ld { dst, .. } | Instr::Mma { d: dst, .. } => dst.iter().map(|r| r.index()).collect(),
         Instr::St { .. }
         | Instr::BarSync { .. }
         | Instr::Bra { .. }

@@ -7,8 +7,8 @@
 use std::collections::HashSet;
 
 use super::ir::{
-    AddrBase, Address, BinOp, CacheQual, Cmp, CpAsyncCache, Guard, Instr, Kernel, Label, Operand, ParamDecl,
-    ParamId, Reg, RegDecl, SharedDecl, SharedId, Space, Stmt, Type, UnOp,
+    AddrBase, Address, BinOp, CacheQual, Cmp, CpAsyncCache, Guard, Instr, Kernel, Label, MmaShape, Operand,
+    ParamDecl, ParamId, Reg, RegDecl, SharedDecl, SharedId, Space, Stmt, Type, UnOp,
 };
 
 /// Names PTX reserves for special registers: a register named like one of
@@ -409,6 +409,29 @@ impl Instr {
             check_operand(x, dst.ty);
         }
         Instr::Fma { ty: dst.ty, dst, a, b, c }
+    }
+
+    /// `mma.sync.aligned.{shape}.row.col.f64.f64.f64.f64 {d}, {a}, {b}, {c}`:
+    /// `D = A · B + C` by the warp (see [`Instr::Mma`]). Every register is
+    /// `.f64` and each fragment has the shape's count per lane.
+    #[track_caller]
+    pub fn mma_f64(shape: MmaShape, d: &[Reg], a: &[Reg], b: &[Reg], c: &[Reg]) -> Instr {
+        assert!(MmaShape::F64.contains(&shape), "no .f64 mma of shape {}", shape.name());
+        for (what, regs, count) in [
+            ("D", d, shape.c_per_lane()),
+            ("A", a, shape.a_per_lane()),
+            ("B", b, shape.b_per_lane()),
+            ("C", c, shape.c_per_lane()),
+        ] {
+            assert_eq!(
+                regs.len(),
+                count as usize,
+                "mma {}: {what} has {count} registers a lane",
+                shape.name()
+            );
+            assert!(regs.iter().all(|r| r.ty == Type::F64), "mma .f64 on a register of another type");
+        }
+        Instr::Mma { shape, ty: Type::F64, d: d.to_vec(), a: a.to_vec(), b: b.to_vec(), c: c.to_vec() }
     }
 
     /// `setp.cmp.T dst, a, b`.

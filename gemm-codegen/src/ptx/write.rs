@@ -276,6 +276,7 @@ fn opcode(kernel: &Kernel, instr: &Instr) -> String {
         Instr::CpAsyncCommit => "cp.async.commit_group".to_owned(),
         Instr::CpAsyncWait { .. } => "cp.async.wait_group".to_owned(),
         Instr::CpAsyncWaitAll => "cp.async.wait_all".to_owned(),
+        Instr::Mma { shape, ty, .. } => format!("mma.sync.aligned.{}.row.col{ty}{ty}{ty}{ty}", shape.name()),
         Instr::BarSync { .. } => "bar.sync".to_owned(),
         Instr::Bra { uni, .. } => if *uni { "bra.uni" } else { "bra" }.to_owned(),
         Instr::Ret => "ret".to_owned(),
@@ -314,6 +315,10 @@ fn operands(instr: &Instr) -> Vec<Piece> {
             v
         }
         Instr::CpAsyncWait { n } => vec![Int(*n)],
+        Instr::Mma { d, a, b, c, .. } => {
+            let regs = |rs: &[crate::ptx::Reg]| Vec(rs.iter().map(|&r| r.into()).collect());
+            vec![regs(d), regs(a), regs(b), regs(c)]
+        }
         Instr::BarSync { id } => vec![Int(*id)],
         Instr::Bra { target, .. } => vec![Label(target.index())],
         Instr::CpAsyncCommit | Instr::CpAsyncWaitAll | Instr::Ret => vec![],

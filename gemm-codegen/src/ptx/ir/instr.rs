@@ -30,6 +30,82 @@ impl CpAsyncCache {
     }
 }
 
+/// The shape `m × n × k` of a warp-level `mma.sync`: the warp multiplies
+/// an `m × k` fragment of A by a `k × n` fragment of B into an `m × n`
+/// accumulator, each spread over its 32 lanes as the PTX ISA lays it out
+/// (section 9.7.14.5, "Matrix Fragments for mma").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct MmaShape {
+    /// Rows of A and of the accumulator.
+    pub m: u32,
+    /// Columns of B and of the accumulator.
+    pub n: u32,
+    /// Columns of A, rows of B.
+    pub k: u32,
+}
+
+impl MmaShape {
+    /// The `.f64` shapes: `m8n8k4` (sm_80 and newer) and Hopper's
+    /// `m16n8k4`, `m16n8k8`, `m16n8k16` (sm_90 and newer).
+    pub const F64: [MmaShape; 4] = [
+        MmaShape { m: 8, n: 8, k: 4 },
+        MmaShape { m: 16, n: 8, k: 4 },
+        MmaShape { m: 16, n: 8, k: 8 },
+        MmaShape { m: 16, n: 8, k: 16 },
+    ];
+
+    /// The `.f64` shape `m × n × k`, if PTX has one.
+    pub fn f64(m: u32, n: u32, k: u32) -> Option<MmaShape> {
+        MmaShape::F64.into_iter().find(|s| (s.m, s.n, s.k) == (m, n, k))
+    }
+
+    /// The oldest architecture with this `.f64` shape.
+    pub const fn f64_min_arch(self) -> Arch {
+        if self.m == 8 { Arch::SM_80 } else { Arch::SM_90 }
+    }
+
+    /// Elements of A each lane holds.
+    pub const fn a_per_lane(self) -> u32 {
+        self.m * self.k / 32
+    }
+
+    /// Elements of B each lane holds.
+    pub const fn b_per_lane(self) -> u32 {
+        self.k * self.n / 32
+    }
+
+    /// Accumulator elements each lane holds.
+    pub const fn c_per_lane(self) -> u32 {
+        self.m * self.n / 32
+    }
+
+    /// Where lane `lane`'s `i`-th element of A sits, `(row, col)`, for the
+    /// `.f64` shapes: rows `g` and `g + 8` alternate (`m16`), columns step
+    /// by 4, with `g = lane / 4` and `t = lane mod 4`.
+    pub const fn f64_a(self, lane: u32, i: u32) -> (u32, u32) {
+        let (g, t) = (lane / 4, lane % 4);
+        let halves = self.m / 8;
+        (g + 8 * (i % halves), t + 4 * (i / halves))
+    }
+
+    /// Where lane `lane`'s `i`-th element of B sits, `(row, col)`, for the
+    /// `.f64` shapes: row `t + 4i`, column `g`.
+    pub const fn f64_b(self, lane: u32, i: u32) -> (u32, u32) {
+        (lane % 4 + 4 * i, lane / 4)
+    }
+
+    /// Where lane `lane`'s `i`-th accumulator sits, `(row, col)`, for the
+    /// `.f64` shapes: row `g` (then `g + 8`), columns `2t` and `2t + 1`.
+    pub const fn f64_c(self, lane: u32, i: u32) -> (u32, u32) {
+        (lane / 4 + 8 * (i / 2), 2 * (lane % 4) + i % 2)
+    }
+
+    /// `m16n8k4`, as PTX writes it.
+    pub fn name(self) -> String {
+        format!("m{}n{}k{}", self.m, self.n, self.k)
+    }
+}
+
 /// Comparison of `setp`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Cmp {
@@ -298,6 +374,25 @@ pub enum Instr {
     /// `cp.async.wait_all`: commits the open group and waits for every copy
     /// of this thread (`cp.async.commit_group; cp.async.wait_group 0`).
     CpAsyncWaitAll,
+    /// `mma.sync.aligned.{shape}.row.col.f64.f64.f64.f64 {d}, {a}, {b}, {c}`:
+    /// the warp computes `D = A · B + C` on `shape`, every lane holding its
+    /// fragments of A, B, C and D in the layout of [`MmaShape`] (in
+    /// registers of type `ty`, `.f64`). Every lane of the warp must execute
+    /// it together, unguarded and converged.
+    Mma {
+        /// The shape.
+        shape: MmaShape,
+        /// The element type of A, B, C and D (`.f64`).
+        ty: Type,
+        /// The lane's fragment of D.
+        d: Vec<Reg>,
+        /// The lane's fragment of A.
+        a: Vec<Reg>,
+        /// The lane's fragment of B.
+        b: Vec<Reg>,
+        /// The lane's fragment of C.
+        c: Vec<Reg>,
+    },
     /// `bar.sync id`: wait until every thread of the block arrives.
     BarSync {
         /// Barrier number.
@@ -344,11 +439,12 @@ pub enum Stmt {
 impl Instr {
     /// The oldest architecture that has this instruction in this form.
     ///
-    /// `cp.async` and its group instructions need sm_80; everything else the
-    /// IR holds exists on sm_70. `mma` and `wgmma` will raise this when they
-    /// are added, and with it the module's `.target`.
+    /// `cp.async` and its group instructions need sm_80, `mma` on `.f64`
+    /// sm_80 (`m8n8k4`) or sm_90 (the `m16` shapes); everything else the IR
+    /// holds exists on sm_70.
     pub const fn min_arch(&self) -> Arch {
         match self {
+            Instr::Mma { shape, .. } => shape.f64_min_arch(),
             Instr::CpAsync { .. }
             | Instr::CpAsyncCommit
             | Instr::CpAsyncWait { .. }
