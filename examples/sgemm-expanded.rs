@@ -97,6 +97,8 @@ impl ::gemmforge::codegen::GemmKernel for SgemmNN {
         unroll: None,
         frag_sets: 1,
         interleave: 0,
+        math: ::gemmforge::codegen::Math::Fma,
+        mma: None,
     };
 
     // The PTX module, generated while the macro expanded by

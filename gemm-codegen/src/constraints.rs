@@ -15,11 +15,16 @@
 
 use crate::spec::{KernelSpec, LoadShape, Op, Precision, Target};
 
+mod math;
 mod pipeline;
 mod violation;
 
 pub use violation::{Field, ParamPath, Rule, Violation};
 
+pub use math::{
+    MMA_LDS_WIDTH, MMA_WARP_BLOCK, math_allowed, mma_allowed, mma_fits, mma_stripe_fits, mma_threads_fit,
+    mma_warp_tile_fits,
+};
 pub use pipeline::{
     frag_sets_allowed, interleave_allowed, ldg_width_allowed, ldg_width_divides, ldg_width_fits_precision,
     stages_allowed, unroll_divides, warps_fit,
@@ -341,7 +346,15 @@ pub const fn regs_lower_bound(spec: &KernelSpec) -> u128 {
     let prefetch = if spec.stages > 1 { 0 } else { stripes.div_ceil(if threads == 0 { 1 } else { threads }) };
     let (m, n) = (spec.m_thr() as u128, spec.n_thr() as u128);
     let sets = if spec.frag_sets > 1 { spec.frag_sets as u128 } else { 1 };
-    spec.precision.element_regs() as u128 * (m * n + sets * (m + n) + prefetch)
+    // A step's fragments: a column of A and a row of B; with `mma` of depth
+    // k, a lane's `m_thr · k / 4` elements of A and `n_thr · k / 8` of B.
+    let fragments = if spec.math.is_mma() {
+        let k = spec.k_per_step() as u128;
+        m * k / 4 + n * k / 8
+    } else {
+        m + n
+    };
+    spec.precision.element_regs() as u128 * (m * n + sets * fragments + prefetch)
 }
 
 /// Skew of each shared-memory row of `spec`, in elements (see [`Plan::skew`]).
@@ -455,6 +468,7 @@ pub fn validate_with(spec: &KernelSpec, limits: &Limits) -> Result<Plan, Vec<Vio
     check_load(spec, &b, &mut out);
     check_lds_width(spec, &mut out);
     pipeline::check(spec, &a, &b, &mut out);
+    math::check(spec, &mut out);
     if !out.is_empty() {
         // Resource estimates assume the divisibility rules hold.
         return Err(out);

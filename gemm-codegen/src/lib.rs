@@ -68,7 +68,9 @@ pub use device::{ArchLimits, ComputeCapability, DeviceLimits, DriverLimits, Occu
 pub use family::{BlockOrder, Family, GridOverflow, LaunchShape, Requirements, Stencil};
 pub use kernel::{Element, GemmKernel, KernelImage};
 pub use space::{Bounds, Candidate, Guidelines, Pipeline, Space, Stats};
-pub use spec::{GlobalLoad, KernelSpec, LoadShape, Op, Precision, SpecParseError, Target, WarpShape};
+pub use spec::{
+    GlobalLoad, KernelSpec, LoadShape, Math, MmaShape, Op, Precision, SpecParseError, Target, WarpShape,
+};
 
 /// Re-exported so that `gemm_kernel!` expansions can name `Complex` without
 /// the invoking crate depending on `num-complex` itself.

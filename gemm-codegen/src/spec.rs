@@ -299,6 +299,46 @@ impl fmt::Display for Target {
     }
 }
 
+/// How the inner product multiplies (`math = fma | dmma`, default `fma`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Math {
+    /// Register-blocked fused multiply-adds on the FMA units: every
+    /// precision, every architecture. The default.
+    #[default]
+    Fma,
+    /// The FP64 tensor cores (`mma.sync` on `.f64`, sm_80 and newer), for
+    /// `f64`: each warp multiplies `mma`-shaped fragments, IEEE double
+    /// products and sums as the FMA kernels, in another order.
+    Dmma,
+}
+
+impl Math {
+    /// Every math, default first.
+    pub const ALL: [Math; 2] = [Math::Fma, Math::Dmma];
+
+    /// The `gemm_kernel!` token.
+    pub const fn token(self) -> &'static str {
+        match self {
+            Math::Fma => "fma",
+            Math::Dmma => "dmma",
+        }
+    }
+
+    /// Whether the product runs on tensor cores (`mma.sync` fragments).
+    pub const fn is_mma(self) -> bool {
+        matches!(self, Math::Dmma)
+    }
+}
+
+impl fmt::Display for Math {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.token())
+    }
+}
+
+pub use crate::ptx::MmaShape;
+
 /// How the warps of a block are laid over its grid of `threads.0 ×
 /// threads.1` C positions (`warps = (wm, wn)`): `wm × wn` warps, each
 /// owning a contiguous `threads.0 / wm × threads.1 / wn` sub-grid of 32
@@ -425,6 +465,18 @@ pub struct KernelSpec {
     /// the H100, `tuning/sm_90-copies`), so it is tuned.
     #[cfg_attr(feature = "serde", serde(default))]
     pub interleave: u32,
+    /// How the inner product multiplies (`math = fma | dmma`, default
+    /// `fma`). With `dmma` each warp computes its `tile.0 / warps.0 ×
+    /// tile.1 / warps.1` part of the C tile with `mma.sync` of shape `mma`,
+    /// its 32 lanes the 8 × 4 lane grid of the fragments, so `threads` is
+    /// `(8 · warps.0, 4 · warps.1)`.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub math: Math,
+    /// The `mma.sync` shape of a tensor-core `math` (`mma = (m, n, k)`):
+    /// for `dmma`, `(8, 8, 4)` (sm_80) or `(16, 8, 4)`, `(16, 8, 8)`,
+    /// `(16, 8, 16)` (sm_90). Absent for `fma`.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub mma: Option<MmaShape>,
 }
 
 /// The default of the pipeline parameters that count (`stages`,
@@ -455,6 +507,8 @@ impl KernelSpec {
     pub const DEFAULT_FRAG_SETS: u32 = 1;
     /// Default of [`KernelSpec::interleave`].
     pub const DEFAULT_INTERLEAVE: u32 = 0;
+    /// Default of [`KernelSpec::math`].
+    pub const DEFAULT_MATH: Math = Math::Fma;
 
     /// The spec of the required parameters, every optional one at its
     /// default: what `gemm_kernel!` gives for `precision`, `op`, `tile`,
@@ -490,6 +544,18 @@ impl KernelSpec {
             unroll: Self::DEFAULT_UNROLL,
             frag_sets: Self::DEFAULT_FRAG_SETS,
             interleave: Self::DEFAULT_INTERLEAVE,
+            math: Self::DEFAULT_MATH,
+            mma: None,
+        }
+    }
+
+    /// K rows of a stripe one step of the inner product consumes: one for
+    /// `fma`, the `mma` shape's `k` for a tensor-core math (1 if it is
+    /// missing, which validation reports).
+    pub const fn k_per_step(&self) -> u32 {
+        match (self.math.is_mma(), self.mma) {
+            (true, Some(shape)) if shape.k > 0 => shape.k,
+            _ => 1,
         }
     }
 
@@ -588,6 +654,12 @@ impl KernelSpec {
         if self.interleave != Self::DEFAULT_INTERLEAVE {
             s += &format!("_i{}", self.interleave);
         }
+        if self.math != Self::DEFAULT_MATH {
+            s += &format!("_{}", self.math);
+        }
+        if let Some(shape) = self.mma {
+            s += &format!("_{}", shape.name());
+        }
         if self.arch != Self::DEFAULT_ARCH {
             s += &format!("_{}", self.arch.token().replace('_', ""));
         }
@@ -643,6 +715,12 @@ impl KernelSpec {
         }
         if self.interleave != Self::DEFAULT_INTERLEAVE {
             s += &format!(", interleave = {}", self.interleave);
+        }
+        if self.math != Self::DEFAULT_MATH {
+            s += &format!(", math = {}", self.math);
+        }
+        if let Some(shape) = self.mma {
+            s += &format!(", mma = ({}, {}, {})", shape.m, shape.n, shape.k);
         }
         s
     }

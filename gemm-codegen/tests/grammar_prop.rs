@@ -3,7 +3,7 @@
 //! `PROPTEST_CASES` overrides the 4096 cases of each property.
 
 use gemm_codegen::grammar::{self, PARAMS};
-use gemm_codegen::{GlobalLoad, KernelSpec, LoadShape, Op, Precision, Target, WarpShape};
+use gemm_codegen::{GlobalLoad, KernelSpec, LoadShape, Math, MmaShape, Op, Precision, Target, WarpShape};
 use proptest::prelude::*;
 
 fn config() -> ProptestConfig {
@@ -130,12 +130,17 @@ fn specs() -> impl Strategy<Value = KernelSpec> {
             warps,
             prop::option::of(any::<u32>()),
         ),
+        (
+            prop::sample::select(Math::ALL.to_vec()),
+            prop::option::of(any::<[u32; 3]>().prop_map(|[m, n, k]| MmaShape { m, n, k })),
+        ),
     )
         .prop_map(
             |(
                 (precision, op_a, op_b, [m_blk, n_blk, k_blk], [m_dim, n_dim]),
                 (load_a, load_b, lds_width, ldg),
                 (arch, [stages, ldg_width, raster, frag_sets, interleave], warps, unroll),
+                (math, mma),
             )| {
                 KernelSpec {
                     precision,
@@ -158,6 +163,8 @@ fn specs() -> impl Strategy<Value = KernelSpec> {
                     unroll,
                     frag_sets,
                     interleave,
+                    math,
+                    mma,
                 }
             },
         )
@@ -184,9 +191,11 @@ fn items_of(spec: &KernelSpec) -> Vec<(&'static str, String)> {
         s.unroll.map_or_else(String::new, |u| u.to_string()),
         s.frag_sets.to_string(),
         s.interleave.to_string(),
+        s.math.to_string(),
+        s.mma.map_or_else(String::new, |m| format!("({}, {}, {})", m.m, m.n, m.k)),
     ];
     assert_eq!(values.len(), PARAMS.len(), "a value for every parameter");
-    // `warps` and `unroll` left out have no value to write: leave them out.
+    // `warps`, `unroll` and `mma` left out have no value to write: leave them out.
     PARAMS.iter().map(|p| p.key).zip(values).filter(|(_, v)| !v.is_empty()).collect()
 }
 
@@ -228,7 +237,7 @@ proptest! {
     fn every_spec_prints_and_reads_back(spec in specs()) {
         prop_assert_eq!(spec.to_string().parse::<KernelSpec>(), Ok(spec));
         let items = items_of(&spec);
-        let absent = usize::from(spec.warps.is_none()) + usize::from(spec.unroll.is_none());
+        let absent = [spec.warps.is_none(), spec.unroll.is_none(), spec.mma.is_none()].map(usize::from).iter().sum::<usize>();
         prop_assert_eq!(items.len(), PARAMS.len() - absent);
         let body = items.iter().map(|(key, value)| format!("{key} = {value}")).collect::<Vec<_>>().join(", ");
         prop_assert_eq!(body.parse::<KernelSpec>(), Ok(spec));

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 use gemm_codegen::device::{ArchLimits, ComputeCapability, DeviceLimits, DriverLimits};
 use gemm_codegen::space::{Bounds, Guidelines, Space, Stats};
-use gemm_codegen::{GlobalLoad, KernelSpec, LoadShape, Op, Precision, Rule, validate_with};
+use gemm_codegen::{GlobalLoad, KernelSpec, LoadShape, Math, Op, Precision, Rule, validate_with};
 use proptest::prelude::*;
 
 /// A small imaginary GPU whose limits bite within small bounds: 4-thread
@@ -302,6 +302,8 @@ fn toy_sub_range_breaks_every_rule() {
                                     unroll: None,
                                     frag_sets: 1,
                                     interleave: 0,
+                                    math: Math::Fma,
+                                    mma: None,
                                 };
                                 if let Err(violations) = validate_with(&spec, &limits) {
                                     seen.extend(violations.iter().map(|v| format!("{:?}", v.rule)));

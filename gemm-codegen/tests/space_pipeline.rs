@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use gemm_codegen::device::DeviceLimits;
 use gemm_codegen::space::{Bounds, Guidelines, LdgWidths, Pipeline, Space, Stats, Warps};
 use gemm_codegen::{
-    GlobalLoad, KernelSpec, LoadShape, Op, Precision, Rule, Target, WarpShape, validate_with,
+    GlobalLoad, KernelSpec, LoadShape, Math, Op, Precision, Rule, Target, WarpShape, validate_with,
 };
 
 fn sm90() -> DeviceLimits {
@@ -84,6 +84,8 @@ fn brute_force(space: &Space) -> BTreeSet<KernelSpec> {
                                         unroll: None,
                                         frag_sets,
                                         interleave: 0,
+                                        math: Math::Fma,
+                                        mma: None,
                                     };
                                     let load_dependent =
                                         [Rule::LoadThreads, Rule::LoadNotDividingStripe, Rule::LdgWidth];

@@ -25,14 +25,15 @@
 
 use gemm_codegen::constraints::{
     frag_sets_allowed, interleave_allowed, ldg_width_allowed, ldg_width_divides, ldg_width_fits_precision,
-    lds_width_allowed, lds_width_divides, lds_width_fits_precision, regs_fit, regs_lower_bound, shared_bytes,
-    shared_fits, smem_stride, stages_allowed, threads_rule, tile_divides, unroll_divides, warps_fit,
+    lds_width_allowed, lds_width_divides, lds_width_fits_precision, math_allowed, mma_allowed, mma_fits,
+    regs_fit, regs_lower_bound, shared_bytes, shared_fits, smem_stride, stages_allowed, threads_rule,
+    tile_divides, unroll_divides, warps_fit,
 };
 use gemm_codegen::device::DeviceLimits;
 use gemm_codegen::space::{Bounds, Guidelines, Space, Stats};
 use gemm_codegen::{
-    GlobalLoad, KernelSpec, Limits, LoadShape, Op, Operand, Precision, Rule, StripePlan, Target, Violation,
-    WarpShape, emit, register_reuse, validate, validate_with,
+    GlobalLoad, KernelSpec, Limits, LoadShape, Math, MmaShape, Op, Operand, Precision, Rule, StripePlan,
+    Target, Violation, WarpShape, emit, register_reuse, validate, validate_with,
 };
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
@@ -85,9 +86,31 @@ fn pipeline<S: Strategy<Value = u32>>(
     (prop::sample::select(Target::ALL.to_vec()), value(), value(), warps, value(), unroll, value(), value())
 }
 
+/// `(math, mma)`: mostly `fma` without a shape; otherwise any math with
+/// one of PTX's `.f64` shapes, or with `value` drawing its fields.
+fn math<S: Strategy<Value = u32>>(value: impl Fn() -> S) -> impl Strategy<Value = (Math, Option<MmaShape>)> {
+    let shape = prop_oneof![
+        2 => prop::sample::select(MmaShape::F64.to_vec()),
+        1 => (value(), value(), value()).prop_map(|(m, n, k)| MmaShape { m, n, k }),
+    ];
+    prop_oneof![
+        6 => Just((Math::Fma, None)),
+        1 => (prop::sample::select(Math::ALL.to_vec()), prop::option::weighted(0.8, shape)),
+    ]
+}
+
 /// Every field drawn on its own.
 fn arbitrary() -> impl Strategy<Value = KernelSpec> {
-    (kind(), (field(), field(), field()), (field(), field()), shape(), shape(), field(), pipeline(field))
+    (
+        kind(),
+        (field(), field(), field()),
+        (field(), field()),
+        shape(),
+        shape(),
+        field(),
+        pipeline(field),
+        math(field),
+    )
         .prop_map(
             |(
                 (precision, op_a, op_b, ldg),
@@ -97,6 +120,7 @@ fn arbitrary() -> impl Strategy<Value = KernelSpec> {
                 load_b,
                 lds_width,
                 (arch, stages, ldg_width, warps, raster, unroll, frag_sets, interleave),
+                (math, mma),
             )| {
                 KernelSpec {
                     precision,
@@ -119,6 +143,8 @@ fn arbitrary() -> impl Strategy<Value = KernelSpec> {
                     unroll,
                     frag_sets,
                     interleave,
+                    math,
+                    mma,
                 }
             },
         )
@@ -143,51 +169,62 @@ fn matching() -> impl Strategy<Value = KernelSpec> {
     // Mostly 1 (or 1..=3), so that the pipeline rules pass and the deep
     // rules are reached.
     let small = || prop_oneof![30 => Just(1u32), 3 => 1u32..=3, 1 => field()];
-    (kind(), (dim(), dim()), (mult(), mult(), mult()), width, any::<bool>(), pipeline(small)).prop_map(
-        |((precision, op_a, op_b, ldg), (m_dim, n_dim), (a, b, c), lds_width, along_k, pipeline)| {
-            let (arch, stages, ldg_width, warps, raster, unroll, frag_sets, interleave) = pipeline;
-            // `interleave` is legal at 0 (mostly drawn here) and needs a
-            // ring otherwise.
-            let interleave = interleave.wrapping_sub(1);
-            let threads = m_dim.wrapping_mul(n_dim);
-            let k_unit = if along_k { threads } else { m_dim.max(n_dim) };
-            let mut spec = KernelSpec {
-                precision,
-                op_a,
-                op_b,
-                m_blk: m_dim.wrapping_mul(a).wrapping_mul(lds_width),
-                n_blk: n_dim.wrapping_mul(b).wrapping_mul(lds_width),
-                k_blk: k_unit.wrapping_mul(c),
-                m_dim,
-                n_dim,
-                load_a: LoadShape { lead: 0, cross: 0 },
-                load_b: LoadShape { lead: 0, cross: 0 },
+    (kind(), (dim(), dim()), (mult(), mult(), mult()), width, any::<bool>(), pipeline(small), math(small))
+        .prop_map(
+            |(
+                (precision, op_a, op_b, ldg),
+                (m_dim, n_dim),
+                (a, b, c),
                 lds_width,
-                ldg,
-                arch,
-                stages,
-                ldg_width,
-                warps,
-                raster,
-                unroll,
-                frag_sets,
-                interleave,
-            };
-            // (threads along the free dimension, threads along K).
-            let (a_free_k, b_free_k) = ((m_dim, n_dim), (n_dim, m_dim));
-            let load = |operand: Operand, (free, k): (u32, u32)| {
-                let lead_is_k = StripePlan::new(&spec, operand).lead_is_k;
-                match (along_k, lead_is_k) {
-                    (true, true) => LoadShape { lead: threads, cross: 1 },
-                    (true, false) => LoadShape { lead: 1, cross: threads },
-                    (false, true) => LoadShape { lead: k, cross: free },
-                    (false, false) => LoadShape { lead: free, cross: k },
-                }
-            };
-            (spec.load_a, spec.load_b) = (load(Operand::A, a_free_k), load(Operand::B, b_free_k));
-            spec
-        },
-    )
+                along_k,
+                pipeline,
+                (math, mma),
+            )| {
+                let (arch, stages, ldg_width, warps, raster, unroll, frag_sets, interleave) = pipeline;
+                // `interleave` is legal at 0 (mostly drawn here) and needs a
+                // ring otherwise.
+                let interleave = interleave.wrapping_sub(1);
+                let threads = m_dim.wrapping_mul(n_dim);
+                let k_unit = if along_k { threads } else { m_dim.max(n_dim) };
+                let mut spec = KernelSpec {
+                    precision,
+                    op_a,
+                    op_b,
+                    m_blk: m_dim.wrapping_mul(a).wrapping_mul(lds_width),
+                    n_blk: n_dim.wrapping_mul(b).wrapping_mul(lds_width),
+                    k_blk: k_unit.wrapping_mul(c),
+                    m_dim,
+                    n_dim,
+                    load_a: LoadShape { lead: 0, cross: 0 },
+                    load_b: LoadShape { lead: 0, cross: 0 },
+                    lds_width,
+                    ldg,
+                    arch,
+                    stages,
+                    ldg_width,
+                    warps,
+                    raster,
+                    unroll,
+                    frag_sets,
+                    interleave,
+                    math,
+                    mma,
+                };
+                // (threads along the free dimension, threads along K).
+                let (a_free_k, b_free_k) = ((m_dim, n_dim), (n_dim, m_dim));
+                let load = |operand: Operand, (free, k): (u32, u32)| {
+                    let lead_is_k = StripePlan::new(&spec, operand).lead_is_k;
+                    match (along_k, lead_is_k) {
+                        (true, true) => LoadShape { lead: threads, cross: 1 },
+                        (true, false) => LoadShape { lead: 1, cross: threads },
+                        (false, true) => LoadShape { lead: k, cross: free },
+                        (false, false) => LoadShape { lead: free, cross: k },
+                    }
+                };
+                (spec.load_a, spec.load_b) = (load(Operand::A, a_free_k), load(Operand::B, b_free_k));
+                spec
+            },
+        )
 }
 
 fn specs() -> impl Strategy<Value = KernelSpec> {
@@ -263,8 +300,10 @@ fn predicates_hold(spec: &KernelSpec, limits: &Limits) -> bool {
         && s.warps.is_none_or(|w| warps_fit(w.m, w.n, s.m_dim, s.n_dim))
         && s.unroll.is_none_or(|u| unroll_divides(u, s.k_blk))
         && frag_sets_allowed(s.frag_sets)
-        && interleave_allowed(s.interleave, s.stages, s.unroll.is_none(), s.k_blk);
+        && interleave_allowed(s.interleave, s.stages, s.unroll.is_none(), s.k_blk / s.k_per_step());
+    let math = math_allowed(s.math, s.precision, s.arch) && mma_allowed(s.math, s.mma, s.arch) && mma_fits(s);
     nonzero
+        && math
         && pipeline
         && threads_rule(s.m_dim, s.n_dim, limits).is_none()
         && tile_divides(s.m_blk, s.m_dim)
@@ -440,7 +479,7 @@ fn the_draw_reaches_every_rule_and_the_overflow_region() {
         "rules {rules:?}; {passed} pass, {passed_uncapped} pass uncapped; shared bytes past u32 {beyond_u32}, \
          past u64 {beyond_u64}"
     );
-    assert_eq!(rules.len(), 15, "rules reached: {rules:?}");
+    assert_eq!(rules.len(), 18, "rules reached: {rules:?}");
     assert!(passed >= 50 && passed_uncapped >= 100, "{passed} and {passed_uncapped} specs pass");
     assert!(beyond_u32 >= 100 && beyond_u64 >= 10, "{beyond_u32} past u32, {beyond_u64} past u64");
 }

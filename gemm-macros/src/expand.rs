@@ -107,6 +107,14 @@ fn spec_expr(rt: &TokenStream, spec: &KernelSpec) -> TokenStream {
         }
         None => quote!(::core::option::Option::None),
     };
+    let math = format_ident!("{}", format!("{:?}", spec.math));
+    let mma = match spec.mma {
+        Some(shape) => {
+            let [m, n, k] = [shape.m, shape.n, shape.k].map(int);
+            quote!(::core::option::Option::Some(#rt::MmaShape { m: #m, n: #n, k: #k }))
+        }
+        None => quote!(::core::option::Option::None),
+    };
     let unroll = match spec.unroll {
         Some(u) => {
             let u = int(u);
@@ -136,6 +144,8 @@ fn spec_expr(rt: &TokenStream, spec: &KernelSpec) -> TokenStream {
             unroll: #unroll,
             frag_sets: #frag_sets,
             interleave: #interleave,
+            math: #rt::Math::#math,
+            mma: #mma,
         }
     }
 }

@@ -152,6 +152,7 @@ impl InstrMix {
     /// Every instruction that takes an issue slot.
     pub const fn total(&self) -> u32 {
         self.fmas()
+            + self.mma_f64
             + self.shared_accesses()
             + self.global_loads
             + self.global_stores

@@ -102,6 +102,8 @@ fn a_hand_counted_loop() {
     let want = InstrMix {
         fma_f32: 24,
         fma_f64: 0,
+        mma_f64: 0,
+        mma_f64_fmas: 0,
         shared_loads: 6,
         shared_load_bytes: 4 + 4 + 4 + 16 + 8 + 4,
         shared_stores: 1,

@@ -61,10 +61,11 @@ pub const fn frag_sets_allowed(sets: u32) -> bool {
 /// [`Rule::Interleave`]: a ring's copies can be interleaved with the
 /// product (`interleave = g ≥ 1`) when there is a ring (`stages ≥ 2`),
 /// the product is straight-line code over the whole stripe (`unroll`
-/// absent) and there are at least `g` k steps to put the groups beside
-/// (`g ≤ k_blk`). 0, copies before the product, is always allowed.
-pub const fn interleave_allowed(groups: u32, stages: u32, unrolled_whole: bool, k_blk: u32) -> bool {
-    groups == 0 || (stages >= 2 && unrolled_whole && groups <= k_blk)
+/// absent) and there are at least `g` steps of the product to put the
+/// groups beside (`g ≤ steps`: `tile.2`, or `tile.2 / mma.2` with a
+/// tensor-core math). 0, copies before the product, is always allowed.
+pub const fn interleave_allowed(groups: u32, stages: u32, unrolled_whole: bool, steps: u32) -> bool {
+    groups == 0 || (stages >= 2 && unrolled_whole && groups <= steps)
 }
 
 /// Checks the pipeline parameters of `spec` (every parameter nonzero), A's
@@ -180,9 +181,8 @@ fn check_ldg_width(spec: &KernelSpec, a: &StripePlan, b: &StripePlan, out: &mut 
 /// that fails.
 fn check_interleave(spec: &KernelSpec, out: &mut Vec<Violation>) {
     let g = spec.interleave;
-    if spec.stages == 0
-        || spec.k_blk == 0
-        || interleave_allowed(g, spec.stages, spec.unroll.is_none(), spec.k_blk)
+    let steps = spec.k_blk / spec.k_per_step();
+    if spec.stages == 0 || spec.k_blk == 0 || interleave_allowed(g, spec.stages, spec.unroll.is_none(), steps)
     {
         return;
     }
@@ -197,7 +197,7 @@ fn check_interleave(spec: &KernelSpec, out: &mut Vec<Violation>) {
              which `unroll` turns into a loop: leave out `unroll` or `interleave`"
         )
     } else {
-        format!("`interleave` ({g}) must be at most `tile.2` ({}), the k steps of a stripe", spec.k_blk)
+        format!("`interleave` ({g}) must be at most {steps}, the steps of the product over a stripe")
     };
     violation(out, ParamPath::whole(Field::Interleave), Rule::Interleave, message);
 }
@@ -230,6 +230,8 @@ mod tests {
             unroll: None,
             frag_sets: 1,
             interleave: 0,
+            math: crate::Math::Fma,
+            mma: None,
         }
     }
 

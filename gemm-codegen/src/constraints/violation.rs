@@ -39,6 +39,10 @@ pub enum Field {
     FragSets,
     /// `interleave`.
     Interleave,
+    /// `math`.
+    Math,
+    /// `mma`.
+    Mma,
 }
 
 impl Field {
@@ -61,6 +65,8 @@ impl Field {
             Field::Unroll => "unroll",
             Field::FragSets => "frag_sets",
             Field::Interleave => "interleave",
+            Field::Math => "math",
+            Field::Mma => "mma",
         }
     }
 }
@@ -130,8 +136,16 @@ pub enum Rule {
     Unroll,
     /// `frag_sets` not 1 or 2.
     FragSets,
-    /// `interleave` without a ring, with `unroll`, or above `tile.2`.
+    /// `interleave` without a ring, with `unroll`, or above `k` steps.
     Interleave,
+    /// A `math` this precision or architecture does not have.
+    Math,
+    /// An `mma` shape missing, unknown, on an architecture without it, or
+    /// given without a tensor-core `math`.
+    Mma,
+    /// A tensor-core kernel whose threads, warp tile or stripe do not fit
+    /// its `mma` fragments.
+    MmaTile,
 }
 
 /// One broken rule: where, which, and what to change.

@@ -1,7 +1,7 @@
 //! The parameters of a `gemm_kernel!` body: one table row each.
 
 use crate::constraints::Field;
-use crate::spec::{GlobalLoad, KernelSpec, Op, Precision, Target, WarpShape};
+use crate::spec::{GlobalLoad, KernelSpec, Math, MmaShape, Op, Precision, Target, WarpShape};
 
 /// One parameter of a body.
 #[derive(Debug)]
@@ -128,6 +128,8 @@ const OPS: &[&str] = &["N", "T", "C"];
 const LDGS: &[&str] = &["nc", "ca", "cg"];
 /// The words of `arch`, in the order of [`Target::ALL`].
 const TARGETS: &[&str] = &["sm_70", "sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"];
+/// The words of `math`, in the order of [`Math::ALL`].
+const MATHS: &[&str] = &["fma", "dmma"];
 
 /// Every parameter, in the order messages list them.
 pub static PARAMS: &[Param] = &[
@@ -299,6 +301,24 @@ pub static PARAMS: &[Param] = &[
         hint: None,
         set: |s, v| v.int().map(|g| s.interleave = g),
     },
+    Param {
+        key: "math",
+        shape: Shape::Word(MATHS),
+        need: Need::Optional("fma"),
+        field: Some(Field::Math),
+        doc: "how the inner product multiplies: `fma` on the FMA units, `dmma` on the FP64 tensor cores (f64, sm_80+)",
+        hint: None,
+        set: |s, v| v.one_of(&Math::ALL).map(|m| s.math = m),
+    },
+    Param {
+        key: "mma",
+        shape: Shape::Tuple(&["m", "n", "k"], Elem::Int),
+        need: Need::Absent("no tensor-core instruction (`math = fma`)"),
+        field: Some(Field::Mma),
+        doc: "the `mma.sync` shape of a tensor-core `math`: `(8, 8, 4)`, or on sm_90 `(16, 8, 4)`, `(16, 8, 8)`, `(16, 8, 16)`",
+        hint: None,
+        set: |s, v| v.ints().map(|[m, n, k]| s.mma = Some(MmaShape { m, n, k })),
+    },
 ];
 
 /// The spec before any parameter is stored: optional parameters at their
@@ -366,6 +386,8 @@ mod tests {
         assert_eq!(PRECISIONS, Precision::ALL.map(Precision::token));
         assert_eq!(OPS, Op::ALL.map(|o| o.letter().to_string()));
         assert_eq!(LDGS, GlobalLoad::ALL.map(GlobalLoad::token));
+        assert_eq!(MATHS, Math::ALL.map(Math::token));
+        assert_eq!(TARGETS, Target::ALL.map(Target::token));
     }
 
     #[test]

@@ -218,7 +218,10 @@ impl Pipeline {
     /// pipeline's values (its load shapes given): the membership half of
     /// [`Space::contains`] that the hard rules do not decide.
     pub(super) fn lists(&self, spec: &KernelSpec) -> bool {
-        spec.arch == self.arch()
+        // The space is the FMA stencil's; tensor-core maths are not in it yet.
+        spec.math == KernelSpec::DEFAULT_MATH
+            && spec.mma.is_none()
+            && spec.arch == self.arch()
             && self.stages.contains(&spec.stages)
             && self.rasters.contains(&spec.raster)
             && self.frag_sets.contains(&spec.frag_sets)

@@ -3,12 +3,13 @@
 //! [`CLayout`], so that consecutive threads store consecutive rows.
 //!
 //! Two paths, chosen by a uniform test at run time:
-//! - **runs**: a thread's elements come in runs of `lds_width` consecutive
-//!   rows. When the block's tile lies wholly inside C and C's base address
-//!   and `ldc` are multiples of the run, each run is read and written with
-//!   one vector access (`ld.global.v2`/`.v4`, `st.global.v2`/`.v4`) and no
-//!   element needs a bounds predicate. (Kernels with `lds_width = 1`, or
-//!   whose runs would exceed 16 bytes, have only the other path.)
+//! - **runs**: a thread's elements come in runs of consecutive rows
+//!   (`lds_width` of them, or 2 for a tensor-core math). When the block's
+//!   tile lies wholly inside C and C's base address and `ldc` are multiples
+//!   of the run, each run is read and written with one vector access
+//!   (`ld.global.v2`/`.v4`, `st.global.v2`/`.v4`) and no element needs a
+//!   bounds predicate. (Kernels with runs of one row, or of more than 16
+//!   bytes, have only the other path.)
 //! - **elements**: every element on its own, each guarded by whether its row
 //!   and column exist: the tiles on C's edges, and any C the caller did not
 //!   align. No caller's alignment is ever assumed.
@@ -51,7 +52,7 @@ impl Epilogue for Strided {
         let layout = CLayout::new(cx.plan);
         let (m_thr, n_thr) = (cx.plan.m_thr(), cx.plan.n_thr());
         let esz = cx.esz();
-        let w = i64::from(layout.width());
+        let w = i64::from(layout.row_width());
         let params = cx.params;
 
         cx.b.reg_group("epilogue");
@@ -74,7 +75,7 @@ impl Epilogue for Strided {
 
         cx.b.comment("the thread's first element of C");
         cx.b.push(Instr::mad(row0, cx.tx, Op::imm(w), cx.blk_m0));
-        cx.b.push(Instr::mad(col0, cx.ty, Op::imm(w), cx.blk_n0));
+        cx.b.push(Instr::mad(col0, cx.ty, Op::imm(layout.col_width()), cx.blk_n0));
         cx.b.push(Instr::mul(ldc_bytes, params.ldc, Op::imm(esz)));
         cx.b.push(Instr::mul_wide(row_bytes, row0, Op::imm(esz)));
         cx.b.push(Instr::add(row_bytes, row_bytes, params.c_ptr));
@@ -158,7 +159,7 @@ fn emit_path(cx: &mut Cx<'_>, s: &Shared<'_>, path: &Path, beta_zero: Reg, name:
     let target = done.or(end).expect("a label to end at");
     let (m_thr, n_thr) = (cx.plan.m_thr(), cx.plan.n_thr());
     let w = match path {
-        Path::Runs => s.layout.width(),
+        Path::Runs => s.layout.row_width(),
         Path::Elements { .. } => 1,
     };
     let olds: Vec<Elem> = (0..w).map(|e| cx.elem(&format!("c_{name}_old_{e}"))).collect();

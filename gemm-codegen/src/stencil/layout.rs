@@ -7,49 +7,78 @@
 //! the stores coalesce. With `lds_width = w > 1` the rows come in runs of `w`
 //! consecutive ones at stride `w · M_dim`, which lets the inner product read
 //! a thread's `w` elements of A (and of B) with one vector load from shared
-//! memory.
+//! memory. A tensor-core math has the layout of its fragments instead.
 
 use crate::constraints::Plan;
 
-/// The per-thread layout of the C tile.
+/// The per-thread layout of the C tile: along each dimension, runs of
+/// consecutive rows (columns) at a fixed step.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct CLayout {
-    w: u32,
-    m_dim: u32,
-    n_dim: u32,
+    rows: Runs,
+    cols: Runs,
+}
+
+/// A thread's elements along one dimension: runs of `width` consecutive
+/// ones, `step` apart.
+#[derive(Clone, Copy, Debug)]
+struct Runs {
+    width: u32,
+    step: u32,
+}
+
+impl Runs {
+    fn offset(self, i: u32) -> u32 {
+        (i / self.width) * self.step + i % self.width
+    }
 }
 
 impl CLayout {
+    /// The layout of `plan`: the paper's strided one (runs of `lds_width`)
+    /// for `fma`; for a tensor-core math, the fragments' (see
+    /// `stencil/mma.rs`): in each 16 × 16 block of its warp tile, lane
+    /// `(g, t)` owns rows `2g, 2g + 1` and columns `4t … 4t + 3`.
     pub fn new(plan: &Plan) -> CLayout {
         let spec = plan.spec();
-        CLayout { w: spec.lds_width, m_dim: spec.m_dim, n_dim: spec.n_dim }
+        if spec.math.is_mma() {
+            let block = crate::constraints::MMA_WARP_BLOCK;
+            return CLayout { rows: Runs { width: 2, step: block }, cols: Runs { width: 4, step: block } };
+        }
+        let w = spec.lds_width;
+        CLayout {
+            rows: Runs { width: w, step: w * spec.m_dim },
+            cols: Runs { width: w, step: w * spec.n_dim },
+        }
     }
 
-    /// Elements per run (the `lds_width`).
-    pub fn width(&self) -> u32 {
-        self.w
+    /// Rows per run: a thread's first row is `tx` times this.
+    pub fn row_width(&self) -> u32 {
+        self.rows.width
+    }
+
+    /// Columns per run: a thread's first column is `ty` times this.
+    pub fn col_width(&self) -> u32 {
+        self.cols.width
     }
 
     /// Rows between the starts of a thread's consecutive runs.
     pub fn row_step(&self) -> u32 {
-        self.w * self.m_dim
+        self.rows.step
     }
 
     /// Columns between the starts of a thread's consecutive runs.
     pub fn col_step(&self) -> u32 {
-        self.w * self.n_dim
+        self.cols.step
     }
 
-    /// Row of the thread's `i`-th element, relative to its first row
-    /// (`tx · w` within the tile, where `tx = thread mod M_dim`).
+    /// Row of the thread's `i`-th element, relative to its first row.
     pub fn row_offset(&self, i: u32) -> u32 {
-        (i / self.w) * self.row_step() + i % self.w
+        self.rows.offset(i)
     }
 
-    /// Column of the thread's `j`-th element, relative to its first column
-    /// (`ty · w`, where `ty = thread div M_dim`).
+    /// Column of the thread's `j`-th element, relative to its first column.
     pub fn col_offset(&self, j: u32) -> u32 {
-        (j / self.w) * self.col_step() + j % self.w
+        self.cols.offset(j)
     }
 }
 
@@ -78,14 +107,59 @@ mod tests {
                 let (tx, ty) = (t % spec.m_dim, t / spec.m_dim);
                 for i in 0..p.m_thr() {
                     for j in 0..p.n_thr() {
-                        let row = tx * w + l.row_offset(i);
-                        let col = ty * w + l.col_offset(j);
+                        let row = tx * l.row_width() + l.row_offset(i);
+                        let col = ty * l.col_width() + l.col_offset(j);
                         assert!(row < spec.m_blk && col < spec.n_blk);
                         owned[(row + col * spec.m_blk) as usize] += 1;
                     }
                 }
             }
             assert!(owned.iter().all(|&n| n == 1), "width {w}");
+        }
+    }
+
+    /// With `math = dmma` each warp's 32 lanes cover its warp tile once,
+    /// and the warps the block's tile.
+    #[test]
+    fn mma_lanes_partition_the_tile() {
+        use crate::spec::{Math, MmaShape, Target, WarpShape};
+        for (warps, tile) in [((2, 4), (64, 64)), ((1, 1), (32, 16)), ((4, 2), (128, 64))] {
+            let spec = KernelSpec {
+                lds_width: 2,
+                arch: Target::Sm90,
+                stages: 2,
+                warps: Some(WarpShape { m: warps.0, n: warps.1 }),
+                math: Math::Dmma,
+                mma: MmaShape::f64(16, 8, 4),
+                ..KernelSpec::new(
+                    Precision::F64,
+                    (Op::T, Op::N),
+                    (tile.0, tile.1, 8),
+                    (8 * warps.0, 4 * warps.1),
+                    (8, 4 * warps.0 * warps.1),
+                    (8, 4 * warps.0 * warps.1),
+                )
+            };
+            let p = crate::validate(&spec).unwrap_or_else(|e| panic!("{e:?}"));
+            let l = CLayout::new(&p);
+            let (wm, wn) = (tile.0 / warps.0, tile.1 / warps.1);
+            let mut owned = vec![0u32; (tile.0 * tile.1) as usize];
+            for thread in 0..p.threads() {
+                // As `schedule::thread_position` computes them.
+                let (warp, lane) = (thread / 32, thread % 32);
+                let (warp_m, warp_n) = (warp % warps.0, warp / warps.0);
+                let tx = warp_m * (wm / 2) + lane / 4;
+                let ty = warp_n * (wn / 4) + lane % 4;
+                for i in 0..p.m_thr() {
+                    for j in 0..p.n_thr() {
+                        let row = tx * l.row_width() + l.row_offset(i);
+                        let col = ty * l.col_width() + l.col_offset(j);
+                        assert!(row / wm == warp_m && col / wn == warp_n, "inside the warp's tile");
+                        owned[(row + col * tile.0) as usize] += 1;
+                    }
+                }
+            }
+            assert!(owned.iter().all(|&n| n == 1), "warps {warps:?}");
         }
     }
 

@@ -30,9 +30,11 @@ mod cx;
 mod epilogue;
 mod fma;
 mod layout;
+mod mma;
 mod mover;
 mod ring;
 mod schedule;
+mod walk;
 
 use crate::abi::{Abi, Dim, Matrix, Part, Role};
 use crate::constraints::{Operand, Plan};
@@ -130,13 +132,17 @@ pub(crate) fn lower(plan: &Plan) -> Module {
     let mut cx = prologue(plan);
     // With a `cp.async` ring the copies leave conjugation to the product.
     let ring = spec.stages > 1;
-    let mut inner = fma::RegisterBlocked::new(
-        ring && spec.op_a.conjugates(spec.precision),
-        ring && spec.op_b.conjugates(spec.precision),
-    );
+    let mut inner: Box<dyn InnerProduct> = if spec.math.is_mma() {
+        Box::new(walk::Walker::new(mma::Fragments::default()))
+    } else {
+        Box::new(walk::Walker::new(fma::RegisterBlocked::new(
+            ring && spec.op_a.conjugates(spec.precision),
+            ring && spec.op_b.conjugates(spec.precision),
+        )))
+    };
     let mut epilogue = epilogue::Strided;
     let epilogue_label =
-        if ring { ring::main_loop(&mut cx, &mut inner) } else { register_staged_loop(&mut cx, &mut inner) };
+        if ring { ring::main_loop(&mut cx, &mut *inner) } else { register_staged_loop(&mut cx, &mut *inner) };
 
     cx.b.section("epilogue: C = alpha * C_regs + beta * C");
     cx.b.place(epilogue_label);

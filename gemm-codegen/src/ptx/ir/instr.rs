@@ -35,6 +35,7 @@ impl CpAsyncCache {
 /// accumulator, each spread over its 32 lanes as the PTX ISA lays it out
 /// (section 9.7.14.5, "Matrix Fragments for mma").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct MmaShape {
     /// Rows of A and of the accumulator.
     pub m: u32,

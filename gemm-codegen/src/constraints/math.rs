@@ -1,0 +1,321 @@
+//! The hard constraints of the inner product's math: `math` and `mma`, and
+//! what a tensor-core math asks of the threads, the tile and the stripe.
+//! Part of the one constraints implementation: [`super::validate_with`]
+//! calls [`check`], and the search space uses the public predicates.
+//!
+//! A `dmma` kernel gives each warp a `tile.0 / warps.0 × tile.1 / warps.1`
+//! part of the C tile, which it computes with `mma.sync` fragments. Its 32
+//! lanes are the fragments' 8 × 4 grid (`g = lane / 4` along M, `t = lane
+//! mod 4` along N), so the block's thread grid is `(8 · warps.0, 4 ·
+//! warps.1)` and each thread owns `tile.0 / threads.0` rows and `tile.1 /
+//! threads.1` columns of C, as in every stencil kernel. A warp tile is a
+//! whole number of 16 × 16 blocks: each lane then reads its fragments of A
+//! and of B as pairs of neighbouring elements, 16 bytes at once
+//! (`lds_width = 2`), see `stencil/mma.rs`.
+
+use super::{Field, ParamPath, Rule, Violation, violation};
+use crate::ptx::MmaShape;
+use crate::spec::{KernelSpec, Math, Precision, Target, WarpShape};
+
+/// Rows and columns of the blocks a tensor-core warp tile is made of.
+pub const MMA_WARP_BLOCK: u32 = 16;
+
+/// [`Rule::Math`]: whether `math` exists for `precision` on `arch`: `fma`
+/// everywhere, `dmma` for `f64` on sm_80 and newer.
+pub const fn math_allowed(math: Math, precision: Precision, arch: Target) -> bool {
+    match math {
+        Math::Fma => true,
+        Math::Dmma => matches!(precision, Precision::F64) && arch.sm() >= 80,
+    }
+}
+
+/// [`Rule::Mma`]: whether `mma` suits `math` on `arch`: none for `fma`; for
+/// `dmma`, an `.f64` shape the architecture has.
+pub fn mma_allowed(math: Math, mma: Option<MmaShape>, arch: Target) -> bool {
+    match (math, mma) {
+        (Math::Fma, None) => true,
+        (Math::Fma, Some(_)) | (Math::Dmma, None) => false,
+        (Math::Dmma, Some(shape)) => {
+            MmaShape::F64.contains(&shape) && arch.ptx_arch().sm >= shape.f64_min_arch().sm
+        }
+    }
+}
+
+/// [`Rule::MmaTile`], threads: the block is `(8 · wm, 4 · wn)` threads, the
+/// lane grid of the fragments in each of `wm × wn` warps.
+pub const fn mma_threads_fit(m_dim: u32, n_dim: u32, warps: WarpShape) -> bool {
+    m_dim as u64 == 8 * warps.m as u64 && n_dim as u64 == 4 * warps.n as u64
+}
+
+/// [`Rule::MmaTile`], tile: `blk` rows (or columns) of the C tile split over
+/// `warps` warps (nonzero) give each a whole number of 16-row blocks.
+pub const fn mma_warp_tile_fits(blk: u32, warps: u32) -> bool {
+    warps != 0 && blk.is_multiple_of(warps) && (blk / warps).is_multiple_of(MMA_WARP_BLOCK)
+}
+
+/// [`Rule::MmaTile`], stripe: a stripe of `k_blk` rows is a whole number of
+/// `mma` steps of depth `k` (nonzero).
+pub const fn mma_stripe_fits(k_blk: u32, k: u32) -> bool {
+    k != 0 && k_blk.is_multiple_of(k)
+}
+
+/// [`Rule::MmaTile`] as a whole, for a spec whose `math` and `mma` are
+/// allowed ([`math_allowed`], [`mma_allowed`]) and whose fields are
+/// nonzero: the threads, warp tiles, stripe, `unroll` and `lds_width` fit
+/// the `mma` fragments (always, for `fma`).
+pub const fn mma_fits(spec: &KernelSpec) -> bool {
+    let (Some(shape), Some(warps)) = (spec.mma, spec.warps) else { return spec.mma.is_none() };
+    mma_threads_fit(spec.m_dim, spec.n_dim, warps)
+        && mma_warp_tile_fits(spec.m_blk, warps.m)
+        && mma_warp_tile_fits(spec.n_blk, warps.n)
+        && mma_stripe_fits(spec.k_blk, shape.k)
+        && match spec.unroll {
+            Some(u) => shape.k != 0 && u.is_multiple_of(shape.k),
+            None => true,
+        }
+        && spec.lds_width == MMA_LDS_WIDTH
+}
+
+/// The only `lds_width` of a tensor-core math: two `f64`, 16 bytes.
+pub const MMA_LDS_WIDTH: u32 = 2;
+
+/// Checks `math` and `mma` of `spec` (every parameter nonzero), and what a
+/// tensor-core math asks of the rest.
+pub(super) fn check(spec: &KernelSpec, out: &mut Vec<Violation>) {
+    let math = spec.math;
+    if !math_allowed(math, spec.precision, spec.arch) {
+        let message = if spec.precision != Precision::F64 {
+            format!(
+                "`math = {math}` multiplies f64 on the FP64 tensor cores, and this kernel is {}: use \
+                 `precision = f64`, or `math = fma`",
+                spec.precision
+            )
+        } else {
+            format!(
+                "`math = {math}` runs on the FP64 tensor cores of sm_80 and newer (this kernel is for \
+                 {}): add `arch = sm_80` or newer, or use `math = fma`",
+                spec.arch
+            )
+        };
+        violation(out, ParamPath::whole(Field::Math), Rule::Math, message);
+        return;
+    }
+    if !mma_allowed(math, spec.mma, spec.arch) {
+        let (at, message) = match spec.mma {
+            None => (
+                ParamPath::whole(Field::Math),
+                format!(
+                    "`math = {math}` needs the shape of its instruction: add `mma = (8, 8, 4)`, or on \
+                     sm_90 `mma = (16, 8, 4)`, `(16, 8, 8)` or `(16, 8, 16)`"
+                ),
+            ),
+            Some(_) if !math.is_mma() => (
+                ParamPath::whole(Field::Mma),
+                "`mma` is the shape of a tensor-core instruction, and `math = fma` has none: add \
+                 `math = dmma`, or leave `mma` out"
+                    .to_owned(),
+            ),
+            Some(s) if !MmaShape::F64.contains(&s) => (
+                ParamPath::whole(Field::Mma),
+                format!(
+                    "`mma` ({}, {}, {}) is not an f64 `mma.sync` shape: use (8, 8, 4), (16, 8, 4), \
+                     (16, 8, 8) or (16, 8, 16)",
+                    s.m, s.n, s.k
+                ),
+            ),
+            Some(s) => (
+                ParamPath::whole(Field::Mma),
+                format!(
+                    "`mma` ({}, {}, {}) exists on sm_90 and newer (this kernel is for {}): use \
+                     `mma = (8, 8, 4)`, or `arch = sm_90`",
+                    s.m, s.n, s.k, spec.arch
+                ),
+            ),
+        };
+        violation(out, at, Rule::Mma, message);
+        return;
+    }
+    let Some(shape) = spec.mma else { return };
+    check_tile(spec, shape, out);
+}
+
+/// What an `mma` of `shape` asks of the threads, the tile, the stripe and
+/// the shared loads.
+fn check_tile(spec: &KernelSpec, shape: MmaShape, out: &mut Vec<Violation>) {
+    let Some(warps) = spec.warps else {
+        violation(
+            out,
+            ParamPath::whole(Field::Math),
+            Rule::MmaTile,
+            format!(
+                "`math = {}` lays whole warps over the C tile: add `warps = (wm, wn)`, with `threads = \
+                 (8 * wm, 4 * wn)`",
+                spec.math
+            ),
+        );
+        return;
+    };
+    if warps.m == 0 || warps.n == 0 {
+        return;
+    }
+    if !mma_threads_fit(spec.m_dim, spec.n_dim, warps) {
+        violation(
+            out,
+            ParamPath::whole(Field::Threads),
+            Rule::MmaTile,
+            format!(
+                "`threads` must be (8 * warps.0, 4 * warps.1) = ({}, {}) with `math = {}`: the 32 \
+                 lanes of each warp are the 8 x 4 grid of the mma fragments",
+                8 * u64::from(warps.m),
+                4 * u64::from(warps.n),
+                spec.math
+            ),
+        );
+    }
+    for (i, blk, w) in [(0u8, spec.m_blk, warps.m), (1, spec.n_blk, warps.n)] {
+        if !mma_warp_tile_fits(blk, w) {
+            violation(
+                out,
+                ParamPath::at(Field::Tile, i),
+                Rule::MmaTile,
+                format!(
+                    "`tile.{i}` ({blk}) must split over `warps.{i}` ({w}) into warp tiles of a multiple \
+                     of {MMA_WARP_BLOCK} with `math = {}`: use a multiple of {}",
+                    spec.math,
+                    u64::from(w) * u64::from(MMA_WARP_BLOCK)
+                ),
+            );
+        }
+    }
+    if shape.k != 0 && !mma_stripe_fits(spec.k_blk, shape.k) {
+        violation(
+            out,
+            ParamPath::at(Field::Tile, 2),
+            Rule::MmaTile,
+            format!(
+                "`tile.2` ({}) must be a multiple of `mma.2` ({}), the depth of one mma",
+                spec.k_blk, shape.k
+            ),
+        );
+    }
+    if let Some(u) = spec.unroll
+        && shape.k != 0
+        && !u.is_multiple_of(shape.k)
+    {
+        violation(
+            out,
+            ParamPath::whole(Field::Unroll),
+            Rule::MmaTile,
+            format!(
+                "`unroll` ({u}) must be a multiple of `mma.2` ({}): a loop trip takes whole mma steps",
+                shape.k
+            ),
+        );
+    }
+    if spec.lds_width != MMA_LDS_WIDTH {
+        violation(
+            out,
+            ParamPath::whole(Field::LdsWidth),
+            Rule::MmaTile,
+            format!(
+                "`math = {}` reads its f64 fragments {MMA_LDS_WIDTH} at a time (16 bytes): set \
+                 `lds_width = {MMA_LDS_WIDTH}`",
+                spec.math
+            ),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::{LoadShape, Op};
+    use crate::validate;
+
+    /// A DGEMM on the FP64 tensor cores: 2 × 4 warps of 32 × 16, mma 16 × 8 × 8.
+    fn spec() -> KernelSpec {
+        KernelSpec {
+            lds_width: 2,
+            arch: Target::Sm90,
+            stages: 3,
+            ldg_width: 2,
+            warps: Some(WarpShape { m: 2, n: 4 }),
+            math: Math::Dmma,
+            mma: MmaShape::f64(16, 8, 8),
+            ..KernelSpec::new(Precision::F64, (Op::N, Op::N), (64, 64, 16), (16, 16), (16, 16), (8, 32))
+        }
+    }
+
+    fn rules(s: &KernelSpec) -> Vec<(String, Rule)> {
+        match validate(s) {
+            Ok(_) => vec![],
+            Err(v) => v.into_iter().map(|v| (v.at.to_string(), v.rule)).collect(),
+        }
+    }
+
+    #[test]
+    fn every_f64_shape_is_legal_where_it_exists() {
+        for shape in MmaShape::F64 {
+            assert_eq!(rules(&KernelSpec { mma: Some(shape), ..spec() }), [], "{}", shape.name());
+            let on_80 = KernelSpec { mma: Some(shape), arch: Target::Sm80, ..spec() };
+            let want = if shape.m == 8 { vec![] } else { vec![("mma".to_owned(), Rule::Mma)] };
+            assert_eq!(rules(&on_80), want, "{}", shape.name());
+        }
+    }
+
+    #[test]
+    fn each_math_rule_fires_on_its_parameter() {
+        let s = spec();
+        let at = |p: &str, r: Rule| vec![(p.to_owned(), r)];
+        assert_eq!(
+            rules(&KernelSpec { precision: Precision::C64, ldg_width: 1, lds_width: 1, ..s })[..1],
+            at("math", Rule::Math)[..]
+        );
+        assert_eq!(rules(&KernelSpec { arch: Target::Sm75, stages: 1, ..s }), at("math", Rule::Math));
+        assert_eq!(rules(&KernelSpec { mma: None, ..s }), at("math", Rule::Mma));
+        assert_eq!(
+            rules(&KernelSpec { mma: Some(MmaShape { m: 16, n: 8, k: 32 }), ..s }),
+            at("mma", Rule::Mma)
+        );
+        assert_eq!(rules(&KernelSpec { math: Math::Fma, ..s }), at("mma", Rule::Mma));
+        assert_eq!(rules(&KernelSpec { warps: None, ..s }), at("math", Rule::MmaTile));
+        // 4 × 2 warps of 16 × 32: threads must be (32, 8).
+        let tall = KernelSpec { warps: Some(WarpShape { m: 4, n: 2 }), ..s };
+        assert_eq!(rules(&tall), at("threads", Rule::MmaTile));
+        let tall = KernelSpec { m_dim: 32, n_dim: 8, load_a: LoadShape { lead: 32, cross: 8 }, ..tall };
+        assert_eq!(rules(&tall), []);
+        // 96 rows over 2 warps: 48, a multiple of 16; over 4 warps 24 is not.
+        let wide = KernelSpec { m_blk: 96, load_a: LoadShape { lead: 16, cross: 16 }, ldg_width: 2, ..s };
+        assert_eq!(rules(&wide), []);
+        let wide = KernelSpec { n_blk: 96, load_b: LoadShape { lead: 8, cross: 32 }, ..s };
+        assert_eq!(rules(&wide), at("tile.1", Rule::MmaTile));
+        assert_eq!(
+            rules(&KernelSpec {
+                k_blk: 12,
+                ldg_width: 1,
+                load_a: LoadShape { lead: 64, cross: 4 },
+                load_b: LoadShape { lead: 4, cross: 64 },
+                ..s
+            }),
+            at("tile.2", Rule::MmaTile)
+        );
+        assert_eq!(rules(&KernelSpec { unroll: Some(4), ..s }), at("unroll", Rule::MmaTile));
+        assert_eq!(rules(&KernelSpec { unroll: Some(8), ..s }), []);
+        assert_eq!(rules(&KernelSpec { lds_width: 1, ..s }), at("lds_width", Rule::MmaTile));
+        assert_eq!(rules(&KernelSpec { interleave: 2, ..s }), []);
+        assert_eq!(rules(&KernelSpec { interleave: 3, ..s }), at("interleave", Rule::Interleave));
+    }
+
+    /// The predicates the space will use say what validation says.
+    #[test]
+    fn predicates_agree_with_validation() {
+        let s = spec();
+        assert!(
+            math_allowed(s.math, s.precision, s.arch) && mma_allowed(s.math, s.mma, s.arch) && mma_fits(&s)
+        );
+        assert!(!mma_fits(&KernelSpec { lds_width: 1, ..s }));
+        assert!(!mma_allowed(Math::Fma, s.mma, s.arch));
+        assert!(mma_allowed(Math::Fma, None, Target::Sm70));
+        assert!(!math_allowed(Math::Dmma, Precision::F32, Target::Sm90));
+    }
+}
