@@ -22,7 +22,11 @@
 //! So lane `(g, t)` reads A's rows `16p + 2g, +1` and B's columns `16q +
 //! 2g, +1`, at stripe rows `t + 4i`: a warp's load covers four k rows of 128
 //! contiguous bytes each, the fewest shared-memory wavefronts 512 bytes take,
-//! without padding. It owns C's rows `16p + 2g, +1` (a run of two, stored
+//! without padding. (Where an `mma` takes two or more elements of B, its B
+//! operand is a column's elements at rows `t, t + 4, …`, which must sit in
+//! consecutive registers; a pair of columns loaded at once would have to be
+//! moved apart, so B's elements are loaded one by one: 8 bytes a lane, one
+//! wavefront per k row still.) It owns C's rows `16p + 2g, +1` (a run of two, stored
 //! with one 16-byte access by the epilogue) and columns `16q + 4t … +3`:
 //! the [`super::CLayout`] of a tensor-core math.
 //!
@@ -135,14 +139,26 @@ impl StepMath for Fragments {
         let esz = cx.esz();
         let block = crate::constraints::MMA_WARP_BLOCK;
         let set = &self.sets[set];
-        for (pairs, ptr, stride) in
-            [(&set.a, a_ptr, cx.plan.smem_a_stride()), (&set.b, b_ptr, cx.plan.smem_b_stride())]
-        {
+        // B's pairs split when an mma takes more than one element of B: its
+        // operand is then the lane's column at rows t, t + 4, …, which must
+        // sit in consecutive registers, not the pair's two columns.
+        let b_split = shape.b_per_lane() > 1;
+        for (pairs, ptr, stride, split) in [
+            (&set.a, a_ptr, cx.plan.smem_a_stride(), false),
+            (&set.b, b_ptr, cx.plan.smem_b_stride(), b_split),
+        ] {
             for (p, block_pairs) in pairs.iter().enumerate() {
                 for (s, pair) in block_pairs.iter().enumerate() {
                     let row = step * shape.k + 4 * s as u32;
                     let offset = i64::from(row * stride + p as u32 * block) * esz;
-                    cx.b.push(Instr::ld(Space::Shared, CacheQual::None, pair, Address::reg(ptr, offset)));
+                    if split {
+                        for (h, &reg) in pair.iter().enumerate() {
+                            let at = Address::reg(ptr, offset + h as i64 * esz);
+                            cx.b.push(Instr::ld(Space::Shared, CacheQual::None, &[reg], at));
+                        }
+                    } else {
+                        cx.b.push(Instr::ld(Space::Shared, CacheQual::None, pair, Address::reg(ptr, offset)));
+                    }
                 }
             }
         }
