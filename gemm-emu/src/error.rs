@@ -257,6 +257,13 @@ pub enum FaultKind {
     /// A `bar.sync` under a guard that holds for some threads of the warp
     /// and not for others.
     DivergentBarrier,
+    /// An `mma.sync` executed by fewer than all 32 lanes of a warp
+    /// (diverged, guarded off, exited, or a partial warp): the warp's
+    /// fragments are incomplete.
+    MmaNotConverged {
+        /// Threads (linear index in the block) executing it.
+        active: Vec<u32>,
+    },
     /// Threads wait at a barrier that can never complete.
     BarrierDeadlock {
         /// Threads waiting.
@@ -370,6 +377,11 @@ impl fmt::Display for FaultKind {
             FaultKind::DivergentBarrier => {
                 write!(f, "`bar.sync` under a guard that holds for only some threads of the warp")
             }
+            FaultKind::MmaNotConverged { active } => write!(
+                f,
+                "`mma.sync` needs all 32 lanes of the warp converged, executed by threads [{}] only",
+                threads(active)
+            ),
             FaultKind::BarrierDeadlock { waiting, exited, barriers } => {
                 if barriers.len() > 1 {
                     write!(f, "barrier deadlock: {waiting} threads wait at different barriers {barriers:?}")

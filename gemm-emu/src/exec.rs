@@ -27,6 +27,7 @@ use gemm_codegen::ptx::Special;
 mod access;
 mod async_copy;
 mod lanes;
+mod mma;
 
 use async_copy::AsyncCopies;
 use lanes::{div, float2, int2, lanes, map1, map3, need, need_pred, set_pred, setp, store};
@@ -481,6 +482,7 @@ impl<'a> Worker<'a> {
             // One out-of-line call: with their own arms inlined here, kernels
             // without `cp.async` ran some 5% slower.
             Op::CpAsync(_) | Op::CpAsyncCommit | Op::CpAsyncWait { .. } => self.async_copy(w, op, pc, m),
+            Op::Mma(i) => mma::run(w, &self.prog.mmas[i as usize], m),
             Op::Bar { .. } | Op::Bra { .. } | Op::Ret => unreachable!("control flow is handled by run_warp"),
         }
     }

@@ -16,7 +16,7 @@ use crate::parse::SourceMap;
 
 mod op;
 
-pub(crate) use op::{Base, Class, CpAsync, F2, I1, I2, I3, IDiv, Inst, Mem, Op, Src};
+pub(crate) use op::{Base, Class, CpAsync, F2, I1, I2, I3, IDiv, Inst, Mem, Mma, Op, Src};
 
 /// A shared array placed in the emulated shared window.
 #[derive(Clone, Debug)]
@@ -52,6 +52,8 @@ pub struct Program {
     /// flight).
     pub(crate) async_copies: bool,
     pub(crate) code: Vec<Inst>,
+    /// The `mma.sync` instructions, which [`Op::Mma`] indexes.
+    pub(crate) mmas: Vec<Mma>,
     /// PTX line of each instruction.
     pub(crate) lines: Vec<u32>,
     /// Each instruction as the writer prints it, guard included.
@@ -282,6 +284,7 @@ impl<'k> Decoder<'k> {
         }
 
         let mut code = Vec::new();
+        let mut mmas = Vec::new();
         let mut lines = Vec::new();
         let mut texts = Vec::new();
         for (i, stmt) in kernel.body.iter().enumerate() {
@@ -297,7 +300,18 @@ impl<'k> Decoder<'k> {
                 Some(g) => Some((self.pred(g.pred)?, g.negated)),
                 None => None,
             };
-            let op = self.instr(instr, &label_pc, &param_offsets)?;
+            let op = match instr {
+                Instr::Mma { shape, ty, d, a, b, c } => {
+                    if *ty != Type::F64 || !ptx::MmaShape::F64.contains(shape) {
+                        return self.unsupported(format!("mma of shape {} on {ty}", shape.name()));
+                    }
+                    let regs =
+                        |rs: &[ptx::Reg]| rs.iter().map(|&r| self.val(r)).collect::<Result<Vec<_>, _>>();
+                    mmas.push(Mma { shape: *shape, d: regs(d)?, a: regs(a)?, b: regs(b)?, c: regs(c)? });
+                    Op::Mma(mmas.len() as u32 - 1)
+                }
+                _ => self.instr(instr, &label_pc, &param_offsets)?,
+            };
             code.push(Inst { op, guard });
             lines.push(self.line);
             texts.push(text);
@@ -323,6 +337,7 @@ impl<'k> Decoder<'k> {
                 .any(|i| matches!(i.op, Op::CpAsync(_) | Op::CpAsyncCommit | Op::CpAsyncWait { .. })),
             shared: self.shared,
             code,
+            mmas,
             lines,
             texts,
             val_names,
@@ -539,6 +554,7 @@ impl<'k> Decoder<'k> {
                 None => return self.unsupported("branch to a label that is not placed"),
             },
             Instr::Ret => Op::Ret,
+            Instr::Mma { .. } => unreachable!("decoded by `run`, with its fragment table"),
         })
     }
 

@@ -4,7 +4,7 @@
 
 mod emu_common;
 
-use emu_common::{check_spec_any, edge_cases, slow, spec};
+use emu_common::{check_all, spec};
 use gemm_codegen::{KernelSpec, Op, Precision, Target, WarpShape};
 
 /// A 64 × 64 × 8 tile on 16 × 8 threads, 4 × 8 elements of C each: small
@@ -17,17 +17,7 @@ fn base(precision: Precision, ops: (Op, Op)) -> KernelSpec {
 }
 
 fn run_all(specs: &[KernelSpec]) {
-    let mut failures = Vec::new();
-    for (i, s) in specs.iter().enumerate() {
-        if let Err(e) = gemm_codegen::validate(s) {
-            failures.push(format!("{}: not legal: {e:?}", s.entry_name()));
-            continue;
-        }
-        if let Err(e) = check_spec_any(s, &edge_cases(s, slow()), 1000 + i as u64) {
-            failures.push(e);
-        }
-    }
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    check_all(specs, 1000);
 }
 
 #[test]

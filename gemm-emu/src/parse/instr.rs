@@ -6,8 +6,8 @@ use std::fmt;
 
 use gemm_codegen::ptx::binop_mnemonic;
 use gemm_codegen::ptx::{
-    AddrBase, Address, BinOp, CacheQual, Cmp, CpAsyncCache, Instr, Kernel, Label, Operand, Reg, Space, Type,
-    UnOp,
+    AddrBase, Address, BinOp, CacheQual, Cmp, CpAsyncCache, Instr, Kernel, Label, MmaShape, Operand, Reg,
+    Space, Type, UnOp,
 };
 
 use super::{Arg, ParseError, err};
@@ -132,6 +132,7 @@ pub(super) fn build(
     let instr = match head {
         "ld" | "st" => return memory(&cx, &parts, args).map(|i| (i, None)),
         "cp" => return cp_async(&cx, args).map(|i| (i, None)),
+        "mma" => return mma(&cx, &parts, args).map(|i| (i, None)),
         "mov" => {
             cx.arity(&args, 2)?;
             let ty = match (parts.len(), last_ty()) {
@@ -424,6 +425,60 @@ fn cp_async(cx: &Ctx<'_>, args: Vec<Arg>) -> Result<Instr, ParseError> {
         }
     };
     Ok(Instr::CpAsync { cache, dst, src, bytes, src_bytes })
+}
+
+/// `mma.sync.aligned.{shape}.row.col.f64.f64.f64.f64 {d}, {a}, {b}, {c}`, the
+/// `.f64` shapes of [`MmaShape::F64`].
+fn mma(cx: &Ctx<'_>, parts: &[&str], args: Vec<Arg>) -> Result<Instr, ParseError> {
+    let shape = match parts {
+        ["mma", "sync", "aligned", shape, "row", "col", "f64", "f64", "f64", "f64"] => *shape,
+        _ => {
+            return cx.fail(
+                "expected `mma.sync.aligned.{shape}.row.col.f64.f64.f64.f64`: the emulator has the \
+                 `.f64` mma only",
+            );
+        }
+    };
+    let dims = shape
+        .strip_prefix('m')
+        .and_then(|s| s.split_once('n'))
+        .and_then(|(m, rest)| rest.split_once('k').map(|(n, k)| (m, n, k)))
+        .and_then(|(m, n, k)| Some((m.parse().ok()?, n.parse().ok()?, k.parse().ok()?)));
+    let Some(shape) = dims.and_then(|(m, n, k)| MmaShape::f64(m, n, k)) else {
+        return cx.fail(format!("`{shape}` is not an .f64 mma shape: m8n8k4, m16n8k4, m16n8k8 or m16n8k16"));
+    };
+    cx.arity(&args, 4)?;
+    let mut frags = Vec::new();
+    for (arg, (what, count)) in args.iter().zip([
+        ("D", shape.c_per_lane()),
+        ("A", shape.a_per_lane()),
+        ("B", shape.b_per_lane()),
+        ("C", shape.c_per_lane()),
+    ]) {
+        let Arg::Vec(ops) = arg else {
+            return cx.fail(format!(
+                "{what} must be a vector `{{...}}` of {count} registers, found {}",
+                arg.describe()
+            ));
+        };
+        if ops.len() != count as usize {
+            return cx.fail(format!(
+                "{what} has {} registers; {} takes {count} a lane",
+                ops.len(),
+                shape.name()
+            ));
+        }
+        let regs = ops
+            .iter()
+            .map(|&op| match op {
+                Operand::Reg(r) => cx.check(op, Type::F64, what).map(|()| r),
+                _ => cx.fail(format!("{what} must hold registers only")),
+            })
+            .collect::<Result<Vec<Reg>, _>>()?;
+        frags.push(regs);
+    }
+    let [d, a, b, c]: [Vec<Reg>; 4] = frags.try_into().expect("four fragments read");
+    Ok(Instr::Mma { shape, ty: Type::F64, d, a, b, c })
 }
 
 fn memory(cx: &Ctx<'_>, parts: &[&str], args: Vec<Arg>) -> Result<Instr, ParseError> {

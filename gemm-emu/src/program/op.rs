@@ -1,7 +1,7 @@
 //! The decoded operations: what one instruction of a [`super::Program`]
 //! does, with register indices resolved and every type decision made.
 
-use gemm_codegen::ptx::Cmp;
+use gemm_codegen::ptx::{Cmp, MmaShape};
 
 /// A source operand: a value register or an immediate (bits, 32-bit values
 /// zero-extended).
@@ -234,6 +234,9 @@ pub(crate) enum Op {
         off: i64,
     },
     CpAsync(CpAsync),
+    /// `mma.sync` on `.f64`: the index of its [`Mma`] in
+    /// [`super::Program::mmas`].
+    Mma(u32),
     /// `cp.async.commit_group`.
     CpAsyncCommit,
     /// `cp.async.wait_group keep`, or `cp.async.wait_all` (`keep: None`:
@@ -262,6 +265,18 @@ pub(crate) struct CpAsync {
     pub src_off: i64,
     pub bytes: u8,
     pub src_bytes: Src,
+}
+
+/// `mma.sync.aligned.{shape}.row.col.f64.f64.f64.f64`: the warp's `D = A ·
+/// B + C`, each fragment a list of value registers in the order of the PTX
+/// ISA's layout ([`MmaShape`]).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Mma {
+    pub shape: MmaShape,
+    pub d: Vec<u32>,
+    pub a: Vec<u32>,
+    pub b: Vec<u32>,
+    pub c: Vec<u32>,
 }
 
 /// A decoded instruction: the operation and its guard.

@@ -344,6 +344,23 @@ pub fn check_spec<T: TestElem>(spec: &KernelSpec, cases: &[Case], seed: u64) -> 
     Ok(total)
 }
 
+/// Checks every spec of `specs` (legal, and right on the ragged edge cases,
+/// all of them with `GEMMFORGE_SLOW=1`), the `i`-th with inputs of seed
+/// `seed + i`, and fails listing every spec that is not.
+pub fn check_all(specs: &[KernelSpec], seed: u64) {
+    let mut failures = Vec::new();
+    for (i, s) in specs.iter().enumerate() {
+        if let Err(e) = gemm_codegen::validate(s) {
+            failures.push(format!("{}: not legal: {e:?}", s.entry_name()));
+            continue;
+        }
+        if let Err(e) = check_spec_any(s, &edge_cases(s, slow()), seed + i as u64) {
+            failures.push(e);
+        }
+    }
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+}
+
 /// [`check_spec`] for the element type of `spec.precision`.
 pub fn check_spec_any(spec: &KernelSpec, cases: &[Case], seed: u64) -> Result<Stats, String> {
     match spec.precision {

@@ -1,0 +1,67 @@
+use gemmforge::gemm_kernel;
+
+// The FP64 tensor cores multiply f64.
+gemm_kernel! {
+    name = SgemmDmma,
+    precision = f32,
+    op = (N, N),
+    tile = (64, 64, 16),
+    threads = (16, 16),
+    load_a = (16, 16),
+    load_b = (8, 32),
+    lds_width = 2,
+    arch = sm_90,
+    stages = 3,
+    warps = (2, 4),
+    math = dmma,
+    mma = (16, 8, 8),
+}
+
+// The m16 shapes are Hopper's.
+gemm_kernel! {
+    name = DgemmAmpere,
+    precision = f64,
+    op = (N, N),
+    tile = (64, 64, 16),
+    threads = (16, 16),
+    load_a = (16, 16),
+    load_b = (8, 32),
+    lds_width = 2,
+    arch = sm_80,
+    stages = 3,
+    warps = (2, 4),
+    math = dmma,
+    mma = (16, 8, 8),
+}
+
+// An mma shape without a tensor-core math.
+gemm_kernel! {
+    name = DgemmFma,
+    precision = f64,
+    op = (N, N),
+    tile = (64, 64, 16),
+    threads = (16, 16),
+    load_a = (16, 16),
+    load_b = (8, 32),
+    mma = (16, 8, 8),
+}
+
+// Each warp's lanes are the 8 x 4 fragment grid: 2 x 4 warps are 16 x 16
+// threads, and the warp tiles must be multiples of 16 (96 / 4 = 24 is not).
+gemm_kernel! {
+    name = DgemmTile,
+    precision = f64,
+    op = (N, N),
+    tile = (64, 96, 16),
+    threads = (16, 16),
+    load_a = (16, 16),
+    load_b = (8, 32),
+    lds_width = 2,
+    arch = sm_90,
+    stages = 3,
+    warps = (2, 4),
+    math = dmma,
+    mma = (16, 8, 8),
+}
+
+fn main() {}
