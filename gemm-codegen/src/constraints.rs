@@ -22,7 +22,7 @@ mod violation;
 pub use violation::{Field, ParamPath, Rule, Violation};
 
 pub use math::{
-    MMA_LDS_WIDTH, MMA_WARP_BLOCK, math_allowed, mma_allowed, mma_fits, mma_stripe_fits, mma_threads_fit,
+    MMA_WARP_BLOCK, math_allowed, mma_allowed, mma_fits, mma_lds_width, mma_stripe_fits, mma_threads_fit,
     mma_warp_tile_fits,
 };
 pub use pipeline::{

@@ -308,8 +308,9 @@ pub enum Math {
     #[default]
     Fma,
     /// The FP64 tensor cores (`mma.sync` on `.f64`, sm_80 and newer), for
-    /// `f64`: each warp multiplies `mma`-shaped fragments, IEEE double
-    /// products and sums as the FMA kernels, in another order.
+    /// `f64` and `c64` (four real products per complex one): each warp
+    /// multiplies `mma`-shaped fragments, IEEE double products and sums as
+    /// the FMA kernels, in another order.
     Dmma,
 }
 

@@ -1,4 +1,4 @@
-//! `math = dmma` in the emulator: DGEMM kernels on the FP64 tensor cores
+//! `math = dmma` in the emulator: DGEMM and ZGEMM kernels on the FP64 tensor cores
 //! (`mma.sync` on `.f64`, every shape) on the ragged shapes of every
 //! dimension against the f64 reference, and the mistakes the emulator must
 //! catch in them: a fragment in the wrong lane's register, and an `mma`
@@ -14,16 +14,20 @@ use gemm_emu::{Gemm, GemmArgs, Program};
 /// on a small block. Loads: 32 × 4 threads along a leading M or N, 8 × 16
 /// along a leading K (128 threads, one element each per row).
 fn dmma(ops: (Op, Op), shape: (u32, u32, u32)) -> KernelSpec {
+    dmma_of(Precision::F64, ops, shape)
+}
+
+fn dmma_of(precision: Precision, ops: (Op, Op), shape: (u32, u32, u32)) -> KernelSpec {
     let load = |lead_is_k: bool| if lead_is_k { (8, 16) } else { (32, 4) };
     let (a, b) = (load(ops.0 != Op::N), load(ops.1 == Op::N));
     KernelSpec {
-        lds_width: 2,
+        lds_width: 16 / precision.element_bytes(),
         arch: Target::Sm90,
         stages: 2,
         warps: Some(WarpShape { m: 2, n: 2 }),
         math: Math::Dmma,
         mma: MmaShape::f64(shape.0, shape.1, shape.2),
-        ..KernelSpec::new(Precision::F64, ops, (32, 32, 16), (16, 8), a, b)
+        ..KernelSpec::new(precision, ops, (32, 32, 16), (16, 8), a, b)
     }
 }
 
@@ -42,6 +46,25 @@ fn every_shape_and_op_pair() {
             specs.push(KernelSpec { frag_sets: 2, ..s });
         }
     }
+    run_all(&specs);
+}
+
+/// ZGEMM: four real mmas per complex one, every shape, conjugated
+/// operands in a ring (the product conjugates) and in the register-staged
+/// pipeline (the movers do).
+#[test]
+fn complex_products_and_conjugates() {
+    let mut specs = Vec::new();
+    for shape in MmaShape::F64 {
+        let shape = (shape.m, shape.n, shape.k);
+        for ops in [(Op::N, Op::N), (Op::C, Op::T), (Op::T, Op::C), (Op::C, Op::C)] {
+            specs.push(dmma_of(Precision::C64, ops, shape));
+        }
+    }
+    let z = dmma_of(Precision::C64, (Op::C, Op::N), (16, 8, 8));
+    specs.push(KernelSpec { frag_sets: 2, interleave: 2, ..z });
+    specs.push(KernelSpec { stages: 1, ..z });
+    specs.push(KernelSpec { stages: 1, ..dmma_of(Precision::C64, (Op::N, Op::C), (16, 8, 4)) });
     run_all(&specs);
 }
 

@@ -1,6 +1,6 @@
 use gemmforge::gemm_kernel;
 
-// The FP64 tensor cores multiply f64.
+// The FP64 tensor cores multiply f64 (and c64).
 gemm_kernel! {
     name = SgemmDmma,
     precision = f32,

@@ -15,12 +15,13 @@ def loads(op_a, op_b, m, n, k, threads, w=2):
     lb = shape(k, n) if op_b == 'N' else shape(n, k)
     return la, lb
 
-def spec(ops, tile, warps, mma, stages=3, frag=1, inter=0, raster=8):
+def spec(ops, tile, warps, mma, stages=3, frag=1, inter=0, raster=8, precision='f64'):
     (m, n, k), (wm, wn) = tile, warps
     threads = 32 * wm * wn
-    la, lb = loads(ops[0], ops[1], m, n, k, threads)
-    s = (f"precision = f64, op = ({ops[0]}, {ops[1]}), tile = ({m}, {n}, {k}), threads = ({8*wm}, {4*wn}), "
-         f"load_a = {la}, load_b = {lb}, lds_width = 2, arch = sm_90, stages = {stages}, ldg_width = 2, "
+    w = 2 if precision == 'f64' else 1
+    la, lb = loads(ops[0], ops[1], m, n, k, threads, w)
+    s = (f"precision = {precision}, op = ({ops[0]}, {ops[1]}), tile = ({m}, {n}, {k}), threads = ({8*wm}, {4*wn}), "
+         f"load_a = {la}, load_b = {lb}, lds_width = {w}, arch = sm_90, stages = {stages}, ldg_width = {w}, "
          f"warps = ({wm}, {wn}), raster = {raster}")
     if frag != 1: s += f", frag_sets = {frag}"
     if inter: s += f", interleave = {inter}"
@@ -80,5 +81,25 @@ if sys.argv[1] == 'bench':
     k16, k4 = (128, 128, 16), (16, 8, 4)
     for ops, inter in [(('N', 'N'), 2), (('N', 'T'), 4), (('T', 'N'), 4), (('T', 'T'), 2)]:
         out.append(spec(ops, k16, (2, 4), k4, frag=2, inter=inter))
+if sys.argv[1] == 'zexplore':
+    # ZGEMM: four real mmas per complex one; warp tiles of 32 x 32.
+    z = lambda ops, tile, warps, mma, **kw: spec(ops, tile, warps, mma, precision='c64', **kw)
+    nn, k4, k8 = ('N', 'N'), (16, 8, 4), (16, 8, 8)
+    for frag in (1, 2):
+        for inter in (0, 2):
+            out.append(z(nn, (64, 128, 16), (2, 4), k4, frag=frag, inter=inter))
+    out.append(z(nn, (64, 128, 16), (2, 4), k8, frag=1, inter=2))
+    out.append(z(nn, (64, 128, 16), (2, 4), k8, frag=2, inter=2))
+    out.append(z(nn, (128, 64, 16), (4, 2), k4, frag=2, inter=2))
+    out.append(z(nn, (64, 64, 16), (2, 2), k4, frag=2, inter=2))
+    out.append(z(nn, (64, 128, 8), (2, 4), k4, frag=2, inter=2, stages=4))
+    for ops in [('N', 'T'), ('T', 'N'), ('T', 'T'), ('C', 'N'), ('N', 'C')]:
+        out.append(z(ops, (64, 128, 16), (2, 4), k4, frag=2, inter=2))
+if sys.argv[1] == 'zbench':
+    # The ZGEMM kernel of zexplore (64 x 128 x 16, m16n8k4, 2 sets, i2) per op pair.
+    for ops in [('N', 'N'), ('N', 'T'), ('T', 'N'), ('T', 'T')]:
+        out.append(spec(ops, (64, 128, 16), (2, 4), (16, 8, 4), frag=2, inter=2, precision='c64'))
+    # DGEMM TT with explore4's stripe 32 deep and interleave 8.
+    out.append(spec(('T', 'T'), (128, 128, 32), (2, 4), (16, 8, 4), frag=2, inter=8))
 for s in out:
     print("-|" + s)

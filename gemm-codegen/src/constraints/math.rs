@@ -10,8 +10,8 @@
 //! warps.1)` and each thread owns `tile.0 / threads.0` rows and `tile.1 /
 //! threads.1` columns of C, as in every stencil kernel. A warp tile is a
 //! whole number of 16 × 16 blocks: each lane then reads its fragments of A
-//! and of B as pairs of neighbouring elements, 16 bytes at once
-//! (`lds_width = 2`), see `stencil/mma.rs`.
+//! and of B 16 bytes at once (`lds_width = 2` for f64, 1 for c64), see
+//! `stencil/mma.rs`.
 
 use super::{Field, ParamPath, Rule, Violation, violation};
 use crate::ptx::MmaShape;
@@ -21,11 +21,11 @@ use crate::spec::{KernelSpec, Math, Precision, Target, WarpShape};
 pub const MMA_WARP_BLOCK: u32 = 16;
 
 /// [`Rule::Math`]: whether `math` exists for `precision` on `arch`: `fma`
-/// everywhere, `dmma` for `f64` on sm_80 and newer.
+/// everywhere, `dmma` for `f64` and `c64` on sm_80 and newer.
 pub const fn math_allowed(math: Math, precision: Precision, arch: Target) -> bool {
     match math {
         Math::Fma => true,
-        Math::Dmma => matches!(precision, Precision::F64) && arch.sm() >= 80,
+        Math::Dmma => matches!(precision, Precision::F64 | Precision::C64) && arch.sm() >= 80,
     }
 }
 
@@ -73,21 +73,24 @@ pub const fn mma_fits(spec: &KernelSpec) -> bool {
             Some(u) => shape.k != 0 && u.is_multiple_of(shape.k),
             None => true,
         }
-        && spec.lds_width == MMA_LDS_WIDTH
+        && spec.lds_width == mma_lds_width(spec.precision)
 }
 
-/// The only `lds_width` of a tensor-core math: two `f64`, 16 bytes.
-pub const MMA_LDS_WIDTH: u32 = 2;
+/// The only `lds_width` of a tensor-core math: 16 bytes, two `f64` or one
+/// `c64`.
+pub const fn mma_lds_width(precision: Precision) -> u32 {
+    16 / precision.element_bytes()
+}
 
 /// Checks `math` and `mma` of `spec` (every parameter nonzero), and what a
 /// tensor-core math asks of the rest.
 pub(super) fn check(spec: &KernelSpec, out: &mut Vec<Violation>) {
     let math = spec.math;
     if !math_allowed(math, spec.precision, spec.arch) {
-        let message = if spec.precision != Precision::F64 {
+        let message = if !matches!(spec.precision, Precision::F64 | Precision::C64) {
             format!(
-                "`math = {math}` multiplies f64 on the FP64 tensor cores, and this kernel is {}: use \
-                 `precision = f64`, or `math = fma`",
+                "`math = {math}` multiplies f64 and c64 on the FP64 tensor cores, and this kernel is {}: \
+                 use `precision = f64` or `c64`, or `math = fma`",
                 spec.precision
             )
         } else {
@@ -212,15 +215,15 @@ fn check_tile(spec: &KernelSpec, shape: MmaShape, out: &mut Vec<Violation>) {
             ),
         );
     }
-    if spec.lds_width != MMA_LDS_WIDTH {
+    let width = mma_lds_width(spec.precision);
+    if spec.lds_width != width {
         violation(
             out,
             ParamPath::whole(Field::LdsWidth),
             Rule::MmaTile,
             format!(
-                "`math = {}` reads its f64 fragments {MMA_LDS_WIDTH} at a time (16 bytes): set \
-                 `lds_width = {MMA_LDS_WIDTH}`",
-                spec.math
+                "`math = {}` reads its {} fragments 16 bytes at a time: set `lds_width = {width}`",
+                spec.math, spec.precision
             ),
         );
     }
@@ -267,10 +270,8 @@ mod tests {
     fn each_math_rule_fires_on_its_parameter() {
         let s = spec();
         let at = |p: &str, r: Rule| vec![(p.to_owned(), r)];
-        assert_eq!(
-            rules(&KernelSpec { precision: Precision::C64, ldg_width: 1, lds_width: 1, ..s })[..1],
-            at("math", Rule::Math)[..]
-        );
+        assert_eq!(rules(&KernelSpec { precision: Precision::C32, ..s })[..1], at("math", Rule::Math)[..]);
+        assert_eq!(rules(&KernelSpec { precision: Precision::C64, ldg_width: 1, lds_width: 1, ..s }), []);
         assert_eq!(rules(&KernelSpec { arch: Target::Sm75, stages: 1, ..s }), at("math", Rule::Math));
         assert_eq!(rules(&KernelSpec { mma: None, ..s }), at("math", Rule::Mma));
         assert_eq!(

@@ -306,7 +306,7 @@ pub static PARAMS: &[Param] = &[
         shape: Shape::Word(MATHS),
         need: Need::Optional("fma"),
         field: Some(Field::Math),
-        doc: "how the inner product multiplies: `fma` on the FMA units, `dmma` on the FP64 tensor cores (f64, sm_80+)",
+        doc: "how the inner product multiplies: `fma` on the FMA units, `dmma` on the FP64 tensor cores (f64 and c64, sm_80+)",
         hint: None,
         set: |s, v| v.one_of(&Math::ALL).map(|m| s.math = m),
     },

@@ -36,13 +36,20 @@ impl Runs {
 impl CLayout {
     /// The layout of `plan`: the paper's strided one (runs of `lds_width`)
     /// for `fma`; for a tensor-core math, the fragments' (see
-    /// `stencil/mma.rs`): in each 16 × 16 block of its warp tile, lane
-    /// `(g, t)` owns rows `2g, 2g + 1` and columns `4t … 4t + 3`.
+    /// `stencil/mma.rs`): for f64, in each 16 × 16 block of its warp tile,
+    /// lane `(g, t)` owns rows `2g, 2g + 1` and columns `4t … 4t + 3`; for
+    /// c64, in each 8 × 8 block, row `g` and columns `2t, 2t + 1`.
     pub fn new(plan: &Plan) -> CLayout {
         let spec = plan.spec();
         if spec.math.is_mma() {
-            let block = crate::constraints::MMA_WARP_BLOCK;
-            return CLayout { rows: Runs { width: 2, step: block }, cols: Runs { width: 4, step: block } };
+            // f64: rows 16p + 2g + h, columns 16q + 4t + …; c64: rows 8i + g,
+            // columns 8n + 2t + e (`stencil/mma.rs`).
+            return if spec.precision.is_complex() {
+                CLayout { rows: Runs { width: 1, step: 8 }, cols: Runs { width: 2, step: 8 } }
+            } else {
+                let block = crate::constraints::MMA_WARP_BLOCK;
+                CLayout { rows: Runs { width: 2, step: block }, cols: Runs { width: 4, step: block } }
+            };
         }
         let w = spec.lds_width;
         CLayout {
@@ -123,16 +130,19 @@ mod tests {
     #[test]
     fn mma_lanes_partition_the_tile() {
         use crate::spec::{Math, MmaShape, Target, WarpShape};
-        for (warps, tile) in [((2, 4), (64, 64)), ((1, 1), (32, 16)), ((4, 2), (128, 64))] {
+        let cases = [((2, 4), (64, 64)), ((1, 1), (32, 16)), ((4, 2), (128, 64))];
+        for ((warps, tile), precision) in
+            cases.into_iter().flat_map(|c| [(c, Precision::F64), (c, Precision::C64)])
+        {
             let spec = KernelSpec {
-                lds_width: 2,
+                lds_width: 16 / precision.element_bytes(),
                 arch: Target::Sm90,
                 stages: 2,
                 warps: Some(WarpShape { m: warps.0, n: warps.1 }),
                 math: Math::Dmma,
                 mma: MmaShape::f64(16, 8, 4),
                 ..KernelSpec::new(
-                    Precision::F64,
+                    precision,
                     (Op::T, Op::N),
                     (tile.0, tile.1, 8),
                     (8 * warps.0, 4 * warps.1),
@@ -148,8 +158,8 @@ mod tests {
                 // As `schedule::thread_position` computes them.
                 let (warp, lane) = (thread / 32, thread % 32);
                 let (warp_m, warp_n) = (warp % warps.0, warp / warps.0);
-                let tx = warp_m * (wm / 2) + lane / 4;
-                let ty = warp_n * (wn / 4) + lane % 4;
+                let tx = warp_m * (wm / l.row_width()) + lane / 4;
+                let ty = warp_n * (wn / l.col_width()) + lane % 4;
                 for i in 0..p.m_thr() {
                     for j in 0..p.n_thr() {
                         let row = tx * l.row_width() + l.row_offset(i);
@@ -159,7 +169,7 @@ mod tests {
                     }
                 }
             }
-            assert!(owned.iter().all(|&n| n == 1), "warps {warps:?}");
+            assert!(owned.iter().all(|&n| n == 1), "warps {warps:?}, {precision}");
         }
     }
 

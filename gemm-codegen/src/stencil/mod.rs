@@ -132,13 +132,12 @@ pub(crate) fn lower(plan: &Plan) -> Module {
     let mut cx = prologue(plan);
     // With a `cp.async` ring the copies leave conjugation to the product.
     let ring = spec.stages > 1;
+    let (conj_a, conj_b) =
+        (ring && spec.op_a.conjugates(spec.precision), ring && spec.op_b.conjugates(spec.precision));
     let mut inner: Box<dyn InnerProduct> = if spec.math.is_mma() {
-        Box::new(walk::Walker::new(mma::Fragments::default()))
+        Box::new(walk::Walker::new(mma::Fragments::new(conj_a, conj_b)))
     } else {
-        Box::new(walk::Walker::new(fma::RegisterBlocked::new(
-            ring && spec.op_a.conjugates(spec.precision),
-            ring && spec.op_b.conjugates(spec.precision),
-        )))
+        Box::new(walk::Walker::new(fma::RegisterBlocked::new(conj_a, conj_b)))
     };
     let mut epilogue = epilogue::Strided;
     let epilogue_label =

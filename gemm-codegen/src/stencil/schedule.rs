@@ -89,20 +89,20 @@ pub(crate) fn thread_position(cx: &mut Cx<'_>) {
         // The lane grid of the fragments: g = lane / 4 along M, t = lane mod 4
         // along N, each warp on its own WM x WN part of the tile.
         let (wm, wn) = (spec.m_blk / warps.m, spec.n_blk / warps.n);
+        let layout = super::CLayout::new(cx.plan);
+        let (per_m, per_n) = (wm / layout.row_width(), wn / layout.col_width());
         cx.b.comment(format!(
             "the thread's place in the C layout: warp (thread / 32) owns the {wm} x {wn} warp tile \
-             (warp mod {0}, warp div {0}); tx = warp_m {1} + lane / 4, ty = warp_n {2} + lane mod 4",
+             (warp mod {0}, warp div {0}); tx = warp_m {per_m} + lane / 4, ty = warp_n {per_n} + lane mod 4",
             warps.m,
-            wm / 2,
-            wn / 4
         ));
         let (warp, lane) = cx.divmod(thread, 32, "warp", "lane");
         let (warp_n, warp_m) = cx.divmod(warp, warps.m, "warp_n", "warp_m");
         let (g, t) = cx.divmod(lane, 4, "lane_g", "lane_t4");
         let tx = cx.b.reg("tx", Type::U32);
         let ty = cx.b.reg("ty", Type::U32);
-        cx.b.push(Instr::mad(tx, warp_m, Op::imm(wm / 2), g));
-        cx.b.push(Instr::mad(ty, warp_n, Op::imm(wn / 4), t));
+        cx.b.push(Instr::mad(tx, warp_m, Op::imm(per_m), g));
+        cx.b.push(Instr::mad(ty, warp_n, Op::imm(per_n), t));
         (cx.tx, cx.ty) = (tx, ty);
         return;
     }
