@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use gemm_codegen::device::DeviceLimits;
 use gemm_codegen::space::{Bounds, Guidelines, LdgWidths, Pipeline, Space, Stats, Warps};
 use gemm_codegen::{
-    GlobalLoad, KernelSpec, LoadShape, Math, Op, Precision, Rule, Target, WarpShape, validate_with,
+    GlobalLoad, KernelSpec, LoadShape, Math, MmaShape, Op, Precision, Rule, Target, WarpShape, validate_with,
 };
 
 fn sm90() -> DeviceLimits {
@@ -58,7 +58,18 @@ fn brute_force(space: &Space) -> BTreeSet<KernelSpec> {
                 for n_blk in b.n_blk.clone() {
                     for k_blk in b.k_blk.clone() {
                         for &lds_width in &b.lds_widths {
-                            for stages in [0, 9].iter().chain(&pipe.stages) {
+                            // `fma`, and `dmma` with each listed shape at the warps
+                            // the threads are the lane grid of.
+                            let dmma_warps = (m_dim % 8 == 0 && n_dim % 4 == 0)
+                                .then_some(WarpShape { m: m_dim / 8, n: n_dim / 4 });
+                            let maths = std::iter::once((Math::Fma, None, None))
+                                .chain(pipe.mmas.iter().map(|&shape| (Math::Dmma, Some(shape), dmma_warps)));
+                            for ((math, mma, math_warps), stages) in
+                                maths.flat_map(|m| [0, 9].iter().chain(&pipe.stages).map(move |s| (m, s)))
+                            {
+                                if math == Math::Dmma && math_warps.is_none() {
+                                    continue;
+                                }
                                 for (&ldg_width, &frag_sets) in widths
                                     .iter()
                                     .flat_map(|w| [0, 3].iter().chain(&pipe.frag_sets).map(move |f| (w, f)))
@@ -79,13 +90,13 @@ fn brute_force(space: &Space) -> BTreeSet<KernelSpec> {
                                         arch: pipe.target.unwrap_or_default(),
                                         stages: *stages,
                                         ldg_width,
-                                        warps: None,
+                                        warps: math_warps,
                                         raster: 1,
                                         unroll: None,
                                         frag_sets,
                                         interleave: 0,
-                                        math: Math::Fma,
-                                        mma: None,
+                                        math,
+                                        mma,
                                     };
                                     let load_dependent =
                                         [Rule::LoadThreads, Rule::LoadNotDividingStripe, Rule::LdgWidth];
@@ -110,6 +121,9 @@ fn brute_force(space: &Space) -> BTreeSet<KernelSpec> {
                                             if !space.guidelines.admits(&Stats::of(&plan, &space.device)) {
                                                 continue;
                                             }
+                                            let math_warps = [math_warps];
+                                            let warps =
+                                                if math.is_mma() { &math_warps[..] } else { &warps[..] };
                                             let legal_warps: Vec<_> = warps
                                                 .iter()
                                                 .filter(|&&w| {
@@ -122,6 +136,7 @@ fn brute_force(space: &Space) -> BTreeSet<KernelSpec> {
                                             let least = legal_warps.iter().flatten().map(perimeter).min();
                                             for &w in &legal_warps {
                                                 let chosen = match (pipe.warps, w) {
+                                                    _ if math.is_mma() => true,
                                                     (_, None) | (Warps::Every, _) => true,
                                                     (Warps::Default, Some(_)) => false,
                                                     (Warps::Squarest, Some(w)) => {
@@ -222,6 +237,7 @@ fn every_value(target: Target) -> Pipeline {
         frag_sets: vec![1, 2],
         unrolls: vec![1, 2, 4],
         interleaves: vec![1, 2, 8],
+        mmas: MmaShape::F64.to_vec(),
     }
 }
 
@@ -244,6 +260,14 @@ fn every_legal_pipeline_value_matches_validate_with() {
             assert!(has(&|s| s.frag_sets == 2) && has(&|s| s.unroll == Some(2)), "{precision} {target}");
             assert_eq!(has(&|s| s.interleave == 2), target == Target::Sm90, "{precision} {target}");
             assert!(!has(&|s| s.interleave == 8 && s.k_blk < 8), "{precision} {target}");
+            // DMMA for f64 and c64 on sm_90: the m16 shapes whose k fits a
+            // stripe of 4 or 8 (m8n8k4 too, on any sm_80+).
+            let dmma = matches!(precision, Precision::F64 | Precision::C64);
+            for shape in [(16, 8, 4), (16, 8, 8), (8, 8, 4)] {
+                let with = |s: &KernelSpec| s.mma.is_some_and(|m| (m.m, m.n, m.k) == shape);
+                assert_eq!(has(&with), dmma && target == Target::Sm90, "{precision} {target} {shape:?}");
+            }
+            assert!(!has(&|s| s.math == Math::Dmma && s.unroll.is_some_and(|u| u % s.k_per_step() != 0)));
         }
     }
 }

@@ -48,6 +48,10 @@ pub struct GpuThroughput {
     /// FP64 FMA lanes per SM: thread-level `fma.f64` per clock (half the
     /// FP32 lanes on sm_80 and sm_90, 1/64 on the gaming parts).
     pub fp64_lanes: f64,
+    /// FP64 tensor-core multiply-adds per SM per clock, thread-level (what
+    /// `mma.sync` on `.f64` sustains: twice the FP64 lanes on sm_80 and
+    /// sm_90, the FP64 lanes on the gaming parts, none before sm_80).
+    pub dmma_lanes: f64,
     /// Warp instructions an SM issues per clock: one per scheduler, four
     /// schedulers from sm_70 on.
     pub issue_per_clock: f64,
@@ -69,14 +73,23 @@ struct Row {
     cc: ComputeCapability,
     fp32_lanes: u32,
     fp64_lanes: u32,
+    dmma_lanes: u32,
     /// DRAM of the typical part, GB/s.
     dram_gbps: u32,
     /// FP64 FMA latency, clocks.
     dfma_latency: u32,
 }
 
-const fn row(cc: (u32, u32), fp32_lanes: u32, fp64_lanes: u32, dram_gbps: u32, dfma_latency: u32) -> Row {
-    Row { cc: ComputeCapability::new(cc.0, cc.1), fp32_lanes, fp64_lanes, dram_gbps, dfma_latency }
+const fn row(cc: (u32, u32), lanes: (u32, u32, u32), dram_gbps: u32, dfma_latency: u32) -> Row {
+    let (fp32_lanes, fp64_lanes, dmma_lanes) = lanes;
+    Row {
+        cc: ComputeCapability::new(cc.0, cc.1),
+        fp32_lanes,
+        fp64_lanes,
+        dmma_lanes,
+        dram_gbps,
+        dfma_latency,
+    }
 }
 
 /// Lanes per SM from NVIDIA's architecture whitepapers (V100, T4/Turing,
@@ -86,13 +99,15 @@ const fn row(cc: (u32, u32), fp32_lanes: u32, fp64_lanes: u32, dram_gbps: u32, d
 /// sm_70 on (Jia et al., "Dissecting the NVIDIA Volta GPU Architecture via
 /// Microbenchmarking"), 2 FP64 lanes parts excepted (their DFMA is a
 /// shared, slow unit; 16 clocks is a floor).
+/// FP64 tensor cores: A100 19.5 and H100 SXM5 67 TFLOP/s, twice their FP64
+/// FMA rate.
 const TABLE: &[Row] = &[
-    row((7, 0), 64, 32, 900, 8),
-    row((7, 5), 64, 2, 320, 16),
-    row((8, 0), 64, 32, 2039, 8),
-    row((8, 6), 128, 2, 600, 16),
-    row((8, 9), 128, 2, 300, 16),
-    row((9, 0), 128, 64, 3350, 8),
+    row((7, 0), (64, 32, 0), 900, 8),
+    row((7, 5), (64, 2, 0), 320, 16),
+    row((8, 0), (64, 32, 64), 2039, 8),
+    row((8, 6), (128, 2, 2), 600, 16),
+    row((8, 9), (128, 2, 2), 300, 16),
+    row((9, 0), (128, 64, 128), 3350, 8),
 ];
 
 impl GpuThroughput {
@@ -145,6 +160,7 @@ impl GpuThroughput {
             clock_ghz,
             fp32_lanes: f64::from(row.fp32_lanes),
             fp64_lanes: f64::from(row.fp64_lanes),
+            dmma_lanes: f64::from(row.dmma_lanes),
             issue_per_clock: 4.0,
             schedulers: 4,
             dram_gbps: dram_gbps.unwrap_or(f64::from(row.dram_gbps)),
@@ -159,7 +175,8 @@ impl GpuThroughput {
     /// The FP32 peak calibrates the clock (`fp32_tflops / (2 · SMs · FP32
     /// lanes)`): a GPU that holds a lower clock under load holds it for the
     /// issue and shared-memory terms too. The FP64 peak then gives the FP64
-    /// lanes at that clock, and the copy bandwidth replaces the DRAM figure.
+    /// lanes at that clock (and the FP64 tensor cores' in proportion), and
+    /// the copy bandwidth replaces the DRAM figure.
     pub fn with_measured(
         &self,
         fp32_tflops: f64,
@@ -171,9 +188,11 @@ impl GpuThroughput {
         positive("copy_gbps", copy_gbps)?;
         let sms = f64::from(self.sm_count);
         let clock_ghz = fp32_tflops * 1e3 / (2.0 * sms * self.fp32_lanes);
+        let fp64_lanes = fp64_tflops * 1e3 / (2.0 * sms * clock_ghz);
         Ok(GpuThroughput {
             clock_ghz,
-            fp64_lanes: fp64_tflops * 1e3 / (2.0 * sms * clock_ghz),
+            fp64_lanes,
+            dmma_lanes: self.dmma_lanes * fp64_lanes / self.fp64_lanes,
             dram_gbps: copy_gbps,
             source: PeakSource::Measured,
             ..self.clone()

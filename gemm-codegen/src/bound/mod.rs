@@ -257,16 +257,27 @@ impl AnalyticBound {
         residency: Option<Residency>,
     ) -> Result<AnalyticBound, BoundError> {
         let m = mix.mix;
+        // A tensor-core loop (`mma` on `.f64`) multiplies on the FP64 tensor
+        // cores, each instruction `m·n·k / 32` multiply-adds a lane.
+        let tensor = m.mma_f64 > 0;
         let pipe = match (m.fma_f32, m.fma_f64) {
-            (0, 0) => return Err(BoundError::NoFma { kernel: mix.kernel.clone() }),
+            (0, 0) if !tensor => return Err(BoundError::NoFma { kernel: mix.kernel.clone() }),
+            (0, 0) => Pipe::Fp64,
+            (fp32, fp64) if tensor => {
+                return Err(BoundError::MixedPipes { kernel: mix.kernel.clone(), fp32, fp64 });
+            }
             (_, 0) => Pipe::Fp32,
             (0, _) => Pipe::Fp64,
             (fp32, fp64) => return Err(BoundError::MixedPipes { kernel: mix.kernel.clone(), fp32, fp64 }),
         };
-        let fmas = f64::from(m.fmas());
+        let fmas = f64::from(if tensor { m.mma_f64_fmas } else { m.fmas() });
         // Thread-level FMAs per SM per clock under each term.
-        let fma_units = gpu.lanes(pipe);
-        let issue = gpu.issue_per_clock * f64::from(lanes::WARP) * m.fma_share();
+        let fma_units = if tensor { gpu.dmma_lanes } else { gpu.lanes(pipe) };
+        if fma_units <= 0.0 {
+            return Err(BoundError::Machine(format!("{} has no FP64 tensor cores", gpu.name)));
+        }
+        let per_instruction = fmas / f64::from(m.total().max(1));
+        let issue = gpu.issue_per_clock * f64::from(lanes::WARP) * per_instruction;
         let shared =
             (mix.shared.cycles > 0).then(|| f64::from(mix.shared.threads) * fmas / mix.shared.cycles as f64);
         let (limiter, rate) = [(Limiter::FmaUnits, Some(fma_units)), (Limiter::Issue, Some(issue))]
@@ -299,7 +310,7 @@ impl AnalyticBound {
             };
             // A scheduler issues an FMA per clock at most; to keep doing so
             // it needs `latency` independent FMAs among its warps.
-            if warps_per_scheduler * f64::from(mix.fma_chains) < f64::from(latency) {
+            if !tensor && warps_per_scheduler * f64::from(mix.fma_chains) < f64::from(latency) {
                 caveats.push(Caveat::FmaLatency { warps_per_scheduler, chains: mix.fma_chains, latency });
             }
         }

@@ -349,3 +349,34 @@ fn a_wider_lds_width_never_lowers_the_bound() {
     }
     assert!(compared >= 30, "only {compared} comparisons");
 }
+
+/// A DGEMM on the FP64 tensor cores is bounded by their rate, twice the
+/// FP64 FMA lanes on the H100, not by the FMA units; a ZGEMM likewise.
+#[test]
+fn tensor_core_kernels_are_bounded_by_the_tensor_cores() {
+    let gpu = h100();
+    for text in [
+        "precision = f64, op = (N, N), tile = (128, 128, 16), threads = (16, 16), load_a = (64, 4), \
+         load_b = (8, 32), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), \
+         raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4)",
+        "precision = c64, op = (N, T), tile = (64, 128, 16), threads = (16, 16), load_a = (64, 4), \
+         load_b = (128, 2), lds_width = 1, arch = sm_90, stages = 3, warps = (2, 4), frag_sets = 2, \
+         interleave = 2, math = dmma, mma = (16, 8, 4)",
+    ] {
+        let spec: crate::KernelSpec = text.parse().unwrap();
+        let plan = crate::validate(&spec).unwrap();
+        let bound = AnalyticBound::of_plan(&plan, &gpu, None).unwrap();
+        assert_eq!(bound.pipe, Pipe::Fp64, "{text}");
+        assert!(bound.mix.mma_f64 > 0 && bound.mix.fmas() == 0, "{text}");
+        let dmma_peak = gpu.tflops(gpu.dmma_lanes);
+        assert!((bound.fma_tflops - dmma_peak).abs() < 1e-9, "{text}");
+        assert!((dmma_peak / gpu.peak_tflops(Pipe::Fp64) - 2.0).abs() < 1e-9);
+        assert!(bound.tflops <= dmma_peak && bound.tflops > gpu.peak_tflops(Pipe::Fp64), "{bound:?}");
+    }
+    // An FMA kernel's bound stays on the FMA units.
+    let measured = gpu.with_measured(66.0, 33.0, 3000.0).unwrap();
+    assert!(
+        (measured.tflops(measured.dmma_lanes) - 66.0).abs() < 1e-9,
+        "the tensor rate follows the FP64 one"
+    );
+}

@@ -74,12 +74,12 @@ pub use pipeline::{LdgWidths, Pipeline, Warps};
 
 use crate::constraints::{
     Limits, Operand, StripePlan, frag_sets_allowed, ldg_width_allowed, ldg_width_fits_precision,
-    lds_width_allowed, lds_width_divides, lds_width_fits_precision, proven_u32, regs_fit, shared_fits,
-    stages_allowed, threads_rule, tile_divides,
+    lds_width_allowed, lds_width_divides, lds_width_fits_precision, mma_lds_width, proven_u32, regs_fit,
+    shared_fits, stages_allowed, threads_rule, tile_divides,
 };
 use crate::device::DeviceLimits;
 use crate::spec::{GlobalLoad, KernelSpec, LoadShape, Op, Precision, Target};
-use pipeline::{free_count, free_settings, ldg_fits, widest};
+use pipeline::{MathChoice, free_count, free_settings, ldg_fits, widest};
 /// The ranges the generator's loops run over.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Bounds {
@@ -337,7 +337,7 @@ impl Space {
         let (fewest, deepest) = self.pipeline.stage_extremes().unwrap_or((0, 0));
         let may_fit = move |tile: KernelSpec| {
             fewest > 0
-                && regs_fit(&KernelSpec { stages: deepest, ..tile }, &limits)
+                && self.pipeline.regs_fit_some_math(&KernelSpec { stages: deepest, ..tile }, &limits)
                 && shared_fits(&KernelSpec { stages: fewest, ..tile }, &limits)
         };
         b.n_dim
@@ -406,7 +406,7 @@ impl Space {
         let Some((_, deepest)) = self.pipeline.stage_extremes() else { return Vec::new() };
         // The register bound does not depend on the widths or the loads,
         // and is least with a ring.
-        if !regs_fit(&KernelSpec { stages: deepest, ..tile }, limits) {
+        if !self.pipeline.regs_fit_some_math(&KernelSpec { stages: deepest, ..tile }, limits) {
             return Vec::new();
         }
         let Some(&first_ldg) = self.bounds.ldgs.first() else {
@@ -419,20 +419,24 @@ impl Space {
         let pairs_of = |i: usize| u64::from(loads_a[i].0) * u64::from(loads_b[i].0);
         let (m_thr, n_thr) = (tile.m_thr(), tile.n_thr());
         let mut out = Vec::new();
-        for &lds_width in &self.bounds.lds_widths {
+        let maths: Vec<MathChoice> = self.pipeline.maths(&tile).collect();
+        for (&lds_width, choice) in
+            self.bounds.lds_widths.iter().flat_map(|w| maths.iter().map(move |c| (w, *c)))
+        {
             if !(lds_width_allowed(lds_width)
                 && lds_width_fits_precision(lds_width, precision)
                 && lds_width_divides(lds_width, m_thr, n_thr))
+                || (choice.math.is_mma() && lds_width != mma_lds_width(precision))
             {
                 continue;
             }
+            let tile = choice.apply(KernelSpec { lds_width, ..tile });
             for &stages in self.pipeline.stages.iter().filter(|&&s| stages_allowed(s, cp_async)) {
                 let frag_sets = self.pipeline.frag_sets.iter().copied().filter(|&f| frag_sets_allowed(f));
                 let legal = widths.iter().copied().enumerate().filter(|&(_, w)| legal_width(w));
                 for ((wi, ldg_width), frag_sets) in legal.flat_map(|w| frag_sets.clone().map(move |f| (w, f)))
                 {
-                    let mut spec =
-                        KernelSpec { lds_width, stages, ldg_width, frag_sets, ldg: first_ldg, ..tile };
+                    let mut spec = KernelSpec { stages, ldg_width, frag_sets, ldg: first_ldg, ..tile };
                     if !(shared_fits(&spec, limits) && regs_fit(&spec, limits)) {
                         continue;
                     }

@@ -16,14 +16,18 @@
 //!   `warps`, `raster`, and the walk of the stripe: `unroll` (whose values
 //!   are the listed divisors of the point's `tile.2`) or, with the whole
 //!   stripe unrolled in a ring, `interleave` (the listed group counts up
-//!   to `tile.2`) — one row, since interleaving needs no `unroll`. A new
+//!   to the product's steps) — one row, since interleaving needs no
+//!   `unroll`. The point dimension `math` (with `mma`) is the exception
+//!   that fixes a free one: a tensor-core point has the `warps` its
+//!   threads are the lane grid of. A new
 //!   parameter of this kind is one more list in [`Pipeline`] and one more
 //!   row of `FREE`; counting, listing and membership follow.
 
 use crate::constraints::{
-    StripePlan, ldg_width_allowed, ldg_width_divides, ldg_width_fits_precision, stages_allowed, warps_fit,
+    StripePlan, ldg_width_allowed, ldg_width_divides, ldg_width_fits_precision, math_allowed, mma_allowed,
+    mma_fits, mma_lds_width, stages_allowed, warps_fit,
 };
-use crate::spec::{KernelSpec, Precision, Target, WarpShape};
+use crate::spec::{KernelSpec, Math, MmaShape, Precision, Target, WarpShape};
 
 use super::Space;
 
@@ -99,9 +103,14 @@ pub struct Pipeline {
     /// that divides a point's `tile.2` and is below it.
     pub unrolls: Vec<u32>,
     /// The `interleave` group counts besides 0 (always in): each up to a
-    /// point's `tile.2`, at points with a ring (`stages ≥ 2`), with the
-    /// whole stripe unrolled.
+    /// point's steps over a stripe, at points with a ring (`stages ≥ 2`),
+    /// with the whole stripe unrolled.
     pub interleaves: Vec<u32>,
+    /// The `mma` shapes of `math = dmma`, besides `fma` (always in): at
+    /// points of a precision and architecture with DMMA whose threads are
+    /// `(8 wm, 4 wn)`, with `warps = (wm, wn)` and the 16-byte
+    /// `lds_width` (a point dimension: it fixes `warps` and `lds_width`).
+    pub mmas: Vec<MmaShape>,
 }
 
 impl Pipeline {
@@ -116,6 +125,7 @@ impl Pipeline {
             frag_sets: vec![KernelSpec::DEFAULT_FRAG_SETS],
             unrolls: Vec::new(),
             interleaves: Vec::new(),
+            mmas: Vec::new(),
         }
     }
 
@@ -130,7 +140,11 @@ impl Pipeline {
     /// the whole stripe or 2 steps (2 was the best of 2, 4 and 8 on the
     /// H100's 256 × 128 SGEMM; 4 and 8 lost), `interleave` 0, 1, 2, 4 and
     /// 8 (each was the best of these on some of 13 H100 kernels, by up
-    /// to 13%; `tuning/sm_90-copies`).
+    /// to 13%; `tuning/sm_90-copies`), and for f64 and c64 `math = dmma`
+    /// with m16n8k4 and m16n8k8 on sm_90 (the fastest two of the four
+    /// shapes on the H100, m8n8k4 at half their speed, m16n8k16 short of
+    /// registers; `tuning/sm_90-dmma`), m8n8k4 on sm_80 to sm_89 (their
+    /// only one).
     pub fn tuner(target: Target) -> Pipeline {
         let stages = if target.has_cp_async() { vec![1, 2, 3, 4] } else { vec![1] };
         Pipeline {
@@ -142,22 +156,71 @@ impl Pipeline {
             frag_sets: vec![1, 2],
             unrolls: vec![2],
             interleaves: vec![1, 2, 4, 8],
+            mmas: match target.sm() {
+                90.. => vec![MmaShape { m: 16, n: 8, k: 4 }, MmaShape { m: 16, n: 8, k: 8 }],
+                80.. => vec![MmaShape { m: 8, n: 8, k: 4 }],
+                _ => Vec::new(),
+            },
         }
+    }
+
+    /// Whether `tile`'s register bound fits `limits` with some math the
+    /// pipeline lists for it (`fma`, or a listed `mma` shape the precision
+    /// and architecture have, whether or not the tile fits its fragments):
+    /// the generator's early exit, which must not drop a tile a tensor-core
+    /// math fits (an m16n8k4 step holds fewer fragments of B than an FMA
+    /// step).
+    pub(super) fn regs_fit_some_math(&self, tile: &KernelSpec, limits: &crate::constraints::Limits) -> bool {
+        use crate::constraints::regs_fit;
+        let fma = KernelSpec { math: Math::Fma, mma: None, ..*tile };
+        regs_fit(&fma, limits)
+            || self.mmas.iter().any(|&shape| {
+                let mma = KernelSpec { math: Math::Dmma, mma: Some(shape), ..*tile };
+                math_allowed(Math::Dmma, tile.precision, tile.arch) && regs_fit(&mma, limits)
+            })
+    }
+
+    /// The maths at a point of `tile` (tile, threads, precision and
+    /// architecture set): `(math, mma, warps, lds_width)`, `fma` first
+    /// (its `warps` then a free dimension, `lds_width` the point's), then
+    /// each listed `mma` shape that the precision, architecture, threads
+    /// and tile take. A point's `unroll` is its default (none).
+    pub(super) fn maths(&self, tile: &KernelSpec) -> impl Iterator<Item = MathChoice> + '_ {
+        let tile = *tile;
+        let fma = MathChoice { math: Math::Fma, mma: None, warps: None };
+        let mmas = self.mmas.iter().filter_map(move |&shape| {
+            let (m_dim, n_dim) = (tile.m_dim, tile.n_dim);
+            if !(m_dim.is_multiple_of(8) && n_dim.is_multiple_of(4)) {
+                return None;
+            }
+            let warps = Some(WarpShape { m: m_dim / 8, n: n_dim / 4 });
+            let choice = MathChoice { math: Math::Dmma, mma: Some(shape), warps };
+            let spec = choice.apply(KernelSpec { unroll: None, ..tile });
+            let ok = math_allowed(spec.math, spec.precision, spec.arch)
+                && mma_allowed(spec.math, spec.mma, spec.arch)
+                && mma_fits(&spec);
+            ok.then_some(choice)
+        });
+        std::iter::once(fma).chain(mmas)
     }
 
     /// The listed `unroll`s that divide a stripe `k_blk` deep and are below
     /// it, in list order (the space's `unroll` values are `None`, the whole
     /// stripe, then these).
-    fn partial_unrolls(&self, k_blk: u32) -> impl Iterator<Item = u32> + '_ {
-        self.unrolls.iter().copied().filter(move |&u| u > 0 && u < k_blk && k_blk.is_multiple_of(u))
+    fn partial_unrolls(&self, spec: &KernelSpec) -> impl Iterator<Item = u32> + '_ {
+        let (k_blk, step) = (spec.k_blk, spec.k_per_step());
+        self.unrolls
+            .iter()
+            .copied()
+            .filter(move |&u| u > 0 && u < k_blk && k_blk.is_multiple_of(u) && u.is_multiple_of(step))
     }
 
     /// The listed `interleave`s a point of `spec`'s stages and `tile.2`
     /// takes with the whole stripe unrolled, in list order (the space's
     /// values are 0 then these): none without a ring.
     fn interleaves_at(&self, spec: &KernelSpec) -> impl Iterator<Item = u32> + '_ {
-        let (ring, k_blk) = (spec.stages >= 2, spec.k_blk);
-        self.interleaves.iter().copied().filter(move |&g| ring && g > 0 && g <= k_blk)
+        let (ring, steps) = (spec.stages >= 2, spec.k_blk / spec.k_per_step());
+        self.interleaves.iter().copied().filter(move |&g| ring && g > 0 && g <= steps)
     }
 
     /// The `interleave` values the space holds for specs that differ from
@@ -174,7 +237,7 @@ impl Pipeline {
     /// `unroll` (with `interleave` 0).
     fn walks(&self, spec: &KernelSpec) -> impl Iterator<Item = (Option<u32>, u32)> + '_ {
         let interleaved = self.interleaves_at(spec).map(|g| (None, g));
-        let looped = self.partial_unrolls(spec.k_blk).map(|u| (Some(u), 0));
+        let looped = self.partial_unrolls(spec).map(|u| (Some(u), 0));
         std::iter::once((None, 0)).chain(interleaved).chain(looped)
     }
 
@@ -218,15 +281,19 @@ impl Pipeline {
     /// pipeline's values (its load shapes given): the membership half of
     /// [`Space::contains`] that the hard rules do not decide.
     pub(super) fn lists(&self, spec: &KernelSpec) -> bool {
-        // The space is the FMA stencil's; tensor-core maths are not in it yet.
-        spec.math == KernelSpec::DEFAULT_MATH
-            && spec.mma.is_none()
-            && spec.arch == self.arch()
+        let math = match spec.math {
+            Math::Fma => spec.mma.is_none() && self.warp_shapes(spec.m_dim, spec.n_dim).contains(&spec.warps),
+            Math::Dmma => {
+                let choice = self.maths(spec).find(|c| c.mma == spec.mma);
+                choice
+                    .is_some_and(|c| c.warps == spec.warps && spec.lds_width == mma_lds_width(spec.precision))
+            }
+        };
+        math && spec.arch == self.arch()
             && self.stages.contains(&spec.stages)
             && self.rasters.contains(&spec.raster)
             && self.frag_sets.contains(&spec.frag_sets)
             && self.walks(spec).any(|w| w == (spec.unroll, spec.interleave))
-            && self.warp_shapes(spec.m_dim, spec.n_dim).contains(&spec.warps)
             && match &self.ldg_widths {
                 LdgWidths::Each(list) => list.contains(&spec.ldg_width),
                 LdgWidths::WidestOrOne => {
@@ -262,6 +329,32 @@ pub(super) fn widest(precision: Precision, stripes: &[StripePlan]) -> u32 {
     [4, 2, 1].into_iter().find(|&w| stripes.iter().all(|s| ldg_fits(w, precision, s))).unwrap_or(1)
 }
 
+/// A point's math: `fma`, or a tensor-core one with its shape and the
+/// `warps` its threads fix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct MathChoice {
+    pub math: Math,
+    pub mma: Option<MmaShape>,
+    pub warps: Option<WarpShape>,
+}
+
+impl MathChoice {
+    /// `spec` with this math (and, for a tensor-core one, its warps and
+    /// `lds_width`).
+    pub fn apply(self, spec: KernelSpec) -> KernelSpec {
+        match self.math {
+            Math::Fma => KernelSpec { math: Math::Fma, mma: None, ..spec },
+            Math::Dmma => KernelSpec {
+                math: self.math,
+                mma: self.mma,
+                warps: self.warps,
+                lds_width: mma_lds_width(spec.precision),
+                ..spec
+            },
+        }
+    }
+}
+
 /// One free dimension (see the module documentation): how many values it
 /// takes at a point, and how to set the `i`-th.
 pub(super) struct FreeDim {
@@ -276,10 +369,16 @@ pub(super) struct FreeDim {
 pub(super) const FREE: [FreeDim; 4] = [
     // `ldg`
     FreeDim { count: |s, _| s.bounds.ldgs.len(), set: |s, spec, i| spec.ldg = s.bounds.ldgs[i] },
-    // `warps`
+    // `warps` (fixed at a tensor-core point)
     FreeDim {
-        count: |s, spec| s.pipeline.warp_shapes(spec.m_dim, spec.n_dim).len(),
-        set: |s, spec, i| spec.warps = s.pipeline.warp_shapes(spec.m_dim, spec.n_dim)[i],
+        count: |s, spec| {
+            if spec.math.is_mma() { 1 } else { s.pipeline.warp_shapes(spec.m_dim, spec.n_dim).len() }
+        },
+        set: |s, spec, i| {
+            if !spec.math.is_mma() {
+                spec.warps = s.pipeline.warp_shapes(spec.m_dim, spec.n_dim)[i];
+            }
+        },
     },
     // `raster`
     FreeDim { count: |s, _| s.pipeline.rasters.len(), set: |s, spec, i| spec.raster = s.pipeline.rasters[i] },

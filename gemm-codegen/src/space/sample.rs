@@ -89,9 +89,11 @@ impl Space {
     /// The first `n` specs of the space with `tile`'s tile configuration
     /// (`tile` and `threads`), in order of a heuristic preference:
     ///
-    /// - per point: the widest `ldg_width`, then a ring of 3 stages (then 4,
-    ///   2 and deeper, register staging last: 3 won on the H100), then the
-    ///   widest `lds_width`;
+    /// - per point: a tensor-core math first (twice the FMA units' rate on
+    ///   sm_80 and sm_90: when a tile has both, its first variant is the one
+    ///   that bounds highest), then the widest `ldg_width`, then a ring of 3
+    ///   stages (then 4, 2 and deeper, register staging last: 3 won on the
+    ///   H100), then the widest `lds_width`;
     /// - per variant of a point: better-coalesced loads (more bytes read
     ///   contiguously per row of the load shapes, up to a 128-byte line, A
     ///   and B summed), a warp arrangement before none, the larger `raster`,
@@ -114,7 +116,13 @@ impl Space {
         // Stable sorts keep generation order among equals.
         points.sort_by_key(|p| {
             let s = &p.spec;
-            (Reverse(s.ldg_width), s.stages.abs_diff(3), Reverse(s.stages), Reverse(s.lds_width))
+            (
+                !s.math.is_mma(),
+                Reverse(s.ldg_width),
+                s.stages.abs_diff(3),
+                Reverse(s.stages),
+                Reverse(s.lds_width),
+            )
         });
         let element_bytes = self.precision.element_bytes();
         let coalesced = |shape: LoadShape| shape.lead.saturating_mul(element_bytes).min(128);
