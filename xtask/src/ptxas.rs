@@ -148,9 +148,17 @@ fn report(ptxas: &Path, archs: &[String], filter: Option<&str>) -> Result<()> {
                         *n - 1
                     };
                     let Some(&(k, a)) = jobs.get(i) else { break };
+                    // A kernel compiled for a newer architecture (`arch = sm_90`)
+                    // does not run on an older one: nothing to assemble.
+                    let runs = gemm_codegen::ptx::Arch::from_name(&archs[a])
+                        .is_some_and(|target| kernels[k].spec.arch.runs_on(target.sm));
+                    if !runs {
+                        results.lock().unwrap()[i] = Some(Ok(None));
+                        continue;
+                    }
                     let file = scratch.join(format!("w{w}"));
                     let r = assemble(ptxas, kernels[k].ptx, &archs[a], &file);
-                    results.lock().unwrap()[i] = Some(r.map_err(|e| format!("{e:#}")));
+                    results.lock().unwrap()[i] = Some(r.map(Some).map_err(|e| format!("{e:#}")));
                 }
             });
         }
@@ -166,9 +174,10 @@ fn report(ptxas: &Path, archs: &[String], filter: Option<&str>) -> Result<()> {
         let mut row = format!("{:<10} {:<54}", kernel.name, short_spec(&kernel.spec));
         for a in 0..archs.len() {
             match &results[k * archs.len() + a] {
-                Some(Ok(r)) => {
+                Some(Ok(Some(r))) => {
                     row += &format!(" | {:>4} regs {:>4}", r.registers, r.spill_stores + r.spill_loads)
                 }
+                Some(Ok(None)) => row += &format!(" | {:>14}", "(newer arch)"),
                 Some(Err(e)) => {
                     row += &format!(" | {:>14}", "FAILED");
                     failures.push(format!("{} on {}: {e}", kernel.name, archs[a]));
@@ -186,8 +195,9 @@ fn report(ptxas: &Path, archs: &[String], filter: Option<&str>) -> Result<()> {
 }
 
 fn short_spec(spec: &gemm_codegen::KernelSpec) -> String {
+    let math = spec.mma.map_or(String::new(), |m| format!(" {} {}", spec.math, m.name()));
     format!(
-        "{}x{}x{} t{}x{} a{}x{} b{}x{} w{} {}",
+        "{}x{}x{} t{}x{} a{}x{} b{}x{} w{} {}{math}",
         spec.m_blk,
         spec.n_blk,
         spec.k_blk,
