@@ -8,10 +8,10 @@
 //   sgemm_nt     9216x9216x9216     45.56     32.61     53.95    0.84
 //   sgemm_tn     9216x9216x9216     44.14     33.49     52.29    0.84
 //   sgemm_tt     9216x9216x9216     44.61     33.61     52.01    0.86
-//   dgemm_nn     6656x6656x6656     19.42     16.61     52.70    0.37
-//   dgemm_nt     6656x6656x6656     20.17     17.49     49.64    0.41
-//   dgemm_tn     6656x6656x6656     18.68     16.97     56.27    0.33
-//   dgemm_tt     6656x6656x6656     19.56     16.60     48.89    0.40
+//   dgemm_nn     6656x6656x6656     48.09     15.91     53.65    0.90
+//   dgemm_nt     6656x6656x6656     50.17     16.48     48.91    1.03
+//   dgemm_tn     6656x6656x6656     44.36     16.04     53.82    0.82
+//   dgemm_tt     6656x6656x6656     45.60     15.80     51.08    0.89
 //   cgemm_nn     6656x6656x6656     51.74     44.33     53.13    0.97
 //   cgemm_nt     6656x6656x6656     52.19     48.09     54.84    0.95
 //   cgemm_tn     6656x6656x6656     50.37     45.29     53.27    0.95
@@ -56,31 +56,31 @@ gemm_kernel! { name = SgemmCT, precision = f32, op = (C, T), tile = (128, 128, 8
 gemm_kernel! { name = SgemmCC, precision = f32, op = (C, C), tile = (128, 128, 8), threads = (16, 16), load_a = (8, 32), load_b = (64, 4), lds_width = 2, ldg = cg }
 
 // Tuned at 6656.
-gemm_kernel! { name = DgemmNN, precision = f64, op = (N, N), tile = (96, 96, 12), threads = (24, 16), load_a = (96, 4), load_b = (12, 32), lds_width = 2 }
+gemm_kernel! { name = DgemmNN, precision = f64, op = (N, N), tile = (128, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (8, 32), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 6656.
-gemm_kernel! { name = DgemmNT, precision = f64, op = (N, T), tile = (96, 96, 12), threads = (24, 16), load_a = (32, 12), load_b = (32, 12), lds_width = 2 }
+gemm_kernel! { name = DgemmNT, precision = f64, op = (N, T), tile = (128, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the dgemm_nt winner at 6656.
-gemm_kernel! { name = DgemmNC, precision = f64, op = (N, C), tile = (96, 96, 12), threads = (24, 16), load_a = (32, 12), load_b = (32, 12), lds_width = 2 }
+gemm_kernel! { name = DgemmNC, precision = f64, op = (N, C), tile = (128, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 6656.
-gemm_kernel! { name = DgemmTN, precision = f64, op = (T, N), tile = (96, 96, 12), threads = (24, 16), load_a = (12, 32), load_b = (12, 32), lds_width = 2 }
+gemm_kernel! { name = DgemmTN, precision = f64, op = (T, N), tile = (128, 80, 24), threads = (32, 4), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 2, warps = (4, 1), raster = 8, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 6656.
-gemm_kernel! { name = DgemmTT, precision = f64, op = (T, T), tile = (96, 96, 12), threads = (24, 16), load_a = (12, 32), load_b = (96, 4), lds_width = 2 }
+gemm_kernel! { name = DgemmTT, precision = f64, op = (T, T), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the dgemm_tt winner at 6656.
-gemm_kernel! { name = DgemmTC, precision = f64, op = (T, C), tile = (96, 96, 12), threads = (24, 16), load_a = (12, 32), load_b = (96, 4), lds_width = 2 }
+gemm_kernel! { name = DgemmTC, precision = f64, op = (T, C), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the dgemm_tn winner at 6656.
-gemm_kernel! { name = DgemmCN, precision = f64, op = (C, N), tile = (96, 96, 12), threads = (24, 16), load_a = (12, 32), load_b = (12, 32), lds_width = 2 }
+gemm_kernel! { name = DgemmCN, precision = f64, op = (C, N), tile = (128, 80, 24), threads = (32, 4), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 2, warps = (4, 1), raster = 8, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the dgemm_tt winner at 6656.
-gemm_kernel! { name = DgemmCT, precision = f64, op = (C, T), tile = (96, 96, 12), threads = (24, 16), load_a = (12, 32), load_b = (96, 4), lds_width = 2 }
+gemm_kernel! { name = DgemmCT, precision = f64, op = (C, T), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the dgemm_tt winner at 6656.
-gemm_kernel! { name = DgemmCC, precision = f64, op = (C, C), tile = (96, 96, 12), threads = (24, 16), load_a = (12, 32), load_b = (96, 4), lds_width = 2 }
+gemm_kernel! { name = DgemmCC, precision = f64, op = (C, C), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 6656.
 gemm_kernel! { name = CgemmNN, precision = c32, op = (N, N), tile = (64, 64, 16), threads = (8, 16), load_a = (16, 8), load_b = (8, 16), lds_width = 2, ldg = ca }
