@@ -34,6 +34,10 @@
 //!   `src-size` below the copy size only that many bytes are read and the
 //!   rest are zeros, so a source address with `src-size = 0` need not lie in
 //!   a buffer (it must still be aligned).
+//! - `mma.sync` on `.f64` is the warp's: its 32 lanes' fragments of A, B
+//!   and C, laid out as the PTX ISA says ([`gemm_codegen::ptx::MmaShape`]),
+//!   make one `m × n × k` product, each element of D a chain of FMAs along
+//!   K.
 //! - Floating point is IEEE binary32/binary64 with round-to-nearest-even, as
 //!   the `.rn` instructions and `fma.rn` (one rounding, `mul_add`) specify;
 //!   subnormals are kept (no `.ftz` in the IR).
@@ -70,6 +74,9 @@
 //!   in between. So another thread touching the bytes after the wait but
 //!   before a `bar.sync`, or earlier in the barrier interval the copy was
 //!   issued in (reading a stage that is being refilled), races;
+//! - an `mma.sync` that some lanes of the warp do not execute with the
+//!   others (diverged, guarded off, exited, a partial warp):
+//!   [`FaultKind::MmaNotConverged`];
 //! - a barrier that cannot complete (threads wait while others have exited,
 //!   or wait at different barriers), a `bar.sync` under a divergent guard, a
 //!   divergent `bra.uni`, an integer division by zero, and a warp exceeding
