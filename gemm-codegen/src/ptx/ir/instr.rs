@@ -454,3 +454,42 @@ impl Instr {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::MmaShape;
+
+    /// Each fragment's positions cover its matrix once over the 32 lanes.
+    #[test]
+    fn fragments_cover_their_matrices_once() {
+        for s in MmaShape::F64 {
+            let cover = |rows: u32, cols: u32, per_lane: u32, at: &dyn Fn(u32, u32) -> (u32, u32)| {
+                let mut seen = vec![0u32; (rows * cols) as usize];
+                for lane in 0..32 {
+                    for i in 0..per_lane {
+                        let (r, c) = at(lane, i);
+                        assert!(r < rows && c < cols, "{} ({r}, {c})", s.name());
+                        seen[(r * cols + c) as usize] += 1;
+                    }
+                }
+                assert!(seen.iter().all(|&n| n == 1), "{}", s.name());
+            };
+            cover(s.m, s.k, s.a_per_lane(), &|l, i| s.f64_a(l, i));
+            cover(s.k, s.n, s.b_per_lane(), &|l, i| s.f64_b(l, i));
+            cover(s.m, s.n, s.c_per_lane(), &|l, i| s.f64_c(l, i));
+        }
+    }
+
+    /// Entries read off the PTX ISA's fragment figures for `.f64`
+    /// (section 9.7.14.5): lane 6 is `g = 1`, `t = 2`.
+    #[test]
+    fn fragments_sit_where_the_ptx_isa_draws_them() {
+        let [k4_8, k4, k8, k16] = MmaShape::F64;
+        assert_eq!((k4_8.f64_a(6, 0), k4_8.f64_b(6, 0), k4_8.f64_c(6, 1)), ((1, 2), (2, 1), (1, 5)));
+        assert_eq!((k4.f64_a(6, 1), k4.f64_b(6, 0), k4.f64_c(6, 2)), ((9, 2), (2, 1), (9, 4)));
+        let a: Vec<_> = (0..4).map(|i| k8.f64_a(6, i)).collect();
+        assert_eq!(a, [(1, 2), (9, 2), (1, 6), (9, 6)]);
+        assert_eq!((k8.f64_b(6, 1), k8.f64_c(6, 3)), ((6, 1), (9, 5)));
+        assert_eq!((k16.f64_a(6, 5), k16.f64_a(6, 6), k16.f64_b(6, 3)), ((9, 10), (1, 14), (14, 1)));
+    }
+}
