@@ -13,10 +13,12 @@
 //! ```
 //!
 //! The three stages are separate, replaceable pieces behind small traits:
-//! [`StripeMover`] (global → shared movement; today staged through registers,
-//! later `cp.async` or TMA), [`InnerProduct`] (today register-blocked FMA,
-//! later `mma`/`wgmma`) and [`Epilogue`]. The driver in this file owns only
-//! the pipeline around them.
+//! [`StripeMover`] (global → shared movement: staged through registers, or
+//! a `cp.async` ring in `ring.rs`; later TMA), [`InnerProduct`] (the walk
+//! of a stripe in `walk.rs`, whose steps are register-blocked FMAs,
+//! `fma.rs`, or FP64 tensor-core `mma`s, `mma.rs`; later `wgmma`) and
+//! [`Epilogue`]. The driver in this file owns only the pipeline around
+//! them.
 //!
 //! # Kernel ABI
 //!
