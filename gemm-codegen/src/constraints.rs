@@ -23,7 +23,7 @@ pub use violation::{Field, ParamPath, Rule, Violation};
 
 pub use math::{
     MMA_WARP_BLOCK, math_allowed, mma_allowed, mma_fits, mma_lds_width, mma_stripe_fits, mma_threads_fit,
-    mma_warp_tile_fits,
+    mma_unroll_fits, mma_warp_tile_fits,
 };
 pub use pipeline::{
     frag_sets_allowed, interleave_allowed, ldg_width_allowed, ldg_width_divides, ldg_width_fits_precision,

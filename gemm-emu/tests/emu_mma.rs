@@ -126,11 +126,12 @@ fn a_fragment_in_the_wrong_place_is_a_wrong_result() {
     let swapped = first.replacen(&format!("{{{a}}}"), &format!("{{{a1}, {a0}}}"), 1);
     let err = run_64x48x40(&image, &image.ptx.replacen(&first, &swapped, 1)).expect_err("rows swapped");
     assert!(err.starts_with("C("), "{err}");
-    // Every lane's `t` from the thread's bit 0 only: lanes t = 2, 3 read
-    // rows 0, 1, and B's read pointer lands in the rows' padding.
-    let lane_t = "\tand.b32\t%lane_t, %thread, 3;";
-    assert_eq!(image.ptx.matches(lane_t).count(), 1, "{}", image.ptx);
-    let wrong = image.ptx.replace(lane_t, "\tand.b32\t%lane_t, %thread, 1;");
+    // The fragments' read pointers with every lane's `t` from its bit 0
+    // only (the C layout keeps the right one): lanes t = 2, 3 read rows 0,
+    // 1, and B's read pointer lands in the rows' padding.
+    let pointers = "\tmul.lo.u32\t%a_sld, %lane_t,";
+    assert_eq!(image.ptx.matches(pointers).count(), 1, "{}", image.ptx);
+    let wrong = image.ptx.replace(pointers, &format!("\tand.b32\t%lane_t, %lane_t, 1;\n{pointers}"));
     let err = run_64x48x40(&image, &wrong).expect_err("k rows of the wrong lane");
     assert!(err.contains("of bytes no thread of the block has written"), "{err}");
 }

@@ -59,6 +59,15 @@ pub const fn mma_stripe_fits(k_blk: u32, k: u32) -> bool {
     k != 0 && k_blk.is_multiple_of(k)
 }
 
+/// [`Rule::MmaTile`], loop: a loop trip over the stripe (`unroll`, if any)
+/// takes whole `mma` steps of depth `k` (nonzero).
+pub const fn mma_unroll_fits(unroll: Option<u32>, k: u32) -> bool {
+    match unroll {
+        Some(u) => mma_stripe_fits(u, k),
+        None => true,
+    }
+}
+
 /// [`Rule::MmaTile`] as a whole, for a spec whose `math` and `mma` are
 /// allowed ([`math_allowed`], [`mma_allowed`]) and whose fields are
 /// nonzero: the threads, warp tiles, stripe, `unroll` and `lds_width` fit
@@ -69,10 +78,7 @@ pub const fn mma_fits(spec: &KernelSpec) -> bool {
         && mma_warp_tile_fits(spec.m_blk, warps.m)
         && mma_warp_tile_fits(spec.n_blk, warps.n)
         && mma_stripe_fits(spec.k_blk, shape.k)
-        && match spec.unroll {
-            Some(u) => shape.k != 0 && u.is_multiple_of(shape.k),
-            None => true,
-        }
+        && mma_unroll_fits(spec.unroll, shape.k)
         && spec.lds_width == mma_lds_width(spec.precision)
 }
 
@@ -203,7 +209,7 @@ fn check_tile(spec: &KernelSpec, shape: MmaShape, out: &mut Vec<Violation>) {
     }
     if let Some(u) = spec.unroll
         && shape.k != 0
-        && !u.is_multiple_of(shape.k)
+        && !mma_unroll_fits(spec.unroll, shape.k)
     {
         violation(
             out,

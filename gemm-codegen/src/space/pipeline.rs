@@ -25,7 +25,7 @@
 
 use crate::constraints::{
     StripePlan, ldg_width_allowed, ldg_width_divides, ldg_width_fits_precision, math_allowed, mma_allowed,
-    mma_fits, mma_lds_width, stages_allowed, warps_fit,
+    mma_fits, mma_lds_width, mma_unroll_fits, stages_allowed, unroll_divides, warps_fit,
 };
 use crate::spec::{KernelSpec, Math, MmaShape, Precision, Target, WarpShape};
 
@@ -212,7 +212,7 @@ impl Pipeline {
         self.unrolls
             .iter()
             .copied()
-            .filter(move |&u| u > 0 && u < k_blk && k_blk.is_multiple_of(u) && u.is_multiple_of(step))
+            .filter(move |&u| unroll_divides(u, k_blk) && mma_unroll_fits(Some(u), step))
     }
 
     /// The listed `interleave`s a point of `spec`'s stages and `tile.2`

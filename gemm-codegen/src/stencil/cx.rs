@@ -52,6 +52,9 @@ pub(crate) struct Cx<'p> {
     pub tx: Reg,
     /// `thread div M_dim`: the thread's column position in the C layout.
     pub ty: Reg,
+    /// For a tensor-core math, the lane's place `(g, t) = (lane / 4, lane
+    /// mod 4)` in the fragments' 8 × 4 grid (`schedule::thread_position`).
+    pub lane: Option<(Reg, Reg)>,
     /// First row of the block's C tile.
     pub blk_m0: Reg,
     /// First column of the block's C tile.

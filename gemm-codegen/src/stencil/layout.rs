@@ -41,17 +41,15 @@ impl CLayout {
     /// c64, in each 8 × 8 block, row `g` and columns `2t, 2t + 1`.
     pub fn new(plan: &Plan) -> CLayout {
         let spec = plan.spec();
+        let w = spec.lds_width;
         if spec.math.is_mma() {
-            // f64: rows 16p + 2g + h, columns 16q + 4t + …; c64: rows 8i + g,
-            // columns 8n + 2t + e (`stencil/mma.rs`).
-            return if spec.precision.is_complex() {
-                CLayout { rows: Runs { width: 1, step: 8 }, cols: Runs { width: 2, step: 8 } }
-            } else {
-                let block = crate::constraints::MMA_WARP_BLOCK;
-                CLayout { rows: Runs { width: 2, step: block }, cols: Runs { width: 4, step: block } }
+            // A lane's 16-byte loads hold `w` elements (2 f64, 1 c64): rows
+            // 8w·i + w·g + …, columns 8w·j + 2w·t + … (`stencil/mma.rs`).
+            return CLayout {
+                rows: Runs { width: w, step: 8 * w },
+                cols: Runs { width: 2 * w, step: 8 * w },
             };
         }
-        let w = spec.lds_width;
         CLayout {
             rows: Runs { width: w, step: w * spec.m_dim },
             cols: Runs { width: w, step: w * spec.n_dim },

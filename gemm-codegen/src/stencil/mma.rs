@@ -46,7 +46,7 @@
 //! Products and sums are IEEE binary64; only their order differs from the
 //! FMA kernels (the emulator runs each `mma` as a chain of FMAs along K).
 
-use crate::ptx::{Address, BinOp, CacheQual, Instr, MmaShape, Operand as Op, Reg, Space, Type};
+use crate::ptx::{Address, CacheQual, Instr, MmaShape, Operand as Op, Reg, Space, Type};
 
 use super::walk::StepMath;
 use super::{CLayout, Cx, Elem};
@@ -96,12 +96,12 @@ impl Fragments {
         let j = if self.complex { 4 * q + 2 * h + e } else { 4 * q + 2 * e + h };
         self.acc[(i * self.n_thr + j) as usize]
     }
+}
 
-    /// Elements of row (column) pairs a lane's 16-byte load holds: 2 for
-    /// f64, 1 for c64.
-    fn per_load(&self) -> u32 {
-        if self.complex { 1 } else { 2 }
-    }
+/// `f(block, s, h)` for every block, k row `s` and row (column) `h` of a
+/// lane's pairs, as `[block][s][h]`.
+fn grid<T>(blocks: u32, subs: u32, mut f: impl FnMut(u32, u32, u32) -> T) -> Vec<Vec<[T; 2]>> {
+    (0..blocks).map(|p| (0..subs).map(|s| [0, 1].map(|h| f(p, s, h))).collect()).collect()
 }
 
 impl StepMath for Fragments {
@@ -116,7 +116,8 @@ impl StepMath for Fragments {
         self.shape = Some(shape);
         self.complex = cx.precision().is_complex();
         self.n_thr = n_thr;
-        let r = self.per_load();
+        // Elements a lane's 16-byte load holds: 2 f64, 1 c64.
+        let r = spec.lds_width;
 
         cx.b.reg_group(format!(
             "inner product: shared-memory read pointers of lane (g, t) = (lane / 4, lane mod 4), \
@@ -125,16 +126,12 @@ impl StepMath for Fragments {
         ));
         let a_sptr = cx.b.reg("a_sld", Type::U32);
         let b_sptr = cx.b.reg("b_sld", Type::U32);
-        let t = cx.b.reg("lane_t", Type::U32);
-        let gr = cx.b.reg("lane_g_col", Type::U32);
         let col = cx.b.reg("b_sld_col", Type::U32);
+        let (g, t) = cx.lane.expect("thread_position places a tensor-core math's lanes");
         let (rw, cw) = (layout.row_width(), layout.col_width());
         cx.b.comment(format!(
             "A: As[t][{rw} tx] = As[t][warp_m WM + {r} g], the lane's first row of its warp's tile"
         ));
-        cx.b.push(Instr::binary(BinOp::And, t, cx.thread, Op::imm(3)));
-        cx.b.push(Instr::binary(BinOp::Shr, gr, cx.thread, Op::imm(if r == 2 { 1 } else { 2 })));
-        cx.b.push(Instr::binary(BinOp::And, gr, gr, Op::imm(7 * r)));
         cx.b.push(Instr::mul(a_sptr, t, Op::imm(cx.plan.smem_a_stride())));
         cx.b.push(Instr::mad(a_sptr, cx.tx, Op::imm(rw), a_sptr));
         cx.b.push(Instr::mul(a_sptr, a_sptr, Op::imm(esz)));
@@ -143,7 +140,8 @@ impl StepMath for Fragments {
         cx.b.push(Instr::add(a_sptr, a_sptr, a_base));
         cx.b.comment(format!("B: Bs[t][warp_n WN + {r} g], with warp_n WN = {cw} (ty - t)"));
         cx.b.push(Instr::sub(col, cx.ty, t));
-        cx.b.push(Instr::mad(col, col, Op::imm(cw), gr));
+        cx.b.push(Instr::mul(col, col, Op::imm(cw)));
+        cx.b.push(Instr::mad(col, g, Op::imm(r), col));
         cx.b.push(Instr::mad(b_sptr, t, Op::imm(cx.plan.smem_b_stride()), col));
         cx.b.push(Instr::mul(b_sptr, b_sptr, Op::imm(esz)));
         let b_base = cx.b.reg("b_sld_base", Type::U32);
@@ -161,24 +159,14 @@ impl StepMath for Fragments {
             shape.k / 4
         ));
         let block = crate::constraints::MMA_WARP_BLOCK;
-        let subs = shape.k / 4;
-        let grid = |cx: &mut Cx<'_>, blocks: u32, reg: &mut dyn FnMut(&mut Cx<'_>, u32, u32, u32) -> Elem| {
-            (0..blocks).map(|p| (0..subs).map(|s| [0, 1].map(|h| reg(cx, p, s, h))).collect()).collect()
-        };
-        let (conj_a, complex) = (self.conj_a, self.complex);
+        let (subs, conj_a, complex) = (shape.k / 4, self.conj_a, self.complex);
         self.sets = (0..sets)
             .map(|set| {
-                let a = grid(cx, wm / block, &mut |cx, p, s, h| cx.elem(&format!("a{set}_{p}_{s}_{h}")));
-                let b = grid(cx, wn / block, &mut |cx, q, s, h| cx.elem(&format!("b{set}_{q}_{s}_{h}")));
-                let mut negated = |part: &str, wanted: bool| -> Vec<Vec<[Reg; 2]>> {
-                    if !wanted {
-                        return Vec::new();
-                    }
-                    let regs: Vec<Vec<[Elem; 2]>> = grid(cx, wn / block, &mut |cx, q, s, h| Elem {
-                        re: cx.b.reg(format!("b{set}_{q}_{s}_{h}_n{part}"), Type::F64),
-                        im: None,
-                    });
-                    regs.iter().map(|row| row.iter().map(|pair| pair.map(|e| e.re)).collect()).collect()
+                let a = grid(wm / block, subs, |p, s, h| cx.elem(&format!("a{set}_{p}_{s}_{h}")));
+                let b = grid(wn / block, subs, |q, s, h| cx.elem(&format!("b{set}_{q}_{s}_{h}")));
+                let mut negated = |part: &str, wanted: bool| {
+                    let blocks = if wanted { wn / block } else { 0 };
+                    grid(blocks, subs, |q, s, h| cx.b.reg(format!("b{set}_{q}_{s}_{h}_n{part}"), Type::F64))
                 };
                 let b_neg_im = negated("im", complex);
                 let b_neg_re = negated("re", complex && conj_a);

@@ -291,8 +291,20 @@ fn prologue(plan: &Plan) -> Cx<'_> {
     let thread = b.reg("thread", Type::U32);
     let blk_m0 = b.reg("blk_m0", Type::U32);
     let blk_n0 = b.reg("blk_n0", Type::U32);
-    let mut cx =
-        Cx { b, plan, scalar, params, thread, tx: thread, ty: thread, blk_m0, blk_n0, smem_a, smem_b };
+    let mut cx = Cx {
+        b,
+        plan,
+        scalar,
+        params,
+        thread,
+        tx: thread,
+        ty: thread,
+        lane: None,
+        blk_m0,
+        blk_n0,
+        smem_a,
+        smem_b,
+    };
     schedule::block_origin(&mut cx);
     schedule::thread_position(&mut cx);
     cx

@@ -72,7 +72,8 @@ pub(crate) fn block_origin(cx: &mut Cx<'_>) {
 }
 
 /// Sets `cx.tx` and `cx.ty`, the thread's position in the block's
-/// `M_dim × N_dim` grid of C positions.
+/// `M_dim × N_dim` grid of C positions (and `cx.lane` for a tensor-core
+/// math).
 pub(crate) fn thread_position(cx: &mut Cx<'_>) {
     let spec = *cx.plan.spec();
     let thread = cx.thread;
@@ -85,39 +86,42 @@ pub(crate) fn thread_position(cx: &mut Cx<'_>) {
         (cx.tx, cx.ty) = (tx, ty);
         return;
     };
-    if spec.math.is_mma() {
-        // The lane grid of the fragments: g = lane / 4 along M, t = lane mod 4
-        // along N, each warp on its own WM x WN part of the tile.
-        let (wm, wn) = (spec.m_blk / warps.m, spec.n_blk / warps.n);
+    // Each warp owns a part of the C positions: a sub-grid of the paper's
+    // layout, or for a tensor-core math its warp tile, whose lanes are the
+    // fragments' 8 × 4 grid (g = lane / 4 along M, t = lane mod 4 along N).
+    let mma = spec.math.is_mma();
+    let (per_m, per_n, lanes_m) = if mma {
         let layout = super::CLayout::new(cx.plan);
-        let (per_m, per_n) = (wm / layout.row_width(), wn / layout.col_width());
+        let (wm, wn) = (spec.m_blk / warps.m, spec.n_blk / warps.n);
         cx.b.comment(format!(
             "the thread's place in the C layout: warp (thread / 32) owns the {wm} x {wn} warp tile \
-             (warp mod {0}, warp div {0}); tx = warp_m {per_m} + lane / 4, ty = warp_n {per_n} + lane mod 4",
+             (warp mod {0}, warp div {0}); tx = warp_m {1} + lane / 4, ty = warp_n {2} + lane mod 4",
             warps.m,
+            wm / layout.row_width(),
+            wn / layout.col_width(),
         ));
-        let (warp, lane) = cx.divmod(thread, 32, "warp", "lane");
-        let (warp_n, warp_m) = cx.divmod(warp, warps.m, "warp_n", "warp_m");
-        let (g, t) = cx.divmod(lane, 4, "lane_g", "lane_t4");
-        let tx = cx.b.reg("tx", Type::U32);
-        let ty = cx.b.reg("ty", Type::U32);
-        cx.b.push(Instr::mad(tx, warp_m, Op::imm(per_m), g));
-        cx.b.push(Instr::mad(ty, warp_n, Op::imm(per_n), t));
-        (cx.tx, cx.ty) = (tx, ty);
-        return;
-    }
-    let (lanes_m, lanes_n) = (spec.m_dim / warps.m, spec.n_dim / warps.n);
-    cx.b.comment(format!(
-        "the thread's place in the C layout: warp (thread / 32) owns a {lanes_m} x {lanes_n} sub-grid \
-         of the {} x {} warp grid, lanes along M first",
-        warps.m, warps.n
-    ));
+        (wm / layout.row_width(), wn / layout.col_width(), 4)
+    } else {
+        let (lanes_m, lanes_n) = (spec.m_dim / warps.m, spec.n_dim / warps.n);
+        cx.b.comment(format!(
+            "the thread's place in the C layout: warp (thread / 32) owns a {lanes_m} x {lanes_n} sub-grid \
+             of the {} x {} warp grid, lanes along M first",
+            warps.m, warps.n
+        ));
+        (lanes_m, lanes_n, lanes_m)
+    };
     let (warp, lane) = cx.divmod(thread, 32, "warp", "lane");
     let (warp_n, warp_m) = cx.divmod(warp, warps.m, "warp_n", "warp_m");
-    let (lane_n, lane_m) = cx.divmod(lane, lanes_m, "lane_n", "lane_m");
+    let names = if mma { ("lane_g", "lane_t") } else { ("lane_n", "lane_m") };
+    let (lane_q, lane_r) = cx.divmod(lane, lanes_m, names.0, names.1);
+    // The paper's layout runs lanes along M first; the fragments' along N.
+    let (lane_m, lane_n) = if mma { (lane_q, lane_r) } else { (lane_r, lane_q) };
     let tx = cx.b.reg("tx", Type::U32);
     let ty = cx.b.reg("ty", Type::U32);
-    cx.b.push(Instr::mad(tx, warp_m, Op::imm(lanes_m), lane_m));
-    cx.b.push(Instr::mad(ty, warp_n, Op::imm(lanes_n), lane_n));
+    cx.b.push(Instr::mad(tx, warp_m, Op::imm(per_m), lane_m));
+    cx.b.push(Instr::mad(ty, warp_n, Op::imm(per_n), lane_n));
     (cx.tx, cx.ty) = (tx, ty);
+    if mma {
+        cx.lane = Some((lane_m, lane_n));
+    }
 }

@@ -13,7 +13,7 @@
 
 use gemm_codegen::ptx::MmaShape;
 
-use super::lanes::{lanes, need, store};
+use super::lanes::{need, store};
 use super::{LaneTrap, Trap, WARP, Warp};
 use crate::error::FaultKind;
 use crate::program::{Mma, Src};
@@ -29,26 +29,21 @@ pub(super) fn run(w: &mut Warp, mma: &Mma, m: u32) -> Result<(), LaneTrap> {
     }
     let MmaShape { m: rows, n: cols, k: depth } = mma.shape;
     let (rows, cols, depth) = (rows as usize, cols as usize, depth as usize);
-    let mut a = vec![0f64; rows * depth];
-    let mut b = vec![0f64; depth * cols];
-    let mut c = vec![0f64; rows * cols];
-    let value = |w: &Warp, r: u32, lane: usize| f64::from_bits(lanes(w, Src::R(r))[lane]);
-    for lane in 0..WARP {
-        let l = lane as u32;
-        for (i, &r) in mma.a.iter().enumerate() {
-            let (row, col) = mma.shape.f64_a(l, i as u32);
-            a[row as usize * depth + col as usize] = value(w, r, lane);
+    // The largest .f64 shape, m16n8k16, on the stack: no allocation per mma.
+    let (mut a, mut b, mut c) = ([0f64; 16 * 16], [0f64; 16 * 8], [0f64; 16 * 8]);
+    // Each fragment register's 32 lanes, read once, to where the layout puts them.
+    let gather = |regs: &[u32], at: &dyn Fn(u32, u32) -> (u32, u32), out: &mut [f64], width: usize| {
+        for (i, &r) in regs.iter().enumerate() {
+            for (lane, &bits) in w.vals[r as usize].iter().enumerate() {
+                let (row, col) = at(lane as u32, i as u32);
+                out[row as usize * width + col as usize] = f64::from_bits(bits);
+            }
         }
-        for (i, &r) in mma.b.iter().enumerate() {
-            let (row, col) = mma.shape.f64_b(l, i as u32);
-            b[row as usize * cols + col as usize] = value(w, r, lane);
-        }
-        for (i, &r) in mma.c.iter().enumerate() {
-            let (row, col) = mma.shape.f64_c(l, i as u32);
-            c[row as usize * cols + col as usize] = value(w, r, lane);
-        }
-    }
-    for (row, out) in c.chunks_mut(cols).enumerate() {
+    };
+    gather(&mma.a, &|l, i| mma.shape.f64_a(l, i), &mut a, depth);
+    gather(&mma.b, &|l, i| mma.shape.f64_b(l, i), &mut b, cols);
+    gather(&mma.c, &|l, i| mma.shape.f64_c(l, i), &mut c, cols);
+    for (row, out) in c[..rows * cols].chunks_mut(cols).enumerate() {
         for (col, acc) in out.iter_mut().enumerate() {
             for kk in 0..depth {
                 *acc = a[row * depth + kk].mul_add(b[kk * cols + col], *acc);
