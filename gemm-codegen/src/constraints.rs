@@ -13,7 +13,7 @@
 //! part by part without building each one; the checks below call the same
 //! predicates and only add the message.
 
-use crate::spec::{KernelSpec, LoadShape, Op, Precision, Target};
+use crate::spec::{KernelSpec, LoadShape, Math, Op, Precision, Target};
 
 mod math;
 mod pipeline;
@@ -22,8 +22,8 @@ mod violation;
 pub use violation::{Field, ParamPath, Rule, Violation};
 
 pub use math::{
-    MMA_WARP_BLOCK, math_allowed, mma_allowed, mma_fits, mma_lds_width, mma_stripe_fits, mma_threads_fit,
-    mma_unroll_fits, mma_warp_tile_fits,
+    math_allowed, mma_allowed, mma_fits, mma_lds_width, mma_stripe_fits, mma_threads_fit, mma_unroll_fits,
+    mma_warp_block, mma_warp_tile_fits,
 };
 pub use pipeline::{
     frag_sets_allowed, interleave_allowed, ldg_width_allowed, ldg_width_divides, ldg_width_fits_precision,
@@ -347,10 +347,12 @@ pub const fn regs_lower_bound(spec: &KernelSpec) -> u128 {
     let (m, n) = (spec.m_thr() as u128, spec.n_thr() as u128);
     let sets = if spec.frag_sets > 1 { spec.frag_sets as u128 } else { 1 };
     // A step's fragments: a column of A and a row of B; with `mma` of depth
-    // k, a lane's `m_thr · k / 4` elements of A and `n_thr · k / 8` of B.
+    // k, a lane's `m_thr · k / 4` elements of A and `n_thr · k / 8` of B
+    // (tf32x3 keeps each as two TF32 parts).
     let fragments = if spec.math.is_mma() {
         let k = spec.k_per_step() as u128;
-        m * k / 4 + n * k / 8
+        let parts = if matches!(spec.math, Math::Tf32x3) { 2 } else { 1 };
+        parts * (m * k / 4 + n * k / 8)
     } else {
         m + n
     };

@@ -299,7 +299,8 @@ impl fmt::Display for Target {
     }
 }
 
-/// How the inner product multiplies (`math = fma | dmma`, default `fma`).
+/// How the inner product multiplies (`math = fma | dmma | tf32 | tf32x3`,
+/// default `fma`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Math {
@@ -312,23 +313,52 @@ pub enum Math {
     /// multiplies `mma`-shaped fragments, IEEE double products and sums as
     /// the FMA kernels, in another order.
     Dmma,
+    /// The TF32 tensor cores (`mma.sync` on `.tf32`, sm_80 and newer), for
+    /// `f32` and `c32`: each element rounded to TF32 (10 mantissa bits), sums
+    /// in f32. Faster than `tf32x3` and far less accurate (about 1e-3
+    /// relative): only when asked for.
+    Tf32,
+    /// Three TF32 products per product, FP32-accurate: each element `x`
+    /// split into `big = tf32(x)` and `small = tf32(x − big)`, and `a·b` taken
+    /// as `big_a·small_b + small_a·big_b + big_a·big_b` (the `small·small`
+    /// term lies below f32's precision).
+    Tf32x3,
 }
 
 impl Math {
     /// Every math, default first.
-    pub const ALL: [Math; 2] = [Math::Fma, Math::Dmma];
+    pub const ALL: [Math; 4] = [Math::Fma, Math::Dmma, Math::Tf32, Math::Tf32x3];
 
     /// The `gemm_kernel!` token.
     pub const fn token(self) -> &'static str {
         match self {
             Math::Fma => "fma",
             Math::Dmma => "dmma",
+            Math::Tf32 => "tf32",
+            Math::Tf32x3 => "tf32x3",
         }
     }
 
     /// Whether the product runs on tensor cores (`mma.sync` fragments).
     pub const fn is_mma(self) -> bool {
-        matches!(self, Math::Dmma)
+        self.mma_kind().is_some()
+    }
+
+    /// The kind of `mma.sync` a tensor-core math issues.
+    pub const fn mma_kind(self) -> Option<crate::ptx::MmaKind> {
+        match self {
+            Math::Fma => None,
+            Math::Dmma => Some(crate::ptx::MmaKind::F64),
+            Math::Tf32 | Math::Tf32x3 => Some(crate::ptx::MmaKind::Tf32),
+        }
+    }
+
+    /// Tensor-core products per product of the GEMM: 3 for `tf32x3`, else 1.
+    pub const fn passes(self) -> u32 {
+        match self {
+            Math::Tf32x3 => 3,
+            _ => 1,
+        }
     }
 }
 

@@ -62,12 +62,13 @@ fn brute_force(space: &Space) -> BTreeSet<KernelSpec> {
                             // the threads are the lane grid of.
                             let dmma_warps = (m_dim % 8 == 0 && n_dim % 4 == 0)
                                 .then_some(WarpShape { m: m_dim / 8, n: n_dim / 4 });
-                            let maths = std::iter::once((Math::Fma, None, None))
-                                .chain(pipe.mmas.iter().map(|&shape| (Math::Dmma, Some(shape), dmma_warps)));
+                            let maths = std::iter::once((Math::Fma, None, None)).chain(
+                                pipe.mmas.iter().map(|&(math, shape)| (math, Some(shape), dmma_warps)),
+                            );
                             for ((math, mma, math_warps), stages) in
                                 maths.flat_map(|m| [0, 9].iter().chain(&pipe.stages).map(move |s| (m, s)))
                             {
-                                if math == Math::Dmma && math_warps.is_none() {
+                                if math.is_mma() && math_warps.is_none() {
                                     continue;
                                 }
                                 for (&ldg_width, &frag_sets) in widths
@@ -237,7 +238,11 @@ fn every_value(target: Target) -> Pipeline {
         frag_sets: vec![1, 2],
         unrolls: vec![1, 2, 4],
         interleaves: vec![1, 2, 8],
-        mmas: MmaShape::F64.to_vec(),
+        mmas: MmaShape::F64
+            .iter()
+            .map(|&s| (Math::Dmma, s))
+            .chain(MmaShape::TF32.iter().flat_map(|&s| [(Math::Tf32, s), (Math::Tf32x3, s)]))
+            .collect(),
     }
 }
 
@@ -261,13 +266,20 @@ fn every_legal_pipeline_value_matches_validate_with() {
             assert_eq!(has(&|s| s.interleave == 2), target == Target::Sm90, "{precision} {target}");
             assert!(!has(&|s| s.interleave == 8 && s.k_blk < 8), "{precision} {target}");
             // DMMA for f64 and c64 on sm_90: the m16 shapes whose k fits a
-            // stripe of 4 or 8 (m8n8k4 too, on any sm_80+).
+            // stripe of 4 or 8 (m8n8k4 too, on any sm_80+); TF32 for c32
+            // (f32's 32-row warp blocks exceed these 16-row tiles).
             let dmma = matches!(precision, Precision::F64 | Precision::C64);
-            for shape in [(16, 8, 4), (16, 8, 8), (8, 8, 4)] {
-                let with = |s: &KernelSpec| s.mma.is_some_and(|m| (m.m, m.n, m.k) == shape);
-                assert_eq!(has(&with), dmma && target == Target::Sm90, "{precision} {target} {shape:?}");
+            for (math, shape, wanted) in [
+                (Math::Dmma, (16, 8, 4), dmma),
+                (Math::Dmma, (16, 8, 8), dmma),
+                (Math::Dmma, (8, 8, 4), dmma),
+                (Math::Tf32, (16, 8, 4), precision == Precision::C32),
+                (Math::Tf32x3, (16, 8, 8), precision == Precision::C32),
+            ] {
+                let with = |s: &KernelSpec| s.math == math && s.mma.is_some_and(|m| (m.m, m.n, m.k) == shape);
+                assert_eq!(has(&with), wanted && target == Target::Sm90, "{precision} {target} {shape:?}");
             }
-            assert!(!has(&|s| s.math == Math::Dmma && s.unroll.is_some_and(|u| u % s.k_per_step() != 0)));
+            assert!(!has(&|s| s.math.is_mma() && s.unroll.is_some_and(|u| u % s.k_per_step() != 0)));
         }
     }
 }
@@ -350,6 +362,8 @@ fn tuner_space_on_sm90_is_pinned() {
     let space = Space::for_tuning(Precision::F32, Op::N, Op::N, sm90());
     let count = space.count();
     assert_eq!((count.hard, count.survivors), (1_311_599_976, 219_720_444));
+    let tf32x3 = space.clone().with_pipeline(space.pipeline.clone().with_tf32x3()).count();
+    assert_eq!((tf32x3.hard, tf32x3.survivors), (1_321_552_614, 222_994_026));
     let portable = Space::new(Precision::F32, Op::N, Op::N, sm90());
     assert_eq!(portable.pipeline, Pipeline::portable());
     assert!(count.hard > portable.count().hard);

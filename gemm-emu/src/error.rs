@@ -264,6 +264,17 @@ pub enum FaultKind {
         /// Threads (linear index in the block) executing it.
         active: Vec<u32>,
     },
+    /// An `mma.sync` on `.tf32` whose A or B operand, in some lane, is not
+    /// a TF32 value (its 13 low bits are not zero): it was not rounded with
+    /// `cvt.rna.tf32.f32`. The hardware would drop the bits silently.
+    MmaOperandNotTf32 {
+        /// The thread (linear index in the block) holding it.
+        thread: u32,
+        /// `'A'` or `'B'`.
+        operand: char,
+        /// The register's bits.
+        bits: u32,
+    },
     /// Threads wait at a barrier that can never complete.
     BarrierDeadlock {
         /// Threads waiting.
@@ -381,6 +392,11 @@ impl fmt::Display for FaultKind {
                 f,
                 "`mma.sync` needs all 32 lanes of the warp converged, executed by threads [{}] only",
                 threads(active)
+            ),
+            FaultKind::MmaOperandNotTf32 { thread, operand, bits } => write!(
+                f,
+                "`mma.sync` on .tf32: thread {thread}'s {operand} operand 0x{bits:08x} is not a TF32 value \
+                 (its 13 low bits are set): round it with `cvt.rna.tf32.f32` first"
             ),
             FaultKind::BarrierDeadlock { waiting, exited, barriers } => {
                 if barriers.len() > 1 {

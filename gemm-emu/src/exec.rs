@@ -423,6 +423,7 @@ impl<'a> Worker<'a> {
                 I1::Sext32 => map1(w, m, d, a, |x| x as u32 as i32 as i64 as u64),
                 I1::Trunc32 => map1(w, m, d, a, |x| x & 0xffff_ffff),
                 I1::Copy => map1(w, m, d, a, |x| x),
+                I1::Tf32 => map1(w, m, d, a, |x| u64::from(mma::round_tf32(x as u32))),
             },
             Op::I2 { f, d, a, b } => int2(w, m, f, d, a, b),
             Op::IDiv { f, d, a, b } => div(w, m, f, d, a, b),

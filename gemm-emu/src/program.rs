@@ -301,13 +301,14 @@ impl<'k> Decoder<'k> {
                 None => None,
             };
             let op = match instr {
-                Instr::Mma { shape, ty, d, a, b, c } => {
-                    if *ty != Type::F64 || !ptx::MmaShape::F64.contains(shape) {
-                        return self.unsupported(format!("mma of shape {} on {ty}", shape.name()));
+                Instr::Mma { shape, kind, d, a, b, c } => {
+                    if !kind.shapes().contains(shape) {
+                        return self.unsupported(format!("mma of shape {}{}", shape.name(), kind.suffixes()));
                     }
                     let regs =
                         |rs: &[ptx::Reg]| rs.iter().map(|&r| self.val(r)).collect::<Result<Vec<_>, _>>();
-                    mmas.push(Mma { shape: *shape, d: regs(d)?, a: regs(a)?, b: regs(b)?, c: regs(c)? });
+                    let (d, a, b, c) = (regs(d)?, regs(a)?, regs(b)?, regs(c)?);
+                    mmas.push(Mma { shape: *shape, kind: *kind, d, a, b, c });
                     Op::Mma(mmas.len() as u32 - 1)
                 }
                 _ => self.instr(instr, &label_pc, &param_offsets)?,
@@ -375,6 +376,9 @@ impl<'k> Decoder<'k> {
                 }
             }
             Instr::CvtaToGlobal { dst, src } => Op::Mov { d: self.val(dst)?, a: Src::R(self.val(src)?) },
+            Instr::CvtTf32 { dst, src } => {
+                Op::I1 { f: I1::Tf32, d: self.val(dst)?, a: Src::R(self.val(src)?) }
+            }
             Instr::Cvt { dst, src } => {
                 if [dst.ty(), src.ty()].iter().any(|t| t.is_float() || *t == Type::Pred) {
                     return self.unsupported("only integer `cvt` is supported");

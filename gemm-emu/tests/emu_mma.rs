@@ -7,6 +7,7 @@
 mod emu_common;
 
 use emu_common::check_all;
+use gemm_codegen::ptx::MmaKind;
 use gemm_codegen::{KernelSpec, LoadShape, Math, MmaShape, Op, Precision, Target, WarpShape};
 use gemm_emu::{Gemm, GemmArgs, Program};
 
@@ -26,7 +27,7 @@ fn dmma_of(precision: Precision, ops: (Op, Op), shape: (u32, u32, u32)) -> Kerne
         stages: 2,
         warps: Some(WarpShape { m: 2, n: 2 }),
         math: Math::Dmma,
-        mma: MmaShape::f64(shape.0, shape.1, shape.2),
+        mma: MmaKind::F64.shape(shape.0, shape.1, shape.2),
         ..KernelSpec::new(precision, ops, (32, 32, 16), (16, 8), a, b)
     }
 }

@@ -75,8 +75,8 @@ mod validate;
 /// | `frag_sets` | `1` or `2`, default `1` | register sets of fragments; 2 double-buffers them |
 /// | `interleave` | `0` to the product's steps, default `0` | a ring's copies of a stripe in that many groups beside the product's k steps (needs `stages ≥ 2`, no `unroll`); 0 issues them together before it |
 /// | `unroll`    | a divisor of `tile.2`, default the whole stripe | K steps per iteration of the inner product's loop |
-/// | `math`      | `fma` \| `dmma`, default `fma` | how the inner product multiplies: FMA units, or the FP64 tensor cores (`f64`, `c64`, sm_80+) |
-/// | `mma`       | `(m, n, k)`, absent for `fma` | the `mma.sync` shape of `dmma`: `(8, 8, 4)`, or on sm_90 `(16, 8, 4)`, `(16, 8, 8)`, `(16, 8, 16)` |
+/// | `math`      | `fma` \| `dmma` \| `tf32x3` \| `tf32`, default `fma` | how the inner product multiplies: FMA units, the FP64 tensor cores (`f64`, `c64`), or the TF32 tensor cores (`f32`, `c32`; `tf32x3` f32-accurate, `tf32` TF32-accurate), sm_80+ |
+/// | `mma`       | `(m, n, k)`, absent for `fma` | the `mma.sync` shape: `dmma` `(8, 8, 4)`, or on sm_90 `(16, 8, 4)`, `(16, 8, 8)`, `(16, 8, 16)`; `tf32`/`tf32x3` `(16, 8, 4)`, `(16, 8, 8)` |
 ///
 /// Parameters come in any order, separated by commas, a trailing comma
 /// allowed. Values are literals: the kernel is compiled while the macro

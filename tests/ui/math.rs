@@ -64,4 +64,39 @@ gemm_kernel! {
     mma = (16, 8, 8),
 }
 
+// tf32x3 has the TF32 shapes, (16, 8, 4) and (16, 8, 8).
+gemm_kernel! {
+    name = SgemmTf32Shape,
+    precision = f32,
+    op = (N, N),
+    tile = (128, 64, 16),
+    threads = (16, 8),
+    load_a = (32, 4),
+    load_b = (4, 32),
+    lds_width = 4,
+    arch = sm_90,
+    stages = 3,
+    warps = (2, 2),
+    math = tf32x3,
+    mma = (16, 8, 16),
+}
+
+// An f32 lane reads 4 rows at once: warp tiles are multiples of 32
+// (64 / 4 = 16 is not).
+gemm_kernel! {
+    name = SgemmTf32Tile,
+    precision = f32,
+    op = (N, N),
+    tile = (128, 64, 16),
+    threads = (16, 16),
+    load_a = (32, 8),
+    load_b = (4, 64),
+    lds_width = 4,
+    arch = sm_90,
+    stages = 3,
+    warps = (2, 4),
+    math = tf32x3,
+    mma = (16, 8, 8),
+}
+
 fn main() {}

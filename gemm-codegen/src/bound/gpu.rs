@@ -52,6 +52,11 @@ pub struct GpuThroughput {
     /// `mma.sync` on `.f64` sustains: twice the FP64 lanes on sm_80 and
     /// sm_90, the FP64 lanes on the gaming parts, none before sm_80).
     pub dmma_lanes: f64,
+    /// TF32 tensor-core multiply-adds per SM per clock, thread-level, at the
+    /// datasheet's dense TF32 rate (A100 156, H100 SXM5 495 TFLOP/s: 512 and
+    /// 1024 a clock; sm_86/sm_89 256, none before sm_80). `mma.sync` may not
+    /// reach it on sm_90, whose full rate is `wgmma`'s.
+    pub tf32_lanes: f64,
     /// Warp instructions an SM issues per clock: one per scheduler, four
     /// schedulers from sm_70 on.
     pub issue_per_clock: f64,
@@ -74,19 +79,21 @@ struct Row {
     fp32_lanes: u32,
     fp64_lanes: u32,
     dmma_lanes: u32,
+    tf32_lanes: u32,
     /// DRAM of the typical part, GB/s.
     dram_gbps: u32,
     /// FP64 FMA latency, clocks.
     dfma_latency: u32,
 }
 
-const fn row(cc: (u32, u32), lanes: (u32, u32, u32), dram_gbps: u32, dfma_latency: u32) -> Row {
-    let (fp32_lanes, fp64_lanes, dmma_lanes) = lanes;
+const fn row(cc: (u32, u32), lanes: (u32, u32, u32, u32), dram_gbps: u32, dfma_latency: u32) -> Row {
+    let (fp32_lanes, fp64_lanes, dmma_lanes, tf32_lanes) = lanes;
     Row {
         cc: ComputeCapability::new(cc.0, cc.1),
         fp32_lanes,
         fp64_lanes,
         dmma_lanes,
+        tf32_lanes,
         dram_gbps,
         dfma_latency,
     }
@@ -102,12 +109,12 @@ const fn row(cc: (u32, u32), lanes: (u32, u32, u32), dram_gbps: u32, dfma_latenc
 /// FP64 tensor cores: A100 19.5 and H100 SXM5 67 TFLOP/s, twice their FP64
 /// FMA rate.
 const TABLE: &[Row] = &[
-    row((7, 0), (64, 32, 0), 900, 8),
-    row((7, 5), (64, 2, 0), 320, 16),
-    row((8, 0), (64, 32, 64), 2039, 8),
-    row((8, 6), (128, 2, 2), 600, 16),
-    row((8, 9), (128, 2, 2), 300, 16),
-    row((9, 0), (128, 64, 128), 3350, 8),
+    row((7, 0), (64, 32, 0, 0), 900, 8),
+    row((7, 5), (64, 2, 0, 0), 320, 16),
+    row((8, 0), (64, 32, 64, 512), 2039, 8),
+    row((8, 6), (128, 2, 2, 256), 600, 16),
+    row((8, 9), (128, 2, 2, 256), 300, 16),
+    row((9, 0), (128, 64, 128, 1024), 3350, 8),
 ];
 
 impl GpuThroughput {
@@ -161,6 +168,7 @@ impl GpuThroughput {
             fp32_lanes: f64::from(row.fp32_lanes),
             fp64_lanes: f64::from(row.fp64_lanes),
             dmma_lanes: f64::from(row.dmma_lanes),
+            tf32_lanes: f64::from(row.tf32_lanes),
             issue_per_clock: 4.0,
             schedulers: 4,
             dram_gbps: dram_gbps.unwrap_or(f64::from(row.dram_gbps)),

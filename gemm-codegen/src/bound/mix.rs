@@ -3,7 +3,7 @@
 
 use std::ops::Range;
 
-use crate::ptx::{AddrBase, Address, Instr, Kernel, Operand, Space, Stmt, Type, UnOp};
+use crate::ptx::{AddrBase, Address, Instr, Kernel, MmaKind, Operand, Space, Stmt, Type, UnOp};
 
 use super::lanes::{self, SharedCycles};
 
@@ -21,11 +21,13 @@ pub struct InstrMix {
     pub fma_f32: u32,
     /// `fma.rn.f64`.
     pub fma_f64: u32,
-    /// `mma.sync` on `.f64` (DMMA), counted per thread as issued once per
-    /// warp like every instruction; each multiply-adds `m·n·k / 32` per lane.
-    pub mma_f64: u32,
+    /// `mma.sync`, counted per thread as issued once per warp like every
+    /// instruction; each multiply-adds `m·n·k / 32` per lane.
+    pub mma: u32,
     /// The multiply-adds of those `mma`s, per lane.
-    pub mma_f64_fmas: u32,
+    pub mma_fmas: u32,
+    /// Their kind (the FP64 or the TF32 tensor cores); a kernel has one.
+    pub mma_kind: Option<MmaKind>,
     /// `ld.shared`, any vector width.
     pub shared_loads: u32,
     /// Bytes one thread reads with them.
@@ -101,9 +103,10 @@ impl InstrMix {
                 self.global_store_bytes += ty.bytes() * src.len() as u32;
             }
             Instr::BarSync { .. } => self.barriers += 1,
-            Instr::Mma { shape, .. } => {
-                self.mma_f64 += 1;
-                self.mma_f64_fmas += shape.m * shape.n * shape.k / 32;
+            Instr::Mma { shape, kind, .. } => {
+                self.mma += 1;
+                self.mma_fmas += shape.m * shape.n * shape.k / 32;
+                self.mma_kind = Some(*kind);
             }
             // A global read and a shared write at once, issued by one slot.
             Instr::CpAsync { bytes, .. } => {
@@ -119,6 +122,7 @@ impl InstrMix {
             | Instr::Mov { .. }
             | Instr::CvtaToGlobal { .. }
             | Instr::Cvt { .. }
+            | Instr::CvtTf32 { .. }
             | Instr::Unary { .. }
             | Instr::Binary { .. }
             | Instr::Mad { .. }
@@ -152,7 +156,7 @@ impl InstrMix {
     /// Every instruction that takes an issue slot.
     pub const fn total(&self) -> u32 {
         self.fmas()
-            + self.mma_f64
+            + self.mma
             + self.shared_accesses()
             + self.global_loads
             + self.global_stores
@@ -199,6 +203,11 @@ pub struct LoopMix {
     /// The shared-memory cycles of one trip of a block, from the addresses
     /// its lanes touch.
     pub shared: SharedCycles,
+    /// Tensor-core products per product of the GEMM: 3 for `math = tf32x3`
+    /// (big·big, big·small, small·big), else 1. The code alone cannot tell;
+    /// [`LoopMix::of`] says 1 and [`super::AnalyticBound::of_plan`] sets it
+    /// from the spec.
+    pub passes: u32,
 }
 
 impl LoopMix {
@@ -227,6 +236,7 @@ impl LoopMix {
             mix: InstrMix::of(stmts),
             fma_chains: chains.len() as u32,
             shared: lanes::shared_cycles(kernel, body),
+            passes: 1,
         }
     }
 }
@@ -302,7 +312,9 @@ fn reads(instr: &Instr) -> Vec<usize> {
                 .concat()
         }
         Instr::Mov { src, .. } | Instr::Unary { src, .. } => regs(&[src]),
-        Instr::CvtaToGlobal { src, .. } | Instr::Cvt { src, .. } => vec![src.index()],
+        Instr::CvtaToGlobal { src, .. } | Instr::Cvt { src, .. } | Instr::CvtTf32 { src, .. } => {
+            vec![src.index()]
+        }
         Instr::Binary { a, b, .. } | Instr::Setp { a, b, .. } => regs(&[a, b]),
         Instr::Mad { a, b, c, .. } | Instr::Fma { a, b, c, .. } => regs(&[a, b, c]),
         Instr::Selp { a, b, pred, .. } => [regs(&[a, b]), vec![pred.index()]].concat(),
@@ -319,6 +331,7 @@ pub(super) fn written(instr: &Instr) -> Vec<usize> {
         | Instr::Mov { dst, .. }
         | Instr::CvtaToGlobal { dst, .. }
         | Instr::Cvt { dst, .. }
+        | Instr::CvtTf32 { dst, .. }
         | Instr::Unary { dst, .. }
         | Instr::Binary { dst, .. }
         | Instr::Mad { dst, .. }

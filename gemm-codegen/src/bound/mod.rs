@@ -62,6 +62,7 @@ use std::fmt;
 
 use crate::constraints::Plan;
 use crate::device::ComputeCapability;
+use crate::ptx::MmaKind;
 use crate::spec::Precision;
 
 pub use gpu::{GpuThroughput, PeakSource};
@@ -257,11 +258,12 @@ impl AnalyticBound {
         residency: Option<Residency>,
     ) -> Result<AnalyticBound, BoundError> {
         let m = mix.mix;
-        // A tensor-core loop (`mma` on `.f64`) multiplies on the FP64 tensor
-        // cores, each instruction `m·n·k / 32` multiply-adds a lane.
-        let tensor = m.mma_f64 > 0;
+        // A tensor-core loop multiplies on the FP64 or the TF32 tensor
+        // cores, each `mma` `m·n·k / 32` multiply-adds a lane.
+        let tensor = m.mma > 0;
         let pipe = match (m.fma_f32, m.fma_f64) {
             (0, 0) if !tensor => return Err(BoundError::NoFma { kernel: mix.kernel.clone() }),
+            (0, 0) if m.mma_kind == Some(MmaKind::Tf32) => Pipe::Fp32,
             (0, 0) => Pipe::Fp64,
             (fp32, fp64) if tensor => {
                 return Err(BoundError::MixedPipes { kernel: mix.kernel.clone(), fp32, fp64 });
@@ -270,12 +272,19 @@ impl AnalyticBound {
             (0, _) => Pipe::Fp64,
             (fp32, fp64) => return Err(BoundError::MixedPipes { kernel: mix.kernel.clone(), fp32, fp64 }),
         };
-        let fmas = f64::from(if tensor { m.mma_f64_fmas } else { m.fmas() });
+        let fmas = f64::from(if tensor { m.mma_fmas } else { m.fmas() });
         // Thread-level FMAs per SM per clock under each term.
-        let fma_units = if tensor { gpu.dmma_lanes } else { gpu.lanes(pipe) };
+        let fma_units = match m.mma_kind {
+            Some(MmaKind::F64) => gpu.dmma_lanes,
+            Some(MmaKind::Tf32) => gpu.tf32_lanes,
+            None => gpu.lanes(pipe),
+        };
         if fma_units <= 0.0 {
-            return Err(BoundError::Machine(format!("{} has no FP64 tensor cores", gpu.name)));
+            return Err(BoundError::Machine(format!("{} has no tensor cores of this kind", gpu.name)));
         }
+        // The rates below count the multiply-adds executed; a tf32x3 loop
+        // executes three for each of the GEMM's.
+        let useful = 1.0 / f64::from(mix.passes.max(1));
         let per_instruction = fmas / f64::from(m.total().max(1));
         let issue = gpu.issue_per_clock * f64::from(lanes::WARP) * per_instruction;
         let shared =
@@ -286,7 +295,7 @@ impl AnalyticBound {
             .filter_map(|(l, r)| Some((l, r?)))
             .min_by(|a, b| a.1.total_cmp(&b.1))
             .expect("the FMA term is always there");
-        let tflops = gpu.tflops(rate);
+        let tflops = gpu.tflops(rate) * useful;
 
         let mut caveats = Vec::new();
         if mix.region == Region::WholeBody {
@@ -319,7 +328,7 @@ impl AnalyticBound {
         }
         if m.global_bytes() > 0 {
             let fmas_per_second = gpu.dram_gbps * 1e9 * fmas / f64::from(m.global_bytes());
-            let dram = 2.0 * fmas_per_second * 1e-12;
+            let dram = 2.0 * fmas_per_second * useful * 1e-12;
             if dram < tflops {
                 caveats.push(Caveat::DramWithoutL2Reuse { tflops: dram });
             }
@@ -327,9 +336,9 @@ impl AnalyticBound {
         Ok(AnalyticBound {
             pipe,
             mix: m,
-            fma_tflops: gpu.tflops(fma_units),
-            issue_tflops: gpu.tflops(issue),
-            shared_tflops: shared.map(|s| gpu.tflops(s)),
+            fma_tflops: gpu.tflops(fma_units) * useful,
+            issue_tflops: gpu.tflops(issue) * useful,
+            shared_tflops: shared.map(|s| gpu.tflops(s) * useful),
             tflops,
             limiter,
             caveats,
@@ -344,7 +353,8 @@ impl AnalyticBound {
     ) -> Result<AnalyticBound, BoundError> {
         let module = crate::lower(plan);
         let kernel = module.kernels.first().expect("the stencil lowers to one kernel");
-        AnalyticBound::new(&LoopMix::of(kernel), gpu, residency)
+        let mix = LoopMix { passes: plan.spec().math.passes(), ..LoopMix::of(kernel) };
+        AnalyticBound::new(&mix, gpu, residency)
     }
 
     /// The caveats' names joined by `;` (empty for none), for a CSV cell.

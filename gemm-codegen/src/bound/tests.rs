@@ -4,7 +4,7 @@
 use super::*;
 use crate::device::DeviceLimits;
 use crate::ptx::{
-    Address, CacheQual, Cmp, Instr, Kernel, KernelBuilder, Operand, Space, Special, Stmt, Type, UnOp,
+    Address, CacheQual, Cmp, Instr, Kernel, KernelBuilder, MmaKind, Operand, Space, Special, Stmt, Type, UnOp,
 };
 use crate::space::{Guidelines, Space as SearchSpace};
 use crate::spec::{KernelSpec, Op};
@@ -102,8 +102,9 @@ fn a_hand_counted_loop() {
     let want = InstrMix {
         fma_f32: 24,
         fma_f64: 0,
-        mma_f64: 0,
-        mma_f64_fmas: 0,
+        mma: 0,
+        mma_fmas: 0,
+        mma_kind: None,
         shared_loads: 6,
         shared_load_bytes: 4 + 4 + 4 + 16 + 8 + 4,
         shared_stores: 1,
@@ -367,12 +368,27 @@ fn tensor_core_kernels_are_bounded_by_the_tensor_cores() {
         let plan = crate::validate(&spec).unwrap();
         let bound = AnalyticBound::of_plan(&plan, &gpu, None).unwrap();
         assert_eq!(bound.pipe, Pipe::Fp64, "{text}");
-        assert!(bound.mix.mma_f64 > 0 && bound.mix.fmas() == 0, "{text}");
+        assert!(bound.mix.mma > 0 && bound.mix.mma_kind == Some(MmaKind::F64), "{text}");
+        assert_eq!(bound.mix.fmas(), 0, "{text}");
         let dmma_peak = gpu.tflops(gpu.dmma_lanes);
         assert!((bound.fma_tflops - dmma_peak).abs() < 1e-9, "{text}");
         assert!((dmma_peak / gpu.peak_tflops(Pipe::Fp64) - 2.0).abs() < 1e-9);
         assert!(bound.tflops <= dmma_peak && bound.tflops > gpu.peak_tflops(Pipe::Fp64), "{bound:?}");
     }
+    // tf32x3: three TF32 products per product, bounded at a third of the
+    // TF32 tensor cores' rate; 1xTF32 at the whole rate.
+    let tf32 = "precision = f32, op = (N, N), tile = (128, 128, 16), threads = (16, 16), load_a = (32, 8), \
+                load_b = (4, 64), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 4), \
+                frag_sets = 2, math = tf32x3, mma = (16, 8, 8)";
+    let spec: crate::KernelSpec = tf32.parse().unwrap();
+    let x3 = AnalyticBound::of_plan(&crate::validate(&spec).unwrap(), &gpu, None).unwrap();
+    let one = crate::KernelSpec { math: crate::Math::Tf32, ..spec };
+    let x1 = AnalyticBound::of_plan(&crate::validate(&one).unwrap(), &gpu, None).unwrap();
+    assert_eq!(x3.mix.mma_kind, Some(MmaKind::Tf32));
+    assert_eq!(x3.mix.mma, 3 * x1.mix.mma, "three products per product");
+    let tf32_peak = gpu.tflops(gpu.tf32_lanes);
+    assert!((x1.fma_tflops - tf32_peak).abs() < 1e-9 && (3.0 * x3.fma_tflops - tf32_peak).abs() < 1e-6);
+    assert!(x3.tflops <= tf32_peak / 3.0 + 1e-9 && x3.tflops > gpu.peak_tflops(Pipe::Fp32), "{x3:?}");
     // An FMA kernel's bound stays on the FMA units.
     let measured = gpu.with_measured(66.0, 33.0, 3000.0).unwrap();
     assert!(

@@ -3,42 +3,56 @@
 //! Part of the one constraints implementation: [`super::validate_with`]
 //! calls [`check`], and the search space uses the public predicates.
 //!
-//! A `dmma` kernel gives each warp a `tile.0 / warps.0 × tile.1 / warps.1`
-//! part of the C tile, which it computes with `mma.sync` fragments. Its 32
-//! lanes are the fragments' 8 × 4 grid (`g = lane / 4` along M, `t = lane
-//! mod 4` along N), so the block's thread grid is `(8 · warps.0, 4 ·
-//! warps.1)` and each thread owns `tile.0 / threads.0` rows and `tile.1 /
-//! threads.1` columns of C, as in every stencil kernel. A warp tile is a
-//! whole number of 16 × 16 blocks: each lane then reads its fragments of A
-//! and of B 16 bytes at once (`lds_width = 2` for f64, 1 for c64), see
-//! `stencil/mma.rs`.
+//! A tensor-core kernel (`dmma`, `tf32`, `tf32x3`) gives each warp a
+//! `tile.0 / warps.0 × tile.1 / warps.1` part of the C tile, which it
+//! computes with `mma.sync` fragments. Its 32 lanes are the fragments' 8 × 4
+//! grid (`g = lane / 4` along M, `t = lane mod 4` along N), so the block's
+//! thread grid is `(8 · warps.0, 4 · warps.1)` and each thread owns `tile.0
+//! / threads.0` rows and `tile.1 / threads.1` columns of C, as in every
+//! stencil kernel. Each lane reads its fragments of A and of B 16 bytes at
+//! once (`lds_width` = 2 f64, 1 c64, 4 f32, 2 c32), so a warp tile is a
+//! whole number of blocks of 8 such runs: 16 × 16 for f64, c64 and c32,
+//! 32 × 32 for f32 (see `stencil/mma.rs`).
 
 use super::{Field, ParamPath, Rule, Violation, violation};
-use crate::ptx::MmaShape;
+use crate::ptx::{MmaKind, MmaShape};
 use crate::spec::{KernelSpec, Math, Precision, Target, WarpShape};
 
-/// Rows and columns of the blocks a tensor-core warp tile is made of.
-pub const MMA_WARP_BLOCK: u32 = 16;
+/// Rows and columns of the blocks a tensor-core warp tile of `precision`
+/// is made of: 8 lanes' 16-byte runs, and at least the 16 rows of an m16
+/// fragment.
+pub const fn mma_warp_block(precision: Precision) -> u32 {
+    let run = mma_lds_width(precision);
+    8 * if run > 2 { run } else { 2 }
+}
 
 /// [`Rule::Math`]: whether `math` exists for `precision` on `arch`: `fma`
-/// everywhere, `dmma` for `f64` and `c64` on sm_80 and newer.
+/// everywhere, `dmma` for `f64` and `c64`, `tf32` and `tf32x3` for `f32`
+/// and `c32`, on sm_80 and newer.
 pub const fn math_allowed(math: Math, precision: Precision, arch: Target) -> bool {
     match math {
         Math::Fma => true,
         Math::Dmma => matches!(precision, Precision::F64 | Precision::C64) && arch.sm() >= 80,
+        Math::Tf32 | Math::Tf32x3 => matches!(precision, Precision::F32 | Precision::C32) && arch.sm() >= 80,
     }
 }
 
 /// [`Rule::Mma`]: whether `mma` suits `math` on `arch`: none for `fma`; for
-/// `dmma`, an `.f64` shape the architecture has.
+/// a tensor-core math, a shape of its kind that the architecture has.
 pub fn mma_allowed(math: Math, mma: Option<MmaShape>, arch: Target) -> bool {
-    match (math, mma) {
-        (Math::Fma, None) => true,
-        (Math::Fma, Some(_)) | (Math::Dmma, None) => false,
-        (Math::Dmma, Some(shape)) => {
-            MmaShape::F64.contains(&shape) && arch.ptx_arch().sm >= shape.f64_min_arch().sm
+    match (math.mma_kind(), mma) {
+        (None, None) => true,
+        (None, Some(_)) | (Some(_), None) => false,
+        (Some(kind), Some(shape)) => {
+            kind.shapes().contains(&shape) && arch.ptx_arch().sm >= kind.min_arch(shape).sm
         }
     }
+}
+
+/// The shapes of `kind`, as a message lists them.
+fn shape_list(kind: MmaKind) -> String {
+    let shapes: Vec<String> = kind.shapes().iter().map(|s| format!("({}, {}, {})", s.m, s.n, s.k)).collect();
+    shapes.join(", ")
 }
 
 /// [`Rule::MmaTile`], threads: the block is `(8 · wm, 4 · wn)` threads, the
@@ -48,9 +62,10 @@ pub const fn mma_threads_fit(m_dim: u32, n_dim: u32, warps: WarpShape) -> bool {
 }
 
 /// [`Rule::MmaTile`], tile: `blk` rows (or columns) of the C tile split over
-/// `warps` warps (nonzero) give each a whole number of 16-row blocks.
-pub const fn mma_warp_tile_fits(blk: u32, warps: u32) -> bool {
-    warps != 0 && blk.is_multiple_of(warps) && (blk / warps).is_multiple_of(MMA_WARP_BLOCK)
+/// `warps` warps (nonzero) give each a whole number of
+/// [`mma_warp_block`]s of `precision`.
+pub const fn mma_warp_tile_fits(blk: u32, warps: u32, precision: Precision) -> bool {
+    warps != 0 && blk.is_multiple_of(warps) && (blk / warps).is_multiple_of(mma_warp_block(precision))
 }
 
 /// [`Rule::MmaTile`], stripe: a stripe of `k_blk` rows is a whole number of
@@ -75,15 +90,15 @@ pub const fn mma_unroll_fits(unroll: Option<u32>, k: u32) -> bool {
 pub const fn mma_fits(spec: &KernelSpec) -> bool {
     let (Some(shape), Some(warps)) = (spec.mma, spec.warps) else { return spec.mma.is_none() };
     mma_threads_fit(spec.m_dim, spec.n_dim, warps)
-        && mma_warp_tile_fits(spec.m_blk, warps.m)
-        && mma_warp_tile_fits(spec.n_blk, warps.n)
+        && mma_warp_tile_fits(spec.m_blk, warps.m, spec.precision)
+        && mma_warp_tile_fits(spec.n_blk, warps.n, spec.precision)
         && mma_stripe_fits(spec.k_blk, shape.k)
         && mma_unroll_fits(spec.unroll, shape.k)
         && spec.lds_width == mma_lds_width(spec.precision)
 }
 
-/// The only `lds_width` of a tensor-core math: 16 bytes, two `f64` or one
-/// `c64`.
+/// The only `lds_width` of a tensor-core math: 16 bytes, two `f64`, one
+/// `c64`, four `f32`, two `c32`.
 pub const fn mma_lds_width(precision: Precision) -> u32 {
     16 / precision.element_bytes()
 }
@@ -93,15 +108,19 @@ pub const fn mma_lds_width(precision: Precision) -> u32 {
 pub(super) fn check(spec: &KernelSpec, out: &mut Vec<Violation>) {
     let math = spec.math;
     if !math_allowed(math, spec.precision, spec.arch) {
-        let message = if !matches!(spec.precision, Precision::F64 | Precision::C64) {
+        let (unit, types, wanted) = match math {
+            Math::Tf32 | Math::Tf32x3 => ("TF32", "f32 and c32", "use `precision = f32` or `c32`"),
+            _ => ("FP64", "f64 and c64", "use `precision = f64` or `c64`"),
+        };
+        let message = if spec.arch.sm() >= 80 || math == Math::Fma {
             format!(
-                "`math = {math}` multiplies f64 and c64 on the FP64 tensor cores, and this kernel is {}: \
-                 use `precision = f64` or `c64`, or `math = fma`",
+                "`math = {math}` multiplies {types} on the {unit} tensor cores, and this kernel is {}: \
+                 {wanted}, or `math = fma`",
                 spec.precision
             )
         } else {
             format!(
-                "`math = {math}` runs on the FP64 tensor cores of sm_80 and newer (this kernel is for \
+                "`math = {math}` runs on the {unit} tensor cores of sm_80 and newer (this kernel is for \
                  {}): add `arch = sm_80` or newer, or use `math = fma`",
                 spec.arch
             )
@@ -110,29 +129,38 @@ pub(super) fn check(spec: &KernelSpec, out: &mut Vec<Violation>) {
         return;
     }
     if !mma_allowed(math, spec.mma, spec.arch) {
-        let (at, message) = match spec.mma {
-            None => (
+        let (at, message) = match (math.mma_kind(), spec.mma) {
+            (None, _) => (
+                ParamPath::whole(Field::Mma),
+                "`mma` is the shape of a tensor-core instruction, and `math = fma` has none: add \
+                 `math = dmma` (f64, c64) or `math = tf32x3` (f32, c32), or leave `mma` out"
+                    .to_owned(),
+            ),
+            (Some(MmaKind::F64), None) => (
                 ParamPath::whole(Field::Math),
                 format!(
                     "`math = {math}` needs the shape of its instruction: add `mma = (8, 8, 4)`, or on \
                      sm_90 `mma = (16, 8, 4)`, `(16, 8, 8)` or `(16, 8, 16)`"
                 ),
             ),
-            Some(_) if !math.is_mma() => (
-                ParamPath::whole(Field::Mma),
-                "`mma` is the shape of a tensor-core instruction, and `math = fma` has none: add \
-                 `math = dmma`, or leave `mma` out"
-                    .to_owned(),
-            ),
-            Some(s) if !MmaShape::F64.contains(&s) => (
-                ParamPath::whole(Field::Mma),
+            (Some(kind), None) => (
+                ParamPath::whole(Field::Math),
                 format!(
-                    "`mma` ({}, {}, {}) is not an f64 `mma.sync` shape: use (8, 8, 4), (16, 8, 4), \
-                     (16, 8, 8) or (16, 8, 16)",
-                    s.m, s.n, s.k
+                    "`math = {math}` needs the shape of its instruction: add `mma = ` one of {}",
+                    shape_list(kind)
                 ),
             ),
-            Some(s) => (
+            (Some(kind), Some(s)) if !kind.shapes().contains(&s) => (
+                ParamPath::whole(Field::Mma),
+                format!(
+                    "`mma` ({}, {}, {}) is not an `mma.sync` shape of `math = {math}`: use {}",
+                    s.m,
+                    s.n,
+                    s.k,
+                    shape_list(kind)
+                ),
+            ),
+            (Some(_), Some(s)) => (
                 ParamPath::whole(Field::Mma),
                 format!(
                     "`mma` ({}, {}, {}) exists on sm_90 and newer (this kernel is for {}): use \
@@ -181,17 +209,19 @@ fn check_tile(spec: &KernelSpec, shape: MmaShape, out: &mut Vec<Violation>) {
             ),
         );
     }
+    let block = mma_warp_block(spec.precision);
     for (i, blk, w) in [(0u8, spec.m_blk, warps.m), (1, spec.n_blk, warps.n)] {
-        if !mma_warp_tile_fits(blk, w) {
+        if !mma_warp_tile_fits(blk, w, spec.precision) {
             violation(
                 out,
                 ParamPath::at(Field::Tile, i),
                 Rule::MmaTile,
                 format!(
                     "`tile.{i}` ({blk}) must split over `warps.{i}` ({w}) into warp tiles of a multiple \
-                     of {MMA_WARP_BLOCK} with `math = {}`: use a multiple of {}",
+                     of {block} with `math = {}` on {}: use a multiple of {}",
                     spec.math,
-                    u64::from(w) * u64::from(MMA_WARP_BLOCK)
+                    spec.precision,
+                    u64::from(w) * u64::from(block)
                 ),
             );
         }
@@ -250,7 +280,7 @@ mod tests {
             ldg_width: 2,
             warps: Some(WarpShape { m: 2, n: 4 }),
             math: Math::Dmma,
-            mma: MmaShape::f64(16, 8, 8),
+            mma: MmaKind::F64.shape(16, 8, 8),
             ..KernelSpec::new(Precision::F64, (Op::N, Op::N), (64, 64, 16), (16, 16), (16, 16), (8, 32))
         }
     }
@@ -324,5 +354,44 @@ mod tests {
         assert!(!mma_allowed(Math::Fma, s.mma, s.arch));
         assert!(mma_allowed(Math::Fma, None, Target::Sm70));
         assert!(!math_allowed(Math::Dmma, Precision::F32, Target::Sm90));
+        assert!(math_allowed(Math::Tf32x3, Precision::C32, Target::Sm80));
+        assert!(!math_allowed(Math::Tf32, Precision::F64, Target::Sm90));
+        assert!(!mma_allowed(Math::Tf32x3, MmaKind::F64.shape(16, 8, 16), Target::Sm90));
+        assert!(mma_allowed(Math::Tf32x3, MmaKind::Tf32.shape(16, 8, 8), Target::Sm80));
+    }
+
+    /// An SGEMM on the TF32 tensor cores: 2 × 2 warps of 64 × 32, whose
+    /// warp tiles are whole 32 × 32 blocks (a lane reads 4 f32 at once).
+    fn tf32() -> KernelSpec {
+        KernelSpec {
+            lds_width: 4,
+            arch: Target::Sm90,
+            stages: 3,
+            ldg_width: 4,
+            warps: Some(WarpShape { m: 2, n: 2 }),
+            math: Math::Tf32x3,
+            mma: MmaKind::Tf32.shape(16, 8, 8),
+            ..KernelSpec::new(Precision::F32, (Op::N, Op::N), (128, 64, 16), (16, 8), (32, 4), (4, 32))
+        }
+    }
+
+    #[test]
+    fn tf32_rules_fire_on_their_parameters() {
+        let s = tf32();
+        let at = |p: &str, r: Rule| vec![(p.to_owned(), r)];
+        assert_eq!(rules(&s), []);
+        assert_eq!(rules(&KernelSpec { math: Math::Tf32, ..s }), []);
+        assert_eq!(rules(&KernelSpec { mma: MmaKind::Tf32.shape(16, 8, 4), ..s }), []);
+        assert_eq!(rules(&KernelSpec { arch: Target::Sm80, ..s }), []);
+        assert_eq!(rules(&KernelSpec { mma: MmaKind::F64.shape(16, 8, 16), ..s }), at("mma", Rule::Mma));
+        let f64_rules = rules(&KernelSpec { precision: Precision::F64, ldg_width: 2, lds_width: 2, ..s });
+        assert_eq!(f64_rules, at("math", Rule::Math));
+        assert_eq!(rules(&KernelSpec { lds_width: 2, ..s }), at("lds_width", Rule::MmaTile));
+        // 64 columns over 4 warps: 16, not a whole 32-column block for f32.
+        let narrow = KernelSpec { warps: Some(WarpShape { m: 1, n: 4 }), m_dim: 8, n_dim: 16, ..s };
+        assert!(rules(&narrow).contains(&("tile.1".to_owned(), Rule::MmaTile)), "{:?}", rules(&narrow));
+        // c32: 16-byte runs of two elements, 16 x 16 blocks.
+        let c32 = KernelSpec { precision: Precision::C32, lds_width: 2, ldg_width: 2, ..s };
+        assert_eq!(rules(&c32), []);
     }
 }

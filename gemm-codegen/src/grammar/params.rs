@@ -129,7 +129,7 @@ const LDGS: &[&str] = &["nc", "ca", "cg"];
 /// The words of `arch`, in the order of [`Target::ALL`].
 const TARGETS: &[&str] = &["sm_70", "sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"];
 /// The words of `math`, in the order of [`Math::ALL`].
-const MATHS: &[&str] = &["fma", "dmma"];
+const MATHS: &[&str] = &["fma", "dmma", "tf32", "tf32x3"];
 
 /// Every parameter, in the order messages list them.
 pub static PARAMS: &[Param] = &[
@@ -306,7 +306,7 @@ pub static PARAMS: &[Param] = &[
         shape: Shape::Word(MATHS),
         need: Need::Optional("fma"),
         field: Some(Field::Math),
-        doc: "how the inner product multiplies: `fma` on the FMA units, `dmma` on the FP64 tensor cores (f64 and c64, sm_80+)",
+        doc: "how the inner product multiplies: `fma` on the FMA units, `dmma` on the FP64 tensor cores (f64 and c64, sm_80+), `tf32x3` (FP32-accurate: three TF32 products) or `tf32` (TF32-accurate) on the TF32 tensor cores (f32 and c32, sm_80+)",
         hint: None,
         set: |s, v| v.one_of(&Math::ALL).map(|m| s.math = m),
     },
@@ -315,7 +315,7 @@ pub static PARAMS: &[Param] = &[
         shape: Shape::Tuple(&["m", "n", "k"], Elem::Int),
         need: Need::Absent("no tensor-core instruction (`math = fma`)"),
         field: Some(Field::Mma),
-        doc: "the `mma.sync` shape of a tensor-core `math`: `(8, 8, 4)`, or on sm_90 `(16, 8, 4)`, `(16, 8, 8)`, `(16, 8, 16)`",
+        doc: "the `mma.sync` shape of a tensor-core `math`: dmma `(8, 8, 4)`, or on sm_90 `(16, 8, 4)`, `(16, 8, 8)`, `(16, 8, 16)`; tf32 and tf32x3 `(16, 8, 4)`, `(16, 8, 8)`",
         hint: None,
         set: |s, v| v.ints().map(|[m, n, k]| s.mma = Some(MmaShape { m, n, k })),
     },

@@ -7,8 +7,8 @@
 use std::collections::HashSet;
 
 use super::ir::{
-    AddrBase, Address, BinOp, CacheQual, Cmp, CpAsyncCache, Guard, Instr, Kernel, Label, MmaShape, Operand,
-    ParamDecl, ParamId, Reg, RegDecl, SharedDecl, SharedId, Space, Stmt, Type, UnOp,
+    AddrBase, Address, BinOp, CacheQual, Cmp, CpAsyncCache, Guard, Instr, Kernel, Label, MmaKind, MmaShape,
+    Operand, ParamDecl, ParamId, Reg, RegDecl, SharedDecl, SharedId, Space, Stmt, Type, UnOp,
 };
 
 /// Names PTX reserves for special registers: a register named like one of
@@ -242,9 +242,12 @@ fn bits_of(ty: Type) -> Type {
 #[track_caller]
 fn check_operand(op: Operand, ty: Type) {
     match op {
+        // PTX: a bit-size register serves any type of its size, any
+        // non-float register a bit-size type.
         Operand::Reg(r) => assert!(
             r.ty.bits() == ty.bits()
                 && (r.ty.is_float() == ty.is_float()
+                    || matches!(r.ty, Type::B32 | Type::B64)
                     || !r.ty.is_float() && matches!(ty, Type::B32 | Type::B64)),
             "register of type {} used as {}",
             r.ty,
@@ -302,13 +305,19 @@ impl Instr {
         Instr::Cvt { dst, src }
     }
 
-    /// `neg.T dst, src`.
+    /// `neg.T dst, src`, `T` the type of `dst`, or for a bit-size `dst` (a
+    /// `.tf32` value in a `.b32` register) the float type of its size.
     #[track_caller]
     pub fn neg(dst: Reg, src: impl Into<Operand>) -> Instr {
         let src = src.into();
-        check_operand(src, dst.ty);
-        assert!(dst.ty.is_float() || dst.ty.is_signed(), "neg on {}", dst.ty);
-        Instr::Unary { op: UnOp::Neg, ty: dst.ty, dst, src }
+        let ty = match dst.ty {
+            Type::B32 => Type::F32,
+            Type::B64 => Type::F64,
+            ty => ty,
+        };
+        check_operand(src, ty);
+        assert!(ty.is_float() || ty.is_signed(), "neg on {}", dst.ty);
+        Instr::Unary { op: UnOp::Neg, ty, dst, src }
     }
 
     /// `not.T dst, src` (bits or predicate).
@@ -346,6 +355,23 @@ impl Instr {
             check_operand(b, Type::U32);
         } else {
             check_operand(b, ty);
+        }
+        Instr::Binary { op, ty, dst, a, b }
+    }
+
+    /// `op.ty dst, a, b` on registers declared with another type of `ty`'s
+    /// size (PTX lets a bit-size register serve any type of its size): a
+    /// `.b32` TF32 value in `sub.f32` or `add.u32`, say.
+    #[track_caller]
+    pub fn binary_as(op: BinOp, ty: Type, dst: Reg, a: impl Into<Operand>, b: impl Into<Operand>) -> Instr {
+        let (a, b) = (a.into(), b.into());
+        assert!(
+            matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::And | BinOp::Or),
+            "binary_as takes add, sub, mul, and, or"
+        );
+        assert!(!matches!(ty, Type::B32 | Type::B64 | Type::Pred), "{op:?} needs a typed instruction");
+        for x in [Operand::Reg(dst), a, b] {
+            check_operand(x, ty);
         }
         Instr::Binary { op, ty, dst, a, b }
     }
@@ -411,17 +437,18 @@ impl Instr {
         Instr::Fma { ty: dst.ty, dst, a, b, c }
     }
 
-    /// `mma.sync.aligned.{shape}.row.col.f64.f64.f64.f64 {d}, {a}, {b}, {c}`:
-    /// `D = A · B + C` by the warp (see [`Instr::Mma`]). Every register is
-    /// `.f64` and each fragment has the shape's count per lane.
+    /// `mma.sync.aligned.{shape}.row.col{kind} {d}, {a}, {b}, {c}`:
+    /// `D = A · B + C` by the warp (see [`Instr::Mma`]). A's and B's
+    /// registers are of [`MmaKind::ab_type`], C's and D's of
+    /// [`MmaKind::cd_type`], and each fragment has the shape's count per lane.
     #[track_caller]
-    pub fn mma_f64(shape: MmaShape, d: &[Reg], a: &[Reg], b: &[Reg], c: &[Reg]) -> Instr {
-        assert!(MmaShape::F64.contains(&shape), "no .f64 mma of shape {}", shape.name());
-        for (what, regs, count) in [
-            ("D", d, shape.c_per_lane()),
-            ("A", a, shape.a_per_lane()),
-            ("B", b, shape.b_per_lane()),
-            ("C", c, shape.c_per_lane()),
+    pub fn mma(kind: MmaKind, shape: MmaShape, d: &[Reg], a: &[Reg], b: &[Reg], c: &[Reg]) -> Instr {
+        assert!(kind.shapes().contains(&shape), "no {} mma of shape {}", kind.suffixes(), shape.name());
+        for (what, regs, count, ty) in [
+            ("D", d, shape.c_per_lane(), kind.cd_type()),
+            ("A", a, shape.a_per_lane(), kind.ab_type()),
+            ("B", b, shape.b_per_lane(), kind.ab_type()),
+            ("C", c, shape.c_per_lane(), kind.cd_type()),
         ] {
             assert_eq!(
                 regs.len(),
@@ -429,9 +456,21 @@ impl Instr {
                 "mma {}: {what} has {count} registers a lane",
                 shape.name()
             );
-            assert!(regs.iter().all(|r| r.ty == Type::F64), "mma .f64 on a register of another type");
+            assert!(
+                regs.iter().all(|r| r.ty == ty),
+                "mma {}: {what} in a register not {ty}",
+                kind.suffixes()
+            );
         }
-        Instr::Mma { shape, ty: Type::F64, d: d.to_vec(), a: a.to_vec(), b: b.to_vec(), c: c.to_vec() }
+        Instr::Mma { shape, kind, d: d.to_vec(), a: a.to_vec(), b: b.to_vec(), c: c.to_vec() }
+    }
+
+    /// `cvt.rna.tf32.f32 dst, src`: `dst` (`.b32`) is `src` (`.f32`) rounded
+    /// to `.tf32`.
+    #[track_caller]
+    pub fn cvt_tf32(dst: Reg, src: Reg) -> Instr {
+        assert!(dst.ty == Type::B32 && src.ty == Type::F32, "cvt.rna.tf32.f32 takes .b32 from .f32");
+        Instr::CvtTf32 { dst, src }
     }
 
     /// `setp.cmp.T dst, a, b`.

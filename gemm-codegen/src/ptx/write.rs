@@ -252,6 +252,7 @@ fn opcode(kernel: &Kernel, instr: &Instr) -> String {
         Instr::Mov { dst, .. } => format!("mov{}", dst.ty()),
         Instr::CvtaToGlobal { .. } => "cvta.to.global.u64".to_owned(),
         Instr::Cvt { dst, src } => format!("cvt{}{}", dst.ty(), src.ty()),
+        Instr::CvtTf32 { .. } => "cvt.rna.tf32.f32".to_owned(),
         Instr::Unary { op, ty, .. } => {
             let m = match op {
                 UnOp::Neg => "neg",
@@ -276,7 +277,9 @@ fn opcode(kernel: &Kernel, instr: &Instr) -> String {
         Instr::CpAsyncCommit => "cp.async.commit_group".to_owned(),
         Instr::CpAsyncWait { .. } => "cp.async.wait_group".to_owned(),
         Instr::CpAsyncWaitAll => "cp.async.wait_all".to_owned(),
-        Instr::Mma { shape, ty, .. } => format!("mma.sync.aligned.{}.row.col{ty}{ty}{ty}{ty}", shape.name()),
+        Instr::Mma { shape, kind, .. } => {
+            format!("mma.sync.aligned.{}.row.col{}", shape.name(), kind.suffixes())
+        }
         Instr::BarSync { .. } => "bar.sync".to_owned(),
         Instr::Bra { uni, .. } => if *uni { "bra.uni" } else { "bra" }.to_owned(),
         Instr::Ret => "ret".to_owned(),
@@ -291,7 +294,7 @@ fn operands(instr: &Instr) -> Vec<Piece> {
     match instr {
         Instr::LdParam { dst, param } => vec![Op((*dst).into()), Addr(Address::param(*param))],
         Instr::Mov { dst, src } => vec![Op((*dst).into()), Op(*src)],
-        Instr::CvtaToGlobal { dst, src } | Instr::Cvt { dst, src } => {
+        Instr::CvtaToGlobal { dst, src } | Instr::Cvt { dst, src } | Instr::CvtTf32 { dst, src } => {
             vec![Op((*dst).into()), Op((*src).into())]
         }
         Instr::Unary { dst, src, .. } => vec![Op((*dst).into()), Op(*src)],

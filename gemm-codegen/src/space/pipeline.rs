@@ -106,11 +106,12 @@ pub struct Pipeline {
     /// point's steps over a stripe, at points with a ring (`stages ≥ 2`),
     /// with the whole stripe unrolled.
     pub interleaves: Vec<u32>,
-    /// The `mma` shapes of `math = dmma`, besides `fma` (always in): at
-    /// points of a precision and architecture with DMMA whose threads are
-    /// `(8 wm, 4 wn)`, with `warps = (wm, wn)` and the 16-byte
-    /// `lds_width` (a point dimension: it fixes `warps` and `lds_width`).
-    pub mmas: Vec<MmaShape>,
+    /// The tensor-core maths and their `mma` shapes, besides `fma` (always
+    /// in): each at points of a precision and architecture that have it
+    /// whose threads are `(8 wm, 4 wn)`, with `warps = (wm, wn)` and the
+    /// 16-byte `lds_width` (a point dimension: it fixes `warps` and
+    /// `lds_width`).
+    pub mmas: Vec<(Math, MmaShape)>,
 }
 
 impl Pipeline {
@@ -144,7 +145,7 @@ impl Pipeline {
     /// with m16n8k4 and m16n8k8 on sm_90 (the fastest two of the four
     /// shapes on the H100, m8n8k4 at half their speed, m16n8k16 short of
     /// registers; `tuning/sm_90-dmma`), m8n8k4 on sm_80 to sm_89 (their
-    /// only one).
+    /// only one). `math = tf32x3` joins with [`Pipeline::with_tf32x3`].
     pub fn tuner(target: Target) -> Pipeline {
         let stages = if target.has_cp_async() { vec![1, 2, 3, 4] } else { vec![1] };
         Pipeline {
@@ -157,11 +158,28 @@ impl Pipeline {
             unrolls: vec![2],
             interleaves: vec![1, 2, 4, 8],
             mmas: match target.sm() {
-                90.. => vec![MmaShape { m: 16, n: 8, k: 4 }, MmaShape { m: 16, n: 8, k: 8 }],
-                80.. => vec![MmaShape { m: 8, n: 8, k: 4 }],
+                90.. => vec![
+                    (Math::Dmma, MmaShape { m: 16, n: 8, k: 4 }),
+                    (Math::Dmma, MmaShape { m: 16, n: 8, k: 8 }),
+                ],
+                80.. => vec![(Math::Dmma, MmaShape { m: 8, n: 8, k: 4 })],
                 _ => Vec::new(),
             },
         }
+    }
+
+    /// This pipeline with `math = tf32x3` for f32 and c32, m16n8k8 and
+    /// m16n8k4, where the target has TF32 tensor cores (sm_80 and newer).
+    /// Not in [`Pipeline::tuner`] by default: on the H100 its error is
+    /// FP32-class but about 7× cuBLAS SGEMM's (`tuning/sm_90-tf32`), short of
+    /// the 2× a default SGEMM must keep. 1xTF32 is never tuned in.
+    pub fn with_tf32x3(mut self) -> Pipeline {
+        if self.target.is_some_and(|t| t.sm() >= 80) {
+            for k in [8, 4] {
+                self.mmas.push((Math::Tf32x3, MmaShape { m: 16, n: 8, k }));
+            }
+        }
+        self
     }
 
     /// Whether `tile`'s register bound fits `limits` with some math the
@@ -174,9 +192,9 @@ impl Pipeline {
         use crate::constraints::regs_fit;
         let fma = KernelSpec { math: Math::Fma, mma: None, ..*tile };
         regs_fit(&fma, limits)
-            || self.mmas.iter().any(|&shape| {
-                let mma = KernelSpec { math: Math::Dmma, mma: Some(shape), ..*tile };
-                math_allowed(Math::Dmma, tile.precision, tile.arch) && regs_fit(&mma, limits)
+            || self.mmas.iter().any(|&(math, shape)| {
+                let mma = KernelSpec { math, mma: Some(shape), ..*tile };
+                math_allowed(math, tile.precision, tile.arch) && regs_fit(&mma, limits)
             })
     }
 
@@ -188,13 +206,13 @@ impl Pipeline {
     pub(super) fn maths(&self, tile: &KernelSpec) -> impl Iterator<Item = MathChoice> + '_ {
         let tile = *tile;
         let fma = MathChoice { math: Math::Fma, mma: None, warps: None };
-        let mmas = self.mmas.iter().filter_map(move |&shape| {
+        let mmas = self.mmas.iter().filter_map(move |&(math, shape)| {
             let (m_dim, n_dim) = (tile.m_dim, tile.n_dim);
             if !(m_dim.is_multiple_of(8) && n_dim.is_multiple_of(4)) {
                 return None;
             }
             let warps = Some(WarpShape { m: m_dim / 8, n: n_dim / 4 });
-            let choice = MathChoice { math: Math::Dmma, mma: Some(shape), warps };
+            let choice = MathChoice { math, mma: Some(shape), warps };
             let spec = choice.apply(KernelSpec { unroll: None, ..tile });
             let ok = math_allowed(spec.math, spec.precision, spec.arch)
                 && mma_allowed(spec.math, spec.mma, spec.arch)
@@ -283,8 +301,8 @@ impl Pipeline {
     pub(super) fn lists(&self, spec: &KernelSpec) -> bool {
         let math = match spec.math {
             Math::Fma => spec.mma.is_none() && self.warp_shapes(spec.m_dim, spec.n_dim).contains(&spec.warps),
-            Math::Dmma => {
-                let choice = self.maths(spec).find(|c| c.mma == spec.mma);
+            Math::Dmma | Math::Tf32 | Math::Tf32x3 => {
+                let choice = self.maths(spec).find(|c| c.math == spec.math && c.mma == spec.mma);
                 choice
                     .is_some_and(|c| c.warps == spec.warps && spec.lds_width == mma_lds_width(spec.precision))
             }
@@ -344,7 +362,7 @@ impl MathChoice {
     pub fn apply(self, spec: KernelSpec) -> KernelSpec {
         match self.math {
             Math::Fma => KernelSpec { math: Math::Fma, mma: None, ..spec },
-            Math::Dmma => KernelSpec {
+            Math::Dmma | Math::Tf32 | Math::Tf32x3 => KernelSpec {
                 math: self.math,
                 mma: self.mma,
                 warps: self.warps,

@@ -123,22 +123,27 @@ mod tests {
         }
     }
 
-    /// With `math = dmma` each warp's 32 lanes cover its warp tile once,
-    /// and the warps the block's tile.
+    /// With a tensor-core math each warp's 32 lanes cover its warp tile
+    /// once, and the warps the block's tile: dmma on f64 and c64, tf32x3 on
+    /// f32 (32-row blocks) and c32.
     #[test]
     fn mma_lanes_partition_the_tile() {
-        use crate::spec::{Math, MmaShape, Target, WarpShape};
-        let cases = [((2, 4), (64, 64)), ((1, 1), (32, 16)), ((4, 2), (128, 64))];
-        for ((warps, tile), precision) in
-            cases.into_iter().flat_map(|c| [(c, Precision::F64), (c, Precision::C64)])
-        {
+        use crate::spec::{Math, Target, WarpShape};
+        let cases = [((2, 4), (64, 128)), ((1, 1), (32, 32)), ((4, 2), (128, 64))];
+        let maths = [
+            (Precision::F64, Math::Dmma),
+            (Precision::C64, Math::Dmma),
+            (Precision::F32, Math::Tf32x3),
+            (Precision::C32, Math::Tf32x3),
+        ];
+        for ((warps, tile), (precision, math)) in cases.into_iter().flat_map(|c| maths.map(|m| (c, m))) {
             let spec = KernelSpec {
                 lds_width: 16 / precision.element_bytes(),
                 arch: Target::Sm90,
                 stages: 2,
                 warps: Some(WarpShape { m: warps.0, n: warps.1 }),
-                math: Math::Dmma,
-                mma: MmaShape::f64(16, 8, 4),
+                math,
+                mma: math.mma_kind().and_then(|k| k.shape(16, 8, 4)),
                 ..KernelSpec::new(
                     precision,
                     (Op::T, Op::N),

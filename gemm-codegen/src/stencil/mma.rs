@@ -1,107 +1,243 @@
-//! The tensor-core inner product (`math = dmma`): each warp computes its
-//! `WM × WN` part of the C tile (`tile.0 / warps.0 × tile.1 / warps.1`)
-//! with `mma.sync` of shape `M × 8 × K` on `.f64`, one step of the walk
-//! (`walk.rs`) being `K` rows of the stripe. A complex product is four real
-//! ones on the real and imaginary parts.
+//! The tensor-core inner product (`math = dmma | tf32 | tf32x3`): each warp
+//! computes its `WM × WN` part of the C tile (`tile.0 / warps.0 × tile.1 /
+//! warps.1`) with `mma.sync` of shape `M × 8 × K` (`.f64`, or `.tf32` with
+//! f32 accumulators), one step of the walk (`walk.rs`) being `K` rows of the
+//! stripe. A complex product is four real ones on the real and imaginary
+//! parts.
 //!
 //! # Fragments, and where they sit in the tile
 //!
 //! An `mma` names the rows and columns of its fragments (the PTX ISA's
-//! layout, [`MmaShape::f64_a`] and its siblings: lane `(g, t) = (lane / 4,
+//! layout, [`MmaShape::a_at`] and its siblings: lane `(g, t) = (lane / 4,
 //! lane mod 4)` holds A's rows `g` and `g + 8` at columns `t + 4i`, B's
 //! column `g` at rows `t + 4i`, and the accumulators' row `g` (and `g + 8`)
 //! at columns `2t`, `2t + 1`). Which rows of the warp tile an `mma`'s rows
 //! are is ours to choose, as long as A and C agree (and B and C on the
 //! columns); the choice here makes a warp's fragment loads 16 bytes a lane
 //! over 128 contiguous bytes of each k row, the fewest shared-memory
-//! wavefronts they can take, without padding:
+//! wavefronts they can take, without padding. A lane reads a run of `w =
+//! lds_width` consecutive rows (16 bytes: 2 f64, 4 f32, 2 c32) and the warp
+//! tile is made of blocks of `8w` rows, 8 lanes' runs:
 //!
 //! ```text
-//! f64   warp-tile row    16p + 2r + h    is row r + 8h of m16 tile p   (m8: row r of tile 2p + h)
-//!       warp-tile column 16q + 2c + h    is column c of n8 tile 2q + h
-//! c64   warp-tile row    16p + 8h + r    is row r + 8h of m16 tile p   (m8: row r of tile 2p + h)
-//!       warp-tile column 8n + c          is column c of n8 tile n
+//! w ≥ 2  warp-tile row    8w·p + w·r + j      is row r + 8 (j mod 2) of m16 tile (w/2)·p + j/2
+//!                                              (f64 m8: row r of m8 tile 2p + j)
+//!        warp-tile column 8w·q + w·c + j      is column c of n8 tile w·q + j
+//! c64    warp-tile row    16p + 8j + r        is row r + 8j of m16 tile p   (m8: row r of tile 2p + j)
+//!        warp-tile column 16q + 8j + c        is column c of n8 tile 2q + j
 //! ```
 //!
-//! For f64, lane `(g, t)` reads A's rows `16p + 2g, +1` with one load (and
-//! B's columns `16q + 2g, +1`, where an `mma` takes one element of B; where
-//! it takes several, its B operand is a column's elements at rows `t, t +
-//! 4, …`, which must sit in consecutive registers, so B's elements load one
-//! by one, 8 bytes a lane, one wavefront per k row still). It owns C's rows
-//! `16p + 2g, +1`, a run the epilogue stores with one 16-byte access, and
-//! columns `16q + 4t … +3`. A c64 element is 16 bytes itself: lane `(g, t)`
-//! reads A's rows `16p + g` and `16p + 8 + g`, B's columns `8n + g`, and owns
-//! C's rows `8i + g`, columns `8n + 2t, +1`. These are the
+//! Lane `(g, t)` reads A's rows `8w·p + w·g … + w − 1` with one load (and
+//! B's columns likewise; for f64 shapes taking several elements of B, its B
+//! operand is a column's elements at rows `t, t + 4, …`, which DMMA wants
+//! in consecutive registers, so B's f64 elements load one by one, 8 bytes a
+//! lane, one wavefront per k row still). It owns C's rows `8w·p + w·g …`,
+//! a run the epilogue stores with one 16-byte access, and columns `8w·q +
+//! 2w·t … + 2w − 1`. A c64 element is 16 bytes itself: lane `(g, t)` reads
+//! A's rows `16p + g` and `16p + 8 + g`, B's columns `16q + g`, `16q + 8 +
+//! g`, and owns C's rows `8i + g`, columns `8i + 2t, +1`. These are the
 //! [`super::CLayout`] of a tensor-core math.
+//!
+//! # TF32
+//!
+//! A `.tf32` operand is an f32 with 10 mantissa bits, rounded by
+//! `cvt.rna.tf32.f32` (the emulator rejects an `mma` operand that was not).
+//! `tf32` multiplies `tf32(a)·tf32(b)`; `tf32x3` splits each element once
+//! per step as its set is multiplied, `big = tf32(x)`, `small = tf32(x −
+//! big)` (the second rounding in integer operations, `cvt.rna` costing
+//! five instructions on sm_90), and issues `big_a·small_b`, `small_a·big_b` and `big_a·big_b` into
+//! the same accumulators, which recovers f32 accuracy: `small_a·small_b`
+//! lies below an f32 ulp of the product, and `x − big` is exact in f32.
+//! Products of TF32 values are exact in f32; the sums are the tensor cores'.
 //!
 //! # Complex products
 //!
 //! With `A = a + ib`, `B = c + id` (`σ_A`, `σ_B` = −1 for a conjugated
 //! operand), `re += a·c − σ_A σ_B b·d` and `im += σ_B a·d + σ_A b·c`: four
 //! `mma`s, whose signs go on B's fragments (an `mma` has no negated
-//! operand): B's imaginary part is loaded once and negated once per element
-//! and step, its real part too when A is conjugated. B's fragments are the
-//! smaller: `n_thr · K / 8` elements a lane, A's `m_thr · K / 4`.
+//! operand): B's imaginary part is negated once per element and step, its
+//! real part too when A is conjugated (after the TF32 split, part by part).
+//! B's fragments are the smaller: `n_thr · K / 8` elements a lane, A's
+//! `m_thr · K / 4`.
 //!
-//! Products and sums are IEEE binary64; only their order differs from the
-//! FMA kernels (the emulator runs each `mma` as a chain of FMAs along K).
+//! `dmma` products and sums are IEEE binary64; only their order differs
+//! from the FMA kernels (the emulator runs each `mma` as a chain of FMAs
+//! along K).
 
-use crate::ptx::{Address, CacheQual, Instr, MmaShape, Operand as Op, Reg, Space, Type};
+use crate::ptx::{Address, BinOp, CacheQual, Instr, MmaKind, MmaShape, Operand as Op, Reg, Space, Type};
+use crate::spec::Math;
 
 use super::walk::StepMath;
 use super::{CLayout, Cx, Elem};
 
-/// One set of a lane's fragments for one step. `a[p][s][h]` is A's element
-/// of the lane's `h`-th row of 16-row block `p` at stripe row `t + 4s`;
-/// `b[q][s][h]` likewise for B's columns. For c64, `b_neg_im` and (when A
-/// is conjugated) `b_neg_re` hold B's parts negated.
-struct Set {
-    a: Vec<Vec<[Elem; 2]>>,
-    b: Vec<Vec<[Elem; 2]>>,
-    b_neg_im: Vec<Vec<[Reg; 2]>>,
-    b_neg_re: Vec<Vec<[Reg; 2]>>,
+/// One element of a lane's fragments: the registers it is loaded into, and
+/// the `mma` operands made of them. Each operand part is its list of terms:
+/// the loaded register itself (`dmma`), its TF32 rounding (`tf32`), or its
+/// big and small TF32 parts (`tf32x3`).
+struct Frag {
+    x: Elem,
+    re: Vec<Reg>,
+    im: Vec<Reg>,
+    /// B's parts negated (complex only; `neg_re` when A is conjugated).
+    neg_re: Vec<Reg>,
+    neg_im: Vec<Reg>,
 }
 
-/// The tensor-core product of a plan with `math = dmma`.
-#[derive(Default)]
+/// Which of a fragment element's operand parts an `mma` takes.
+#[derive(Clone, Copy)]
+enum Part {
+    Re,
+    Im,
+    NegRe,
+    NegIm,
+}
+
+impl Frag {
+    fn part(&self, part: Part) -> &[Reg] {
+        match part {
+            Part::Re => &self.re,
+            Part::Im => &self.im,
+            Part::NegRe => &self.neg_re,
+            Part::NegIm => &self.neg_im,
+        }
+    }
+}
+
+/// One set of a lane's fragments for one step: `a[p][s][j]` is A's element
+/// of the `j`-th row of the lane's run in block `p`, at stripe row `t +
+/// 4s`; `b[q][s][j]` likewise for B's columns.
+struct Set {
+    a: Vec<Vec<Vec<Frag>>>,
+    b: Vec<Vec<Vec<Frag>>>,
+}
+
+/// The tensor-core product of a plan with a tensor-core math.
 pub(crate) struct Fragments {
     /// Conjugate A's elements as they are multiplied.
     conj_a: bool,
     /// Conjugate B's elements as they are multiplied.
     conj_b: bool,
-    shape: Option<MmaShape>,
-    /// Whether elements are complex (one per 16-byte load; f64 pairs two).
+    math: Math,
+    kind: MmaKind,
+    shape: MmaShape,
+    /// Whether elements are complex.
     complex: bool,
+    /// Rows (columns) of a lane's run, `max(lds_width, 2)`.
+    run: u32,
+    /// Whether a run is contiguous (`lds_width ≥ 2`); c64's rows are 8 apart.
+    contiguous: bool,
     /// The accumulators, `[i * n_thr + j]`.
     acc: Vec<Elem>,
     n_thr: u32,
     /// One or two sets (`frag_sets`), alternating by step.
     sets: Vec<Set>,
+    /// Scratch for `x − big` of the TF32 split.
+    rest: Option<Reg>,
 }
 
 impl Fragments {
     /// The product, conjugating A's and B's elements as it multiplies them
     /// when asked (for stripes that reach shared memory unconjugated).
     pub fn new(conj_a: bool, conj_b: bool) -> Fragments {
-        Fragments { conj_a, conj_b, ..Fragments::default() }
-    }
-
-    fn shape(&self) -> MmaShape {
-        self.shape.expect("setup runs first")
+        Fragments {
+            conj_a,
+            conj_b,
+            math: Math::Dmma,
+            kind: MmaKind::F64,
+            shape: MmaShape::F64[0],
+            complex: false,
+            run: 2,
+            contiguous: true,
+            acc: Vec::new(),
+            n_thr: 0,
+            sets: Vec::new(),
+            rest: None,
+        }
     }
 
     /// The accumulator of the thread's row `i` and of the column that is
-    /// column `2t + e` of n8 tile `2q + h`.
-    fn acc(&self, i: u32, q: u32, h: u32, e: u32) -> Elem {
-        let j = if self.complex { 4 * q + 2 * h + e } else { 4 * q + 2 * e + h };
-        self.acc[(i * self.n_thr + j) as usize]
+    /// column `2t + e` of n8 tile `run·q + j`.
+    fn acc(&self, i: u32, q: u32, j: u32, e: u32) -> Elem {
+        let col = if self.contiguous { self.run * e + j } else { 2 * j + e };
+        self.acc[(i * self.n_thr + 2 * self.run * q + col) as usize]
+    }
+
+    /// The TF32 terms of a part: its registers, and their names' suffixes.
+    fn terms(&self) -> &'static [&'static str] {
+        match self.math {
+            Math::Tf32x3 => &["hi", "lo"],
+            Math::Tf32 => &["tf"],
+            _ => &[],
+        }
+    }
+
+    /// `(A's term, B's term)` of each `mma` of one real product: the small
+    /// terms first, into the accumulators the big one then joins.
+    fn term_pairs(&self) -> &'static [(usize, usize)] {
+        match self.math {
+            Math::Tf32x3 => &[(0, 1), (1, 0), (0, 0)],
+            _ => &[(0, 0)],
+        }
+    }
+
+    /// A fragment element loaded into `name`, with its operand registers.
+    fn frag(&self, cx: &mut Cx<'_>, name: &str, negate: bool) -> Frag {
+        let x = cx.elem(name);
+        let terms = self.terms();
+        let mut part = |reg: Option<Reg>, part: &str| -> Vec<Reg> {
+            match reg {
+                None => Vec::new(),
+                Some(r) if terms.is_empty() => vec![r],
+                Some(_) => terms.iter().map(|t| cx.b.reg(format!("{name}{part}_{t}"), Type::B32)).collect(),
+            }
+        };
+        let (re, im) = (part(Some(x.re), ""), part(x.im, "_i"));
+        let mut negated = |of: &[Reg], wanted: bool, part: &str| -> Vec<Reg> {
+            let suffixes: Vec<String> = if terms.is_empty() {
+                vec![String::new()]
+            } else {
+                terms.iter().map(|t| format!("_{t}")).collect()
+            };
+            let n = if wanted { of.len() } else { 0 };
+            (0..n).map(|i| cx.b.reg(format!("{name}_n{part}{}", suffixes[i]), of[i].ty)).collect()
+        };
+        let neg_im = negated(&im, negate && self.complex, "im");
+        let neg_re = negated(&re, negate && self.complex && self.conj_a, "re");
+        Frag { x, re, im, neg_re, neg_im }
+    }
+
+    /// Rounds (and splits) the loaded elements of `frags` into their TF32
+    /// terms, and negates B's parts where asked.
+    fn convert(&self, cx: &mut Cx<'_>, frags: &[Vec<Vec<Frag>>]) {
+        for f in frags.iter().flatten().flatten() {
+            if !self.terms().is_empty() {
+                for (x, terms) in [(Some(f.x.re), &f.re), (f.x.im, &f.im)] {
+                    let Some(x) = x else { continue };
+                    cx.b.push(Instr::cvt_tf32(terms[0], x));
+                    if let (Some(&small), Some(rest)) = (terms.get(1), self.rest) {
+                        // x − big is exact in f32; rounded to TF32 by adding half its
+                        // last place and clearing the 13 low bits (what cvt.rna does
+                        // for a finite value, in two integer operations: it is
+                        // non-finite only where big is, which then decides C).
+                        cx.b.push(Instr::binary_as(BinOp::Sub, Type::F32, rest, x, terms[0]));
+                        cx.b.push(Instr::binary_as(BinOp::Add, Type::U32, small, rest, Op::imm(0x1000)));
+                        cx.b.push(Instr::binary(BinOp::And, small, small, Op::imm(0xffff_e000_u32)));
+                    }
+                }
+            }
+            for (neg, of) in [(&f.neg_im, &f.im), (&f.neg_re, &f.re)] {
+                for (&n, &r) in neg.iter().zip(of) {
+                    cx.b.push(Instr::neg(n, r));
+                }
+            }
+        }
     }
 }
 
-/// `f(block, s, h)` for every block, k row `s` and row (column) `h` of a
-/// lane's pairs, as `[block][s][h]`.
-fn grid<T>(blocks: u32, subs: u32, mut f: impl FnMut(u32, u32, u32) -> T) -> Vec<Vec<[T; 2]>> {
-    (0..blocks).map(|p| (0..subs).map(|s| [0, 1].map(|h| f(p, s, h))).collect()).collect()
+/// `f(block, s, j)` for every block, k row `s` and element `j` of a lane's
+/// run, as `[block][s][j]`.
+fn grid<T>(blocks: u32, subs: u32, run: u32, mut f: impl FnMut(u32, u32, u32) -> T) -> Vec<Vec<Vec<T>>> {
+    (0..blocks).map(|p| (0..subs).map(|s| (0..run).map(|j| f(p, s, j)).collect()).collect()).collect()
 }
 
 impl StepMath for Fragments {
@@ -113,16 +249,21 @@ impl StepMath for Fragments {
         let (m_thr, n_thr) = (cx.plan.m_thr(), cx.plan.n_thr());
         let layout = CLayout::new(cx.plan);
         let esz = cx.esz();
-        self.shape = Some(shape);
+        self.shape = shape;
+        self.math = spec.math;
+        self.kind = spec.math.mma_kind().expect("a tensor-core math");
         self.complex = cx.precision().is_complex();
         self.n_thr = n_thr;
-        // Elements a lane's 16-byte load holds: 2 f64, 1 c64.
+        // Elements a lane's 16-byte load holds: 2 f64, 1 c64, 4 f32, 2 c32.
         let r = spec.lds_width;
+        self.run = r.max(2);
+        self.contiguous = r >= 2;
 
         cx.b.reg_group(format!(
             "inner product: shared-memory read pointers of lane (g, t) = (lane / 4, lane mod 4), \
-             warp tile {wm} x {wn} in mma.{} steps",
-            shape.name()
+             warp tile {wm} x {wn} in mma.{}{} steps",
+            shape.name(),
+            self.kind.suffixes()
         ));
         let a_sptr = cx.b.reg("a_sld", Type::U32);
         let b_sptr = cx.b.reg("b_sld", Type::U32);
@@ -154,41 +295,48 @@ impl StepMath for Fragments {
             .map(|(i, j)| cx.elem(&format!("c_{i}_{j}")))
             .collect();
         let sets = if spec.frag_sets > 1 { 2 } else { 1 };
+        let split = match self.math {
+            Math::Tf32x3 => ", each split into TF32 parts hi + lo",
+            Math::Tf32 => ", each rounded to TF32",
+            _ => "",
+        };
         cx.b.reg_group(format!(
-            "inner product: the lane's elements of A's rows and B's columns at {} k rows, {sets} set(s)",
+            "inner product: the lane's elements of A's rows and B's columns at {} k rows, {sets} set(s){split}",
             shape.k / 4
         ));
-        let block = crate::constraints::MMA_WARP_BLOCK;
-        let (subs, conj_a, complex) = (shape.k / 4, self.conj_a, self.complex);
-        self.sets = (0..sets)
+        let block = crate::constraints::mma_warp_block(spec.precision);
+        let (subs, run) = (shape.k / 4, self.run);
+        let sets: Vec<Set> = (0..sets)
             .map(|set| {
-                let a = grid(wm / block, subs, |p, s, h| cx.elem(&format!("a{set}_{p}_{s}_{h}")));
-                let b = grid(wn / block, subs, |q, s, h| cx.elem(&format!("b{set}_{q}_{s}_{h}")));
-                let mut negated = |part: &str, wanted: bool| {
-                    let blocks = if wanted { wn / block } else { 0 };
-                    grid(blocks, subs, |q, s, h| cx.b.reg(format!("b{set}_{q}_{s}_{h}_n{part}"), Type::F64))
-                };
-                let b_neg_im = negated("im", complex);
-                let b_neg_re = negated("re", complex && conj_a);
-                Set { a, b, b_neg_im, b_neg_re }
+                let a = grid(wm / block, subs, run, |p, s, j| {
+                    self.frag(cx, &format!("a{set}_{p}_{s}_{j}"), false)
+                });
+                let b = grid(wn / block, subs, run, |q, s, j| {
+                    self.frag(cx, &format!("b{set}_{q}_{s}_{j}"), true)
+                });
+                Set { a, b }
             })
             .collect();
+        self.sets = sets;
+        if self.math == Math::Tf32x3 {
+            self.rest = Some(cx.b.reg("tf32_rest", Type::B32));
+        }
         (a_sptr, b_sptr)
     }
 
     fn load(&self, cx: &mut Cx<'_>, set: usize, (a_ptr, b_ptr): (Reg, Reg), step: u32) {
-        let shape = self.shape();
+        let shape = self.shape;
         let esz = cx.esz();
-        let block = crate::constraints::MMA_WARP_BLOCK;
+        let block = crate::constraints::mma_warp_block(cx.precision());
         let set = &self.sets[set];
-        // f64: an mma taking several elements of B wants them apart (see above).
-        let b_split = !self.complex && shape.b_per_lane() > 1;
-        for (frags, ptr, stride, split) in [
+        // f64: a DMMA taking several elements of B wants them apart (see above).
+        let b_apart = self.kind == MmaKind::F64 && !self.complex && shape.b_per_lane() > 1;
+        for (frags, ptr, stride, apart) in [
             (&set.a, a_ptr, cx.plan.smem_a_stride(), false),
-            (&set.b, b_ptr, cx.plan.smem_b_stride(), b_split),
+            (&set.b, b_ptr, cx.plan.smem_b_stride(), b_apart),
         ] {
             for (p, block_frags) in frags.iter().enumerate() {
-                for (s, pair) in block_frags.iter().enumerate() {
+                for (s, run) in block_frags.iter().enumerate() {
                     let row = step * shape.k + 4 * s as u32;
                     let offset = |col: u32| i64::from(row * stride + p as u32 * block + col) * esz;
                     let ld = |cx: &mut Cx<'_>, regs: &[Reg], col: u32| {
@@ -199,87 +347,87 @@ impl StepMath for Fragments {
                             Address::reg(ptr, offset(col)),
                         ));
                     };
-                    if self.complex {
-                        // Rows (columns) h · 8 + g: one element, re and im, per load.
-                        for (h, e) in pair.iter().enumerate() {
-                            ld(cx, &e.regs(), 8 * h as u32);
+                    if !self.contiguous {
+                        // c64: rows (columns) 8j + g, one element, re and im, per load.
+                        for (j, f) in run.iter().enumerate() {
+                            ld(cx, &f.x.regs(), 8 * j as u32);
                         }
-                    } else if split {
-                        for (h, e) in pair.iter().enumerate() {
-                            ld(cx, &[e.re], h as u32);
+                    } else if apart {
+                        for (j, f) in run.iter().enumerate() {
+                            ld(cx, &f.x.regs(), j as u32);
                         }
                     } else {
-                        ld(cx, &[pair[0].re, pair[1].re], 0);
+                        let regs: Vec<Reg> = run.iter().flat_map(|f| f.x.regs()).collect();
+                        ld(cx, &regs, 0);
                     }
                 }
             }
         }
-        for (q, block_frags) in set.b.iter().enumerate() {
-            for (s, pair) in block_frags.iter().enumerate() {
-                for (h, e) in pair.iter().enumerate() {
-                    if let Some(neg) = set.b_neg_im.get(q).map(|x| x[s][h]) {
-                        cx.b.push(Instr::neg(neg, e.im.expect("complex")));
-                    }
-                    if let Some(neg) = set.b_neg_re.get(q).map(|x| x[s][h]) {
-                        cx.b.push(Instr::neg(neg, e.re));
-                    }
-                }
-            }
+        if self.kind == MmaKind::F64 {
+            // Nothing to round: negate B's parts as they land.
+            self.convert(cx, &set.b);
         }
     }
 
     fn multiply(&self, cx: &mut Cx<'_>, set: usize) {
-        let shape = self.shape();
+        let shape = self.shape;
         let set = &self.sets[set];
-        let halves = shape.m / 8;
-        // m16: tile p holds both rows of a pair; m8: tile 2p + h holds row h.
-        let m_tiles = set.a.len() as u32 * (2 / halves);
-        let n_tiles = set.b.len() as u32 * 2;
+        if self.kind == MmaKind::Tf32 {
+            // Round (split) the set just before its products, a step after its loads.
+            self.convert(cx, &set.a);
+            self.convert(cx, &set.b);
+        }
+        let m16 = shape.m == 16;
+        let run = self.run;
+        // m16: tile mt is rows j = 2 (mt mod run/2) + {0, 1} of block mt / (run/2);
+        // f64 m8: tile 2p + j is row j of block p.
+        let per_block = if m16 { run / 2 } else { run };
+        let m_tiles = set.a.len() as u32 * per_block;
+        let n_tiles = set.b.len() as u32 * run;
         for mt in 0..m_tiles {
-            let (p, ha) = if halves == 2 { (mt, None) } else { (mt / 2, Some(mt % 2)) };
-            let a: Vec<Elem> = (0..shape.a_per_lane())
+            let p = mt / per_block;
+            let a_at = |i: u32| -> (u32, u32) {
+                // A's element i: k row s, run element j.
+                if m16 { (i / 2, 2 * (mt % per_block) + i % 2) } else { (i, mt % per_block) }
+            };
+            let a: Vec<&Frag> = (0..shape.a_per_lane())
                 .map(|i| {
-                    let (s, h) = match ha {
-                        None => (i / 2, i % 2),
-                        Some(h) => (i, h),
-                    };
-                    set.a[p as usize][s as usize][h as usize]
+                    let (s, j) = a_at(i);
+                    &set.a[p as usize][s as usize][j as usize]
                 })
                 .collect();
             for nt in 0..n_tiles {
-                let (q, hb) = (nt / 2, nt % 2);
-                let b_at = |i: u32| set.b[q as usize][i as usize][hb as usize];
-                let b: Vec<Elem> = (0..shape.b_per_lane()).map(b_at).collect();
+                let (q, jb) = (nt / run, nt % run);
+                let b: Vec<&Frag> =
+                    (0..shape.b_per_lane()).map(|i| &set.b[q as usize][i as usize][jb as usize]).collect();
                 let c: Vec<Elem> = (0..shape.c_per_lane())
                     .map(|i| {
                         // Accumulator i: fragment row g (+ 8 for i ≥ 2), column 2t + i mod 2.
-                        let row = match ha {
-                            None => 2 * p + i / 2,
-                            Some(h) => 2 * p + h,
-                        };
-                        self.acc(row, q, hb, i % 2)
+                        let j = if m16 { 2 * (mt % per_block) + i / 2 } else { mt % per_block };
+                        self.acc(run * p + j, q, jb, i % 2)
                     })
                     .collect();
-                let re = |x: &[Elem]| x.iter().map(|e| e.re).collect::<Vec<Reg>>();
-                let (c_re, a_re, b_re) = (re(&c), re(&a), re(&b));
+                let c_re: Vec<Reg> = c.iter().map(|e| e.re).collect();
+                let mma = |cx: &mut Cx<'_>, acc: &[Reg], a_part: Part, b_part: Part| {
+                    for &(ta, tb) in self.term_pairs() {
+                        let a_regs: Vec<Reg> = a.iter().map(|f| f.part(a_part)[ta]).collect();
+                        let b_regs: Vec<Reg> = b.iter().map(|f| f.part(b_part)[tb]).collect();
+                        cx.b.push(Instr::mma(self.kind, shape, acc, &a_regs, &b_regs, acc));
+                    }
+                };
                 if !self.complex {
-                    cx.b.push(Instr::mma_f64(shape, &c_re, &a_re, &b_re, &c_re));
+                    mma(cx, &c_re, Part::Re, Part::Re);
                     continue;
                 }
-                let im = |x: &[Elem]| x.iter().map(|e| e.im.expect("complex")).collect::<Vec<Reg>>();
-                let (c_im, a_im, b_im) = (im(&c), im(&a), im(&b));
-                let neg = |parts: &Vec<Vec<[Reg; 2]>>| -> Vec<Reg> {
-                    (0..shape.b_per_lane()).map(|i| parts[q as usize][i as usize][hb as usize]).collect()
-                };
-                let b_nim = neg(&set.b_neg_im);
+                let c_im: Vec<Reg> = c.iter().map(|e| e.im.expect("complex")).collect();
                 // re += a c − σ_A σ_B b d;  im += σ_B a d + σ_A b c.
-                let d_for_re = if self.conj_a != self.conj_b { &b_im } else { &b_nim };
-                let d_for_im = if self.conj_b { &b_nim } else { &b_im };
-                let c_for_im = if self.conj_a { neg(&set.b_neg_re) } else { b_re.clone() };
-                cx.b.push(Instr::mma_f64(shape, &c_re, &a_re, &b_re, &c_re));
-                cx.b.push(Instr::mma_f64(shape, &c_im, &a_re, d_for_im, &c_im));
-                cx.b.push(Instr::mma_f64(shape, &c_re, &a_im, d_for_re, &c_re));
-                cx.b.push(Instr::mma_f64(shape, &c_im, &a_im, &c_for_im, &c_im));
+                let d_for_re = if self.conj_a != self.conj_b { Part::Im } else { Part::NegIm };
+                let d_for_im = if self.conj_b { Part::NegIm } else { Part::Im };
+                let c_for_im = if self.conj_a { Part::NegRe } else { Part::Re };
+                mma(cx, &c_re, Part::Re, Part::Re);
+                mma(cx, &c_im, Part::Re, d_for_im);
+                mma(cx, &c_re, Part::Im, d_for_re);
+                mma(cx, &c_im, Part::Im, c_for_im);
             }
         }
     }

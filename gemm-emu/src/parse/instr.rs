@@ -6,7 +6,7 @@ use std::fmt;
 
 use gemm_codegen::ptx::binop_mnemonic;
 use gemm_codegen::ptx::{
-    AddrBase, Address, BinOp, CacheQual, Cmp, CpAsyncCache, Instr, Kernel, Label, MmaShape, Operand, Reg,
+    AddrBase, Address, BinOp, CacheQual, Cmp, CpAsyncCache, Instr, Kernel, Label, MmaKind, Operand, Reg,
     Space, Type, UnOp,
 };
 
@@ -160,6 +160,19 @@ pub(super) fn build(
                 return cx.fail("`cvta.to.global.u64` takes `.u64` registers");
             }
             Instr::CvtaToGlobal { dst, src }
+        }
+        "cvt" if opcode == "cvt.rna.tf32.f32" => {
+            cx.arity(&args, 2)?;
+            let dst = cx.dst(&args[0], Type::B32)?;
+            let src = cx.src_reg(&args[1], Type::F32)?;
+            if dst.ty() != Type::B32 || src.ty() != Type::F32 {
+                return cx.fail(format!(
+                    "`cvt.rna.tf32.f32` writes a `.b32` register from an `.f32` one, not {} from {}",
+                    cx.reg_name(dst),
+                    cx.reg_name(src)
+                ));
+            }
+            Instr::CvtTf32 { dst, src }
         }
         "cvt" => {
             cx.arity(&args, 2)?;
@@ -427,15 +440,18 @@ fn cp_async(cx: &Ctx<'_>, args: Vec<Arg>) -> Result<Instr, ParseError> {
     Ok(Instr::CpAsync { cache, dst, src, bytes, src_bytes })
 }
 
-/// `mma.sync.aligned.{shape}.row.col.f64.f64.f64.f64 {d}, {a}, {b}, {c}`, the
-/// `.f64` shapes of [`MmaShape::F64`].
+/// `mma.sync.aligned.{shape}.row.col{types} {d}, {a}, {b}, {c}`, the shapes
+/// of each [`MmaKind`]: `.f64.f64.f64.f64` and `.f32.tf32.tf32.f32`.
 fn mma(cx: &Ctx<'_>, parts: &[&str], args: Vec<Arg>) -> Result<Instr, ParseError> {
-    let shape = match parts {
-        ["mma", "sync", "aligned", shape, "row", "col", "f64", "f64", "f64", "f64"] => *shape,
+    let (shape, kind) = match parts {
+        ["mma", "sync", "aligned", shape, "row", "col", "f64", "f64", "f64", "f64"] => (*shape, MmaKind::F64),
+        ["mma", "sync", "aligned", shape, "row", "col", "f32", "tf32", "tf32", "f32"] => {
+            (*shape, MmaKind::Tf32)
+        }
         _ => {
             return cx.fail(
-                "expected `mma.sync.aligned.{shape}.row.col.f64.f64.f64.f64`: the emulator has the \
-                 `.f64` mma only",
+                "expected `mma.sync.aligned.{shape}.row.col` with `.f64.f64.f64.f64` or \
+                 `.f32.tf32.tf32.f32`: the emulator has these mma only",
             );
         }
     };
@@ -444,16 +460,17 @@ fn mma(cx: &Ctx<'_>, parts: &[&str], args: Vec<Arg>) -> Result<Instr, ParseError
         .and_then(|s| s.split_once('n'))
         .and_then(|(m, rest)| rest.split_once('k').map(|(n, k)| (m, n, k)))
         .and_then(|(m, n, k)| Some((m.parse().ok()?, n.parse().ok()?, k.parse().ok()?)));
-    let Some(shape) = dims.and_then(|(m, n, k)| MmaShape::f64(m, n, k)) else {
-        return cx.fail(format!("`{shape}` is not an .f64 mma shape: m8n8k4, m16n8k4, m16n8k8 or m16n8k16"));
+    let Some(shape) = dims.and_then(|(m, n, k)| kind.shape(m, n, k)) else {
+        let names: Vec<String> = kind.shapes().iter().map(|s| s.name()).collect();
+        return cx.fail(format!("`{shape}` is not an {} mma shape: {}", kind.suffixes(), names.join(", ")));
     };
     cx.arity(&args, 4)?;
     let mut frags = Vec::new();
-    for (arg, (what, count)) in args.iter().zip([
-        ("D", shape.c_per_lane()),
-        ("A", shape.a_per_lane()),
-        ("B", shape.b_per_lane()),
-        ("C", shape.c_per_lane()),
+    for (arg, (what, count, ty)) in args.iter().zip([
+        ("D", shape.c_per_lane(), kind.cd_type()),
+        ("A", shape.a_per_lane(), kind.ab_type()),
+        ("B", shape.b_per_lane(), kind.ab_type()),
+        ("C", shape.c_per_lane(), kind.cd_type()),
     ]) {
         let Arg::Vec(ops) = arg else {
             return cx.fail(format!(
@@ -471,14 +488,20 @@ fn mma(cx: &Ctx<'_>, parts: &[&str], args: Vec<Arg>) -> Result<Instr, ParseError
         let regs = ops
             .iter()
             .map(|&op| match op {
-                Operand::Reg(r) => cx.check(op, Type::F64, what).map(|()| r),
+                // ptxas wants `.tf32` operands in `.b32` registers, no other type.
+                Operand::Reg(r) if ty == Type::B32 && r.ty() != Type::B32 => cx.fail(format!(
+                    "{what} {} of type {} must be a `.b32` register for .tf32",
+                    cx.reg_name(r),
+                    r.ty()
+                )),
+                Operand::Reg(r) => cx.check(op, ty, what).map(|()| r),
                 _ => cx.fail(format!("{what} must hold registers only")),
             })
             .collect::<Result<Vec<Reg>, _>>()?;
         frags.push(regs);
     }
     let [d, a, b, c]: [Vec<Reg>; 4] = frags.try_into().expect("four fragments read");
-    Ok(Instr::Mma { shape, ty: Type::F64, d, a, b, c })
+    Ok(Instr::Mma { shape, kind, d, a, b, c })
 }
 
 fn memory(cx: &Ctx<'_>, parts: &[&str], args: Vec<Arg>) -> Result<Instr, ParseError> {

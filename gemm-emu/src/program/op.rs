@@ -1,7 +1,7 @@
 //! The decoded operations: what one instruction of a [`super::Program`]
 //! does, with register indices resolved and every type decision made.
 
-use gemm_codegen::ptx::{Cmp, MmaShape};
+use gemm_codegen::ptx::{Cmp, MmaKind, MmaShape};
 
 /// A source operand: a value register or an immediate (bits, 32-bit values
 /// zero-extended).
@@ -25,6 +25,8 @@ pub(crate) enum I1 {
     /// `cvt` to 64 bits from an unsigned 32-bit source, or between equal
     /// widths.
     Copy,
+    /// `cvt.rna.tf32.f32`: an f32 rounded to TF32, ties away from zero.
+    Tf32,
 }
 
 /// Integer operations of two sources.
@@ -234,7 +236,7 @@ pub(crate) enum Op {
         off: i64,
     },
     CpAsync(CpAsync),
-    /// `mma.sync` on `.f64`: the index of its [`Mma`] in
+    /// `mma.sync` (`.f64` or `.tf32`): the index of its [`Mma`] in
     /// [`super::Program::mmas`].
     Mma(u32),
     /// `cp.async.commit_group`.
@@ -273,6 +275,7 @@ pub(crate) struct CpAsync {
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Mma {
     pub shape: MmaShape,
+    pub kind: MmaKind,
     pub d: Vec<u32>,
     pub a: Vec<u32>,
     pub b: Vec<u32>,

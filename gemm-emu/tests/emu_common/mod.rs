@@ -228,6 +228,27 @@ pub fn edge_cases(spec: &KernelSpec, full: bool) -> Vec<Case> {
 /// reference. Reads before a slice's start are faults of the emulator (each
 /// slice is a buffer of its own), so the guard before each matrix is exact.
 pub fn check_case<T: TestElem>(gemm: &Gemm, case: &Case, rng: &mut Rng) -> Result<Stats, String> {
+    check_case_within::<T>(gemm, case, rng, T::TOL)
+}
+
+/// The accuracy a kernel of `spec` must reach: the element type's, but
+/// [`TF32_TOL`] for `math = tf32` (tf32x3 keeps f32's).
+pub fn tolerance<T: TestElem>(spec: &KernelSpec) -> f64 {
+    if spec.math == gemm_codegen::Math::Tf32 { TF32_TOL } else { T::TOL }
+}
+
+/// 1xTF32's accuracy: each input rounded to 10 mantissa bits (unit
+/// roundoff 2^-11 ≈ 4.9e-4, twice per product), as `gemm_host::reference::
+/// tolerance` has it.
+pub const TF32_TOL: f64 = 4e-3;
+
+/// [`check_case`] against the relative normwise tolerance `tol`.
+pub fn check_case_within<T: TestElem>(
+    gemm: &Gemm,
+    case: &Case,
+    rng: &mut Rng,
+    tol: f64,
+) -> Result<Stats, String> {
     let requires = *gemm.requires();
     let Case { m, n, k, .. } = *case;
     let (m, n, k) = (m as usize, n as usize, k as usize);
@@ -319,8 +340,8 @@ pub fn check_case<T: TestElem>(gemm: &Gemm, case: &Case, rng: &mut Rng) -> Resul
     }
     let err = err.sqrt();
     let rel = if scale == 0.0 { err } else { err / scale };
-    if rel >= T::TOL {
-        return Err(format!("{case:?}: relative normwise error {rel:e} >= {:e}", T::TOL));
+    if rel >= tol {
+        return Err(format!("{case:?}: relative normwise error {rel:e} >= {tol:e}"));
     }
     // Everything outside C's m x n is untouched, bit for bit.
     for (idx, (x, y)) in c.iter().zip(&c0).enumerate() {
@@ -332,14 +353,26 @@ pub fn check_case<T: TestElem>(gemm: &Gemm, case: &Case, rng: &mut Rng) -> Resul
     Ok(stats)
 }
 
-/// Runs every case on `spec` with element type `T`, returning all failures.
+/// Runs every case on `spec` with element type `T` within the spec's
+/// [`tolerance`], returning the first failure.
 pub fn check_spec<T: TestElem>(spec: &KernelSpec, cases: &[Case], seed: u64) -> Result<Stats, String> {
+    check_spec_within::<T>(spec, cases, seed, tolerance::<T>(spec))
+}
+
+/// [`check_spec`] within the relative normwise tolerance `tol`.
+pub fn check_spec_within<T: TestElem>(
+    spec: &KernelSpec,
+    cases: &[Case],
+    seed: u64,
+    tol: f64,
+) -> Result<Stats, String> {
     let image = gemm_codegen::compile(spec).map_err(|v| format!("{}: {v:?}", spec.entry_name()))?;
     let gemm = Gemm::new(&image).map_err(|e| format!("{}: {e}", spec.entry_name()))?;
     let mut rng = Rng::new(seed);
     let mut total = Stats::default();
     for case in cases {
-        total += check_case::<T>(&gemm, case, &mut rng).map_err(|e| format!("{}: {e}", spec.entry_name()))?;
+        total += check_case_within::<T>(&gemm, case, &mut rng, tol)
+            .map_err(|e| format!("{}: {e}", spec.entry_name()))?;
     }
     Ok(total)
 }

@@ -55,15 +55,9 @@ impl MmaShape {
         MmaShape { m: 16, n: 8, k: 16 },
     ];
 
-    /// The `.f64` shape `m × n × k`, if PTX has one.
-    pub fn f64(m: u32, n: u32, k: u32) -> Option<MmaShape> {
-        MmaShape::F64.into_iter().find(|s| (s.m, s.n, s.k) == (m, n, k))
-    }
-
-    /// The oldest architecture with this `.f64` shape.
-    pub const fn f64_min_arch(self) -> Arch {
-        if self.m == 8 { Arch::SM_80 } else { Arch::SM_90 }
-    }
+    /// The `.tf32` shapes (f32 accumulators): `m16n8k4` and `m16n8k8`, sm_80
+    /// and newer.
+    pub const TF32: [MmaShape; 2] = [MmaShape { m: 16, n: 8, k: 4 }, MmaShape { m: 16, n: 8, k: 8 }];
 
     /// Elements of A each lane holds.
     pub const fn a_per_lane(self) -> u32 {
@@ -81,29 +75,93 @@ impl MmaShape {
     }
 
     /// Where lane `lane`'s `i`-th element of A sits, `(row, col)`, for the
-    /// `.f64` shapes: rows `g` and `g + 8` alternate (`m16`), columns step
-    /// by 4, with `g = lane / 4` and `t = lane mod 4`.
-    pub const fn f64_a(self, lane: u32, i: u32) -> (u32, u32) {
+    /// `.f64` and `.tf32` shapes (32 or 64 bits an element, one register
+    /// each): rows `g` and `g + 8` alternate (`m16`), columns step by 4, with
+    /// `g = lane / 4` and `t = lane mod 4`.
+    pub const fn a_at(self, lane: u32, i: u32) -> (u32, u32) {
         let (g, t) = (lane / 4, lane % 4);
         let halves = self.m / 8;
         (g + 8 * (i % halves), t + 4 * (i / halves))
     }
 
     /// Where lane `lane`'s `i`-th element of B sits, `(row, col)`, for the
-    /// `.f64` shapes: row `t + 4i`, column `g`.
-    pub const fn f64_b(self, lane: u32, i: u32) -> (u32, u32) {
+    /// `.f64` and `.tf32` shapes: row `t + 4i`, column `g`.
+    pub const fn b_at(self, lane: u32, i: u32) -> (u32, u32) {
         (lane % 4 + 4 * i, lane / 4)
     }
 
     /// Where lane `lane`'s `i`-th accumulator sits, `(row, col)`, for the
-    /// `.f64` shapes: row `g` (then `g + 8`), columns `2t` and `2t + 1`.
-    pub const fn f64_c(self, lane: u32, i: u32) -> (u32, u32) {
+    /// `.f64` and `.tf32` shapes: row `g` (then `g + 8`), columns `2t` and
+    /// `2t + 1`.
+    pub const fn c_at(self, lane: u32, i: u32) -> (u32, u32) {
         (lane / 4 + 8 * (i / 2), 2 * (lane % 4) + i % 2)
     }
 
     /// `m16n8k4`, as PTX writes it.
     pub fn name(self) -> String {
         format!("m{}n{}k{}", self.m, self.n, self.k)
+    }
+}
+
+/// What an `mma.sync` multiplies and accumulates: the types of its
+/// fragments, as PTX writes them after the shape (`.f64.f64.f64.f64`,
+/// `.f32.tf32.tf32.f32`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MmaKind {
+    /// A, B, C and D in `.f64` (the FP64 tensor cores, IEEE products and
+    /// sums).
+    F64,
+    /// A and B in `.tf32` (1 sign, 8 exponent and 10 mantissa bits, held in
+    /// `.b32` registers with their 13 low bits zero, as `cvt.rna.tf32.f32`
+    /// writes them), C and D in `.f32`.
+    Tf32,
+}
+
+impl MmaKind {
+    /// The shapes PTX has for this kind.
+    pub const fn shapes(self) -> &'static [MmaShape] {
+        match self {
+            MmaKind::F64 => &MmaShape::F64,
+            MmaKind::Tf32 => &MmaShape::TF32,
+        }
+    }
+
+    /// The shape `m × n × k` of this kind, if PTX has one.
+    pub fn shape(self, m: u32, n: u32, k: u32) -> Option<MmaShape> {
+        self.shapes().iter().copied().find(|s| (s.m, s.n, s.k) == (m, n, k))
+    }
+
+    /// The oldest architecture with `shape` of this kind: sm_80, but sm_90
+    /// for the `.f64` `m16` shapes.
+    pub const fn min_arch(self, shape: MmaShape) -> Arch {
+        match self {
+            MmaKind::F64 if shape.m == 16 => Arch::SM_90,
+            _ => Arch::SM_80,
+        }
+    }
+
+    /// The register type of A's and B's fragments.
+    pub const fn ab_type(self) -> Type {
+        match self {
+            MmaKind::F64 => Type::F64,
+            MmaKind::Tf32 => Type::B32,
+        }
+    }
+
+    /// The register type of C's and D's fragments.
+    pub const fn cd_type(self) -> Type {
+        match self {
+            MmaKind::F64 => Type::F64,
+            MmaKind::Tf32 => Type::F32,
+        }
+    }
+
+    /// The type suffixes of the instruction, D's, A's, B's and C's.
+    pub const fn suffixes(self) -> &'static str {
+        match self {
+            MmaKind::F64 => ".f64.f64.f64.f64",
+            MmaKind::Tf32 => ".f32.tf32.tf32.f32",
+        }
     }
 }
 
@@ -226,6 +284,14 @@ pub enum Instr {
         /// Destination (`.u64`).
         dst: Reg,
         /// Source (`.u64`).
+        src: Reg,
+    },
+    /// `cvt.rna.tf32.f32 dst, src`: `src` rounded to the nearest `.tf32`
+    /// (ties away from zero), in a `.b32` register with 13 zero low bits.
+    CvtTf32 {
+        /// Destination (`.b32`).
+        dst: Reg,
+        /// Source (`.f32`).
         src: Reg,
     },
     /// `cvt.dty.sty dst, src`: integer widening or narrowing.
@@ -375,16 +441,16 @@ pub enum Instr {
     /// `cp.async.wait_all`: commits the open group and waits for every copy
     /// of this thread (`cp.async.commit_group; cp.async.wait_group 0`).
     CpAsyncWaitAll,
-    /// `mma.sync.aligned.{shape}.row.col.f64.f64.f64.f64 {d}, {a}, {b}, {c}`:
-    /// the warp computes `D = A · B + C` on `shape`, every lane holding its
-    /// fragments of A, B, C and D in the layout of [`MmaShape`] (in
-    /// registers of type `ty`, `.f64`). Every lane of the warp must execute
-    /// it together, unguarded and converged.
+    /// `mma.sync.aligned.{shape}.row.col{kind} {d}, {a}, {b}, {c}`: the warp
+    /// computes `D = A · B + C` on `shape`, every lane holding its fragments
+    /// of A, B, C and D in the layout of [`MmaShape`] (in registers of
+    /// [`MmaKind::ab_type`] and [`MmaKind::cd_type`]). Every lane of the warp
+    /// must execute it together, unguarded and converged.
     Mma {
         /// The shape.
         shape: MmaShape,
-        /// The element type of A, B, C and D (`.f64`).
-        ty: Type,
+        /// The fragments' types.
+        kind: MmaKind,
         /// The lane's fragment of D.
         d: Vec<Reg>,
         /// The lane's fragment of A.
@@ -440,13 +506,14 @@ pub enum Stmt {
 impl Instr {
     /// The oldest architecture that has this instruction in this form.
     ///
-    /// `cp.async` and its group instructions need sm_80, `mma` on `.f64`
-    /// sm_80 (`m8n8k4`) or sm_90 (the `m16` shapes); everything else the IR
-    /// holds exists on sm_70.
+    /// `cp.async` and its group instructions and `cvt.rna.tf32` need sm_80,
+    /// `mma` its kind's architecture for its shape ([`MmaKind::min_arch`]);
+    /// everything else the IR holds exists on sm_70.
     pub const fn min_arch(&self) -> Arch {
         match self {
-            Instr::Mma { shape, .. } => shape.f64_min_arch(),
-            Instr::CpAsync { .. }
+            Instr::Mma { shape, kind, .. } => kind.min_arch(*shape),
+            Instr::CvtTf32 { .. }
+            | Instr::CpAsync { .. }
             | Instr::CpAsyncCommit
             | Instr::CpAsyncWait { .. }
             | Instr::CpAsyncWaitAll => Arch::SM_80,
@@ -457,12 +524,12 @@ impl Instr {
 
 #[cfg(test)]
 mod tests {
-    use super::MmaShape;
+    use super::{MmaKind, MmaShape};
 
     /// Each fragment's positions cover its matrix once over the 32 lanes.
     #[test]
     fn fragments_cover_their_matrices_once() {
-        for s in MmaShape::F64 {
+        for s in MmaShape::F64.into_iter().chain(MmaShape::TF32) {
             let cover = |rows: u32, cols: u32, per_lane: u32, at: &dyn Fn(u32, u32) -> (u32, u32)| {
                 let mut seen = vec![0u32; (rows * cols) as usize];
                 for lane in 0..32 {
@@ -474,9 +541,9 @@ mod tests {
                 }
                 assert!(seen.iter().all(|&n| n == 1), "{}", s.name());
             };
-            cover(s.m, s.k, s.a_per_lane(), &|l, i| s.f64_a(l, i));
-            cover(s.k, s.n, s.b_per_lane(), &|l, i| s.f64_b(l, i));
-            cover(s.m, s.n, s.c_per_lane(), &|l, i| s.f64_c(l, i));
+            cover(s.m, s.k, s.a_per_lane(), &|l, i| s.a_at(l, i));
+            cover(s.k, s.n, s.b_per_lane(), &|l, i| s.b_at(l, i));
+            cover(s.m, s.n, s.c_per_lane(), &|l, i| s.c_at(l, i));
         }
     }
 
@@ -485,11 +552,38 @@ mod tests {
     #[test]
     fn fragments_sit_where_the_ptx_isa_draws_them() {
         let [k4_8, k4, k8, k16] = MmaShape::F64;
-        assert_eq!((k4_8.f64_a(6, 0), k4_8.f64_b(6, 0), k4_8.f64_c(6, 1)), ((1, 2), (2, 1), (1, 5)));
-        assert_eq!((k4.f64_a(6, 1), k4.f64_b(6, 0), k4.f64_c(6, 2)), ((9, 2), (2, 1), (9, 4)));
-        let a: Vec<_> = (0..4).map(|i| k8.f64_a(6, i)).collect();
+        assert_eq!((k4_8.a_at(6, 0), k4_8.b_at(6, 0), k4_8.c_at(6, 1)), ((1, 2), (2, 1), (1, 5)));
+        assert_eq!((k4.a_at(6, 1), k4.b_at(6, 0), k4.c_at(6, 2)), ((9, 2), (2, 1), (9, 4)));
+        let a: Vec<_> = (0..4).map(|i| k8.a_at(6, i)).collect();
         assert_eq!(a, [(1, 2), (9, 2), (1, 6), (9, 6)]);
-        assert_eq!((k8.f64_b(6, 1), k8.f64_c(6, 3)), ((6, 1), (9, 5)));
-        assert_eq!((k16.f64_a(6, 5), k16.f64_a(6, 6), k16.f64_b(6, 3)), ((9, 10), (1, 14), (14, 1)));
+        assert_eq!((k8.b_at(6, 1), k8.c_at(6, 3)), ((6, 1), (9, 5)));
+        assert_eq!((k16.a_at(6, 5), k16.a_at(6, 6), k16.b_at(6, 3)), ((9, 10), (1, 14), (14, 1)));
+    }
+
+    /// The `.tf32` figures (section 9.7.14.5.x, "m16n8k4" and "m16n8k8" with
+    /// `.tf32`) draw the same places as `.f64`'s of the same shape: lane 6,
+    /// `g = 1`, `t = 2`, holds `a0..a3` at (1, 2), (9, 2), (1, 6), (9, 6),
+    /// `b0, b1` at (2, 1), (6, 1) and `c0..c3` at (1, 4), (1, 5), (9, 4),
+    /// (9, 5).
+    #[test]
+    fn tf32_fragments_sit_where_the_ptx_isa_draws_them() {
+        let [k4, k8] = MmaShape::TF32;
+        let a: Vec<_> = (0..4).map(|i| k8.a_at(6, i)).collect();
+        assert_eq!(a, [(1, 2), (9, 2), (1, 6), (9, 6)]);
+        assert_eq!((k8.b_at(6, 0), k8.b_at(6, 1)), ((2, 1), (6, 1)));
+        let c: Vec<_> = (0..4).map(|i| k8.c_at(6, i)).collect();
+        assert_eq!(c, [(1, 4), (1, 5), (9, 4), (9, 5)]);
+        assert_eq!((k4.a_at(6, 0), k4.a_at(6, 1), k4.b_at(6, 0)), ((1, 2), (9, 2), (2, 1)));
+    }
+
+    /// The architectures: every `.tf32` shape and `.f64` `m8n8k4` from sm_80,
+    /// the `.f64` `m16` shapes from sm_90.
+    #[test]
+    fn kinds_know_their_shapes_and_architectures() {
+        let sm: Vec<u32> = MmaShape::F64.iter().map(|&s| MmaKind::F64.min_arch(s).sm).collect();
+        assert_eq!(sm, [80, 90, 90, 90]);
+        assert!(MmaShape::TF32.iter().all(|&s| MmaKind::Tf32.min_arch(s).sm == 80));
+        assert_eq!(MmaKind::Tf32.shape(16, 8, 16), None);
+        assert_eq!(MmaKind::F64.shape(16, 8, 16), Some(MmaShape::F64[3]));
     }
 }

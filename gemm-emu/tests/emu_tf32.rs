@@ -1,0 +1,222 @@
+//! The TF32 tensor-core kernels (`math = tf32x3` and `tf32`) in the
+//! emulator: every shape, op pair and the pipeline around the product on
+//! the ragged edge cases against the f64 reference, and the mutations the
+//! emulator must catch: an operand not rounded to TF32, the small products
+//! dropped, a fragment in the wrong place, an mma under a divergent guard.
+
+mod emu_common;
+
+use emu_common::{Case, Scalar, TF32_TOL, check_all, check_spec_within, edge_cases};
+use gemm_codegen::num_complex::Complex;
+use gemm_codegen::ptx::MmaKind;
+use gemm_codegen::{KernelSpec, Math, Op, Precision, Target, WarpShape};
+use gemm_emu::{Gemm, GemmArgs, Program};
+
+/// An SGEMM (CGEMM) tile on the TF32 tensor cores: 2 × 2 warps of 32 × 32
+/// (f32: one 32-row block a warp; c32: 2 × 2 blocks of 16), 128 threads.
+/// Loads: 32 × 4 threads along a leading M or N, 4 × 32 along a leading K,
+/// one 16-byte vector (f32) or element (c32) each.
+fn tf32(precision: Precision, ops: (Op, Op), shape: (u32, u32, u32), math: Math) -> KernelSpec {
+    let w = 16 / precision.element_bytes();
+    let load = |lead_is_k: bool| if lead_is_k { (4, 32) } else { (64 / w, 128 * w / 64) };
+    let (a, b) = (load(ops.0 != Op::N), load(ops.1 == Op::N));
+    KernelSpec {
+        lds_width: w,
+        ldg_width: if precision == Precision::F32 { 4 } else { 1 },
+        arch: Target::Sm90,
+        stages: 3,
+        warps: Some(WarpShape { m: 2, n: 2 }),
+        math,
+        mma: MmaKind::Tf32.shape(shape.0, shape.1, shape.2),
+        ..KernelSpec::new(precision, ops, (64, 64, 16), (16, 8), a, b)
+    }
+}
+
+const K4: (u32, u32, u32) = (16, 8, 4);
+const K8: (u32, u32, u32) = (16, 8, 8);
+const OPS: [(Op, Op); 4] = [(Op::N, Op::N), (Op::N, Op::T), (Op::T, Op::N), (Op::T, Op::T)];
+
+/// tf32x3 SGEMM within f32's tolerance: both shapes, every op pair, one
+/// and two fragment sets.
+#[test]
+fn sgemm_tf32x3_every_shape_and_op_pair() {
+    let mut specs = Vec::new();
+    for shape in [K4, K8] {
+        for ops in OPS {
+            let s = tf32(Precision::F32, ops, shape, Math::Tf32x3);
+            specs.push(s);
+            specs.push(KernelSpec { frag_sets: 2, ..s });
+        }
+    }
+    check_all(&specs, 3000);
+}
+
+/// tf32x3 CGEMM: four real products of three TF32 ones each, conjugates
+/// in a ring (the product conjugates) and in the register-staged pipeline.
+#[test]
+fn cgemm_tf32x3_with_conjugates() {
+    let mut specs = Vec::new();
+    for (shape, ops) in
+        [(K8, (Op::N, Op::N)), (K4, (Op::T, Op::T)), (K8, (Op::C, Op::N)), (K4, (Op::N, Op::C))]
+    {
+        specs.push(tf32(Precision::C32, ops, shape, Math::Tf32x3));
+    }
+    let cc = tf32(Precision::C32, (Op::C, Op::C), K8, Math::Tf32x3);
+    specs.push(cc);
+    specs.push(KernelSpec { stages: 1, ..cc });
+    specs.push(KernelSpec {
+        frag_sets: 2,
+        interleave: 2,
+        ..tf32(Precision::C32, (Op::T, Op::C), K4, Math::Tf32x3)
+    });
+    check_all(&specs, 3100);
+}
+
+/// The pipeline around the product: interleaved copies, a loop over the
+/// stripe, the register-staged pipeline, and 1xTF32 within its tolerance.
+#[test]
+fn the_pipeline_around_the_tf32_product() {
+    let nn = tf32(Precision::F32, (Op::N, Op::N), K8, Math::Tf32x3);
+    let specs = [
+        KernelSpec { interleave: 2, ..nn },
+        KernelSpec { unroll: Some(8), frag_sets: 2, ..nn },
+        KernelSpec { stages: 1, ..nn },
+        tf32(Precision::F32, (Op::T, Op::N), K4, Math::Tf32),
+        tf32(Precision::C32, (Op::N, Op::T), K8, Math::Tf32),
+    ];
+    check_all(&specs, 3200);
+}
+
+/// 1xTF32 really rounds: on the same inputs it passes TF32's tolerance
+/// and fails f32's, which tf32x3 passes.
+#[test]
+fn one_tf32_product_is_tf32_accurate_and_no_more() {
+    let cases = [Case { m: 61, n: 47, k: 70, alpha: Scalar::One, beta: Scalar::Zero }];
+    let x1 = tf32(Precision::F32, (Op::N, Op::N), K8, Math::Tf32);
+    let x3 = KernelSpec { math: Math::Tf32x3, ..x1 };
+    check_spec_within::<f32>(&x1, &cases, 7, TF32_TOL).expect("1xTF32 within TF32's tolerance");
+    let err = check_spec_within::<f32>(&x1, &cases, 7, 1e-5).expect_err("1xTF32 within f32's tolerance");
+    assert!(err.contains("relative normwise error"), "{err}");
+    check_spec_within::<f32>(&x3, &cases, 7, 1e-5).expect("tf32x3 within f32's tolerance");
+}
+
+/// Runs `ptx`, a version of `image`'s kernel (an SGEMM NN), on a 64 × 48 ×
+/// 40 problem of random values, and says how far C is from the f64
+/// reference (relative normwise), or what the emulator refused.
+fn run_sgemm(image: &gemm_codegen::KernelImage, ptx: &str) -> Result<f64, String> {
+    let (m, n, k) = (64u32, 48u32, 40u32);
+    let args = GemmArgs {
+        m,
+        n,
+        k,
+        lda: u64::from(m),
+        ldb: u64::from(k),
+        ldc: u64::from(m),
+        alpha: 1.0f32,
+        beta: 0.0,
+    };
+    let unit = |i: u32| ((i.wrapping_mul(2_654_435_761) >> 8) as f32 / (1u32 << 24) as f32) * 2.0 - 1.0;
+    let a: Vec<f32> = (0..m * k).map(unit).collect();
+    let b: Vec<f32> = (0..k * n).map(|i| unit(i + 7919)).collect();
+    let mut c = vec![f32::NAN; (m * n) as usize];
+    let program = Program::from_ptx(ptx, None).map_err(|e| e.to_string())?;
+    let gemm = Gemm::from_program(program, image).map_err(|e| e.to_string())?;
+    gemm.run(&args, &a, &b, &mut c, &Default::default()).map_err(|e| e.to_string())?;
+    let (mut err, mut norm) = (0.0f64, 0.0f64);
+    for j in 0..n {
+        for i in 0..m {
+            let want: f64 =
+                (0..k).map(|l| f64::from(a[(i + l * m) as usize]) * f64::from(b[(l + j * k) as usize])).sum();
+            err += (f64::from(c[(i + j * m) as usize]) - want).powi(2);
+            norm += want * want;
+        }
+    }
+    Ok((err / norm).sqrt())
+}
+
+fn sgemm_x3() -> gemm_codegen::KernelImage {
+    gemm_codegen::compile(&tf32(Precision::F32, (Op::N, Op::N), K8, Math::Tf32x3)).unwrap()
+}
+
+/// A kernel that hands the tensor cores an f32 it did not round is
+/// refused: here the small part's rounding (the `and` clearing its 13 low
+/// bits) is gone.
+#[test]
+fn an_operand_not_rounded_to_tf32_is_refused() {
+    let image = sgemm_x3();
+    let err = run_sgemm(&image, &image.ptx).expect("the generated kernel");
+    assert!(err < 1e-6, "{err:e}");
+    let line = image
+        .ptx
+        .lines()
+        .find(|l| l.contains("and.b32") && l.contains("_lo"))
+        .expect("a rounding")
+        .to_owned();
+    let err = run_sgemm(&image, &image.ptx.replacen(&format!("{line}\n"), "", 1)).expect_err("unrounded");
+    assert!(err.contains("is not a TF32 value") && err.contains("cvt.rna.tf32.f32"), "{err}");
+}
+
+/// tf32x3 without its two small products is 1xTF32: f32's accuracy is gone
+/// (the emulator computes what the kernel asks, nothing more).
+#[test]
+fn dropping_the_small_products_loses_f32_accuracy() {
+    let image = sgemm_x3();
+    let lines: Vec<&str> = image.ptx.lines().collect();
+    let mut kept = Vec::new();
+    let mut seen = 0;
+    for l in &lines {
+        if l.contains("mma.sync") {
+            seen += 1;
+            // Of each group of three (big·small, small·big, big·big), keep the last.
+            if seen % 3 != 0 {
+                continue;
+            }
+        }
+        kept.push(*l);
+    }
+    assert!(seen > 0 && seen % 3 == 0, "{seen} mma");
+    let err = run_sgemm(&image, &(kept.join("\n") + "\n")).expect("runs");
+    assert!(err > 1e-5 && err < TF32_TOL, "{err:e}");
+}
+
+/// The emulator reads each lane's `.tf32` fragments where the PTX ISA puts
+/// them: A's rows g and g + 8 swapped in one mma (the first big·big one)
+/// give another C.
+#[test]
+fn a_tf32_fragment_in_the_wrong_place_is_a_wrong_result() {
+    let image = sgemm_x3();
+    let first = image.ptx.lines().filter(|l| l.contains("mma.sync")).nth(2).expect("an mma").to_owned();
+    // `{d..}, {a0, a1, a2, a3}, {b0, b1}, {c..}`: swap a0 and a1.
+    let a = first.split('{').nth(2).and_then(|s| s.split('}').next()).expect("A's vector").to_owned();
+    let regs: Vec<&str> = a.split(", ").collect();
+    assert_eq!(regs.len(), 4, "{first}");
+    let swapped = format!("{{{}, {}, {}, {}}}", regs[1], regs[0], regs[2], regs[3]);
+    let wrong = image.ptx.replacen(&first, &first.replacen(&format!("{{{a}}}"), &swapped, 1), 1);
+    let err = run_sgemm(&image, &wrong).expect("runs");
+    assert!(err > 1e-3, "{err:e}");
+}
+
+/// An mma of `.tf32` the warp does not execute together is refused.
+#[test]
+fn a_divergent_tf32_mma_is_refused() {
+    let image = sgemm_x3();
+    let first = image.ptx.lines().find(|l| l.contains("mma.sync")).expect("an mma").to_owned();
+    let odd = ".reg .pred %p_odd;\n\t.reg .b32 %odd_bit;\n\t";
+    let test = "\tand.b32\t%odd_bit, %thread, 1;\n\tsetp.ne.u32\t%p_odd, %odd_bit, 0;\n";
+    let guarded = format!("{test}\t@%p_odd {}", first.trim_start());
+    let mut ptx = image.ptx.replacen(&first, &guarded, 1);
+    let body = ptx.find(".reg").expect("register declarations");
+    ptx.insert_str(body, odd);
+    let err = run_sgemm(&image, &ptx).expect_err("divergent");
+    assert!(err.contains("needs all 32 lanes of the warp converged"), "{err}");
+}
+
+/// CGEMM's conjugated products are right on a complex case: a spot check
+/// of the sign handling on the split parts (the edge cases above cover the
+/// rest).
+#[test]
+fn complex_tf32x3_conjugates_on_one_case() {
+    let cases = edge_cases(&tf32(Precision::C32, (Op::C, Op::T), K8, Math::Tf32x3), false);
+    let spec = tf32(Precision::C32, (Op::C, Op::T), K8, Math::Tf32x3);
+    check_spec_within::<Complex<f32>>(&spec, &cases[..cases.len().min(6)], 11, 1e-5).expect("c32 C·T");
+}
