@@ -115,5 +115,7 @@ pub use gemm_emu as emu;
 pub use gemm_host as host;
 pub use gemm_kernels as kernels;
 
-pub use gemm_codegen::{Element, GemmKernel, GlobalLoad, KernelImage, KernelSpec, LoadShape, Op, Precision};
+pub use gemm_codegen::{
+    Element, GemmKernel, GlobalLoad, KernelImage, KernelSpec, LoadShape, Math, Op, Precision,
+};
 pub use num_complex::Complex;

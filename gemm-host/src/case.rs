@@ -12,7 +12,7 @@
 
 use std::sync::OnceLock;
 
-use gemm_codegen::Element;
+use gemm_codegen::{Element, Math};
 use num_complex::Complex;
 
 use crate::config::{GemmConfig, Matrix};
@@ -121,9 +121,12 @@ impl<T: Element> Case<T> {
         })
     }
 
-    /// Checks a run, given the whole buffers (guards included) after it.
-    /// Returns C's error against the reference ([`Case::error`]).
-    pub fn check(&self, a: &[T], b: &[T], c: &[T]) -> Result<f64, String> {
+    /// Checks a run of a kernel multiplying by `math`, given the whole
+    /// buffers (guards included) after it: A and B untouched, nothing
+    /// outside C's `m × n` part written, C within
+    /// [`reference::tolerance`]. Returns C's error against the reference
+    /// ([`Case::error`]).
+    pub fn check(&self, a: &[T], b: &[T], c: &[T], math: Math) -> Result<f64, String> {
         let what = describe(&self.cfg);
         for (matrix, now) in [(Matrix::A, a), (Matrix::B, b)] {
             let changed = changed(self.guarded(matrix), now);
@@ -149,7 +152,7 @@ impl<T: Element> Case<T> {
             ));
         }
         let err = self.error(inner(c));
-        let tol = reference::tolerance(T::PRECISION);
+        let tol = reference::tolerance(T::PRECISION, math);
         if err < tol || (err == 0.0 && self.expected().is_empty()) {
             Ok(err)
         } else {
@@ -234,18 +237,20 @@ mod tests {
         let case = case();
         let (a, b) = (case.guarded(Matrix::A).to_vec(), case.guarded(Matrix::B).to_vec());
         let good = correct(&case);
-        assert!(case.check(&a, &b, &good).unwrap() < 1e-6);
+        assert!(case.check(&a, &b, &good, Math::Fma).unwrap() < 1e-6);
 
         let mut a_written = a.clone();
         a_written[GUARD] = 0.0;
-        assert!(case.check(&a_written, &b, &good).unwrap_err().contains("wrote 1 element(s) of A"));
+        assert!(
+            case.check(&a_written, &b, &good, Math::Fma).unwrap_err().contains("wrote 1 element(s) of A")
+        );
         let mut guard_hit = good.clone();
         guard_hit[GUARD - 1] = 1.0;
-        assert!(case.check(&a, &b, &guard_hit).unwrap_err().contains("outside C's m x n part"));
+        assert!(case.check(&a, &b, &guard_hit, Math::Fma).unwrap_err().contains("outside C's m x n part"));
         let mut wrong = good.clone();
         wrong[GUARD] += 1.0;
-        assert!(case.check(&a, &b, &wrong).unwrap_err().contains("relative error"));
+        assert!(case.check(&a, &b, &wrong, Math::Fma).unwrap_err().contains("relative error"));
         let untouched = case.guarded(Matrix::C).to_vec();
-        assert!(case.check(&a, &b, &untouched).unwrap_err().contains("relative error inf"));
+        assert!(case.check(&a, &b, &untouched, Math::Fma).unwrap_err().contains("relative error inf"));
     }
 }

@@ -9,7 +9,7 @@
 
 use std::ops::{Add, Mul};
 
-use gemm_codegen::{Element, Op, Precision};
+use gemm_codegen::{Element, Math, Op, Precision};
 use num_complex::Complex;
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
@@ -20,12 +20,16 @@ use crate::validate::{self, ArgError, BufferInfo, Buffers, Checked};
 /// `Complex<f64>`: the reference's element type for every precision.
 pub type C64 = Complex<f64>;
 
-/// Largest accepted relative error for `precision`: `1e-5` for f32 and
-/// c32, `1e-12` for f64 and c64 (see [`componentwise_error`]).
-pub const fn tolerance(precision: Precision) -> f64 {
-    match precision {
-        Precision::F32 | Precision::C32 => 1e-5,
-        Precision::F64 | Precision::C64 => 1e-12,
+/// Largest accepted relative error for `precision` multiplied by `math`:
+/// `1e-5` for f32 and c32, `1e-12` for f64 and c64 (see
+/// [`componentwise_error`]), whatever the math that keeps the precision
+/// (`fma`, `dmma`, `tf32x3`). `tf32` rounds each input to 10 mantissa bits
+/// (unit roundoff 2^-11 ≈ 4.9e-4, twice per product): `4e-3`.
+pub const fn tolerance(precision: Precision, math: Math) -> f64 {
+    match (precision, math) {
+        (Precision::F32 | Precision::C32, Math::Tf32) => 4e-3,
+        (Precision::F32 | Precision::C32, _) => 1e-5,
+        (Precision::F64 | Precision::C64, _) => 1e-12,
     }
 }
 
@@ -442,8 +446,10 @@ mod tests {
         assert!((relative_error(&o, &r) - 0.1).abs() < 1e-15);
         assert!(relative_error(&[Complex::new(f64::NAN, 0.0)], &[Complex::new(1.0, 0.0)]).is_nan());
         assert_eq!(relative_error(&[Complex::new(0.5, 0.0)], &[Complex::new(0.0, 0.0)]), 0.5);
-        assert_eq!(tolerance(Precision::C32), 1e-5);
-        assert_eq!(tolerance(Precision::F64), 1e-12);
+        assert_eq!(tolerance(Precision::C32, Math::Fma), 1e-5);
+        assert_eq!(tolerance(Precision::C32, Math::Tf32x3), 1e-5);
+        assert_eq!(tolerance(Precision::F32, Math::Tf32), 4e-3);
+        assert_eq!(tolerance(Precision::F64, Math::Dmma), 1e-12);
     }
 
     #[test]

@@ -106,7 +106,7 @@ fn run<T: Element>(
     emulator
         .gemm_image(image, &cfg, case.input(Matrix::A), case.input(Matrix::B), &mut c[GUARD..len - GUARD])
         .map_err(|e| format!("{}: {e}", gemm_host::case::describe(&cfg)))?;
-    case.check(case.guarded(Matrix::A), case.guarded(Matrix::B), &c)
+    case.check(case.guarded(Matrix::A), case.guarded(Matrix::B), &c, image.spec.math)
 }
 
 #[test]

@@ -127,7 +127,7 @@ pub fn run_case<T: Element>(
     let [a, b, mut c] =
         [Matrix::A, Matrix::B, Matrix::C].map(|m| Guarded::upload(gemm, case.guarded(m).to_vec()));
     launch(cfg, &a.view(), &b.view(), &mut c.view_mut()).map_err(|e| format!("{}: {e}", describe(cfg)))?;
-    case.check(&a.download(gemm), &b.download(gemm), &c.download(gemm))
+    case.check(&a.download(gemm), &b.download(gemm), &c.download(gemm), gemmforge::Math::Fma)
 }
 
 /// Sizes every kernel is checked on: empty, single, around every tile edge

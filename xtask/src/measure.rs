@@ -4,6 +4,7 @@
 //! measured kernel, cuBLAS included, runs through the same [`Bench`].
 
 use anyhow::Result;
+use gemm_codegen::Math;
 use gemm_host::cublas::Cublas;
 use gemm_host::cudarc::driver::CudaSlice;
 use gemm_host::num_complex::Complex;
@@ -173,10 +174,10 @@ impl<T: Element> CublasCheck<T> {
         Ok(reference::relative_error(&got, &self.expected))
     }
 
-    /// `None` when `difference` is within the precision's tolerance, else
-    /// why not.
-    pub fn verdict(difference: f64) -> Option<String> {
-        let tol = reference::tolerance(T::PRECISION);
+    /// `None` when `difference` is within the tolerance of the precision
+    /// multiplied by `math`, else why not.
+    pub fn verdict(difference: f64, math: Math) -> Option<String> {
+        let tol = reference::tolerance(T::PRECISION, math);
         (difference.is_nan() || difference >= tol).then(|| {
             let (m, n, k) = CHECK_SHAPE;
             format!("differs from cuBLAS on {m}x{n}x{k}: relative difference {difference:.2e} (tolerance {tol:.0e})")

@@ -13,7 +13,7 @@
 use std::time::Instant;
 
 use anyhow::{Result, bail};
-use gemm_codegen::{Element, KernelImage, KernelSpec, Op, Precision};
+use gemm_codegen::{Element, KernelImage, KernelSpec, Math, Op, Precision};
 use gemm_host::case::{self, Case, GUARD};
 use gemm_host::cublas::Cublas;
 use gemm_host::emulate::Emulator;
@@ -248,7 +248,7 @@ fn verify_kernel<T: Element>(
             let outcome = match backend {
                 Backend::Gpu { gemm, cublas } => {
                     let kernel = loaded.as_deref().expect("loaded for the GPU");
-                    gpu_case(gemm, cublas, kernel, &case, &mut row)
+                    gpu_case(gemm, cublas, kernel, spec.math, &case, &mut row)
                 }
                 Backend::Emulate(emulator) => emulate_case(emulator, &kernel.image, &case),
             };
@@ -266,6 +266,7 @@ fn gpu_case<T: Element>(
     gemm: &Gemm,
     cublas: &Cublas,
     kernel: &gemm_host::LoadedKernel,
+    math: Math,
     case: &Case<T>,
     row: &mut Row,
 ) -> Result<f64, String> {
@@ -281,7 +282,7 @@ fn gpu_case<T: Element>(
         gemm.download(s).map_err(|e| format!("{}: download: {e}", what()))
     };
     let ours = down(&c)?;
-    let err = case.check(&down(&a)?, &down(&b)?, &ours)?;
+    let err = case.check(&down(&a)?, &down(&b)?, &ours, math)?;
 
     // cuBLAS on the same inputs.
     let mut c2 = up(Matrix::C)?;
@@ -311,7 +312,7 @@ fn emulate_case<T: Element>(emulator: &Emulator, image: &KernelImage, case: &Cas
             &mut c[GUARD..len - GUARD],
         )
         .map_err(|e| format!("{}: {e}", case::describe(case.cfg())))?;
-    case.check(case.guarded(Matrix::A), case.guarded(Matrix::B), &c)
+    case.check(case.guarded(Matrix::A), case.guarded(Matrix::B), &c, image.spec.math)
 }
 
 fn print_row(row: &Row) {
@@ -344,8 +345,8 @@ fn summary(rows: &[Row], seconds: f64) {
         worst_of(Precision::F64),
         worst_of(Precision::C32),
         worst_of(Precision::C64),
-        reference::tolerance(Precision::F32),
-        reference::tolerance(Precision::F64),
+        reference::tolerance(Precision::F32, Math::Fma),
+        reference::tolerance(Precision::F64, Math::Fma),
     );
 }
 

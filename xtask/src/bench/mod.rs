@@ -519,7 +519,7 @@ impl Runner<'_> {
                 return Ok(Err(format!("running the check problem: {e}")));
             }
         };
-        if let Some(why) = CublasCheck::<T>::verdict(rel) {
+        if let Some(why) = CublasCheck::<T>::verdict(rel, spec.math) {
             return Ok(Err(why));
         }
         Ok(Ok((loaded, rel)))
