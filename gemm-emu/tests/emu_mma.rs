@@ -9,7 +9,7 @@ mod emu_common;
 use emu_common::check_all;
 use gemm_codegen::ptx::MmaKind;
 use gemm_codegen::{KernelSpec, LoadShape, Math, MmaShape, Op, Precision, Target, WarpShape};
-use gemm_emu::{Gemm, GemmArgs, Program};
+use gemm_emu::{Gemm, Program};
 
 /// A 32 × 32 × 16 tile of 2 × 2 warps of 16 × 16: every fragment layout
 /// on a small block. Loads: 32 × 4 threads along a leading M or N, 8 × 16
@@ -98,8 +98,7 @@ fn the_pipeline_around_the_product() {
 /// emulator refused.
 fn run_64x48x40(image: &gemm_codegen::KernelImage, ptx: &str) -> Result<(), String> {
     let (m, n, k) = (64u32, 48u32, 40u32);
-    let args =
-        GemmArgs { m, n, k, lda: u64::from(m), ldb: u64::from(k), ldc: u64::from(m), alpha: 1.0, beta: 0.0 };
+    let args = emu_common::packed_args::<f64>(m, n, k);
     let a: Vec<f64> = (0..m * k).map(|i| f64::from(i % 7)).collect();
     let b: Vec<f64> = (0..k * n).map(|i| f64::from(i % 5)).collect();
     let mut c = vec![f64::NAN; (m * n) as usize];

@@ -179,18 +179,9 @@ fn the_hand_off_to_the_next_stripe_needs_its_wait_and_its_barrier() {
 /// small integers (exact in f32), and says where C is wrong, or what the
 /// emulator refused.
 fn run_64x64x40(image: &gemm_codegen::KernelImage, ptx: &str) -> Result<(), String> {
-    use gemm_emu::{Gemm, GemmArgs, Program};
+    use gemm_emu::{Gemm, Program};
     let (m, n, k) = (64u32, 64u32, 40u32);
-    let args = GemmArgs {
-        m,
-        n,
-        k,
-        lda: u64::from(m),
-        ldb: u64::from(k),
-        ldc: u64::from(m),
-        alpha: 1.0f32,
-        beta: 0.0,
-    };
+    let args = emu_common::packed_args::<f32>(m, n, k);
     let a: Vec<f32> = (0..m * k).map(|i| (i % 7) as f32).collect();
     let b: Vec<f32> = (0..k * n).map(|i| (i % 5) as f32).collect();
     let mut c = vec![f32::NAN; (m * n) as usize];

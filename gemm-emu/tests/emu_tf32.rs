@@ -10,7 +10,7 @@ use emu_common::{Case, Scalar, TF32_TOL, check_all, check_spec_within, edge_case
 use gemm_codegen::num_complex::Complex;
 use gemm_codegen::ptx::MmaKind;
 use gemm_codegen::{KernelSpec, Math, Op, Precision, Target, WarpShape};
-use gemm_emu::{Gemm, GemmArgs, Program};
+use gemm_emu::{Gemm, Program};
 
 /// An SGEMM (CGEMM) tile on the TF32 tensor cores: 2 × 2 warps of 32 × 32
 /// (f32: one 32-row block a warp; c32: 2 × 2 blocks of 16), 128 threads.
@@ -105,16 +105,7 @@ fn one_tf32_product_is_tf32_accurate_and_no_more() {
 /// reference (relative normwise), or what the emulator refused.
 fn run_sgemm(image: &gemm_codegen::KernelImage, ptx: &str) -> Result<f64, String> {
     let (m, n, k) = (64u32, 48u32, 40u32);
-    let args = GemmArgs {
-        m,
-        n,
-        k,
-        lda: u64::from(m),
-        ldb: u64::from(k),
-        ldc: u64::from(m),
-        alpha: 1.0f32,
-        beta: 0.0,
-    };
+    let args = emu_common::packed_args::<f32>(m, n, k);
     let unit = |i: u32| ((i.wrapping_mul(2_654_435_761) >> 8) as f32 / (1u32 << 24) as f32) * 2.0 - 1.0;
     let a: Vec<f32> = (0..m * k).map(unit).collect();
     let b: Vec<f32> = (0..k * n).map(|i| unit(i + 7919)).collect();

@@ -433,3 +433,18 @@ impl Run {
         self.out.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
     }
 }
+
+/// The arguments of `C = A·B` on packed column-major `m × k`, `k × n` and
+/// `m × n` matrices (leading dimensions `m`, `k`, `m`).
+pub fn packed_args<T: gemm_codegen::Element>(m: u32, n: u32, k: u32) -> GemmArgs<T> {
+    GemmArgs {
+        m,
+        n,
+        k,
+        lda: u64::from(m),
+        ldb: u64::from(k),
+        ldc: u64::from(m),
+        alpha: T::ONE,
+        beta: T::ZERO,
+    }
+}
