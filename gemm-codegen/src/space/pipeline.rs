@@ -170,9 +170,11 @@ impl Pipeline {
 
     /// This pipeline with `math = tf32x3` for f32 and c32, m16n8k8 and
     /// m16n8k4, where the target has TF32 tensor cores (sm_80 and newer).
-    /// Not in [`Pipeline::tuner`] by default: on the H100 its error is
-    /// FP32-class but about 7× cuBLAS SGEMM's (`tuning/sm_90-tf32`), short of
-    /// the 2× a default SGEMM must keep. 1xTF32 is never tuned in.
+    /// Not in [`Pipeline::tuner`] by default until a tune shows it ahead of
+    /// the FMA kernels at cuBLAS's accuracy: on the H100 (`tuning/sm_90-tf32`)
+    /// it reaches 1.4–1.9× cuBLAS SGEMM's error, but the specs tuned before
+    /// its round-to-nearest accumulation now run at only 0.91–1.19× cuBLAS.
+    /// 1xTF32 is never tuned in.
     pub fn with_tf32x3(mut self) -> Pipeline {
         if self.target.is_some_and(|t| t.sm() >= 80) {
             for k in [8, 4] {

@@ -45,10 +45,13 @@
 //! `tf32` multiplies `tf32(a)·tf32(b)`; `tf32x3` splits each element once
 //! per step as its set is multiplied, `big = tf32(x)`, `small = tf32(x −
 //! big)` (the second rounding in integer operations, `cvt.rna` costing
-//! five instructions on sm_90), and issues `big_a·small_b`, `small_a·big_b` and `big_a·big_b` into
-//! the same accumulators, which recovers f32 accuracy: `small_a·small_b`
-//! lies below an f32 ulp of the product, and `x − big` is exact in f32.
-//! Products of TF32 values are exact in f32; the sums are the tensor cores'.
+//! five instructions on sm_90), and issues `big_a·small_b`, `small_a·big_b`
+//! and `big_a·big_b` into a fragment of zeros, which one round-to-nearest
+//! `add.f32` per element then joins to the accumulators: the tensor cores'
+//! own f32 sums truncate, and accumulating all of K in them cost 7× cuBLAS
+//! SGEMM's error on the H100 (1.4–1.9× this way, `tuning/sm_90-tf32`).
+//! `small_a·small_b` lies below an f32 ulp of the product, and `x − big` is
+//! exact in f32. Products of TF32 values are exact in f32.
 //!
 //! # Complex products
 //!
@@ -133,6 +136,9 @@ pub(crate) struct Fragments {
     sets: Vec<Set>,
     /// Scratch for `x − big` of the TF32 split.
     rest: Option<Reg>,
+    /// tf32x3: zeros, and the fragment a step's three products go into
+    /// before a round-to-nearest add joins them to the accumulators.
+    step_acc: Option<(Vec<Reg>, Vec<Reg>)>,
 }
 
 impl Fragments {
@@ -152,6 +158,7 @@ impl Fragments {
             n_thr: 0,
             sets: Vec::new(),
             rest: None,
+            step_acc: None,
         }
     }
 
@@ -320,6 +327,13 @@ impl StepMath for Fragments {
         self.sets = sets;
         if self.math == Math::Tf32x3 {
             self.rest = Some(cx.b.reg("tf32_rest", Type::B32));
+            let n = shape.c_per_lane();
+            let zero: Vec<Reg> = (0..n).map(|i| cx.b.reg(format!("tf32_zero{i}"), Type::F32)).collect();
+            let step: Vec<Reg> = (0..n).map(|i| cx.b.reg(format!("tf32_step{i}"), Type::F32)).collect();
+            for &z in &zero {
+                cx.b.push(Instr::mov(z, Op::float_zero(Type::F32)));
+            }
+            self.step_acc = Some((zero, step));
         }
         (a_sptr, b_sptr)
     }
@@ -409,10 +423,22 @@ impl StepMath for Fragments {
                     .collect();
                 let c_re: Vec<Reg> = c.iter().map(|e| e.re).collect();
                 let mma = |cx: &mut Cx<'_>, acc: &[Reg], a_part: Part, b_part: Part| {
-                    for &(ta, tb) in self.term_pairs() {
+                    // tf32x3: the step's products into zeroed fragments, then one
+                    // round-to-nearest add each (the tensor cores' own sums truncate).
+                    let (from, into) = match &self.step_acc {
+                        Some((zero, step)) => (zero.as_slice(), step.as_slice()),
+                        None => (acc, acc),
+                    };
+                    for (i, &(ta, tb)) in self.term_pairs().iter().enumerate() {
                         let a_regs: Vec<Reg> = a.iter().map(|f| f.part(a_part)[ta]).collect();
                         let b_regs: Vec<Reg> = b.iter().map(|f| f.part(b_part)[tb]).collect();
-                        cx.b.push(Instr::mma(self.kind, shape, acc, &a_regs, &b_regs, acc));
+                        let c = if i == 0 { from } else { into };
+                        cx.b.push(Instr::mma(self.kind, shape, into, &a_regs, &b_regs, c));
+                    }
+                    if self.step_acc.is_some() {
+                        for (&d, &x) in acc.iter().zip(into) {
+                            cx.b.push(Instr::add(d, d, x));
+                        }
                     }
                 };
                 if !self.complex {

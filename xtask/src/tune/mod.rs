@@ -142,9 +142,9 @@ pub struct Args {
     #[arg(long, value_name = "SPEC")]
     seed: Vec<KernelSpec>,
     /// Also search `math = tf32x3` (three TF32 tensor-core products per
-    /// product) for f32 and c32: FP32-class accuracy, but short of cuBLAS
-    /// SGEMM's (about 7× its componentwise error on the H100,
-    /// `tuning/sm_90-tf32`), so off by default.
+    /// product) for f32 and c32: 1.4–1.9× cuBLAS SGEMM's componentwise
+    /// error on the H100 (`tuning/sm_90-tf32`); off by default until a tune
+    /// shows it ahead of the FMA kernels.
     #[arg(long)]
     tf32x3: bool,
     /// With --prune-only: the GPU architecture (sm_90, 90, 9.0).
