@@ -15,7 +15,7 @@ use cudarc::cublas::CudaBlas;
 use cudarc::cublas::sys::{self, cuComplex, cuDoubleComplex, cublasOperation_t};
 use cudarc::driver::sys::CUdeviceptr;
 use cudarc::driver::{CudaStream, DevicePtr, DevicePtrMut};
-use gemm_codegen::{Element, Op, Precision};
+use gemm_codegen::{Element, Math, Op, Precision};
 
 use crate::config::GemmConfig;
 use crate::error::GemmError;
@@ -27,6 +27,38 @@ use crate::validate::{self, BufferInfo, Buffers, Checked, Launch};
 pub struct Cublas {
     blas: CudaBlas,
     stream: Arc<CudaStream>,
+    math: CublasMath,
+}
+
+/// The math mode cuBLAS's S and C routines run in (`cublasSetMathMode`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CublasMath {
+    /// cuBLAS's default: FP32 for SGEMM and CGEMM (DGEMM and ZGEMM take the
+    /// FP64 tensor cores on sm_80+ in every mode).
+    Default,
+    /// `CUBLAS_TF32_TENSOR_OP_MATH`: SGEMM and CGEMM on the TF32 tensor
+    /// cores, inputs rounded to TF32.
+    Tf32,
+}
+
+impl CublasMath {
+    /// The mode to compare a kernel of `math` with: TF32 for `tf32` (the
+    /// same precision class), the default for every math that keeps the
+    /// precision (`fma`, `dmma`, `tf32x3`).
+    pub const fn matching(math: Math) -> CublasMath {
+        match math {
+            Math::Tf32 => CublasMath::Tf32,
+            Math::Fma | Math::Dmma | Math::Tf32x3 => CublasMath::Default,
+        }
+    }
+
+    /// A short name for reports: `default`, `tf32`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            CublasMath::Default => "default",
+            CublasMath::Tf32 => "tf32",
+        }
+    }
 }
 
 /// Whether libcublas can be loaded, without panicking.
@@ -45,7 +77,26 @@ impl Cublas {
         }
         let blas = CudaBlas::new(Arc::clone(&stream))
             .map_err(|source| GemmError::Cublas { action: "creating a cuBLAS handle".into(), source })?;
-        Ok(Cublas { blas, stream })
+        Ok(Cublas { blas, stream, math: CublasMath::Default })
+    }
+
+    /// The math mode the handle's calls use.
+    pub fn math(&self) -> CublasMath {
+        self.math
+    }
+
+    /// Sets the math mode of the handle's later calls.
+    pub fn set_math(&mut self, math: CublasMath) -> Result<(), GemmError> {
+        let mode = match math {
+            CublasMath::Default => sys::cublasMath_t::CUBLAS_DEFAULT_MATH,
+            CublasMath::Tf32 => sys::cublasMath_t::CUBLAS_TF32_TENSOR_OP_MATH,
+        };
+        // SAFETY: the handle is live; the mode is one of the enum's values.
+        unsafe { sys::cublasSetMathMode(*self.blas.handle(), mode) }.result().map_err(|source| {
+            GemmError::Cublas { action: format!("setting the {} math mode", math.name()), source }
+        })?;
+        self.math = math;
+        Ok(())
     }
 
     /// The stream cuBLAS runs on.
@@ -187,6 +238,14 @@ fn fits_i32<E>(l: &Launch<E>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_tf32_asks_for_cublas_tf32() {
+        assert_eq!(CublasMath::matching(Math::Tf32), CublasMath::Tf32);
+        for math in [Math::Fma, Math::Dmma, Math::Tf32x3] {
+            assert_eq!(CublasMath::matching(math), CublasMath::Default, "{math:?}");
+        }
+    }
 
     #[test]
     fn ops_map_to_cublas() {

@@ -40,6 +40,28 @@ pub fn widen<T: Element>(x: T) -> C64 {
     Complex::new(re.into(), im)
 }
 
+/// How the parts of random inputs are distributed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dist {
+    /// Uniform in `[-1, 1)`: every test's inputs.
+    Uniform,
+    /// Standard normal.
+    Normal,
+    /// `±2^e · [1, 2)`, `e` uniform in `[-16, 16]`: magnitudes over ten
+    /// decades, so that large and small terms meet in every sum.
+    Wide,
+    /// Uniform in `[-1, 1)` scaled by `2^-118`: normal f32 values whose
+    /// TF32 split leaves a small part below f32's smallest normal (`2^-126`).
+    Tiny,
+}
+
+impl Dist {
+    /// The largest exponent of [`Dist::Wide`] (either sign).
+    pub const WIDE_EXPONENT: i32 = 16;
+    /// The scale of [`Dist::Tiny`], `2^TINY_EXPONENT`.
+    pub const TINY_EXPONENT: i32 = -118;
+}
+
 /// A seeded source of random matrices and scalars (reproducible runs).
 #[derive(Clone, Debug)]
 pub struct Random {
@@ -54,14 +76,43 @@ impl Random {
 
     /// `len` elements, each part uniform in `[-1, 1)`.
     pub fn matrix<T: Element>(&mut self, len: usize) -> Vec<T> {
-        (0..len).map(|_| self.element()).collect()
+        self.matrix_of(Dist::Uniform, len)
     }
 
     /// One element, each part uniform in `[-1, 1)`.
     pub fn element<T: Element>(&mut self) -> T {
-        let re = self.rng.random_range(-1.0..1.0);
-        let im = if T::PRECISION.is_complex() { self.rng.random_range(-1.0..1.0) } else { 0.0 };
+        self.element_of(Dist::Uniform)
+    }
+
+    /// `len` elements, each part drawn from `dist`.
+    pub fn matrix_of<T: Element>(&mut self, dist: Dist, len: usize) -> Vec<T> {
+        (0..len).map(|_| self.element_of(dist)).collect()
+    }
+
+    /// One element, each part drawn from `dist`.
+    pub fn element_of<T: Element>(&mut self, dist: Dist) -> T {
+        let re = self.part(dist);
+        let im = if T::PRECISION.is_complex() { self.part(dist) } else { 0.0 };
         narrow(Complex::new(re, im))
+    }
+
+    fn part(&mut self, dist: Dist) -> f64 {
+        match dist {
+            Dist::Uniform => self.rng.random_range(-1.0..1.0),
+            Dist::Normal => {
+                // Box–Muller: u in (0, 1] keeps the logarithm finite.
+                let u: f64 = 1.0 - self.rng.random_range(0.0..1.0);
+                let v: f64 = self.rng.random_range(0.0..1.0);
+                (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+            }
+            Dist::Wide => {
+                let e: i32 = self.rng.random_range(-Dist::WIDE_EXPONENT..=Dist::WIDE_EXPONENT);
+                let x: f64 = self.rng.random_range(1.0..2.0);
+                let x = x * 2f64.powi(e);
+                if self.rng.random_bool(0.5) { x } else { -x }
+            }
+            Dist::Tiny => self.rng.random_range(-1.0..1.0) * 2f64.powi(Dist::TINY_EXPONENT),
+        }
     }
 
     /// A scalar for `alpha` or `beta` far from 0 and 1: each part's
@@ -154,9 +205,19 @@ fn at(layout: Layout, ld: usize, row: usize, col: usize) -> usize {
 
 /// Reads the `m × n` part of C from its buffer, column by column.
 pub fn logical_c<T: Element>(cfg: &GemmConfig<T>, c: &[T]) -> Vec<C64> {
-    let (m, n, ldc) = (cfg.m.max(0) as usize, cfg.n.max(0) as usize, cfg.ldc.max(1) as usize);
-    let mut out = Vec::with_capacity(m * n);
-    for j in 0..n {
+    logical_c_columns(cfg, c, &all_columns(cfg))
+}
+
+/// Reads columns `cols` of C's `m × n` part from its buffer, one after the
+/// other (what [`gemm_columns`] computes).
+///
+/// # Panics
+/// If a column is not below `n`, or the buffer is shorter than C's extent.
+pub fn logical_c_columns<T: Element>(cfg: &GemmConfig<T>, c: &[T], cols: &[usize]) -> Vec<C64> {
+    let (m, ldc) = (cfg.m.max(0) as usize, cfg.ldc.max(1) as usize);
+    check_columns(cfg, cols);
+    let mut out = Vec::with_capacity(m * cols.len());
+    for &j in cols {
         for i in 0..m {
             out.push(widen(c[at(cfg.layout, ldc, i, j)]));
         }
@@ -164,18 +225,29 @@ pub fn logical_c<T: Element>(cfg: &GemmConfig<T>, c: &[T]) -> Vec<C64> {
     out
 }
 
-/// `op(X)` as a dense column-major `rows × cols` matrix of `W`.
+/// `0, 1, …, n − 1`.
+fn all_columns<T: Element>(cfg: &GemmConfig<T>) -> Vec<usize> {
+    (0..cfg.n.max(0) as usize).collect()
+}
+
+fn check_columns<T: Element>(cfg: &GemmConfig<T>, cols: &[usize]) {
+    let n = cfg.n.max(0) as usize;
+    assert!(cols.iter().all(|&j| j < n), "a sampled column of C is not below n = {n}");
+}
+
+/// Columns `cols` of `op(X)` (`rows` each) as a dense column-major matrix of `W`.
 fn dense_op<T: Element, W: Copy>(
     cfg: &GemmConfig<T>,
     matrix: Matrix,
     x: &[T],
-    (rows, cols): (usize, usize),
+    rows: usize,
+    cols: &[usize],
     conv: impl Fn(T, bool) -> W,
 ) -> Vec<W> {
     let (op, ld) = (cfg.op(matrix), cfg.ld(matrix) as usize);
     let conj = op.conjugates(T::PRECISION);
-    let mut out = Vec::with_capacity(rows * cols);
-    for j in 0..cols {
+    let mut out = Vec::with_capacity(rows * cols.len());
+    for &j in cols {
         for i in 0..rows {
             let idx = if op == Op::N { at(cfg.layout, ld, i, j) } else { at(cfg.layout, ld, j, i) };
             out.push(conv(x[idx], conj));
@@ -191,33 +263,48 @@ fn dense_op<T: Element, W: Copy>(
 /// Checks the call with [`validate::check`] first (buffer lengths included)
 /// and follows its quick returns.
 pub fn gemm<T: Element>(cfg: &GemmConfig<T>, a: &[T], b: &[T], c: &[T]) -> Result<Vec<C64>, ArgError> {
-    // Host memory has no device alignment rule: check lengths only.
-    let host = |s: &[T]| BufferInfo::new(0, s.len());
-    let buffers = Buffers { a: host(a), b: host(b), c: host(c) };
-    let launch = match validate::check(cfg, &buffers, None)? {
+    gemm_columns(cfg, a, b, c, &all_columns(cfg))
+}
+
+/// Columns `cols` of [`gemm`]'s result, one after the other: the reference
+/// of a problem too large to compute whole on the CPU, on a sample of C's
+/// columns (each costs `m · k` products; all of `op(A)` is read).
+///
+/// # Panics
+/// If a column is not below `n`.
+pub fn gemm_columns<T: Element>(
+    cfg: &GemmConfig<T>,
+    a: &[T],
+    b: &[T],
+    c: &[T],
+    cols: &[usize],
+) -> Result<Vec<C64>, ArgError> {
+    let launch = match checked(cfg, a, b, c)? {
         Checked::Skip(validate::QuickReturn::EmptyC) => return Ok(Vec::new()),
-        Checked::Skip(validate::QuickReturn::NoUpdate) => return Ok(logical_c(cfg, c)),
+        Checked::Skip(validate::QuickReturn::NoUpdate) => return Ok(logical_c_columns(cfg, c, cols)),
         Checked::Launch(l) => l,
     };
-    let (m, n) = (cfg.m as usize, cfg.n as usize);
+    check_columns(cfg, cols);
+    let (m, n) = (cfg.m as usize, cols.len());
     // `launch.k` is 0 when alpha = 0 or k = 0: A and B are not read.
-    let k = launch.k as usize;
+    let (k, alpha) = (launch.k as usize, launch.alpha);
     let beta = widen(cfg.beta);
-    let c_in = if cfg.beta == T::ZERO { None } else { Some(logical_c(cfg, c)) };
+    let c_in = if cfg.beta == T::ZERO { None } else { Some(logical_c_columns(cfg, c, cols)) };
+    let all_k: Vec<usize> = (0..k).collect();
     if T::PRECISION.is_complex() {
         let conv = |x: T, conj: bool| if conj { widen(x).conj() } else { widen(x) };
-        let op_a = dense_op(cfg, Matrix::A, a, (m, k), conv);
-        let op_b = dense_op(cfg, Matrix::B, b, (k, n), conv);
+        let op_a = dense_op(cfg, Matrix::A, a, m, &all_k, conv);
+        let op_b = dense_op(cfg, Matrix::B, b, k, cols, conv);
         let c_in = c_in.unwrap_or_default();
         let ab = product(&op_a, &op_b, m, n, k);
-        Ok(combine(&ab, widen(launch.alpha), beta, &c_in, |x| x))
+        Ok(combine(&ab, widen(alpha), beta, &c_in, |x| x))
     } else {
         let conv = |x: T, _: bool| widen(x).re;
-        let op_a = dense_op(cfg, Matrix::A, a, (m, k), conv);
-        let op_b = dense_op(cfg, Matrix::B, b, (k, n), conv);
+        let op_a = dense_op(cfg, Matrix::A, a, m, &all_k, conv);
+        let op_b = dense_op(cfg, Matrix::B, b, k, cols, conv);
         let c_in: Vec<f64> = c_in.unwrap_or_default().iter().map(|z| z.re).collect();
         let ab = product(&op_a, &op_b, m, n, k);
-        Ok(combine(&ab, widen(launch.alpha).re, beta.re, &c_in, |x| Complex::new(x, 0.0)))
+        Ok(combine(&ab, widen(alpha).re, beta.re, &c_in, |x| Complex::new(x, 0.0)))
     }
 }
 
@@ -228,24 +315,51 @@ pub fn gemm<T: Element>(cfg: &GemmConfig<T>, a: &[T], b: &[T], c: &[T]) -> Resul
 /// suite divides by it; unlike `|C_ref|`, it does not vanish when an
 /// element's terms cancel.
 pub fn gemm_bound<T: Element>(cfg: &GemmConfig<T>, a: &[T], b: &[T], c: &[T]) -> Result<Vec<f64>, ArgError> {
-    let host = |s: &[T]| BufferInfo::new(0, s.len());
-    let buffers = Buffers { a: host(a), b: host(b), c: host(c) };
-    let launch = match validate::check(cfg, &buffers, None)? {
+    gemm_bound_columns(cfg, a, b, c, &all_columns(cfg))
+}
+
+/// Columns `cols` of [`gemm_bound`], one after the other (the scale of
+/// [`gemm_columns`]).
+///
+/// # Panics
+/// If a column is not below `n`.
+pub fn gemm_bound_columns<T: Element>(
+    cfg: &GemmConfig<T>,
+    a: &[T],
+    b: &[T],
+    c: &[T],
+    cols: &[usize],
+) -> Result<Vec<f64>, ArgError> {
+    let launch = match checked(cfg, a, b, c)? {
         Checked::Skip(validate::QuickReturn::EmptyC) => return Ok(Vec::new()),
         Checked::Skip(validate::QuickReturn::NoUpdate) => {
-            return Ok(logical_c(cfg, c).iter().map(|z| z.norm()).collect());
+            return Ok(logical_c_columns(cfg, c, cols).iter().map(|z| z.norm()).collect());
         }
         Checked::Launch(l) => l,
     };
-    let (m, n, k) = (cfg.m as usize, cfg.n as usize, launch.k as usize);
+    check_columns(cfg, cols);
+    let (m, n, k) = (cfg.m as usize, cols.len(), launch.k as usize);
     let modulus = |x: T, _: bool| widen(x).norm();
-    let op_a = dense_op(cfg, Matrix::A, a, (m, k), modulus);
-    let op_b = dense_op(cfg, Matrix::B, b, (k, n), modulus);
+    let all_k: Vec<usize> = (0..k).collect();
+    let op_a = dense_op(cfg, Matrix::A, a, m, &all_k, modulus);
+    let op_b = dense_op(cfg, Matrix::B, b, k, cols, modulus);
     let ab = product(&op_a, &op_b, m, n, k);
-    let c_in: Vec<f64> =
-        if cfg.beta == T::ZERO { Vec::new() } else { logical_c(cfg, c).iter().map(|z| z.norm()).collect() };
-    let (alpha, beta) = (widen(launch.alpha).norm(), widen(cfg.beta).norm());
-    Ok(combine(&ab, alpha, beta, &c_in, |x| Complex::new(x, 0.0)).iter().map(|z| z.re).collect())
+    let c_in: Vec<f64> = if cfg.beta == T::ZERO {
+        Vec::new()
+    } else {
+        logical_c_columns(cfg, c, cols).iter().map(|z| z.norm()).collect()
+    };
+    Ok(combine(&ab, widen(launch.alpha).norm(), widen(cfg.beta).norm(), &c_in, |x| Complex::new(x, 0.0))
+        .iter()
+        .map(|z| z.re)
+        .collect())
+}
+
+/// The call checked by [`validate::check`] as on the GPU (host memory has
+/// no device alignment rule: lengths only).
+fn checked<T: Element>(cfg: &GemmConfig<T>, a: &[T], b: &[T], c: &[T]) -> Result<Checked<T>, ArgError> {
+    let host = |s: &[T]| BufferInfo::new(0, s.len());
+    validate::check(cfg, &Buffers { a: host(a), b: host(b), c: host(c) }, None)
 }
 
 /// The largest componentwise relative error, `max |out − reference| /
@@ -436,6 +550,76 @@ mod tests {
             let s: f64 = r.scalar();
             assert!((0.25..2.0).contains(&s.abs()));
         }
+    }
+
+    #[test]
+    fn sampled_columns_are_the_whole_references_columns() {
+        let mut rng = Random::new(11);
+        let (m, n, k) = (7usize, 9usize, 5usize);
+        for (op_a, op_b) in [(Op::N, Op::N), (Op::T, Op::C), (Op::C, Op::T)] {
+            let cfg = GemmConfig::new(op_a, op_b, m as i64, n as i64, k as i64)
+                .lda(9)
+                .ldb(10)
+                .ldc(8)
+                .alpha(rng.scalar::<Complex<f32>>())
+                .beta(rng.scalar());
+            let (a, b, c) = (rng.matrix(9 * 9), rng.matrix(10 * 9), rng.matrix(8 * n));
+            let whole = gemm(&cfg, &a, &b, &c).unwrap();
+            let bound = gemm_bound(&cfg, &a, &b, &c).unwrap();
+            let cols = [8, 0, 3, 3];
+            let sampled = gemm_columns(&cfg, &a, &b, &c, &cols).unwrap();
+            let sampled_bound = gemm_bound_columns(&cfg, &a, &b, &c, &cols).unwrap();
+            let logical = logical_c(&cfg, &c);
+            let sampled_c = logical_c_columns(&cfg, &c, &cols);
+            for (s, &j) in cols.iter().enumerate() {
+                let (got, want) = (s * m..(s + 1) * m, j * m..(j + 1) * m);
+                assert_eq!(sampled[got.clone()], whole[want.clone()], "column {j} of {op_a:?}{op_b:?}");
+                assert_eq!(sampled_bound[got.clone()], bound[want.clone()]);
+                assert_eq!(sampled_c[got], logical[want]);
+            }
+        }
+        // Quick returns sample C (beta = 1) or nothing (m = 0).
+        let cfg = GemmConfig::new(Op::N, Op::N, 2, 3, 4).alpha(0.0f32).beta(1.0);
+        let c = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0];
+        let (a, b) = ([0.0; 8], [0.0; 12]);
+        assert_eq!(
+            gemm_columns(&cfg, &a, &b, &c, &[2]).unwrap(),
+            [Complex::new(5.0, 0.0), Complex::new(6.0, 0.0)]
+        );
+        let cfg = GemmConfig::<f32>::new(Op::N, Op::N, 0, 3, 4);
+        assert!(gemm_columns(&cfg, &[], &[0.0; 12], &[], &[1]).unwrap().is_empty());
+    }
+
+    #[test]
+    #[should_panic(expected = "not below n")]
+    fn a_column_past_n_is_a_bug() {
+        let cfg = GemmConfig::new(Op::N, Op::N, 1, 2, 1);
+        let _ = gemm_columns(&cfg, &[1.0f64], &[1.0, 1.0], &[0.0, 0.0], &[2]);
+    }
+
+    #[test]
+    fn distributions_have_their_shape() {
+        let mut rng = Random::new(5);
+        let len = 20_000;
+        let normal: Vec<f64> = rng.matrix_of(Dist::Normal, len);
+        let mean = normal.iter().sum::<f64>() / len as f64;
+        let var = normal.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / len as f64;
+        assert!(mean.abs() < 0.03 && (var - 1.0).abs() < 0.05, "normal: mean {mean}, variance {var}");
+        assert!(normal.iter().any(|x| x.abs() > 3.0), "normal draws reach past 3 sigma");
+        let wide: Vec<f32> = rng.matrix_of(Dist::Wide, len);
+        let exps: Vec<i32> = wide.iter().map(|x| x.abs().log2().floor() as i32).collect();
+        let w = Dist::WIDE_EXPONENT;
+        assert!(exps.iter().all(|e| (-w..=w).contains(e)));
+        assert!(exps.contains(&-w) && exps.contains(&w), "wide reaches both ends");
+        assert!(wide.iter().any(|x| *x < 0.0) && wide.iter().any(|x| *x > 0.0));
+        let tiny: Vec<Complex<f32>> = rng.matrix_of(Dist::Tiny, len);
+        let scale = 2f32.powi(Dist::TINY_EXPONENT);
+        assert!(tiny.iter().all(|z| z.re.abs() < scale && z.im.abs() < scale));
+        assert!(tiny.iter().all(|z| z.re == 0.0 || z.re.abs() >= f32::MIN_POSITIVE / 256.0));
+        assert!(
+            tiny.iter().filter(|z| z.re.abs() >= f32::MIN_POSITIVE).count() > len * 9 / 10,
+            "mostly normal"
+        );
     }
 
     #[test]

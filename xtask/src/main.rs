@@ -3,6 +3,7 @@
 //! Every device run of the project goes through here, so any measurement in
 //! a closing note can be repeated with the command it names.
 
+mod accuracy;
 mod bench;
 mod bound;
 mod cli;
@@ -48,6 +49,11 @@ enum Task {
     /// instruction mix); without `--peak FILE` they measure it themselves at the start of their run.
     /// `--ptxas sm_90` only assembles the three kernels and prints their registers (no GPU).
     Peak(peak::Args),
+    /// Errors of kernels against the f64 reference beside cuBLAS's (default and TF32 math), per input distribution and size.
+    ///
+    /// The reference is computed on a sample of C's columns (`--columns`), so n = 16384 takes seconds.
+    /// Writes <OUT>/accuracy.csv and prints a table.
+    Accuracy(accuracy::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -69,5 +75,6 @@ fn run(task: Task) -> anyhow::Result<()> {
         Task::Tune(args) => tune::run(args),
         Task::Bench(args) => bench::run(args),
         Task::Peak(args) => peak::run(args),
+        Task::Accuracy(args) => accuracy::run(args),
     }
 }

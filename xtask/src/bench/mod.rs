@@ -21,7 +21,9 @@
 //!
 //! Every timing goes through [`measure::Bench`] (random inputs rotated past
 //! the L2, warm-up, CUDA events per run, median), cuBLAS under the same
-//! harness on the same buffers right after the kernel. A shape whose buffers
+//! harness on the same buffers right after the kernel, in its default math
+//! (FP32 for S and C) or, for a `math = tf32` kernel, in its TF32 mode
+//! (`cublas_math` in the CSV). A shape whose buffers
 //! would take more than 60% of the GPU's memory is skipped and recorded.
 //!
 //! Output, under `--out` (default `target/bench`): `bench.csv` (one row per
@@ -40,8 +42,8 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, anyhow, bail};
 use gemm_codegen::bound::GpuThroughput;
-use gemm_codegen::{Element, KernelImage, KernelSpec, Op, Precision};
-use gemm_host::cublas::Cublas;
+use gemm_codegen::{Element, KernelImage, KernelSpec, Math, Op, Precision};
+use gemm_host::cublas::{Cublas, CublasMath};
 use gemm_host::num_complex::Complex;
 use gemm_host::reference::{self, Random};
 use gemm_host::{Gemm, GemmConfig, LoadedKernel, Matrix};
@@ -292,6 +294,15 @@ pub fn run(args: Args) -> Result<()> {
     let cublas = Cublas::new(gemm.stream().clone())?;
     let device = gemm.device();
     let subjects = choose(&setup, device.arch())?;
+    // A 1xTF32 kernel races cuBLAS's TF32 mode; every other math its default.
+    let cublas_tf32 = if subjects.iter().any(|s| CublasMath::matching(s.image.spec.math) == CublasMath::Tf32)
+    {
+        let mut tf32 = Cublas::new(gemm.stream().clone())?;
+        tf32.set_math(CublasMath::Tf32)?;
+        Some(tf32)
+    } else {
+        None
+    };
     let (major, minor) = device.driver_version_pair();
     let what = match setup.choice {
         Choice::Default => "the kernels gemm-host uses here",
@@ -331,6 +342,7 @@ pub fn run(args: Args) -> Result<()> {
         gemm: &gemm,
         machine: machine.as_ref(),
         cublas: &cublas,
+        cublas_tf32: cublas_tf32.as_ref(),
         rng: Random::new(setup.seed),
         rows: Vec::new(),
         bar,
@@ -398,12 +410,17 @@ struct Runner<'a> {
     setup: &'a Setup,
     gemm: &'a Gemm,
     cublas: &'a Cublas,
+    /// cuBLAS in its TF32 mode, when a kernel is timed against it.
+    cublas_tf32: Option<&'a Cublas>,
     rng: Random,
     rows: Vec<Row>,
     bar: ProgressBar,
     /// The GPU's throughput model, for the bounds.
     machine: Option<&'a GpuThroughput>,
 }
+
+/// A cuBLAS timing's op pair and math mode.
+type CublasKey = (Op, Op, CublasMath);
 
 /// What [`Runner::prepare`] found: the loaded kernel and its relative
 /// difference from cuBLAS, or why it is not timed.
@@ -417,6 +434,14 @@ struct Ready<'s> {
 }
 
 impl Runner<'_> {
+    /// The cuBLAS a kernel of `math` is timed against ([`CublasMath::matching`]).
+    fn cublas_for(&self, math: Math) -> &Cublas {
+        match (CublasMath::matching(math), self.cublas_tf32) {
+            (CublasMath::Tf32, Some(tf32)) => tf32,
+            _ => self.cublas,
+        }
+    }
+
     fn precision<T: Element>(&mut self, subjects: &[&Subject]) -> Result<()> {
         let started = Instant::now();
         let mut ready = Vec::new();
@@ -588,11 +613,12 @@ impl Runner<'_> {
         };
         let plan = self.setup.plan;
         for &shape in shapes {
-            // cuBLAS per op pair, timed once per shape.
-            let mut cublas_times: Vec<((Op, Op), Result<Timing, String>)> = Vec::new();
+            // cuBLAS per op pair and math mode, timed once per shape.
+            let mut cublas_times: Vec<(CublasKey, Result<Timing, String>)> = Vec::new();
             for r in users {
                 let spec = r.subject.image.spec;
                 let ops = (spec.op_a, spec.op_b);
+                let key = (spec.op_a, spec.op_b, CublasMath::matching(spec.math));
                 self.bar.set_message(format!("{} {}", r.subject.label(), shape_text(shape)));
                 bench.set_cfg(cfg(ops, shape));
                 let flops = measure::flops(bench.cfg());
@@ -601,13 +627,14 @@ impl Runner<'_> {
                 if ours.is_err() {
                     self.context_alive(&r.subject.label())?;
                 }
-                let theirs = match cublas_times.iter().find(|(o, _)| *o == ops) {
+                let theirs = match cublas_times.iter().find(|(o, _)| *o == key) {
                     Some((_, t)) => t.clone(),
                     None => {
+                        let cublas = self.cublas_for(spec.math);
                         let t = bench
-                            .time(self.gemm, plan, |c, a, b, out| self.cublas.gemm(c, a, b, out))
+                            .time(self.gemm, plan, |c, a, b, out| cublas.gemm(c, a, b, out))
                             .map_err(|e| format!("{e:#}"));
-                        cublas_times.push((ops, t.clone()));
+                        cublas_times.push((key, t.clone()));
                         t
                     }
                 };

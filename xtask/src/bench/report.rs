@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 
 use gemm_codegen::KernelSpec;
+use gemm_host::cublas::CublasMath;
 
 use super::{Row, Sweep};
 use crate::bound::{self, KernelBound};
@@ -33,7 +34,7 @@ pub(super) fn tile_text(spec: &KernelSpec) -> String {
 }
 
 /// CSV header, in column order; [`crate::bound::COLUMNS`] follow.
-pub(super) const COLUMNS: [&str; 23] = [
+pub(super) const COLUMNS: [&str; 24] = [
     "device",
     "arch",
     "sweep",
@@ -53,6 +54,7 @@ pub(super) const COLUMNS: [&str; 23] = [
     "cublas_min_ms",
     "cublas_max_ms",
     "cublas_tflops",
+    "cublas_math",
     "ratio",
     "status",
     "note",
@@ -92,6 +94,7 @@ pub(super) fn csv(rows: &[Row], device: &str, arch: u32) -> String {
             ms(r.cublas, |t| t.min_ms),
             ms(r.cublas, |t| t.max_ms),
             num(r.cublas_tflops(), 3),
+            CublasMath::matching(spec.math).name().to_owned(),
             num(r.ratio(), 3),
             r.status.name().to_owned(),
             r.note.clone(),
