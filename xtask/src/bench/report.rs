@@ -220,7 +220,7 @@ mod tests {
         let b = kb.bound.as_ref().unwrap();
         assert!(
             first.ends_with(&format!(
-                ",1.0000,0.9000,1.1000,1.769,0.5000,0.4500,0.5500,3.539,0.500,ok,,\"precision = f32, op = (N, N), \
+                ",1.0000,0.9000,1.1000,1.769,0.5000,0.4500,0.5500,3.539,default,0.500,ok,,\"precision = f32, op = (N, N), \
                  tile = (96, 96, 16), threads = (16, 16), load_a = (32, 8), load_b = (8, 32)\",{:.3},66.908,2.6,{},{}",
                 b.tflops,
                 b.limiter.name(),
