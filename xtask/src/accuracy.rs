@@ -157,8 +157,15 @@ pub fn run(args: Args) -> Result<()> {
     );
     std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
     let started = Instant::now();
-    let mut run =
-        Run { args: &args, gemm: &gemm, cublas: &cublas, cublas_tf32: &cublas_tf32, rows: Vec::new() };
+    let path = args.out.join("accuracy.csv");
+    let mut run = Run {
+        args: &args,
+        gemm: &gemm,
+        cublas: &cublas,
+        cublas_tf32: &cublas_tf32,
+        rows: Vec::new(),
+        csv: (path.clone(), d.name.clone(), d.arch()),
+    };
     for p in Precision::ALL {
         let mine: Vec<&Subject> = subjects.iter().filter(|s| s.image.spec.precision == p).collect();
         if mine.is_empty() {
@@ -172,8 +179,6 @@ pub fn run(args: Args) -> Result<()> {
         }
     }
     let rows = run.rows;
-    let path = args.out.join("accuracy.csv");
-    std::fs::write(&path, csv(&rows, &d.name, d.arch()))?;
     print!("\n{}", table(&rows));
     let over = rows.iter().filter(|r| r.status() != "ok").count();
     println!(
@@ -249,6 +254,9 @@ struct Run<'a> {
     cublas: &'a Cublas,
     cublas_tf32: &'a Cublas,
     rows: Vec<Row>,
+    /// Where the CSV goes, the device's name and arch: rewritten after every
+    /// size and distribution, so an interrupted run keeps what it measured.
+    csv: (PathBuf, String, u32),
 }
 
 impl Run<'_> {
@@ -324,6 +332,8 @@ impl Run<'_> {
                         self.rows.push(row);
                     }
                 }
+                let (path, device, arch) = &self.csv;
+                std::fs::write(path, csv(&self.rows, device, *arch))?;
             }
         }
         Ok(())
@@ -402,7 +412,7 @@ fn line(r: &Row) -> String {
     let e = |x: Option<f64>| x.map_or("-".to_owned(), |x| format!("{x:.2e}"));
     let ours = r.ours.as_ref().ok();
     format!(
-        "{:<10} {:<4} {:<2} {:<7} {:<7} {:>6} {:>9} {:>9} {:>9} {:>7} {}{}",
+        "{:<16} {:<4} {:<2} {:<7} {:<7} {:>6} {:>9} {:>9} {:>9} {:>7} {:>9} {:>9} {}{}",
         r.name,
         r.spec.precision.token(),
         ops_text(&r.spec),
@@ -413,16 +423,30 @@ fn line(r: &Row) -> String {
         e(r.cublas.map(|c| c.componentwise)),
         e(r.cublas_tf32.map(|c| c.componentwise)),
         r.ratio().map_or("-".to_owned(), |x| format!("{x:.2}")),
+        e(ours.map(|o| o.normwise)),
+        e(r.cublas.map(|c| c.normwise)),
         r.status(),
         r.ours.as_ref().err().map_or(String::new(), |e| format!(": {e}"))
     )
 }
 
-/// Every row, componentwise errors (ours, cuBLAS default, cuBLAS TF32).
+/// Every row: componentwise errors (ours, cuBLAS default, cuBLAS TF32),
+/// their ratio, normwise errors (ours, cuBLAS default).
 fn table(rows: &[Row]) -> String {
     let mut out = format!(
-        "{:<10} {:<4} {:<2} {:<7} {:<7} {:>6} {:>9} {:>9} {:>9} {:>7} status\n",
-        "kernel", "prec", "op", "math", "dist", "n", "ours", "cuBLAS", "cuBLAS-tf", "ratio"
+        "{:<16} {:<4} {:<2} {:<7} {:<7} {:>6} {:>9} {:>9} {:>9} {:>7} {:>9} {:>9} status\n",
+        "kernel",
+        "prec",
+        "op",
+        "math",
+        "dist",
+        "n",
+        "ours",
+        "cuBLAS",
+        "cuBLAS-tf",
+        "ratio",
+        "ours-nw",
+        "cuBLAS-nw"
     );
     for r in rows {
         let _ = writeln!(out, "{}", line(r));
