@@ -36,6 +36,8 @@ use gemm_host::reference::{self, Dist, Random};
 use gemm_host::{Gemm, GemmConfig, LoadedKernel};
 use rayon::prelude::*;
 
+use crate::bench::csv_field;
+
 #[derive(clap::Args)]
 pub struct Args {
     /// A kernel spec in `gemm_kernel!` syntax, compiled now (repeat the flag for several).
@@ -393,16 +395,7 @@ fn csv(rows: &[Row], device: &str, arch: u32) -> String {
             r.ours.as_ref().err().cloned().unwrap_or_default(),
             r.spec.to_invocation_body(),
         ];
-        let quoted: Vec<String> = fields
-            .iter()
-            .map(|f| {
-                if f.contains([',', '"', '\n']) {
-                    format!("\"{}\"", f.replace('"', "\"\""))
-                } else {
-                    f.clone()
-                }
-            })
-            .collect();
+        let quoted: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
         let _ = writeln!(out, "{}", quoted.join(","));
     }
     out

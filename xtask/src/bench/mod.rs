@@ -50,6 +50,7 @@ use gemm_host::{Gemm, GemmConfig, LoadedKernel, Matrix};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use self::plot::svg;
+pub(crate) use self::report::csv_field;
 use self::report::{bound_text, csv, shape_text, summary, table, tile_text};
 pub use self::setup::Args;
 use self::setup::{Choice, Setup, setup, square_sizes, tile};

@@ -61,7 +61,8 @@ pub(super) const COLUMNS: [&str; 24] = [
     "spec",
 ];
 
-fn csv_field(s: &str) -> String {
+/// A CSV field, quoted when it holds a comma, quote or newline.
+pub(crate) fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_owned() }
 }
 
