@@ -100,24 +100,42 @@ fn one_tf32_product_is_tf32_accurate_and_no_more() {
     check_spec_within::<f32>(&x3, &cases, 7, 1e-5).expect("tf32x3 within f32's tolerance");
 }
 
-/// Runs `ptx`, a version of `image`'s kernel (an SGEMM NN), on a 64 × 48 ×
-/// 40 problem of random values, and says how far C is from the f64
-/// reference (relative normwise), or what the emulator refused.
+/// The sizes of [`run_sgemm`]'s problem.
+const SGEMM_MNK: (u32, u32, u32) = (64, 48, 40);
+
+/// Runs `ptx`, a version of `image`'s kernel (an SGEMM NN), on the 64 × 48
+/// × 40 problem of random values in (−1, 1) that `edit` is given A of
+/// (column-major), and returns A, B and C, or what the emulator refused.
+type Abc = (Vec<f32>, Vec<f32>, Vec<f32>);
+fn run_sgemm_edited(
+    image: &gemm_codegen::KernelImage,
+    ptx: &str,
+    edit: impl FnOnce(&mut [f32]),
+) -> Result<Abc, String> {
+    let (m, n, k) = SGEMM_MNK;
+    let args = emu_common::packed_args::<f32>(m, n, k);
+    let unit = |i: u32| ((i.wrapping_mul(2_654_435_761) >> 8) as f32 / (1u32 << 24) as f32) * 2.0 - 1.0;
+    let mut a: Vec<f32> = (0..m * k).map(unit).collect();
+    edit(&mut a);
+    let b: Vec<f32> = (0..k * n).map(|i| unit(i + 7919)).collect();
+    let mut c = vec![f32::NAN; (m * n) as usize];
+    let program = Program::from_ptx(ptx, None).map_err(|e| e.to_string())?;
+    let gemm = Gemm::from_program(program, image).map_err(|e| e.to_string())?;
+    gemm.run(&args, &a, &b, &mut c, &Default::default()).map_err(|e| e.to_string())?;
+    Ok((a, b, c))
+}
+
+/// Runs `ptx` as [`run_sgemm_edited`] does, A unedited, and says how far C
+/// is from the f64 reference (relative normwise), or what the emulator
+/// refused.
 fn run_sgemm(image: &gemm_codegen::KernelImage, ptx: &str) -> Result<f64, String> {
     run_sgemm_scaled(image, ptx, 1.0)
 }
 
 /// [`run_sgemm`] with A's values multiplied by `a_scale`.
 fn run_sgemm_scaled(image: &gemm_codegen::KernelImage, ptx: &str, a_scale: f32) -> Result<f64, String> {
-    let (m, n, k) = (64u32, 48u32, 40u32);
-    let args = emu_common::packed_args::<f32>(m, n, k);
-    let unit = |i: u32| ((i.wrapping_mul(2_654_435_761) >> 8) as f32 / (1u32 << 24) as f32) * 2.0 - 1.0;
-    let a: Vec<f32> = (0..m * k).map(|i| unit(i) * a_scale).collect();
-    let b: Vec<f32> = (0..k * n).map(|i| unit(i + 7919)).collect();
-    let mut c = vec![f32::NAN; (m * n) as usize];
-    let program = Program::from_ptx(ptx, None).map_err(|e| e.to_string())?;
-    let gemm = Gemm::from_program(program, image).map_err(|e| e.to_string())?;
-    gemm.run(&args, &a, &b, &mut c, &Default::default()).map_err(|e| e.to_string())?;
+    let (m, n, k) = SGEMM_MNK;
+    let (a, b, c) = run_sgemm_edited(image, ptx, |a| a.iter_mut().for_each(|x| *x *= a_scale))?;
     let (mut err, mut norm) = (0.0f64, 0.0f64);
     for j in 0..n {
         for i in 0..m {
@@ -168,6 +186,40 @@ fn an_operand_not_rounded_to_tf32_is_refused() {
         .to_owned();
     let err = run_sgemm(&image, &image.ptx.replacen(&format!("{line}\n"), "", 1)).expect_err("unrounded");
     assert!(err.contains("is not a TF32 value") && err.contains("cvt.rna.tf32.f32"), "{err}");
+}
+
+/// The TF32 rounding (an FMA of each element's half place, not `cvt.rna`)
+/// keeps NaN and infinity: a row of A holding the GPU's canonical NaN
+/// `0x7fffffff` (whose integer rounding would carry into the sign), or its
+/// negation, is a row of NaN in C, with either math; with `tf32`, a row
+/// holding one infinity a row of infinities of B's signs.
+#[test]
+fn nan_and_infinity_survive_the_tf32_rounding() {
+    let (m, n, _) = SGEMM_MNK;
+    let (nan, neg_nan) = (f32::from_bits(0x7fff_ffff), f32::from_bits(0xffff_ffff));
+    for math in [Math::Tf32, Math::Tf32x3] {
+        let image = gemm_codegen::compile(&tf32(Precision::F32, (Op::N, Op::N), K8, math)).unwrap();
+        let (_, b, c) = run_sgemm_edited(&image, &image.ptx, |a| {
+            // A(0, 0), A(1, 3), A(2, 5): column-major, m rows.
+            a[0] = nan;
+            a[1 + 3 * m as usize] = neg_nan;
+            a[2 + 5 * m as usize] = f32::INFINITY;
+        })
+        .expect("runs");
+        let c = &c;
+        let row = |i: u32| (0..n).map(move |j| (j, c[(i + j * m) as usize]));
+        assert!(row(0).chain(row(1)).all(|(_, x)| x.is_nan()), "{math}: NaN rows");
+        if math == Math::Tf32 {
+            let k = SGEMM_MNK.2;
+            for (j, x) in row(2) {
+                let b5 = b[(5 + j * k) as usize];
+                assert!(
+                    x.is_infinite() && x.signum() == b5.signum(),
+                    "{math}: C(2, {j}) = {x}, B(5, {j}) = {b5}"
+                );
+            }
+        }
+    }
 }
 
 /// tf32x3 without its two small products is 1xTF32: f32's accuracy is gone

@@ -261,9 +261,11 @@ impl AnalyticBound {
         // A tensor-core loop multiplies on the FP64 or the TF32 tensor
         // cores, each `mma` `m·n·k / 32` multiply-adds a lane.
         let tensor = m.mma > 0;
+        // A TF32 loop's f32 FMAs round its operands (`stencil/mma.rs`): issue
+        // slots like any instruction, not multiply-adds of the product.
         let pipe = match (m.fma_f32, m.fma_f64) {
             (0, 0) if !tensor => return Err(BoundError::NoFma { kernel: mix.kernel.clone() }),
-            (0, 0) if m.mma_kind == Some(MmaKind::Tf32) => Pipe::Fp32,
+            (_, 0) if m.mma_kind == Some(MmaKind::Tf32) => Pipe::Fp32,
             (0, 0) => Pipe::Fp64,
             (fp32, fp64) if tensor => {
                 return Err(BoundError::MixedPipes { kernel: mix.kernel.clone(), fp32, fp64 });

@@ -242,13 +242,13 @@ fn bits_of(ty: Type) -> Type {
 #[track_caller]
 fn check_operand(op: Operand, ty: Type) {
     match op {
-        // PTX: a bit-size register serves any type of its size, any
-        // non-float register a bit-size type.
+        // PTX: a bit-size register serves any type of its size, and a
+        // bit-size type takes any register of its size.
         Operand::Reg(r) => assert!(
             r.ty.bits() == ty.bits()
                 && (r.ty.is_float() == ty.is_float()
                     || matches!(r.ty, Type::B32 | Type::B64)
-                    || !r.ty.is_float() && matches!(ty, Type::B32 | Type::B64)),
+                    || matches!(ty, Type::B32 | Type::B64)),
             "register of type {} used as {}",
             r.ty,
             ty
@@ -426,15 +426,21 @@ impl Instr {
         Instr::Mad { wide: true, ty, dst, a, b, c }
     }
 
-    /// `fma.rn.T dst, a, b, c`.
+    /// `fma.rn.T dst, a, b, c`, `T` the type of `dst`, or for a bit-size
+    /// `dst` (a `.tf32` value in a `.b32` register) the float type of its size.
     #[track_caller]
     pub fn fma(dst: Reg, a: impl Into<Operand>, b: impl Into<Operand>, c: impl Into<Operand>) -> Instr {
         let (a, b, c) = (a.into(), b.into(), c.into());
-        check_float(dst.ty);
+        let ty = match dst.ty {
+            Type::B32 => Type::F32,
+            Type::B64 => Type::F64,
+            ty => ty,
+        };
+        check_float(ty);
         for x in [a, b, c] {
-            check_operand(x, dst.ty);
+            check_operand(x, ty);
         }
-        Instr::Fma { ty: dst.ty, dst, a, b, c }
+        Instr::Fma { ty, dst, a, b, c }
     }
 
     /// `mma.sync.aligned.{shape}.row.col{kind} {d}, {a}, {b}, {c}`:

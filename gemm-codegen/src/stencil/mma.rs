@@ -40,12 +40,28 @@
 //!
 //! # TF32
 //!
-//! A `.tf32` operand is an f32 with 10 mantissa bits, rounded by
-//! `cvt.rna.tf32.f32` (the emulator rejects an `mma` operand that was not).
+//! A `.tf32` operand is an f32 with 10 mantissa bits, its 13 low bits
+//! zero (the emulator rejects an `mma` operand that is not). `tf32(x)`
+//! rounds to nearest, ties away from zero, as `cvt.rna.tf32.f32` does, but
+//! not with it: ptxas lowers that `cvt` to a predicated add in place (the
+//! add skipped for a NaN or an infinity), and a lane's run of loaded
+//! elements, in place, is not in the registers an `mma` wants its fragment
+//! in (A's `a0 … a3` consecutive, B's `b0, b1`): ptxas then spent about
+//! 4 `MOV`s per `mma` (127 for the 32 of a 128 × 128 1xTF32 loop). Here
+//! `tf32(x)` is `(x + half) & !0x1fff`, `half` the TF32 half place `x`
+//! carries (its sign and exponent, mantissa cleared, times
+//! 2^−11), added by one FMA that writes a new register anywhere ptxas
+//! likes. The sum is exact for a normal `x`, a carry runs into the exponent
+//! (to infinity at the top), and a NaN or an infinity stays one; a
+//! subnormal `x`, whose half place this does not see, is truncated instead
+//! (an error below 2^−136). ptxas drops the `and` where only `mma`s read
+//! the value (the tensor cores ignore the low bits).
+//!
 //! `tf32` multiplies `tf32(a)·tf32(b)`; `tf32x3` splits each element once
 //! per step as its set is multiplied, `big = tf32(x)`, `small = tf32(x −
-//! big)` (the second rounding in integer operations, `cvt.rna` costing
-//! five instructions on sm_90), and issues `big_a·small_b`, `small_a·big_b`
+//! big)` (the second rounding in two integer operations, right for the
+//! finite `x − big` of a finite `x`; where `x` is not finite, `big` is not
+//! either and decides C), and issues `big_a·small_b`, `small_a·big_b`
 //! and `big_a·big_b` into a fragment of zeros, which one round-to-nearest
 //! `add.f32` per element then joins to the accumulators: the tensor cores'
 //! own f32 sums truncate, and accumulating all of K in them cost 7× cuBLAS
@@ -134,6 +150,8 @@ pub(crate) struct Fragments {
     n_thr: u32,
     /// One or two sets (`frag_sets`), alternating by step.
     sets: Vec<Set>,
+    /// Scratch for the TF32 half place of `x` (see the module doc).
+    half: Option<Reg>,
     /// Scratch for `x − big` of the TF32 split.
     rest: Option<Reg>,
     /// tf32x3: zeros, and the fragment a step's three products go into
@@ -157,6 +175,7 @@ impl Fragments {
             acc: Vec::new(),
             n_thr: 0,
             sets: Vec::new(),
+            half: None,
             rest: None,
             step_acc: None,
         }
@@ -217,18 +236,23 @@ impl Fragments {
     /// terms, and negates B's parts where asked.
     fn convert(&self, cx: &mut Cx<'_>, frags: &[Vec<Vec<Frag>>]) {
         for f in frags.iter().flatten().flatten() {
-            if !self.terms().is_empty() {
+            if let Some(half) = self.half {
                 for (x, terms) in [(Some(f.x.re), &f.re), (f.x.im, &f.im)] {
                     let Some(x) = x else { continue };
-                    cx.b.push(Instr::cvt_tf32(terms[0], x));
+                    // big = tf32(x): x plus its half place (sign and exponent times
+                    // 2^-11), by an FMA into a fresh register (see the module doc).
+                    let big = terms[0];
+                    cx.b.push(Instr::binary(BinOp::And, half, x, Op::imm(0xff80_0000_u32)));
+                    cx.b.push(Instr::fma(big, half, Op::f32(TF32_HALF_PLACE), x));
+                    cx.b.push(Instr::binary(BinOp::And, big, big, Op::imm(TF32_MASK)));
                     if let (Some(&small), Some(rest)) = (terms.get(1), self.rest) {
                         // x − big is exact in f32; rounded to TF32 by adding half its
-                        // last place and clearing the 13 low bits (what cvt.rna does
-                        // for a finite value, in two integer operations: it is
-                        // non-finite only where big is, which then decides C).
-                        cx.b.push(Instr::binary_as(BinOp::Sub, Type::F32, rest, x, terms[0]));
+                        // last place and clearing the 13 low bits in two integer
+                        // operations (it is non-finite only where big is, which then
+                        // decides C).
+                        cx.b.push(Instr::binary_as(BinOp::Sub, Type::F32, rest, x, big));
                         cx.b.push(Instr::binary_as(BinOp::Add, Type::U32, small, rest, Op::imm(0x1000)));
-                        cx.b.push(Instr::binary(BinOp::And, small, small, Op::imm(0xffff_e000_u32)));
+                        cx.b.push(Instr::binary(BinOp::And, small, small, Op::imm(TF32_MASK)));
                     }
                 }
             }
@@ -240,6 +264,13 @@ impl Fragments {
         }
     }
 }
+
+/// The bits of a TF32 value: all but the 13 low ones.
+const TF32_MASK: u32 = 0xffff_e000;
+
+/// 2^−11: times an f32's sign and exponent bits (mantissa cleared), half
+/// a place of its TF32 rounding.
+const TF32_HALF_PLACE: f32 = 1.0 / 2048.0;
 
 /// `f(block, s, j)` for every block, k row `s` and element `j` of a lane's
 /// run, as `[block][s][j]`.
@@ -325,6 +356,9 @@ impl StepMath for Fragments {
             })
             .collect();
         self.sets = sets;
+        if self.kind == MmaKind::Tf32 {
+            self.half = Some(cx.b.reg("tf32_half", Type::B32));
+        }
         if self.math == Math::Tf32x3 {
             self.rest = Some(cx.b.reg("tf32_rest", Type::B32));
             let n = shape.c_per_lane();
