@@ -697,6 +697,20 @@ mod tests {
         Instr::add(u, u, f);
     }
 
+    /// As in PTX, a bit-size instruction takes a float register, and an
+    /// FMA into a `.b32` register (a TF32 value) is `fma.rn.f32`.
+    #[test]
+    fn bit_size_types_take_any_register_of_their_size() {
+        let mut b = KernelBuilder::new("k");
+        let f = b.reg("f", Type::F32);
+        let bits = b.reg("bits", Type::B32);
+        assert!(matches!(
+            Instr::binary(BinOp::And, bits, f, Operand::imm(1)),
+            Instr::Binary { ty: Type::B32, .. }
+        ));
+        assert!(matches!(Instr::fma(bits, bits, Operand::f32(0.5), f), Instr::Fma { ty: Type::F32, .. }));
+    }
+
     #[test]
     fn cp_async_sizes_and_operands_are_checked() {
         let mut b = KernelBuilder::new("k");
