@@ -53,4 +53,17 @@ if sys.argv[1] == 'explore':
         out.append(spec(ops, (64, 64, 16), (2, 2), precision='c32'))
     out.append(spec(NN, (128, 64, 16), (4, 2), precision='c32'))
     out.append(spec(NN, (64, 128, 16), (2, 4), precision='c32'))
+elif sys.argv[1] == 'explore2':
+    # After the FMA rounding (06a3c44): what bounds 1xTF32 SGEMM, and a
+    # tf32x3 SGEMM NN tile to replace the winner tuned for the old code.
+    for ops, tile, warps in [(NN, (128, 128, 16), (2, 4)), (NN, (128, 128, 32), (2, 4)),
+                             (NN, (128, 128, 32), (2, 2)), (NN, (128, 128, 16), (2, 2)),
+                             (NN, (128, 256, 32), (2, 4)), (('N', 'T'), (128, 128, 32), (2, 4)),
+                             (('T', 'N'), (128, 128, 32), (2, 4)), (('T', 'T'), (128, 128, 32), (2, 4))]:
+        out.append(spec(ops, tile, warps, math='tf32'))
+    out.append(spec(NN, (128, 128, 16), (2, 4), stages=4, math='tf32'))
+    for tile, warps, frag in [((128, 128, 32), (2, 2), 1), ((128, 128, 16), (2, 2), 1),
+                              ((128, 128, 32), (2, 4), 2), ((128, 256, 32), (2, 4), 1),
+                              ((256, 128, 32), (4, 2), 1)]:
+        out.append(spec(NN, tile, warps, frag=frag))
 print('\n'.join('-|' + s for s in out))
