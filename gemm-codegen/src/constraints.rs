@@ -15,12 +15,14 @@
 
 use crate::spec::{KernelSpec, LoadShape, Math, Op, Precision, Target};
 
+mod layout;
 mod math;
 mod pipeline;
 mod violation;
 
 pub use violation::{Field, ParamPath, Rule, Violation};
 
+pub use layout::{StripeLayout, Swizzle, stripe_layout};
 pub use math::{
     math_allowed, mma_allowed, mma_fits, mma_lds_width, mma_stripe_fits, mma_threads_fit, mma_unroll_fits,
     mma_warp_block, mma_warp_tile_fits,
@@ -256,14 +258,36 @@ impl Plan {
         smem_skew(&self.spec)
     }
 
-    /// Elements between consecutive k rows of A in shared memory.
+    /// How A's stripe is laid out in shared memory.
+    pub const fn layout_a(&self) -> StripeLayout {
+        stripe_layout(&self.spec, Operand::A)
+    }
+
+    /// How B's stripe is laid out in shared memory.
+    pub const fn layout_b(&self) -> StripeLayout {
+        stripe_layout(&self.spec, Operand::B)
+    }
+
+    /// How `operand`'s stripe is laid out in shared memory.
+    pub const fn layout(&self, operand: Operand) -> StripeLayout {
+        stripe_layout(&self.spec, operand)
+    }
+
+    /// Elements between consecutive rows of A in shared memory: k rows, or
+    /// M rows of a K-contiguous stripe.
     pub const fn smem_a_stride(&self) -> u32 {
         proven_u32(smem_stride(&self.spec, Operand::A) as u128)
     }
 
-    /// Elements between consecutive k rows of B in shared memory.
+    /// Elements between consecutive rows of B in shared memory: k rows, or
+    /// N rows of a K-contiguous stripe.
     pub const fn smem_b_stride(&self) -> u32 {
         proven_u32(smem_stride(&self.spec, Operand::B) as u128)
+    }
+
+    /// Elements between consecutive rows of `operand`'s shared array.
+    pub const fn stride(&self, operand: Operand) -> u32 {
+        proven_u32(smem_stride(&self.spec, operand) as u128)
     }
 
     /// Bytes of A's shared array.
@@ -367,14 +391,18 @@ pub const fn smem_skew(spec: &KernelSpec) -> u32 {
     if spec.ldg_width > spec.lds_width { spec.ldg_width } else { spec.lds_width }
 }
 
-/// Elements between consecutive k rows of `operand`'s shared array (in
-/// `u64`: `m_blk` or `n_blk`, plus the skew).
+/// Elements between consecutive rows of `operand`'s shared array (in
+/// `u64`): k rows of a K-major stripe, `m_blk` or `n_blk` plus the skew;
+/// free rows of a K-contiguous one, `k_blk` (see [`stripe_layout`]).
 pub const fn smem_stride(spec: &KernelSpec, operand: Operand) -> u64 {
     let free_blk = match operand {
         Operand::A => spec.m_blk,
         Operand::B => spec.n_blk,
     };
-    free_blk as u64 + smem_skew(spec) as u64
+    match stripe_layout(spec, operand) {
+        StripeLayout::KMajor => free_blk as u64 + smem_skew(spec) as u64,
+        StripeLayout::KContiguous(_) => spec.k_blk as u64,
+    }
 }
 
 /// Bytes of `operand`'s shared array, exactly (in `u128`).
@@ -385,13 +413,34 @@ pub const fn smem_bytes(spec: &KernelSpec, operand: Operand) -> u128 {
     spec.stages as u128 * smem_stage_bytes(spec, operand)
 }
 
-/// Bytes of one stripe of `operand` in shared memory, exactly: `k_blk` rows
-/// of [`smem_stride`] elements, rounded up to 16 bytes when stripes form a
-/// ring so that every stripe starts 16-byte aligned for `cp.async`.
+/// Bytes of one stripe of `operand` in shared memory, exactly: `k_blk`
+/// K-major rows of `m_blk` or `n_blk` plus the skew elements, rounded up to
+/// [`smem_align`] when stripes form a ring (or the math is a tensor-core
+/// one) so that every stripe starts as aligned as the arrays. A
+/// K-contiguous stripe ([`stripe_layout`]) uses the first `free_blk ×
+/// k_blk` elements of the same room: the size depends on the tile, the
+/// stages and the math, never on the loads that decide the layout.
 pub const fn smem_stage_bytes(spec: &KernelSpec, operand: Operand) -> u128 {
-    let bytes =
-        spec.k_blk as u128 * smem_stride(spec, operand) as u128 * spec.precision.element_bytes() as u128;
-    if spec.stages > 1 { bytes.next_multiple_of(16) } else { bytes }
+    let free_blk = match operand {
+        Operand::A => spec.m_blk,
+        Operand::B => spec.n_blk,
+    };
+    let bytes = spec.k_blk as u128
+        * (free_blk as u128 + smem_skew(spec) as u128)
+        * spec.precision.element_bytes() as u128;
+    if spec.stages > 1 || spec.math.is_mma() {
+        bytes.next_multiple_of(smem_align(spec) as u128)
+    } else {
+        bytes
+    }
+}
+
+/// The alignment of `spec`'s shared arrays and stripes, in bytes: 16 for
+/// `cp.async` and vector loads; 128 for a tensor-core math, whose
+/// K-contiguous stripes are swizzled on the absolute address (the banks
+/// see it).
+pub const fn smem_align(spec: &KernelSpec) -> u32 {
+    if spec.math.is_mma() { 128 } else { 16 }
 }
 
 /// Shared memory per block of `spec`, in bytes, exactly (in `u128`; see

@@ -61,8 +61,8 @@ pub mod stencil;
 
 pub use abi::Abi;
 pub use constraints::{
-    Field, Limits, Operand, ParamPath, Plan, Rule, StripePlan, Violation, register_reuse, validate,
-    validate_with,
+    Field, Limits, Operand, ParamPath, Plan, Rule, StripeLayout, StripePlan, Swizzle, Violation,
+    register_reuse, validate, validate_with,
 };
 pub use device::{ArchLimits, ComputeCapability, DeviceLimits, DriverLimits, Occupancy};
 pub use family::{BlockOrder, Family, GridOverflow, LaunchShape, Requirements, Stencil};

@@ -636,6 +636,7 @@ impl<'k> Decoder<'k> {
             BinOp::MulWide => return self.unsupported(format!("`mul.wide` on {ty}")),
             BinOp::And => [I2::And32, I2::And64][w as usize],
             BinOp::Or => [I2::Or32, I2::Or64][w as usize],
+            BinOp::Xor => [I2::Xor32, I2::Xor64][w as usize],
             BinOp::Shl => [I2::Shl32, I2::Shl64][w as usize],
             BinOp::Shr => [[I2::ShrU32, I2::ShrS32], [I2::ShrU64, I2::ShrS64]][w as usize][s as usize],
             BinOp::Min => [[I2::MinU32, I2::MinS32], [I2::MinU64, I2::MinS64]][w as usize][s as usize],

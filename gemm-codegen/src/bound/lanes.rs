@@ -243,6 +243,7 @@ fn binary(op: BinOp, bits: u32, signed: bool, x: u64, y: u64) -> Option<u64> {
         BinOp::Rem => wrap(a.checked_rem(b).filter(|_| b != 0)?, bits),
         BinOp::And => wrap(i128::from(x & y), bits),
         BinOp::Or => wrap(i128::from(x | y), bits),
+        BinOp::Xor => wrap(i128::from(x ^ y), bits),
         BinOp::Shl => wrap(i128::from(x) << shift, bits),
         BinOp::Shr => wrap(a >> shift, bits),
         BinOp::Min => wrap(a.min(b), bits),

@@ -9,10 +9,11 @@
 //! grid (`g = lane / 4` along M, `t = lane mod 4` along N), so the block's
 //! thread grid is `(8 · warps.0, 4 · warps.1)` and each thread owns `tile.0
 //! / threads.0` rows and `tile.1 / threads.1` columns of C, as in every
-//! stencil kernel. Each lane reads its fragments of A and of B 16 bytes at
-//! once (`lds_width` = 2 f64, 1 c64, 4 f32, 2 c32), so a warp tile is a
-//! whole number of blocks of 8 such runs: 16 × 16 for f64, c64 and c32,
-//! 32 × 32 for f32 (see `stencil/mma.rs`).
+//! stencil kernel. Each lane reads its fragments of a K-major stripe 16
+//! bytes at once (`lds_width` = 2 f64, 1 c64, 4 f32, 2 c32), so a warp tile
+//! is a whole number of blocks of 8 such runs: 16 × 16 for f64, c64 and
+//! c32, 32 × 32 for f32 (see `stencil/mma.rs`; a K-contiguous stripe, see
+//! `layout.rs`, keeps the same rows and reads each row's k slots at once).
 
 use super::{Field, ParamPath, Rule, Violation, violation};
 use crate::ptx::{MmaKind, MmaShape};

@@ -337,6 +337,10 @@ impl Instr {
         let ty = match op {
             BinOp::MulWide => panic!("use Instr::mul_wide"),
             BinOp::And | BinOp::Or => bits_of(dst.ty),
+            BinOp::Xor => {
+                assert!(dst.ty != Type::Pred, "xor on a predicate");
+                bits_of(dst.ty)
+            }
             BinOp::Shl => {
                 check_int(dst.ty);
                 bits_of(dst.ty)

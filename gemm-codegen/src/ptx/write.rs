@@ -230,6 +230,7 @@ pub fn binop_mnemonic(op: BinOp, ty: Type) -> &'static str {
         (BinOp::Rem, _) => "rem",
         (BinOp::And, _) => "and",
         (BinOp::Or, _) => "or",
+        (BinOp::Xor, _) => "xor",
         (BinOp::Shl, _) => "shl",
         (BinOp::Shr, _) => "shr",
         (BinOp::Min, _) => "min",

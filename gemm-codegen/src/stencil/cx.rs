@@ -105,6 +105,23 @@ impl Cx<'_> {
         }
     }
 
+    /// `byte ^= 16 · mask(row)`: swizzles the chunk of `byte`, an offset
+    /// into a K-contiguous stripe whose row `row` it lies in (see
+    /// [`Swizzle`](crate::constraints::Swizzle)); `scratch` is clobbered.
+    pub fn swizzle(&mut self, byte: Reg, row: Reg, z: crate::constraints::Swizzle, scratch: Reg) {
+        use crate::ptx::BinOp;
+        // 16 G ((row / d) mod R), with d, R and G powers of two.
+        self.b.push(Instr::binary(BinOp::Shr, scratch, row, Operand::imm(z.rows.trailing_zeros())));
+        self.b.push(Instr::binary(BinOp::And, scratch, scratch, Operand::imm(z.period - 1)));
+        self.b.push(Instr::binary(
+            BinOp::Shl,
+            scratch,
+            scratch,
+            Operand::imm((16 * z.chunks).trailing_zeros()),
+        ));
+        self.b.push(Instr::binary(BinOp::Xor, byte, byte, scratch));
+    }
+
     /// `q = x / d` and `r = x % d` for a constant `d`, as shifts and masks
     /// when `d` is a power of two.
     pub fn divmod(&mut self, x: Reg, d: u32, q_name: &str, r_name: &str) -> (Reg, Reg) {

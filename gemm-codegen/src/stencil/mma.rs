@@ -38,6 +38,23 @@
 //! g`, and owns C's rows `8i + g`, columns `8i + 2t, +1`. These are the
 //! [`super::CLayout`] of a tensor-core math.
 //!
+//! # K-contiguous operands
+//!
+//! An operand whose K leads in global memory (A for op T/C, B for op N) is
+//! stored `[free][k]` when the layout rules allow
+//! ([`stripe_layout`](crate::constraints::stripe_layout)): its copies are
+//! 16-byte runs along K, not one element per copy. A lane then wants a
+//! fragment row's k elements side by side, so the step renumbers its k
+//! slots: where the ISA's fragments say lane `(g, t)` holds k `t + 4i`, it
+//! gets stripe row `(K/4)·t + i`, for both operands alike (an `mma` sums
+//! over k: any order A and B share gives the same products). A
+//! K-contiguous operand's row then loads its `K/4` slots at once (4, 8 or
+//! 16 bytes); a K-major one reads 16 bytes of consecutive rows at each of
+//! its slot rows as above. The chunk swizzle that keeps the row loads free
+//! of bank conflicts sits in the lane's read pointer (its mask depends only
+//! on `g`): step `s` of the row's groups of `R` steps is at `pointer ^ 16G
+//! (s mod R) + 128 (s div R)`, one `xor` a step.
+//!
 //! # TF32
 //!
 //! A `.tf32` operand is an f32 with 10 mantissa bits, its 13 low bits
@@ -83,6 +100,7 @@
 //! from the FMA kernels (the emulator runs each `mma` as a chain of FMAs
 //! along K).
 
+use crate::constraints::{Operand, StripeLayout};
 use crate::ptx::{Address, BinOp, CacheQual, Instr, MmaKind, MmaShape, Operand as Op, Reg, Space, Type};
 use crate::spec::Math;
 
@@ -145,6 +163,14 @@ pub(crate) struct Fragments {
     run: u32,
     /// Whether a run is contiguous (`lds_width ≥ 2`); c64's rows are 8 apart.
     contiguous: bool,
+    /// A's and B's layouts in shared memory.
+    layouts: [StripeLayout; 2],
+    /// Stripe rows between the k slots of consecutive lanes `t`: 1 (the
+    /// ISA's `t + 4i`), or `K/4` when an operand is K-contiguous (`(K/4)·t
+    /// + i`, a lane's slots adjacent; see the module doc).
+    slot_stride: u32,
+    /// Scratch pointers of the K-contiguous operands' swizzled steps.
+    step_ptr: [Option<Reg>; 2],
     /// The accumulators, `[i * n_thr + j]`.
     acc: Vec<Elem>,
     n_thr: u32,
@@ -172,6 +198,9 @@ impl Fragments {
             complex: false,
             run: 2,
             contiguous: true,
+            layouts: [StripeLayout::KMajor; 2],
+            slot_stride: 1,
+            step_ptr: [None; 2],
             acc: Vec::new(),
             n_thr: 0,
             sets: Vec::new(),
@@ -305,27 +334,57 @@ impl StepMath for Fragments {
         ));
         let a_sptr = cx.b.reg("a_sld", Type::U32);
         let b_sptr = cx.b.reg("b_sld", Type::U32);
-        let col = cx.b.reg("b_sld_col", Type::U32);
         let (g, t) = cx.lane.expect("thread_position places a tensor-core math's lanes");
         let (rw, cw) = (layout.row_width(), layout.col_width());
-        cx.b.comment(format!(
-            "A: As[t][{rw} tx] = As[t][warp_m WM + {r} g], the lane's first row of its warp's tile"
-        ));
-        cx.b.push(Instr::mul(a_sptr, t, Op::imm(cx.plan.smem_a_stride())));
-        cx.b.push(Instr::mad(a_sptr, cx.tx, Op::imm(rw), a_sptr));
-        cx.b.push(Instr::mul(a_sptr, a_sptr, Op::imm(esz)));
-        let a_base = cx.b.reg("a_sld_base", Type::U32);
-        cx.shared_address(a_base, cx.smem_a);
-        cx.b.push(Instr::add(a_sptr, a_sptr, a_base));
-        cx.b.comment(format!("B: Bs[t][warp_n WN + {r} g], with warp_n WN = {cw} (ty - t)"));
-        cx.b.push(Instr::sub(col, cx.ty, t));
-        cx.b.push(Instr::mul(col, col, Op::imm(cw)));
-        cx.b.push(Instr::mad(col, g, Op::imm(r), col));
-        cx.b.push(Instr::mad(b_sptr, t, Op::imm(cx.plan.smem_b_stride()), col));
-        cx.b.push(Instr::mul(b_sptr, b_sptr, Op::imm(esz)));
-        let b_base = cx.b.reg("b_sld_base", Type::U32);
-        cx.shared_address(b_base, cx.smem_b);
-        cx.b.push(Instr::add(b_sptr, b_sptr, b_base));
+        self.layouts = [cx.plan.layout_a(), cx.plan.layout_b()];
+        let k_contiguous = self.layouts.iter().any(StripeLayout::k_contiguous);
+        self.slot_stride = if k_contiguous { shape.k / 4 } else { 1 };
+        let slot = if k_contiguous { format!("{} t", self.slot_stride) } else { "t".to_owned() };
+        for (operand, ptr, base) in [(Operand::A, a_sptr, cx.smem_a), (Operand::B, b_sptr, cx.smem_b)] {
+            // The lane's first row of A (column of B) in the block's tile.
+            let first = match operand {
+                Operand::A => {
+                    let row = cx.b.reg("a_sld_row", Type::U32);
+                    cx.b.comment(format!(
+                        "A: the lane's first row tx {rw} = warp_m WM + {r} g of its warp's tile"
+                    ));
+                    cx.b.push(Instr::mul(row, cx.tx, Op::imm(rw)));
+                    row
+                }
+                Operand::B => {
+                    let col = cx.b.reg("b_sld_col", Type::U32);
+                    cx.b.comment(format!(
+                        "B: the lane's first column warp_n WN + {r} g, warp_n WN = {cw} (ty - t)"
+                    ));
+                    cx.b.push(Instr::sub(col, cx.ty, t));
+                    cx.b.push(Instr::mul(col, col, Op::imm(cw)));
+                    cx.b.push(Instr::mad(col, g, Op::imm(r), col));
+                    col
+                }
+            };
+            let (x, stride) = (operand.upper(), cx.plan.stride(operand));
+            match cx.plan.layout(operand) {
+                StripeLayout::KMajor => {
+                    cx.b.comment(format!("{x}s[{slot}][first], K-major"));
+                    cx.b.push(Instr::mul(ptr, t, Op::imm(self.slot_stride * stride)));
+                    cx.b.push(Instr::add(ptr, ptr, first));
+                }
+                StripeLayout::KContiguous(_) => {
+                    cx.b.comment(format!("{x}s[first][{slot}], K-contiguous, its chunk swizzled"));
+                    cx.b.push(Instr::mul(ptr, t, Op::imm(self.slot_stride)));
+                    cx.b.push(Instr::mad(ptr, first, Op::imm(stride), ptr));
+                }
+            }
+            cx.b.push(Instr::mul(ptr, ptr, Op::imm(esz)));
+            if let StripeLayout::KContiguous(z) = cx.plan.layout(operand) {
+                let scratch = cx.b.reg(format!("{}_sld_step", operand.lower()), Type::U32);
+                cx.swizzle(ptr, first, z, scratch);
+                self.step_ptr[operand as usize] = Some(scratch);
+            }
+            let start = cx.b.reg(format!("{}_sld_base", operand.lower()), Type::U32);
+            cx.shared_address(start, base);
+            cx.b.push(Instr::add(ptr, ptr, start));
+        }
 
         cx.b.reg_group(format!("C accumulators: {m_thr} x {n_thr} per thread, in mma fragments"));
         self.acc = (0..m_thr)
@@ -379,34 +438,51 @@ impl StepMath for Fragments {
         let set = &self.sets[set];
         // f64: a DMMA taking several elements of B wants them apart (see above).
         let b_apart = self.kind == MmaKind::F64 && !self.complex && shape.b_per_lane() > 1;
-        for (frags, ptr, stride, apart) in [
-            (&set.a, a_ptr, cx.plan.smem_a_stride(), false),
-            (&set.b, b_ptr, cx.plan.smem_b_stride(), b_apart),
-        ] {
+        for (operand, frags, ptr, apart) in [(0, &set.a, a_ptr, false), (1, &set.b, b_ptr, b_apart)] {
+            let stride = [cx.plan.smem_a_stride(), cx.plan.smem_b_stride()][operand];
+            // Row (column) `j` of a lane's run in block `p`, from its first one.
+            let run_row =
+                |p: usize, j: usize| p as u32 * block + if self.contiguous { j as u32 } else { 8 * j as u32 };
+            let ld = |cx: &mut Cx<'_>, regs: &[Reg], ptr: Reg, offset: i64| {
+                cx.b.push(Instr::ld(Space::Shared, CacheQual::None, regs, Address::reg(ptr, offset)));
+            };
+            if let StripeLayout::KContiguous(z) = self.layouts[operand] {
+                // Each row's k slots at once. Step `s` of the row's groups of
+                // `R` steps sits at `s ^ mask`: the pointer holds the lane's
+                // mask, XORing the step in lands on it.
+                let (lo, hi) = (step % z.period, step / z.period);
+                let ptr = match (lo, self.step_ptr[operand]) {
+                    (0, _) => ptr,
+                    (_, Some(scratch)) => {
+                        cx.b.push(Instr::binary(BinOp::Xor, scratch, ptr, Op::imm(16 * z.chunks * lo)));
+                        scratch
+                    }
+                    (_, None) => unreachable!("setup declares a K-contiguous operand's step pointer"),
+                };
+                for (p, block_frags) in frags.iter().enumerate() {
+                    for j in 0..block_frags[0].len() {
+                        let regs: Vec<Reg> = block_frags.iter().flat_map(|run| run[j].x.regs()).collect();
+                        ld(cx, &regs, ptr, i64::from(run_row(p, j) * stride) * esz + 128 * i64::from(hi));
+                    }
+                }
+                continue;
+            }
             for (p, block_frags) in frags.iter().enumerate() {
                 for (s, run) in block_frags.iter().enumerate() {
-                    let row = step * shape.k + 4 * s as u32;
+                    let row = step * shape.k + s as u32 * if self.slot_stride > 1 { 1 } else { 4 };
                     let offset = |col: u32| i64::from(row * stride + p as u32 * block + col) * esz;
-                    let ld = |cx: &mut Cx<'_>, regs: &[Reg], col: u32| {
-                        cx.b.push(Instr::ld(
-                            Space::Shared,
-                            CacheQual::None,
-                            regs,
-                            Address::reg(ptr, offset(col)),
-                        ));
-                    };
                     if !self.contiguous {
                         // c64: rows (columns) 8j + g, one element, re and im, per load.
                         for (j, f) in run.iter().enumerate() {
-                            ld(cx, &f.x.regs(), 8 * j as u32);
+                            ld(cx, &f.x.regs(), ptr, offset(8 * j as u32));
                         }
                     } else if apart {
                         for (j, f) in run.iter().enumerate() {
-                            ld(cx, &f.x.regs(), j as u32);
+                            ld(cx, &f.x.regs(), ptr, offset(j as u32));
                         }
                     } else {
                         let regs: Vec<Reg> = run.iter().flat_map(|f| f.x.regs()).collect();
-                        ld(cx, &regs, 0);
+                        ld(cx, &regs, ptr, offset(0));
                     }
                 }
             }

@@ -278,12 +278,13 @@ fn prologue(plan: &Plan) -> Cx<'_> {
 
     // Up to 48 KiB, two static arrays; above, one dynamic array sized by the
     // launch, A's stripes first.
+    let align = crate::constraints::smem_align(plan.spec());
     let (smem_a, smem_b) = if plan.dynamic_shared() {
-        let smem = b.dynamic_shared("smem", 16);
+        let smem = b.dynamic_shared("smem", align);
         (SharedBase { array: smem, offset: 0 }, SharedBase { array: smem, offset: plan.smem_a_bytes() })
     } else {
-        let a = b.shared("smem_a", plan.smem_a_bytes(), 16);
-        let b = b.shared("smem_b", plan.smem_b_bytes(), 16);
+        let a = b.shared("smem_a", plan.smem_a_bytes(), align);
+        let b = b.shared("smem_b", plan.smem_b_bytes(), align);
         (SharedBase { array: a, offset: 0 }, SharedBase { array: b, offset: 0 })
     };
 
@@ -341,12 +342,10 @@ fn header(plan: &Plan) -> Vec<String> {
             spec.lds_width,
         ),
         format!(
-            "Shared: {}As[{}][{}] and Bs[{}][{}] elements (skew {}), {} bytes{}",
+            "Shared: {}{} and {} elements (skew {}), {} bytes{}",
             if spec.stages > 1 { format!("a ring of {} stripes ", spec.stages) } else { String::new() },
-            spec.k_blk,
-            plan.smem_a_stride(),
-            spec.k_blk,
-            plan.smem_b_stride(),
+            stripe_decl(plan, Operand::A),
+            stripe_decl(plan, Operand::B),
             plan.skew(),
             plan.shared_bytes(),
             if plan.dynamic_shared() { ", dynamic (the launch passes them)" } else { "" },
@@ -364,4 +363,25 @@ fn header(plan: &Plan) -> Vec<String> {
             Abi::gemm(spec.precision).params().iter().map(|p| p.name).collect::<Vec<_>>().join(", "),
         ),
     ]
+}
+
+/// `As[k][stride]` for a K-major stripe, `As[m][k], K contiguous (chunks
+/// swizzled)` for a K-contiguous one, as the header describes it.
+fn stripe_decl(plan: &Plan, operand: Operand) -> String {
+    let name = match operand {
+        Operand::A => "As",
+        Operand::B => "Bs",
+    };
+    let spec = plan.spec();
+    let free_blk = match operand {
+        Operand::A => spec.m_blk,
+        Operand::B => spec.n_blk,
+    };
+    let stride = plan.stride(operand);
+    if plan.layout(operand).k_contiguous() {
+        let rows = free_blk;
+        format!("{name}[{rows}][{stride}] (K contiguous, 16-byte chunks XOR-swizzled)")
+    } else {
+        format!("{name}[{}][{stride}]", spec.k_blk)
+    }
 }

@@ -14,10 +14,14 @@
 //! outside the matrix is ever read. Conjugation happens here, so the inner
 //! product never sees the op.
 //!
-//! In shared memory both stripes are stored K-major: `As[k][m]` and
-//! `Bs[k][n]`, rows skewed (see [`Plan::skew`](crate::Plan::skew)).
+//! In shared memory a stripe is stored K-major, `As[k][m]` and `Bs[k][n]`,
+//! rows skewed (see [`Plan::skew`](crate::Plan::skew)); or, for a
+//! tensor-core math and an operand whose K leads, K-contiguous, `As[m][k]`
+//! or `Bs[n][k]`, chunks swizzled (see
+//! [`stripe_layout`](crate::constraints::stripe_layout)): a run along K is
+//! then one store (one copy) like a run along a free dimension.
 
-use crate::constraints::{Operand, StripePlan};
+use crate::constraints::{Operand, StripeLayout, StripePlan};
 use crate::ptx::{Address, CacheQual, Cmp, Instr, Operand as Op, Reg, Space, Type};
 use crate::spec::GlobalLoad;
 
@@ -27,6 +31,8 @@ use super::{Cx, Elem, StripeMover};
 /// which of them are inside the matrix: what every mover computes alike.
 pub(crate) struct Footprint {
     pub stripe: StripePlan,
+    /// Whether the shared stripe is K-contiguous (`[free][k]`).
+    pub k_contiguous: bool,
     /// Elements per run (`ldg_width`).
     pub width: u32,
     /// Runs along the leading dimension per thread.
@@ -155,16 +161,31 @@ impl Footprint {
             cx.b.push(Instr::setp(Cmp::Gt, Type::S32, p, free_lim, Op::imm(offset)));
         }
 
-        // Shared-window address of the thread's first element: As[k0][m0].
+        // Shared-window address of the thread's first element: As[k0][m0],
+        // or As[m0][k0] with its chunk swizzled.
         let (k0, f0) = if stripe.lead_is_k { (lead_first, cross0) } else { (cross0, lead_first) };
         let row_in_smem = cx.b.reg(format!("{x}_smem_elem"), Type::U32);
-        cx.b.push(Instr::mad(row_in_smem, k0, Op::imm(stride), f0));
-        cx.shared_address(sptr, smem);
-        cx.b.push(Instr::mad(sptr, row_in_smem, Op::imm(esz), sptr));
+        let layout = cx.plan.layout(operand);
+        match layout {
+            StripeLayout::KMajor => {
+                cx.b.push(Instr::mad(row_in_smem, k0, Op::imm(stride), f0));
+                cx.shared_address(sptr, smem);
+                cx.b.push(Instr::mad(sptr, row_in_smem, Op::imm(esz), sptr));
+            }
+            StripeLayout::KContiguous(z) => {
+                cx.b.push(Instr::mad(row_in_smem, f0, Op::imm(stride), k0));
+                cx.b.push(Instr::mul(row_in_smem, row_in_smem, Op::imm(esz)));
+                let mask = cx.b.reg(format!("{x}_swizzle"), Type::U32);
+                cx.swizzle(row_in_smem, f0, z, mask);
+                cx.shared_address(sptr, smem);
+                cx.b.push(Instr::add(sptr, sptr, row_in_smem));
+            }
+        }
 
         let k_idx0 = if stripe.lead_is_k { lead_first } else { cross0 };
         Footprint {
             stripe,
+            k_contiguous: layout.k_contiguous(),
             width,
             runs,
             gptr,
@@ -225,12 +246,21 @@ impl Footprint {
     }
 
     /// Byte offset of run `r`, element `e` of cross row `j` from
-    /// [`Footprint::sptr`] in the K-major shared array of row `stride`.
+    /// [`Footprint::sptr`] in the shared array of row `stride`: K-major, or
+    /// K-contiguous, where the layout's conditions make the swizzle of
+    /// every copy the swizzle of the first shifted by this much.
     pub fn shared_offset(&self, esz: i64, stride: u32, r: u32, e: u32, j: u32) -> i64 {
         let lead = r * self.stripe.shape.lead * self.width + e;
         let cross = j * self.stripe.shape.cross;
         let (k, f) = if self.stripe.lead_is_k { (lead, cross) } else { (cross, lead) };
-        i64::from(k * stride + f) * esz
+        let (row, col) = if self.k_contiguous { (f, k) } else { (k, f) };
+        i64::from(row * stride + col) * esz
+    }
+
+    /// Whether a run along the leading dimension is contiguous in shared
+    /// memory: always, unless K leads a K-major stripe.
+    pub fn run_is_contiguous(&self) -> bool {
+        !self.stripe.lead_is_k || self.k_contiguous
     }
 
     /// Moves the global pointers one stripe further along K.
@@ -361,7 +391,7 @@ impl StripeMover for RegisterStaged {
             for r in 0..at.runs {
                 let first = ((j * at.runs + r) * w) as usize;
                 let run = &s.staged[first..first + w as usize];
-                if at.stripe.lead_is_k {
+                if !at.run_is_contiguous() {
                     // A run along K spans `width` rows of the K-major array.
                     for (e, elem) in run.iter().enumerate() {
                         let offset = at.shared_offset(esz, stride, r, e as u32, j);

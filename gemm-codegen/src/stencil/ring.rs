@@ -49,7 +49,8 @@
 //!
 //! Copies move runs of `ldg_width` elements. A run along the free dimension
 //! is one copy into a row of the K-major stripe; a run along K spans
-//! `ldg_width` rows, so it is one copy per element. Elements outside the
+//! `ldg_width` rows of a K-major stripe, so it is one copy per element, and
+//! one copy into a row of a K-contiguous stripe (tensor-core maths). Elements outside the
 //! matrix are read as zeros through the copy's source size (`src-size`
 //! below `cp-size` zero-fills the rest): nothing outside it is read.
 //! Conjugation cannot happen in a copy; the inner product does it.
@@ -92,18 +93,13 @@ impl AsyncCopy {
         let x = self.operand.lower();
         let at = Footprint::setup(cx, self.operand);
         let esz = cx.precision().element_bytes();
-        if !at.stripe.lead_is_k {
-            // Elements of run r inside along the free dimension: clamp(free_lim
-            // − r · load.0 · w, 0, w), recovered from the setup predicates as
-            // the count of true ones (they are a prefix).
-            for r in 0..at.runs {
-                let bytes = cx.b.reg(format!("{x}_run_bytes_{r}"), Type::U32);
-                cx.b.push(Instr::mov(bytes, Op::imm(0)));
-                for e in 0..at.width {
-                    let inside = at.lead_ok[(r * at.width + e) as usize];
-                    cx.b.push_if(inside, Instr::mov(bytes, Op::imm((e + 1) * esz)));
-                }
-                self.run_bytes.push(bytes);
+        if at.run_is_contiguous() {
+            // Bytes of run r inside the matrix along the leading dimension:
+            // set here once for a free dimension, per stripe for K (`begin`).
+            self.run_bytes =
+                (0..at.runs).map(|r| cx.b.reg(format!("{x}_run_bytes_{r}"), Type::U32)).collect();
+            if !at.stripe.lead_is_k {
+                run_bytes(cx, &at, &self.run_bytes, esz);
             }
         }
         self.src_bytes = Some(cx.b.reg(format!("{x}_src_bytes"), Type::U32));
@@ -127,13 +123,16 @@ impl AsyncCopy {
     pub fn begin(&self, cx: &mut Cx<'_>, k_rem: Reg, slot: Op) {
         let at = self.at();
         at.bound_k(cx, k_rem);
+        if at.stripe.lead_is_k && at.run_is_contiguous() {
+            run_bytes(cx, at, &self.run_bytes, cx.precision().element_bytes());
+        }
         cx.b.push(Instr::add(self.dst.expect("setup"), at.sptr, slot));
     }
 
     /// How many copies (units) each thread issues per stripe.
     pub fn units(&self) -> u32 {
         let at = self.at();
-        let per_run = if at.stripe.lead_is_k { at.width } else { 1 };
+        let per_run = if at.run_is_contiguous() { 1 } else { at.width };
         at.stripe.per_thread_cross * at.runs * per_run
     }
 
@@ -150,13 +149,13 @@ impl AsyncCopy {
             Operand::B => cx.plan.smem_b_stride(),
         };
         let w = at.width;
-        let per_run = if at.stripe.lead_is_k { w } else { 1 };
+        let per_run = if at.run_is_contiguous() { 1 } else { w };
         let (j, in_row) = (unit / (at.runs * per_run), unit % (at.runs * per_run));
         let (r, e) = (in_row / per_run, in_row % per_run);
         let row = if in_row == 0 { at.cross_row(cx, j) } else { at.row_pointer(j) };
         let cross_ok = at.cross_ok[j as usize];
         let guard = guard.map(|pred| ptx::Guard { pred, negated: false });
-        let copy = if at.stripe.lead_is_k {
+        let copy = if !at.run_is_contiguous() {
             let inside = at.lead_ok[(r * w + e) as usize];
             cx.b.push(Instr::and_pred(at.ok, cross_ok, inside));
             cx.b.push(Instr::selp(src_bytes, Op::imm(esz), Op::imm(0), at.ok));
@@ -176,6 +175,19 @@ impl AsyncCopy {
 
     pub fn advance(&self, cx: &mut Cx<'_>) {
         self.at().advance(cx);
+    }
+}
+
+/// `bytes[r] = ` the bytes of run `r` inside the matrix along the leading
+/// dimension: `clamp(lim − r · load.0 · w, 0, w) · esz`, recovered from the
+/// predicates as the count of true ones (they are a prefix of the run).
+fn run_bytes(cx: &mut Cx<'_>, at: &Footprint, bytes: &[Reg], esz: u32) {
+    for (r, &b) in bytes.iter().enumerate() {
+        cx.b.push(Instr::mov(b, Op::imm(0)));
+        for e in 0..at.width {
+            let inside = at.lead_ok[(r as u32 * at.width + e) as usize];
+            cx.b.push_if(inside, Instr::mov(b, Op::imm((e + 1) * esz)));
+        }
     }
 }
 

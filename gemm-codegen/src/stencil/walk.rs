@@ -31,6 +31,7 @@
 //! `ptxas` schedules the loads itself, and the extra registers can cost it
 //! more than the order gains (measured in `tuning/sm_90-pipeline/unroll/`).
 
+use crate::constraints::Operand;
 use crate::ptx::{Cmp, Instr, Operand as Op, Reg, Type};
 
 use super::{Beside, Cx, Elem, InnerProduct, NextStripe, Step};
@@ -174,7 +175,9 @@ impl<S: StepMath> Walker<S> {
             cx.b.place(label);
             self.body(cx, ptrs, steps, End::Loops, &mut |_, _| {});
             let esz = cx.esz();
-            for (ptr, stride) in [(ptrs.0, cx.plan.smem_a_stride()), (ptrs.1, cx.plan.smem_b_stride())] {
+            for (ptr, operand) in [(ptrs.0, Operand::A), (ptrs.1, Operand::B)] {
+                // `unroll` k rows, or elements of a K-contiguous row.
+                let stride = if cx.plan.layout(operand).k_contiguous() { 1 } else { cx.plan.stride(operand) };
                 cx.b.push(Instr::add(ptr, ptr, Op::imm(i64::from(unroll * stride) * esz)));
             }
             cx.b.push(Instr::sub(left, left, Op::imm(1)));

@@ -149,6 +149,7 @@ pub(super) fn int2(w: &mut Warp, m: u32, f: I2, d: u32, a: Src, b: Src) -> Resul
         I2::MulWideS32 => map2(w, m, d, a, b, |x, y| (i64::from(s32(x)) * i64::from(s32(y))) as u64),
         I2::And32 | I2::And64 => map2(w, m, d, a, b, |x, y| x & y),
         I2::Or32 | I2::Or64 => map2(w, m, d, a, b, |x, y| x | y),
+        I2::Xor32 | I2::Xor64 => map2(w, m, d, a, b, |x, y| x ^ y),
         // Shift amounts past the width clamp to the width.
         I2::Shl32 => map2(w, m, d, a, b, |x, y| if lo(y) >= 32 { 0 } else { u(lo(x) << lo(y)) }),
         I2::Shl64 => map2(w, m, d, a, b, |x, y| if lo(y) >= 64 { 0 } else { x << lo(y) }),

@@ -211,7 +211,7 @@ pub(super) fn build(
             }
             Instr::Unary { op, ty, dst: cx.dst(&args[0], ty)?, src: cx.src(&args[1], ty)? }
         }
-        "add" | "sub" | "mul" | "div" | "rem" | "and" | "or" | "shl" | "shr" | "min" | "max" => {
+        "add" | "sub" | "mul" | "div" | "rem" | "and" | "or" | "xor" | "shl" | "shr" | "min" | "max" => {
             let Some(ty) = last_ty() else { return unknown(&cx) };
             let Some(op) = BinOp::ALL
                 .into_iter()
@@ -357,6 +357,7 @@ fn binop_legal(op: BinOp, ty: Type) -> bool {
         BinOp::MulWide => ty.wide().is_some(),
         BinOp::Div | BinOp::Rem => int && !is_bits(ty),
         BinOp::And | BinOp::Or => is_bits(ty) || ty == Type::Pred,
+        BinOp::Xor => is_bits(ty),
         BinOp::Shl => is_bits(ty),
         BinOp::Shr => int,
     }

@@ -44,6 +44,8 @@ pub(crate) enum I2 {
     And64,
     Or32,
     Or64,
+    Xor32,
+    Xor64,
     Shl32,
     Shl64,
     ShrU32,

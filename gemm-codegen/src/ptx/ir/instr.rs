@@ -223,6 +223,8 @@ pub enum BinOp {
     And,
     /// `or` (bits or predicates).
     Or,
+    /// `xor` (bits): the XOR swizzle of a K-contiguous stripe's chunks.
+    Xor,
     /// `shl`.
     Shl,
     /// `shr`.
@@ -235,7 +237,7 @@ pub enum BinOp {
 
 impl BinOp {
     /// Every operation.
-    pub const ALL: [BinOp; 12] = [
+    pub const ALL: [BinOp; 13] = [
         BinOp::Add,
         BinOp::Sub,
         BinOp::Mul,
@@ -244,6 +246,7 @@ impl BinOp {
         BinOp::Rem,
         BinOp::And,
         BinOp::Or,
+        BinOp::Xor,
         BinOp::Shl,
         BinOp::Shr,
         BinOp::Min,
