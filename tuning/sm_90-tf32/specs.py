@@ -19,7 +19,7 @@ def spec(ops, tile, warps, mma=(16, 8, 8), stages=3, frag=1, inter=0, raster=8,
          precision='f32', math='tf32x3'):
     (m, n, k), (wm, wn) = tile, warps
     threads = 32 * wm * wn
-    w = 4 if precision == 'f32' else 2
+    w = {'f32': 4, 'c64': 1}.get(precision, 2)
     la, lb = loads(ops[0], ops[1], m, n, k, threads, w)
     s = (f"precision = {precision}, op = ({ops[0]}, {ops[1]}), tile = ({m}, {n}, {k}), "
          f"threads = ({8*wm}, {4*wn}), load_a = {la}, load_b = {lb}, lds_width = {w}, arch = sm_90, "
@@ -66,4 +66,22 @@ elif sys.argv[1] == 'explore2':
                               ((128, 128, 32), (2, 4), 2), ((128, 256, 32), (2, 4), 1),
                               ((256, 128, 32), (4, 2), 1)]:
         out.append(spec(NN, tile, warps, frag=frag))
+elif sys.argv[1] == 'kcontig':
+    # K-contiguous stripes for a K-leading operand (each run with the build
+    # before and after the change): 1xTF32 and tf32x3 SGEMM at K_blk = 32,
+    # CGEMM's tf32x3 winners and a 1xTF32 one, DGEMM and ZGEMM on DMMA.
+    for ops in [NN, ('N', 'T'), ('T', 'N'), ('T', 'T')]:
+        out.append(spec(ops, (128, 128, 32), (2, 4), math='tf32'))
+    for ops in [NN, ('N', 'T'), ('T', 'N'), ('T', 'T')]:
+        out.append(spec(ops, (128, 128, 32), (2, 2)))
+    for ops in [('T', 'N'), ('T', 'T')]:
+        out.append(spec(ops, (128, 128, 32), (2, 4)))
+    for ops in [NN, ('T', 'N'), ('T', 'T')]:
+        out.append(spec(ops, (64, 64, 16), (2, 2), precision='c32'))
+    out.append(spec(('T', 'N'), (64, 64, 16), (2, 2), precision='c32', math='tf32'))
+    for ops in [NN, ('T', 'N'), ('T', 'T')]:
+        out.append(spec(ops, (128, 128, 16), (2, 4), (16, 8, 4), frag=2, inter=2,
+                        precision='f64', math='dmma'))
+    for ops in [NN, ('T', 'N')]:
+        out.append(spec(ops, (64, 64, 8), (2, 2), (16, 8, 4), precision='c64', math='dmma'))
 print('\n'.join('-|' + s for s in out))
