@@ -134,11 +134,12 @@ pub struct StripePlan {
 impl StripePlan {
     /// How `spec`'s block reads `operand`'s stripe with the shape `spec`
     /// names for it (`load_a` or `load_b`), whether or not that shape fits.
-    pub fn new(spec: &KernelSpec, operand: Operand) -> StripePlan {
-        let (op, free_blk, shape) = match operand {
-            Operand::A => (spec.eff_op_a(), spec.m_blk, spec.load_a),
-            Operand::B => (spec.eff_op_b(), spec.n_blk, spec.load_b),
+    pub const fn new(spec: &KernelSpec, operand: Operand) -> StripePlan {
+        let (op, shape) = match operand {
+            Operand::A => (spec.eff_op_a(), spec.load_a),
+            Operand::B => (spec.eff_op_b(), spec.load_b),
         };
+        let free_blk = free_blk(spec, operand);
         // A is m × k after its op: stored as-is (op N) its leading dimension
         // is M; stored transposed, K. B is k × n: stored as-is, K leads.
         let lead_is_k = match operand {
@@ -153,8 +154,14 @@ impl StripePlan {
             lead_len,
             cross_len,
             shape,
-            per_thread_lead: lead_len.checked_div(shape.lead).unwrap_or(0),
-            per_thread_cross: cross_len.checked_div(shape.cross).unwrap_or(0),
+            per_thread_lead: match lead_len.checked_div(shape.lead) {
+                Some(n) => n,
+                None => 0,
+            },
+            per_thread_cross: match cross_len.checked_div(shape.cross) {
+                Some(n) => n,
+                None => 0,
+            },
         }
     }
 
@@ -258,34 +265,13 @@ impl Plan {
         smem_skew(&self.spec)
     }
 
-    /// How A's stripe is laid out in shared memory.
-    pub const fn layout_a(&self) -> StripeLayout {
-        stripe_layout(&self.spec, Operand::A)
-    }
-
-    /// How B's stripe is laid out in shared memory.
-    pub const fn layout_b(&self) -> StripeLayout {
-        stripe_layout(&self.spec, Operand::B)
-    }
-
     /// How `operand`'s stripe is laid out in shared memory.
     pub const fn layout(&self, operand: Operand) -> StripeLayout {
         stripe_layout(&self.spec, operand)
     }
 
-    /// Elements between consecutive rows of A in shared memory: k rows, or
-    /// M rows of a K-contiguous stripe.
-    pub const fn smem_a_stride(&self) -> u32 {
-        proven_u32(smem_stride(&self.spec, Operand::A) as u128)
-    }
-
-    /// Elements between consecutive rows of B in shared memory: k rows, or
-    /// N rows of a K-contiguous stripe.
-    pub const fn smem_b_stride(&self) -> u32 {
-        proven_u32(smem_stride(&self.spec, Operand::B) as u128)
-    }
-
-    /// Elements between consecutive rows of `operand`'s shared array.
+    /// Elements between consecutive rows of `operand`'s shared array: k
+    /// rows, or M (N) rows of a K-contiguous stripe ([`smem_stride`]).
     pub const fn stride(&self, operand: Operand) -> u32 {
         proven_u32(smem_stride(&self.spec, operand) as u128)
     }
@@ -383,6 +369,14 @@ pub const fn regs_lower_bound(spec: &KernelSpec) -> u128 {
     spec.precision.element_regs() as u128 * (m * n + sets * fragments + prefetch)
 }
 
+/// `operand`'s free dimension in `spec`'s tile: `m_blk` for A, `n_blk` for B.
+pub const fn free_blk(spec: &KernelSpec, operand: Operand) -> u32 {
+    match operand {
+        Operand::A => spec.m_blk,
+        Operand::B => spec.n_blk,
+    }
+}
+
 /// Skew of each shared-memory row of `spec`, in elements (see [`Plan::skew`]).
 ///
 /// One vector of the wider of the shared-load and global-load widths, so
@@ -395,12 +389,8 @@ pub const fn smem_skew(spec: &KernelSpec) -> u32 {
 /// `u64`): k rows of a K-major stripe, `m_blk` or `n_blk` plus the skew;
 /// free rows of a K-contiguous one, `k_blk` (see [`stripe_layout`]).
 pub const fn smem_stride(spec: &KernelSpec, operand: Operand) -> u64 {
-    let free_blk = match operand {
-        Operand::A => spec.m_blk,
-        Operand::B => spec.n_blk,
-    };
     match stripe_layout(spec, operand) {
-        StripeLayout::KMajor => free_blk as u64 + smem_skew(spec) as u64,
+        StripeLayout::KMajor => free_blk(spec, operand) as u64 + smem_skew(spec) as u64,
         StripeLayout::KContiguous(_) => spec.k_blk as u64,
     }
 }
@@ -421,12 +411,8 @@ pub const fn smem_bytes(spec: &KernelSpec, operand: Operand) -> u128 {
 /// k_blk` elements of the same room: the size depends on the tile, the
 /// stages and the math, never on the loads that decide the layout.
 pub const fn smem_stage_bytes(spec: &KernelSpec, operand: Operand) -> u128 {
-    let free_blk = match operand {
-        Operand::A => spec.m_blk,
-        Operand::B => spec.n_blk,
-    };
     let bytes = spec.k_blk as u128
-        * (free_blk as u128 + smem_skew(spec) as u128)
+        * (free_blk(spec, operand) as u128 + smem_skew(spec) as u128)
         * spec.precision.element_bytes() as u128;
     if spec.stages > 1 || spec.math.is_mma() {
         bytes.next_multiple_of(smem_align(spec) as u128)

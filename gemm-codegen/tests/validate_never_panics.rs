@@ -330,8 +330,8 @@ fn check(spec: &KernelSpec, limits: &Limits) -> Result<(), TestCaseError> {
             prop_assert_eq!(u128::from(plan.shared_bytes()), shared);
             prop_assert!(plan.shared_bytes() <= limits.max_shared_per_block);
             prop_assert_eq!(u128::from(plan.smem_a_bytes()) + u128::from(plan.smem_b_bytes()), shared);
-            prop_assert_eq!(u64::from(plan.smem_a_stride()), smem_stride(spec, Operand::A));
-            prop_assert_eq!(u64::from(plan.smem_b_stride()), smem_stride(spec, Operand::B));
+            prop_assert_eq!(u64::from(plan.stride(Operand::A)), smem_stride(spec, Operand::A));
+            prop_assert_eq!(u64::from(plan.stride(Operand::B)), smem_stride(spec, Operand::B));
             prop_assert_eq!(u128::from(plan.regs_lower_bound()), regs_lower_bound(spec));
             prop_assert!(plan.regs_lower_bound() <= limits.max_regs_per_thread);
             prop_assert_eq!(u64::from(plan.threads()), spec.threads());

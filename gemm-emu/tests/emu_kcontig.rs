@@ -10,7 +10,7 @@ mod emu_common;
 
 use emu_common::{Scalar, check_all};
 use gemm_codegen::ptx::MmaKind;
-use gemm_codegen::{KernelSpec, LoadShape, Math, Op, Precision, StripeLayout, Target, WarpShape};
+use gemm_codegen::{KernelSpec, LoadShape, Math, Op, Operand, Precision, StripeLayout, Target, WarpShape};
 
 /// A 64 × 64 tile of 2 × 2 warps (128 threads), `k_blk` deep: one 128-byte
 /// row of K per operand row (f32 32, f64 and c32 16, c64 8). A leading K is
@@ -43,7 +43,7 @@ fn laid_out(specs: &[KernelSpec]) -> Vec<KernelSpec> {
     for s in specs {
         let plan = gemm_codegen::validate(s).unwrap_or_else(|e| panic!("{}: {e:?}", s.entry_name()));
         let want = (s.eff_op_a().is_transposed(), !s.eff_op_b().is_transposed());
-        let got = (plan.layout_a().k_contiguous(), plan.layout_b().k_contiguous());
+        let got = (plan.layout(Operand::A).k_contiguous(), plan.layout(Operand::B).k_contiguous());
         assert_eq!(got, want, "{}", s.entry_name());
     }
     specs.to_vec()
@@ -124,7 +124,7 @@ fn where_the_swizzle_does_not_fit_the_stripe_stays_k_major() {
     ];
     for s in &cases {
         let plan = gemm_codegen::validate(s).unwrap();
-        assert_eq!(plan.layout_a(), StripeLayout::KMajor, "{}", s.entry_name());
+        assert_eq!(plan.layout(Operand::A), StripeLayout::KMajor, "{}", s.entry_name());
     }
     check_all(&cases, 4200);
 }

@@ -34,7 +34,7 @@
 //! chunks (and a step's `G`-chunk group), so it is a permutation of each
 //! row and a copy never straddles two rows.
 
-use super::Operand;
+use super::{Operand, StripePlan, mma_lds_width};
 use crate::spec::KernelSpec;
 
 /// The layout of one operand's stripe in shared memory (see the module
@@ -95,44 +95,33 @@ impl StripeLayout {
 ///   apart, and its rows (`load.1` apart) a whole swizzle period.
 pub const fn stripe_layout(spec: &KernelSpec, operand: Operand) -> StripeLayout {
     let (Some(shape), true) = (spec.mma, spec.math.is_mma()) else { return StripeLayout::KMajor };
-    let (op, free_blk, load) = match operand {
-        Operand::A => (spec.eff_op_a(), spec.m_blk, spec.load_a),
-        Operand::B => (spec.eff_op_b(), spec.n_blk, spec.load_b),
-    };
-    let lead_is_k = match operand {
-        Operand::A => op.is_transposed(),
-        Operand::B => !op.is_transposed(),
-    };
+    let stripe = StripePlan::new(spec, operand);
+    let load = stripe.shape;
     let esz = spec.precision.element_bytes() as u64;
     let lane_bytes = (shape.k / 4) as u64 * esz;
-    if !lead_is_k || !matches!(lane_bytes, 4 | 8 | 16) || shape.k % 4 != 0 {
+    let copy_bytes = spec.ldg_width as u64 * esz;
+    if !stripe.lead_is_k
+        || !matches!(lane_bytes, 4 | 8 | 16)
+        || copy_bytes > 16
+        || load.lead == 0
+        || load.cross == 0
+        || spec.ldg_width == 0
+    {
         return StripeLayout::KMajor;
     }
     let chunks = (lane_bytes / 4) as u32;
     let period = 8 / chunks;
-    // A lane's run of rows: `lds_width` elements of 16 bytes, c64's one.
-    let rows = (16 / esz) as u32;
+    // A lane's run of rows: its 16-byte load of a K-major stripe (c64's one).
+    let rows = mma_lds_width(spec.precision);
     let row_bytes = spec.k_blk as u64 * esz;
     let trip_bytes = spec.unroll_steps() as u64 * esz;
-    let copy_bytes = spec.ldg_width as u64 * esz;
-    let (Some(per_lead), Some(per_cross)) =
-        (spec.k_blk.checked_div(load.lead), free_blk.checked_div(load.cross))
-    else {
-        return StripeLayout::KMajor;
-    };
-    let runs = match per_lead.checked_div(spec.ldg_width) {
-        Some(r) => r,
-        None => return StripeLayout::KMajor,
-    };
-    if copy_bytes > 16 {
-        return StripeLayout::KMajor;
-    }
+    let runs = stripe.per_thread_lead / spec.ldg_width;
     let runs_apart = load.lead as u64 * copy_bytes;
     let fits = row_bytes != 0
         && row_bytes.is_multiple_of(128)
         && trip_bytes.is_multiple_of(128)
         && (runs <= 1 || runs_apart.is_multiple_of(128))
-        && (per_cross <= 1 || (load.cross as u64).is_multiple_of(rows as u64 * period as u64));
+        && (stripe.per_thread_cross <= 1 || (load.cross as u64).is_multiple_of(rows as u64 * period as u64));
     if fits { StripeLayout::KContiguous(Swizzle { chunks, rows, period }) } else { StripeLayout::KMajor }
 }
 

@@ -11,6 +11,7 @@
 //! Each k row of the stripe is one step of the walk (`walk.rs`), with one
 //! or two sets of fragment registers.
 
+use crate::constraints::Operand;
 use crate::ptx::{Address, CacheQual, Instr, Operand as Op, Reg, Space, Type};
 
 use super::walk::StepMath;
@@ -97,8 +98,8 @@ impl StepMath for RegisterBlocked {
         let esz = cx.esz();
         let frag = &self.frag[set];
         for (regs, sptr, stride, step) in [
-            (&frag.a, a_ptr, cx.plan.smem_a_stride(), layout.row_step()),
-            (&frag.b, b_ptr, cx.plan.smem_b_stride(), layout.col_step()),
+            (&frag.a, a_ptr, cx.plan.stride(Operand::A), layout.row_step()),
+            (&frag.b, b_ptr, cx.plan.stride(Operand::B), layout.col_step()),
         ] {
             for (g, run) in regs.chunks(w).enumerate() {
                 let regs: Vec<Reg> = run.iter().flat_map(Elem::regs).collect();

@@ -100,7 +100,7 @@
 //! from the FMA kernels (the emulator runs each `mma` as a chain of FMAs
 //! along K).
 
-use crate::constraints::{Operand, StripeLayout};
+use crate::constraints::{Operand, StripeLayout, Swizzle};
 use crate::ptx::{Address, BinOp, CacheQual, Instr, MmaKind, MmaShape, Operand as Op, Reg, Space, Type};
 use crate::spec::Math;
 
@@ -163,14 +163,13 @@ pub(crate) struct Fragments {
     run: u32,
     /// Whether a run is contiguous (`lds_width ≥ 2`); c64's rows are 8 apart.
     contiguous: bool,
-    /// A's and B's layouts in shared memory.
-    layouts: [StripeLayout; 2],
     /// Stripe rows between the k slots of consecutive lanes `t`: 1 (the
     /// ISA's `t + 4i`), or `K/4` when an operand is K-contiguous (`(K/4)·t
     /// + i`, a lane's slots adjacent; see the module doc).
     slot_stride: u32,
-    /// Scratch pointers of the K-contiguous operands' swizzled steps.
-    step_ptr: [Option<Reg>; 2],
+    /// Per operand (A, B): the swizzle of a K-contiguous stripe and the
+    /// scratch pointer of its steps.
+    swizzled: [Option<(Swizzle, Reg)>; 2],
     /// The accumulators, `[i * n_thr + j]`.
     acc: Vec<Elem>,
     n_thr: u32,
@@ -198,9 +197,8 @@ impl Fragments {
             complex: false,
             run: 2,
             contiguous: true,
-            layouts: [StripeLayout::KMajor; 2],
             slot_stride: 1,
-            step_ptr: [None; 2],
+            swizzled: [None; 2],
             acc: Vec::new(),
             n_thr: 0,
             sets: Vec::new(),
@@ -336,8 +334,7 @@ impl StepMath for Fragments {
         let b_sptr = cx.b.reg("b_sld", Type::U32);
         let (g, t) = cx.lane.expect("thread_position places a tensor-core math's lanes");
         let (rw, cw) = (layout.row_width(), layout.col_width());
-        self.layouts = [cx.plan.layout_a(), cx.plan.layout_b()];
-        let k_contiguous = self.layouts.iter().any(StripeLayout::k_contiguous);
+        let k_contiguous = [Operand::A, Operand::B].iter().any(|&o| cx.plan.layout(o).k_contiguous());
         self.slot_stride = if k_contiguous { shape.k / 4 } else { 1 };
         let slot = if k_contiguous { format!("{} t", self.slot_stride) } else { "t".to_owned() };
         for (operand, ptr, base) in [(Operand::A, a_sptr, cx.smem_a), (Operand::B, b_sptr, cx.smem_b)] {
@@ -368,18 +365,17 @@ impl StepMath for Fragments {
                     cx.b.comment(format!("{x}s[{slot}][first], K-major"));
                     cx.b.push(Instr::mul(ptr, t, Op::imm(self.slot_stride * stride)));
                     cx.b.push(Instr::add(ptr, ptr, first));
+                    cx.b.push(Instr::mul(ptr, ptr, Op::imm(esz)));
                 }
-                StripeLayout::KContiguous(_) => {
+                StripeLayout::KContiguous(z) => {
                     cx.b.comment(format!("{x}s[first][{slot}], K-contiguous, its chunk swizzled"));
                     cx.b.push(Instr::mul(ptr, t, Op::imm(self.slot_stride)));
                     cx.b.push(Instr::mad(ptr, first, Op::imm(stride), ptr));
+                    cx.b.push(Instr::mul(ptr, ptr, Op::imm(esz)));
+                    let scratch = cx.b.reg(format!("{}_sld_step", operand.lower()), Type::U32);
+                    cx.swizzle(ptr, first, z, scratch);
+                    self.swizzled[operand as usize] = Some((z, scratch));
                 }
-            }
-            cx.b.push(Instr::mul(ptr, ptr, Op::imm(esz)));
-            if let StripeLayout::KContiguous(z) = cx.plan.layout(operand) {
-                let scratch = cx.b.reg(format!("{}_sld_step", operand.lower()), Type::U32);
-                cx.swizzle(ptr, first, z, scratch);
-                self.step_ptr[operand as usize] = Some(scratch);
             }
             let start = cx.b.reg(format!("{}_sld_base", operand.lower()), Type::U32);
             cx.shared_address(start, base);
@@ -438,26 +434,26 @@ impl StepMath for Fragments {
         let set = &self.sets[set];
         // f64: a DMMA taking several elements of B wants them apart (see above).
         let b_apart = self.kind == MmaKind::F64 && !self.complex && shape.b_per_lane() > 1;
-        for (operand, frags, ptr, apart) in [(0, &set.a, a_ptr, false), (1, &set.b, b_ptr, b_apart)] {
-            let stride = [cx.plan.smem_a_stride(), cx.plan.smem_b_stride()][operand];
+        for (operand, frags, ptr, apart) in
+            [(Operand::A, &set.a, a_ptr, false), (Operand::B, &set.b, b_ptr, b_apart)]
+        {
+            let stride = cx.plan.stride(operand);
             // Row (column) `j` of a lane's run in block `p`, from its first one.
             let run_row =
                 |p: usize, j: usize| p as u32 * block + if self.contiguous { j as u32 } else { 8 * j as u32 };
             let ld = |cx: &mut Cx<'_>, regs: &[Reg], ptr: Reg, offset: i64| {
                 cx.b.push(Instr::ld(Space::Shared, CacheQual::None, regs, Address::reg(ptr, offset)));
             };
-            if let StripeLayout::KContiguous(z) = self.layouts[operand] {
+            if let Some((z, scratch)) = self.swizzled[operand as usize] {
                 // Each row's k slots at once. Step `s` of the row's groups of
                 // `R` steps sits at `s ^ mask`: the pointer holds the lane's
                 // mask, XORing the step in lands on it.
                 let (lo, hi) = (step % z.period, step / z.period);
-                let ptr = match (lo, self.step_ptr[operand]) {
-                    (0, _) => ptr,
-                    (_, Some(scratch)) => {
-                        cx.b.push(Instr::binary(BinOp::Xor, scratch, ptr, Op::imm(16 * z.chunks * lo)));
-                        scratch
-                    }
-                    (_, None) => unreachable!("setup declares a K-contiguous operand's step pointer"),
+                let ptr = if lo == 0 {
+                    ptr
+                } else {
+                    cx.b.push(Instr::binary(BinOp::Xor, scratch, ptr, Op::imm(16 * z.chunks * lo)));
+                    scratch
                 };
                 for (p, block_frags) in frags.iter().enumerate() {
                     for j in 0..block_frags[0].len() {

@@ -368,20 +368,11 @@ fn header(plan: &Plan) -> Vec<String> {
 /// `As[k][stride]` for a K-major stripe, `As[m][k], K contiguous (chunks
 /// swizzled)` for a K-contiguous one, as the header describes it.
 fn stripe_decl(plan: &Plan, operand: Operand) -> String {
-    let name = match operand {
-        Operand::A => "As",
-        Operand::B => "Bs",
-    };
-    let spec = plan.spec();
-    let free_blk = match operand {
-        Operand::A => spec.m_blk,
-        Operand::B => spec.n_blk,
-    };
-    let stride = plan.stride(operand);
+    let (x, stride) = (operand.upper(), plan.stride(operand));
     if plan.layout(operand).k_contiguous() {
-        let rows = free_blk;
-        format!("{name}[{rows}][{stride}] (K contiguous, 16-byte chunks XOR-swizzled)")
+        let rows = crate::constraints::free_blk(plan.spec(), operand);
+        format!("{x}s[{rows}][{stride}] (K contiguous, 16-byte chunks XOR-swizzled)")
     } else {
-        format!("{name}[{}][{stride}]", spec.k_blk)
+        format!("{x}s[{}][{stride}]", plan.spec().k_blk)
     }
 }

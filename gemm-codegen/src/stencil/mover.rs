@@ -74,14 +74,11 @@ impl Footprint {
             Operand::A => *cx.plan.stripe_a(),
             Operand::B => *cx.plan.stripe_b(),
         };
-        let (base, ld, extent, free0, smem, stride) = match operand {
-            Operand::A => {
-                (cx.params.a_ptr, cx.params.lda, cx.params.m, cx.blk_m0, cx.smem_a, cx.plan.smem_a_stride())
-            }
-            Operand::B => {
-                (cx.params.b_ptr, cx.params.ldb, cx.params.n, cx.blk_n0, cx.smem_b, cx.plan.smem_b_stride())
-            }
+        let (base, ld, extent, free0, smem) = match operand {
+            Operand::A => (cx.params.a_ptr, cx.params.lda, cx.params.m, cx.blk_m0, cx.smem_a),
+            Operand::B => (cx.params.b_ptr, cx.params.ldb, cx.params.n, cx.blk_n0, cx.smem_b),
         };
+        let stride = cx.plan.stride(operand);
         let esz = cx.esz();
         let shape = stripe.shape;
         let width = cx.plan.spec().ldg_width;
@@ -381,10 +378,7 @@ impl StripeMover for RegisterStaged {
     fn commit(&mut self, cx: &mut Cx<'_>) {
         let s = self.state();
         let at = &s.at;
-        let stride = match self.operand {
-            Operand::A => cx.plan.smem_a_stride(),
-            Operand::B => cx.plan.smem_b_stride(),
-        };
+        let stride = cx.plan.stride(self.operand);
         let esz = cx.esz();
         let w = at.width;
         for j in 0..at.stripe.per_thread_cross {

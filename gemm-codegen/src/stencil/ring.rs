@@ -144,10 +144,7 @@ impl AsyncCopy {
         let at = self.at();
         let esz = cx.esz();
         let (src_bytes, dst) = (self.src_bytes.expect("setup"), self.dst.expect("setup"));
-        let stride = match self.operand {
-            Operand::A => cx.plan.smem_a_stride(),
-            Operand::B => cx.plan.smem_b_stride(),
-        };
+        let stride = cx.plan.stride(self.operand);
         let w = at.width;
         let per_run = if at.run_is_contiguous() { 1 } else { w };
         let (j, in_row) = (unit / (at.runs * per_run), unit % (at.runs * per_run));
