@@ -10,8 +10,9 @@
 //!   kernels; see [`table2`](mod@table2) for where each comes from). Always
 //!   available, on every GPU.
 //! - [`tuned`]: kernels `cargo xtask tune` wrote for particular GPU
-//!   families, possibly several per type (one per size it was tuned at);
-//!   [`kernel_for`] picks by the call's shape, [`default_kernel`] the largest.
+//!   families, possibly several per type (one per shape class it was tuned
+//!   at); [`kernel_for`] picks by the call's shape, [`default_kernel`] the
+//!   largest.
 //!
 //! ```
 //! use gemm_codegen::{GemmKernel, Op, Precision};
@@ -45,10 +46,10 @@ pub struct KernelEntry {
     pub entry: &'static str,
     /// Bytes of static shared memory per block.
     pub shared_bytes: u32,
-    /// For a tuned kernel, the `m = n = k` it won at: a family may hold
-    /// several kernels of one type, each for the calls nearest its size
-    /// ([`kernel_for`]). 0 for Table 2.
-    pub tuned_at: u32,
+    /// For a tuned kernel, the `(m, n, k)` it won at: a family may hold
+    /// several kernels of one type, each for the calls nearest its shape
+    /// ([`kernel_for`]). Zeros for Table 2.
+    pub tuned_for: [u32; 3],
 }
 
 impl KernelEntry {
@@ -60,14 +61,19 @@ impl KernelEntry {
             ptx: K::PTX,
             entry: K::ENTRY,
             shared_bytes: K::SHARED_BYTES,
-            tuned_at: 0,
+            tuned_for: [0; 3],
         }
     }
 
-    /// The entry for kernel type `K`, called `name`, tuned at `m = n = k =
-    /// size`.
-    pub const fn tuned<K: GemmKernel>(name: &'static str, size: u32) -> KernelEntry {
-        KernelEntry { tuned_at: size, ..KernelEntry::of::<K>(name) }
+    /// The entry for kernel type `K`, called `name`, tuned at the problem
+    /// `shape` (`[m, n, k]`).
+    pub const fn tuned<K: GemmKernel>(name: &'static str, shape: [u32; 3]) -> KernelEntry {
+        KernelEntry { tuned_for: shape, ..KernelEntry::of::<K>(name) }
+    }
+
+    /// `m · n · k` of the shape it was tuned at (0 for Table 2).
+    pub fn tuned_volume(&self) -> u64 {
+        self.tuned_for.iter().map(|&d| u64::from(d)).product()
     }
 
     /// The same facts as a [`KernelImage`], borrowing the text.
@@ -118,8 +124,8 @@ pub fn default_kernel(arch: u32, precision: Precision, op_a: Op, op_b: Op) -> &'
 
 /// The kernel gemm-host uses on a GPU of compute capability `arch` for an
 /// `m × n × k` call: of the device family's tuned kernels of the type, the
-/// one tuned at the size nearest the call's (on a log scale of `m · n · k`:
-/// see [`tuned`](mod@tuned)), else Table 2.
+/// one tuned at the shape nearest the call's (on a log scale of each of m,
+/// n and k: see [`tuned`](mod@tuned)), else Table 2.
 pub fn kernel_for(
     arch: u32,
     precision: Precision,
@@ -132,13 +138,19 @@ pub fn kernel_for(
 }
 
 /// Every tuned kernel gemm-host may use for the type on a GPU of compute
-/// capability `arch` (one per size it was tuned at, largest first); empty
+/// capability `arch` (one per shape it was tuned at, largest first); empty
 /// when only Table 2 applies.
 pub fn tuned_kernels(arch: u32, precision: Precision, op_a: Op, op_b: Op) -> Vec<&'static KernelEntry> {
     tuned::of_type(&tuned::families::FAMILIES, arch, precision, op_a, op_b)
 }
 
-/// Every kernel instance of the crate: Table 2, then every tuned family's.
+/// Every kernel instance of the crate, once: Table 2, then every tuned
+/// family's (a kernel tuned at several shapes has an entry for each; it is
+/// listed at its first).
 pub fn all() -> impl Iterator<Item = &'static KernelEntry> {
-    TABLE2.iter().chain(tuned::families::FAMILIES.iter().flat_map(|f| f.kernels))
+    let tuned = tuned::families::FAMILIES.iter().flat_map(|f| {
+        let first = |(i, k): &(usize, &KernelEntry)| f.kernels[..*i].iter().all(|o| o.name != k.name);
+        f.kernels.iter().enumerate().filter(first).map(|(_, k)| k)
+    });
+    TABLE2.iter().chain(tuned)
 }

@@ -26,12 +26,20 @@ fn names_are_unique_and_entries_unique_within_each_set() {
     let names: HashSet<_> = all().map(|e| e.name).collect();
     assert_eq!(names.len(), all().count(), "tuned kernels are named `sm_XY::Name`");
     // A tuned winner may be a Table 2 configuration (same spec, same entry):
-    // entries are unique within Table 2 and within each family.
+    // entries are unique within Table 2 and within each family, where a
+    // kernel tuned at several shapes is one name (and entry) listed once per
+    // shape.
     let sets =
         std::iter::once(&TABLE2[..]).chain(gemm_kernels::tuned::families::FAMILIES.iter().map(|f| f.kernels));
     for set in sets {
         let entries: HashSet<_> = set.iter().map(|e| e.entry).collect();
-        assert_eq!(entries.len(), set.len());
+        let named: HashSet<_> = set.iter().map(|e| (e.name, e.entry)).collect();
+        assert_eq!(entries.len(), named.len(), "one entry per name");
+        assert_eq!(
+            named.len(),
+            set.iter().map(|e| e.name).collect::<HashSet<_>>().len(),
+            "one name per entry"
+        );
     }
 }
 

@@ -12,6 +12,8 @@
 #[rustfmt::skip]
 pub mod families;
 
+use std::cmp::Ordering;
+
 use gemm_codegen::{Op, Precision};
 
 use crate::KernelEntry;
@@ -21,8 +23,8 @@ use crate::KernelEntry;
 pub struct Family {
     /// Compute capability the kernels were tuned on, e.g. 90.
     pub arch: u32,
-    /// Its kernels: per precision and op pair, at most one per size it was
-    /// tuned at ([`KernelEntry::tuned_at`]).
+    /// Its kernels: per precision and op pair, at most one per shape it was
+    /// tuned at ([`KernelEntry::tuned_for`]).
     pub kernels: &'static [KernelEntry],
 }
 
@@ -52,7 +54,7 @@ fn family_for(
 }
 
 /// The tuned kernels of a type on a GPU of compute capability `arch`,
-/// largest tuning size first ([`family_for`]).
+/// largest tuning volume first ([`family_for`]).
 pub(crate) fn of_type(
     families: &'static [Family],
     arch: u32,
@@ -62,19 +64,27 @@ pub(crate) fn of_type(
 ) -> Vec<&'static KernelEntry> {
     let Some(f) = family_for(families, arch, precision, op_a, op_b) else { return Vec::new() };
     let mut found: Vec<&'static KernelEntry> = of_type_in(f, precision, op_a, op_b).collect();
-    found.sort_by_key(|k| std::cmp::Reverse(k.tuned_at));
+    found.sort_by(|a, b| larger(a, b).reverse());
     found
 }
 
+/// Orders tuning shapes by volume, then by `[m, n, k]`: the order of "the
+/// largest" and of ties.
+fn larger(a: &KernelEntry, b: &KernelEntry) -> Ordering {
+    a.tuned_volume().cmp(&b.tuned_volume()).then_with(|| a.tuned_for.cmp(&b.tuned_for))
+}
+
 /// The tuned kernel of a type for a call of `shape` (`m, n, k`), or of an
-/// unknown shape (`None`: the largest tuning size), on a GPU of compute
+/// unknown shape (`None`: the largest tuning volume), on a GPU of compute
 /// capability `arch` ([`family_for`]); `None` if none was tuned. Allocates
 /// nothing: it runs on every call.
 ///
-/// Of kernels tuned at sizes `s₁ > s₂ > …`, a call takes the one whose `s³`
-/// is nearest its `m · n · k` on a log scale: the boundary between two sizes
-/// is their geometric mean, a tie goes to the larger. An empty call (a zero
-/// dimension) takes the smallest size's.
+/// A call takes the kernel whose tuning shape is nearest its own on a log
+/// scale, `|ln m − ln m'| + |ln n − ln n'| + |ln k − ln k'|`: between two
+/// square sizes the boundary is their geometric mean, and a skinny call
+/// (large m and n, small k) goes to a kernel tuned on a skinny shape before
+/// a square one of the same volume. A tie goes to the larger; an empty call
+/// (a zero dimension) takes the smallest.
 pub(crate) fn find(
     families: &'static [Family],
     arch: u32,
@@ -84,15 +94,19 @@ pub(crate) fn find(
     shape: Option<(u64, u64, u64)>,
 ) -> Option<&'static KernelEntry> {
     let kernels = of_type_in(family_for(families, arch, precision, op_a, op_b)?, precision, op_a, op_b);
-    let larger = |a: &&KernelEntry, b: &&KernelEntry| b.tuned_at.cmp(&a.tuned_at);
+    let larger = |a: &&KernelEntry, b: &&KernelEntry| larger(a, b);
     match shape {
-        None => kernels.min_by(larger),
-        Some((m, n, k)) if m == 0 || n == 0 || k == 0 => kernels.max_by(larger),
+        None => kernels.max_by(larger),
+        Some((m, n, k)) if m == 0 || n == 0 || k == 0 => kernels.min_by(larger),
         Some((m, n, k)) => {
-            // ln(m·n·k), without overflow.
-            let work = [m, n, k].iter().map(|&d| (d as f64).ln()).sum::<f64>();
-            let distance = |e: &&KernelEntry| (work - 3.0 * f64::from(e.tuned_at.max(1)).ln()).abs();
-            kernels.min_by(|a, b| distance(a).total_cmp(&distance(b)).then_with(|| larger(a, b)))
+            let distance = |e: &&KernelEntry| {
+                [m, n, k]
+                    .iter()
+                    .zip(e.tuned_for)
+                    .map(|(&d, t)| ((d as f64).ln() - f64::from(t.max(1)).ln()).abs())
+                    .sum::<f64>()
+            };
+            kernels.min_by(|a, b| distance(a).total_cmp(&distance(b)).then_with(|| larger(b, a)))
         }
     }
 }
@@ -104,19 +118,30 @@ mod tests {
 
     /// Pretends SgemmNN's and SgemmNT's configurations were tuned on sm_80
     /// and sm_86.
-    static SM80: [KernelEntry; 2] = [sized(TABLE2[0], 8192), sized(TABLE2[1], 8192)];
-    static SM86: [KernelEntry; 1] = [sized(TABLE2[1], 8192)];
-    /// SgemmNN tuned at three sizes, listed out of order.
-    static SM90: [KernelEntry; 3] = [sized(TABLE2[0], 1024), sized(TABLE2[0], 9216), sized(TABLE2[0], 4096)];
+    static SM80: [KernelEntry; 2] = [cube(TABLE2[0], 8192), cube(TABLE2[1], 8192)];
+    static SM86: [KernelEntry; 1] = [cube(TABLE2[1], 8192)];
+    /// SgemmNN tuned at three square sizes, listed out of order.
+    static SM90: [KernelEntry; 3] = [cube(TABLE2[0], 1024), cube(TABLE2[0], 9216), cube(TABLE2[0], 4096)];
     static SIZED: [Family; 1] = [Family { arch: 90, kernels: &SM90 }];
+    /// SgemmNN tuned at a large and a small square and a skinny K.
+    static CLASSES: [KernelEntry; 3] = [
+        shaped(TABLE2[0], [1024, 1024, 1024]),
+        shaped(TABLE2[0], [8192, 8192, 64]),
+        shaped(TABLE2[0], [9216, 9216, 9216]),
+    ];
+    static SHAPED: [Family; 1] = [Family { arch: 90, kernels: &CLASSES }];
 
-    const fn sized(e: KernelEntry, size: u32) -> KernelEntry {
-        KernelEntry { tuned_at: size, ..e }
+    const fn shaped(e: KernelEntry, shape: [u32; 3]) -> KernelEntry {
+        KernelEntry { tuned_for: shape, ..e }
+    }
+
+    const fn cube(e: KernelEntry, n: u32) -> KernelEntry {
+        shaped(e, [n, n, n])
     }
 
     #[test]
     fn a_call_takes_the_kernel_tuned_nearest_its_size() {
-        let f32nn = |shape| find(&SIZED, 90, Precision::F32, Op::N, Op::N, shape).map(|e| e.tuned_at);
+        let f32nn = |shape| find(&SIZED, 90, Precision::F32, Op::N, Op::N, shape).map(|e| e.tuned_for[0]);
         assert_eq!(f32nn(None), Some(9216), "unknown shape: the largest");
         for (shape, size) in [
             ((16384, 16384, 16384), 9216),
@@ -126,7 +151,7 @@ mod tests {
             ((2047, 2047, 2047), 1024), // the geometric mean of 1024 and 4096 is 2048
             ((2049, 2049, 2049), 4096),
             ((256, 256, 256), 1024),
-            ((8192, 8192, 32), 1024), // skinny: 8192² · 32 = 1290³
+            ((8192, 8192, 32), 9216), // no skinny class: the square nearest in m and n
             ((0, 5, 5), 1024),
             ((u64::MAX, u64::MAX, u64::MAX), 9216),
         ] {
@@ -137,9 +162,33 @@ mod tests {
         assert_eq!(f32nn(Some((mid as u64 - 1, mid as u64 - 1, mid as u64 - 1))), Some(4096));
         assert_eq!(f32nn(Some((mid as u64 + 1, mid as u64 + 1, mid as u64 + 1))), Some(9216));
         let all: Vec<u32> =
-            of_type(&SIZED, 90, Precision::F32, Op::N, Op::N).iter().map(|e| e.tuned_at).collect();
+            of_type(&SIZED, 90, Precision::F32, Op::N, Op::N).iter().map(|e| e.tuned_for[0]).collect();
         assert_eq!(all, [9216, 4096, 1024]);
         assert!(of_type(&SIZED, 90, Precision::F32, Op::N, Op::T).is_empty());
+    }
+
+    /// Skinny calls go to the skinny class, squares to the square nearest
+    /// them, whatever their volumes.
+    #[test]
+    fn a_call_takes_the_shape_class_nearest_its_shape() {
+        let f32nn = |shape| find(&SHAPED, 90, Precision::F32, Op::N, Op::N, shape).map(|e| e.tuned_for);
+        assert_eq!(f32nn(None), Some([9216; 3]), "unknown shape: the largest volume");
+        for (shape, class) in [
+            ((8192, 8192, 32), [8192, 8192, 64]),
+            ((16384, 16384, 128), [8192, 8192, 64]),
+            ((4096, 4096, 64), [8192, 8192, 64]),
+            ((16384, 16384, 16384), [9216; 3]),
+            ((4096, 4096, 4096), [9216; 3]),
+            ((2048, 2048, 2048), [1024; 3]),
+            ((256, 256, 256), [1024; 3]),
+            ((512, 512, 65536), [1024; 3]), // large K: nearer the small square
+            ((0, 8192, 64), [1024; 3]),
+        ] {
+            assert_eq!(f32nn(Some(shape)), Some(class), "{shape:?}");
+        }
+        let volumes: Vec<u64> =
+            of_type(&SHAPED, 90, Precision::F32, Op::N, Op::N).iter().map(|e| e.tuned_volume()).collect();
+        assert_eq!(volumes, [9216u64.pow(3), 8192 * 8192 * 64, 1024u64.pow(3)]);
     }
     static FAKE: [Family; 2] = [Family { arch: 80, kernels: &SM80 }, Family { arch: 86, kernels: &SM86 }];
 
@@ -179,19 +228,33 @@ mod tests {
         }
     }
 
+    /// `all` lists each instance once, though a kernel tuned at several
+    /// shapes has an entry per shape; an entry's name is its instance.
     #[test]
-    fn each_family_has_at_most_one_kernel_per_type_and_size() {
+    fn all_lists_each_kernel_instance_once() {
+        let names: Vec<&str> = crate::all().map(|k| k.name).collect();
+        let distinct: std::collections::HashSet<&str> = names.iter().copied().collect();
+        assert_eq!(names.len(), distinct.len(), "{names:?}");
+        for f in &families::FAMILIES {
+            for k in f.kernels {
+                assert!(crate::all().any(|o| std::ptr::eq(o.ptx, k.ptx) && o.name == k.name), "{}", k.name);
+            }
+        }
+    }
+
+    #[test]
+    fn each_family_has_at_most_one_kernel_per_type_and_shape() {
         for f in &families::FAMILIES {
             for (i, k) in f.kernels.iter().enumerate() {
                 let s = &k.spec;
-                assert!(k.tuned_at > 0, "sm_{}: {} has no tuning size", f.arch, k.name);
+                assert!(k.tuned_volume() > 0, "sm_{}: {} has no tuning shape", f.arch, k.name);
                 assert!(
-                    f.kernels[..i].iter().all(|o| (o.spec.precision, o.spec.op_a, o.spec.op_b, o.tuned_at)
-                        != (s.precision, s.op_a, s.op_b, k.tuned_at)),
-                    "sm_{}: two kernels for {} at {}",
+                    f.kernels[..i].iter().all(|o| (o.spec.precision, o.spec.op_a, o.spec.op_b, o.tuned_for)
+                        != (s.precision, s.op_a, s.op_b, k.tuned_for)),
+                    "sm_{}: two kernels for {} at {:?}",
                     f.arch,
                     k.name,
-                    k.tuned_at
+                    k.tuned_for
                 );
             }
         }

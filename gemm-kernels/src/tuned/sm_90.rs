@@ -22,156 +22,156 @@
 //   zgemm_tt     4608x4608x4608     22.24     16.18     50.83    0.44
 //
 // Conjugate types reuse the winners of their transpose pattern. Of a type's kernels, a call
-// takes the one tuned at the size nearest its own (gemm_kernels::kernel_for).
+// takes the one tuned at the shape nearest its own (gemm_kernels::kernel_for).
 
 use gemm_macros::gemm_kernel;
 
 use crate::KernelEntry;
 
-// Tuned at 9216.
+// Tuned at 9216^3.
 gemm_kernel! { name = SgemmNN, precision = f32, op = (N, N), tile = (96, 128, 8), threads = (16, 16), load_a = (32, 8), load_b = (8, 32), lds_width = 2, ldg = ca }
 
-// Tuned at 9216.
+// Tuned at 9216^3.
 gemm_kernel! { name = SgemmNT, precision = f32, op = (N, T), tile = (128, 128, 8), threads = (16, 16), load_a = (32, 8), load_b = (64, 4), lds_width = 2 }
 
-// Reuses the sgemm_nt winner at 9216.
+// Reuses the sgemm_nt winner at 9216^3.
 gemm_kernel! { name = SgemmNC, precision = f32, op = (N, C), tile = (128, 128, 8), threads = (16, 16), load_a = (32, 8), load_b = (64, 4), lds_width = 2 }
 
-// Tuned at 9216.
+// Tuned at 9216^3.
 gemm_kernel! { name = SgemmTN, precision = f32, op = (T, N), tile = (192, 96, 8), threads = (16, 16), load_a = (8, 32), load_b = (8, 32), lds_width = 2, ldg = ca }
 
-// Tuned at 9216.
+// Tuned at 9216^3.
 gemm_kernel! { name = SgemmTT, precision = f32, op = (T, T), tile = (128, 128, 8), threads = (16, 16), load_a = (8, 32), load_b = (64, 4), lds_width = 2, ldg = cg }
 
-// Reuses the sgemm_tt winner at 9216.
+// Reuses the sgemm_tt winner at 9216^3.
 gemm_kernel! { name = SgemmTC, precision = f32, op = (T, C), tile = (128, 128, 8), threads = (16, 16), load_a = (8, 32), load_b = (64, 4), lds_width = 2, ldg = cg }
 
-// Reuses the sgemm_tn winner at 9216.
+// Reuses the sgemm_tn winner at 9216^3.
 gemm_kernel! { name = SgemmCN, precision = f32, op = (C, N), tile = (192, 96, 8), threads = (16, 16), load_a = (8, 32), load_b = (8, 32), lds_width = 2, ldg = ca }
 
-// Reuses the sgemm_tt winner at 9216.
+// Reuses the sgemm_tt winner at 9216^3.
 gemm_kernel! { name = SgemmCT, precision = f32, op = (C, T), tile = (128, 128, 8), threads = (16, 16), load_a = (8, 32), load_b = (64, 4), lds_width = 2, ldg = cg }
 
-// Reuses the sgemm_tt winner at 9216.
+// Reuses the sgemm_tt winner at 9216^3.
 gemm_kernel! { name = SgemmCC, precision = f32, op = (C, C), tile = (128, 128, 8), threads = (16, 16), load_a = (8, 32), load_b = (64, 4), lds_width = 2, ldg = cg }
 
-// Tuned at 6656.
+// Tuned at 6656^3.
 gemm_kernel! { name = DgemmNN, precision = f64, op = (N, N), tile = (128, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (8, 32), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
-// Tuned at 6656.
+// Tuned at 6656^3.
 gemm_kernel! { name = DgemmNT, precision = f64, op = (N, T), tile = (128, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the dgemm_nt winner at 6656.
+// Reuses the dgemm_nt winner at 6656^3.
 gemm_kernel! { name = DgemmNC, precision = f64, op = (N, C), tile = (128, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
-// Tuned at 6656.
+// Tuned at 6656^3.
 gemm_kernel! { name = DgemmTN, precision = f64, op = (T, N), tile = (128, 80, 24), threads = (32, 4), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 2, warps = (4, 1), raster = 8, math = dmma, mma = (16, 8, 4) }
 
-// Tuned at 6656.
+// Tuned at 6656^3.
 gemm_kernel! { name = DgemmTT, precision = f64, op = (T, T), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the dgemm_tt winner at 6656.
+// Reuses the dgemm_tt winner at 6656^3.
 gemm_kernel! { name = DgemmTC, precision = f64, op = (T, C), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the dgemm_tn winner at 6656.
+// Reuses the dgemm_tn winner at 6656^3.
 gemm_kernel! { name = DgemmCN, precision = f64, op = (C, N), tile = (128, 80, 24), threads = (32, 4), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 2, warps = (4, 1), raster = 8, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the dgemm_tt winner at 6656.
+// Reuses the dgemm_tt winner at 6656^3.
 gemm_kernel! { name = DgemmCT, precision = f64, op = (C, T), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the dgemm_tt winner at 6656.
+// Reuses the dgemm_tt winner at 6656^3.
 gemm_kernel! { name = DgemmCC, precision = f64, op = (C, C), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
-// Tuned at 6656.
+// Tuned at 6656^3.
 gemm_kernel! { name = CgemmNN, precision = c32, op = (N, N), tile = (64, 64, 16), threads = (8, 16), load_a = (16, 8), load_b = (8, 16), lds_width = 2, ldg = ca }
 
-// Tuned at 6656.
+// Tuned at 6656^3.
 gemm_kernel! { name = CgemmNT, precision = c32, op = (N, T), tile = (64, 64, 16), threads = (8, 16), load_a = (16, 8), load_b = (8, 16), lds_width = 2, ldg = ca }
 
-// Reuses the cgemm_nt winner at 6656.
+// Reuses the cgemm_nt winner at 6656^3.
 gemm_kernel! { name = CgemmNC, precision = c32, op = (N, C), tile = (64, 64, 16), threads = (8, 16), load_a = (16, 8), load_b = (8, 16), lds_width = 2, ldg = ca }
 
-// Tuned at 6656.
+// Tuned at 6656^3.
 gemm_kernel! { name = CgemmTN, precision = c32, op = (T, N), tile = (64, 128, 24), threads = (8, 32), load_a = (8, 32), load_b = (8, 32), lds_width = 2 }
 
-// Tuned at 6656.
+// Tuned at 6656^3.
 gemm_kernel! { name = CgemmTT, precision = c32, op = (T, T), tile = (64, 128, 24), threads = (8, 32), load_a = (8, 32), load_b = (32, 8), lds_width = 2 }
 
-// Reuses the cgemm_tt winner at 6656.
+// Reuses the cgemm_tt winner at 6656^3.
 gemm_kernel! { name = CgemmTC, precision = c32, op = (T, C), tile = (64, 128, 24), threads = (8, 32), load_a = (8, 32), load_b = (32, 8), lds_width = 2 }
 
-// Reuses the cgemm_tn winner at 6656.
+// Reuses the cgemm_tn winner at 6656^3.
 gemm_kernel! { name = CgemmCN, precision = c32, op = (C, N), tile = (64, 128, 24), threads = (8, 32), load_a = (8, 32), load_b = (8, 32), lds_width = 2 }
 
-// Reuses the cgemm_tt winner at 6656.
+// Reuses the cgemm_tt winner at 6656^3.
 gemm_kernel! { name = CgemmCT, precision = c32, op = (C, T), tile = (64, 128, 24), threads = (8, 32), load_a = (8, 32), load_b = (32, 8), lds_width = 2 }
 
-// Reuses the cgemm_tt winner at 6656.
+// Reuses the cgemm_tt winner at 6656^3.
 gemm_kernel! { name = CgemmCC, precision = c32, op = (C, C), tile = (64, 128, 24), threads = (8, 32), load_a = (8, 32), load_b = (32, 8), lds_width = 2 }
 
-// Tuned at 4608.
+// Tuned at 4608^3.
 gemm_kernel! { name = ZgemmNN, precision = c64, op = (N, N), tile = (48, 32, 16), threads = (16, 8), load_a = (16, 8), load_b = (8, 16), ldg = cg }
 
-// Tuned at 4608.
+// Tuned at 4608^3.
 gemm_kernel! { name = ZgemmNT, precision = c64, op = (N, T), tile = (48, 80, 16), threads = (16, 16), load_a = (16, 16), load_b = (16, 16), ldg = cg }
 
-// Reuses the zgemm_nt winner at 4608.
+// Reuses the zgemm_nt winner at 4608^3.
 gemm_kernel! { name = ZgemmNC, precision = c64, op = (N, C), tile = (48, 80, 16), threads = (16, 16), load_a = (16, 16), load_b = (16, 16), ldg = cg }
 
-// Tuned at 4608.
+// Tuned at 4608^3.
 gemm_kernel! { name = ZgemmTN, precision = c64, op = (T, N), tile = (64, 32, 8), threads = (16, 8), load_a = (8, 16), load_b = (8, 16) }
 
-// Tuned at 4608.
+// Tuned at 4608^3.
 gemm_kernel! { name = ZgemmTT, precision = c64, op = (T, T), tile = (48, 32, 16), threads = (16, 8), load_a = (16, 8), load_b = (16, 8) }
 
-// Reuses the zgemm_tt winner at 4608.
+// Reuses the zgemm_tt winner at 4608^3.
 gemm_kernel! { name = ZgemmTC, precision = c64, op = (T, C), tile = (48, 32, 16), threads = (16, 8), load_a = (16, 8), load_b = (16, 8) }
 
-// Reuses the zgemm_tn winner at 4608.
+// Reuses the zgemm_tn winner at 4608^3.
 gemm_kernel! { name = ZgemmCN, precision = c64, op = (C, N), tile = (64, 32, 8), threads = (16, 8), load_a = (8, 16), load_b = (8, 16) }
 
-// Reuses the zgemm_tt winner at 4608.
+// Reuses the zgemm_tt winner at 4608^3.
 gemm_kernel! { name = ZgemmCT, precision = c64, op = (C, T), tile = (48, 32, 16), threads = (16, 8), load_a = (16, 8), load_b = (16, 8) }
 
-// Reuses the zgemm_tt winner at 4608.
+// Reuses the zgemm_tt winner at 4608^3.
 gemm_kernel! { name = ZgemmCC, precision = c64, op = (C, C), tile = (48, 32, 16), threads = (16, 8), load_a = (16, 8), load_b = (16, 8) }
 
 /// Every tuned kernel of this family.
 pub static KERNELS: [KernelEntry; 36] = [
-    KernelEntry::tuned::<SgemmNN>("sm_90::SgemmNN", 9216),
-    KernelEntry::tuned::<SgemmNT>("sm_90::SgemmNT", 9216),
-    KernelEntry::tuned::<SgemmNC>("sm_90::SgemmNC", 9216),
-    KernelEntry::tuned::<SgemmTN>("sm_90::SgemmTN", 9216),
-    KernelEntry::tuned::<SgemmTT>("sm_90::SgemmTT", 9216),
-    KernelEntry::tuned::<SgemmTC>("sm_90::SgemmTC", 9216),
-    KernelEntry::tuned::<SgemmCN>("sm_90::SgemmCN", 9216),
-    KernelEntry::tuned::<SgemmCT>("sm_90::SgemmCT", 9216),
-    KernelEntry::tuned::<SgemmCC>("sm_90::SgemmCC", 9216),
-    KernelEntry::tuned::<DgemmNN>("sm_90::DgemmNN", 6656),
-    KernelEntry::tuned::<DgemmNT>("sm_90::DgemmNT", 6656),
-    KernelEntry::tuned::<DgemmNC>("sm_90::DgemmNC", 6656),
-    KernelEntry::tuned::<DgemmTN>("sm_90::DgemmTN", 6656),
-    KernelEntry::tuned::<DgemmTT>("sm_90::DgemmTT", 6656),
-    KernelEntry::tuned::<DgemmTC>("sm_90::DgemmTC", 6656),
-    KernelEntry::tuned::<DgemmCN>("sm_90::DgemmCN", 6656),
-    KernelEntry::tuned::<DgemmCT>("sm_90::DgemmCT", 6656),
-    KernelEntry::tuned::<DgemmCC>("sm_90::DgemmCC", 6656),
-    KernelEntry::tuned::<CgemmNN>("sm_90::CgemmNN", 6656),
-    KernelEntry::tuned::<CgemmNT>("sm_90::CgemmNT", 6656),
-    KernelEntry::tuned::<CgemmNC>("sm_90::CgemmNC", 6656),
-    KernelEntry::tuned::<CgemmTN>("sm_90::CgemmTN", 6656),
-    KernelEntry::tuned::<CgemmTT>("sm_90::CgemmTT", 6656),
-    KernelEntry::tuned::<CgemmTC>("sm_90::CgemmTC", 6656),
-    KernelEntry::tuned::<CgemmCN>("sm_90::CgemmCN", 6656),
-    KernelEntry::tuned::<CgemmCT>("sm_90::CgemmCT", 6656),
-    KernelEntry::tuned::<CgemmCC>("sm_90::CgemmCC", 6656),
-    KernelEntry::tuned::<ZgemmNN>("sm_90::ZgemmNN", 4608),
-    KernelEntry::tuned::<ZgemmNT>("sm_90::ZgemmNT", 4608),
-    KernelEntry::tuned::<ZgemmNC>("sm_90::ZgemmNC", 4608),
-    KernelEntry::tuned::<ZgemmTN>("sm_90::ZgemmTN", 4608),
-    KernelEntry::tuned::<ZgemmTT>("sm_90::ZgemmTT", 4608),
-    KernelEntry::tuned::<ZgemmTC>("sm_90::ZgemmTC", 4608),
-    KernelEntry::tuned::<ZgemmCN>("sm_90::ZgemmCN", 4608),
-    KernelEntry::tuned::<ZgemmCT>("sm_90::ZgemmCT", 4608),
-    KernelEntry::tuned::<ZgemmCC>("sm_90::ZgemmCC", 4608),
+    KernelEntry::tuned::<SgemmNN>("sm_90::SgemmNN", [9216, 9216, 9216]),
+    KernelEntry::tuned::<SgemmNT>("sm_90::SgemmNT", [9216, 9216, 9216]),
+    KernelEntry::tuned::<SgemmNC>("sm_90::SgemmNC", [9216, 9216, 9216]),
+    KernelEntry::tuned::<SgemmTN>("sm_90::SgemmTN", [9216, 9216, 9216]),
+    KernelEntry::tuned::<SgemmTT>("sm_90::SgemmTT", [9216, 9216, 9216]),
+    KernelEntry::tuned::<SgemmTC>("sm_90::SgemmTC", [9216, 9216, 9216]),
+    KernelEntry::tuned::<SgemmCN>("sm_90::SgemmCN", [9216, 9216, 9216]),
+    KernelEntry::tuned::<SgemmCT>("sm_90::SgemmCT", [9216, 9216, 9216]),
+    KernelEntry::tuned::<SgemmCC>("sm_90::SgemmCC", [9216, 9216, 9216]),
+    KernelEntry::tuned::<DgemmNN>("sm_90::DgemmNN", [6656, 6656, 6656]),
+    KernelEntry::tuned::<DgemmNT>("sm_90::DgemmNT", [6656, 6656, 6656]),
+    KernelEntry::tuned::<DgemmNC>("sm_90::DgemmNC", [6656, 6656, 6656]),
+    KernelEntry::tuned::<DgemmTN>("sm_90::DgemmTN", [6656, 6656, 6656]),
+    KernelEntry::tuned::<DgemmTT>("sm_90::DgemmTT", [6656, 6656, 6656]),
+    KernelEntry::tuned::<DgemmTC>("sm_90::DgemmTC", [6656, 6656, 6656]),
+    KernelEntry::tuned::<DgemmCN>("sm_90::DgemmCN", [6656, 6656, 6656]),
+    KernelEntry::tuned::<DgemmCT>("sm_90::DgemmCT", [6656, 6656, 6656]),
+    KernelEntry::tuned::<DgemmCC>("sm_90::DgemmCC", [6656, 6656, 6656]),
+    KernelEntry::tuned::<CgemmNN>("sm_90::CgemmNN", [6656, 6656, 6656]),
+    KernelEntry::tuned::<CgemmNT>("sm_90::CgemmNT", [6656, 6656, 6656]),
+    KernelEntry::tuned::<CgemmNC>("sm_90::CgemmNC", [6656, 6656, 6656]),
+    KernelEntry::tuned::<CgemmTN>("sm_90::CgemmTN", [6656, 6656, 6656]),
+    KernelEntry::tuned::<CgemmTT>("sm_90::CgemmTT", [6656, 6656, 6656]),
+    KernelEntry::tuned::<CgemmTC>("sm_90::CgemmTC", [6656, 6656, 6656]),
+    KernelEntry::tuned::<CgemmCN>("sm_90::CgemmCN", [6656, 6656, 6656]),
+    KernelEntry::tuned::<CgemmCT>("sm_90::CgemmCT", [6656, 6656, 6656]),
+    KernelEntry::tuned::<CgemmCC>("sm_90::CgemmCC", [6656, 6656, 6656]),
+    KernelEntry::tuned::<ZgemmNN>("sm_90::ZgemmNN", [4608, 4608, 4608]),
+    KernelEntry::tuned::<ZgemmNT>("sm_90::ZgemmNT", [4608, 4608, 4608]),
+    KernelEntry::tuned::<ZgemmNC>("sm_90::ZgemmNC", [4608, 4608, 4608]),
+    KernelEntry::tuned::<ZgemmTN>("sm_90::ZgemmTN", [4608, 4608, 4608]),
+    KernelEntry::tuned::<ZgemmTT>("sm_90::ZgemmTT", [4608, 4608, 4608]),
+    KernelEntry::tuned::<ZgemmTC>("sm_90::ZgemmTC", [4608, 4608, 4608]),
+    KernelEntry::tuned::<ZgemmCN>("sm_90::ZgemmCN", [4608, 4608, 4608]),
+    KernelEntry::tuned::<ZgemmCT>("sm_90::ZgemmCT", [4608, 4608, 4608]),
+    KernelEntry::tuned::<ZgemmCC>("sm_90::ZgemmCC", [4608, 4608, 4608]),
 ];

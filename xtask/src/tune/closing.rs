@@ -8,7 +8,7 @@ use std::path::Path;
 use anyhow::Result;
 use gemm_codegen::bound::GpuThroughput;
 
-use super::record::{DeviceKey, Journal, KernelType, Phase, Record, Status, Subject};
+use super::record::{DeviceKey, Journal, KernelType, Phase, Record, Status, Subject, shape_name};
 use super::{Args, Tally, report as csv_svg, winners};
 use crate::bound::KernelBound;
 
@@ -43,10 +43,7 @@ pub(super) fn report(
     csv_svg::svg(&records, &title, &args.out.join("tune.svg"))?;
 
     let all: Vec<Record> = records.iter().map(|&r| r.clone()).collect();
-    let winners = winners::select(&all, device, |p| {
-        let n = args.size(p) as u64;
-        (n, n, n)
-    });
+    let winners = winners::select(&all, device, |p| args.shape(p));
     let family = winners::render_family(device, &winners);
     let file = format!("sm_{}.rs", device.arch);
     let tuned = args.repo.join("gemm-kernels/src/tuned");
@@ -123,7 +120,7 @@ fn summary(
             records.iter().filter(|r| r.kernel_type == *kt).filter_map(|r| r.gpu_s).reduce(|a, b| a + b);
         gpu_total += gpu_s.unwrap_or(0.0);
         let tally = tallies.get(kt);
-        // A row per size the type was tuned at (one without a winner).
+        // A row per shape the type was tuned at (one without a winner).
         let mut ws: Vec<Option<&winners::Winner>> =
             winners.iter().filter(|w| w.kernel_type == *kt).map(Some).collect();
         if ws.is_empty() {
@@ -135,7 +132,7 @@ fn summary(
             println!(
                 "{:<9} {:>11} {:>10} {:>5} {:>6} {:>7} {:>8} {:>8} {:>8} {:>6} {:>8} {:>6}  {}",
                 kt.name(),
-                w.map_or("-".to_owned(), |w| format!("{}^3", w.size.0)),
+                w.map_or("-".to_owned(), |w| shape_name(w.size)),
                 tally.map_or("-".to_owned(), |t| t.space.to_string()),
                 mine.len(),
                 failed,

@@ -65,7 +65,7 @@ use self::budget::{Budget, Job, Outcome, run_jobs};
 use self::closing::{gpu_seconds, print_gpu_time, report};
 use self::halving::{Costs, Problem};
 use self::prune::Ranked;
-use self::record::{DeviceKey, Journal, KernelType, Phase, Record, Status, Subject};
+use self::record::{DeviceKey, Journal, KernelType, Phase, Record, Shape, Status, Subject, shape_name};
 use self::winners::{confirmed_rates, fastest};
 use crate::bound;
 use crate::cli;
@@ -88,6 +88,17 @@ pub struct Args {
     /// m = n = k of the first, small round of successive halving.
     #[arg(long, default_value_t = 4096)]
     small_size: i64,
+    /// Tune at the problem `m,n,k` instead of a square (both rounds; e.g.
+    /// `8192,8192,64` for the skinny-K class): the winners ship beside those
+    /// of the other shapes tuned, each for the calls nearest it.
+    #[arg(long, value_name = "M,N,K", conflicts_with_all = ["size", "small_size"], value_parser = parse_shape)]
+    shape: Option<Shape>,
+    /// Time the update `C = C − A·B` (`alpha = −1`, `beta = 1`, reading C:
+    /// the LU trailing update `xtask bench`'s skinny sweep times) instead of
+    /// `C = A·B`; for a skinny `--shape`, where C's traffic is most of the
+    /// time. A journal holds one form per shape and type.
+    #[arg(long)]
+    update: bool,
     /// Minimum resident threads per SM (default: Table 1's 512).
     #[arg(long)]
     min_threads_per_sm: Option<u32>,
@@ -161,6 +172,18 @@ pub struct Args {
     repo: PathBuf,
 }
 
+/// `m,n,k` of `--shape`, each at least 1.
+fn parse_shape(s: &str) -> Result<Shape> {
+    let dims: Vec<u64> = s
+        .split(',')
+        .map(|d| d.trim().parse::<u64>().with_context(|| format!("{d:?} is not a dimension")))
+        .collect::<Result<_>>()?;
+    match dims[..] {
+        [m, n, k] if m > 0 && n > 0 && k > 0 => Ok((m, n, k)),
+        _ => bail!("--shape takes three positive dimensions m,n,k, not {s:?}"),
+    }
+}
+
 /// The paper's problem size: about 1 GiB of A, B and C, rounded down to a
 /// multiple of 256.
 pub fn default_size(precision: Precision) -> i64 {
@@ -189,23 +212,35 @@ impl Args {
         }
     }
 
-    fn size(&self, precision: Precision) -> i64 {
-        self.size.unwrap_or_else(|| default_size(precision))
+    /// The full-size problem of `precision`'s types.
+    fn shape(&self, precision: Precision) -> Shape {
+        self.shape.unwrap_or_else(|| {
+            let n = self.size.unwrap_or_else(|| default_size(precision)).max(1) as u64;
+            (n, n, n)
+        })
     }
 
-    fn small_size(&self, precision: Precision) -> i64 {
-        self.small_size.clamp(1, self.size(precision))
+    /// The problem of the first round: `--small-size` squared, or the
+    /// `--shape` itself.
+    fn small_shape(&self, precision: Precision) -> Shape {
+        match self.shape {
+            Some(shape) => shape,
+            None => {
+                let n = self.small_size.clamp(1, self.shape(precision).0 as i64) as u64;
+                (n, n, n)
+            }
+        }
     }
 
     fn prune_config(&self, precision: Precision) -> prune::Config {
-        let size = self.size(precision) as u64;
+        let shape = self.shape(precision);
         prune::Config {
             sample: self.sample,
             top_tiles: 8,
             per_tile: 4,
             interleaved: 24,
             keep: self.max_variants,
-            size,
+            shape,
         }
     }
 
@@ -327,11 +362,11 @@ fn candidates(args: &Args, kt: KernelType, limits: &DeviceLimits, name: &str) ->
     };
     prune::save(&args.out, kt, &file)?;
     println!(
-        "{}: {} candidates pruned in {:.1} s (best bound at {}^3 {:.2} TFLOP/s)",
+        "{}: {} candidates pruned in {:.1} s (best bound at {} {:.2} TFLOP/s)",
         kt.name(),
         file.candidates.len(),
         started.elapsed().as_secs_f64(),
-        file.config.size,
+        shape_name(file.config.shape),
         file.candidates.first().map_or(0.0, |r| r.bound_tflops)
     );
     Ok(file.candidates)
@@ -427,11 +462,11 @@ struct Tuner<'a> {
     type_budget_s: f64,
 }
 
-/// What a job measures: a variant or cuBLAS, at one size.
+/// What a job measures: a variant or cuBLAS, at one shape.
 #[derive(Clone, Copy)]
 struct Work {
     subject: Option<(KernelSpec, bool)>,
-    n: i64,
+    shape: Shape,
 }
 
 impl Tuner<'_> {
@@ -444,17 +479,22 @@ impl Tuner<'_> {
         tallies: &mut BTreeMap<KernelType, Tally>,
         rng: &mut Random,
     ) -> Result<bool> {
-        let n = self.args.size(T::PRECISION);
-        let small = self.args.small_size(T::PRECISION);
-        let square = |op_a, op_b, n| GemmConfig::<T>::new(op_a, op_b, n, n, n).alpha(T::ONE).beta(T::ZERO);
-        let mut bench = Bench::new(self.gemm, square(Op::N, Op::N, n), rng)?;
+        let n = self.args.shape(T::PRECISION);
+        let small = self.args.small_shape(T::PRECISION);
+        let minus_one = gemm_host::reference::narrow::<T>(Complex::new(-1.0, 0.0));
+        let (alpha, beta) = if self.args.update { (minus_one, T::ONE) } else { (T::ONE, T::ZERO) };
+        let problem = |op_a, op_b, (m, n, k): Shape| {
+            GemmConfig::<T>::new(op_a, op_b, m as i64, n as i64, k as i64).alpha(alpha).beta(beta)
+        };
+        let mut bench = Bench::new(self.gemm, problem(Op::N, Op::N, n), rng)?;
         for &kt in types {
             let space = space(self.args, kt, self.limits);
             tallies.entry(kt).or_default().space = space.count().survivors;
             let ranked = candidates(self.args, kt, self.limits, &self.device.device)?;
             let check = CublasCheck::<T>::new(self.gemm, self.cublas, kt.op_a, kt.op_b, rng)?;
             let table2 = gemm_kernels::table2(kt.precision, kt.op_a, kt.op_b).spec;
-            let flops = |n: i64| kt.precision.flops_per_fma() as f64 * (n as f64).powi(3);
+            let flops =
+                |(m, n, k): Shape| kt.precision.flops_per_fma() as f64 * m as f64 * n as f64 * k as f64;
             let costs = self.args.costs();
             let top = ranked.first().map_or(1.0, |r| r.bound_tflops);
             // cuBLAS at both sizes, the confirmation (three at twice the reps).
@@ -486,15 +526,15 @@ impl Tuner<'_> {
             let spent = gpu_seconds(journal.records(), self.device, kt);
             let mut kind = Budget::new(Some(self.type_budget_s - reserve_s), spent);
             let mut jobs =
-                vec![self.job(kt, Work { subject: None, n: small }, costs.seconds(flops(small), top))];
+                vec![self.job(kt, Work { subject: None, shape: small }, costs.seconds(flops(small), top))];
             jobs.extend(first.iter().map(|r| {
                 self.job(
                     kt,
-                    Work { subject: Some((r.spec, r.spec == table2)), n: small },
+                    Work { subject: Some((r.spec, r.spec == table2)), shape: small },
                     costs.seconds(flops(small), r.bound_tflops),
                 )
             }));
-            bench.set_cfg(square(kt.op_a, kt.op_b, small));
+            bench.set_cfg(problem(kt.op_a, kt.op_b, small));
             if !self.round(kt, &jobs, journal, &mut kind, &mut bench, &check)? {
                 return Ok(false);
             }
@@ -511,29 +551,22 @@ impl Tuner<'_> {
             }
             let bound_of =
                 |s: &KernelSpec| ranked.iter().find(|r| r.spec == *s).map_or(top, |r| r.bound_tflops);
-            let mut jobs = vec![self.job(kt, Work { subject: None, n }, costs.seconds(flops(n), top))];
+            let mut jobs = vec![self.job(kt, Work { subject: None, shape: n }, costs.seconds(flops(n), top))];
             jobs.extend(second.iter().map(|&s| {
                 self.job(
                     kt,
-                    Work { subject: Some((s, s == table2)), n },
+                    Work { subject: Some((s, s == table2)), shape: n },
                     costs.seconds(flops(n), bound_of(&s)),
                 )
             }));
-            bench.set_cfg(square(kt.op_a, kt.op_b, n));
+            bench.set_cfg(problem(kt.op_a, kt.op_b, n));
             let spent = gpu_seconds(journal.records(), self.device, kt);
             let mut kind = Budget::new(Some(self.type_budget_s), spent);
             if !self.round(kt, &jobs, journal, &mut kind, &mut bench, &check)? {
                 return Ok(false);
             }
-            let size = (n as u64, n as u64, n as u64);
-            let confirmed = self.confirm(
-                journal,
-                &mut bench,
-                kt,
-                size,
-                table2,
-                3.0 * 2.0 * costs.seconds(flops(n), top),
-            )?;
+            let confirmed =
+                self.confirm(journal, &mut bench, kt, n, table2, 3.0 * 2.0 * costs.seconds(flops(n), top))?;
             let Some(confirmed) = confirmed else { return Ok(false) };
             let spent = gpu_seconds(journal.records(), self.device, kt);
             let line = match confirmed {
@@ -605,12 +638,11 @@ impl Tuner<'_> {
     }
 
     fn work_record(&self, kt: KernelType, work: Work) -> Record {
-        let n = work.n as u64;
         let subject = match work.subject {
             Some((spec, table2)) => Subject::Variant { spec, table2 },
             None => Subject::Cublas,
         };
-        self.record_base(kt, (n, n, n), subject)
+        self.record_base(kt, work.shape, subject)
     }
 
     /// Measures one job, with the GPU seconds it took.
@@ -635,9 +667,8 @@ impl Tuner<'_> {
         Record { gpu_s: Some(started.elapsed().as_secs_f64()), ..record }
     }
 
-    /// TFLOP/s of `spec`'s search record at `n`, if it verified and timed.
-    fn search_tflops(&self, journal: &Journal, kt: KernelType, spec: KernelSpec, n: i64) -> Option<f64> {
-        let size = (n as u64, n as u64, n as u64);
+    /// TFLOP/s of `spec`'s search record at `size`, if it verified and timed.
+    fn search_tflops(&self, journal: &Journal, kt: KernelType, spec: KernelSpec, size: Shape) -> Option<f64> {
         journal
             .records()
             .iter()
@@ -720,6 +751,7 @@ impl Tuner<'_> {
             device: self.device.clone(),
             kernel_type,
             size,
+            update: self.args.update,
             subject,
             phase: Phase::Search,
             status: Status::Ok,

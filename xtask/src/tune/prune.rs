@@ -50,7 +50,7 @@ use gemm_codegen::space::Space;
 use gemm_codegen::{KernelImage, KernelSpec, validate_with};
 use serde::{Deserialize, Serialize};
 
-use super::record::KernelType;
+use super::record::{KernelType, Shape};
 use crate::ptxas;
 
 /// How much pruning does.
@@ -68,37 +68,38 @@ pub struct Config {
     pub interleaved: usize,
     /// Candidates returned, besides the siblings and the seeds.
     pub keep: usize,
-    /// `m = n = k` of the problem tuned: bounds are scaled by how well a
+    /// `(m, n, k)` of the problem tuned: bounds are scaled by how well a
     /// kernel's grid fills the GPU there ([`grid_fill`]).
-    pub size: u64,
+    pub shape: Shape,
 }
 
 /// The share of the GPU's FMA time a kernel's grid spends on useful work on
-/// an `n × n × n` problem, with `blocks_per_sm` of its blocks resident on
+/// an `m × n × k` problem, with `blocks_per_sm` of its blocks resident on
 /// each of `sms` multiprocessors: the useful part of its tiles (ragged tiles
 /// compute padding, in M, N and K) times the filled part of its waves of
 /// blocks (the last wave may leave multiprocessors idle). 1 for a problem
 /// of whole tiles and whole waves; small for large tiles on a small
-/// problem, which the bound alone does not see.
-pub fn grid_fill(spec: &KernelSpec, n: u64, sms: u32, blocks_per_sm: u32) -> f64 {
-    if n == 0 {
+/// problem, or a deep stripe on a short K, which the bound alone does not
+/// see.
+pub fn grid_fill(spec: &KernelSpec, (m, n, k): Shape, sms: u32, blocks_per_sm: u32) -> f64 {
+    if m == 0 || n == 0 || k == 0 {
         return 0.0;
     }
-    let useful = |tile: u32| {
+    let useful = |d: u64, tile: u32| {
         let tile = u64::from(tile.max(1));
-        n as f64 / (n.div_ceil(tile) * tile) as f64
+        d as f64 / (d.div_ceil(tile) * tile) as f64
     };
-    let blocks = n.div_ceil(u64::from(spec.m_blk.max(1))) * n.div_ceil(u64::from(spec.n_blk.max(1)));
+    let blocks = m.div_ceil(u64::from(spec.m_blk.max(1))) * n.div_ceil(u64::from(spec.n_blk.max(1)));
     let capacity = (u64::from(sms) * u64::from(blocks_per_sm)).max(1);
     let filled = blocks as f64 / (blocks.div_ceil(capacity) * capacity) as f64;
-    useful(spec.m_blk) * useful(spec.n_blk) * useful(spec.k_blk) * filled
+    useful(m, spec.m_blk) * useful(n, spec.n_blk) * useful(k, spec.k_blk) * filled
 }
 
 /// A candidate that survived pruning.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Ranked {
     pub spec: KernelSpec,
-    /// Its analytic bound on the GPU at the size tuned ([`Config::size`]:
+    /// Its analytic bound on the GPU at the shape tuned ([`Config::shape`]:
     /// the loop's bound times [`grid_fill`]), TFLOP/s.
     pub bound_tflops: f64,
     /// ptxas's registers per thread (`None` without ptxas).
@@ -217,7 +218,7 @@ pub fn candidates(
         let plan = validate_with(spec, &limits).ok()?;
         let stats = gemm_codegen::Stats::of(&plan, &space.device);
         let o = stats.occupancy;
-        let fill = grid_fill(spec, config.size, gpu.sm_count, o.blocks_per_sm);
+        let fill = grid_fill(spec, config.shape, gpu.sm_count, o.blocks_per_sm);
         let bound = AnalyticBound::of_plan(&plan, gpu, None).ok()?.tflops * fill;
         Some(Entry {
             spec: *spec,
@@ -368,7 +369,14 @@ mod tests {
         let space = Space::for_tuning(Precision::C64, Op::N, Op::T, h100);
         let gpu = crate::bound::machine_for_arch("NVIDIA H100 80GB HBM3", 90, None).unwrap();
         let table2 = gemm_kernels::table2(Precision::C64, Op::N, Op::T).spec;
-        let config = Config { sample: 40, top_tiles: 2, per_tile: 3, interleaved: 0, keep: 12, size: 4096 };
+        let config = Config {
+            sample: 40,
+            top_tiles: 2,
+            per_tile: 3,
+            interleaved: 0,
+            keep: 12,
+            shape: (4096, 4096, 4096),
+        };
         let found = candidates(&space, &[table2], &gpu, None, Path::new("unused"), &config).unwrap();
         assert_eq!(found.len(), 13, "the 12 best, then the seed");
         assert!(found[12].seed && found[12].spec == table2);
@@ -400,7 +408,14 @@ mod tests {
         let h100 = DeviceLimits::for_arch("sm_90").unwrap();
         let space = Space::for_tuning(Precision::F32, Op::N, Op::N, h100);
         let gpu = crate::bound::machine_for_arch("NVIDIA H100 80GB HBM3", 90, None).unwrap();
-        let config = Config { sample: 40, top_tiles: 2, per_tile: 3, interleaved: 0, keep: 30, size: 4096 };
+        let config = Config {
+            sample: 40,
+            top_tiles: 2,
+            per_tile: 3,
+            interleaved: 0,
+            keep: 30,
+            shape: (4096, 4096, 4096),
+        };
         let plain = candidates(&space, &[], &gpu, None, Path::new("unused"), &config).unwrap();
         let config = Config { interleaved: 2, ..config };
         let found = candidates(&space, &[], &gpu, None, Path::new("unused"), &config).unwrap();
@@ -451,25 +466,36 @@ mod tests {
         };
         // 8192 = 64 · 128: whole tiles; 64 · 64 = 4096 blocks, 132 × 2 per
         // wave: 16 waves, the last 136 of 264.
-        let fill = grid_fill(&spec(128, 128, 16), 8192, 132, 2);
+        let fill = grid_fill(&spec(128, 128, 16), (8192, 8192, 8192), 132, 2);
         assert!((fill - 4096.0 / (16.0 * 264.0)).abs() < 1e-12, "{fill}");
         // 1024 on 192 × 128 tiles: 6 × 8 = 48 blocks of 1152 × 1024, one
         // wave of 132.
-        let fill = grid_fill(&spec(192, 128, 16), 1024, 132, 1);
+        let fill = grid_fill(&spec(192, 128, 16), (1024, 1024, 1024), 132, 1);
         assert!((fill - (1024.0 / 1152.0) * (48.0 / 132.0)).abs() < 1e-12, "{fill}");
         // Ragged in M, N (1056 = 16.5 · 64) and K (1056 = 26.4 · 40); one SM.
-        let fill = grid_fill(&spec(64, 64, 40), 1056, 1, 1);
+        let fill = grid_fill(&spec(64, 64, 40), (1056, 1056, 1056), 1, 1);
         let want = (1056.0f64 / 1088.0).powi(2) * (1056.0 / 1080.0);
         assert!((fill - want).abs() < 1e-12, "{fill}");
-        assert!(grid_fill(&spec(64, 64, 16), 1 << 20, 132, 4) > 0.99);
-        assert_eq!(grid_fill(&spec(64, 64, 16), 0, 132, 4), 0.0);
+        assert!(grid_fill(&spec(64, 64, 16), (1 << 20, 1 << 20, 1 << 20), 132, 4) > 0.99);
+        assert_eq!(grid_fill(&spec(64, 64, 16), (0, 64, 64), 132, 4), 0.0);
+        // A skinny K: a 64-deep stripe over K = 32 computes half padding;
+        // 8192 × 8192 on 128 × 128 tiles is 4096 blocks, 16 waves of 264.
+        let fill = grid_fill(&spec(128, 128, 64), (8192, 8192, 32), 132, 2);
+        assert!((fill - 0.5 * 4096.0 / (16.0 * 264.0)).abs() < 1e-12, "{fill}");
     }
 
     #[test]
     fn the_cache_is_keyed_by_arch_generator_and_config() {
         let out = std::env::temp_dir().join(format!("gemmforge-prune-{}", std::process::id()));
         let kt = KernelType { precision: Precision::F32, op_a: Op::N, op_b: Op::N };
-        let config = Config { sample: 1, top_tiles: 1, per_tile: 1, interleaved: 0, keep: 1, size: 4096 };
+        let config = Config {
+            sample: 1,
+            top_tiles: 1,
+            per_tile: 1,
+            interleaved: 0,
+            keep: 1,
+            shape: (4096, 4096, 4096),
+        };
         let spec = gemm_kernels::table2(Precision::F32, Op::N, Op::N).spec;
         let ranked = Ranked { spec, bound_tflops: 50.0, registers: Some(90), blocks_per_sm: 2, seed: true };
         let file = File {
@@ -484,7 +510,11 @@ mod tests {
         assert_eq!(load(&out, kt, 90, &config, &[spec]), Some(vec![ranked]));
         assert_eq!(load(&out, kt, 80, &config, &[spec]), None);
         assert_eq!(load(&out, kt, 90, &Config { keep: 2, ..config }, &[spec]), None);
-        assert_eq!(load(&out, kt, 90, &Config { size: 1024, ..config }, &[spec]), None, "another size");
+        assert_eq!(
+            load(&out, kt, 90, &Config { shape: (1024, 1024, 1024), ..config }, &[spec]),
+            None,
+            "another size"
+        );
         assert_eq!(load(&out, kt, 90, &config, &[]), None);
         let _ = std::fs::remove_dir_all(&out);
     }

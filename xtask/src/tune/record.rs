@@ -29,6 +29,15 @@ pub struct DeviceKey {
     pub generator: String,
 }
 
+/// `(m, n, k)` of a problem.
+pub type Shape = (u64, u64, u64);
+
+/// A problem shape as the reports write it: `9216^3` for a cube, else
+/// `8192x8192x64`.
+pub fn shape_name((m, n, k): Shape) -> String {
+    if m == n && n == k { format!("{m}^3") } else { format!("{m}x{n}x{k}") }
+}
+
 /// A kernel type of the paper's Figure 5: a precision and a pair of ops.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct KernelType {
@@ -102,6 +111,11 @@ pub struct Record {
     pub kernel_type: KernelType,
     /// `(m, n, k)` of the timed problem.
     pub size: (u64, u64, u64),
+    /// Timed as the update `C = C − A·B` (`alpha = −1`, `beta = 1`: the LU
+    /// trailing update, as `xtask bench`'s skinny sweep times it) rather
+    /// than `C = A·B`; absent (false) in older journals.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub update: bool,
     pub subject: Subject,
     /// Search or confirmation (older journals have only search records).
     #[serde(default)]
@@ -134,6 +148,7 @@ impl Record {
             device: self.device.clone(),
             kernel_type: self.kernel_type,
             size: self.size,
+            update: self.update,
             subject: self.subject.clone(),
             phase: self.phase,
         }
@@ -157,6 +172,7 @@ pub struct RecordKey {
     pub device: DeviceKey,
     pub kernel_type: KernelType,
     pub size: (u64, u64, u64),
+    pub update: bool,
     pub subject: Subject,
     pub phase: Phase,
 }
@@ -249,6 +265,7 @@ pub(crate) mod tests {
             device: device(),
             kernel_type: KernelType { precision: spec.precision, op_a: spec.op_a, op_b: spec.op_b },
             size: (1024, 1024, 1024),
+            update: false,
             subject: Subject::Variant { spec, table2: false },
             phase: Phase::Search,
             status: Status::Ok,
