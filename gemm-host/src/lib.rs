@@ -35,6 +35,31 @@
 //! - [`timing`]: CUDA-event timing.
 //! - [`emulate`]: the same checked calls run on the CPU in the PTX emulator.
 //!
+//! # Which math a default call runs
+//!
+//! [`Gemm::sgemm`] and friends take the kernel `gemm-kernels` tuned for the
+//! GPU's family and the call's shape (`gemm_kernels::kernel_for`: the shape
+//! class nearest the call, e.g. a large square, 1024³ or a skinny K). On an
+//! H100/H200 (sm_90) those are tensor-core kernels, with nothing computed in
+//! a lower precision than the call's:
+//!
+//! - `dgemm`, `zgemm`: FP64 tensor cores (`math = dmma`), IEEE double
+//!   products and sums as in cuBLAS's DGEMM/ZGEMM, added in another order:
+//!   results agree with FMA kernels to rounding, not bitwise.
+//! - `sgemm`, `cgemm`: `math = tf32x3` where it won the tune (three TF32
+//!   products of each element's big and small parts, summed in f32), else
+//!   FMA. As accurate as cuBLAS's SGEMM/CGEMM or better for uniform, normal
+//!   and wide-range inputs up to n = 16384 (measured:
+//!   `tuning/sm_90-tf32/README.md`). Where it loses: elements below about
+//!   2⁻¹¹⁵ in magnitude, whose small part is subnormal in TF32 and keeps
+//!   only a few bits (a normwise error floor near 2e-6, still within the
+//!   f32 tolerance); scale such inputs towards 1, or call an FMA kernel.
+//!
+//! For a particular kernel — FMA only, or the 1xTF32 `math = tf32` that
+//! trades accuracy for speed and is never a default — pass it explicitly:
+//! [`Gemm::gemm`] with a `gemm_kernel!` type, or `gemm_kernels::table2`'s
+//! FMA kernels through [`Gemm::gemm_image`].
+//!
 //! # Row-major
 //!
 //! Set [`GemmConfig::layout`] to [`Layout::RowMajor`] (or build with

@@ -4,22 +4,52 @@
 // configuration were timed at the same size, back to back in one confirmation run after the search:
 //
 //   type                   size   TFLOP/s   Table 2    cuBLAS   ratio
-//   sgemm_nn     9216x9216x9216     42.51     30.53     50.22    0.85
-//   sgemm_nt     9216x9216x9216     45.56     32.61     53.95    0.84
-//   sgemm_tn     9216x9216x9216     44.14     33.49     52.29    0.84
-//   sgemm_tt     9216x9216x9216     44.61     33.61     52.01    0.86
-//   dgemm_nn     6656x6656x6656     48.09     15.91     53.65    0.90
-//   dgemm_nt     6656x6656x6656     50.17     16.48     48.91    1.03
-//   dgemm_tn     6656x6656x6656     44.36     16.04     53.82    0.82
-//   dgemm_tt     6656x6656x6656     45.60     15.80     51.08    0.89
-//   cgemm_nn     6656x6656x6656     51.74     44.33     53.13    0.97
-//   cgemm_nt     6656x6656x6656     52.19     48.09     54.84    0.95
-//   cgemm_tn     6656x6656x6656     50.37     45.29     53.27    0.95
-//   cgemm_tt     6656x6656x6656     51.44     43.25     52.82    0.97
-//   zgemm_nn     4608x4608x4608     22.74     15.70     51.55    0.44
-//   zgemm_nt     4608x4608x4608     22.91     17.05     49.64    0.46
-//   zgemm_tn     4608x4608x4608     22.78     15.12     50.11    0.45
-//   zgemm_tt     4608x4608x4608     22.24     16.18     50.83    0.44
+//   sgemm_nn     9216x9216x9216     63.29     30.73     50.60    1.25
+//   sgemm_nn       8192x8192x64     48.43     28.12     32.46    1.49
+//   sgemm_nn     1024x1024x1024     25.32     12.86     31.53    0.80
+//   sgemm_nt     9216x9216x9216     62.17     32.76     53.98    1.15
+//   sgemm_nt       8192x8192x64     47.43     29.25     32.55    1.46
+//   sgemm_nt     1024x1024x1024     26.38     13.73     34.49    0.76
+//   sgemm_tn     9216x9216x9216     67.02     32.60     51.94    1.29
+//   sgemm_tn       8192x8192x64     50.15     29.55     30.51    1.64
+//   sgemm_tn     1024x1024x1024     26.41     16.40     30.71    0.86
+//   sgemm_tt     9216x9216x9216     67.32     33.60     51.43    1.31
+//   sgemm_tt       8192x8192x64     49.31     29.77     32.16    1.53
+//   sgemm_tt     1024x1024x1024     26.29     12.90     32.32    0.81
+//   dgemm_nn     6656x6656x6656     53.38     16.09     51.49    1.04
+//   dgemm_nn       8192x8192x64     15.79     11.39     17.02    0.93  *
+//   dgemm_nt     6656x6656x6656     50.60     16.57     48.74    1.04
+//   dgemm_nt       8192x8192x64     18.01     12.44     15.62    1.15  *
+//   dgemm_tn     6656x6656x6656     53.70     16.31     51.19    1.05
+//   dgemm_tn       8192x8192x64     15.20     12.14     17.50    0.87  *
+//   dgemm_tt     6656x6656x6656     52.72     15.94     54.03    0.98
+//   dgemm_tt       8192x8192x64     16.58     11.41     15.63    1.06  *
+//   cgemm_nn     6656x6656x6656     65.29     44.08     52.71    1.24
+//   cgemm_nn       8192x8192x64     54.99     41.89     43.78    1.26
+//   cgemm_nn     1024x1024x1024     59.76     37.89     50.05    1.19
+//   cgemm_nt     6656x6656x6656     61.98     46.99     52.62    1.18
+//   cgemm_nt       8192x8192x64     53.40     44.30     46.76    1.14
+//   cgemm_nt     1024x1024x1024     55.30     43.44     48.36    1.14
+//   cgemm_tn     6656x6656x6656     65.15     43.91     53.41    1.22
+//   cgemm_tn       8192x8192x64     56.13     43.54     48.36    1.16
+//   cgemm_tn     1024x1024x1024     57.75     41.69     49.42    1.17
+//   cgemm_tt     6656x6656x6656     63.23     42.43     53.25    1.19
+//   cgemm_tt       8192x8192x64     54.25     42.45     45.48    1.19
+//   cgemm_tt     1024x1024x1024     55.99     37.49     28.38    1.97
+//   zgemm_nn     4608x4608x4608     51.59     15.12     48.67    1.06
+//   zgemm_nn       8192x8192x64     23.32     16.16     29.07    0.80  *
+//   zgemm_nn     1024x1024x1024     51.54     14.50     51.98    0.99
+//   zgemm_nt     4608x4608x4608     50.96     16.40     48.24    1.06
+//   zgemm_nt       8192x8192x64     23.89     18.21     29.15    0.82  *
+//   zgemm_nt     1024x1024x1024     53.70     17.02     53.40    1.01
+//   zgemm_tn     4608x4608x4608     50.71     14.75     49.55    1.02
+//   zgemm_tn       8192x8192x64     21.72     16.35     28.32    0.77  *
+//   zgemm_tn     1024x1024x1024     53.08     14.64     53.56    0.99
+//   zgemm_tt     4608x4608x4608     51.06     15.66     48.71    1.05
+//   zgemm_tt       8192x8192x64     22.28     17.05     28.39    0.78  *
+//   zgemm_tt     1024x1024x1024     53.54     16.68     53.49    1.00
+//
+// * timed as the update C = C - A·B (alpha = -1, beta = 1), the others as C = A·B.
 //
 // Conjugate types reuse the winners of their transpose pattern. Of a type's kernels, a call
 // takes the one tuned at the shape nearest its own (gemm_kernels::kernel_for).
@@ -28,150 +58,288 @@ use gemm_macros::gemm_kernel;
 
 use crate::KernelEntry;
 
-// Tuned at 9216^3.
-gemm_kernel! { name = SgemmNN, precision = f32, op = (N, N), tile = (96, 128, 8), threads = (16, 16), load_a = (32, 8), load_b = (8, 32), lds_width = 2, ldg = ca }
+// Tuned at 9216^3 and 8192x8192x64.
+gemm_kernel! { name = SgemmNN, precision = f32, op = (N, N), tile = (128, 128, 32), threads = (16, 8), load_a = (32, 4), load_b = (8, 16), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Tuned at 9216^3.
-gemm_kernel! { name = SgemmNT, precision = f32, op = (N, T), tile = (128, 128, 8), threads = (16, 16), load_a = (32, 8), load_b = (64, 4), lds_width = 2 }
+// Tuned at 1024^3.
+gemm_kernel! { name = SgemmNN1024, precision = f32, op = (N, N), tile = (128, 128, 32), threads = (16, 16), load_a = (32, 8), load_b = (8, 32), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 4), raster = 8, frag_sets = 2, math = tf32x3, mma = (16, 8, 8) }
 
-// Reuses the sgemm_nt winner at 9216^3.
-gemm_kernel! { name = SgemmNC, precision = f32, op = (N, C), tile = (128, 128, 8), threads = (16, 16), load_a = (32, 8), load_b = (64, 4), lds_width = 2 }
+// Tuned at 9216^3 and 8192x8192x64.
+gemm_kernel! { name = SgemmNT, precision = f32, op = (N, T), tile = (128, 128, 32), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Tuned at 9216^3.
-gemm_kernel! { name = SgemmTN, precision = f32, op = (T, N), tile = (192, 96, 8), threads = (16, 16), load_a = (8, 32), load_b = (8, 32), lds_width = 2, ldg = ca }
+// Tuned at 1024^3.
+gemm_kernel! { name = SgemmNT1024, precision = f32, op = (N, T), tile = (128, 96, 64), threads = (32, 8), load_a = (32, 8), load_b = (8, 32), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, interleave = 8 }
 
-// Tuned at 9216^3.
-gemm_kernel! { name = SgemmTT, precision = f32, op = (T, T), tile = (128, 128, 8), threads = (16, 16), load_a = (8, 32), load_b = (64, 4), lds_width = 2, ldg = cg }
+// Reuses the sgemm_nt winner at 9216^3 and 8192x8192x64.
+gemm_kernel! { name = SgemmNC, precision = f32, op = (N, C), tile = (128, 128, 32), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Reuses the sgemm_tt winner at 9216^3.
-gemm_kernel! { name = SgemmTC, precision = f32, op = (T, C), tile = (128, 128, 8), threads = (16, 16), load_a = (8, 32), load_b = (64, 4), lds_width = 2, ldg = cg }
+// Reuses the sgemm_nt winner at 1024^3.
+gemm_kernel! { name = SgemmNC1024, precision = f32, op = (N, C), tile = (128, 96, 64), threads = (32, 8), load_a = (32, 8), load_b = (8, 32), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, interleave = 8 }
 
-// Reuses the sgemm_tn winner at 9216^3.
-gemm_kernel! { name = SgemmCN, precision = f32, op = (C, N), tile = (192, 96, 8), threads = (16, 16), load_a = (8, 32), load_b = (8, 32), lds_width = 2, ldg = ca }
+// Tuned at 9216^3 and 8192x8192x64 and 1024^3.
+gemm_kernel! { name = SgemmTN, precision = f32, op = (T, N), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Reuses the sgemm_tt winner at 9216^3.
-gemm_kernel! { name = SgemmCT, precision = f32, op = (C, T), tile = (128, 128, 8), threads = (16, 16), load_a = (8, 32), load_b = (64, 4), lds_width = 2, ldg = cg }
+// Tuned at 9216^3 and 8192x8192x64 and 1024^3.
+gemm_kernel! { name = SgemmTT, precision = f32, op = (T, T), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Reuses the sgemm_tt winner at 9216^3.
-gemm_kernel! { name = SgemmCC, precision = f32, op = (C, C), tile = (128, 128, 8), threads = (16, 16), load_a = (8, 32), load_b = (64, 4), lds_width = 2, ldg = cg }
+// Reuses the sgemm_tt winner at 9216^3 and 8192x8192x64 and 1024^3.
+gemm_kernel! { name = SgemmTC, precision = f32, op = (T, C), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+
+// Reuses the sgemm_tn winner at 9216^3 and 8192x8192x64 and 1024^3.
+gemm_kernel! { name = SgemmCN, precision = f32, op = (C, N), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+
+// Reuses the sgemm_tt winner at 9216^3 and 8192x8192x64 and 1024^3.
+gemm_kernel! { name = SgemmCT, precision = f32, op = (C, T), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+
+// Reuses the sgemm_tt winner at 9216^3 and 8192x8192x64 and 1024^3.
+gemm_kernel! { name = SgemmCC, precision = f32, op = (C, C), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Tuned at 6656^3.
 gemm_kernel! { name = DgemmNN, precision = f64, op = (N, N), tile = (128, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (8, 32), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
+// Tuned at 8192x8192x64.
+gemm_kernel! { name = DgemmNN8192x8192x64, precision = f64, op = (N, N), tile = (64, 32, 24), threads = (8, 8), load_a = (16, 4), load_b = (4, 16), lds_width = 2, arch = sm_90, stages = 2, ldg_width = 2, warps = (1, 2), raster = 8, math = dmma, mma = (16, 8, 4) }
+
 // Tuned at 6656^3.
 gemm_kernel! { name = DgemmNT, precision = f64, op = (N, T), tile = (128, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 4, math = dmma, mma = (16, 8, 4) }
+
+// Tuned at 8192x8192x64.
+gemm_kernel! { name = DgemmNT8192x8192x64, precision = f64, op = (N, T), tile = (32, 64, 4), threads = (8, 16), load_a = (32, 4), load_b = (64, 2), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 4), raster = 8, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the dgemm_nt winner at 6656^3.
 gemm_kernel! { name = DgemmNC, precision = f64, op = (N, C), tile = (128, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
+// Reuses the dgemm_nt winner at 8192x8192x64.
+gemm_kernel! { name = DgemmNC8192x8192x64, precision = f64, op = (N, C), tile = (32, 64, 4), threads = (8, 16), load_a = (32, 4), load_b = (64, 2), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 4), raster = 8, math = dmma, mma = (16, 8, 4) }
+
 // Tuned at 6656^3.
-gemm_kernel! { name = DgemmTN, precision = f64, op = (T, N), tile = (128, 80, 24), threads = (32, 4), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 2, warps = (4, 1), raster = 8, math = dmma, mma = (16, 8, 4) }
+gemm_kernel! { name = DgemmTN, precision = f64, op = (T, N), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (8, 32), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 4, math = dmma, mma = (16, 8, 4) }
+
+// Tuned at 8192x8192x64.
+gemm_kernel! { name = DgemmTN8192x8192x64, precision = f64, op = (T, N), tile = (64, 256, 16), threads = (16, 64), load_a = (16, 64), load_b = (16, 64), lds_width = 2, arch = sm_90, stages = 3, warps = (2, 16), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 6656^3.
 gemm_kernel! { name = DgemmTT, precision = f64, op = (T, T), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
+// Tuned at 8192x8192x64.
+gemm_kernel! { name = DgemmTT8192x8192x64, precision = f64, op = (T, T), tile = (32, 64, 4), threads = (8, 16), load_a = (4, 32), load_b = (64, 2), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 4), raster = 8, math = dmma, mma = (16, 8, 4) }
+
 // Reuses the dgemm_tt winner at 6656^3.
 gemm_kernel! { name = DgemmTC, precision = f64, op = (T, C), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
+// Reuses the dgemm_tt winner at 8192x8192x64.
+gemm_kernel! { name = DgemmTC8192x8192x64, precision = f64, op = (T, C), tile = (32, 64, 4), threads = (8, 16), load_a = (4, 32), load_b = (64, 2), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 4), raster = 8, math = dmma, mma = (16, 8, 4) }
+
 // Reuses the dgemm_tn winner at 6656^3.
-gemm_kernel! { name = DgemmCN, precision = f64, op = (C, N), tile = (128, 80, 24), threads = (32, 4), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 2, warps = (4, 1), raster = 8, math = dmma, mma = (16, 8, 4) }
+gemm_kernel! { name = DgemmCN, precision = f64, op = (C, N), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (8, 32), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 4, math = dmma, mma = (16, 8, 4) }
+
+// Reuses the dgemm_tn winner at 8192x8192x64.
+gemm_kernel! { name = DgemmCN8192x8192x64, precision = f64, op = (C, N), tile = (64, 256, 16), threads = (16, 64), load_a = (16, 64), load_b = (16, 64), lds_width = 2, arch = sm_90, stages = 3, warps = (2, 16), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the dgemm_tt winner at 6656^3.
 gemm_kernel! { name = DgemmCT, precision = f64, op = (C, T), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
+// Reuses the dgemm_tt winner at 8192x8192x64.
+gemm_kernel! { name = DgemmCT8192x8192x64, precision = f64, op = (C, T), tile = (32, 64, 4), threads = (8, 16), load_a = (4, 32), load_b = (64, 2), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 4), raster = 8, math = dmma, mma = (16, 8, 4) }
+
 // Reuses the dgemm_tt winner at 6656^3.
 gemm_kernel! { name = DgemmCC, precision = f64, op = (C, C), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
-// Tuned at 6656^3.
-gemm_kernel! { name = CgemmNN, precision = c32, op = (N, N), tile = (64, 64, 16), threads = (8, 16), load_a = (16, 8), load_b = (8, 16), lds_width = 2, ldg = ca }
+// Reuses the dgemm_tt winner at 8192x8192x64.
+gemm_kernel! { name = DgemmCC8192x8192x64, precision = f64, op = (C, C), tile = (32, 64, 4), threads = (8, 16), load_a = (4, 32), load_b = (64, 2), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 4), raster = 8, math = dmma, mma = (16, 8, 4) }
+
+// Tuned at 6656^3 and 8192x8192x64 and 1024^3.
+gemm_kernel! { name = CgemmNN, precision = c32, op = (N, N), tile = (64, 64, 16), threads = (16, 8), load_a = (32, 4), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+
+// Tuned at 6656^3 and 8192x8192x64 and 1024^3.
+gemm_kernel! { name = CgemmNT, precision = c32, op = (N, T), tile = (64, 64, 16), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+
+// Reuses the cgemm_nt winner at 6656^3 and 8192x8192x64 and 1024^3.
+gemm_kernel! { name = CgemmNC, precision = c32, op = (N, C), tile = (64, 64, 16), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+
+// Tuned at 6656^3 and 8192x8192x64 and 1024^3.
+gemm_kernel! { name = CgemmTN, precision = c32, op = (T, N), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Tuned at 6656^3.
-gemm_kernel! { name = CgemmNT, precision = c32, op = (N, T), tile = (64, 64, 16), threads = (8, 16), load_a = (16, 8), load_b = (8, 16), lds_width = 2, ldg = ca }
+gemm_kernel! { name = CgemmTT, precision = c32, op = (T, T), tile = (80, 64, 48), threads = (8, 16), load_a = (8, 16), load_b = (16, 8), lds_width = 2, arch = sm_90, stages = 2, ldg_width = 2, warps = (1, 4), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Reuses the cgemm_nt winner at 6656^3.
-gemm_kernel! { name = CgemmNC, precision = c32, op = (N, C), tile = (64, 64, 16), threads = (8, 16), load_a = (16, 8), load_b = (8, 16), lds_width = 2, ldg = ca }
-
-// Tuned at 6656^3.
-gemm_kernel! { name = CgemmTN, precision = c32, op = (T, N), tile = (64, 128, 24), threads = (8, 32), load_a = (8, 32), load_b = (8, 32), lds_width = 2 }
-
-// Tuned at 6656^3.
-gemm_kernel! { name = CgemmTT, precision = c32, op = (T, T), tile = (64, 128, 24), threads = (8, 32), load_a = (8, 32), load_b = (32, 8), lds_width = 2 }
+// Tuned at 8192x8192x64 and 1024^3.
+gemm_kernel! { name = CgemmTT8192x8192x64, precision = c32, op = (T, T), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Reuses the cgemm_tt winner at 6656^3.
-gemm_kernel! { name = CgemmTC, precision = c32, op = (T, C), tile = (64, 128, 24), threads = (8, 32), load_a = (8, 32), load_b = (32, 8), lds_width = 2 }
+gemm_kernel! { name = CgemmTC, precision = c32, op = (T, C), tile = (80, 64, 48), threads = (8, 16), load_a = (8, 16), load_b = (16, 8), lds_width = 2, arch = sm_90, stages = 2, ldg_width = 2, warps = (1, 4), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Reuses the cgemm_tn winner at 6656^3.
-gemm_kernel! { name = CgemmCN, precision = c32, op = (C, N), tile = (64, 128, 24), threads = (8, 32), load_a = (8, 32), load_b = (8, 32), lds_width = 2 }
+// Reuses the cgemm_tt winner at 8192x8192x64 and 1024^3.
+gemm_kernel! { name = CgemmTC8192x8192x64, precision = c32, op = (T, C), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+
+// Reuses the cgemm_tn winner at 6656^3 and 8192x8192x64 and 1024^3.
+gemm_kernel! { name = CgemmCN, precision = c32, op = (C, N), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Reuses the cgemm_tt winner at 6656^3.
-gemm_kernel! { name = CgemmCT, precision = c32, op = (C, T), tile = (64, 128, 24), threads = (8, 32), load_a = (8, 32), load_b = (32, 8), lds_width = 2 }
+gemm_kernel! { name = CgemmCT, precision = c32, op = (C, T), tile = (80, 64, 48), threads = (8, 16), load_a = (8, 16), load_b = (16, 8), lds_width = 2, arch = sm_90, stages = 2, ldg_width = 2, warps = (1, 4), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+
+// Reuses the cgemm_tt winner at 8192x8192x64 and 1024^3.
+gemm_kernel! { name = CgemmCT8192x8192x64, precision = c32, op = (C, T), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Reuses the cgemm_tt winner at 6656^3.
-gemm_kernel! { name = CgemmCC, precision = c32, op = (C, C), tile = (64, 128, 24), threads = (8, 32), load_a = (8, 32), load_b = (32, 8), lds_width = 2 }
+gemm_kernel! { name = CgemmCC, precision = c32, op = (C, C), tile = (80, 64, 48), threads = (8, 16), load_a = (8, 16), load_b = (16, 8), lds_width = 2, arch = sm_90, stages = 2, ldg_width = 2, warps = (1, 4), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Tuned at 4608^3.
-gemm_kernel! { name = ZgemmNN, precision = c64, op = (N, N), tile = (48, 32, 16), threads = (16, 8), load_a = (16, 8), load_b = (8, 16), ldg = cg }
+// Reuses the cgemm_tt winner at 8192x8192x64 and 1024^3.
+gemm_kernel! { name = CgemmCC8192x8192x64, precision = c32, op = (C, C), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Tuned at 4608^3.
-gemm_kernel! { name = ZgemmNT, precision = c64, op = (N, T), tile = (48, 80, 16), threads = (16, 16), load_a = (16, 16), load_b = (16, 16), ldg = cg }
+// Tuned at 4608^3 and 1024^3.
+gemm_kernel! { name = ZgemmNN, precision = c64, op = (N, N), tile = (64, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (16, 16), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the zgemm_nt winner at 4608^3.
-gemm_kernel! { name = ZgemmNC, precision = c64, op = (N, C), tile = (48, 80, 16), threads = (16, 16), load_a = (16, 16), load_b = (16, 16), ldg = cg }
+// Tuned at 8192x8192x64.
+gemm_kernel! { name = ZgemmNN8192x8192x64, precision = c64, op = (N, N), tile = (64, 32, 4), threads = (16, 8), load_a = (64, 2), load_b = (4, 32), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, math = dmma, mma = (16, 8, 4) }
 
-// Tuned at 4608^3.
-gemm_kernel! { name = ZgemmTN, precision = c64, op = (T, N), tile = (64, 32, 8), threads = (16, 8), load_a = (8, 16), load_b = (8, 16) }
+// Tuned at 4608^3 and 1024^3.
+gemm_kernel! { name = ZgemmNT, precision = c64, op = (N, T), tile = (64, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (128, 2), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
-// Tuned at 4608^3.
-gemm_kernel! { name = ZgemmTT, precision = c64, op = (T, T), tile = (48, 32, 16), threads = (16, 8), load_a = (16, 8), load_b = (16, 8) }
+// Tuned at 8192x8192x64.
+gemm_kernel! { name = ZgemmNT8192x8192x64, precision = c64, op = (N, T), tile = (64, 32, 4), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 1, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the zgemm_tt winner at 4608^3.
-gemm_kernel! { name = ZgemmTC, precision = c64, op = (T, C), tile = (48, 32, 16), threads = (16, 8), load_a = (16, 8), load_b = (16, 8) }
+// Reuses the zgemm_nt winner at 4608^3 and 1024^3.
+gemm_kernel! { name = ZgemmNC, precision = c64, op = (N, C), tile = (64, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (128, 2), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the zgemm_tn winner at 4608^3.
-gemm_kernel! { name = ZgemmCN, precision = c64, op = (C, N), tile = (64, 32, 8), threads = (16, 8), load_a = (8, 16), load_b = (8, 16) }
+// Reuses the zgemm_nt winner at 8192x8192x64.
+gemm_kernel! { name = ZgemmNC8192x8192x64, precision = c64, op = (N, C), tile = (64, 32, 4), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 1, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the zgemm_tt winner at 4608^3.
-gemm_kernel! { name = ZgemmCT, precision = c64, op = (C, T), tile = (48, 32, 16), threads = (16, 8), load_a = (16, 8), load_b = (16, 8) }
+// Tuned at 4608^3 and 1024^3.
+gemm_kernel! { name = ZgemmTN, precision = c64, op = (T, N), tile = (64, 128, 16), threads = (16, 16), load_a = (16, 16), load_b = (16, 16), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the zgemm_tt winner at 4608^3.
-gemm_kernel! { name = ZgemmCC, precision = c64, op = (C, C), tile = (48, 32, 16), threads = (16, 8), load_a = (16, 8), load_b = (16, 8) }
+// Tuned at 8192x8192x64.
+gemm_kernel! { name = ZgemmTN8192x8192x64, precision = c64, op = (T, N), tile = (64, 32, 8), threads = (32, 4), load_a = (8, 16), load_b = (8, 16), arch = sm_90, stages = 3, warps = (4, 1), raster = 8, math = dmma, mma = (16, 8, 4) }
+
+// Tuned at 4608^3 and 1024^3.
+gemm_kernel! { name = ZgemmTT, precision = c64, op = (T, T), tile = (64, 128, 16), threads = (16, 16), load_a = (16, 16), load_b = (128, 2), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
+
+// Tuned at 8192x8192x64.
+gemm_kernel! { name = ZgemmTT8192x8192x64, precision = c64, op = (T, T), tile = (64, 32, 4), threads = (16, 8), load_a = (2, 64), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, math = dmma, mma = (16, 8, 4) }
+
+// Reuses the zgemm_tt winner at 4608^3 and 1024^3.
+gemm_kernel! { name = ZgemmTC, precision = c64, op = (T, C), tile = (64, 128, 16), threads = (16, 16), load_a = (16, 16), load_b = (128, 2), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
+
+// Reuses the zgemm_tt winner at 8192x8192x64.
+gemm_kernel! { name = ZgemmTC8192x8192x64, precision = c64, op = (T, C), tile = (64, 32, 4), threads = (16, 8), load_a = (2, 64), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, math = dmma, mma = (16, 8, 4) }
+
+// Reuses the zgemm_tn winner at 4608^3 and 1024^3.
+gemm_kernel! { name = ZgemmCN, precision = c64, op = (C, N), tile = (64, 128, 16), threads = (16, 16), load_a = (16, 16), load_b = (16, 16), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
+
+// Reuses the zgemm_tn winner at 8192x8192x64.
+gemm_kernel! { name = ZgemmCN8192x8192x64, precision = c64, op = (C, N), tile = (64, 32, 8), threads = (32, 4), load_a = (8, 16), load_b = (8, 16), arch = sm_90, stages = 3, warps = (4, 1), raster = 8, math = dmma, mma = (16, 8, 4) }
+
+// Reuses the zgemm_tt winner at 4608^3 and 1024^3.
+gemm_kernel! { name = ZgemmCT, precision = c64, op = (C, T), tile = (64, 128, 16), threads = (16, 16), load_a = (16, 16), load_b = (128, 2), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
+
+// Reuses the zgemm_tt winner at 8192x8192x64.
+gemm_kernel! { name = ZgemmCT8192x8192x64, precision = c64, op = (C, T), tile = (64, 32, 4), threads = (16, 8), load_a = (2, 64), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, math = dmma, mma = (16, 8, 4) }
+
+// Reuses the zgemm_tt winner at 4608^3 and 1024^3.
+gemm_kernel! { name = ZgemmCC, precision = c64, op = (C, C), tile = (64, 128, 16), threads = (16, 16), load_a = (16, 16), load_b = (128, 2), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
+
+// Reuses the zgemm_tt winner at 8192x8192x64.
+gemm_kernel! { name = ZgemmCC8192x8192x64, precision = c64, op = (C, C), tile = (64, 32, 4), threads = (16, 8), load_a = (2, 64), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, math = dmma, mma = (16, 8, 4) }
 
 /// Every tuned kernel of this family.
-pub static KERNELS: [KernelEntry; 36] = [
+pub static KERNELS: [KernelEntry; 99] = [
     KernelEntry::tuned::<SgemmNN>("sm_90::SgemmNN", [9216, 9216, 9216]),
+    KernelEntry::tuned::<SgemmNN>("sm_90::SgemmNN", [8192, 8192, 64]),
+    KernelEntry::tuned::<SgemmNN1024>("sm_90::SgemmNN1024", [1024, 1024, 1024]),
     KernelEntry::tuned::<SgemmNT>("sm_90::SgemmNT", [9216, 9216, 9216]),
+    KernelEntry::tuned::<SgemmNT>("sm_90::SgemmNT", [8192, 8192, 64]),
+    KernelEntry::tuned::<SgemmNT1024>("sm_90::SgemmNT1024", [1024, 1024, 1024]),
     KernelEntry::tuned::<SgemmNC>("sm_90::SgemmNC", [9216, 9216, 9216]),
+    KernelEntry::tuned::<SgemmNC>("sm_90::SgemmNC", [8192, 8192, 64]),
+    KernelEntry::tuned::<SgemmNC1024>("sm_90::SgemmNC1024", [1024, 1024, 1024]),
     KernelEntry::tuned::<SgemmTN>("sm_90::SgemmTN", [9216, 9216, 9216]),
+    KernelEntry::tuned::<SgemmTN>("sm_90::SgemmTN", [8192, 8192, 64]),
+    KernelEntry::tuned::<SgemmTN>("sm_90::SgemmTN", [1024, 1024, 1024]),
     KernelEntry::tuned::<SgemmTT>("sm_90::SgemmTT", [9216, 9216, 9216]),
+    KernelEntry::tuned::<SgemmTT>("sm_90::SgemmTT", [8192, 8192, 64]),
+    KernelEntry::tuned::<SgemmTT>("sm_90::SgemmTT", [1024, 1024, 1024]),
     KernelEntry::tuned::<SgemmTC>("sm_90::SgemmTC", [9216, 9216, 9216]),
+    KernelEntry::tuned::<SgemmTC>("sm_90::SgemmTC", [8192, 8192, 64]),
+    KernelEntry::tuned::<SgemmTC>("sm_90::SgemmTC", [1024, 1024, 1024]),
     KernelEntry::tuned::<SgemmCN>("sm_90::SgemmCN", [9216, 9216, 9216]),
+    KernelEntry::tuned::<SgemmCN>("sm_90::SgemmCN", [8192, 8192, 64]),
+    KernelEntry::tuned::<SgemmCN>("sm_90::SgemmCN", [1024, 1024, 1024]),
     KernelEntry::tuned::<SgemmCT>("sm_90::SgemmCT", [9216, 9216, 9216]),
+    KernelEntry::tuned::<SgemmCT>("sm_90::SgemmCT", [8192, 8192, 64]),
+    KernelEntry::tuned::<SgemmCT>("sm_90::SgemmCT", [1024, 1024, 1024]),
     KernelEntry::tuned::<SgemmCC>("sm_90::SgemmCC", [9216, 9216, 9216]),
+    KernelEntry::tuned::<SgemmCC>("sm_90::SgemmCC", [8192, 8192, 64]),
+    KernelEntry::tuned::<SgemmCC>("sm_90::SgemmCC", [1024, 1024, 1024]),
     KernelEntry::tuned::<DgemmNN>("sm_90::DgemmNN", [6656, 6656, 6656]),
+    KernelEntry::tuned::<DgemmNN8192x8192x64>("sm_90::DgemmNN8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned::<DgemmNT>("sm_90::DgemmNT", [6656, 6656, 6656]),
+    KernelEntry::tuned::<DgemmNT8192x8192x64>("sm_90::DgemmNT8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned::<DgemmNC>("sm_90::DgemmNC", [6656, 6656, 6656]),
+    KernelEntry::tuned::<DgemmNC8192x8192x64>("sm_90::DgemmNC8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned::<DgemmTN>("sm_90::DgemmTN", [6656, 6656, 6656]),
+    KernelEntry::tuned::<DgemmTN8192x8192x64>("sm_90::DgemmTN8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned::<DgemmTT>("sm_90::DgemmTT", [6656, 6656, 6656]),
+    KernelEntry::tuned::<DgemmTT8192x8192x64>("sm_90::DgemmTT8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned::<DgemmTC>("sm_90::DgemmTC", [6656, 6656, 6656]),
+    KernelEntry::tuned::<DgemmTC8192x8192x64>("sm_90::DgemmTC8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned::<DgemmCN>("sm_90::DgemmCN", [6656, 6656, 6656]),
+    KernelEntry::tuned::<DgemmCN8192x8192x64>("sm_90::DgemmCN8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned::<DgemmCT>("sm_90::DgemmCT", [6656, 6656, 6656]),
+    KernelEntry::tuned::<DgemmCT8192x8192x64>("sm_90::DgemmCT8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned::<DgemmCC>("sm_90::DgemmCC", [6656, 6656, 6656]),
+    KernelEntry::tuned::<DgemmCC8192x8192x64>("sm_90::DgemmCC8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned::<CgemmNN>("sm_90::CgemmNN", [6656, 6656, 6656]),
+    KernelEntry::tuned::<CgemmNN>("sm_90::CgemmNN", [8192, 8192, 64]),
+    KernelEntry::tuned::<CgemmNN>("sm_90::CgemmNN", [1024, 1024, 1024]),
     KernelEntry::tuned::<CgemmNT>("sm_90::CgemmNT", [6656, 6656, 6656]),
+    KernelEntry::tuned::<CgemmNT>("sm_90::CgemmNT", [8192, 8192, 64]),
+    KernelEntry::tuned::<CgemmNT>("sm_90::CgemmNT", [1024, 1024, 1024]),
     KernelEntry::tuned::<CgemmNC>("sm_90::CgemmNC", [6656, 6656, 6656]),
+    KernelEntry::tuned::<CgemmNC>("sm_90::CgemmNC", [8192, 8192, 64]),
+    KernelEntry::tuned::<CgemmNC>("sm_90::CgemmNC", [1024, 1024, 1024]),
     KernelEntry::tuned::<CgemmTN>("sm_90::CgemmTN", [6656, 6656, 6656]),
+    KernelEntry::tuned::<CgemmTN>("sm_90::CgemmTN", [8192, 8192, 64]),
+    KernelEntry::tuned::<CgemmTN>("sm_90::CgemmTN", [1024, 1024, 1024]),
     KernelEntry::tuned::<CgemmTT>("sm_90::CgemmTT", [6656, 6656, 6656]),
+    KernelEntry::tuned::<CgemmTT8192x8192x64>("sm_90::CgemmTT8192x8192x64", [8192, 8192, 64]),
+    KernelEntry::tuned::<CgemmTT8192x8192x64>("sm_90::CgemmTT8192x8192x64", [1024, 1024, 1024]),
     KernelEntry::tuned::<CgemmTC>("sm_90::CgemmTC", [6656, 6656, 6656]),
+    KernelEntry::tuned::<CgemmTC8192x8192x64>("sm_90::CgemmTC8192x8192x64", [8192, 8192, 64]),
+    KernelEntry::tuned::<CgemmTC8192x8192x64>("sm_90::CgemmTC8192x8192x64", [1024, 1024, 1024]),
     KernelEntry::tuned::<CgemmCN>("sm_90::CgemmCN", [6656, 6656, 6656]),
+    KernelEntry::tuned::<CgemmCN>("sm_90::CgemmCN", [8192, 8192, 64]),
+    KernelEntry::tuned::<CgemmCN>("sm_90::CgemmCN", [1024, 1024, 1024]),
     KernelEntry::tuned::<CgemmCT>("sm_90::CgemmCT", [6656, 6656, 6656]),
+    KernelEntry::tuned::<CgemmCT8192x8192x64>("sm_90::CgemmCT8192x8192x64", [8192, 8192, 64]),
+    KernelEntry::tuned::<CgemmCT8192x8192x64>("sm_90::CgemmCT8192x8192x64", [1024, 1024, 1024]),
     KernelEntry::tuned::<CgemmCC>("sm_90::CgemmCC", [6656, 6656, 6656]),
+    KernelEntry::tuned::<CgemmCC8192x8192x64>("sm_90::CgemmCC8192x8192x64", [8192, 8192, 64]),
+    KernelEntry::tuned::<CgemmCC8192x8192x64>("sm_90::CgemmCC8192x8192x64", [1024, 1024, 1024]),
     KernelEntry::tuned::<ZgemmNN>("sm_90::ZgemmNN", [4608, 4608, 4608]),
+    KernelEntry::tuned::<ZgemmNN>("sm_90::ZgemmNN", [1024, 1024, 1024]),
+    KernelEntry::tuned::<ZgemmNN8192x8192x64>("sm_90::ZgemmNN8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned::<ZgemmNT>("sm_90::ZgemmNT", [4608, 4608, 4608]),
+    KernelEntry::tuned::<ZgemmNT>("sm_90::ZgemmNT", [1024, 1024, 1024]),
+    KernelEntry::tuned::<ZgemmNT8192x8192x64>("sm_90::ZgemmNT8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned::<ZgemmNC>("sm_90::ZgemmNC", [4608, 4608, 4608]),
+    KernelEntry::tuned::<ZgemmNC>("sm_90::ZgemmNC", [1024, 1024, 1024]),
+    KernelEntry::tuned::<ZgemmNC8192x8192x64>("sm_90::ZgemmNC8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned::<ZgemmTN>("sm_90::ZgemmTN", [4608, 4608, 4608]),
+    KernelEntry::tuned::<ZgemmTN>("sm_90::ZgemmTN", [1024, 1024, 1024]),
+    KernelEntry::tuned::<ZgemmTN8192x8192x64>("sm_90::ZgemmTN8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned::<ZgemmTT>("sm_90::ZgemmTT", [4608, 4608, 4608]),
+    KernelEntry::tuned::<ZgemmTT>("sm_90::ZgemmTT", [1024, 1024, 1024]),
+    KernelEntry::tuned::<ZgemmTT8192x8192x64>("sm_90::ZgemmTT8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned::<ZgemmTC>("sm_90::ZgemmTC", [4608, 4608, 4608]),
+    KernelEntry::tuned::<ZgemmTC>("sm_90::ZgemmTC", [1024, 1024, 1024]),
+    KernelEntry::tuned::<ZgemmTC8192x8192x64>("sm_90::ZgemmTC8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned::<ZgemmCN>("sm_90::ZgemmCN", [4608, 4608, 4608]),
+    KernelEntry::tuned::<ZgemmCN>("sm_90::ZgemmCN", [1024, 1024, 1024]),
+    KernelEntry::tuned::<ZgemmCN8192x8192x64>("sm_90::ZgemmCN8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned::<ZgemmCT>("sm_90::ZgemmCT", [4608, 4608, 4608]),
+    KernelEntry::tuned::<ZgemmCT>("sm_90::ZgemmCT", [1024, 1024, 1024]),
+    KernelEntry::tuned::<ZgemmCT8192x8192x64>("sm_90::ZgemmCT8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned::<ZgemmCC>("sm_90::ZgemmCC", [4608, 4608, 4608]),
+    KernelEntry::tuned::<ZgemmCC>("sm_90::ZgemmCC", [1024, 1024, 1024]),
+    KernelEntry::tuned::<ZgemmCC8192x8192x64>("sm_90::ZgemmCC8192x8192x64", [8192, 8192, 64]),
 ];
