@@ -1,8 +1,10 @@
 //! `cargo xtask test`: everything CI checks, on a machine with or without a
-//! GPU. Installs ptxas when missing, runs every test of the workspace
-//! (unit, integration, trybuild, emulator, doc tests; GPU tests skip with a
-//! message unless `GEMMFORGE_REQUIRE_GPU=1`), then assembles every kernel of
-//! `gemm-kernels` with ptxas and prints the register table.
+//! GPU. Checks the formatting (`cargo fmt --check`) and the lints (`cargo
+//! clippy --all-targets -- -D warnings`) first, installs ptxas when missing,
+//! runs every test of the workspace (unit, integration, trybuild, emulator,
+//! doc tests; GPU tests skip with a message unless `GEMMFORGE_REQUIRE_GPU=1`),
+//! then assembles every kernel of `gemm-kernels` with ptxas and prints the
+//! register table.
 
 use std::process::Command;
 use std::time::Instant;
@@ -10,6 +12,17 @@ use std::time::Instant;
 use anyhow::{Result, bail};
 
 use crate::ptxas;
+
+/// The formatting and lint checks `cargo xtask test` runs before the
+/// tests: what each enforces, how to fix a failure, the cargo arguments.
+const STYLE_GATES: &[(&str, &str, &[&str])] = &[
+    ("formatting", "run `cargo fmt`", &["fmt", "--all", "--check"]),
+    (
+        "lints, warnings as errors",
+        "fix what clippy reports",
+        &["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"],
+    ),
+];
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -20,9 +33,22 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<()> {
     let started = Instant::now();
-    let ptxas = ptxas::ensure_ptxas()?;
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let mut steps = Vec::new();
+
+    // The style gates first: short next to the tests, and a failure is
+    // cheap to fix before the long run.
+    for (what, fix, gate) in STYLE_GATES {
+        let t = Instant::now();
+        eprintln!("\n==> cargo {} ({what})", gate.join(" "));
+        let status = Command::new(&cargo).args(*gate).current_dir(ptxas::workspace_root()).status()?;
+        if !status.success() {
+            bail!("cargo {} failed ({status}): {fix}, then run the tests again", gate.join(" "));
+        }
+        steps.push((*what, t.elapsed()));
+    }
+
+    let ptxas = ptxas::ensure_ptxas()?;
 
     for (what, test_args) in [
         ("unit, integration, trybuild and emulator tests", vec!["--workspace", "--all-targets"]),
