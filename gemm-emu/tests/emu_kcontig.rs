@@ -51,12 +51,15 @@ fn laid_out(specs: &[KernelSpec]) -> Vec<KernelSpec> {
 
 const OPS: [(Op, Op); 3] = [(Op::T, Op::N), (Op::T, Op::T), (Op::N, Op::N)];
 
+/// `mma = (m, n, k)` shapes of a precision.
+type MmaShapes = &'static [(u32, u32, u32)];
+
 /// Every precision and each `mma` shape whose lane reads 4 to 16 bytes of
 /// a row, with A, B or both K-contiguous, one and two fragment sets.
 #[test]
 fn every_precision_shape_and_operand() {
     let mut specs = Vec::new();
-    let shapes: [(Precision, &[(u32, u32, u32)]); 4] = [
+    let shapes: [(Precision, MmaShapes); 4] = [
         (Precision::F32, &[(16, 8, 8)]),
         (Precision::C32, &[(16, 8, 8), (16, 8, 4)]),
         (Precision::F64, &[(16, 8, 4), (16, 8, 8)]),
