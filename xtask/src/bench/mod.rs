@@ -11,6 +11,12 @@
 //!   and `N` are not rounded to the tile; the factorization does not choose
 //!   them.
 //!
+//! and, asked for by name (`--sweep small,large-k,tall`), the shape classes
+//! of issue 11, `C = A·B` on shapes no tile chooses: **small** squares
+//! (256, 384, 512, 768, 1024), **large-k** (`m = n` of 256 and 512, `k` of
+//! 64 Ki to 1 Mi) and **tall** (one of `m`, `n` of 16 or 64, the other
+//! 16384, `k` 4096).
+//!
 //! By default the kernels are the ones gemm-host runs on this GPU
 //! ([`gemm_kernels::default_kernel`]: tuned for the device family if there
 //! is one, else Table 2), one per precision and op pair; `--table2` and
@@ -28,21 +34,24 @@
 //!
 //! Output, under `--out` (default `target/bench`): `bench.csv` (one row per
 //! kernel and shape, rewritten after every shape so an interrupted run keeps
-//! what it measured), `bench-square.svg` and `bench-skinny.svg` (TFLOP/s per
-//! precision; a solid line per kernel, a dashed one per cuBLAS op pair);
+//! what it measured), `bench-square.svg`, `bench-skinny.svg` and
+//! `bench-small.svg` (TFLOP/s per precision; a solid line per kernel, a
+//! dashed one per cuBLAS op pair; large-k and tall are in the CSV and the
+//! table);
 //! then a table of every measurement and, last, a summary per kernel.
 
 mod plot;
 mod report;
 mod setup;
+mod subjects;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Instant;
 
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Context, Result, bail};
 use gemm_codegen::bound::GpuThroughput;
-use gemm_codegen::{Element, KernelImage, KernelSpec, Math, Op, Precision};
+use gemm_codegen::{Element, KernelSpec, Math, Op, Precision};
 use gemm_host::cublas::{Cublas, CublasMath};
 use gemm_host::num_complex::Complex;
 use gemm_host::reference::{self, Random};
@@ -54,6 +63,7 @@ pub(crate) use self::report::csv_field;
 use self::report::{bound_text, csv, shape_text, summary, table, tile_text};
 pub use self::setup::Args;
 use self::setup::{Choice, Setup, setup, square_sizes, tile};
+use self::subjects::{Source, Subject, choose, label};
 use crate::bound::{self, KernelBound};
 use crate::measure::{self, Bench, CHECK_SHAPE, CublasCheck, Timing};
 use crate::peak;
@@ -68,6 +78,12 @@ enum Sweep {
     Square,
     /// K = 32, 64 with large M = N (Section 8).
     Skinny,
+    /// m = n = k of 256, 384, 512, 768, 1024, not rounded to the tile.
+    Small,
+    /// m = n of 256, 512 with k of 64 Ki to 1 Mi.
+    LargeK,
+    /// One of m, n of 16 or 64, the other 16384; k = 4096.
+    Tall,
 }
 
 impl Sweep {
@@ -76,113 +92,11 @@ impl Sweep {
             Sweep::Check => "check",
             Sweep::Square => "square",
             Sweep::Skinny => "skinny",
+            Sweep::Small => "small",
+            Sweep::LargeK => "large-k",
+            Sweep::Tall => "tall",
         }
     }
-}
-
-/// Where a benched kernel comes from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum Source {
-    /// `gemm-kernels/src/tuned/`, for this GPU's family.
-    Tuned,
-    /// Table 2 of the paper.
-    Table2,
-    /// `--spec`.
-    Spec,
-}
-
-impl Source {
-    fn name(self) -> &'static str {
-        match self {
-            Source::Tuned => "tuned",
-            Source::Table2 => "table2",
-            Source::Spec => "spec",
-        }
-    }
-}
-
-/// A kernel to bench.
-#[derive(Clone, Debug)]
-struct Subject {
-    /// `SgemmNN`, or `spec`.
-    name: String,
-    source: Source,
-    image: KernelImage,
-    /// The shapes it is timed on.
-    reach: Reach,
-}
-
-/// The shapes a [`Subject`] is timed on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Reach {
-    /// Every shape of the sweeps.
-    All,
-    /// Those for which gemm-host picks it on a GPU of this compute
-    /// capability (`gemm_kernels::kernel_for`): one of several tuned
-    /// kernels of a type.
-    Dispatch { arch: u32 },
-}
-
-impl Subject {
-    fn label(&self) -> String {
-        label(&self.name, self.source)
-    }
-
-    /// Whether it is timed on an `m × n × k` problem.
-    fn times(&self, (m, n, k): (i64, i64, i64)) -> bool {
-        match self.reach {
-            Reach::All => true,
-            Reach::Dispatch { arch } => {
-                let s = &self.image.spec;
-                let dim = |d: i64| u64::try_from(d).unwrap_or(0);
-                let picked =
-                    gemm_kernels::kernel_for(arch, s.precision, s.op_a, s.op_b, (dim(m), dim(n), dim(k)));
-                picked.entry == self.image.entry
-            }
-        }
-    }
-}
-
-/// `SgemmNN/tuned`, `SgemmNN/table2`, `spec`.
-fn label(name: &str, source: Source) -> String {
-    if source == Source::Spec { name.to_owned() } else { format!("{name}/{}", source.name()) }
-}
-
-/// The kernels of `setup` on a GPU of compute capability `arch`, in
-/// precision then op order (tuned before Table 2 with `--both`).
-fn choose(setup: &Setup, arch: u32) -> Result<Vec<Subject>> {
-    if let Choice::Spec(spec) = &setup.choice {
-        let image = gemm_codegen::compile(spec).map_err(|v| {
-            anyhow!(
-                "--spec is not a legal kernel:\n{}",
-                v.iter().map(|v| format!("  {v}")).collect::<Vec<_>>().join("\n")
-            )
-        })?;
-        return Ok(vec![Subject { name: "spec".into(), source: Source::Spec, image, reach: Reach::All }]);
-    }
-    let entry = |k: &gemm_kernels::KernelEntry, source, reach| Subject {
-        name: k.name.to_owned(),
-        source,
-        image: k.image(),
-        reach,
-    };
-    let mut out = Vec::new();
-    for &p in &setup.precisions {
-        for &(op_a, op_b) in &setup.ops {
-            let table2 = gemm_kernels::table2(p, op_a, op_b);
-            // Each tuned kernel of the type on the shapes gemm-host gives it.
-            let tuned = gemm_kernels::tuned_kernels(arch, p, op_a, op_b);
-            if setup.choice == Choice::Table2 || tuned.is_empty() {
-                out.push(entry(table2, Source::Table2, Reach::All));
-                continue;
-            }
-            out.extend(tuned.iter().map(|k| entry(k, Source::Tuned, Reach::Dispatch { arch })));
-            if setup.choice == Choice::Both {
-                out.push(entry(table2, Source::Table2, Reach::All));
-            }
-        }
-    }
-    Ok(out)
 }
 
 /// Device bytes [`Bench::new`] allocates for a problem with these buffer
@@ -371,6 +285,7 @@ pub fn run(args: Args) -> Result<()> {
     for (sweep, file, what) in [
         (Sweep::Square, "bench-square.svg", "square m = n = k, multiples of the tile"),
         (Sweep::Skinny, "bench-skinny.svg", "skinny C -= A·B, K ≪ M = N"),
+        (Sweep::Small, "bench-small.svg", "small squares m = n = k"),
     ] {
         if rows.iter().any(|r| r.sweep == sweep && r.ours.is_some()) {
             let path = setup.out.join(file);
@@ -403,8 +318,7 @@ fn shapes_of(setup: &Setup, spec: &KernelSpec) -> usize {
     } else {
         0
     };
-    let skinny = if setup.skinny { setup.skinny_k.len() * setup.skinny_mn.len() } else { 0 };
-    square + skinny
+    square + setup.fixed.len()
 }
 
 struct Runner<'a> {
@@ -499,15 +413,10 @@ impl Runner<'_> {
                 }
             }
         }
-        if setup.skinny {
-            for &mn in &setup.skinny_mn {
-                for &k in &setup.skinny_k {
-                    let shape = (mn, mn, k);
-                    let users: Vec<&Ready> = ready.iter().filter(|r| r.subject.times(shape)).collect();
-                    if !users.is_empty() {
-                        self.shapes::<T>(Sweep::Skinny, &[shape], &users)?;
-                    }
-                }
+        for &(sweep, shape) in &setup.fixed {
+            let users: Vec<&Ready> = ready.iter().filter(|r| r.subject.times(shape)).collect();
+            if !users.is_empty() {
+                self.shapes::<T>(sweep, &[shape], &users)?;
             }
         }
         self.say(format!(
@@ -570,7 +479,7 @@ impl Runner<'_> {
     ) -> Result<()> {
         let (alpha, beta) = match sweep {
             Sweep::Skinny => (reference::narrow::<T>(Complex::new(-1.0, 0.0)), T::ONE),
-            Sweep::Square | Sweep::Check => (T::ONE, T::ZERO),
+            Sweep::Square | Sweep::Check | Sweep::Small | Sweep::LargeK | Sweep::Tall => (T::ONE, T::ZERO),
         };
         let cfg = |(op_a, op_b): (Op, Op), (m, n, k): (i64, i64, i64)| {
             GemmConfig::<T>::new(op_a, op_b, m, n, k).alpha(alpha).beta(beta)
@@ -663,61 +572,6 @@ impl Runner<'_> {
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
-
-    use super::setup::tests::parse;
-    #[test]
-    fn choose_finds_a_kernel_per_type() {
-        let s = parse(&[]).unwrap();
-        let chosen = choose(&s, 90).unwrap();
-        let types = Precision::ALL.iter().flat_map(|&p| s.ops.iter().map(move |&(a, b)| (p, a, b)));
-        let mut at = 0;
-        for (p, a, b) in types {
-            // The type's tuned kernels, each on the shapes gemm-host gives
-            // it; Table 2's on every shape where there is none.
-            let tuned = gemm_kernels::tuned_kernels(90, p, a, b);
-            let expect: Vec<(&str, Source, Reach)> = if tuned.is_empty() {
-                vec![(gemm_kernels::table2(p, a, b).entry, Source::Table2, Reach::All)]
-            } else {
-                tuned.iter().map(|k| (k.entry, Source::Tuned, Reach::Dispatch { arch: 90 })).collect()
-            };
-            for (entry, source, reach) in expect {
-                let subject = &chosen[at];
-                let spec = subject.image.spec;
-                assert_eq!((spec.precision, spec.op_a, spec.op_b), (p, a, b));
-                assert_eq!((&*subject.image.entry, subject.source, subject.reach), (entry, source, reach));
-                at += 1;
-            }
-        }
-        assert_eq!(at, chosen.len());
-        // A dispatched kernel is timed exactly where gemm-host picks it.
-        for subject in chosen.iter().filter(|k| k.reach != Reach::All) {
-            let spec = subject.image.spec;
-            for shape in [(256, 256, 256), (8192, 8192, 32), (16384, 16384, 16384)] {
-                let dim = |d: i64| d as u64;
-                let picked = gemm_kernels::kernel_for(
-                    90,
-                    spec.precision,
-                    spec.op_a,
-                    spec.op_b,
-                    (dim(shape.0), dim(shape.1), dim(shape.2)),
-                );
-                assert_eq!(subject.times(shape), picked.entry == subject.image.entry);
-            }
-        }
-        let table2 = choose(&parse(&["--table2"]).unwrap(), 90).unwrap();
-        assert!(table2.iter().all(|k| k.source == Source::Table2));
-        assert_eq!(table2[0].label(), "SgemmNN/table2");
-        // Both: each type's Table 2 kernel, after its tuned one if any.
-        let both = choose(&parse(&["--both"]).unwrap(), 90).unwrap();
-        assert_eq!(both.iter().filter(|k| k.source == Source::Table2).count(), 16);
-        assert_eq!(both.len(), 16 + chosen.iter().filter(|k| k.source == Source::Tuned).count());
-        let spec =
-            choose(&parse(&["--spec", &table2[5].image.spec.to_invocation_body()]).unwrap(), 90).unwrap();
-        assert_eq!(
-            (spec.len(), spec[0].label(), spec[0].image.spec),
-            (1, "spec".to_owned(), table2[5].image.spec)
-        );
-    }
 
     #[test]
     fn footprint_counts_the_rotated_sets() {

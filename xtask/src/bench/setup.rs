@@ -88,12 +88,12 @@ pub(super) struct Setup {
     pub(super) ops: Vec<(Op, Op)>,
     pub(super) choice: Choice,
     pub(super) square: bool,
-    pub(super) skinny: bool,
+    /// The shapes of every sweep but the square one, in sweep order.
+    pub(super) fixed: Vec<(Sweep, (i64, i64, i64))>,
     pub(super) min_size: i64,
     pub(super) max_size: i64,
     pub(super) sizes: usize,
     pub(super) skinny_k: Vec<i64>,
-    pub(super) skinny_mn: Vec<i64>,
     pub(super) plan: Plan,
     pub(super) out: PathBuf,
     pub(super) seed: u64,
@@ -148,26 +148,64 @@ pub(super) fn setup(args: &Args) -> Result<Setup> {
     if precisions.is_empty() || ops.is_empty() {
         bail!("no precision or no op pair to bench");
     }
-    let (square, skinny) = (args.sweep.contains(&Sweep::Square), args.sweep.contains(&Sweep::Skinny));
-    if !square && !skinny {
-        bail!("--sweep: name at least one of square, skinny");
+    let (skinny_k, skinny_mn) = (sorted(args.skinny_k.clone()), sorted(skinny_mn));
+    let square = args.sweep.contains(&Sweep::Square);
+    let mut fixed = Vec::new();
+    for sweep in [Sweep::Skinny, Sweep::Small, Sweep::LargeK, Sweep::Tall] {
+        if args.sweep.contains(&sweep) {
+            fixed.extend(fixed_shapes(sweep, &skinny_mn, &skinny_k).into_iter().map(|shape| (sweep, shape)));
+        }
+    }
+    if !square && fixed.is_empty() {
+        bail!("--sweep: name at least one of square, skinny, small, large-k, tall");
     }
     Ok(Setup {
         precisions,
         ops,
         choice,
         square,
-        skinny,
+        fixed,
         min_size: args.min_size,
         max_size,
         sizes,
-        skinny_k: sorted(args.skinny_k.clone()),
-        skinny_mn: sorted(skinny_mn),
+        skinny_k,
         plan,
         out: args.out.clone(),
         seed: args.seed,
         peak: args.peak.clone(),
     })
+}
+
+/// The small squares (issue 11's n ≤ 1024 class), not rounded to a tile:
+/// a library call does not choose its size.
+pub(super) const SMALL: [i64; 5] = [256, 384, 512, 768, 1024];
+
+/// Large K: `m = n` of 256 and 512, `k` of 64 Ki, 256 Ki and 1 Mi.
+pub(super) const LARGE_K: [(i64, i64, i64); 6] = [
+    (256, 256, 1 << 16),
+    (256, 256, 1 << 18),
+    (256, 256, 1 << 20),
+    (512, 512, 1 << 16),
+    (512, 512, 1 << 18),
+    (512, 512, 1 << 20),
+];
+
+/// Tall and skinny: one of `m`, `n` of 16 or 64, the other 16384, `k` 4096.
+pub(super) const TALL: [(i64, i64, i64); 4] =
+    [(16384, 16, 4096), (16384, 64, 4096), (16, 16384, 4096), (64, 16384, 4096)];
+
+/// The shapes of a sweep that does not depend on the kernel's tile (every
+/// sweep but the square one).
+fn fixed_shapes(sweep: Sweep, skinny_mn: &[i64], skinny_k: &[i64]) -> Vec<(i64, i64, i64)> {
+    match sweep {
+        Sweep::Skinny => {
+            skinny_mn.iter().flat_map(|&mn| skinny_k.iter().map(move |&k| (mn, mn, k))).collect()
+        }
+        Sweep::Small => SMALL.iter().map(|&n| (n, n, n)).collect(),
+        Sweep::LargeK => LARGE_K.to_vec(),
+        Sweep::Tall => TALL.to_vec(),
+        Sweep::Square | Sweep::Check => Vec::new(),
+    }
 }
 
 fn gcd(a: i64, b: i64) -> i64 {
@@ -219,16 +257,25 @@ pub(super) mod tests {
         setup(&cli.args)
     }
 
+    /// The M = N values of the skinny sweep's shapes, in order, once each.
+    fn skinny_mns(s: &Setup) -> Vec<i64> {
+        let mut mns: Vec<i64> = s.fixed.iter().filter(|f| f.0 == Sweep::Skinny).map(|f| f.1.0).collect();
+        mns.dedup();
+        mns
+    }
+
     #[test]
     fn defaults_are_the_sixteen_kernel_types_and_both_sweeps() {
         let s = parse(&[]).unwrap();
         assert_eq!(s.precisions, Precision::ALL);
         assert_eq!(s.ops, [(Op::N, Op::N), (Op::N, Op::T), (Op::T, Op::N), (Op::T, Op::T)]);
         assert_eq!(s.choice, Choice::Default);
-        assert!(s.square && s.skinny);
+        assert!(s.square);
+        assert!(s.fixed.iter().all(|&(sweep, _)| sweep == Sweep::Skinny));
+        assert_eq!(s.fixed.len(), 6, "M = N of 4096, 8192, 16384 by K of 32, 64");
         assert_eq!((s.min_size, s.max_size, s.sizes), (256, 8192, 12));
         assert_eq!(s.skinny_k, [32, 64]);
-        assert_eq!(s.skinny_mn, [4096, 8192, 16384]);
+        assert_eq!(skinny_mns(&s), [4096, 8192, 16384]);
         assert_eq!((s.plan.warmup, s.plan.reps), (Plan::DEFAULT.warmup, Plan::DEFAULT.reps));
         assert_eq!(s.out, PathBuf::from("target/bench"));
         assert_eq!(s.peak, None);
@@ -241,12 +288,12 @@ pub(super) mod tests {
     #[test]
     fn quick_shortens_the_run_and_explicit_flags_win() {
         let s = parse(&["--quick"]).unwrap();
-        assert_eq!((s.max_size, s.sizes, s.skinny_mn.as_slice()), (4096, 4, &[8192][..]));
+        assert_eq!((s.max_size, s.sizes, skinny_mns(&s).as_slice()), (4096, 4, &[8192][..]));
         assert_eq!((s.plan.warmup, s.plan.reps), (1, 3));
         let s = parse(&["--quick", "--max-size", "2048", "--reps", "5", "--skinny-mn", "16384,4096,4096"])
             .unwrap();
         assert_eq!((s.max_size, s.sizes, s.plan.reps), (2048, 4, 5));
-        assert_eq!(s.skinny_mn, [4096, 16384]);
+        assert_eq!(skinny_mns(&s), [4096, 16384]);
     }
 
     #[test]
@@ -255,13 +302,35 @@ pub(super) mod tests {
         assert_eq!(s.precisions, [Precision::C64, Precision::F32]);
         assert_eq!(s.ops.len(), 9);
         assert_eq!(s.choice, Choice::Both);
-        assert!(!s.square && s.skinny);
+        assert!(!s.square);
+        assert_eq!(s.fixed.first(), Some(&(Sweep::Skinny, (4096, 4096, 32))));
         assert_eq!(parse(&["--table2"]).unwrap().choice, Choice::Table2);
         let body = gemm_kernels::table2(Precision::C32, Op::T, Op::N).spec.to_invocation_body();
         let s = parse(&["--spec", &body, "--precision", "s"]).unwrap();
         assert_eq!(s.precisions, [Precision::C32]);
         assert_eq!(s.ops, [(Op::T, Op::N)]);
         assert!(matches!(s.choice, Choice::Spec(spec) if spec.m_blk == 64));
+    }
+
+    /// Issue 11's sweeps: small squares, large K, tall; in the order named by
+    /// `fixed_shapes`, whatever the order given.
+    #[test]
+    fn the_shape_class_sweeps_have_their_shapes() {
+        let s = parse(&["--sweep", "tall,large-k,small,skinny", "--skinny-k", "128", "--skinny-mn", "8192"])
+            .unwrap();
+        assert!(!s.square);
+        let of = |sweep: Sweep| s.fixed.iter().filter(|f| f.0 == sweep).map(|f| f.1).collect::<Vec<_>>();
+        assert_eq!(of(Sweep::Skinny), [(8192, 8192, 128)]);
+        assert_eq!(
+            of(Sweep::Small),
+            [(256, 256, 256), (384, 384, 384), (512, 512, 512), (768, 768, 768), (1024, 1024, 1024)]
+        );
+        assert_eq!(of(Sweep::LargeK).len(), 6);
+        assert!(of(Sweep::LargeK).iter().all(|&(m, n, k)| m == n && m <= 512 && k >= 65536));
+        assert!(of(Sweep::Tall).iter().all(|&(m, n, _)| m.min(n) <= 64 && m.max(n) == 16384));
+        let order: Vec<Sweep> = s.fixed.iter().map(|f| f.0).collect();
+        assert!(order.is_sorted(), "{order:?}");
+        assert_eq!(Sweep::LargeK.name(), "large-k");
     }
 
     #[test]
