@@ -113,7 +113,8 @@ fn table2_index(precision: Precision, op_a: Op, op_b: Op) -> usize {
 
 /// The kernel gemm-host uses by default on a GPU of compute capability `arch`
 /// (e.g. 90 for sm_90) for a call of unknown shape: the tuned kernel of the
-/// largest size for that device family when one exists, else Table 2.
+/// largest tuning volume (`m·n·k`) for that device family when one exists,
+/// else Table 2.
 ///
 /// A kernel tuned on exactly `arch` is preferred, then one tuned on the same
 /// major architecture (`arch / 10`: sm_80 for an sm_86 GPU).
