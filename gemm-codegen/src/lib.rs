@@ -48,6 +48,7 @@
 //! PTX and the IR it was printed from there (`<entry>.ptx`, `<entry>.ir`).
 
 pub mod abi;
+pub mod bespoke;
 pub mod bound;
 pub mod constraints;
 pub mod device;
