@@ -139,19 +139,27 @@ pub fn kernel_for(
 }
 
 /// Every tuned kernel gemm-host may use for the type on a GPU of compute
-/// capability `arch` (one per shape it was tuned at, largest first); empty
-/// when only Table 2 applies.
+/// capability `arch`, each once (a kernel serving several shape classes
+/// appears at its largest), largest tuning volume first; empty when only
+/// Table 2 applies.
 pub fn tuned_kernels(arch: u32, precision: Precision, op_a: Op, op_b: Op) -> Vec<&'static KernelEntry> {
-    tuned::of_type(&tuned::families::FAMILIES, arch, precision, op_a, op_b)
+    first_of_each(tuned::of_type(&tuned::families::FAMILIES, arch, precision, op_a, op_b))
 }
 
 /// Every kernel instance of the crate, once: Table 2, then every tuned
-/// family's (a kernel tuned at several shapes has an entry for each; it is
-/// listed at its first).
+/// family's.
 pub fn all() -> impl Iterator<Item = &'static KernelEntry> {
-    let tuned = tuned::families::FAMILIES.iter().flat_map(|f| {
-        let first = |(i, k): &(usize, &KernelEntry)| f.kernels[..*i].iter().all(|o| o.name != k.name);
-        f.kernels.iter().enumerate().filter(first).map(|(_, k)| k)
-    });
-    TABLE2.iter().chain(tuned)
+    TABLE2.iter().chain(tuned::families::FAMILIES.iter().flat_map(|f| first_of_each(f.kernels)))
+}
+
+/// The first entry of each kernel instance among `entries`, in order: a
+/// kernel tuned at several shapes has an entry (of the same name) per shape.
+fn first_of_each(entries: impl IntoIterator<Item = &'static KernelEntry>) -> Vec<&'static KernelEntry> {
+    let mut out: Vec<&'static KernelEntry> = Vec::new();
+    for k in entries {
+        if out.iter().all(|o| o.name != k.name) {
+            out.push(k);
+        }
+    }
+    out
 }

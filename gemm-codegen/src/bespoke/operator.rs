@@ -40,7 +40,7 @@ impl Operator {
 
     /// The operator of `values` in row-major order.
     pub fn from_row_major(rows: usize, cols: usize, values: Vec<f64>) -> Result<Operator, OperatorError> {
-        check_shape(rows, cols)?;
+        Self::check_shape(rows, cols)?;
         if values.len() != rows * cols {
             return Err(OperatorError::Length { rows, cols, got: values.len() });
         }
@@ -56,8 +56,21 @@ impl Operator {
         cols: usize,
         mut f: impl FnMut(usize, usize) -> f64,
     ) -> Result<Operator, OperatorError> {
-        check_shape(rows, cols)?;
+        Self::check_shape(rows, cols)?;
         Self::from_row_major(rows, cols, (0..rows * cols).map(|i| f(i / cols, i % cols)).collect())
+    }
+
+    /// The dimension rules of an operator: at least one row and one column,
+    /// at most [`Operator::MAX_DIM`] of each. For builders to check before
+    /// they compute or allocate anything of that size.
+    pub fn check_shape(rows: usize, cols: usize) -> Result<(), OperatorError> {
+        if rows == 0 || cols == 0 {
+            return Err(OperatorError::Empty { rows, cols });
+        }
+        if rows > Self::MAX_DIM || cols > Self::MAX_DIM {
+            return Err(OperatorError::TooLarge { rows, cols, max: Self::MAX_DIM });
+        }
+        Ok(())
     }
 
     /// `m`: rows of A (and of C).
@@ -101,17 +114,6 @@ impl Operator {
     pub fn density(&self) -> f64 {
         self.nnz() as f64 / self.values.len() as f64
     }
-}
-
-/// The dimension rules of an operator.
-fn check_shape(rows: usize, cols: usize) -> Result<(), OperatorError> {
-    if rows == 0 || cols == 0 {
-        return Err(OperatorError::Empty { rows, cols });
-    }
-    if rows > Operator::MAX_DIM || cols > Operator::MAX_DIM {
-        return Err(OperatorError::TooLarge { rows, cols, max: Operator::MAX_DIM });
-    }
-    Ok(())
 }
 
 impl fmt::Debug for Operator {

@@ -165,10 +165,7 @@ fn check_points(which: &'static str, points: &[f64]) -> Result<(), OperatorsErro
     if points.is_empty() {
         return Err(OperatorsError::NoPoints { which });
     }
-    if points.len() > Operator::MAX_DIM {
-        let n = points.len();
-        return Err(OperatorError::TooLarge { rows: n, cols: n, max: Operator::MAX_DIM }.into());
-    }
+    Operator::check_shape(points.len(), points.len())?;
     if let Some(index) = points.iter().position(|x| !x.is_finite()) {
         return Err(OperatorsError::NonFinitePoint { which, index, value: points[index] });
     }
@@ -423,9 +420,7 @@ pub fn element_gradient(
 ) -> Result<Operator, OperatorsError> {
     let cols = element_points(shape, order)?;
     let d = shape.dims();
-    if d * cols > Operator::MAX_DIM {
-        return Err(OperatorError::TooLarge { rows: d * cols, cols, max: Operator::MAX_DIM }.into());
-    }
+    Operator::check_shape(d * cols, cols)?;
     let n = order + 1;
     let (x_from, x_to) = (from.points(n)?, to.points(n)?);
     let (interp, diff) = (interpolation(&x_from, &x_to)?, differentiation(&x_from, &x_to)?);
@@ -484,12 +479,7 @@ pub fn random_sparse(rows: usize, cols: usize, density: f64, seed: u64) -> Resul
         return Err(OperatorsError::Density { density });
     }
     // The shape rules of `Operator`, before anything is allocated.
-    if rows == 0 || cols == 0 {
-        return Err(OperatorError::Empty { rows, cols }.into());
-    }
-    if rows > Operator::MAX_DIM || cols > Operator::MAX_DIM {
-        return Err(OperatorError::TooLarge { rows, cols, max: Operator::MAX_DIM }.into());
-    }
+    Operator::check_shape(rows, cols)?;
     let mut rng = SplitMix64(seed);
     let mut values: Vec<f64> =
         (0..rows * cols).map(|_| if rng.unit() < density { rng.nonzero() } else { 0.0 }).collect();

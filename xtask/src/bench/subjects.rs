@@ -96,11 +96,8 @@ pub(super) fn choose(setup: &Setup, arch: u32) -> Result<Vec<Subject>> {
     for &p in &setup.precisions {
         for &(op_a, op_b) in &setup.ops {
             let table2 = gemm_kernels::table2(p, op_a, op_b);
-            // Each tuned kernel of the type on the shapes gemm-host gives it,
-            // once however many shape classes it serves.
-            let mut tuned = gemm_kernels::tuned_kernels(arch, p, op_a, op_b);
-            let mut seen = std::collections::HashSet::new();
-            tuned.retain(|k| seen.insert(k.name));
+            // Each tuned kernel of the type on the shapes gemm-host gives it.
+            let tuned = gemm_kernels::tuned_kernels(arch, p, op_a, op_b);
             if setup.choice == Choice::Table2 || tuned.is_empty() {
                 out.push(entry(table2, Source::Table2, Reach::All));
                 continue;
@@ -130,9 +127,7 @@ mod tests {
         for (p, a, b) in types {
             // The type's tuned kernels, each on the shapes gemm-host gives
             // it; Table 2's on every shape where there is none.
-            let mut tuned = gemm_kernels::tuned_kernels(90, p, a, b);
-            let mut seen = std::collections::HashSet::new();
-            tuned.retain(|k| seen.insert(k.name));
+            let tuned = gemm_kernels::tuned_kernels(90, p, a, b);
             let expect: Vec<(&str, Source, Reach)> = if tuned.is_empty() {
                 vec![(gemm_kernels::table2(p, a, b).entry, Source::Table2, Reach::All)]
             } else {
