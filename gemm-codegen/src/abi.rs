@@ -11,8 +11,20 @@
 //! Callers never write the list out themselves: they describe one launch as
 //! [`GemmValues`] and ask the ABI for the arguments in order
 //! ([`Abi::args`]), so adding, removing or reordering a parameter is a change
-//! to this file alone. A kernel family with other parameters (batch strides,
-//! a split-K workspace) adds roles here and its own constructor.
+//! to this file alone. A kernel family with other parameters adds roles
+//! here and its own constructor.
+//!
+//! # Batches and split K
+//!
+//! A GEMM kernel computes one problem per z-index of its grid: block
+//! `(x, y, z)` computes tile `(x, y)` of problem `z`, whose A, B and C start
+//! `z · stride_a`, `z · stride_b` and `z · stride_c` elements past `a`, `b`
+//! and `c`, and whose reduction length is `k`, or `k_last` for the last
+//! problem (`z = nctaid.z − 1`). One call is a grid of depth 1 with
+//! `k_last = k` ([`Batch::single`]); a strided batch has `k_last = k`; a
+//! split K cuts one problem's reduction into slices, each slice a problem
+//! whose A and B start `k` columns (or rows) further and whose C is the
+//! slice's own partial result, all `k` deep but the last.
 
 use std::fmt;
 
@@ -63,6 +75,11 @@ pub enum Role {
     Alpha(Part),
     /// A scalar of `beta`, in the kernel's real type.
     Beta(Part),
+    /// The distance from one problem of a batch to the next, in elements
+    /// (`.u64`): see the module's "Batches and split K".
+    BatchStride(Matrix),
+    /// The reduction length of the batch's last problem (`.u32`).
+    LastDepth,
 }
 
 /// One kernel parameter.
@@ -84,10 +101,11 @@ pub struct Abi {
 
 impl Abi {
     /// The GEMM ABI of the stencil family for `precision`: `a`, `b`, `c`
-    /// (`.u64` addresses), `m`, `n`, `k` (`.u32`), `lda`, `ldb`, `ldc` (`.u64`,
-    /// in elements), then `alpha` and `beta` as one scalar each for real
-    /// precisions, or as `alpha_re`, `alpha_im`, `beta_re`, `beta_im` for
-    /// complex ones, in the precision's real type.
+    /// (`.u64` addresses), `m`, `n`, `k`, `k_last` (`.u32`), `lda`, `ldb`,
+    /// `ldc`, `stride_a`, `stride_b`, `stride_c` (`.u64`, in elements), then
+    /// `alpha` and `beta` as one scalar each for real precisions, or as
+    /// `alpha_re`, `alpha_im`, `beta_re`, `beta_im` for complex ones, in the
+    /// precision's real type.
     pub fn gemm(precision: Precision) -> Abi {
         use {Dim::*, Matrix::*, Part::*, Role::*};
         let scalar = if precision.scalar_bytes() == 4 { Type::F32 } else { Type::F64 };
@@ -98,9 +116,13 @@ impl Abi {
             Param { name: "m", ty: Type::U32, role: Extent(M) },
             Param { name: "n", ty: Type::U32, role: Extent(N) },
             Param { name: "k", ty: Type::U32, role: Extent(K) },
+            Param { name: "k_last", ty: Type::U32, role: LastDepth },
             Param { name: "lda", ty: Type::U64, role: Lead(A) },
             Param { name: "ldb", ty: Type::U64, role: Lead(B) },
             Param { name: "ldc", ty: Type::U64, role: Lead(C) },
+            Param { name: "stride_a", ty: Type::U64, role: BatchStride(A) },
+            Param { name: "stride_b", ty: Type::U64, role: BatchStride(B) },
+            Param { name: "stride_c", ty: Type::U64, role: BatchStride(C) },
         ];
         if precision.is_complex() {
             params.extend([
@@ -151,6 +173,8 @@ impl Abi {
                     Role::Lead(x) => Arg::U64(values.lead(x)),
                     Role::Alpha(part) => scalar(values.alpha[part as usize]),
                     Role::Beta(part) => scalar(values.beta[part as usize]),
+                    Role::BatchStride(x) => Arg::U64(values.batch.stride(x)),
+                    Role::LastDepth => Arg::U32(values.batch.k_last),
                 }
             })
             .collect()
@@ -189,6 +213,38 @@ pub struct GemmValues<P> {
     pub alpha: [f64; 2],
     /// `beta` as `[re, im]`.
     pub beta: [f64; 2],
+    /// Where the grid's further problems lie ([`Batch::single`] for one).
+    pub batch: Batch,
+}
+
+/// The problems of one launch beyond the first, in the ABI's terms: see the
+/// module's "Batches and split K".
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Batch {
+    /// Elements from one problem's A to the next's.
+    pub stride_a: u64,
+    /// Elements from one problem's B to the next's.
+    pub stride_b: u64,
+    /// Elements from one problem's C to the next's.
+    pub stride_c: u64,
+    /// The last problem's reduction length (the others' is `k`).
+    pub k_last: u32,
+}
+
+impl Batch {
+    /// One problem, `k` deep: a grid of depth 1.
+    pub const fn single(k: u32) -> Batch {
+        Batch { stride_a: 0, stride_b: 0, stride_c: 0, k_last: k }
+    }
+
+    /// The stride of `x`.
+    pub const fn stride(&self, x: Matrix) -> u64 {
+        match x {
+            Matrix::A => self.stride_a,
+            Matrix::B => self.stride_b,
+            Matrix::C => self.stride_c,
+        }
+    }
 }
 
 impl<P: Copy> GemmValues<P> {
@@ -261,6 +317,7 @@ mod tests {
             ldc: 9,
             alpha: [1.5, -2.5],
             beta: [0.25, 4.0],
+            batch: Batch { stride_a: 10, stride_b: 11, stride_c: 12, k_last: 13 },
         }
     }
 
@@ -275,10 +332,21 @@ mod tests {
             }
             assert_eq!(args[..3], [Arg::Pointer(1), Arg::Pointer(2), Arg::Pointer(3)]);
             assert_eq!(
-                args[3..9],
-                [Arg::U32(4), Arg::U32(5), Arg::U32(6), Arg::U64(7), Arg::U64(8), Arg::U64(9)]
+                args[3..13],
+                [
+                    Arg::U32(4),
+                    Arg::U32(5),
+                    Arg::U32(6),
+                    Arg::U32(13),
+                    Arg::U64(7),
+                    Arg::U64(8),
+                    Arg::U64(9),
+                    Arg::U64(10),
+                    Arg::U64(11),
+                    Arg::U64(12)
+                ]
             );
-            let scalars: Vec<f64> = args[9..]
+            let scalars: Vec<f64> = args[13..]
                 .iter()
                 .map(|a| match *a {
                     Arg::F32(x) => f64::from(x),
@@ -298,7 +366,7 @@ mod tests {
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), abi.params().len());
-        assert_eq!(abi.find(Role::Beta(Part::Im)).map(|(i, p)| (i, p.name)), Some((12, "beta_im")));
+        assert_eq!(abi.find(Role::Beta(Part::Im)).map(|(i, p)| (i, p.name)), Some((16, "beta_im")));
         assert_eq!(Abi::gemm(Precision::F32).find(Role::Alpha(Part::Im)), None);
         assert!(Abi::gemm(Precision::F64).signature().ends_with(".f64 alpha, .f64 beta"));
     }

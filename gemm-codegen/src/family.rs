@@ -58,7 +58,7 @@ pub struct LaunchShape {
 /// A grid axis a problem would overflow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GridOverflow {
-    /// `'x'` or `'y'`.
+    /// `'x'`, `'y'` or `'z'`.
     pub axis: char,
     /// The blocks the problem needs along it.
     pub blocks: u64,
@@ -81,8 +81,21 @@ impl LaunchShape {
         (tiles(m, self.tile.0), tiles(n, self.tile.1))
     }
 
-    /// The grid for an `m × n` C, or the axis it would overflow.
+    /// Problems a grid may have along z (see [`crate::abi`]'s "Batches and
+    /// split K").
+    pub const MAX_GRID_Z: u64 = 65535;
+
+    /// The grid for one `m × n` C, or the axis it would overflow.
     pub const fn grid(&self, m: u32, n: u32) -> Result<(u32, u32, u32), GridOverflow> {
+        self.batch_grid(m, n, 1)
+    }
+
+    /// The grid for `problems` `m × n` Cs (a batch, or the slices of a
+    /// split K), or the axis it would overflow.
+    pub const fn batch_grid(&self, m: u32, n: u32, problems: u32) -> Result<(u32, u32, u32), GridOverflow> {
+        if problems as u64 > Self::MAX_GRID_Z {
+            return Err(GridOverflow { axis: 'z', blocks: problems as u64, max: Self::MAX_GRID_Z });
+        }
         let (tm, tn) = self.tiles(m, n);
         let (x, y) = match self.order {
             BlockOrder::Grid2d => (tm, tn),
@@ -94,7 +107,7 @@ impl LaunchShape {
         if y > Self::MAX_GRID_Y {
             return Err(GridOverflow { axis: 'y', blocks: y, max: Self::MAX_GRID_Y });
         }
-        Ok((x as u32, y as u32, 1))
+        Ok((x as u32, y as u32, problems))
     }
 }
 
@@ -124,6 +137,15 @@ impl Requirements {
                 && b.is_multiple_of(bytes)
                 && lda.is_multiple_of(w)
                 && ldb.is_multiple_of(w))
+    }
+}
+
+impl Requirements {
+    /// Whether a batch whose A and B problems lie `stride_a` and `stride_b`
+    /// elements apart keeps every problem as aligned as the first.
+    pub const fn strides_aligned(&self, stride_a: u64, stride_b: u64) -> bool {
+        let w = self.operand_alignment as u64;
+        w <= 1 || (stride_a.is_multiple_of(w) && stride_b.is_multiple_of(w))
     }
 }
 
@@ -246,6 +268,9 @@ mod tests {
         assert_eq!(raster.grid(65, 33), Ok((4, 1, 1)));
         assert_eq!(raster.grid(1, y_max + 1), Ok((65536, 1, 1)));
         assert!(matches!(raster.grid(u32::MAX, u32::MAX), Err(GridOverflow { axis: 'x', .. })));
+        assert_eq!(plain.batch_grid(65, 33, 7), Ok((2, 2, 7)));
+        assert_eq!(raster.batch_grid(65, 33, 65535), Ok((4, 1, 65535)));
+        assert_eq!(plain.batch_grid(1, 1, 65536), Err(GridOverflow { axis: 'z', blocks: 65536, max: 65535 }));
     }
 
     #[test]

@@ -184,7 +184,8 @@ impl<'a> Worker<'a> {
             w.steps = 0;
             let tid = std::array::from_fn(|l| u64::from((w.tid0 + l as u32) % bx));
             // In `Special::ALL` order (the length makes a new special a
-            // compile error here): tid.x, ntid.x, ctaid.x, ctaid.y, ctaid.z, nctaid.x.
+            // compile error here): tid.x, ntid.x, ctaid.x, ctaid.y, ctaid.z,
+            // nctaid.x, nctaid.z.
             let values: [_; Special::ALL.len()] = [
                 tid,
                 [u64::from(bx); WARP],
@@ -192,6 +193,7 @@ impl<'a> Worker<'a> {
                 [u64::from(cy); WARP],
                 [u64::from(cz); WARP],
                 [u64::from(self.info.grid.0); WARP],
+                [u64::from(self.info.grid.2); WARP],
             ];
             for (i, v) in values.into_iter().enumerate() {
                 w.vals[base + i] = v;

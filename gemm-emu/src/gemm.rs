@@ -12,7 +12,7 @@ use std::any::Any;
 use num_complex::Complex;
 
 use super::{Buffer, EmuError, Launch, Options, ParamValue, Program, Stats};
-use gemm_codegen::abi::{Abi, Arg, GemmValues};
+use gemm_codegen::abi::{Abi, Arg, Batch, GemmValues};
 use gemm_codegen::ptx::Type;
 use gemm_codegen::{Element, KernelImage};
 use gemm_codegen::{LaunchShape, Requirements};
@@ -107,6 +107,25 @@ impl Gemm {
         c: &mut [T],
         options: &Options,
     ) -> Result<Stats, EmuError> {
+        self.run_batch(args, 1, Batch::single(args.k), a, b, c, options)
+    }
+
+    /// Runs `problems` GEMMs in one launch, the grid's depth: problem `z`'s
+    /// A, B and C start `z` strides of `batch` past `a`, `b` and `c`, and
+    /// the last is `batch.k_last` deep (see `gemm_codegen::abi`'s "Batches
+    /// and split K"). The slices must hold every problem; an access outside
+    /// them is a fault.
+    #[allow(clippy::too_many_arguments)] // the three buffers are the call's, as in `run`
+    pub fn run_batch<T: Element>(
+        &self,
+        args: &GemmArgs<T>,
+        problems: u32,
+        batch: Batch,
+        a: &[T],
+        b: &[T],
+        c: &mut [T],
+        options: &Options,
+    ) -> Result<Stats, EmuError> {
         if T::PRECISION != self.requires.precision {
             return Err(EmuError::Launch(format!(
                 "kernel `{}` computes on {} elements, not {}",
@@ -115,10 +134,10 @@ impl Gemm {
                 T::PRECISION
             )));
         }
-        let grid = self.launch.grid(args.m, args.n).map_err(|o| {
+        let grid = self.launch.batch_grid(args.m, args.n, problems).map_err(|o| {
             EmuError::Launch(format!("{} blocks along {} exceed the grid's {}", o.blocks, o.axis, o.max))
         })?;
-        if grid.0 == 0 || grid.1 == 0 {
+        if grid.0 == 0 || grid.1 == 0 || grid.2 == 0 {
             return Ok(Stats::default());
         }
         let mut buffers = [
@@ -139,6 +158,7 @@ impl Gemm {
             ldc: args.ldc,
             alpha: wide(args.alpha),
             beta: wide(args.beta),
+            batch,
         };
         let params = self
             .abi

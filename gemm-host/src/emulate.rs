@@ -27,14 +27,16 @@
 
 use std::sync::Arc;
 
-use gemm_codegen::{Element, GemmKernel, KernelImage};
+use gemm_codegen::abi::Batch;
+use gemm_codegen::{Element, GemmKernel, KernelImage, Op};
 use gemm_emu::{self as emu, GemmArgs, Options, Stats};
 
 use crate::GemmConfig;
 use crate::error::GemmError;
 use crate::gemm::check_precision;
 use crate::kernel::KernelCache;
-use crate::validate::{self, BufferInfo, Buffers, Checked};
+use crate::pass::{Pass, Place, split_k};
+use crate::validate::{self, BufferInfo, Buffers, Checked, CheckedBatch, StridedBatch};
 
 /// Runs GEMM kernels in the PTX emulator; parses each kernel once (and
 /// generates each single-element-load twin once, as the GPU path does).
@@ -77,20 +79,96 @@ impl Emulator {
         c: &mut [E],
     ) -> Result<Stats, GemmError> {
         check_precision::<E>(&image.requires(), &image.entry)?;
-        // Host slices become emulated buffers at aligned fake addresses.
-        let buffers = Buffers {
-            a: BufferInfo::new(0, a.len()),
-            b: BufferInfo::new(0, b.len()),
-            c: BufferInfo::new(0, c.len()),
-        };
-        let launch = match validate::check(cfg, &buffers, Some(image))? {
+        let launch = match validate::check(cfg, &host_buffers(a, b, c), Some(image))? {
             Checked::Skip(_) => return Ok(Stats::default()),
             Checked::Launch(launch) => launch,
         };
         let (first, second) = launch.operands(a, b);
-        // As on the GPU: a misaligned leading dimension gets the same kernel
-        // with single-element loads (the slices start aligned).
-        let (kernel, entry) = if image.requires().operands_aligned(0, 0, launch.lda, launch.ldb) {
+        self.run_pass(image, &Pass::single(launch, [Place::A, Place::B, Place::C]), [first, second], c)
+    }
+
+    /// `count` GEMMs of one shape, problem `i`'s matrices `i` strides into
+    /// `a`, `b` and `c`, with the GPU path's rules
+    /// ([`validate::check_batch`]) and launches (chunks of 65535 problems).
+    /// On any error `c` is left as it was.
+    pub fn gemm_strided_batched<E: Element>(
+        &self,
+        image: &KernelImage,
+        cfg: &GemmConfig<E>,
+        batch: &StridedBatch,
+        a: &[E],
+        b: &[E],
+        c: &mut [E],
+    ) -> Result<Stats, GemmError> {
+        check_precision::<E>(&image.requires(), &image.entry)?;
+        let checked = validate::check_batch(cfg, batch, &host_buffers(a, b, c), Some(image))?;
+        let CheckedBatch::Launch(batch) = checked else { return Ok(Stats::default()) };
+        let [stride_a, stride_b, stride_c] = batch.strides;
+        let launch = batch.launch;
+        let pass = Pass {
+            launch,
+            places: [Place::A, Place::B, Place::C],
+            batch: Batch { stride_a, stride_b, stride_c, k_last: launch.k },
+            problems: batch.count,
+        };
+        let (first, second) = launch.operands(a, b);
+        self.run_pass(image, &pass, [first, second], c)
+    }
+
+    /// `C = alpha · op(A) · op(B) + beta · C` with K split into at most
+    /// `slices` slices, as [`crate::Gemm::gemm_split_k_loaded`] computes it:
+    /// the slices' products by `image` into a workspace, their sum in slice
+    /// order by the Table 2 FMA kernel. On any error `c` is left as it was.
+    pub fn gemm_split_k<E: Element>(
+        &self,
+        image: &KernelImage,
+        cfg: &GemmConfig<E>,
+        slices: u32,
+        a: &[E],
+        b: &[E],
+        c: &mut [E],
+    ) -> Result<Stats, GemmError> {
+        check_precision::<E>(&image.requires(), &image.entry)?;
+        let launch = match validate::check(cfg, &host_buffers(a, b, c), Some(image))? {
+            Checked::Skip(_) => return Ok(Stats::default()),
+            Checked::Launch(launch) => launch,
+        };
+        let (first, second) = launch.operands(a, b);
+        let Some(split) = split_k(&launch, slices) else {
+            return self.run_pass(
+                image,
+                &Pass::single(launch, [Place::A, Place::B, Place::C]),
+                [first, second],
+                c,
+            );
+        };
+        let len = usize::try_from(split.partials_len())
+            .map_err(|_| GemmError::AllocTooLarge { len: usize::MAX, precision: E::PRECISION })?;
+        let mut partials = vec![E::ZERO; len];
+        let ones = vec![E::ONE; split.slices as usize];
+        let mut stats = self.run_pass(image, &split.partial, [first, second], &mut partials)?;
+        let reduce = gemm_kernels::table2(E::PRECISION, Op::N, Op::N).image();
+        stats += self.run_pass(&reduce, &split.reduce, [&partials, &ones], c)?;
+        Ok(stats)
+    }
+
+    /// Runs every chunk of `pass` with `image` on `a` and `b` (the kernel's
+    /// operands, already in its order) and `c`; restores `c` on a fault.
+    fn run_pass<E: Element>(
+        &self,
+        image: &KernelImage,
+        pass: &Pass<E>,
+        [a, b]: [&[E]; 2],
+        c: &mut [E],
+    ) -> Result<Stats, GemmError> {
+        let launch = &pass.launch;
+        let batch = pass.batch;
+        // As on the GPU: a misaligned leading dimension or stride gets the
+        // same kernel with single-element loads (the slices start aligned).
+        let requires = image.requires();
+        let (kernel, entry) = if requires.operands_aligned(0, 0, launch.lda, launch.ldb)
+            && requires.strides_aligned(batch.stride_a, batch.stride_b)
+        {
             (self.program(image)?, image.entry.to_string())
         } else {
             let twin = self.programs.get_or_load_twin(image, parse)?;
@@ -108,15 +186,41 @@ impl Emulator {
             beta: launch.beta,
         };
         let before = c.to_vec();
-        kernel
-            .run(&args, first, second, c, &self.options)
-            .inspect_err(|_| c.copy_from_slice(&before))
-            .map_err(|source| GemmError::Emulator { kernel: entry, source: Box::new(source) })
+        let mut stats = Stats::default();
+        for chunk in pass.chunks() {
+            // Checked to lie within the slices; a slice past its end is empty.
+            let from = |xs: &[E], stride: u64| {
+                usize::try_from(chunk.first * stride).unwrap_or(usize::MAX).min(xs.len())
+            };
+            let (ia, ib, ic) = (from(a, batch.stride_a), from(b, batch.stride_b), from(c, batch.stride_c));
+            let run = kernel.run_batch(
+                &args,
+                chunk.count,
+                chunk.batch,
+                &a[ia..],
+                &b[ib..],
+                &mut c[ic..],
+                &self.options,
+            );
+            match run {
+                Ok(s) => stats += s,
+                Err(source) => {
+                    c.copy_from_slice(&before);
+                    return Err(GemmError::Emulator { kernel: entry, source: Box::new(source) });
+                }
+            }
+        }
+        Ok(stats)
     }
 
     fn program(&self, image: &KernelImage) -> Result<Arc<emu::Gemm>, GemmError> {
         self.programs.get_or_load(image, || parse(image))
     }
+}
+
+/// Host slices as emulated buffers at aligned fake addresses.
+fn host_buffers<E>(a: &[E], b: &[E], c: &[E]) -> Buffers {
+    Buffers { a: BufferInfo::new(0, a.len()), b: BufferInfo::new(0, b.len()), c: BufferInfo::new(0, c.len()) }
 }
 
 /// Reads `image`'s PTX into an emulator program.

@@ -6,7 +6,7 @@ use cudarc::driver::sys::CUdeviceptr;
 use cudarc::driver::{
     CudaContext, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, LaunchConfig, PushKernelArg,
 };
-use gemm_codegen::abi::{Abi, Arg as AbiArg, GemmValues};
+use gemm_codegen::abi::{Abi, Arg as AbiArg, Batch, GemmValues};
 use gemm_codegen::{Element, GemmKernel, KernelImage, Requirements};
 use gemm_kernels::KernelEntry;
 use num_complex::Complex;
@@ -16,7 +16,10 @@ use crate::device::{self, DeviceInfo};
 use crate::error::GemmError;
 use crate::kernel::{self, KernelCache, LoadedKernel};
 use crate::memory;
-use crate::validate::{self, Arg, BufferInfo, Buffers, Checked, Launch};
+use crate::pass::{Pass, Place};
+use crate::validate::{self, Arg, ArgError, BufferInfo, Buffers, Checked, Launch};
+
+mod batched;
 
 /// Runs gemmforge GEMMs on one CUDA stream: the BLAS-faithful, safe entry
 /// point of the crate.
@@ -49,6 +52,8 @@ pub struct Gemm {
     stream: Arc<CudaStream>,
     device: Arc<DeviceInfo>,
     cache: Arc<KernelCache>,
+    /// Split K's partial products, this runner's (its stream's) alone.
+    workspace: Arc<std::sync::Mutex<batched::Workspace>>,
 }
 
 impl Gemm {
@@ -56,7 +61,7 @@ impl Gemm {
     pub fn new(stream: Arc<CudaStream>) -> Result<Gemm, GemmError> {
         let device = DeviceInfo::query(stream.context())?;
         let cache = KernelCache::for_context(stream.context());
-        Ok(Gemm { stream, device: Arc::new(device), cache })
+        Ok(Gemm { stream, device: Arc::new(device), cache, workspace: Arc::default() })
     }
 
     /// A GEMM runner on the default stream of device `ordinal`, or
@@ -72,7 +77,14 @@ impl Gemm {
         if stream.context() != self.stream.context() {
             return Gemm::new(stream);
         }
-        Ok(Gemm { stream, device: Arc::clone(&self.device), cache: Arc::clone(&self.cache) })
+        // A workspace of its own: work on another stream is not ordered
+        // with this one's.
+        Ok(Gemm {
+            stream,
+            device: Arc::clone(&self.device),
+            cache: Arc::clone(&self.cache),
+            workspace: Arc::default(),
+        })
     }
 
     /// The stream launches go to.
@@ -215,12 +227,37 @@ impl Gemm {
             Checked::Skip(_) => return Ok(()),
             Checked::Launch(launch) => launch,
         };
-        let (a, b) = launch.operands(buffers.a.addr, buffers.b.addr);
+        let pass = Pass::single(launch, [Place::A, Place::B, Place::C]).with_operands(launch);
+        // SAFETY: forwarded from this function's contract; `check` proved
+        // each matrix within its buffer.
+        unsafe { self.run_pass(kernel, &pass, &|place| batched::address(buffers, place)) }
+    }
+
+    /// Launches every chunk of `pass` with `kernel`, its matrices at the
+    /// device addresses `addr` gives for their places.
+    ///
+    /// # Safety
+    /// `pass` was checked (its shape by [`validate`], its problems within
+    /// the buffers at `addr`, C's problems disjoint from each other and from
+    /// A's and B's), and the buffers stay valid and unconflicted until the
+    /// kernels finish.
+    pub(crate) unsafe fn run_pass<E: Element>(
+        &self,
+        kernel: &LoadedKernel,
+        pass: &Pass<E>,
+        addr: &dyn Fn(Place) -> u64,
+    ) -> Result<(), GemmError> {
+        let launch = &pass.launch;
+        let [a, b, c] = pass.places.map(addr);
+        let batch = pass.batch;
         // A kernel may assume A and B aligned beyond one element (runs of
-        // `ldg_width` elements): where they are not, its family's twin that
-        // assumes nothing runs instead.
+        // `ldg_width` elements): where they are not (in any problem), its
+        // family's twin that assumes nothing runs instead.
+        let requires = kernel.image().requires();
         let fallback;
-        let kernel = if kernel.image().requires().operands_aligned(a, b, launch.lda, launch.ldb) {
+        let kernel = if requires.operands_aligned(a, b, launch.lda, launch.ldb)
+            && requires.strides_aligned(batch.stride_a, batch.stride_b)
+        {
             kernel
         } else {
             fallback = self.cache.get_or_load_twin(kernel.image(), |image| {
@@ -229,34 +266,48 @@ impl Gemm {
             &fallback
         };
         kernel.launchable()?;
-        let c = buffers.c.addr;
         let image = kernel.image();
-        let args = launch_args(&launch, &image.abi(), [a, b, c]);
-        let shape = image.launch();
-        // The twin has the kernel's tile and order, so the grid `check`
-        // computed (and held within the limits) for the kernel is its too.
-        let grid_dim = launch.grid.expect("checked with the kernel");
-        let config =
-            LaunchConfig { grid_dim, block_dim: shape.block, shared_mem_bytes: shape.dynamic_shared_bytes };
-        let mut builder = self.stream.launch_builder(&kernel.function);
-        for arg in &args {
-            match arg {
-                AbiArg::Pointer(x) | AbiArg::U64(x) => builder.arg(x),
-                AbiArg::U32(x) => builder.arg(x),
-                AbiArg::F32(x) => builder.arg(x),
-                AbiArg::F64(x) => builder.arg(x),
+        let (abi, shape) = (image.abi(), image.launch());
+        let esz = u64::from(E::PRECISION.element_bytes());
+        for chunk in pass.chunks() {
+            let at = |base: u64, stride: u64| base + chunk.first * stride * esz;
+            let grid_dim =
+                shape.batch_grid(launch.m, launch.n, chunk.count).map_err(|o| ArgError::GridTooLarge {
+                    arg: Arg::M,
+                    value: i64::from(launch.m),
+                    axis: o.axis,
+                    blocks: o.blocks,
+                    tile: shape.tile.0,
+                    max: o.max,
+                })?;
+            let abc = [at(a, batch.stride_a), at(b, batch.stride_b), at(c, batch.stride_c)];
+            let args = launch_args(launch, &abi, abc, chunk.batch);
+            let config = LaunchConfig {
+                grid_dim,
+                block_dim: shape.block,
+                shared_mem_bytes: shape.dynamic_shared_bytes,
             };
+            let mut builder = self.stream.launch_builder(&kernel.function);
+            for arg in &args {
+                match arg {
+                    AbiArg::Pointer(x) | AbiArg::U64(x) => builder.arg(x),
+                    AbiArg::U32(x) => builder.arg(x),
+                    AbiArg::F32(x) => builder.arg(x),
+                    AbiArg::F64(x) => builder.arg(x),
+                };
+            }
+            // SAFETY: the arguments are the kernel's ABI (`Abi::gemm` of its
+            // precision, checked equal to `E`'s) in order and type, with a
+            // grid within the hardware's limits, the spec's block and the
+            // dynamic shared memory the image declares (its limit raised at
+            // load). The pass was checked to keep each problem within its
+            // buffer; the generated kernel never accesses elements outside
+            // its problems' matrices (`gemm_codegen` invariant), reads A and
+            // B only for k > 0 and C only for beta ≠ 0. Buffer validity and
+            // exclusivity are this function's contract.
+            unsafe { builder.launch(config) }
+                .map_err(GemmError::driver(format!("launching kernel `{}`", kernel.entry())))?;
         }
-        // SAFETY: the arguments are the kernel's ABI (`Abi::gemm` of its
-        // precision, checked equal to `E`'s) in order and type, with the spec's grid and
-        // block and the dynamic shared memory the image declares (its limit raised at load). `validate::check` proved the
-        // sizes within the ABI and each matrix within its buffer; the
-        // generated kernel never accesses elements outside its matrices
-        // (`gemm_codegen` invariant), reads A and B only for k > 0 and C only
-        // for beta ≠ 0. Buffer validity and exclusivity are this function's
-        // contract.
-        unsafe { builder.launch(config) }
-            .map_err(GemmError::driver(format!("launching kernel `{}`", kernel.entry())))?;
         Ok(())
     }
 
@@ -293,7 +344,18 @@ impl Gemm {
         c: &mut impl DevicePtrMut<E>,
     ) -> Result<(), GemmError> {
         let kernel = self.load(&self.default_kernel(cfg).image())?;
-        self.gemm_loaded(&kernel, cfg, a, b, c)
+        let slices = self.default_slices(&kernel, cfg);
+        self.gemm_split_k_loaded(&kernel, cfg, slices, a, b, c)
+    }
+
+    /// The slices [`Gemm::gemm_default`] splits `cfg`'s K into with
+    /// `kernel` ([`crate::pass::default_slices`] of the kernel's tiles for
+    /// the call and this device's multiprocessors); 1 for no split.
+    pub fn default_slices<E: Element>(&self, kernel: &LoadedKernel, cfg: &GemmConfig<E>) -> u32 {
+        let col = cfg.to_column_major();
+        let dim = |d: i64| u32::try_from(d).unwrap_or(0);
+        let (tm, tn) = kernel.image().launch().tiles(dim(col.m), dim(col.n));
+        crate::pass::default_slices(tm * tn, u64::try_from(col.k).unwrap_or(0), self.device.sm_count)
     }
 
     /// SGEMM: `C = alpha · op(A) · op(B) + beta · C` on `f32`, any ops and layout.
@@ -449,7 +511,12 @@ pub(crate) fn check_precision<E: Element>(requires: &Requirements, entry: &str) 
 
 /// The arguments of a checked launch, laid out by the kernel's `abi`, with
 /// A, B and C at the device addresses `abc`.
-fn launch_args<E: Element>(launch: &Launch<E>, abi: &Abi, [a, b, c]: [u64; 3]) -> Vec<AbiArg<u64>> {
+fn launch_args<E: Element>(
+    launch: &Launch<E>,
+    abi: &Abi,
+    [a, b, c]: [u64; 3],
+    batch: Batch,
+) -> Vec<AbiArg<u64>> {
     let wide = |x: E| x.parts().map(Into::<f64>::into);
     let values = GemmValues {
         a,
@@ -463,6 +530,7 @@ fn launch_args<E: Element>(launch: &Launch<E>, abi: &Abi, [a, b, c]: [u64; 3]) -
         ldc: launch.ldc,
         alpha: wide(launch.alpha),
         beta: wide(launch.beta),
+        batch,
     };
     abi.args(&values)
 }
@@ -505,37 +573,48 @@ mod tests {
     fn arguments_follow_the_abi() {
         let f32s = |v: &[f32]| v.iter().map(|x| u64::from(x.to_bits())).collect::<Vec<_>>();
         let f64s = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-        let args = launch_args(&launch(2.0f32, 3.0), &Abi::gemm(Precision::F32), [10, 20, 30]);
+        let args =
+            launch_args(&launch(2.0f32, 3.0), &Abi::gemm(Precision::F32), [10, 20, 30], Batch::single(1));
         assert_eq!(args[..3], [AbiArg::Pointer(10), AbiArg::Pointer(20), AbiArg::Pointer(30)]);
         assert_eq!(scalar_bits(&args), f32s(&[2.0, 3.0]));
-        let args = launch_args(&launch(2.0f64, 3.0), &Abi::gemm(Precision::F64), [0; 3]);
+        let args = launch_args(&launch(2.0f64, 3.0), &Abi::gemm(Precision::F64), [0; 3], Batch::single(1));
         assert_eq!(scalar_bits(&args), f64s(&[2.0, 3.0]));
         let c = launch(Complex::new(1.0f32, 2.0), Complex::new(3.0, 4.0));
         assert_eq!(
-            scalar_bits(&launch_args(&c, &Abi::gemm(Precision::C32), [0; 3])),
+            scalar_bits(&launch_args(&c, &Abi::gemm(Precision::C32), [0; 3], Batch::single(1))),
             f32s(&[1.0, 2.0, 3.0, 4.0])
         );
         let tiny = f32::from_bits(1);
         let odd = launch(Complex::new(tiny, -0.0f32), Complex::new(f32::NAN, 4.0));
         assert_eq!(
-            scalar_bits(&launch_args(&odd, &Abi::gemm(Precision::C32), [0; 3])),
+            scalar_bits(&launch_args(&odd, &Abi::gemm(Precision::C32), [0; 3], Batch::single(1))),
             f32s(&[tiny, -0.0, f32::NAN, 4.0])
         );
         let z = launch(Complex::new(1.0f64, 2.0), Complex::new(3.0, 4.0));
         assert_eq!(
-            scalar_bits(&launch_args(&z, &Abi::gemm(Precision::C64), [0; 3])),
+            scalar_bits(&launch_args(&z, &Abi::gemm(Precision::C64), [0; 3], Batch::single(1))),
             f64s(&[1.0, 2.0, 3.0, 4.0])
         );
         for precision in Precision::ALL {
             let args = match precision {
-                Precision::F32 => launch_args(&launch(1.0f32, 0.0), &Abi::gemm(precision), [0; 3]),
-                Precision::F64 => launch_args(&launch(1.0f64, 0.0), &Abi::gemm(precision), [0; 3]),
-                Precision::C32 => {
-                    launch_args(&launch(Complex::<f32>::ONE, Complex::ZERO), &Abi::gemm(precision), [0; 3])
+                Precision::F32 => {
+                    launch_args(&launch(1.0f32, 0.0), &Abi::gemm(precision), [0; 3], Batch::single(1))
                 }
-                Precision::C64 => {
-                    launch_args(&launch(Complex::<f64>::ONE, Complex::ZERO), &Abi::gemm(precision), [0; 3])
+                Precision::F64 => {
+                    launch_args(&launch(1.0f64, 0.0), &Abi::gemm(precision), [0; 3], Batch::single(1))
                 }
+                Precision::C32 => launch_args(
+                    &launch(Complex::<f32>::ONE, Complex::ZERO),
+                    &Abi::gemm(precision),
+                    [0; 3],
+                    Batch::single(1),
+                ),
+                Precision::C64 => launch_args(
+                    &launch(Complex::<f64>::ONE, Complex::ZERO),
+                    &Abi::gemm(precision),
+                    [0; 3],
+                    Batch::single(1),
+                ),
             };
             let types: Vec<_> = args.iter().map(AbiArg::ty).collect();
             let want: Vec<_> = Abi::gemm(precision).params().iter().map(|p| p.ty).collect();

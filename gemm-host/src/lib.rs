@@ -79,6 +79,7 @@ mod error;
 mod gemm;
 mod kernel;
 pub mod memory;
+pub mod pass;
 pub mod reference;
 pub mod timing;
 pub mod validate;

@@ -280,7 +280,9 @@ pub fn gemm_columns<T: Element>(
     cols: &[usize],
 ) -> Result<Vec<C64>, ArgError> {
     let launch = match checked(cfg, a, b, c)? {
-        Checked::Skip(validate::QuickReturn::EmptyC) => return Ok(Vec::new()),
+        Checked::Skip(validate::QuickReturn::EmptyC | validate::QuickReturn::EmptyBatch) => {
+            return Ok(Vec::new());
+        }
         Checked::Skip(validate::QuickReturn::NoUpdate) => return Ok(logical_c_columns(cfg, c, cols)),
         Checked::Launch(l) => l,
     };
@@ -331,7 +333,9 @@ pub fn gemm_bound_columns<T: Element>(
     cols: &[usize],
 ) -> Result<Vec<f64>, ArgError> {
     let launch = match checked(cfg, a, b, c)? {
-        Checked::Skip(validate::QuickReturn::EmptyC) => return Ok(Vec::new()),
+        Checked::Skip(validate::QuickReturn::EmptyC | validate::QuickReturn::EmptyBatch) => {
+            return Ok(Vec::new());
+        }
         Checked::Skip(validate::QuickReturn::NoUpdate) => {
             return Ok(logical_c_columns(cfg, c, cols).iter().map(|z| z.norm()).collect());
         }

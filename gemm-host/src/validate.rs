@@ -36,8 +36,10 @@ use gemm_codegen::{Element, KernelImage, Op};
 use crate::config::{Dim, GemmConfig, Matrix};
 
 mod arg;
+mod batch;
 
 pub use arg::{Arg, ArgError};
+pub use batch::{BatchLaunch, CheckedBatch, StridedBatch, check_batch, first_overlap};
 
 /// What the checks know about one buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -88,6 +90,8 @@ pub enum QuickReturn {
     EmptyC,
     /// (`alpha = 0` or `k = 0`) and `beta = 1`: C stays as it is.
     NoUpdate,
+    /// A batch of no problems.
+    EmptyBatch,
 }
 
 /// A checked call, ready to launch: column-major, sizes converted to the
@@ -147,6 +151,16 @@ pub fn check<T: Element>(
     buffers: &Buffers,
     kernel: Option<&KernelImage>,
 ) -> Result<Checked<T>, ArgError> {
+    argument_rules(cfg, buffers, kernel)?;
+    launch_of(cfg, kernel, 1)
+}
+
+/// Rules 1 to 5: every rule on the arguments themselves.
+fn argument_rules<T: Element>(
+    cfg: &GemmConfig<T>,
+    buffers: &Buffers,
+    kernel: Option<&KernelImage>,
+) -> Result<(), ArgError> {
     let precision = T::PRECISION;
     let col = cfg.to_column_major();
 
@@ -225,6 +239,17 @@ pub fn check<T: Element>(
         }
     }
 
+    Ok(())
+}
+
+/// BLAS's quick returns and rule 6, for a launch of `problems` problems
+/// (the grid's depth) of `cfg`'s shape.
+fn launch_of<T: Element>(
+    cfg: &GemmConfig<T>,
+    kernel: Option<&KernelImage>,
+    problems: u32,
+) -> Result<Checked<T>, ArgError> {
+    let col = cfg.to_column_major();
     // Quick returns.
     let alpha_zero = cfg.alpha == T::ZERO;
     if cfg.m == 0 || cfg.n == 0 {
@@ -248,8 +273,9 @@ pub fn check<T: Element>(
         // the caller's n and m. Both extents fit a u32 (MAX_DIM).
         let shape = image.launch();
         let (x_dim, y_dim) = if cfg.swaps_operands() { (Dim::N, Dim::M) } else { (Dim::M, Dim::N) };
-        match shape.grid(col.m as u32, col.n as u32) {
+        match shape.batch_grid(col.m as u32, col.n as u32, problems) {
             Ok(g) => grid = Some(g),
+            Err(o) if o.axis == 'z' => unreachable!("batches are launched {} problems at a time", o.max),
             Err(o) => {
                 let (dim, tile) = if o.axis == 'x' { (x_dim, shape.tile.0) } else { (y_dim, shape.tile.1) };
                 return Err(ArgError::GridTooLarge {

@@ -158,7 +158,9 @@ impl Eval {
                 Some((0..self.threads).map(|t| u64::from(t % x)).collect())
             }
             Operand::Special(Special::NtidX) => self.ntid.map(|x| vec![u64::from(x); n]),
-            Operand::Special(Special::CtaidX | Special::CtaidY | Special::CtaidZ | Special::NctaidX) => None,
+            Operand::Special(
+                Special::CtaidX | Special::CtaidY | Special::CtaidZ | Special::NctaidX | Special::NctaidZ,
+            ) => None,
             Operand::Shared(s) => Some(vec![self.shared_base[s.index()]; n]),
             Operand::F32(_) | Operand::F64(_) => None,
         }

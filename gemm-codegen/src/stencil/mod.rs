@@ -261,6 +261,7 @@ fn prologue(plan: &Plan) -> Cx<'_> {
         let r = must(Role::Pointer(x));
         b.push(Instr::cvta_to_global(r, r));
     }
+    batch_problem(&mut b, precision, &must);
     let coefficient = |re: Role, im: Role| Elem { re: must(re), im: reg(im) };
     let params = Params {
         a_ptr: must(Role::Pointer(Matrix::A)),
@@ -311,6 +312,35 @@ fn prologue(plan: &Plan) -> Cx<'_> {
     cx
 }
 
+/// Points A, B and C at problem `z = ctaid.z` of the launch's batch and
+/// sets `k` to its reduction length (`k_last` for the last problem): see
+/// [`crate::abi`]'s "Batches and split K". For one problem (`z = 0` of a
+/// grid of depth 1, zero strides, `k_last = k`) nothing changes.
+fn batch_problem(b: &mut KernelBuilder, precision: crate::Precision, must: &dyn Fn(Role) -> ptx::Reg) {
+    let esz = i64::from(precision.element_bytes());
+    b.reg_group("the block's problem in the batch");
+    let z = b.reg("problem", Type::U32);
+    let last = b.reg("last_problem", Type::U32);
+    let z64 = b.reg("problem_idx", Type::U64);
+    let p_last = b.reg("p_last_problem", Type::Pred);
+    b.comment(format!(
+        "problem z = ctaid.z: A, B, C start z * stride elements ({esz} bytes each) further; \
+         the last problem is k_last deep"
+    ));
+    b.push(Instr::mov(z, ptx::Special::CtaidZ));
+    b.push(Instr::mov(last, ptx::Special::NctaidZ));
+    b.push(Instr::sub(last, last, Op::imm(1)));
+    b.push(Instr::setp(Cmp::Eq, Type::U32, p_last, z, last));
+    let k = must(Role::Extent(Dim::K));
+    b.push(Instr::selp(k, must(Role::LastDepth), k, p_last));
+    b.push(Instr::cvt(z64, z));
+    for x in [Matrix::A, Matrix::B, Matrix::C] {
+        let (ptr, stride) = (must(Role::Pointer(x)), must(Role::BatchStride(x)));
+        b.push(Instr::mul(stride, stride, Op::imm(esz)));
+        b.push(Instr::mad(ptr, z64, stride, ptr));
+    }
+}
+
 fn header(plan: &Plan) -> Vec<String> {
     let spec = plan.spec();
     let layout = CLayout::new(plan);
@@ -354,11 +384,11 @@ fn header(plan: &Plan) -> Vec<String> {
             "Grid: {}; parameters: {}",
             if spec.raster > 1 {
                 format!(
-                    "(ceil(m / {}) * ceil(n / {}), 1, 1), groups of {} tile rows",
+                    "(ceil(m / {}) * ceil(n / {}), 1, problems), groups of {} tile rows",
                     spec.m_blk, spec.n_blk, spec.raster
                 )
             } else {
-                format!("(ceil(m / {}), ceil(n / {}), 1)", spec.m_blk, spec.n_blk)
+                format!("(ceil(m / {}), ceil(n / {}), problems)", spec.m_blk, spec.n_blk)
             },
             Abi::gemm(spec.precision).params().iter().map(|p| p.name).collect::<Vec<_>>().join(", "),
         ),

@@ -36,6 +36,14 @@ pub enum Arg {
     C,
     /// `ldc`.
     Ldc,
+    /// A batch's `stride_a`.
+    StrideA,
+    /// A batch's `stride_b`.
+    StrideB,
+    /// A batch's `stride_c`.
+    StrideC,
+    /// A batch's `count`.
+    BatchCount,
 }
 
 impl Arg {
@@ -55,11 +63,17 @@ impl Arg {
             Arg::Beta => "beta",
             Arg::C => "c",
             Arg::Ldc => "ldc",
+            Arg::StrideA => "stride_a",
+            Arg::StrideB => "stride_b",
+            Arg::StrideC => "stride_c",
+            Arg::BatchCount => "count",
         }
     }
 
     /// The argument's 1-based position in BLAS `xGEMM`, the `info` value its
     /// `xerbla` reports (and cuBLAS's `CUBLAS_STATUS_INVALID_VALUE` stands for).
+    /// A batch's arguments, which `xGEMM` has not, follow at 14 to 17 in the
+    /// order `stride_a`, `stride_b`, `stride_c`, `count`.
     pub const fn blas_position(self) -> u8 {
         match self {
             Arg::OpA => 1,
@@ -75,6 +89,10 @@ impl Arg {
             Arg::Beta => 11,
             Arg::C => 12,
             Arg::Ldc => 13,
+            Arg::StrideA => 14,
+            Arg::StrideB => 15,
+            Arg::StrideC => 16,
+            Arg::BatchCount => 17,
         }
     }
 
@@ -93,6 +111,15 @@ impl Arg {
             Matrix::A => Arg::A,
             Matrix::B => Arg::B,
             Matrix::C => Arg::C,
+        }
+    }
+
+    /// The batch-stride argument of a matrix.
+    pub const fn stride(matrix: Matrix) -> Arg {
+        match matrix {
+            Matrix::A => Arg::StrideA,
+            Matrix::B => Arg::StrideB,
+            Matrix::C => Arg::StrideC,
         }
     }
 
@@ -119,9 +146,9 @@ impl fmt::Display for Arg {
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ArgError {
-    /// `m`, `n` or `k` is negative.
+    /// `m`, `n`, `k`, a batch's count or one of its strides is negative.
     Negative {
-        /// [`Arg::M`], [`Arg::N`] or [`Arg::K`].
+        /// [`Arg::M`], [`Arg::N`], [`Arg::K`], [`Arg::BatchCount`] or a stride.
         arg: Arg,
         /// The value given.
         value: i64,
@@ -195,6 +222,36 @@ pub enum ArgError {
         /// The hardware's limit.
         max: u64,
     },
+    /// A batch stride that makes two problems' C share elements: the result
+    /// would depend on which problem is written last.
+    BatchOverlap {
+        /// [`Arg::StrideC`].
+        arg: Arg,
+        /// The value given.
+        value: i64,
+        /// The first problem whose C shares elements with problem 0's.
+        problem: u64,
+        /// C as stored: `(inner, outer)`, its contiguous extent first (`m`
+        /// and `n` for a column-major call).
+        dims: (i64, i64),
+        /// `ldc`.
+        ld: i64,
+    },
+    /// A buffer too short for every problem of a batch.
+    BatchBufferTooShort {
+        /// [`Arg::A`], [`Arg::B`] or [`Arg::C`].
+        arg: Arg,
+        /// Elements in the buffer.
+        len: usize,
+        /// Problems in the batch.
+        count: i64,
+        /// The matrix's batch stride.
+        stride: i64,
+        /// Elements one problem's matrix spans.
+        span: u64,
+        /// `(count − 1) · stride + span` (saturating).
+        needed: u64,
+    },
     /// An op other than the kernel's.
     OpMismatch {
         /// [`Arg::OpA`] or [`Arg::OpB`].
@@ -222,6 +279,8 @@ impl ArgError {
             | ArgError::Misaligned { arg, .. }
             | ArgError::TooLarge { arg, .. }
             | ArgError::GridTooLarge { arg, .. }
+            | ArgError::BatchOverlap { arg, .. }
+            | ArgError::BatchBufferTooShort { arg, .. }
             | ArgError::OpMismatch { arg, .. } => *arg,
         }
     }
@@ -281,6 +340,22 @@ impl fmt::Display for ArgError {
                 f,
                 "argument `{arg}` = {value}: needs {blocks} blocks of {tile} along grid.{axis}, \
                  more than the {max} the hardware allows"
+            ),
+            ArgError::BatchOverlap { arg, value, problem, dims, ld } => write!(
+                f,
+                "argument `{arg}` = {value}: problems 0 and {problem} of the batch would write the same \
+                 elements of C (each {} x {} with ldc = {ld}); use a stride of at least ({} - 1) * {ld} + {} \
+                 = {}, or a layout whose C matrices are disjoint",
+                dims.0,
+                dims.1,
+                dims.1,
+                dims.0,
+                (dims.1 - 1).saturating_mul(*ld).saturating_add(dims.0),
+            ),
+            ArgError::BatchBufferTooShort { arg, len, count, stride, span, needed } => write!(
+                f,
+                "argument `{arg}`: buffer holds {len} elements, but {count} problems at stride {stride} \
+                 span ({count} - 1) * {stride} + {span} = {needed}"
             ),
             ArgError::OpMismatch { arg, value, kernel, kernel_ops, needed_ops, layout } => {
                 write!(

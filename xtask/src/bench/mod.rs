@@ -532,8 +532,11 @@ impl Runner<'_> {
                 self.bar.set_message(format!("{} {}", r.subject.label(), shape_text(shape)));
                 bench.set_cfg(cfg(ops, shape));
                 let flops = measure::flops(bench.cfg());
-                let ours = bench
-                    .time(self.gemm, plan, |c, a, b, out| self.gemm.gemm_loaded(&r.loaded, c, a, b, out));
+                let slices =
+                    self.setup.slices.unwrap_or_else(|| self.gemm.default_slices(&r.loaded, bench.cfg()));
+                let ours = bench.time(self.gemm, plan, |c, a, b, out| {
+                    self.gemm.gemm_split_k_loaded(&r.loaded, c, slices, a, b, out)
+                });
                 if ours.is_err() {
                     self.context_alive(&r.subject.label())?;
                 }
@@ -548,7 +551,10 @@ impl Runner<'_> {
                         t
                     }
                 };
-                let row = Row::new(sweep, r.subject, &r.bound, shape, flops);
+                let mut row = Row::new(sweep, r.subject, &r.bound, shape, flops);
+                if slices > 1 {
+                    row.note = format!("K split in up to {slices} slices");
+                }
                 let row = match (ours, theirs) {
                     (Ok(o), Ok(t)) => Row { ours: Some(o), cublas: Some(t), ..row },
                     (Ok(o), Err(e)) => Row { ours: Some(o), note: format!("cuBLAS failed: {e}"), ..row },

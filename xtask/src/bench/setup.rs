@@ -69,6 +69,10 @@ pub struct Args {
     /// peak is measured at the start of the run and written to <OUT>/peak.json.
     #[arg(long, value_name = "FILE")]
     peak: Option<PathBuf>,
+    /// Split every call's K into this many slices (1: never split)
+    /// [default: what gemm-host's dispatch picks for the call].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=128))]
+    slices: Option<u32>,
 }
 
 /// Which kernels to bench.
@@ -98,6 +102,8 @@ pub(super) struct Setup {
     pub(super) out: PathBuf,
     pub(super) seed: u64,
     pub(super) peak: Option<PathBuf>,
+    /// `--slices`; `None` for the dispatch's choice.
+    pub(super) slices: Option<u32>,
 }
 
 pub(super) fn setup(args: &Args) -> Result<Setup> {
@@ -173,6 +179,7 @@ pub(super) fn setup(args: &Args) -> Result<Setup> {
         out: args.out.clone(),
         seed: args.seed,
         peak: args.peak.clone(),
+        slices: args.slices,
     })
 }
 

@@ -185,12 +185,22 @@ pub enum Special {
     CtaidZ,
     /// `%nctaid.x`: blocks in the grid along x (grid-stride loops).
     NctaidX,
+    /// `%nctaid.z`: blocks in the grid along z (the problems of a batch, or
+    /// the slices of a split K).
+    NctaidZ,
 }
 
 impl Special {
     /// Every special register the IR knows.
-    pub const ALL: [Special; 6] =
-        [Special::TidX, Special::NtidX, Special::CtaidX, Special::CtaidY, Special::CtaidZ, Special::NctaidX];
+    pub const ALL: [Special; 7] = [
+        Special::TidX,
+        Special::NtidX,
+        Special::CtaidX,
+        Special::CtaidY,
+        Special::CtaidZ,
+        Special::NctaidX,
+        Special::NctaidZ,
+    ];
 
     /// The PTX spelling, with its `%`.
     pub const fn name(self) -> &'static str {
@@ -201,6 +211,7 @@ impl Special {
             Special::CtaidY => "%ctaid.y",
             Special::CtaidZ => "%ctaid.z",
             Special::NctaidX => "%nctaid.x",
+            Special::NctaidZ => "%nctaid.z",
         }
     }
 

@@ -1,0 +1,269 @@
+//! Launch plans: what one or more kernel launches compute, before the GPU
+//! or the emulator gives them addresses.
+//!
+//! A [`Pass`] is a grid of problems of one checked shape ([`Launch`]), with
+//! its matrices named by [`Place`] and the batch layout of the kernel ABI
+//! ([`Batch`]). A plain call is one pass of one problem; a strided batch one
+//! pass of `count` problems; a split K two passes (the slices' partial
+//! products into a workspace, then their ordered sum into C, see
+//! [`split_k`]). Grids hold at most [`LaunchShape::MAX_GRID_Z`] problems, so
+//! a pass runs as [`Pass::chunks`].
+
+use gemm_codegen::abi::Batch;
+use gemm_codegen::{Element, LaunchShape, Op};
+
+use crate::validate::Launch;
+
+/// Where a pass finds a matrix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Place {
+    /// The caller's A.
+    A,
+    /// The caller's B.
+    B,
+    /// The caller's C.
+    C,
+    /// The workspace's partial products, `slices` column-major `m × n`
+    /// matrices one after another.
+    Partials,
+    /// The workspace's column of ones (`slices` elements).
+    Ones,
+}
+
+/// A grid of problems of one shape.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Pass<T> {
+    /// The problem (its `grid` is not used: each chunk computes its own).
+    pub launch: Launch<T>,
+    /// Where the kernel's `a`, `b` and `c` are.
+    pub places: [Place; 3],
+    /// The problems' layout; `k_last` is the last problem's depth.
+    pub batch: Batch,
+    /// Problems in the pass (at least 1).
+    pub problems: u64,
+}
+
+/// One launch of a pass: problems `first ..` `first + count`, the batch
+/// whose `k_last` is the pass's for the chunk holding its last problem and
+/// `k` for the others.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Chunk {
+    /// The chunk's first problem: its matrices start `first` strides in.
+    pub first: u64,
+    /// Problems in the chunk, the grid's depth.
+    pub count: u32,
+    /// The chunk's batch arguments.
+    pub batch: Batch,
+}
+
+impl<T: Element> Pass<T> {
+    /// A pass of one problem.
+    pub fn single(launch: Launch<T>, places: [Place; 3]) -> Pass<T> {
+        Pass { launch, places, batch: Batch::single(launch.k), problems: 1 }
+    }
+
+    /// The pass with its operand places in the order the column-major
+    /// kernel takes them: A and B swapped for a row-major `launch`.
+    pub fn with_operands(mut self, launch: Launch<T>) -> Pass<T> {
+        let (a, b) = launch.operands(self.places[0], self.places[1]);
+        self.places[..2].copy_from_slice(&[a, b]);
+        self
+    }
+
+    /// The pass's launches, in order.
+    pub fn chunks(&self) -> impl Iterator<Item = Chunk> + '_ {
+        let step = LaunchShape::MAX_GRID_Z;
+        (0..self.problems.div_ceil(step)).map(move |i| {
+            let first = i * step;
+            let count = (self.problems - first).min(step);
+            let last = first + count == self.problems;
+            let k_last = if last { self.batch.k_last } else { self.launch.k };
+            Chunk { first, count: count as u32, batch: Batch { k_last, ..self.batch } }
+        })
+    }
+}
+
+/// Slices a split K cuts its reduction into, at most.
+pub const MAX_SLICES: u32 = 128;
+/// Each slice but the last is a multiple of this deep, so that every
+/// slice's A and B are as aligned as the call's (any kernel's vector width
+/// divides it).
+pub const SLICE_GRAIN: u32 = 32;
+
+/// A split K: the reduction of one problem cut into `slices` slices of
+/// `depth` (the last shorter), computed as two passes: the slices' partial
+/// products `P_z = op(A)_z · op(B)_z` into the workspace, then `C = alpha ·
+/// (P_0 + P_1 + … ) + beta · C` in slice order. The sum's order is fixed, so
+/// the same inputs give bitwise the same C on every run; no atomics.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SplitK<T> {
+    /// Slices (at least 2).
+    pub slices: u32,
+    /// Depth of every slice but the last.
+    pub depth: u32,
+    /// The slices' products, into [`Place::Partials`].
+    pub partial: Pass<T>,
+    /// Their sum into C: column `j` of C is the `m × 1` product of the
+    /// `m × slices` matrix of column `j` of every partial with the column of
+    /// ones, `alpha` and `beta` as the call's (one `m·n × 1` problem when C
+    /// is contiguous).
+    pub reduce: Pass<T>,
+}
+
+impl<T> SplitK<T> {
+    /// Elements of [`Place::Partials`].
+    pub fn partials_len(&self) -> u64 {
+        self.partial.problems * self.partial.batch.stride_c
+    }
+}
+
+/// The slices the default dispatch splits a call's K into: none (1) unless
+/// the call's `tiles` output tiles leave most of the GPU's `sms`
+/// multiprocessors idle and K is long (at least 4096); then enough slices to
+/// give each multiprocessor a block, each slice at least 1024 deep, at most
+/// [`MAX_SLICES`].
+pub fn default_slices(tiles: u64, k: u64, sms: u32) -> u32 {
+    let sms = u64::from(sms);
+    if tiles == 0 || k < 4096 || 2 * tiles > sms {
+        return 1;
+    }
+    (sms / tiles).min(k / 1024).min(u64::from(MAX_SLICES)) as u32
+}
+
+/// The split of `launch` into at most `slices` slices (fewer when K is
+/// short: each at least [`SLICE_GRAIN`] deep), or `None` when it would not
+/// split (fewer than two slices, or nothing to reduce).
+pub fn split_k<T: Element>(launch: &Launch<T>, slices: u32) -> Option<SplitK<T>> {
+    let k = launch.k;
+    let slices = slices.min(MAX_SLICES);
+    if k == 0 || slices < 2 {
+        return None;
+    }
+    let depth = k.div_ceil(slices).next_multiple_of(SLICE_GRAIN);
+    let slices = k.div_ceil(depth);
+    if slices < 2 {
+        return None;
+    }
+    let k_last = k - (slices - 1) * depth;
+    let (m, n) = (u64::from(launch.m), u64::from(launch.n));
+    let deep = u64::from(depth);
+    // Slice z of op(A) is columns z·depth.. of op(A): for op N columns of
+    // the stored A (depth · lda further), else its rows; the reverse for B.
+    let stride_a = if launch.op_a == Op::N { deep * launch.lda } else { deep };
+    let stride_b = if launch.op_b == Op::N { deep } else { deep * launch.ldb };
+    let (first, second) = launch.operands(Place::A, Place::B);
+    let partial = Pass {
+        launch: Launch { k: depth, ldc: m, alpha: T::ONE, beta: T::ZERO, grid: None, ..*launch },
+        places: [first, second, Place::Partials],
+        batch: Batch { stride_a, stride_b, stride_c: m * n, k_last },
+        problems: u64::from(slices),
+    };
+    let sum = Launch {
+        op_a: Op::N,
+        op_b: Op::N,
+        m: launch.m,
+        n: 1,
+        k: slices,
+        lda: m * n,
+        ldb: u64::from(slices),
+        ldc: launch.ldc,
+        alpha: launch.alpha,
+        beta: launch.beta,
+        swap_ab: false,
+        grid: None,
+    };
+    let places = [Place::Partials, Place::Ones, Place::C];
+    let contiguous = launch.ldc == m && m * n <= crate::validate::MAX_DIM as u64;
+    let reduce = if contiguous {
+        let whole = (m * n) as u32;
+        Pass::single(Launch { m: whole, ldc: m * n, ..sum }, places)
+    } else {
+        Pass {
+            launch: sum,
+            places,
+            batch: Batch { stride_a: m, stride_b: 0, stride_c: launch.ldc, k_last: slices },
+            problems: n,
+        }
+    };
+    Some(SplitK { slices, depth, partial, reduce })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn launch(op_a: Op, op_b: Op, m: u32, n: u32, k: u32, ldc: u64) -> Launch<f64> {
+        Launch {
+            op_a,
+            op_b,
+            m,
+            n,
+            k,
+            lda: if op_a == Op::N { u64::from(m) } else { u64::from(k) },
+            ldb: if op_b == Op::N { u64::from(k) } else { u64::from(n) },
+            ldc,
+            alpha: 2.0,
+            beta: 0.5,
+            swap_ab: false,
+            grid: None,
+        }
+    }
+
+    #[test]
+    fn the_default_splits_only_long_ks_of_few_tiles() {
+        assert_eq!(default_slices(4, 65536, 132), 33);
+        assert_eq!(default_slices(16, 65536, 132), 8);
+        assert_eq!(default_slices(66, 1 << 20, 132), 2);
+        assert_eq!(default_slices(67, 1 << 20, 132), 1);
+        assert_eq!(default_slices(1, 4096, 132), 4);
+        assert_eq!(default_slices(1, 4095, 132), 1);
+        assert_eq!(default_slices(1, 1 << 30, 1000), MAX_SLICES);
+        assert_eq!(default_slices(0, 1 << 20, 132), 1);
+    }
+
+    #[test]
+    fn slices_cover_k_exactly_once_and_align() {
+        for k in [1u32, 31, 32, 33, 64, 100, 1000, 4097, 65536, 100_003] {
+            for want in [0u32, 1, 2, 3, 7, 16, 200] {
+                let l = launch(Op::N, Op::T, 17, 5, k, 17);
+                let Some(s) = split_k(&l, want) else {
+                    assert!(want < 2 || k <= SLICE_GRAIN, "k {k} slices {want}");
+                    continue;
+                };
+                assert!(s.slices >= 2 && s.slices <= want.min(MAX_SLICES), "k {k} slices {want}");
+                assert_eq!(s.depth % SLICE_GRAIN, 0);
+                let last = s.partial.batch.k_last;
+                assert!(last >= 1 && last <= s.depth);
+                assert_eq!((s.slices - 1) * s.depth + last, k);
+                assert_eq!(s.partial.batch.stride_a, u64::from(s.depth) * 17);
+                assert_eq!(s.partial.batch.stride_b, u64::from(s.depth) * 5);
+                assert_eq!(s.partial.launch.k, s.depth);
+            }
+        }
+    }
+
+    #[test]
+    fn the_sum_is_one_problem_for_contiguous_c_and_a_column_each_otherwise() {
+        let s = split_k(&launch(Op::T, Op::N, 10, 6, 4096, 10), 4).unwrap();
+        assert_eq!((s.reduce.problems, s.reduce.launch.m, s.reduce.launch.n), (1, 60, 1));
+        assert_eq!((s.partial.batch.stride_a, s.partial.batch.stride_b), (1024, 1024));
+        assert_eq!(s.partials_len(), 4 * 60);
+        let s = split_k(&launch(Op::N, Op::N, 10, 6, 4096, 12), 4).unwrap();
+        assert_eq!((s.reduce.problems, s.reduce.launch.m, s.reduce.launch.n), (6, 10, 1));
+        assert_eq!((s.reduce.batch.stride_a, s.reduce.batch.stride_c, s.reduce.launch.lda), (10, 12, 60));
+        assert_eq!((s.reduce.launch.alpha, s.reduce.launch.beta), (2.0, 0.5));
+        assert_eq!((s.partial.launch.alpha, s.partial.launch.beta, s.partial.launch.ldc), (1.0, 0.0, 10));
+    }
+
+    #[test]
+    fn chunks_hold_at_most_a_grids_depth_and_only_the_last_is_short() {
+        let mut p = Pass::single(launch(Op::N, Op::N, 4, 4, 64, 4), [Place::A, Place::B, Place::C]);
+        p.problems = 2 * LaunchShape::MAX_GRID_Z + 3;
+        p.batch.k_last = 7;
+        let chunks: Vec<Chunk> = p.chunks().collect();
+        assert_eq!(chunks.len(), 3);
+        assert_eq!(chunks.iter().map(|c| u64::from(c.count)).sum::<u64>(), p.problems);
+        assert_eq!(chunks[1].first, LaunchShape::MAX_GRID_Z);
+        assert_eq!(chunks.iter().map(|c| c.batch.k_last).collect::<Vec<_>>(), [64, 64, 7]);
+    }
+}

@@ -1,0 +1,111 @@
+//! On the GPU: strided batches and split K with the kernels `gemm_default`
+//! picks, each problem checked against its own `f64` reference (guards
+//! around and between problems), and split K run twice for bitwise
+//! equality.
+//!
+//! Without a GPU each test prints `skipping: no CUDA GPU (<reason>)` and
+//! passes; with `GEMMFORGE_REQUIRE_GPU=1` it fails instead.
+
+mod common;
+
+use common::{Guarded, gpu, say};
+use gemm_codegen::{Element, Op};
+use gemm_host::case::Case;
+use gemm_host::num_complex::Complex;
+use gemm_host::reference::{Random, to_bits};
+use gemm_host::validate::StridedBatch;
+use gemm_host::{Gemm, GemmConfig, Matrix};
+
+const OPS: [(Op, Op); 4] = [(Op::N, Op::N), (Op::N, Op::T), (Op::T, Op::N), (Op::T, Op::T)];
+
+fn batches<T: Element>(gemm: &Gemm, seed: u64) -> Vec<String> {
+    let mut rng = Random::new(seed);
+    let mut failures = Vec::new();
+    for (i, &(op_a, op_b)) in OPS.iter().enumerate() {
+        let (m, n, k, count) = [(97, 65, 129, 7), (4, 3, 5, 70_000), (1, 300, 33, 3), (256, 255, 64, 5)][i];
+        let cfg = GemmConfig::<T>::new(op_a, op_b, m, n, k).alpha(rng.scalar()).beta(rng.scalar());
+        let cases: Vec<Case<T>> = (0..count).map(|_| Case::random(cfg, &mut rng)).collect();
+        let stride = |x: Matrix| cases[0].guarded(x).len();
+        let joined = |x: Matrix| -> Vec<T> { cases.iter().flat_map(|c| c.guarded(x).to_vec()).collect() };
+        let [a, b, mut c] = [Matrix::A, Matrix::B, Matrix::C].map(|x| Guarded::upload(gemm, joined(x)));
+        let batch = StridedBatch {
+            count: count as i64,
+            stride_a: stride(Matrix::A) as i64,
+            stride_b: stride(Matrix::B) as i64,
+            stride_c: stride(Matrix::C) as i64,
+        };
+        let what = format!("{} batch of {count} {}", T::PRECISION, gemm_host::case::describe(&cfg));
+        if let Err(e) = gemm.gemm_strided_batched(&cfg, &batch, &a.view(), &b.view(), &mut c.view_mut()) {
+            failures.push(format!("{what}: {e}"));
+            continue;
+        }
+        let math = gemm.default_kernel(&cfg).spec.math;
+        let (a, b, c) = (a.download(gemm), b.download(gemm), c.download(gemm));
+        // The buffers are the problems' guarded buffers end to end.
+        let part = |v: &[T], x: Matrix, i: usize| v[i * stride(x)..(i + 1) * stride(x)].to_vec();
+        let bad = cases.iter().enumerate().find_map(|(i, case)| {
+            let (pa, pb, pc) = (part(&a, Matrix::A, i), part(&b, Matrix::B, i), part(&c, Matrix::C, i));
+            case.check(&pa, &pb, &pc, math).err().map(|e| format!("problem {i}: {e}"))
+        });
+        match bad {
+            Some(e) => failures.push(format!("{what}: {e}")),
+            None => say(&format!("{what}: every problem within tolerance")),
+        }
+    }
+    failures
+}
+
+fn splits<T: Element>(gemm: &Gemm, seed: u64) -> Vec<String> {
+    let mut rng = Random::new(seed);
+    let mut failures = Vec::new();
+    for (i, &(op_a, op_b)) in OPS.iter().enumerate() {
+        let (m, n, k) = [(256, 256, 65_536), (100, 37, 5000), (512, 512, 20_000), (33, 1, 4097)][i];
+        let cfg = GemmConfig::<T>::new(op_a, op_b, m, n, k).alpha(rng.scalar()).beta(rng.scalar());
+        let case = Case::random(cfg, &mut rng);
+        let kernel = gemm.load(&gemm.default_kernel(&cfg).image()).expect("the default kernel loads");
+        let math = kernel.spec().math;
+        for slices in [gemm.default_slices(&kernel, &cfg).max(2), 7] {
+            let what = format!("{} {} in {slices} slices", T::PRECISION, gemm_host::case::describe(&cfg));
+            let mut outs = Vec::new();
+            let [a, b] = [Matrix::A, Matrix::B].map(|x| Guarded::upload(gemm, case.guarded(x).to_vec()));
+            for _ in 0..2 {
+                let mut c = Guarded::upload(gemm, case.guarded(Matrix::C).to_vec());
+                let run =
+                    gemm.gemm_split_k_loaded(&kernel, &cfg, slices, &a.view(), &b.view(), &mut c.view_mut());
+                outs.push(run.map(|()| c.download(gemm)));
+            }
+            let outcome = match (&outs[0], &outs[1]) {
+                (Ok(x), Ok(y)) if x.iter().map(|&v| to_bits(v)).ne(y.iter().map(|&v| to_bits(v))) => {
+                    Err("two runs differ".to_owned())
+                }
+                (Ok(x), Ok(_)) => case.check(&a.download(gemm), &b.download(gemm), x, math).map(|_| ()),
+                (Err(e), _) | (_, Err(e)) => Err(e.to_string()),
+            };
+            match outcome {
+                Ok(()) => say(&format!("{what}: within tolerance, two runs bitwise equal")),
+                Err(e) => failures.push(format!("{what}: {e}")),
+            }
+        }
+    }
+    failures
+}
+
+#[test]
+fn strided_batches_on_the_gpu() {
+    let Some(gemm) = gpu() else { return };
+    let mut failures = batches::<f32>(&gemm, 1);
+    failures.extend(batches::<f64>(&gemm, 2));
+    failures.extend(batches::<Complex<f32>>(&gemm, 3));
+    failures.extend(batches::<Complex<f64>>(&gemm, 4));
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn split_k_on_the_gpu_is_correct_and_deterministic() {
+    let Some(gemm) = gpu() else { return };
+    let mut failures = splits::<f32>(&gemm, 5);
+    failures.extend(splits::<f64>(&gemm, 6));
+    failures.extend(splits::<Complex<f32>>(&gemm, 7));
+    failures.extend(splits::<Complex<f64>>(&gemm, 8));
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
