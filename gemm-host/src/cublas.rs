@@ -22,6 +22,8 @@ use crate::error::GemmError;
 use crate::gemm::with_buffers;
 use crate::validate::{self, BufferInfo, Buffers, Checked, Launch};
 
+mod batched;
+
 /// A cuBLAS handle bound to one stream.
 #[derive(Debug)]
 pub struct Cublas {

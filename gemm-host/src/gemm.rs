@@ -350,12 +350,14 @@ impl Gemm {
 
     /// The slices [`Gemm::gemm_default`] splits `cfg`'s K into with
     /// `kernel` ([`crate::pass::default_slices`] of the kernel's tiles for
-    /// the call and this device's multiprocessors); 1 for no split.
+    /// the call and the blocks of it this device holds at once); 1 for no
+    /// split.
     pub fn default_slices<E: Element>(&self, kernel: &LoadedKernel, cfg: &GemmConfig<E>) -> u32 {
         let col = cfg.to_column_major();
         let dim = |d: i64| u32::try_from(d).unwrap_or(0);
         let (tm, tn) = kernel.image().launch().tiles(dim(col.m), dim(col.n));
-        crate::pass::default_slices(tm * tn, u64::try_from(col.k).unwrap_or(0), self.device.sm_count)
+        let resident = u64::from(self.device.sm_count) * u64::from(kernel.info().blocks_per_sm.max(1));
+        crate::pass::default_slices(tm * tn, u64::try_from(col.k).unwrap_or(0), resident)
     }
 
     /// SGEMM: `C = alpha · op(A) · op(B) + beta · C` on `f32`, any ops and layout.

@@ -118,16 +118,18 @@ impl<T> SplitK<T> {
 }
 
 /// The slices the default dispatch splits a call's K into: none (1) unless
-/// the call's `tiles` output tiles leave most of the GPU's `sms`
-/// multiprocessors idle and K is long (at least 4096); then enough slices to
-/// give each multiprocessor a block, each slice at least 1024 deep, at most
-/// [`MAX_SLICES`].
-pub fn default_slices(tiles: u64, k: u64, sms: u32) -> u32 {
-    let sms = u64::from(sms);
-    if tiles == 0 || k < 4096 || 2 * tiles > sms {
+/// the call's `tiles` output tiles fill at most half of the blocks the GPU
+/// holds at once (`resident`: its multiprocessors times the kernel's blocks
+/// per multiprocessor) and K is long (at least 4096); then enough slices to
+/// fill those blocks once, each slice at least 1024 deep, at most
+/// [`MAX_SLICES`]. (On the H100 one resident wave was the best of 2 to 128
+/// slices, or within 5% of it, for every large-K shape measured:
+/// `tuning/sm_90-splitk/`.)
+pub fn default_slices(tiles: u64, k: u64, resident: u64) -> u32 {
+    if tiles == 0 || k < 4096 || 2 * tiles > resident {
         return 1;
     }
-    (sms / tiles).min(k / 1024).min(u64::from(MAX_SLICES)) as u32
+    (resident / tiles).min(k / 1024).min(u64::from(MAX_SLICES)) as u32
 }
 
 /// The split of `launch` into at most `slices` slices (fewer when K is

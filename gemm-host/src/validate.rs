@@ -275,12 +275,17 @@ fn launch_of<T: Element>(
         let (x_dim, y_dim) = if cfg.swaps_operands() { (Dim::N, Dim::M) } else { (Dim::M, Dim::N) };
         match shape.batch_grid(col.m as u32, col.n as u32, problems) {
             Ok(g) => grid = Some(g),
-            Err(o) if o.axis == 'z' => unreachable!("batches are launched {} problems at a time", o.max),
             Err(o) => {
-                let (dim, tile) = if o.axis == 'x' { (x_dim, shape.tile.0) } else { (y_dim, shape.tile.1) };
+                // A batch is launched at most `MAX_GRID_Z` problems at a
+                // time, so only a caller passing more reaches z.
+                let (arg, value, tile) = match o.axis {
+                    'x' => (Arg::of_dim(x_dim), cfg.dim(x_dim), shape.tile.0),
+                    'y' => (Arg::of_dim(y_dim), cfg.dim(y_dim), shape.tile.1),
+                    _ => (Arg::BatchCount, i64::from(problems), 1),
+                };
                 return Err(ArgError::GridTooLarge {
-                    arg: Arg::of_dim(dim),
-                    value: cfg.dim(dim),
+                    arg,
+                    value,
                     axis: o.axis,
                     blocks: o.blocks,
                     tile,

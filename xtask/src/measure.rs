@@ -48,9 +48,12 @@ pub fn flops<T: Element>(cfg: &GemmConfig<T>) -> f64 {
     T::PRECISION.flops_per_fma() as f64 * cfg.m as f64 * cfg.n as f64 * cfg.k as f64
 }
 
-/// Device inputs of one problem, reused for every kernel timed on it.
+/// Device inputs of one problem (or of a packed batch of `count` problems,
+/// [`Bench::new_batch`]), reused for every kernel timed on it.
 pub struct Bench<T: Element> {
     cfg: GemmConfig<T>,
+    /// Problems per call: `set_cfg` checks the buffers hold this many.
+    count: usize,
     inputs: Vec<(CudaSlice<T>, CudaSlice<T>)>,
     c: CudaSlice<T>,
 }
@@ -59,10 +62,16 @@ impl<T: Element> Bench<T> {
     /// Random A, B (several sets when one would fit in twice the L2) and C
     /// for `cfg`.
     pub fn new(gemm: &Gemm, cfg: GemmConfig<T>, rng: &mut Random) -> Result<Bench<T>> {
+        Bench::new_batch(gemm, cfg, 1, rng)
+    }
+
+    /// Random inputs for `count` problems of `cfg` stored one after another
+    /// (`StridedBatch::packed`).
+    pub fn new_batch(gemm: &Gemm, cfg: GemmConfig<T>, count: usize, rng: &mut Random) -> Result<Bench<T>> {
         let (a_len, b_len, c_len) = (
-            cfg.required_len(Matrix::A) as usize,
-            cfg.required_len(Matrix::B) as usize,
-            cfg.required_len(Matrix::C) as usize,
+            count * cfg.required_len(Matrix::A) as usize,
+            count * cfg.required_len(Matrix::B) as usize,
+            count * cfg.required_len(Matrix::C) as usize,
         );
         let bytes = ((a_len + b_len) * T::PRECISION.element_bytes() as usize) as u64;
         let sets = input_sets(bytes, u64::from(gemm.device().l2_bytes)) as usize;
@@ -71,7 +80,7 @@ impl<T: Element> Bench<T> {
             inputs.push((gemm.upload(&rng.matrix::<T>(a_len))?, gemm.upload(&rng.matrix::<T>(b_len))?));
         }
         let c = gemm.upload(&rng.matrix::<T>(c_len))?;
-        Ok(Bench { cfg, inputs, c })
+        Ok(Bench { cfg, count, inputs, c })
     }
 
     /// The problem.
@@ -90,7 +99,10 @@ impl<T: Element> Bench<T> {
             (Matrix::B, self.inputs[0].1.len()),
             (Matrix::C, self.c.len()),
         ] {
-            assert!(cfg.required_len(matrix) as usize <= len, "{matrix:?} needs a longer buffer");
+            assert!(
+                self.count * cfg.required_len(matrix) as usize <= len,
+                "{matrix:?} needs a longer buffer"
+            );
         }
         self.cfg = cfg;
     }

@@ -55,6 +55,7 @@ use gemm_codegen::{Element, KernelSpec, Math, Op, Precision};
 use gemm_host::cublas::{Cublas, CublasMath};
 use gemm_host::num_complex::Complex;
 use gemm_host::reference::{self, Random};
+use gemm_host::validate::StridedBatch;
 use gemm_host::{Gemm, GemmConfig, LoadedKernel, Matrix};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -84,6 +85,9 @@ enum Sweep {
     LargeK,
     /// One of m, n of 16 or 64, the other 16384; k = 4096.
     Tall,
+    /// Strided batches of m = n = k from 8 to 256, as many problems as
+    /// fill 768 MiB.
+    Batched,
 }
 
 impl Sweep {
@@ -95,6 +99,7 @@ impl Sweep {
             Sweep::Small => "small",
             Sweep::LargeK => "large-k",
             Sweep::Tall => "tall",
+            Sweep::Batched => "batched",
         }
     }
 }
@@ -479,7 +484,9 @@ impl Runner<'_> {
     ) -> Result<()> {
         let (alpha, beta) = match sweep {
             Sweep::Skinny => (reference::narrow::<T>(Complex::new(-1.0, 0.0)), T::ONE),
-            Sweep::Square | Sweep::Check | Sweep::Small | Sweep::LargeK | Sweep::Tall => (T::ONE, T::ZERO),
+            Sweep::Square | Sweep::Check | Sweep::Small | Sweep::LargeK | Sweep::Tall | Sweep::Batched => {
+                (T::ONE, T::ZERO)
+            }
         };
         let cfg = |(op_a, op_b): (Op, Op), (m, n, k): (i64, i64, i64)| {
             GemmConfig::<T>::new(op_a, op_b, m, n, k).alpha(alpha).beta(beta)
@@ -487,16 +494,19 @@ impl Runner<'_> {
         let biggest = shapes.iter().fold((0, 0, 0), |b, s| (b.0.max(s.0), b.1.max(s.1), b.2.max(s.2)));
         let alloc = cfg((Op::N, Op::N), biggest);
         let device = self.gemm.device();
+        let esz = u64::from(T::PRECISION.element_bytes());
+        // A batched sweep's shapes come one at a time, each its own count.
+        let count = setup::batch_count(sweep, biggest, esz);
         let bytes = footprint(
-            alloc.required_len(Matrix::A),
-            alloc.required_len(Matrix::B),
-            alloc.required_len(Matrix::C),
-            u64::from(T::PRECISION.element_bytes()),
+            count as u64 * alloc.required_len(Matrix::A),
+            count as u64 * alloc.required_len(Matrix::B),
+            count as u64 * alloc.required_len(Matrix::C),
+            esz,
             u64::from(device.l2_bytes),
         );
         let skip = |this: &mut Self, note: String| {
             for &shape in shapes {
-                let flops = measure::flops(&cfg((Op::N, Op::N), shape));
+                let flops = count as f64 * measure::flops(&cfg((Op::N, Op::N), shape));
                 for r in users {
                     let row = Row::new(sweep, r.subject, &r.bound, shape, flops);
                     this.rows.push(Row { status: Status::Skipped, note: note.clone(), ..row });
@@ -514,7 +524,7 @@ impl Runner<'_> {
             skip(self, note);
             return Ok(());
         }
-        let mut bench = match Bench::new(self.gemm, alloc, &mut self.rng) {
+        let mut bench = match Bench::new_batch(self.gemm, alloc, count, &mut self.rng) {
             Ok(bench) => bench,
             Err(e) => {
                 skip(self, format!("allocating {:.1} GiB: {e:#}", bytes as f64 / GIB));
@@ -531,38 +541,71 @@ impl Runner<'_> {
                 let key = (spec.op_a, spec.op_b, CublasMath::matching(spec.math));
                 self.bar.set_message(format!("{} {}", r.subject.label(), shape_text(shape)));
                 bench.set_cfg(cfg(ops, shape));
-                let flops = measure::flops(bench.cfg());
-                let slices =
-                    self.setup.slices.unwrap_or_else(|| self.gemm.default_slices(&r.loaded, bench.cfg()));
-                let ours = bench.time(self.gemm, plan, |c, a, b, out| {
-                    self.gemm.gemm_split_k_loaded(&r.loaded, c, slices, a, b, out)
-                });
-                if ours.is_err() {
-                    self.context_alive(&r.subject.label())?;
-                }
+                let flops = count as f64 * measure::flops(bench.cfg());
                 let theirs = match cublas_times.iter().find(|(o, _)| *o == key) {
                     Some((_, t)) => t.clone(),
                     None => {
                         let cublas = self.cublas_for(spec.math);
                         let t = bench
-                            .time(self.gemm, plan, |c, a, b, out| cublas.gemm(c, a, b, out))
+                            .time(self.gemm, plan, |c, a, b, out| {
+                                if sweep == Sweep::Batched {
+                                    cublas.gemm_strided_batched(
+                                        c,
+                                        &StridedBatch::packed(c, count as i64),
+                                        a,
+                                        b,
+                                        out,
+                                    )
+                                } else {
+                                    cublas.gemm(c, a, b, out)
+                                }
+                            })
                             .map_err(|e| format!("{e:#}"));
                         cublas_times.push((key, t.clone()));
                         t
                     }
                 };
-                let mut row = Row::new(sweep, r.subject, &r.bound, shape, flops);
-                if slices > 1 {
-                    row.note = format!("K split in up to {slices} slices");
-                }
-                let row = match (ours, theirs) {
-                    (Ok(o), Ok(t)) => Row { ours: Some(o), cublas: Some(t), ..row },
-                    (Ok(o), Err(e)) => Row { ours: Some(o), note: format!("cuBLAS failed: {e}"), ..row },
-                    (Err(e), t) => {
-                        Row { cublas: t.ok(), status: Status::Failed, note: format!("{e:#}"), ..row }
-                    }
+                let slices = match &self.setup.slices[..] {
+                    [] => vec![self.gemm.default_slices(&r.loaded, bench.cfg())],
+                    list => list.to_vec(),
                 };
-                self.rows.push(row);
+                for slices in slices {
+                    let ours = bench.time(self.gemm, plan, |c, a, b, out| {
+                        if sweep == Sweep::Batched {
+                            let batch = StridedBatch::packed(c, count as i64);
+                            self.gemm.gemm_strided_batched_loaded(&r.loaded, c, &batch, a, b, out)
+                        } else {
+                            self.gemm.gemm_split_k_loaded(&r.loaded, c, slices, a, b, out)
+                        }
+                    });
+                    if ours.is_err() {
+                        self.context_alive(&r.subject.label())?;
+                    }
+                    let mut row = Row::new(sweep, r.subject, &r.bound, shape, flops);
+                    if sweep == Sweep::Batched {
+                        // Bytes each side moves: A and B read, C written once (beta = 0).
+                        let moved = count as f64
+                            * (bench.cfg().a_len() + bench.cfg().b_len() + bench.cfg().c_len()) as f64
+                            * esz as f64;
+                        let tbps =
+                            |t: Option<&Timing>| t.map_or(f64::NAN, |t| moved / (t.median_ms * 1e-3) / 1e12);
+                        row.note = format!(
+                            "batch of {count}: ours {:.2} TB/s, cuBLAS {:.2} TB/s",
+                            tbps(ours.as_ref().ok()),
+                            tbps(theirs.as_ref().ok()),
+                        );
+                    } else if slices > 1 {
+                        row.note = format!("K split in up to {slices} slices");
+                    }
+                    let row = match (ours, theirs.clone()) {
+                        (Ok(o), Ok(t)) => Row { ours: Some(o), cublas: Some(t), ..row },
+                        (Ok(o), Err(e)) => Row { ours: Some(o), note: format!("cuBLAS failed: {e}"), ..row },
+                        (Err(e), t) => {
+                            Row { cublas: t.ok(), status: Status::Failed, note: format!("{e:#}"), ..row }
+                        }
+                    };
+                    self.rows.push(row);
+                }
                 self.bar.inc(1);
             }
         }

@@ -69,10 +69,11 @@ pub struct Args {
     /// peak is measured at the start of the run and written to <OUT>/peak.json.
     #[arg(long, value_name = "FILE")]
     peak: Option<PathBuf>,
-    /// Split every call's K into this many slices (1: never split)
-    /// [default: what gemm-host's dispatch picks for the call].
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=128))]
-    slices: Option<u32>,
+    /// Split every call's K into each of these many slices in turn (1:
+    /// never split), a row each [default: what gemm-host's dispatch picks
+    /// for the call].
+    #[arg(long, value_delimiter = ',', value_name = "N", value_parser = clap::value_parser!(u32).range(1..=128))]
+    slices: Vec<u32>,
 }
 
 /// Which kernels to bench.
@@ -102,8 +103,8 @@ pub(super) struct Setup {
     pub(super) out: PathBuf,
     pub(super) seed: u64,
     pub(super) peak: Option<PathBuf>,
-    /// `--slices`; `None` for the dispatch's choice.
-    pub(super) slices: Option<u32>,
+    /// `--slices`; empty for the dispatch's choice.
+    pub(super) slices: Vec<u32>,
 }
 
 pub(super) fn setup(args: &Args) -> Result<Setup> {
@@ -157,13 +158,13 @@ pub(super) fn setup(args: &Args) -> Result<Setup> {
     let (skinny_k, skinny_mn) = (sorted(args.skinny_k.clone()), sorted(skinny_mn));
     let square = args.sweep.contains(&Sweep::Square);
     let mut fixed = Vec::new();
-    for sweep in [Sweep::Skinny, Sweep::Small, Sweep::LargeK, Sweep::Tall] {
+    for sweep in [Sweep::Skinny, Sweep::Small, Sweep::LargeK, Sweep::Tall, Sweep::Batched] {
         if args.sweep.contains(&sweep) {
             fixed.extend(fixed_shapes(sweep, &skinny_mn, &skinny_k).into_iter().map(|shape| (sweep, shape)));
         }
     }
     if !square && fixed.is_empty() {
-        bail!("--sweep: name at least one of square, skinny, small, large-k, tall");
+        bail!("--sweep: name at least one of square, skinny, small, large-k, tall, batched");
     }
     Ok(Setup {
         precisions,
@@ -179,13 +180,31 @@ pub(super) fn setup(args: &Args) -> Result<Setup> {
         out: args.out.clone(),
         seed: args.seed,
         peak: args.peak.clone(),
-        slices: args.slices,
+        slices: args.slices.clone(),
     })
 }
 
 /// The small squares (issue 11's n ≤ 1024 class), not rounded to a tile:
 /// a library call does not choose its size.
 pub(super) const SMALL: [i64; 5] = [256, 384, 512, 768, 1024];
+
+/// Strided batches: `m = n = k` of each problem; as many problems as fill
+/// [`BATCH_BYTES`].
+pub(super) const BATCHED: [i64; 6] = [8, 16, 32, 64, 128, 256];
+
+/// The bytes of A, B and C together in one batched measurement: far past
+/// the L2, so a batch streams from memory.
+pub(super) const BATCH_BYTES: u64 = 768 << 20;
+
+/// Problems in a batched measurement of `(m, n, k)` of `element_bytes`
+/// elements: [`BATCH_BYTES`] of A, B and C (1 for every other sweep).
+pub(super) fn batch_count(sweep: Sweep, (m, n, k): (i64, i64, i64), element_bytes: u64) -> usize {
+    if sweep != Sweep::Batched {
+        return 1;
+    }
+    let one = (m * k + k * n + m * n).max(1) as u64 * element_bytes;
+    (BATCH_BYTES / one).max(1) as usize
+}
 
 /// Large K: `m = n` of 256 and 512, `k` of 64 Ki, 256 Ki and 1 Mi.
 pub(super) const LARGE_K: [(i64, i64, i64); 6] = [
@@ -211,6 +230,7 @@ fn fixed_shapes(sweep: Sweep, skinny_mn: &[i64], skinny_k: &[i64]) -> Vec<(i64, 
         Sweep::Small => SMALL.iter().map(|&n| (n, n, n)).collect(),
         Sweep::LargeK => LARGE_K.to_vec(),
         Sweep::Tall => TALL.to_vec(),
+        Sweep::Batched => BATCHED.iter().map(|&n| (n, n, n)).collect(),
         Sweep::Square | Sweep::Check => Vec::new(),
     }
 }
@@ -317,6 +337,18 @@ pub(super) mod tests {
         assert_eq!(s.precisions, [Precision::C32]);
         assert_eq!(s.ops, [(Op::T, Op::N)]);
         assert!(matches!(s.choice, Choice::Spec(spec) if spec.m_blk == 64));
+    }
+
+    #[test]
+    fn the_batched_sweep_fills_its_bytes_and_slices_parse() {
+        let s = parse(&["--sweep", "batched", "--slices", "1,8,32"]).unwrap();
+        assert_eq!(s.fixed.iter().map(|f| f.1.0).collect::<Vec<_>>(), BATCHED);
+        assert_eq!(s.slices, [1, 8, 32]);
+        assert!(parse(&["--slices", "0"]).is_err() && parse(&["--slices", "129"]).is_err());
+        assert_eq!(batch_count(Sweep::Batched, (8, 8, 8), 4), (768 << 20) / (3 * 64 * 4));
+        assert_eq!(batch_count(Sweep::Batched, (256, 256, 256), 16), 256);
+        assert_eq!(batch_count(Sweep::Square, (8, 8, 8), 4), 1);
+        assert!(parse(&[]).unwrap().slices.is_empty());
     }
 
     /// Issue 11's sweeps: small squares, large K, tall; in the order named by
