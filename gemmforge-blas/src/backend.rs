@@ -1,0 +1,374 @@
+//! Where a checked call runs: configuration from the environment, routing,
+//! and the log.
+//!
+//! | variable | values | default |
+//! | --- | --- | --- |
+//! | `GEMMFORGE_BLAS_BACKEND` | `auto`: the GPU for calls of at least `GEMMFORGE_BLAS_THRESHOLD` multiply-adds, the CPU BLAS below it or without a GPU; `gpu`, `emulate` (the PTX emulator), `cpu`: every call there | `auto` |
+//! | `GEMMFORGE_BLAS_DEVICE` | CUDA device ordinal | `0` |
+//! | `GEMMFORGE_BLAS_THRESHOLD` | `m·n·k` below which `auto` runs a call on the CPU | [`DEFAULT_THRESHOLD`] (provisional) |
+//! | `GEMMFORGE_BLAS_CPU_LIB` | path of the CPU BLAS when none follows this library | none |
+//! | `GEMMFORGE_BLAS_LOG` | `1` or `stderr`: one line per call on stderr; any other value: a file appended to | off |
+//!
+//! The environment is read once, on the first call. A value that cannot be
+//! read is reported once and the default used. The GPU or the emulator
+//! failing (no driver, no device, an error) never ends the program: the
+//! call runs on the CPU, with one warning per process.
+
+use std::fmt;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, OnceLock};
+
+use gemm_host::{GemmConfig, Layout};
+
+use crate::cpu::{self, CpuBlas};
+use crate::gpu;
+use crate::scalar::Scalar;
+
+/// `m·n·k` from which `auto` uses the GPU: 256³. Provisional: not yet
+/// measured against the host ↔ device copies and a CPU BLAS.
+pub const DEFAULT_THRESHOLD: u128 = 256 * 256 * 256;
+
+/// `GEMMFORGE_BLAS_BACKEND`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// The GPU above the threshold, the CPU below it or without a GPU.
+    Auto,
+    /// Every call on the GPU (the CPU when there is none).
+    Gpu,
+    /// Every call in the PTX emulator.
+    Emulate,
+    /// Every call on the CPU BLAS.
+    Cpu,
+}
+
+/// Where the log goes.
+#[derive(Debug)]
+pub enum Log {
+    /// No log.
+    Off,
+    /// Standard error.
+    Stderr,
+    /// A file, appended to.
+    File(Mutex<File>),
+}
+
+/// The library's configuration.
+#[derive(Debug)]
+pub struct Config {
+    /// `GEMMFORGE_BLAS_BACKEND`.
+    pub backend: Backend,
+    /// `GEMMFORGE_BLAS_DEVICE`.
+    pub device: usize,
+    /// `GEMMFORGE_BLAS_THRESHOLD`.
+    pub threshold: u128,
+    /// `GEMMFORGE_BLAS_CPU_LIB`.
+    pub cpu_lib: Option<PathBuf>,
+    /// `GEMMFORGE_BLAS_LOG`.
+    pub log: Log,
+}
+
+impl Config {
+    /// The configuration `var` (an environment) describes, and a message for
+    /// each value that could not be used.
+    pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> (Config, Vec<String>) {
+        let mut problems = Vec::new();
+        let backend = match var("GEMMFORGE_BLAS_BACKEND").as_deref().map(str::trim) {
+            None | Some("") => Backend::Auto,
+            Some(v) => match v.to_ascii_lowercase().as_str() {
+                "auto" => Backend::Auto,
+                "gpu" => Backend::Gpu,
+                "emulate" => Backend::Emulate,
+                "cpu" => Backend::Cpu,
+                _ => {
+                    problems.push(format!(
+                        "GEMMFORGE_BLAS_BACKEND={v}: not auto, gpu, emulate or cpu; using auto"
+                    ));
+                    Backend::Auto
+                }
+            },
+        };
+        let mut number = |name: &str, default: u128| match var(name) {
+            None => default,
+            Some(v) => v.trim().parse().unwrap_or_else(|_| {
+                problems.push(format!("{name}={v}: not a non-negative integer; using {default}"));
+                default
+            }),
+        };
+        let device = usize::try_from(number("GEMMFORGE_BLAS_DEVICE", 0)).unwrap_or(0);
+        let threshold = number("GEMMFORGE_BLAS_THRESHOLD", DEFAULT_THRESHOLD);
+        let cpu_lib = var("GEMMFORGE_BLAS_CPU_LIB").filter(|v| !v.is_empty()).map(PathBuf::from);
+        let log = match var("GEMMFORGE_BLAS_LOG").as_deref() {
+            None | Some("" | "0") => Log::Off,
+            Some("1" | "stderr") => Log::Stderr,
+            Some(path) => match OpenOptions::new().create(true).append(true).open(path) {
+                Ok(f) => Log::File(Mutex::new(f)),
+                Err(e) => {
+                    problems.push(format!("GEMMFORGE_BLAS_LOG={path}: {e}; logging to stderr"));
+                    Log::Stderr
+                }
+            },
+        };
+        (Config { backend, device, threshold, cpu_lib, log }, problems)
+    }
+
+    /// Writes one line to the log, if there is one.
+    pub fn log(&self, line: fmt::Arguments<'_>) {
+        match &self.log {
+            Log::Off => {}
+            Log::Stderr => eprintln!("gemmforge-blas: {line}"),
+            Log::File(f) => {
+                if let Ok(mut f) = f.lock() {
+                    // A log that cannot be written is not worth failing a GEMM for.
+                    let _ = writeln!(f, "gemmforge-blas: {line}");
+                }
+            }
+        }
+    }
+}
+
+/// The process's configuration, read from the environment on first use.
+pub fn config() -> &'static Config {
+    static CONFIG: OnceLock<Config> = OnceLock::new();
+    CONFIG.get_or_init(|| {
+        let (config, problems) = Config::from_vars(|name| std::env::var(name).ok());
+        for p in problems {
+            eprintln!("gemmforge-blas: warning: {p}");
+        }
+        config
+    })
+}
+
+/// A warning on stderr (and in a log file, if one is set).
+pub fn warn(message: &str) {
+    eprintln!("gemmforge-blas: warning: {message}");
+    let config = config();
+    if let Log::File(_) = config.log {
+        config.log(format_args!("warning: {message}"));
+    }
+}
+
+/// [`warn`], once per `flag`.
+pub fn warn_once(flag: &AtomicBool, message: &str) {
+    if !flag.swap(true, Ordering::Relaxed) {
+        warn(message);
+    }
+}
+
+/// Where a call ran.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Path {
+    /// Nothing to compute (BLAS's quick returns).
+    QuickReturn,
+    /// On the GPU.
+    Gpu,
+    /// In the PTX emulator.
+    Emulate,
+    /// On the CPU.
+    Cpu(CpuBlas),
+}
+
+impl fmt::Display for Path {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Path::QuickReturn => "none (quick return)",
+            Path::Gpu => "gpu",
+            Path::Emulate => "emulate",
+            Path::Cpu(CpuBlas::System) => "cpu (system BLAS)",
+            Path::Cpu(CpuBlas::Builtin) => "cpu (built-in reference loops)",
+        })
+    }
+}
+
+/// One checked call: which entry point, and the column-major call it makes.
+#[derive(Clone, Copy, Debug)]
+pub struct Call<'a, E> {
+    /// The entry point, for the log (`"sgemm_"`, `"cblas_sgemm"`).
+    pub routine: &'a str,
+    /// The column-major call, checked ([`crate::args`]).
+    pub cfg: GemmConfig<E>,
+    /// A.
+    pub a: *const E,
+    /// B.
+    pub b: *const E,
+    /// C.
+    pub c: *mut E,
+    /// The caller's layout (CBLAS's `Order`), for the log: a row-major call
+    /// is logged with the caller's ops and sizes.
+    pub layout: Layout,
+}
+
+/// Multiply-adds of a call.
+fn work<E>(cfg: &GemmConfig<E>) -> u128 {
+    let d = |v: i64| u128::try_from(v).unwrap_or(0);
+    d(cfg.m) * d(cfg.n) * d(cfg.k)
+}
+
+/// Runs `call` where `config` sends it, logs it, and says where it ran.
+///
+/// # Safety
+/// `call`'s pointers hold its matrices ([`GemmConfig::required_len`]
+/// elements each; A and B are not read when `alpha = 0` or `k = 0`), C
+/// overlapping neither A nor B.
+pub unsafe fn run<E: Scalar>(config: &Config, call: &Call<'_, E>) -> Path {
+    let cfg = unread_product(&call.cfg);
+    let path = if cfg.m == 0 || cfg.n == 0 || (cfg.k == 0 && cfg.beta == E::ONE) {
+        Path::QuickReturn
+    } else {
+        let on_gpu = match config.backend {
+            Backend::Cpu | Backend::Emulate => false,
+            Backend::Gpu => true,
+            Backend::Auto => work(&cfg) >= config.threshold,
+        };
+        let (a, b, c) = (call.a, call.b, call.c);
+        if config.backend == Backend::Emulate {
+            // SAFETY: the caller's contract.
+            match gpu::emulate(&cfg, unsafe { host_slices(&cfg, a, b, c) }) {
+                Ok(()) => Path::Emulate,
+                Err(e) => {
+                    static SAID: AtomicBool = AtomicBool::new(false);
+                    warn_once(&SAID, &format!("the PTX emulator failed ({e}); running on the CPU"));
+                    // SAFETY: the caller's contract.
+                    Path::Cpu(unsafe { cpu::gemm(&cfg, a, b, c) })
+                }
+            }
+        // SAFETY: the caller's contract.
+        } else if on_gpu && unsafe { gpu::run(config.device, &cfg, a, b, c) } {
+            Path::Gpu
+        } else {
+            // SAFETY: the caller's contract.
+            Path::Cpu(unsafe { cpu::gemm(&cfg, a, b, c) })
+        }
+    };
+    let c = &call.cfg;
+    let complex = if E::PRECISION.is_complex() { 4 } else { 1 };
+    let (order, (op_a, op_b), (m, n)) = match call.layout {
+        Layout::ColMajor => ("", (c.op_a, c.op_b), (c.m, c.n)),
+        Layout::RowMajor => ("row-major ", (c.op_b, c.op_a), (c.n, c.m)),
+    };
+    config.log(format_args!(
+        "{} {order}transa={op_a:?} transb={op_b:?} m={m} n={n} k={} flop={} path={path}",
+        call.routine,
+        c.k,
+        2 * complex * work(c),
+    ));
+    path
+}
+
+/// The call with `k = 0` and `alpha = 0` when `alpha = 0` or `k = 0`: the
+/// same result (`C = beta·C`, or 0 for `beta = 0`), with A and B empty so
+/// that nothing reads them.
+pub fn unread_product<E: Scalar>(cfg: &GemmConfig<E>) -> GemmConfig<E> {
+    let mut cfg = *cfg;
+    if cfg.alpha == E::ZERO || cfg.k == 0 {
+        cfg.k = 0;
+        cfg.alpha = E::ZERO;
+    }
+    cfg
+}
+
+/// The call's matrices as slices of their extents (empty for an empty
+/// matrix, whatever its pointer).
+///
+/// # Safety
+/// As for [`run`], with `cfg` already through [`unread_product`].
+pub unsafe fn host_slices<'a, E: Scalar>(
+    cfg: &GemmConfig<E>,
+    a: *const E,
+    b: *const E,
+    c: *mut E,
+) -> (&'a [E], &'a [E], &'a mut [E]) {
+    let len = |m| usize::try_from(cfg.required_len(m)).unwrap_or(usize::MAX);
+    use gemm_host::Matrix;
+    let (la, lb, lc) = (len(Matrix::A), len(Matrix::B), len(Matrix::C));
+    // SAFETY: non-null pointers to at least `len` elements, by the caller's contract.
+    unsafe {
+        (
+            if la == 0 || a.is_null() { &[] } else { std::slice::from_raw_parts(a, la) },
+            if lb == 0 || b.is_null() { &[] } else { std::slice::from_raw_parts(b, lb) },
+            if lc == 0 || c.is_null() { &mut [] } else { std::slice::from_raw_parts_mut(c, lc) },
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vars(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let pairs: Vec<(String, String)> =
+            pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        move |name| pairs.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
+    }
+
+    #[test]
+    fn defaults() {
+        let (c, problems) = Config::from_vars(vars(&[]));
+        assert!(problems.is_empty());
+        assert_eq!((c.backend, c.device, c.threshold), (Backend::Auto, 0, DEFAULT_THRESHOLD));
+        assert!(c.cpu_lib.is_none() && matches!(c.log, Log::Off));
+    }
+
+    #[test]
+    fn values_are_read_and_bad_ones_reported() {
+        let (c, problems) = Config::from_vars(vars(&[
+            ("GEMMFORGE_BLAS_BACKEND", "Emulate"),
+            ("GEMMFORGE_BLAS_DEVICE", "3"),
+            ("GEMMFORGE_BLAS_THRESHOLD", "1000"),
+            ("GEMMFORGE_BLAS_CPU_LIB", "/x/libblas.so"),
+            ("GEMMFORGE_BLAS_LOG", "stderr"),
+        ]));
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!((c.backend, c.device, c.threshold), (Backend::Emulate, 3, 1000));
+        assert_eq!(c.cpu_lib, Some(PathBuf::from("/x/libblas.so")));
+        assert!(matches!(c.log, Log::Stderr));
+        let (c, problems) = Config::from_vars(vars(&[
+            ("GEMMFORGE_BLAS_BACKEND", "tpu"),
+            ("GEMMFORGE_BLAS_THRESHOLD", "-5"),
+            ("GEMMFORGE_BLAS_LOG", "/nonexistent-dir/x.log"),
+        ]));
+        assert_eq!((c.backend, c.threshold), (Backend::Auto, DEFAULT_THRESHOLD));
+        assert!(matches!(c.log, Log::Stderr));
+        assert_eq!(problems.len(), 3, "{problems:?}");
+    }
+
+    fn config(backend: Backend) -> Config {
+        Config { backend, device: 0, threshold: DEFAULT_THRESHOLD, cpu_lib: None, log: Log::Off }
+    }
+
+    #[test]
+    fn quick_returns_touch_nothing() {
+        let mut c = [f32::NAN; 4];
+        let base = GemmConfig::new(gemm_codegen::Op::N, gemm_codegen::Op::N, 2, 2, 3).beta(1.0);
+        // alpha = 0 or k = 0 with beta = 1; m = 0. A and B are null: not read.
+        for cfg in [base.alpha(0.0), GemmConfig { k: 0, ..base }, GemmConfig { m: 0, ..base.beta(0.0) }] {
+            let (a, b) = (std::ptr::null(), std::ptr::null());
+            let call = Call { routine: "sgemm_", cfg, a, b, c: c.as_mut_ptr(), layout: Layout::ColMajor };
+            for backend in [Backend::Cpu, Backend::Emulate, Backend::Auto] {
+                // SAFETY: nothing is read or written.
+                assert_eq!(unsafe { run(&config(backend), &call) }, Path::QuickReturn);
+            }
+        }
+        assert!(c.iter().all(|x| x.is_nan()));
+    }
+
+    /// alpha = 0: C = beta·C without reading A and B (null here), also in the emulator.
+    #[test]
+    fn alpha_zero_scales_c_on_every_path() {
+        for backend in [Backend::Cpu, Backend::Emulate] {
+            for (beta, want) in [(0.0, [0.0; 4]), (3.0, [3.0, 6.0, 9.0, 12.0])] {
+                let mut c = if beta == 0.0 { [f64::NAN; 4] } else { [1.0, 2.0, 3.0, 4.0] };
+                let cfg =
+                    GemmConfig::new(gemm_codegen::Op::T, gemm_codegen::Op::N, 2, 2, 5).alpha(0.0).beta(beta);
+                let (a, b) = (std::ptr::null(), std::ptr::null());
+                let call = Call { routine: "dgemm_", cfg, a, b, c: c.as_mut_ptr(), layout: Layout::ColMajor };
+                // SAFETY: C holds 2 × 2 elements; A and B are not read.
+                let path = unsafe { run(&config(backend), &call) };
+                assert_eq!(c, want, "{backend:?}");
+                assert_ne!(path, Path::QuickReturn);
+            }
+        }
+    }
+}

@@ -1,0 +1,250 @@
+//! The CPU path: the BLAS the program would have used without this
+//! library, else the reference algorithm in Rust.
+//!
+//! The CPU `xGEMM` is looked up once per type, NVBLAS's way: the next
+//! definition after this library (`dlsym(RTLD_NEXT, "sgemm_")`: the system
+//! BLAS when this library is preloaded or linked first), else the library
+//! named by `GEMMFORGE_BLAS_CPU_LIB` (`dlopen`ed privately), else none, and
+//! [`reference_gemm`] (netlib's loops, in the element type) runs the call,
+//! which is said once on stderr.
+
+use std::ffi::{CString, c_char, c_int, c_void};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use gemm_codegen::Op;
+use gemm_host::GemmConfig;
+
+use crate::backend;
+use crate::scalar::{FortranGemm, Scalar};
+
+/// Which CPU implementation ran a call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CpuBlas {
+    /// The system BLAS found by `dlsym` (RTLD_NEXT or `GEMMFORGE_BLAS_CPU_LIB`).
+    System,
+    /// [`reference_gemm`].
+    Builtin,
+}
+
+/// This type's CPU `xGEMM`, looked up on first use.
+pub fn lookup<E: Scalar>() -> Option<FortranGemm<E>> {
+    *E::cpu_gemm().get_or_init(|| {
+        let found = next_symbol::<E>().or_else(|| {
+            let lib = backend::config().cpu_lib.as_deref()?;
+            library_symbol::<E>(lib)
+        });
+        if found.is_none() {
+            static SAID: AtomicBool = AtomicBool::new(false);
+            if !SAID.swap(true, Ordering::Relaxed) {
+                backend::warn(
+                    "no CPU BLAS found (neither after this library nor in GEMMFORGE_BLAS_CPU_LIB): \
+                     CPU calls run the built-in reference loops (correct, not fast)",
+                );
+            }
+        }
+        found
+    })
+}
+
+/// `xGEMM` defined after this library, unless it is this library's own.
+fn next_symbol<E: Scalar>() -> Option<FortranGemm<E>> {
+    // SAFETY: dlsym with RTLD_NEXT and a NUL-terminated name only reads.
+    let f = unsafe { libc::dlsym(libc::RTLD_NEXT, E::SYMBOL.as_ptr()) };
+    as_gemm::<E>(f)
+}
+
+/// `xGEMM` of the library at `path`, loaded with `RTLD_LOCAL`.
+fn library_symbol<E: Scalar>(path: &Path) -> Option<FortranGemm<E>> {
+    let name = CString::new(path.as_os_str().as_encoded_bytes()).ok()?;
+    // SAFETY: a NUL-terminated path; the library stays loaded for the
+    // process's life (the handle is never closed).
+    let handle = unsafe { libc::dlopen(name.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
+    if handle.is_null() {
+        backend::warn(&format!("GEMMFORGE_BLAS_CPU_LIB={}: cannot be loaded", path.display()));
+        return None;
+    }
+    // SAFETY: a live handle and a NUL-terminated name.
+    let f = unsafe { libc::dlsym(handle, E::SYMBOL.as_ptr()) };
+    let found = as_gemm::<E>(f);
+    if found.is_none() {
+        backend::warn(&format!("GEMMFORGE_BLAS_CPU_LIB={}: no usable {:?}", path.display(), E::SYMBOL));
+    }
+    found
+}
+
+fn as_gemm<E: Scalar>(f: *mut c_void) -> Option<FortranGemm<E>> {
+    if f.is_null() || f as usize == E::own_symbol() as usize {
+        return None;
+    }
+    // SAFETY: a non-null `xGEMM` symbol of a BLAS has the Fortran signature.
+    Some(unsafe { std::mem::transmute::<*mut c_void, FortranGemm<E>>(f) })
+}
+
+/// Runs the checked column-major call `cfg` on the CPU.
+///
+/// # Safety
+/// `a`, `b`, `c` hold the call's matrices ([`GemmConfig::required_len`]
+/// elements each; A and B are not read when `alpha = 0` or `k = 0`), C
+/// overlapping neither.
+pub unsafe fn gemm<E: Scalar>(cfg: &GemmConfig<E>, a: *const E, b: *const E, c: *mut E) -> CpuBlas {
+    match lookup::<E>() {
+        Some(f) => {
+            let op = |op: Op| match op {
+                Op::N => b'N' as c_char,
+                Op::T => b'T' as c_char,
+                Op::C => b'C' as c_char,
+            };
+            let int = |v: i64| c_int::try_from(v).unwrap_or(c_int::MAX);
+            let (ta, tb) = (op(cfg.op_a), op(cfg.op_b));
+            let (m, n, k) = (int(cfg.m), int(cfg.n), int(cfg.k));
+            let (lda, ldb, ldc) = (int(cfg.lda), int(cfg.ldb), int(cfg.ldc));
+            // SAFETY: the caller's contract; every scalar lives through the call.
+            unsafe {
+                f(&ta, &tb, &m, &n, &k, &cfg.alpha, a, &lda, b, &ldb, &cfg.beta, c, &ldc, 1, 1);
+            }
+            CpuBlas::System
+        }
+        None => {
+            // SAFETY: the caller's contract.
+            let (a, b, c) = unsafe { backend::host_slices(cfg, a, b, c) };
+            reference_gemm(cfg, a, b, c);
+            CpuBlas::Builtin
+        }
+    }
+}
+
+/// The reference BLAS `xGEMM` (`BLAS/SRC/zgemm.f`'s loops, which are
+/// `sgemm.f`'s for reals with conjugation the identity) on a checked
+/// column-major call: the same operations in the same order.
+///
+/// # Panics
+/// If a slice is shorter than its matrix (A and B are not read when
+/// `alpha = 0`).
+pub fn reference_gemm<E: Scalar>(cfg: &GemmConfig<E>, a: &[E], b: &[E], c: &mut [E]) {
+    let (m, n, k) = (cfg.m.max(0) as usize, cfg.n.max(0) as usize, cfg.k.max(0) as usize);
+    let (lda, ldb, ldc) = (cfg.lda as usize, cfg.ldb as usize, cfg.ldc as usize);
+    let (alpha, beta) = (cfg.alpha, cfg.beta);
+    if m == 0 || n == 0 || ((alpha == E::ZERO || k == 0) && beta == E::ONE) {
+        return;
+    }
+    let ci = |i: usize, j: usize| i + j * ldc;
+    if alpha == E::ZERO {
+        for j in 0..n {
+            for i in 0..m {
+                c[ci(i, j)] = if beta == E::ZERO { E::ZERO } else { beta * c[ci(i, j)] };
+            }
+        }
+        return;
+    }
+    let a_at = |i: usize, j: usize| a[i + j * lda];
+    let b_at = |i: usize, j: usize| b[i + j * ldb];
+    let (conj_a, conj_b) = (cfg.op_a == Op::C, cfg.op_b == Op::C);
+    let ca = |x: E| if conj_a { x.conj() } else { x };
+    let cb = |x: E| if conj_b { x.conj() } else { x };
+    let scale_column = |c: &mut [E], j: usize| {
+        for i in 0..m {
+            if beta == E::ZERO {
+                c[ci(i, j)] = E::ZERO;
+            } else if beta != E::ONE {
+                c[ci(i, j)] = beta * c[ci(i, j)];
+            }
+        }
+    };
+    match (cfg.op_a, cfg.op_b) {
+        // C := alpha·A·B + beta·C and C := alpha·A·op(B) + beta·C: axpy form.
+        (Op::N, op_b) => {
+            for j in 0..n {
+                scale_column(c, j);
+                for l in 0..k {
+                    let bl = if op_b == Op::N { b_at(l, j) } else { cb(b_at(j, l)) };
+                    let temp = alpha * bl;
+                    for i in 0..m {
+                        c[ci(i, j)] = c[ci(i, j)] + temp * a_at(i, l);
+                    }
+                }
+            }
+        }
+        // C := alpha·op(A)·op(B) + beta·C with A transposed: dot form.
+        (_, op_b) => {
+            for j in 0..n {
+                for i in 0..m {
+                    let mut temp = E::ZERO;
+                    for l in 0..k {
+                        let bl = if op_b == Op::N { b_at(l, j) } else { cb(b_at(j, l)) };
+                        temp = temp + ca(a_at(l, i)) * bl;
+                    }
+                    c[ci(i, j)] =
+                        if beta == E::ZERO { alpha * temp } else { alpha * temp + beta * c[ci(i, j)] };
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use gemm_host::reference::{self, Random};
+    use num_complex::Complex;
+
+    use super::*;
+
+    fn matches_the_f64_reference<E: Scalar>(tol: f64) {
+        let mut rng = Random::new(7);
+        let ops = [Op::N, Op::T, Op::C];
+        for (op_a, op_b) in ops.iter().flat_map(|&a| ops.map(|b| (a, b))) {
+            for (m, n, k) in [(1, 1, 1), (5, 3, 7), (8, 1, 0), (0, 4, 2), (13, 11, 17)] {
+                let scalars =
+                    [(E::ONE, E::ZERO), (rng.scalar::<E>(), rng.scalar::<E>()), (E::ZERO, rng.scalar())];
+                for (alpha, beta) in scalars {
+                    let cfg = GemmConfig::new(op_a, op_b, m, n, k)
+                        .alpha(alpha)
+                        .beta(beta)
+                        .lda(GemmConfig::<E>::new(op_a, op_b, m, n, k).lda + 2)
+                        .ldc(m + 3);
+                    let (a, b) = (rng.matrix::<E>(cfg.a_len()), rng.matrix::<E>(cfg.b_len()));
+                    let mut c = if beta == E::ZERO {
+                        vec![reference::sentinel::<E>(); cfg.c_len()]
+                    } else {
+                        rng.matrix::<E>(cfg.c_len())
+                    };
+                    let before = c.clone();
+                    let want = reference::gemm(&cfg, &a, &b, &c).expect("valid");
+                    reference_gemm(&cfg, &a, &b, &mut c);
+                    let got = reference::logical_c(&cfg, &c);
+                    let err = reference::relative_error(&got, &want);
+                    assert!(err <= tol, "{op_a:?}{op_b:?} {m}x{n}x{k}: error {err}");
+                    // Outside the m × n part (ldc > m) nothing changed.
+                    for j in 0..n as usize {
+                        for i in m as usize..cfg.ldc as usize {
+                            let idx = i + j * cfg.ldc as usize;
+                            if idx < c.len() {
+                                assert!(reference::same_bits(c[idx], before[idx]));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn builtin_gemm_matches_the_reference() {
+        matches_the_f64_reference::<f32>(1e-5);
+        matches_the_f64_reference::<f64>(1e-13);
+        matches_the_f64_reference::<Complex<f32>>(1e-5);
+        matches_the_f64_reference::<Complex<f64>>(1e-13);
+    }
+
+    #[test]
+    fn alpha_zero_does_not_read_a_or_b_and_beta_zero_does_not_read_c() {
+        let cfg = GemmConfig::new(Op::N, Op::N, 2, 2, 3).alpha(0.0f64).beta(0.0);
+        let mut c = vec![f64::NAN; 4];
+        reference_gemm(&cfg, &[], &[], &mut c);
+        assert_eq!(c, [0.0; 4]);
+        let cfg = cfg.beta(2.0);
+        let mut c = vec![1.0, 2.0, 3.0, 4.0];
+        reference_gemm(&cfg, &[], &[], &mut c);
+        assert_eq!(c, [2.0, 4.0, 6.0, 8.0]);
+    }
+}

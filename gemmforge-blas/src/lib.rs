@@ -1,0 +1,47 @@
+//! `libgemmforge_blas.so`: a drop-in BLAS library for GEMM.
+//!
+//! The library exports the reference BLAS GEMM symbols with their Fortran
+//! ABI (`sgemm_`, `dgemm_`, `cgemm_`, `zgemm_`: every argument by reference,
+//! column-major, the two character arguments' hidden `size_t` lengths
+//! appended) and the reference CBLAS ones (`cblas_sgemm` … `cblas_zgemm`,
+//! row- or column-major, complex `alpha` and `beta` by pointer), with the
+//! reference's argument checks, error reports and quick returns. A valid
+//! call is run where [`backend`] sends it: on the GPU by `gemm-host`'s
+//! tuned kernels, in the PTX emulator, or by the CPU BLAS the program would
+//! otherwise have used (NVBLAS's model: preload this library, keep the
+//! program and its BLAS).
+//!
+//! # Layers
+//!
+//! ```text
+//! fortran.rs / cblas.rs   exported symbols: raw arguments, catch_unwind
+//!        │ args.rs        characters and enums → Op, the reference's checks in its order,
+//!        │                xerbla_ / cblas_xerbla (the program's own when it defines one)
+//!        ▼
+//! backend.rs              quick returns, routing (auto | gpu | emulate | cpu), the log
+//!        ├── gpu.rs       host → device copies, Gemm::gemm_default, device → host;
+//!        │                the emulator with gemm-kernels' Table 2 kernels
+//!        └── cpu.rs       the next BLAS (dlsym RTLD_NEXT, or GEMMFORGE_BLAS_CPU_LIB),
+//!                         else the reference loops in Rust
+//! ```
+//!
+//! Every call reaching [`backend`] is a checked column-major call (a
+//! row-major CBLAS call is turned into the column-major `Cᵀ = op(B)ᵀ ·
+//! op(A)ᵀ` first, as the reference CBLAS does).
+//!
+//! The entry points are `unsafe extern "C"` functions that Rust programs
+//! (and this crate's tests) may call directly, with the same contract as
+//! their C declarations.
+
+pub mod args;
+pub mod backend;
+pub mod cblas;
+pub mod cpu;
+pub mod fortran;
+mod gpu;
+mod scalar;
+
+#[cfg(test)]
+mod proptests;
+
+pub use scalar::Scalar;

@@ -1,0 +1,121 @@
+//! The library as C and Fortran programs see it: `tests/blas_from_c.c`
+//! (the 8 symbols against the netlib reference BLAS, every argument error
+//! through the program's own `xerbla_` / `cblas_xerbla`) and
+//! `tests/fortran_gemm.f90` (SGEMM and ZGEMM with the normal link line),
+//! compiled against the `libgemmforge_blas.so` cargo built beside this test
+//! and run with `GEMMFORGE_BLAS_BACKEND=emulate` and `GEMMFORGE_BLAS_LOG=stderr`.
+//!
+//! Needs `cc`; the netlib comparisons need `libblas.so.3` and the Fortran
+//! program `gfortran`, which `cargo xtask test` installs: each prints a
+//! visible SKIP when missing.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The netlib reference BLAS of Debian's `libblas3` (not the alternatives
+/// link, which may point to OpenBLAS).
+const NETLIB: &str = "/usr/lib/x86_64-linux-gnu/blas/libblas.so.3";
+
+/// `target/<profile>`, where cargo puts `libgemmforge_blas.so`.
+fn library_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test executable's path");
+    // target/<profile>/deps/c_program-<hash>
+    let dir = exe.parent().and_then(Path::parent).expect("target/<profile>").to_path_buf();
+    assert!(
+        dir.join("libgemmforge_blas.so").is_file(),
+        "{} has no libgemmforge_blas.so: build the crate's cdylib (cargo test -p gemmforge-blas builds it)",
+        dir.display()
+    );
+    dir
+}
+
+fn source(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join(name)
+}
+
+/// Compiles `src` with `compiler` into `exe`, linked against the library.
+fn build(compiler: &str, extra: &[&str], src: &Path, exe: &Path) {
+    let lib = library_dir();
+    let out = Command::new(compiler)
+        .args(extra)
+        .arg(src)
+        .arg("-o")
+        .arg(exe)
+        .arg(format!("-L{}", lib.display()))
+        .arg(format!("-Wl,-rpath,{}", lib.display()))
+        .arg("-lgemmforge_blas")
+        .output()
+        .unwrap_or_else(|e| panic!("running {compiler}: {e}"));
+    assert!(out.status.success(), "{compiler} failed:\n{}", String::from_utf8_lossy(&out.stderr));
+}
+
+fn run_emulated(exe: &Path, args: &[&str]) -> (Output, String, String) {
+    let out = Command::new(exe)
+        .args(args)
+        .env("GEMMFORGE_BLAS_BACKEND", "emulate")
+        .env("GEMMFORGE_BLAS_LOG", "stderr")
+        .env_remove("GEMMFORGE_BLAS_CPU_LIB")
+        .output()
+        .expect("running the program");
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    );
+    (out, stdout, stderr)
+}
+
+fn have(tool: &str) -> bool {
+    Command::new(tool).arg("--version").output().is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn c_program_against_the_reference_blas() {
+    let exe = Path::new(env!("CARGO_TARGET_TMPDIR")).join("blas_from_c");
+    build("cc", &["-O1", "-std=c11", "-Wall", "-Werror"], &source("blas_from_c.c"), &exe);
+    let (out, stdout, stderr) = run_emulated(&exe, &[NETLIB]);
+    print!("{stdout}");
+    assert!(
+        out.status.success() && stdout.contains("FAILURES 0"),
+        "the C program failed ({}):\n{stdout}\nstderr (tail):\n{}",
+        out.status,
+        tail(&stderr)
+    );
+    if stdout.contains("SKIP") {
+        eprintln!("SKIP: results not compared with netlib ({NETLIB} missing: apt-get install libblas3)");
+        return;
+    }
+    // Every symbol was routed to the emulator, and the log says so.
+    for routine in
+        ["sgemm_", "dgemm_", "cgemm_", "zgemm_", "cblas_sgemm", "cblas_dgemm", "cblas_cgemm", "cblas_zgemm"]
+    {
+        let emulated =
+            stderr.lines().filter(|l| l.contains(&format!(" {routine} ")) && l.ends_with("path=emulate"));
+        assert!(emulated.count() >= 10, "{routine}: too few emulated calls in the log:\n{}", tail(&stderr));
+    }
+    assert!(stderr.contains("m=0 n=5 k=3 flop=0 path=none (quick return)"), "{}", tail(&stderr));
+    assert!(!stderr.contains("path=cpu"), "a call fell back to the CPU:\n{}", tail(&stderr));
+    // The errors went to the program's handlers, which print nothing.
+    assert!(!stderr.contains("illegal value") && !stderr.contains("was incorrect"), "{}", tail(&stderr));
+}
+
+#[test]
+fn fortran_program_with_the_normal_link_line() {
+    if !have("gfortran") {
+        eprintln!("SKIP: gfortran not installed (cargo xtask test installs it): Fortran program not run");
+        return;
+    }
+    let exe = Path::new(env!("CARGO_TARGET_TMPDIR")).join("fortran_gemm");
+    build("gfortran", &["-O1"], &source("fortran_gemm.f90"), &exe);
+    let (out, stdout, stderr) = run_emulated(&exe, &[]);
+    assert!(out.status.success() && stdout.contains("FORTRAN OK"), "{stdout}\n{}", tail(&stderr));
+    for routine in ["sgemm_ transa=N transb=N m=5 n=4 k=3", "zgemm_ transa=C transb=T m=5 n=4 k=3"] {
+        assert!(stderr.contains(&format!("{routine} flop=")), "{routine} not logged:\n{stderr}");
+    }
+    assert_eq!(stderr.matches("path=emulate").count(), 2, "{stderr}");
+}
+
+/// The last lines of a long output.
+fn tail(s: &str) -> String {
+    let lines: Vec<&str> = s.lines().collect();
+    lines[lines.len().saturating_sub(40)..].join("\n")
+}
