@@ -50,9 +50,13 @@ fn build(compiler: &str, extra: &[&str], src: &Path, exe: &Path) {
 }
 
 fn run_emulated(exe: &Path, args: &[&str]) -> (Output, String, String) {
+    run_on(exe, args, "emulate")
+}
+
+fn run_on(exe: &Path, args: &[&str], backend: &str) -> (Output, String, String) {
     let out = Command::new(exe)
         .args(args)
-        .env("GEMMFORGE_BLAS_BACKEND", "emulate")
+        .env("GEMMFORGE_BLAS_BACKEND", backend)
         .env("GEMMFORGE_BLAS_LOG", "stderr")
         .env_remove("GEMMFORGE_BLAS_CPU_LIB")
         .output()
@@ -68,10 +72,16 @@ fn have(tool: &str) -> bool {
     Command::new(tool).arg("--version").output().is_ok_and(|o| o.status.success())
 }
 
+/// `blas_from_c`, built once per test (tests run in parallel).
+fn c_program(name: &str) -> PathBuf {
+    let exe = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    build("cc", &["-O1", "-std=c11", "-Wall", "-Werror"], &source("blas_from_c.c"), &exe);
+    exe
+}
+
 #[test]
 fn c_program_against_the_reference_blas() {
-    let exe = Path::new(env!("CARGO_TARGET_TMPDIR")).join("blas_from_c");
-    build("cc", &["-O1", "-std=c11", "-Wall", "-Werror"], &source("blas_from_c.c"), &exe);
+    let exe = c_program("blas_from_c");
     let (out, stdout, stderr) = run_emulated(&exe, &[NETLIB]);
     print!("{stdout}");
     assert!(
@@ -96,6 +106,33 @@ fn c_program_against_the_reference_blas() {
     assert!(!stderr.contains("path=cpu"), "a call fell back to the CPU:\n{}", tail(&stderr));
     // The errors went to the program's handlers, which print nothing.
     assert!(!stderr.contains("illegal value") && !stderr.contains("was incorrect"), "{}", tail(&stderr));
+}
+
+/// `GEMMFORGE_BLAS_BACKEND=gpu`: on a GPU every computed call runs there
+/// with the reference's results; without one, every call falls back to the
+/// CPU with a single warning, and the results are still the reference's.
+#[test]
+fn c_program_on_the_gpu_backend() {
+    let exe = c_program("blas_from_c_gpu");
+    let (out, stdout, stderr) = run_on(&exe, &[NETLIB], "gpu");
+    assert!(
+        out.status.success() && stdout.contains("FAILURES 0"),
+        "the C program failed ({}):\n{stdout}\nstderr (tail):\n{}",
+        out.status,
+        tail(&stderr)
+    );
+    let computed = stderr.lines().filter(|l| l.contains(" path=") && !l.contains("quick return"));
+    let paths: std::collections::BTreeSet<&str> =
+        computed.map(|l| &l[l.find(" path=").unwrap_or(0)..]).collect();
+    let gpus = gemm_host::device::device_count().unwrap_or(0);
+    if gpus == 0 {
+        eprintln!("SKIP: no GPU: checked the CPU fallback of GEMMFORGE_BLAS_BACKEND=gpu instead");
+        assert_eq!(stderr.matches("warning: no GPU").count(), 1, "{}", tail(&stderr));
+        assert_eq!(paths.into_iter().collect::<Vec<_>>(), [" path=cpu (built-in reference loops)"]);
+    } else {
+        assert_eq!(paths.into_iter().collect::<Vec<_>>(), [" path=gpu"], "{}", tail(&stderr));
+        assert!(!stderr.contains("warning"), "{}", tail(&stderr));
+    }
 }
 
 #[test]

@@ -5,6 +5,7 @@
 
 mod accuracy;
 mod bench;
+mod blas_tools;
 mod bound;
 mod cli;
 mod measure;
