@@ -1,6 +1,7 @@
 //! `cargo xtask test`: everything CI checks, on a machine with or without a
 //! GPU. Checks the formatting (`cargo fmt --check`) and the lints (`cargo
-//! clippy --all-targets -- -D warnings`) first, installs ptxas when missing,
+//! clippy --all-targets -- -D warnings`) first, installs ptxas when missing
+//! (and `cc`, `gfortran` and the netlib BLAS for `gemmforge-blas`'s tests),
 //! runs every test of the workspace (unit, integration, trybuild, emulator,
 //! doc tests; GPU tests skip with a message unless `GEMMFORGE_REQUIRE_GPU=1`),
 //! then assembles every kernel of `gemm-kernels` with ptxas and prints the
@@ -11,7 +12,7 @@ use std::time::Instant;
 
 use anyhow::{Result, bail};
 
-use crate::ptxas;
+use crate::{blas_tools, ptxas};
 
 /// The formatting and lint checks `cargo xtask test` runs before the
 /// tests: what each enforces, how to fix a failure, the cargo arguments.
@@ -49,6 +50,9 @@ pub fn run(args: Args) -> Result<()> {
     }
 
     let ptxas = ptxas::ensure_ptxas()?;
+    // gemmforge-blas's C and Fortran programs and the netlib BLAS they
+    // compare with (seconds with apt-get; nothing when present).
+    blas_tools::ensure();
 
     for (what, test_args) in [
         ("unit, integration, trybuild and emulator tests", vec!["--workspace", "--all-targets"]),
