@@ -1,7 +1,8 @@
 //! What `gemmforge-blas`'s tests build and compare against, installed by
 //! `cargo xtask test` when missing: a C compiler (`cc`), `gfortran` for the
-//! Fortran program, and Debian's netlib reference BLAS (`libblas-dev`, whose
-//! `libblas.so.3` the C program compares every result with). Installed
+//! Fortran program, Debian's netlib reference BLAS (`libblas-dev`, whose
+//! `libblas.so.3` the C program compares every result with) and Debian's
+//! NumPy (linked against that BLAS, for the `LD_PRELOAD` test). Installed
 //! with `apt-get` (as root, or through `sudo -n`); where that is impossible
 //! the tests run and print a visible SKIP for what is missing.
 
@@ -18,14 +19,15 @@ struct Need {
     package: &'static str,
 }
 
-const NEEDS: [Need; 3] = [
+const NEEDS: [Need; 4] = [
     Need { what: "cc (the C compiler)", package: "gcc" },
     Need { what: "gfortran", package: "gfortran" },
     Need { what: NETLIB_BLAS, package: "libblas-dev" },
+    Need { what: "NumPy for /usr/bin/python3", package: "python3-numpy" },
 ];
 
 /// The packages to install, given which needs are met (in [`NEEDS`]' order).
-fn missing(present: [bool; 3]) -> Vec<Need> {
+fn missing(present: [bool; 4]) -> Vec<Need> {
     NEEDS.iter().zip(present).filter(|(_, ok)| !ok).map(|(need, _)| *need).collect()
 }
 
@@ -36,7 +38,9 @@ fn runs(tool: &str) -> bool {
 /// Installs whatever of [`NEEDS`] is missing; says what it does, and what
 /// will be skipped if it cannot.
 pub fn ensure() {
-    let todo = missing([runs("cc"), runs("gfortran"), Path::new(NETLIB_BLAS).is_file()]);
+    let numpy = Command::new("/usr/bin/python3").args(["-c", "import numpy"]).output();
+    let numpy = numpy.is_ok_and(|o| o.status.success());
+    let todo = missing([runs("cc"), runs("gfortran"), Path::new(NETLIB_BLAS).is_file(), numpy]);
     if todo.is_empty() {
         return;
     }
@@ -77,9 +81,9 @@ mod tests {
 
     #[test]
     fn only_missing_packages_are_installed() {
-        assert!(missing([true, true, true]).is_empty());
+        assert!(missing([true; 4]).is_empty());
         let packages = |present| missing(present).iter().map(|n| n.package).collect::<Vec<_>>();
-        assert_eq!(packages([true, false, false]), ["gfortran", "libblas-dev"]);
-        assert_eq!(packages([false, true, true]), ["gcc"]);
+        assert_eq!(packages([true, false, false, true]), ["gfortran", "libblas-dev"]);
+        assert_eq!(packages([false, true, true, false]), ["gcc", "python3-numpy"]);
     }
 }
