@@ -27,7 +27,6 @@
 
 use std::sync::Arc;
 
-use gemm_codegen::abi::Batch;
 use gemm_codegen::{Element, GemmKernel, KernelImage, Op};
 use gemm_emu::{self as emu, GemmArgs, Options, Stats};
 
@@ -36,7 +35,7 @@ use crate::error::GemmError;
 use crate::gemm::check_precision;
 use crate::kernel::KernelCache;
 use crate::pass::{Pass, Place, split_k};
-use crate::validate::{self, BufferInfo, Buffers, Checked, CheckedBatch, StridedBatch};
+use crate::validate::{self, BufferInfo, Buffers, Checked, CheckedBatch, Launch, StridedBatch};
 
 /// Runs GEMM kernels in the PTX emulator; parses each kernel once (and
 /// generates each single-element-load twin once, as the GPU path does).
@@ -78,11 +77,7 @@ impl Emulator {
         b: &[E],
         c: &mut [E],
     ) -> Result<Stats, GemmError> {
-        check_precision::<E>(&image.requires(), &image.entry)?;
-        let launch = match validate::check(cfg, &host_buffers(a, b, c), Some(image))? {
-            Checked::Skip(_) => return Ok(Stats::default()),
-            Checked::Launch(launch) => launch,
-        };
+        let Some(launch) = checked(image, cfg, (a, b, c))? else { return Ok(Stats::default()) };
         let (first, second) = launch.operands(a, b);
         self.run_pass(image, &Pass::single(launch, [Place::A, Place::B, Place::C]), [first, second], c)
     }
@@ -103,15 +98,8 @@ impl Emulator {
         check_precision::<E>(&image.requires(), &image.entry)?;
         let checked = validate::check_batch(cfg, batch, &host_buffers(a, b, c), Some(image))?;
         let CheckedBatch::Launch(batch) = checked else { return Ok(Stats::default()) };
-        let [stride_a, stride_b, stride_c] = batch.strides;
-        let launch = batch.launch;
-        let pass = Pass {
-            launch,
-            places: [Place::A, Place::B, Place::C],
-            batch: Batch { stride_a, stride_b, stride_c, k_last: launch.k },
-            problems: batch.count,
-        };
-        let (first, second) = launch.operands(a, b);
+        let pass = Pass::of_batch(batch);
+        let (first, second) = batch.launch.operands(a, b);
         self.run_pass(image, &pass, [first, second], c)
     }
 
@@ -128,11 +116,7 @@ impl Emulator {
         b: &[E],
         c: &mut [E],
     ) -> Result<Stats, GemmError> {
-        check_precision::<E>(&image.requires(), &image.entry)?;
-        let launch = match validate::check(cfg, &host_buffers(a, b, c), Some(image))? {
-            Checked::Skip(_) => return Ok(Stats::default()),
-            Checked::Launch(launch) => launch,
-        };
+        let Some(launch) = checked(image, cfg, (a, b, c))? else { return Ok(Stats::default()) };
         let (first, second) = launch.operands(a, b);
         let Some(split) = split_k(&launch, slices) else {
             return self.run_pass(
@@ -216,6 +200,20 @@ impl Emulator {
     fn program(&self, image: &KernelImage) -> Result<Arc<emu::Gemm>, GemmError> {
         self.programs.get_or_load(image, || parse(image))
     }
+}
+
+/// The launch `image` makes of `cfg` on these slices (`None`: a quick
+/// return), after every check the GPU path runs.
+fn checked<E: Element>(
+    image: &KernelImage,
+    cfg: &GemmConfig<E>,
+    (a, b, c): (&[E], &[E], &[E]),
+) -> Result<Option<Launch<E>>, GemmError> {
+    check_precision::<E>(&image.requires(), &image.entry)?;
+    Ok(match validate::check(cfg, &host_buffers(a, b, c), Some(image))? {
+        Checked::Skip(_) => None,
+        Checked::Launch(launch) => Some(launch),
+    })
 }
 
 /// Host slices as emulated buffers at aligned fake addresses.

@@ -12,7 +12,7 @@
 use gemm_codegen::abi::Batch;
 use gemm_codegen::{Element, LaunchShape, Op};
 
-use crate::validate::Launch;
+use crate::validate::{BatchLaunch, Launch};
 
 /// Where a pass finds a matrix.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -60,6 +60,20 @@ impl<T: Element> Pass<T> {
     /// A pass of one problem.
     pub fn single(launch: Launch<T>, places: [Place; 3]) -> Pass<T> {
         Pass { launch, places, batch: Batch::single(launch.k), problems: 1 }
+    }
+
+    /// The pass of a checked strided batch: its problems, its strides, A and
+    /// B in the kernel's order.
+    pub fn of_batch(batch: BatchLaunch<T>) -> Pass<T> {
+        let [stride_a, stride_b, stride_c] = batch.strides;
+        let launch = batch.launch;
+        Pass {
+            launch,
+            places: [Place::A, Place::B, Place::C],
+            batch: Batch { stride_a, stride_b, stride_c, k_last: launch.k },
+            problems: batch.count,
+        }
+        .with_operands(launch)
     }
 
     /// The pass with its operand places in the order the column-major

@@ -46,15 +46,7 @@ impl Gemm {
         with_buffers(&self.stream, a, b, c, |buffers| {
             let checked = validate::check_batch(cfg, batch, buffers, Some(kernel.image()))?;
             let CheckedBatch::Launch(batch) = checked else { return Ok(()) };
-            let [stride_a, stride_b, stride_c] = batch.strides;
-            let launch = batch.launch;
-            let pass = Pass {
-                launch,
-                places: [Place::A, Place::B, Place::C],
-                batch: gemm_codegen::abi::Batch { stride_a, stride_b, stride_c, k_last: launch.k },
-                problems: batch.count,
-            }
-            .with_operands(launch);
+            let pass = Pass::of_batch(batch);
             // SAFETY: the buffers are live, borrowed for the call (C
             // exclusively); `check_batch` proved every problem within its
             // buffer and the Cs disjoint.
