@@ -9,25 +9,16 @@
 //! program `gfortran`, which `cargo xtask test` installs: each prints a
 //! visible SKIP when missing.
 
+mod common;
+
 use std::path::{Path, PathBuf};
+
+use common::library_dir;
 use std::process::{Command, Output};
 
 /// The netlib reference BLAS of Debian's `libblas3` (not the alternatives
 /// link, which may point to OpenBLAS).
 const NETLIB: &str = "/usr/lib/x86_64-linux-gnu/blas/libblas.so.3";
-
-/// `target/<profile>`, where cargo puts `libgemmforge_blas.so`.
-fn library_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("the test executable's path");
-    // target/<profile>/deps/c_program-<hash>
-    let dir = exe.parent().and_then(Path::parent).expect("target/<profile>").to_path_buf();
-    assert!(
-        dir.join("libgemmforge_blas.so").is_file(),
-        "{} has no libgemmforge_blas.so: build the crate's cdylib (cargo test -p gemmforge-blas builds it)",
-        dir.display()
-    );
-    dir
-}
 
 fn source(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join(name)

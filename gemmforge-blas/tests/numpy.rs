@@ -4,7 +4,8 @@
 //! (small integers). Prints a SKIP when `/usr/bin/python3` has no NumPy
 //! (`cargo xtask test` installs it).
 
-use std::path::Path;
+mod common;
+
 use std::process::Command;
 
 const PYTHON: &str = "/usr/bin/python3";
@@ -28,9 +29,7 @@ fn numpy_matmul_is_routed_to_gemmforge() {
         eprintln!("SKIP: {PYTHON} has no NumPy (apt-get install python3-numpy): NumPy test not run");
         return;
     }
-    let exe = std::env::current_exe().expect("the test executable's path");
-    let lib = exe.parent().and_then(Path::parent).expect("target/<profile>").join("libgemmforge_blas.so");
-    assert!(lib.is_file(), "{} not built", lib.display());
+    let lib = common::library_dir().join("libgemmforge_blas.so");
     let out = Command::new(PYTHON)
         .args(["-c", SCRIPT])
         .env("LD_PRELOAD", &lib)
