@@ -90,6 +90,53 @@ fn splits<T: Element>(gemm: &Gemm, seed: u64) -> Vec<String> {
     failures
 }
 
+/// Pointer-array batches: every problem in its own guarded device buffers.
+fn pointer_arrays<T: Element>(gemm: &Gemm, seed: u64) -> Vec<String> {
+    let mut rng = Random::new(seed);
+    let mut failures = Vec::new();
+    for (i, &(op_a, op_b)) in OPS.iter().enumerate() {
+        let (m, n, k, count) = [(97, 65, 129, 5), (2, 3, 2, 66_000), (1, 300, 33, 3), (130, 7, 64, 4)][i];
+        let cfg = GemmConfig::<T>::new(op_a, op_b, m, n, k).alpha(rng.scalar()).beta(rng.scalar());
+        let cases: Vec<Case<T>> = (0..count).map(|_| Case::random(cfg, &mut rng)).collect();
+        let upload = |x: Matrix| -> Vec<Guarded<T>> {
+            cases.iter().map(|c| Guarded::upload(gemm, c.guarded(x).to_vec())).collect()
+        };
+        let (a, b, mut c) = (upload(Matrix::A), upload(Matrix::B), upload(Matrix::C));
+        let what =
+            format!("{} pointer-array batch of {count} {}", T::PRECISION, gemm_host::case::describe(&cfg));
+        let run = {
+            let (av, bv): (Vec<_>, Vec<_>) =
+                (a.iter().map(Guarded::view).collect(), b.iter().map(Guarded::view).collect());
+            let mut cv: Vec<_> = c.iter_mut().map(Guarded::view_mut).collect();
+            gemm.gemm_batched(&cfg, &av, &bv, &mut cv)
+        };
+        if let Err(e) = run {
+            failures.push(format!("{what}: {e}"));
+            continue;
+        }
+        let math = gemm.default_kernel(&cfg).spec.math;
+        let bad = cases.iter().enumerate().find_map(|(i, case)| {
+            let (pa, pb, pc) = (a[i].download(gemm), b[i].download(gemm), c[i].download(gemm));
+            case.check(&pa, &pb, &pc, math).err().map(|e| format!("problem {i}: {e}"))
+        });
+        match bad {
+            Some(e) => failures.push(format!("{what}: {e}")),
+            None => say(&format!("{what}: every problem within tolerance")),
+        }
+    }
+    failures
+}
+
+#[test]
+fn pointer_array_batches_on_the_gpu() {
+    let Some(gemm) = gpu() else { return };
+    let mut failures = pointer_arrays::<f32>(&gemm, 11);
+    failures.extend(pointer_arrays::<f64>(&gemm, 12));
+    failures.extend(pointer_arrays::<Complex<f32>>(&gemm, 13));
+    failures.extend(pointer_arrays::<Complex<f64>>(&gemm, 14));
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 #[test]
 fn strided_batches_on_the_gpu() {
     let Some(gemm) = gpu() else { return };

@@ -25,6 +25,11 @@
 //! split K cuts one problem's reduction into slices, each slice a problem
 //! whose A and B start `k` columns (or rows) further and whose C is the
 //! slice's own partial result, all `k` deep but the last.
+//!
+//! With `arrays` nonzero, `a`, `b` and `c` are instead the addresses of
+//! three arrays of 64-bit pointers, one per problem, and problem `z`'s
+//! matrices start at element `z` of each (the strides are then 0): the
+//! pointer-array batch of `cublasGemmBatchedEx`.
 
 use std::fmt;
 
@@ -80,6 +85,8 @@ pub enum Role {
     BatchStride(Matrix),
     /// The reduction length of the batch's last problem (`.u32`).
     LastDepth,
+    /// Nonzero when A, B and C are arrays of per-problem pointers (`.u32`).
+    PointerArrays,
 }
 
 /// One kernel parameter.
@@ -102,7 +109,8 @@ pub struct Abi {
 impl Abi {
     /// The GEMM ABI of the stencil family for `precision`: `a`, `b`, `c`
     /// (`.u64` addresses), `m`, `n`, `k`, `k_last` (`.u32`), `lda`, `ldb`,
-    /// `ldc`, `stride_a`, `stride_b`, `stride_c` (`.u64`, in elements), then
+    /// `ldc`, `stride_a`, `stride_b`, `stride_c` (`.u64`, in elements),
+    /// `arrays` (`.u32`), then
     /// `alpha` and `beta` as one scalar each for real precisions, or as
     /// `alpha_re`, `alpha_im`, `beta_re`, `beta_im` for complex ones, in the
     /// precision's real type.
@@ -123,6 +131,7 @@ impl Abi {
             Param { name: "stride_a", ty: Type::U64, role: BatchStride(A) },
             Param { name: "stride_b", ty: Type::U64, role: BatchStride(B) },
             Param { name: "stride_c", ty: Type::U64, role: BatchStride(C) },
+            Param { name: "arrays", ty: Type::U32, role: PointerArrays },
         ];
         if precision.is_complex() {
             params.extend([
@@ -175,6 +184,7 @@ impl Abi {
                     Role::Beta(part) => scalar(values.beta[part as usize]),
                     Role::BatchStride(x) => Arg::U64(values.batch.stride(x)),
                     Role::LastDepth => Arg::U32(values.batch.k_last),
+                    Role::PointerArrays => Arg::U32(u32::from(values.batch.arrays)),
                 }
             })
             .collect()
@@ -229,12 +239,15 @@ pub struct Batch {
     pub stride_c: u64,
     /// The last problem's reduction length (the others' is `k`).
     pub k_last: u32,
+    /// Whether `a`, `b`, `c` address arrays of per-problem pointers (the
+    /// strides then 0).
+    pub arrays: bool,
 }
 
 impl Batch {
     /// One problem, `k` deep: a grid of depth 1.
     pub const fn single(k: u32) -> Batch {
-        Batch { stride_a: 0, stride_b: 0, stride_c: 0, k_last: k }
+        Batch { stride_a: 0, stride_b: 0, stride_c: 0, k_last: k, arrays: false }
     }
 
     /// The stride of `x`.
@@ -317,7 +330,7 @@ mod tests {
             ldc: 9,
             alpha: [1.5, -2.5],
             beta: [0.25, 4.0],
-            batch: Batch { stride_a: 10, stride_b: 11, stride_c: 12, k_last: 13 },
+            batch: Batch { stride_a: 10, stride_b: 11, stride_c: 12, k_last: 13, arrays: true },
         }
     }
 
@@ -332,7 +345,7 @@ mod tests {
             }
             assert_eq!(args[..3], [Arg::Pointer(1), Arg::Pointer(2), Arg::Pointer(3)]);
             assert_eq!(
-                args[3..13],
+                args[3..14],
                 [
                     Arg::U32(4),
                     Arg::U32(5),
@@ -343,10 +356,11 @@ mod tests {
                     Arg::U64(9),
                     Arg::U64(10),
                     Arg::U64(11),
-                    Arg::U64(12)
+                    Arg::U64(12),
+                    Arg::U32(1)
                 ]
             );
-            let scalars: Vec<f64> = args[13..]
+            let scalars: Vec<f64> = args[14..]
                 .iter()
                 .map(|a| match *a {
                     Arg::F32(x) => f64::from(x),
@@ -366,7 +380,7 @@ mod tests {
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), abi.params().len());
-        assert_eq!(abi.find(Role::Beta(Part::Im)).map(|(i, p)| (i, p.name)), Some((16, "beta_im")));
+        assert_eq!(abi.find(Role::Beta(Part::Im)).map(|(i, p)| (i, p.name)), Some((17, "beta_im")));
         assert_eq!(Abi::gemm(Precision::F32).find(Role::Alpha(Part::Im)), None);
         assert!(Abi::gemm(Precision::F64).signature().ends_with(".f64 alpha, .f64 beta"));
     }

@@ -126,6 +126,69 @@ impl Gemm {
         c: &mut [T],
         options: &Options,
     ) -> Result<Stats, EmuError> {
+        let mut buffers = vec![
+            Buffer::read_only("a", to_bytes(a)),
+            Buffer::read_only("b", to_bytes(b)),
+            Buffer::new("c", to_bytes(c)),
+        ];
+        let result = self.launch(args, problems, batch, &mut buffers, options);
+        from_bytes(&buffers[BUFFER_C].bytes, c);
+        result
+    }
+
+    /// Runs one GEMM per element of `a`, `b` and `c` (all of one length, at
+    /// most a grid's depth) in one launch, the kernel reading each
+    /// problem's matrices through arrays of pointers (`arrays = 1`, see
+    /// `gemm_codegen::abi`), the last problem `k_last` deep. Every `c` is
+    /// written back even when the kernel faults.
+    pub fn run_arrays<T: Element>(
+        &self,
+        args: &GemmArgs<T>,
+        k_last: u32,
+        a: &[&[T]],
+        b: &[&[T]],
+        c: &mut [&mut [T]],
+        options: &Options,
+    ) -> Result<Stats, EmuError> {
+        let count = a.len();
+        if b.len() != count || c.len() != count {
+            return Err(EmuError::Launch(format!(
+                "pointer arrays of different lengths: {count} A, {} B and {} C",
+                b.len(),
+                c.len()
+            )));
+        }
+        let problems = u32::try_from(count).map_err(|_| EmuError::Launch(format!("{count} problems")))?;
+        // Buffers 0..3 are the arrays, then every A, every B, every C.
+        let array = |first: usize| -> Vec<u8> {
+            (first..first + count).flat_map(|i| crate::buffer_address(i).to_le_bytes()).collect()
+        };
+        let mut buffers = vec![
+            Buffer::read_only("a pointers", array(3)),
+            Buffer::read_only("b pointers", array(3 + count)),
+            Buffer::read_only("c pointers", array(3 + 2 * count)),
+        ];
+        buffers.extend(a.iter().enumerate().map(|(i, x)| Buffer::read_only(format!("a[{i}]"), to_bytes(x))));
+        buffers.extend(b.iter().enumerate().map(|(i, x)| Buffer::read_only(format!("b[{i}]"), to_bytes(x))));
+        buffers.extend(c.iter().enumerate().map(|(i, x)| Buffer::new(format!("c[{i}]"), to_bytes(x))));
+        let batch = Batch { stride_a: 0, stride_b: 0, stride_c: 0, k_last, arrays: true };
+        let result = self.launch(args, problems, batch, &mut buffers, options);
+        for (i, x) in c.iter_mut().enumerate() {
+            from_bytes(&buffers[3 + 2 * count + i].bytes, x);
+        }
+        result
+    }
+
+    /// Launches `problems` problems with A, B and C bound to buffers 0, 1
+    /// and 2.
+    fn launch<T: Element>(
+        &self,
+        args: &GemmArgs<T>,
+        problems: u32,
+        batch: Batch,
+        buffers: &mut [Buffer],
+        options: &Options,
+    ) -> Result<Stats, EmuError> {
         if T::PRECISION != self.requires.precision {
             return Err(EmuError::Launch(format!(
                 "kernel `{}` computes on {} elements, not {}",
@@ -140,11 +203,6 @@ impl Gemm {
         if grid.0 == 0 || grid.1 == 0 || grid.2 == 0 {
             return Ok(Stats::default());
         }
-        let mut buffers = [
-            Buffer::read_only("a", to_bytes(a)),
-            Buffer::read_only("b", to_bytes(b)),
-            Buffer::new("c", to_bytes(c)),
-        ];
         let wide = |x: T| x.parts().map(Into::<f64>::into);
         let values = GemmValues {
             a: BUFFER_A,
@@ -180,9 +238,7 @@ impl Gemm {
             dynamic_shared_bytes: self.launch.dynamic_shared_bytes,
             options: options.clone(),
         };
-        let result = self.program.run(&launch, &mut buffers);
-        from_bytes(&buffers[BUFFER_C].bytes, c);
-        result
+        self.program.run(&launch, buffers)
     }
 }
 

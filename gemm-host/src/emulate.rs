@@ -103,6 +103,63 @@ impl Emulator {
         self.run_pass(image, &pass, [first, second], c)
     }
 
+    /// One GEMM per element of `a`, `b` and `c` (separate matrices of one
+    /// shape: `cublasGemmBatchedEx`'s pointer arrays), with the GPU path's
+    /// rules ([`validate::check_arrays`]) and launches: the kernel reads
+    /// each problem's matrices through arrays of pointers, 65535 problems a
+    /// launch. On any error every `c` is left as it was.
+    pub fn gemm_batched<E: Element>(
+        &self,
+        image: &KernelImage,
+        cfg: &GemmConfig<E>,
+        a: &[&[E]],
+        b: &[&[E]],
+        c: &mut [&mut [E]],
+    ) -> Result<Stats, GemmError> {
+        check_precision::<E>(&image.requires(), &image.entry)?;
+        let buffers: Vec<Buffers> =
+            a.iter().zip(b).zip(c.iter()).map(|((a, b), c)| host_buffers(a, b, c)).collect();
+        let lens = [a.len(), b.len(), c.len()];
+        let CheckedBatch::Launch(batch) = validate::check_arrays(cfg, lens, &buffers, Some(image))? else {
+            return Ok(Stats::default());
+        };
+        let launch = batch.launch;
+        let (first, second) = launch.operands(a, b);
+        let requires = image.requires();
+        let (kernel, entry) = if requires.operands_aligned(0, 0, launch.lda, launch.ldb) {
+            (self.program(image)?, image.entry.to_string())
+        } else {
+            let twin = self.programs.get_or_load_twin(image, parse)?;
+            let entry = twin.entry().to_owned();
+            (twin, entry)
+        };
+        let args = gemm_args(&launch);
+        let before: Vec<Vec<E>> = c.iter().map(|x| x.to_vec()).collect();
+        let mut stats = Stats::default();
+        let step = gemm_codegen::LaunchShape::MAX_GRID_Z as usize;
+        for at in (0..a.len()).step_by(step) {
+            let end = (at + step).min(a.len());
+            let run = kernel.run_arrays(
+                &args,
+                launch.k,
+                &first[at..end],
+                &second[at..end],
+                &mut c[at..end],
+                &self.options,
+            );
+            match run {
+                Ok(s) => stats += s,
+                Err(source) => {
+                    for (x, old) in c.iter_mut().zip(&before) {
+                        x.copy_from_slice(old);
+                    }
+                    return Err(GemmError::Emulator { kernel: entry, source: Box::new(source) });
+                }
+            }
+        }
+        Ok(stats)
+    }
+
     /// `C = alpha · op(A) · op(B) + beta · C` with K split into at most
     /// `slices` slices, as [`crate::Gemm::gemm_split_k_loaded`] computes it:
     /// the slices' products by `image` into a workspace, their sum in slice
@@ -159,16 +216,7 @@ impl Emulator {
             let entry = twin.entry().to_owned();
             (twin, entry)
         };
-        let args = GemmArgs {
-            m: launch.m,
-            n: launch.n,
-            k: launch.k,
-            lda: launch.lda,
-            ldb: launch.ldb,
-            ldc: launch.ldc,
-            alpha: launch.alpha,
-            beta: launch.beta,
-        };
+        let args = gemm_args(launch);
         let before = c.to_vec();
         let mut stats = Stats::default();
         for chunk in pass.chunks() {
@@ -214,6 +262,20 @@ fn checked<E: Element>(
         Checked::Skip(_) => None,
         Checked::Launch(launch) => Some(launch),
     })
+}
+
+/// One problem of `launch` as the emulator's arguments.
+fn gemm_args<E: Element>(launch: &Launch<E>) -> GemmArgs<E> {
+    GemmArgs {
+        m: launch.m,
+        n: launch.n,
+        k: launch.k,
+        lda: launch.lda,
+        ldb: launch.ldb,
+        ldc: launch.ldc,
+        alpha: launch.alpha,
+        beta: launch.beta,
+    }
 }
 
 /// Host slices as emulated buffers at aligned fake addresses.

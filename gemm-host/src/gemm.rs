@@ -270,7 +270,10 @@ impl Gemm {
         let (abi, shape) = (image.abi(), image.launch());
         let esz = u64::from(E::PRECISION.element_bytes());
         for chunk in pass.chunks() {
-            let at = |base: u64, stride: u64| base + chunk.first * stride * esz;
+            // A chunk starts `first` problems in: strides of elements, or
+            // 8-byte slots of pointer arrays.
+            let at =
+                |base: u64, stride: u64| base + chunk.first * if batch.arrays { 8 } else { stride * esz };
             let grid_dim =
                 shape.batch_grid(launch.m, launch.n, chunk.count).map_err(|o| ArgError::GridTooLarge {
                     arg: Arg::M,

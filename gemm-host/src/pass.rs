@@ -70,7 +70,7 @@ impl<T: Element> Pass<T> {
         Pass {
             launch,
             places: [Place::A, Place::B, Place::C],
-            batch: Batch { stride_a, stride_b, stride_c, k_last: launch.k },
+            batch: Batch { stride_a, stride_b, stride_c, k_last: launch.k, arrays: false },
             problems: batch.count,
         }
         .with_operands(launch)
@@ -171,7 +171,7 @@ pub fn split_k<T: Element>(launch: &Launch<T>, slices: u32) -> Option<SplitK<T>>
     let partial = Pass {
         launch: Launch { k: depth, ldc: m, alpha: T::ONE, beta: T::ZERO, grid: None, ..*launch },
         places: [first, second, Place::Partials],
-        batch: Batch { stride_a, stride_b, stride_c: m * n, k_last },
+        batch: Batch { stride_a, stride_b, stride_c: m * n, k_last, arrays: false },
         problems: u64::from(slices),
     };
     let sum = Launch {
@@ -197,7 +197,7 @@ pub fn split_k<T: Element>(launch: &Launch<T>, slices: u32) -> Option<SplitK<T>>
         Pass {
             launch: sum,
             places,
-            batch: Batch { stride_a: m, stride_b: 0, stride_c: launch.ldc, k_last: slices },
+            batch: Batch { stride_a: m, stride_b: 0, stride_c: launch.ldc, k_last: slices, arrays: false },
             problems: n,
         }
     };

@@ -39,7 +39,7 @@ mod arg;
 mod batch;
 
 pub use arg::{Arg, ArgError};
-pub use batch::{BatchLaunch, CheckedBatch, StridedBatch, check_batch, first_overlap};
+pub use batch::{BatchLaunch, CheckedBatch, StridedBatch, check_arrays, check_batch, first_overlap};
 
 /// What the checks know about one buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

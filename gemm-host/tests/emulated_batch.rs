@@ -168,7 +168,7 @@ fn a_kernel_that_ignores_the_batch_is_caught() {
     let cfg = GemmConfig::<f32>::new(Op::N, Op::N, 19, 11, 200).alpha(1.5).beta(0.5);
     for (what, from, to) in [
         ("k_last", "selp.u32\t%k, %k_last, %k, %p_last_problem;", ""),
-        ("C's offset", "mad.lo.u64\t%c_ptr, %problem_idx, %stride_c, %c_ptr;", ""),
+        ("C's offset", "mad.lo.u64\t%c_ptr, %c_problem_idx, %c_stride, %c_ptr;", ""),
     ] {
         let mut broken = image.clone();
         let ptx = broken.ptx.replacen(from, to, 1);
@@ -215,4 +215,77 @@ fn bad_batches_are_typed_errors_and_leave_c_alone() {
     e.gemm_strided_batched(&image, &cfg, &StridedBatch { count: 0, ..packed }, &a, &b, &mut untouched)
         .unwrap();
     assert!(untouched.iter().all(|&x| x == 7.0));
+}
+
+/// `count` random problems of `cfg`, each in its own buffers, run as one
+/// pointer-array batch by `image`; each checked against its own reference
+/// with its guards.
+fn arrays<T: Element>(
+    image: &KernelImage,
+    cfg: GemmConfig<T>,
+    count: usize,
+    rng: &mut Random,
+) -> Result<(), String> {
+    let cases: Vec<Case<T>> = (0..count).map(|_| Case::random(cfg, rng)).collect();
+    let a: Vec<&[T]> = cases.iter().map(|c| c.input(Matrix::A)).collect();
+    let b: Vec<&[T]> = cases.iter().map(|c| c.input(Matrix::B)).collect();
+    let mut guarded: Vec<Vec<T>> = cases.iter().map(|c| c.guarded(Matrix::C).to_vec()).collect();
+    let mut c: Vec<&mut [T]> = guarded
+        .iter_mut()
+        .map(|v| {
+            let len = v.len();
+            &mut v[GUARD..len - GUARD]
+        })
+        .collect();
+    Emulator::new()
+        .gemm_batched(image, &cfg, &a, &b, &mut c)
+        .map_err(|e| format!("{}: {e}", gemm_host::case::describe(&cfg)))?;
+    for (i, (case, out)) in cases.iter().zip(&guarded).enumerate() {
+        case.check(case.guarded(Matrix::A), case.guarded(Matrix::B), out, image.spec.math)
+            .map_err(|e| format!("problem {i} of {count}: {e}"))?;
+    }
+    Ok(())
+}
+
+#[test]
+fn pointer_array_batches_of_every_precision() {
+    shapes_and_ops::<f32>(51, |image, cfg, rng| arrays(image, cfg, 3, rng));
+    shapes_and_ops::<f64>(52, |image, cfg, rng| arrays(image, cfg, 2, rng));
+    shapes_and_ops::<Complex<f32>>(53, |image, cfg, rng| arrays(image, cfg, 2, rng));
+    shapes_and_ops::<Complex<f64>>(54, |image, cfg, rng| arrays(image, cfg, 2, rng));
+}
+
+/// The kernel's pointer slots are 8 bytes apart: read 4 apart, a problem
+/// takes half of one pointer and half of the next (a fault), or problem 0's.
+#[test]
+fn a_kernel_that_misreads_the_pointer_arrays_is_caught() {
+    let mut rng = Random::new(55);
+    let image = table2::<f64>(Op::N, Op::N);
+    let cfg = GemmConfig::<f64>::new(Op::N, Op::N, 9, 7, 13).alpha(1.5).beta(0.5);
+    assert!(arrays(&image, cfg, 3, &mut rng).is_ok());
+    let mut broken = image.clone();
+    let ptx = broken.ptx.replace("%problem_idx, 8, %a_ptr;", "%problem_idx, 4, %a_ptr;");
+    assert!(ptx != broken.ptx, "the kernel reads A's pointer slot");
+    broken.ptx = ptx.into();
+    assert!(arrays(&broken, cfg, 3, &mut rng).is_err(), "a misread pointer array passed");
+}
+
+#[test]
+fn bad_pointer_arrays_are_typed_errors_and_leave_c_alone() {
+    let image = table2::<f32>(Op::N, Op::N);
+    let cfg = GemmConfig::<f32>::new(Op::N, Op::N, 4, 3, 2);
+    let e = Emulator::new();
+    let (a, b, short) = (vec![1f32; 8], vec![1f32; 6], vec![1f32; 5]);
+    let mut c0 = vec![7f32; 12];
+    let mut c1 = vec![7f32; 12];
+    let err = e.gemm_batched(&image, &cfg, &[&a, &a], &[&b], &mut [&mut c0[..], &mut c1[..]]).unwrap_err();
+    assert!(matches!(err.as_arg(), Some(ArgError::BatchArrays { arg: Arg::B, len: 1, count: 2 })), "{err}");
+    let err =
+        e.gemm_batched(&image, &cfg, &[&a, &a], &[&b, &short], &mut [&mut c0[..], &mut c1[..]]).unwrap_err();
+    let Some(ArgError::Problem { problem: 1, error }) = err.as_arg() else { panic!("{err}") };
+    assert!(matches!(**error, ArgError::BufferTooShort { arg: Arg::B, .. }), "{err}");
+    assert!(err.to_string().starts_with("problem 1 of the batch: argument `b`"), "{err}");
+    assert!(c0.iter().chain(&c1).all(|&x| x == 7.0));
+    e.gemm_batched(&image, &cfg, &[&a, &a], &[&b, &b], &mut [&mut c0[..], &mut c1[..]]).unwrap();
+    assert!(c0.iter().chain(&c1).all(|&x| x == 2.0), "{c0:?} {c1:?}");
 }

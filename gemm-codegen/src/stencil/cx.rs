@@ -37,6 +37,8 @@ pub(crate) struct Params {
     pub ldc: Reg,
     pub alpha: Elem,
     pub beta: Elem,
+    /// What the epilogue reads again to find C of the block's problem.
+    pub c_problem: super::CProblem,
 }
 
 /// The lowering context.

@@ -147,6 +147,7 @@ pub(crate) fn lower(plan: &Plan) -> Module {
 
     cx.b.section("epilogue: C = alpha * C_regs + beta * C");
     cx.b.place(epilogue_label);
+    problem_c(&mut cx);
     epilogue.emit(&mut cx, inner.accumulators());
     cx.b.push(Instr::ret());
 
@@ -262,6 +263,13 @@ fn prologue(plan: &Plan) -> Cx<'_> {
         b.push(Instr::cvta_to_global(r, r));
     }
     batch_problem(&mut b, precision, &must);
+    let param =
+        |role: Role| loaded.iter().find(|(r, ..)| *r == role).map(|&(_, _, id)| id).expect("in the ABI");
+    let c_problem = CProblem {
+        c: param(Role::Pointer(Matrix::C)),
+        stride: param(Role::BatchStride(Matrix::C)),
+        arrays: param(Role::PointerArrays),
+    };
     let coefficient = |re: Role, im: Role| Elem { re: must(re), im: reg(im) };
     let params = Params {
         a_ptr: must(Role::Pointer(Matrix::A)),
@@ -275,6 +283,7 @@ fn prologue(plan: &Plan) -> Cx<'_> {
         ldc: must(Role::Lead(Matrix::C)),
         alpha: coefficient(Role::Alpha(Part::Re), Role::Alpha(Part::Im)),
         beta: coefficient(Role::Beta(Part::Re), Role::Beta(Part::Im)),
+        c_problem,
     };
 
     // Up to 48 KiB, two static arrays; above, one dynamic array sized by the
@@ -312,32 +321,90 @@ fn prologue(plan: &Plan) -> Cx<'_> {
     cx
 }
 
-/// Points A, B and C at problem `z = ctaid.z` of the launch's batch and
-/// sets `k` to its reduction length (`k_last` for the last problem): see
+/// Points A and B at problem `z = ctaid.z` of the launch's batch and sets
+/// `k` to its reduction length (`k_last` for the last problem): see
 /// [`crate::abi`]'s "Batches and split K". For one problem (`z = 0` of a
-/// grid of depth 1, zero strides, `k_last = k`) nothing changes.
+/// grid of depth 1, zero strides, `k_last = k`) nothing changes; with
+/// `arrays`, each pointer is element `z` of the array it addresses. C's
+/// pointer is moved only where the epilogue needs it ([`problem_c`]): kept
+/// from here, it would be one more 64-bit value live through the main loop.
 fn batch_problem(b: &mut KernelBuilder, precision: crate::Precision, must: &dyn Fn(Role) -> ptx::Reg) {
-    let esz = i64::from(precision.element_bytes());
     b.reg_group("the block's problem in the batch");
     let z = b.reg("problem", Type::U32);
     let last = b.reg("last_problem", Type::U32);
-    let z64 = b.reg("problem_idx", Type::U64);
     let p_last = b.reg("p_last_problem", Type::Pred);
-    b.comment(format!(
-        "problem z = ctaid.z: A, B, C start z * stride elements ({esz} bytes each) further; \
-         the last problem is k_last deep"
-    ));
+    b.comment(
+        "problem z = ctaid.z: A and B start z * stride elements further, or at element z of pointer arrays; \
+         the last problem is k_last deep",
+    );
     b.push(Instr::mov(z, ptx::Special::CtaidZ));
     b.push(Instr::mov(last, ptx::Special::NctaidZ));
     b.push(Instr::sub(last, last, Op::imm(1)));
     b.push(Instr::setp(Cmp::Eq, Type::U32, p_last, z, last));
     let k = must(Role::Extent(Dim::K));
     b.push(Instr::selp(k, must(Role::LastDepth), k, p_last));
-    b.push(Instr::cvt(z64, z));
-    for x in [Matrix::A, Matrix::B, Matrix::C] {
-        let (ptr, stride) = (must(Role::Pointer(x)), must(Role::BatchStride(x)));
+    let at = ProblemAt::new(b, "problem", z, must(Role::PointerArrays));
+    for x in [Matrix::A, Matrix::B] {
+        at.point(b, precision, must(Role::Pointer(x)), must(Role::BatchStride(x)));
+    }
+}
+
+/// The parameters [`problem_c`] reads again.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CProblem {
+    c: ptx::ParamId,
+    stride: ptx::ParamId,
+    arrays: ptx::ParamId,
+}
+
+/// Points `cx.params.c_ptr` at C of the block's problem, from the
+/// parameters read again (a parameter costs no register while unused).
+fn problem_c(cx: &mut Cx<'_>) {
+    let ids = cx.params.c_problem;
+    let b = &mut cx.b;
+    b.reg_group("C of the block's problem");
+    let z = b.reg("c_problem", Type::U32);
+    let stride = b.reg("c_stride", Type::U64);
+    let arrays = b.reg("c_arrays", Type::U32);
+    let c = cx.params.c_ptr;
+    b.comment("C of problem z = ctaid.z: z * stride_c elements further, or element z of C's pointer array");
+    b.push(Instr::ld_param(c, ids.c));
+    b.push(Instr::cvta_to_global(c, c));
+    b.push(Instr::ld_param(stride, ids.stride));
+    b.push(Instr::ld_param(arrays, ids.arrays));
+    b.push(Instr::mov(z, ptx::Special::CtaidZ));
+    let at = ProblemAt::new(b, "c_problem", z, arrays);
+    at.point(b, cx.plan.precision(), c, stride);
+}
+
+/// Problem `z`'s index and whether pointers come from arrays, in registers.
+struct ProblemAt {
+    z64: ptx::Reg,
+    slot: ptx::Reg,
+    p_arrays: ptx::Reg,
+}
+
+impl ProblemAt {
+    fn new(b: &mut KernelBuilder, prefix: &str, z: ptx::Reg, arrays: ptx::Reg) -> ProblemAt {
+        let z64 = b.reg(format!("{prefix}_idx"), Type::U64);
+        let slot = b.reg(format!("{prefix}_slot"), Type::U64);
+        let p_arrays = b.reg(format!("p_{prefix}_arrays"), Type::Pred);
+        b.push(Instr::cvt(z64, z));
+        b.push(Instr::setp(Cmp::Ne, Type::U32, p_arrays, arrays, Op::imm(0)));
+        ProblemAt { z64, slot, p_arrays }
+    }
+
+    /// `ptr += z * stride` elements, or `ptr = ptr[z]` (then made global)
+    /// with pointer arrays; `stride` is clobbered.
+    fn point(&self, b: &mut KernelBuilder, precision: crate::Precision, ptr: ptx::Reg, stride: ptx::Reg) {
+        let esz = i64::from(precision.element_bytes());
         b.push(Instr::mul(stride, stride, Op::imm(esz)));
-        b.push(Instr::mad(ptr, z64, stride, ptr));
+        b.push(Instr::mad(ptr, self.z64, stride, ptr));
+        b.push(Instr::mad(self.slot, self.z64, Op::imm(8), ptr));
+        let load =
+            Instr::ld(ptx::Space::Global, ptx::CacheQual::None, &[ptr], ptx::Address::reg(self.slot, 0));
+        b.push_if(self.p_arrays, load);
+        b.push_if(self.p_arrays, Instr::cvta_to_global(ptr, ptr));
     }
 }
 

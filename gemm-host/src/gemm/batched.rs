@@ -6,15 +6,17 @@ use std::sync::MutexGuard;
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 use gemm_codegen::{Element, Op, Precision};
 
-use super::{Gemm, with_buffers};
+use super::{Gemm, check_context, with_buffers};
 use crate::GemmConfig;
 use crate::error::GemmError;
 use crate::kernel::LoadedKernel;
 use crate::pass::{MAX_SLICES, Pass, Place, SplitK, split_k};
-use crate::validate::{self, Buffers, Checked, CheckedBatch, StridedBatch};
+use crate::validate::{self, Arg, BufferInfo, Buffers, Checked, CheckedBatch, StridedBatch};
+use gemm_codegen::abi::Batch;
 
-/// The device memory split K works in: a column of ones (for the
-/// reduction's product) then the slices' partial products. Grown when a
+/// The device memory split K works in — a column of ones (for the
+/// reduction's product) then the slices' partial products — and where a
+/// pointer-array batch's arrays are uploaded (after the ones). Grown when a
 /// call needs more, never shrunk, reused by every later call on the
 /// runner's stream, which orders its uses.
 #[derive(Debug, Default)]
@@ -115,20 +117,158 @@ impl Gemm {
         })
     }
 
+    /// `C_i = alpha · op(A_i) · op(B_i) + beta · C_i` for every `i`, the
+    /// matrices separate buffers of one shape (`cublasGemmBatchedEx`'s
+    /// arrays of pointers), in one launch per 65535 problems with `kernel`,
+    /// which reads each problem's matrices through arrays of device
+    /// pointers the runner uploads into its workspace. Every problem passes
+    /// all of [`validate`]'s rules first ([`validate::check_arrays`]: the
+    /// three slices of one length, each buffer holding its matrix); the
+    /// borrows make every C distinct from the others and from every A and B.
+    pub fn gemm_batched_loaded<E, A, B, C>(
+        &self,
+        kernel: &LoadedKernel,
+        cfg: &GemmConfig<E>,
+        a: &[A],
+        b: &[B],
+        c: &mut [C],
+    ) -> Result<(), GemmError>
+    where
+        E: Element,
+        A: DevicePtr<E>,
+        B: DevicePtr<E>,
+        C: DevicePtrMut<E>,
+    {
+        self.check_kernel::<E>(kernel)?;
+        for x in a {
+            check_context(Arg::A, &self.stream, x.stream())?;
+        }
+        for x in b {
+            check_context(Arg::B, &self.stream, x.stream())?;
+        }
+        for x in c.iter() {
+            check_context(Arg::C, &self.stream, x.stream())?;
+        }
+        let lens = [a.len(), b.len(), c.len()];
+        // The guards order the launches after earlier work on the buffers
+        // and record them as this call's when dropped.
+        let pa: Vec<_> = a.iter().map(|x| (x.device_ptr(&self.stream), x.len())).collect();
+        let pb: Vec<_> = b.iter().map(|x| (x.device_ptr(&self.stream), x.len())).collect();
+        let pc: Vec<_> = c
+            .iter_mut()
+            .map(|x| {
+                let len = x.len();
+                (x.device_ptr_mut(&self.stream), len)
+            })
+            .collect();
+        let buffers: Vec<Buffers> = pa
+            .iter()
+            .zip(&pb)
+            .zip(&pc)
+            .map(|((((a, _), la), ((b, _), lb)), ((c, _), lc))| Buffers {
+                a: BufferInfo::new(*a, *la),
+                b: BufferInfo::new(*b, *lb),
+                c: BufferInfo::new(*c, *lc),
+            })
+            .collect();
+        let CheckedBatch::Launch(batch) = validate::check_arrays(cfg, lens, &buffers, Some(kernel.image()))?
+        else {
+            return Ok(());
+        };
+        let launch = batch.launch;
+        let (first, second) = launch.operands(&pa, &pb);
+        let ptrs = |xs: &[((u64, _), usize)]| xs.iter().map(|((p, _), _)| *p).collect::<Vec<u64>>();
+        let (first, second, third) = (ptrs(first), ptrs(second), ptrs(&pc));
+        // A kernel assuming aligned operands runs only if every problem's are.
+        let requires = kernel.image().requires();
+        let aligned =
+            first.iter().zip(&second).all(|(&x, &y)| requires.operands_aligned(x, y, launch.lda, launch.ldb));
+        let twin;
+        let kernel = if aligned {
+            kernel
+        } else {
+            twin = self.cache.get_or_load_twin(kernel.image(), |image| {
+                crate::kernel::load(self.context(), &self.device, image)
+            })?;
+            &twin
+        };
+        // Three arrays, each 256-byte aligned (so the alignment test on them
+        // in `run_pass` passes, their elements' having been checked above).
+        let count = batch.count;
+        let seg = (8 * count as usize).next_multiple_of(256);
+        let mut table = vec![0u8; 3 * seg];
+        for (i, array) in [&first, &second, &third].into_iter().enumerate() {
+            for (j, p) in array.iter().enumerate() {
+                table[i * seg + 8 * j..i * seg + 8 * j + 8].copy_from_slice(&p.to_le_bytes());
+            }
+        }
+        let mut workspace = self.workspace(ONES_BYTES + table.len())?;
+        let ws = workspace.bytes.as_mut().expect("sized by workspace");
+        self.stream
+            .memcpy_htod(&table, &mut ws.slice_mut(ONES_BYTES..ONES_BYTES + table.len()))
+            .map_err(GemmError::driver("uploading the pointer arrays"))?;
+        let (base, _use) = ws.device_ptr_mut(&self.stream);
+        let at = |place: Place| {
+            let array = |i: u64| base + (ONES_BYTES + i as usize * seg) as u64;
+            match place {
+                Place::A => array(0),
+                Place::B => array(1),
+                _ => array(2),
+            }
+        };
+        let pass = Pass {
+            launch,
+            places: [Place::A, Place::B, Place::C],
+            batch: Batch { stride_a: 0, stride_b: 0, stride_c: 0, k_last: launch.k, arrays: true },
+            problems: count,
+        };
+        // SAFETY: the arrays hold, in the kernel's operand order, the
+        // addresses of live buffers of this context borrowed for the call
+        // (every C exclusively), each checked to hold its matrix; the table
+        // lies in this runner's workspace, written on this stream before the
+        // launch.
+        unsafe { self.run_pass(kernel, &pass, &at) }
+    }
+
+    /// [`Gemm::gemm_batched_loaded`] with the kernel [`Gemm::default_kernel`]
+    /// picks for one problem of the batch.
+    pub fn gemm_batched<E, A, B, C>(
+        &self,
+        cfg: &GemmConfig<E>,
+        a: &[A],
+        b: &[B],
+        c: &mut [C],
+    ) -> Result<(), GemmError>
+    where
+        E: Element,
+        A: DevicePtr<E>,
+        B: DevicePtr<E>,
+        C: DevicePtrMut<E>,
+    {
+        let kernel = self.load(&self.default_kernel(cfg).image())?;
+        self.gemm_batched_loaded(&kernel, cfg, a, b, c)
+    }
+
+    /// The workspace, at least `need` bytes.
+    fn workspace(&self, need: usize) -> Result<MutexGuard<'_, Workspace>, GemmError> {
+        let mut ws = self.workspace.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if ws.bytes.as_ref().is_none_or(|b| b.len() < need) {
+            let what = || format!("allocating a workspace of {need} bytes");
+            ws.bytes = Some(self.stream.alloc_zeros::<u8>(need).map_err(GemmError::driver(what()))?);
+            ws.ones = None;
+        }
+        Ok(ws)
+    }
+
     /// The workspace, holding `E`'s ones and room for `split`'s partials.
     fn workspace_for<E: Element>(&self, split: &SplitK<E>) -> Result<MutexGuard<'_, Workspace>, GemmError> {
-        let mut ws = self.workspace.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         let esz = E::PRECISION.element_bytes() as usize;
         let need = usize::try_from(split.partials_len())
             .ok()
             .and_then(|n| n.checked_mul(esz))
             .and_then(|n| n.checked_add(ONES_BYTES))
             .ok_or(GemmError::AllocTooLarge { len: usize::MAX, precision: E::PRECISION })?;
-        if ws.bytes.as_ref().is_none_or(|b| b.len() < need) {
-            let what = || format!("allocating a split-K workspace of {need} bytes");
-            ws.bytes = Some(self.stream.alloc_zeros::<u8>(need).map_err(GemmError::driver(what()))?);
-            ws.ones = None;
-        }
+        let mut ws = self.workspace(need)?;
         if ws.ones != Some(E::PRECISION) {
             let ones: Vec<u8> = (0..MAX_SLICES).flat_map(|_| element_bytes(E::ONE)).collect();
             let bytes = ws.bytes.as_mut().expect("allocated above");

@@ -252,6 +252,22 @@ pub enum ArgError {
         /// `(count − 1) · stride + span` (saturating).
         needed: u64,
     },
+    /// A pointer-array batch whose arrays differ in length.
+    BatchArrays {
+        /// [`Arg::B`] or [`Arg::C`]: the array not as long as A's.
+        arg: Arg,
+        /// Its length.
+        len: usize,
+        /// A's, the batch's problem count.
+        count: usize,
+    },
+    /// A rule broken by one problem of a pointer-array batch.
+    Problem {
+        /// The problem's index.
+        problem: usize,
+        /// The rule it breaks.
+        error: Box<ArgError>,
+    },
     /// An op other than the kernel's.
     OpMismatch {
         /// [`Arg::OpA`] or [`Arg::OpB`].
@@ -281,7 +297,9 @@ impl ArgError {
             | ArgError::GridTooLarge { arg, .. }
             | ArgError::BatchOverlap { arg, .. }
             | ArgError::BatchBufferTooShort { arg, .. }
+            | ArgError::BatchArrays { arg, .. }
             | ArgError::OpMismatch { arg, .. } => *arg,
+            ArgError::Problem { error, .. } => error.arg(),
         }
     }
 }
@@ -357,6 +375,11 @@ impl fmt::Display for ArgError {
                 "argument `{arg}`: buffer holds {len} elements, but {count} problems at stride {stride} \
                  span ({count} - 1) * {stride} + {span} = {needed}"
             ),
+            ArgError::BatchArrays { arg, len, count } => write!(
+                f,
+                "argument `{arg}`: an array of {len} matrices, but `a` has {count}: pass one A, B and C per problem"
+            ),
+            ArgError::Problem { problem, error } => write!(f, "problem {problem} of the batch: {error}"),
             ArgError::OpMismatch { arg, value, kernel, kernel_ops, needed_ops, layout } => {
                 write!(
                     f,

@@ -156,6 +156,47 @@ pub fn check_batch<T: Element>(
     })
 }
 
+/// Checks a pointer-array batch (`cublasGemmBatchedEx`'s form): one
+/// problem per element of `buffers`, whose arrays of A, B and C had the
+/// lengths `lens` (B's and C's must be A's). Every single-problem rule
+/// holds for each problem, a buffer's rule reported with its problem
+/// ([`ArgError::Problem`]); an empty batch is a quick return. The caller
+/// answers for C's problems being disjoint from each other and from every
+/// A and B (the safe APIs' borrows prove it).
+pub fn check_arrays<T: Element>(
+    cfg: &GemmConfig<T>,
+    lens: [usize; 3],
+    buffers: &[Buffers],
+    kernel: Option<&KernelImage>,
+) -> Result<CheckedBatch<T>, ArgError> {
+    let count = lens[0];
+    for (arg, len) in [(Arg::B, lens[1]), (Arg::C, lens[2])] {
+        if len != count {
+            return Err(ArgError::BatchArrays { arg, len, count });
+        }
+    }
+    let unsized_buffers = Buffers {
+        a: super::BufferInfo::unsized_at(0),
+        b: super::BufferInfo::unsized_at(0),
+        c: super::BufferInfo::unsized_at(0),
+    };
+    // The rules on the arguments themselves, then each problem's buffers.
+    argument_rules(cfg, &unsized_buffers, kernel)?;
+    for (problem, b) in buffers.iter().enumerate() {
+        argument_rules(cfg, b, kernel).map_err(|e| ArgError::Problem { problem, error: Box::new(e) })?;
+    }
+    if count == 0 {
+        return Ok(CheckedBatch::Skip(QuickReturn::EmptyBatch));
+    }
+    let per_launch = (count as u64).min(LaunchShape::MAX_GRID_Z) as u32;
+    Ok(match launch_of(cfg, kernel, per_launch)? {
+        Checked::Skip(why) => CheckedBatch::Skip(why),
+        Checked::Launch(launch) => {
+            CheckedBatch::Launch(BatchLaunch { launch, count: count as u64, strides: [0; 3] })
+        }
+    })
+}
+
 /// The first problem `t ≥ 1` of a batch of `count` whose C shares an element
 /// with problem 0's, each C `inner × outer` with leading dimension `ld ≥
 /// inner` and consecutive ones `stride` elements apart; `None` when all are
