@@ -34,6 +34,12 @@
 //!   [`case`]: one checked call (guarded, poisoned inputs and every check a run must pass).
 //! - [`timing`]: CUDA-event timing.
 //! - [`emulate`]: the same checked calls run on the CPU in the PTX emulator.
+//! - Batches and split K ([`pass`]): [`Gemm::gemm_strided_batched`]
+//!   ([`validate::StridedBatch`], C problems checked disjoint),
+//!   [`Gemm::gemm_batched`] (one buffer per problem, through arrays of
+//!   pointers) and [`Gemm::gemm_split_k_loaded`] (slices summed in a fixed
+//!   order into C: bitwise repeatable); [`Gemm::gemm_default`] splits K
+//!   where the call's tiles leave the GPU idle ([`Gemm::default_slices`]).
 //!
 //! # Which math a default call runs
 //!

@@ -30,6 +30,23 @@
 //! when (`alpha = 0` or `k = 0`) and `beta = 1`. When `alpha = 0` or `k = 0`
 //! the launch gets `k = 0` and `alpha = 0`, so A and B are never read and C
 //! becomes `beta · C` exactly, as in the reference BLAS.
+//!
+//! # Batches
+//!
+//! A strided batch ([`StridedBatch`], [`check_batch`]) is checked by rules 1
+//! to 5 on its first problem, then:
+//!
+//! 7. `count` ≥ 0, then `stride_a`, `stride_b`, `stride_c` ≥ 0 (a zero
+//!    stride of A or B shares that operand among all problems).
+//! 8. No two problems' C share an element (with `count` ≥ 2 and C not
+//!    empty), checked exactly ([`first_overlap`]): disjoint interleaved
+//!    layouts are allowed.
+//! 9. Each buffer of known length holds every problem: `(count − 1) · stride
+//!    + span` elements.
+//!
+//! then the quick returns (`count = 0` launches nothing) and rule 6. A
+//! pointer-array batch ([`check_arrays`]) checks its three arrays have one
+//! length and rules 1 to 5 on every problem.
 
 use gemm_codegen::{Element, KernelImage, Op};
 

@@ -1,21 +1,8 @@
-//! The rules a strided batch adds to a GEMM call.
-//!
-//! A strided batch is `count` problems of one shape and one set of
-//! arguments, problem `i`'s A, B and C starting `i · stride_a`, `i ·
-//! stride_b`, `i · stride_c` elements past the buffers' first (cuBLAS's
-//! `cublasGemmStridedBatchedEx`, MKL's `gemm_batch_strided`). After the
-//! single-problem rules 1 to 5 (checked on problem 0), in order:
-//!
-//! 7. `count` ≥ 0, then `stride_a`, `stride_b`, `stride_c` ≥ 0. A zero
-//!    stride of A or B shares that operand among all problems.
-//! 8. No two problems' C share an element (with `count` ≥ 2 and C not
-//!    empty): the result would depend on which is written last. Interleaved
-//!    layouts whose matrices are disjoint (`stride_c = m`, `ldc = count · m`)
-//!    are allowed; the check is exact.
-//! 9. Each buffer whose length is known holds every problem: `(count − 1) ·
-//!    stride + span` elements, `span` the one problem's extent of rule 4.
-//!
-//! Then the quick returns (`count = 0` launches nothing) and rule 6.
+//! The rules a batch adds to a GEMM call: rules 7 to 9 of
+//! [`crate::validate`] for a strided batch (cuBLAS's
+//! `cublasGemmStridedBatchedEx`, MKL's `gemm_batch_strided`: problem `i`'s
+//! A, B and C start `i` strides past the buffers' first), and the checks of
+//! a pointer-array batch.
 
 use gemm_codegen::{Element, KernelImage, LaunchShape};
 
@@ -87,8 +74,8 @@ pub enum CheckedBatch<T> {
     Launch(BatchLaunch<T>),
 }
 
-/// Checks every rule of a strided-batched call (see the [module
-/// docs](self)) and says what to launch.
+/// Checks every rule of a strided-batched call (rules 7 to 9 of
+/// [`crate::validate`] after its single-problem rules) and says what to launch.
 pub fn check_batch<T: Element>(
     cfg: &GemmConfig<T>,
     batch: &StridedBatch,
