@@ -11,6 +11,7 @@ mod common;
 use common::{Guarded, gpu, say};
 use gemm_codegen::{Element, Op};
 use gemm_host::case::Case;
+use gemm_host::cudarc::driver::{DevicePtr, DevicePtrMut};
 use gemm_host::num_complex::Complex;
 use gemm_host::reference::{Random, to_bits};
 use gemm_host::validate::StridedBatch;
@@ -81,8 +82,37 @@ fn splits<T: Element>(gemm: &Gemm, seed: u64) -> Vec<String> {
                 (Ok(x), Ok(_)) => case.check(&a.download(gemm), &b.download(gemm), x, math).map(|_| ()),
                 (Err(e), _) | (_, Err(e)) => Err(e.to_string()),
             };
-            match outcome {
-                Ok(()) => say(&format!("{what}: within tolerance, two runs bitwise equal")),
+            // gemm_raw (the raw-pointer default path) splits as gemm_default
+            // does: bitwise the same C as the dispatch's split.
+            let raw_outcome = if slices == gemm.default_slices(&kernel, &cfg) {
+                let mut c = Guarded::upload(gemm, case.guarded(Matrix::C).to_vec());
+                let stream = gemm.stream().clone();
+                let run = {
+                    let (av, bv, mut cv) = (a.view(), b.view(), c.view_mut());
+                    let ((pa, _ga), (pb, _gb), (pc, _gc)) =
+                        (av.device_ptr(&stream), bv.device_ptr(&stream), cv.device_ptr_mut(&stream));
+                    // SAFETY: three live buffers of this context holding their
+                    // matrices (the guarded views), C distinct from A and B,
+                    // nothing else using them until the download below.
+                    unsafe { gemm.gemm_raw(&cfg, pa, pb, pc) }
+                };
+                match (run, &outs[0]) {
+                    (Ok(()), Ok(x)) => {
+                        let raw = c.download(gemm);
+                        if raw.iter().map(|&v| to_bits(v)).eq(x.iter().map(|&v| to_bits(v))) {
+                            Ok(" and gemm_raw")
+                        } else {
+                            Err("gemm_raw differs from the same split through buffers".to_owned())
+                        }
+                    }
+                    (Err(e), _) => Err(format!("gemm_raw: {e}")),
+                    (Ok(()), Err(_)) => Ok(""),
+                }
+            } else {
+                Ok("")
+            };
+            match outcome.and(raw_outcome) {
+                Ok(raw) => say(&format!("{what}: within tolerance, two runs{raw} bitwise equal")),
                 Err(e) => failures.push(format!("{what}: {e}")),
             }
         }

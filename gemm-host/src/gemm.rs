@@ -17,7 +17,7 @@ use crate::error::GemmError;
 use crate::kernel::{self, KernelCache, LoadedKernel};
 use crate::memory;
 use crate::pass::{Pass, Place};
-use crate::validate::{self, Arg, ArgError, BufferInfo, Buffers, Checked, Launch};
+use crate::validate::{Arg, ArgError, BufferInfo, Buffers, Launch};
 
 mod batched;
 
@@ -176,7 +176,7 @@ impl Gemm {
         // context, borrowed for the whole call (C exclusively, so it overlaps
         // neither A nor B), and `validate::check` (inside) proves each long
         // enough for its matrix.
-        with_buffers(&self.stream, a, b, c, |buffers| unsafe { self.launch_checked(kernel, cfg, buffers) })
+        with_buffers(&self.stream, a, b, c, |buffers| unsafe { self.launch_split(kernel, cfg, 1, buffers) })
     }
 
     /// The raw-pointer layer of [`Gemm::gemm_loaded`], for code ported from
@@ -207,30 +207,7 @@ impl Gemm {
             c: BufferInfo::unsized_at(c),
         };
         // SAFETY: forwarded from this function's contract.
-        unsafe { self.launch_checked(kernel, cfg, &buffers) }
-    }
-
-    /// Validates and launches.
-    ///
-    /// # Safety
-    /// Each buffer in `buffers` is a device address in this context valid
-    /// for its `len` elements of `E` (or, when `len` is `None`, for the
-    /// extent its matrix spans), C overlapping neither A nor B, with no
-    /// conflicting access until the kernel finishes.
-    unsafe fn launch_checked<E: Element>(
-        &self,
-        kernel: &LoadedKernel,
-        cfg: &GemmConfig<E>,
-        buffers: &Buffers,
-    ) -> Result<(), GemmError> {
-        let launch = match validate::check(cfg, buffers, Some(kernel.image()))? {
-            Checked::Skip(_) => return Ok(()),
-            Checked::Launch(launch) => launch,
-        };
-        let pass = Pass::single(launch, [Place::A, Place::B, Place::C]).with_operands(launch);
-        // SAFETY: forwarded from this function's contract; `check` proved
-        // each matrix within its buffer.
-        unsafe { self.run_pass(kernel, &pass, &|place| batched::address(buffers, place)) }
+        unsafe { self.launch_split(kernel, cfg, 1, &buffers) }
     }
 
     /// Launches every chunk of `pass` with `kernel`, its matrices at the
@@ -412,8 +389,9 @@ impl Gemm {
     /// The raw-pointer form of [`Gemm::gemm_default`], for code ported from
     /// cuBLAS: `cublasSgemm(h, ta, tb, m, n, k, &alpha, A, lda, B, ldb,
     /// &beta, C, ldc)` becomes `gemm.gemm_raw(&GemmConfig::new(ta, tb, m, n,
-    /// k).alpha(alpha).lda(lda).ldb(ldb).beta(beta).ldc(ldc), a, b, c)`.
-    /// Every argument rule is checked except buffer lengths, which are unknown.
+    /// k).alpha(alpha).lda(lda).ldb(ldb).beta(beta).ldc(ldc), a, b, c)`,
+    /// with the same kernel and the same split of K. Every argument rule is
+    /// checked except buffer lengths, which are unknown.
     ///
     /// # Safety
     /// As for [`Gemm::gemm_loaded_raw`]: `a`, `b`, `c` are device addresses
@@ -428,8 +406,15 @@ impl Gemm {
         c: CUdeviceptr,
     ) -> Result<(), GemmError> {
         let kernel = self.load(&self.default_kernel(cfg).image())?;
+        self.check_kernel::<E>(&kernel)?;
+        let buffers = Buffers {
+            a: BufferInfo::unsized_at(a),
+            b: BufferInfo::unsized_at(b),
+            c: BufferInfo::unsized_at(c),
+        };
+        let slices = self.default_slices(&kernel, cfg);
         // SAFETY: forwarded from this function's contract.
-        unsafe { self.gemm_loaded_raw(&kernel, cfg, a, b, c) }
+        unsafe { self.launch_split(&kernel, cfg, slices, &buffers) }
     }
 
     /// Allocates `len` zeroed elements on this runner's stream

@@ -86,35 +86,56 @@ impl Gemm {
         c: &mut impl DevicePtrMut<E>,
     ) -> Result<(), GemmError> {
         self.check_kernel::<E>(kernel)?;
-        with_buffers(&self.stream, a, b, c, |buffers| {
-            let launch = match validate::check(cfg, buffers, Some(kernel.image()))? {
-                Checked::Skip(_) => return Ok(()),
-                Checked::Launch(launch) => launch,
-            };
-            let Some(split) = split_k(&launch, slices) else {
-                let pass = Pass::single(launch, [Place::A, Place::B, Place::C]).with_operands(launch);
-                // SAFETY: as in `launch_checked`.
-                return unsafe { self.run_pass(kernel, &pass, &|place| address(buffers, place)) };
-            };
-            let reduce = self.load(&gemm_kernels::table2(E::PRECISION, Op::N, Op::N).image())?;
-            let mut workspace = self.workspace_for::<E>(&split)?;
-            let ws = workspace.bytes.as_mut().expect("sized by workspace_for");
-            let (base, _use) = ws.device_ptr_mut(&self.stream);
-            let at = |place: Place| match place {
-                Place::Ones => base,
-                Place::Partials => base + ONES_BYTES as u64,
-                _ => address(buffers, place),
-            };
-            // SAFETY: the workspace holds the ones and `partials_len`
-            // elements (`workspace_for`), is this runner's alone and used
-            // in stream order; the caller's buffers as in
-            // `gemm_strided_batched_loaded`, each slice's A and B within
-            // the call's (the slices tile K).
-            unsafe {
-                self.run_pass(kernel, &split.partial, &at)?;
-                self.run_pass(&reduce, &split.reduce, &at)
-            }
+        // SAFETY: live buffers of these lengths, borrowed for the call (C
+        // exclusively, so it overlaps neither A nor B).
+        with_buffers(&self.stream, a, b, c, |buffers| unsafe {
+            self.launch_split(kernel, cfg, slices, buffers)
         })
+    }
+
+    /// Checks `cfg` on `buffers` and launches it with `kernel`, K split
+    /// into at most `slices` slices ([`split_k`]; one pass when it does not
+    /// split).
+    ///
+    /// # Safety
+    /// Each buffer in `buffers` is a device address in this context valid
+    /// for its `len` elements of `E` (or, when `len` is `None`, for the
+    /// extent its matrix spans), C overlapping neither A nor B, with no
+    /// conflicting access until the kernels finish.
+    pub(super) unsafe fn launch_split<E: Element>(
+        &self,
+        kernel: &LoadedKernel,
+        cfg: &GemmConfig<E>,
+        slices: u32,
+        buffers: &Buffers,
+    ) -> Result<(), GemmError> {
+        let launch = match validate::check(cfg, buffers, Some(kernel.image()))? {
+            Checked::Skip(_) => return Ok(()),
+            Checked::Launch(launch) => launch,
+        };
+        let Some(split) = split_k(&launch, slices) else {
+            let pass = Pass::single(launch, [Place::A, Place::B, Place::C]).with_operands(launch);
+            // SAFETY: this function's contract; `check` proved each matrix
+            // within its buffer.
+            return unsafe { self.run_pass(kernel, &pass, &|place| address(buffers, place)) };
+        };
+        let reduce = self.load(&gemm_kernels::table2(E::PRECISION, Op::N, Op::N).image())?;
+        let mut workspace = self.workspace_for::<E>(&split)?;
+        let ws = workspace.bytes.as_mut().expect("sized by workspace_for");
+        let (base, _use) = ws.device_ptr_mut(&self.stream);
+        let at = |place: Place| match place {
+            Place::Ones => base,
+            Place::Partials => base + ONES_BYTES as u64,
+            _ => address(buffers, place),
+        };
+        // SAFETY: the workspace holds the ones and `partials_len` elements
+        // (`workspace_for`), is this runner's alone and used in stream
+        // order; the caller's buffers by this function's contract, each
+        // slice's A and B within the call's (the slices tile K).
+        unsafe {
+            self.run_pass(kernel, &split.partial, &at)?;
+            self.run_pass(&reduce, &split.reduce, &at)
+        }
     }
 
     /// `C_i = alpha · op(A_i) · op(B_i) + beta · C_i` for every `i`, the
