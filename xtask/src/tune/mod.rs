@@ -57,8 +57,10 @@ use gemm_codegen::bound::GpuThroughput;
 use gemm_codegen::space::{Guidelines, Space};
 use gemm_codegen::{DeviceLimits, Element, KernelImage, KernelSpec, Op, Precision};
 use gemm_host::cublas::Cublas;
+use gemm_host::cudarc::driver::CudaSlice;
 use gemm_host::num_complex::Complex;
 use gemm_host::reference::Random;
+use gemm_host::validate::StridedBatch;
 use gemm_host::{Gemm, GemmConfig, GemmError, LoadedKernel};
 
 use self::budget::{Budget, Job, Outcome, run_jobs};
@@ -99,6 +101,12 @@ pub struct Args {
     /// time. A journal holds one form per shape and type.
     #[arg(long)]
     update: bool,
+    /// Time every candidate on a packed batch of COUNT problems of
+    /// `--shape` in one call (`Gemm::gemm_strided_batched`, against
+    /// cuBLAS's strided-batched GEMM): the winners form a batch class of
+    /// their own, for small problems that come many at a time.
+    #[arg(long, value_name = "COUNT", requires = "shape", value_parser = clap::value_parser!(u64).range(1..))]
+    batch: Option<u64>,
     /// Minimum resident threads per SM (default: Table 1's 512).
     #[arg(long)]
     min_threads_per_sm: Option<u32>,
@@ -241,6 +249,7 @@ impl Args {
             interleaved: 24,
             keep: self.max_variants,
             shape,
+            problems: self.batch.unwrap_or(1),
         }
     }
 
@@ -486,15 +495,17 @@ impl Tuner<'_> {
         let problem = |op_a, op_b, (m, n, k): Shape| {
             GemmConfig::<T>::new(op_a, op_b, m as i64, n as i64, k as i64).alpha(alpha).beta(beta)
         };
-        let mut bench = Bench::new(self.gemm, problem(Op::N, Op::N, n), rng)?;
+        let count = self.args.batch.unwrap_or(1);
+        let mut bench = Bench::new_batch(self.gemm, problem(Op::N, Op::N, n), count as usize, rng)?;
         for &kt in types {
             let space = space(self.args, kt, self.limits);
             tallies.entry(kt).or_default().space = space.count().survivors;
             let ranked = candidates(self.args, kt, self.limits, &self.device.device)?;
             let check = CublasCheck::<T>::new(self.gemm, self.cublas, kt.op_a, kt.op_b, rng)?;
             let table2 = gemm_kernels::table2(kt.precision, kt.op_a, kt.op_b).spec;
-            let flops =
-                |(m, n, k): Shape| kt.precision.flops_per_fma() as f64 * m as f64 * n as f64 * k as f64;
+            let flops = |(m, n, k): Shape| {
+                count as f64 * kt.precision.flops_per_fma() as f64 * m as f64 * n as f64 * k as f64
+            };
             let costs = self.args.costs();
             let top = ranked.first().map_or(1.0, |r| r.bound_tflops);
             // cuBLAS at both sizes, the confirmation (three at twice the reps).
@@ -658,7 +669,7 @@ impl Tuner<'_> {
         let record = match work.subject {
             Some((spec, _)) => self.measure(bench, check, spec, base),
             None => {
-                match bench.time(self.gemm, self.args.plan(), |cfg, a, b, c| self.cublas.gemm(cfg, a, b, c)) {
+                match bench.time(self.gemm, self.args.plan(), |cfg, a, b, c| self.run_cublas(cfg, a, b, c)) {
                     Ok(t) => Record { median_ms: Some(t.median_ms), ..base },
                     Err(e) => Record { status: Status::LaunchFailed, error: Some(format!("{e:#}")), ..base },
                 }
@@ -718,11 +729,10 @@ impl Tuner<'_> {
                 Subject::Variant { spec, .. } => {
                     let image = gemm_codegen::compile(spec).map_err(|v| anyhow::anyhow!("{}", v[0]))?;
                     let loaded = self.load(kt, &image)?;
-                    bench
-                        .time(self.gemm, plan, |cfg, a, b, c| self.gemm.gemm_loaded(&loaded, cfg, a, b, c))?
+                    bench.time(self.gemm, plan, |cfg, a, b, c| self.run_ours(&loaded, cfg, a, b, c))?
                 }
                 Subject::Cublas => {
-                    bench.time(self.gemm, plan, |cfg, a, b, c| self.cublas.gemm(cfg, a, b, c))?
+                    bench.time(self.gemm, plan, |cfg, a, b, c| self.run_cublas(cfg, a, b, c))?
                 }
             };
             let record = Record {
@@ -746,12 +756,49 @@ impl Tuner<'_> {
         }
     }
 
+    /// One timed call of a candidate: the problem, or `--batch` of them.
+    fn run_ours<T: Element>(
+        &self,
+        kernel: &LoadedKernel,
+        cfg: &GemmConfig<T>,
+        a: &CudaSlice<T>,
+        b: &CudaSlice<T>,
+        c: &mut CudaSlice<T>,
+    ) -> Result<(), GemmError> {
+        match self.args.batch {
+            Some(n) => self.gemm.gemm_strided_batched_loaded(
+                kernel,
+                cfg,
+                &StridedBatch::packed(cfg, n as i64),
+                a,
+                b,
+                c,
+            ),
+            None => self.gemm.gemm_loaded(kernel, cfg, a, b, c),
+        }
+    }
+
+    /// cuBLAS on the same call as [`Tuner::run_ours`].
+    fn run_cublas<T: Element>(
+        &self,
+        cfg: &GemmConfig<T>,
+        a: &CudaSlice<T>,
+        b: &CudaSlice<T>,
+        c: &mut CudaSlice<T>,
+    ) -> Result<(), GemmError> {
+        match self.args.batch {
+            Some(n) => self.cublas.gemm_strided_batched(cfg, &StridedBatch::packed(cfg, n as i64), a, b, c),
+            None => self.cublas.gemm(cfg, a, b, c),
+        }
+    }
+
     fn record_base(&self, kernel_type: KernelType, size: (u64, u64, u64), subject: Subject) -> Record {
         Record {
             device: self.device.clone(),
             kernel_type,
             size,
             update: self.args.update,
+            batch: self.args.batch,
             subject,
             phase: Phase::Search,
             status: Status::Ok,
@@ -807,8 +854,8 @@ impl Tuner<'_> {
         if let Some(why) = CublasCheck::<T>::verdict(rel, spec.math) {
             return Record { rel_error: Some(rel), ..fail(Status::WrongResult, why) };
         }
-        let timing = bench
-            .time(self.gemm, self.args.plan(), |cfg, a, b, c| self.gemm.gemm_loaded(&loaded, cfg, a, b, c));
+        let timing =
+            bench.time(self.gemm, self.args.plan(), |cfg, a, b, c| self.run_ours(&loaded, cfg, a, b, c));
         match timing {
             Ok(t) => Record { rel_error: Some(rel), median_ms: Some(t.median_ms), ..base },
             Err(e) => fail(Status::LaunchFailed, format!("{e:#}")),

@@ -71,25 +71,34 @@ pub struct Config {
     /// `(m, n, k)` of the problem tuned: bounds are scaled by how well a
     /// kernel's grid fills the GPU there ([`grid_fill`]).
     pub shape: Shape,
+    /// Problems of that shape per launch: 1, or a batch's count (`--batch`).
+    #[serde(default = "one_problem")]
+    pub problems: u64,
+}
+
+const fn one_problem() -> u64 {
+    1
 }
 
 /// The share of the GPU's FMA time a kernel's grid spends on useful work on
-/// an `m × n × k` problem, with `blocks_per_sm` of its blocks resident on
+/// `problems` `m × n × k` problems (a batch fills the waves with its
+/// problems' tiles), with `blocks_per_sm` of its blocks resident on
 /// each of `sms` multiprocessors: the useful part of its tiles (ragged tiles
 /// compute padding, in M, N and K) times the filled part of its waves of
 /// blocks (the last wave may leave multiprocessors idle). 1 for a problem
 /// of whole tiles and whole waves; small for large tiles on a small
 /// problem, or a deep stripe on a short K, which the bound alone does not
 /// see.
-pub fn grid_fill(spec: &KernelSpec, (m, n, k): Shape, sms: u32, blocks_per_sm: u32) -> f64 {
-    if m == 0 || n == 0 || k == 0 {
+pub fn grid_fill(spec: &KernelSpec, (m, n, k): Shape, problems: u64, sms: u32, blocks_per_sm: u32) -> f64 {
+    if m == 0 || n == 0 || k == 0 || problems == 0 {
         return 0.0;
     }
     let useful = |d: u64, tile: u32| {
         let tile = u64::from(tile.max(1));
         d as f64 / (d.div_ceil(tile) * tile) as f64
     };
-    let blocks = m.div_ceil(u64::from(spec.m_blk.max(1))) * n.div_ceil(u64::from(spec.n_blk.max(1)));
+    let tiles = m.div_ceil(u64::from(spec.m_blk.max(1))) * n.div_ceil(u64::from(spec.n_blk.max(1)));
+    let blocks = tiles.saturating_mul(problems);
     let capacity = (u64::from(sms) * u64::from(blocks_per_sm)).max(1);
     let filled = blocks as f64 / (blocks.div_ceil(capacity) * capacity) as f64;
     useful(m, spec.m_blk) * useful(n, spec.n_blk) * useful(k, spec.k_blk) * filled
@@ -218,7 +227,7 @@ pub fn candidates(
         let plan = validate_with(spec, &limits).ok()?;
         let stats = gemm_codegen::Stats::of(&plan, &space.device);
         let o = stats.occupancy;
-        let fill = grid_fill(spec, config.shape, gpu.sm_count, o.blocks_per_sm);
+        let fill = grid_fill(spec, config.shape, config.problems, gpu.sm_count, o.blocks_per_sm);
         let bound = AnalyticBound::of_plan(&plan, gpu, None).ok()?.tflops * fill;
         Some(Entry {
             spec: *spec,
@@ -376,6 +385,7 @@ mod tests {
             interleaved: 0,
             keep: 12,
             shape: (4096, 4096, 4096),
+            problems: 1,
         };
         let found = candidates(&space, &[table2], &gpu, None, Path::new("unused"), &config).unwrap();
         assert_eq!(found.len(), 13, "the 12 best, then the seed");
@@ -415,6 +425,7 @@ mod tests {
             interleaved: 0,
             keep: 30,
             shape: (4096, 4096, 4096),
+            problems: 1,
         };
         let plain = candidates(&space, &[], &gpu, None, Path::new("unused"), &config).unwrap();
         let config = Config { interleaved: 2, ..config };
@@ -466,22 +477,35 @@ mod tests {
         };
         // 8192 = 64 · 128: whole tiles; 64 · 64 = 4096 blocks, 132 × 2 per
         // wave: 16 waves, the last 136 of 264.
-        let fill = grid_fill(&spec(128, 128, 16), (8192, 8192, 8192), 132, 2);
+        let fill = grid_fill(&spec(128, 128, 16), (8192, 8192, 8192), 1, 132, 2);
         assert!((fill - 4096.0 / (16.0 * 264.0)).abs() < 1e-12, "{fill}");
         // 1024 on 192 × 128 tiles: 6 × 8 = 48 blocks of 1152 × 1024, one
         // wave of 132.
-        let fill = grid_fill(&spec(192, 128, 16), (1024, 1024, 1024), 132, 1);
+        let fill = grid_fill(&spec(192, 128, 16), (1024, 1024, 1024), 1, 132, 1);
         assert!((fill - (1024.0 / 1152.0) * (48.0 / 132.0)).abs() < 1e-12, "{fill}");
         // Ragged in M, N (1056 = 16.5 · 64) and K (1056 = 26.4 · 40); one SM.
-        let fill = grid_fill(&spec(64, 64, 40), (1056, 1056, 1056), 1, 1);
+        let fill = grid_fill(&spec(64, 64, 40), (1056, 1056, 1056), 1, 1, 1);
         let want = (1056.0f64 / 1088.0).powi(2) * (1056.0 / 1080.0);
         assert!((fill - want).abs() < 1e-12, "{fill}");
-        assert!(grid_fill(&spec(64, 64, 16), (1 << 20, 1 << 20, 1 << 20), 132, 4) > 0.99);
-        assert_eq!(grid_fill(&spec(64, 64, 16), (0, 64, 64), 132, 4), 0.0);
+        assert!(grid_fill(&spec(64, 64, 16), (1 << 20, 1 << 20, 1 << 20), 1, 132, 4) > 0.99);
+        assert_eq!(grid_fill(&spec(64, 64, 16), (0, 64, 64), 1, 132, 4), 0.0);
         // A skinny K: a 64-deep stripe over K = 32 computes half padding;
         // 8192 × 8192 on 128 × 128 tiles is 4096 blocks, 16 waves of 264.
-        let fill = grid_fill(&spec(128, 128, 64), (8192, 8192, 32), 132, 2);
+        let fill = grid_fill(&spec(128, 128, 64), (8192, 8192, 32), 1, 132, 2);
         assert!((fill - 0.5 * 4096.0 / (16.0 * 264.0)).abs() < 1e-12, "{fill}");
+        // A batch fills the waves with its problems: a 64 x 64 tile on one
+        // 8 x 8 x 8 problem is 1/64 useful and one block of 264; on 2^20 of
+        // them, the waves are full and only the tile's padding is left.
+        let one = grid_fill(&spec(64, 64, 16), (8, 8, 8), 1, 132, 2);
+        assert!((one - (1.0 / 64.0) * 0.5 * (1.0 / 264.0)).abs() < 1e-12, "{one}");
+        let many = grid_fill(&spec(64, 64, 16), (8, 8, 8), 1 << 20, 132, 2);
+        assert!(
+            (many - (1.0 / 64.0) * 0.5 * (1.0 / (1.0 + 8.0 / (1u64 << 20) as f64))).abs() < 1e-6,
+            "{many}"
+        );
+        let fitted = grid_fill(&spec(8, 8, 8), (8, 8, 8), 1 << 20, 132, 8);
+        assert!(fitted > 0.99, "{fitted}");
+        assert_eq!(grid_fill(&spec(8, 8, 8), (8, 8, 8), 0, 132, 8), 0.0);
     }
 
     #[test]
@@ -495,6 +519,7 @@ mod tests {
             interleaved: 0,
             keep: 1,
             shape: (4096, 4096, 4096),
+            problems: 1,
         };
         let spec = gemm_kernels::table2(Precision::F32, Op::N, Op::N).spec;
         let ranked = Ranked { spec, bound_tflops: 50.0, registers: Some(90), blocks_per_sm: 2, seed: true };
@@ -515,6 +540,7 @@ mod tests {
             None,
             "another size"
         );
+        assert_eq!(load(&out, kt, 90, &Config { problems: 1000, ..config }, &[spec]), None, "a batch");
         assert_eq!(load(&out, kt, 90, &config, &[]), None);
         let _ = std::fs::remove_dir_all(&out);
     }

@@ -116,6 +116,10 @@ pub struct Record {
     /// than `C = A·B`; absent (false) in older journals.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub update: bool,
+    /// Timed as a packed batch of this many problems of `size` in one call
+    /// (`xtask tune --batch`); absent for one problem a call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch: Option<u64>,
     pub subject: Subject,
     /// Search or confirmation (older journals have only search records).
     #[serde(default)]
@@ -149,15 +153,18 @@ impl Record {
             kernel_type: self.kernel_type,
             size: self.size,
             update: self.update,
+            batch: self.batch,
             subject: self.subject.clone(),
             phase: self.phase,
         }
     }
 
-    /// Floating-point operations of one GEMM of the record's size.
+    /// Floating-point operations of one timed call: one GEMM of the
+    /// record's size, or its batch of them.
     pub fn flops(&self) -> f64 {
         let (m, n, k) = self.size;
-        self.kernel_type.precision.flops_per_fma() as f64 * m as f64 * n as f64 * k as f64
+        let problems = self.batch.unwrap_or(1) as f64;
+        problems * self.kernel_type.precision.flops_per_fma() as f64 * m as f64 * n as f64 * k as f64
     }
 
     /// TFLOP/s, for a timed record.
@@ -173,6 +180,7 @@ pub struct RecordKey {
     pub kernel_type: KernelType,
     pub size: (u64, u64, u64),
     pub update: bool,
+    pub batch: Option<u64>,
     pub subject: Subject,
     pub phase: Phase,
 }
@@ -266,6 +274,7 @@ pub(crate) mod tests {
             kernel_type: KernelType { precision: spec.precision, op_a: spec.op_a, op_b: spec.op_b },
             size: (1024, 1024, 1024),
             update: false,
+            batch: None,
             subject: Subject::Variant { spec, table2: false },
             phase: Phase::Search,
             status: Status::Ok,

@@ -63,3 +63,16 @@ fn a_shape_is_tuned_in_both_rounds_and_update_is_the_call_form() {
     }
     assert!(parse(&["tune", "--shape", "64,64,64", "--size", "64"]).is_err(), "one or the other");
 }
+
+/// `--batch` times a packed batch at `--shape` (which it needs), and
+/// pruning ranks for the batch's waves.
+#[test]
+fn a_batch_needs_a_shape_and_reaches_pruning() {
+    assert!(parse(&["tune", "--batch", "1000"]).is_err(), "--batch without --shape");
+    assert!(parse(&["tune", "--shape", "16,16,16", "--batch", "0"]).is_err(), "an empty batch");
+    let args = parse(&["tune", "--shape", "16,16,16", "--batch", "65536"]).unwrap();
+    assert_eq!(args.batch, Some(65536));
+    assert_eq!(args.prune_config(Precision::F32).problems, 65536);
+    assert_eq!(args.prune_config(Precision::F32).shape, (16, 16, 16));
+    assert_eq!(parse(&["tune"]).unwrap().prune_config(Precision::F32).problems, 1);
+}
