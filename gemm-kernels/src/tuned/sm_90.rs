@@ -7,6 +7,11 @@
 //   sgemm_nn     9216x9216x9216     63.29     30.73     50.60    1.25
 //   sgemm_nn       8192x8192x64     48.43     28.12     32.46    1.49
 //   sgemm_nn     1024x1024x1024     25.32     12.86     31.53    0.80
+//   sgemm_nn        128x128x128     50.72     13.52     34.28    1.48  batch of 4096
+//   sgemm_nn           64x64x64     22.84     12.32     24.67    0.93  batch of 16384
+//   sgemm_nn           32x32x32     14.67      3.15     12.76    1.15  batch of 65536
+//   sgemm_nn           16x16x16      6.65      0.74      3.33    2.00  batch of 262144
+//   sgemm_nn              8x8x8      1.56      0.09      0.53    2.93  batch of 1048576
 //   sgemm_nt     9216x9216x9216     62.17     32.76     53.98    1.15
 //   sgemm_nt       8192x8192x64     47.43     29.25     32.55    1.46
 //   sgemm_nt     1024x1024x1024     26.38     13.73     34.49    0.76
@@ -18,6 +23,11 @@
 //   sgemm_tt     1024x1024x1024     26.29     12.90     32.32    0.81
 //   dgemm_nn     6656x6656x6656     53.38     16.09     51.49    1.04
 //   dgemm_nn       8192x8192x64     15.79     11.39     17.02    0.93  *
+//   dgemm_nn        128x128x128     30.59     15.59     30.58    1.00  batch of 4096
+//   dgemm_nn           64x64x64     15.00     12.76     15.14    0.99  batch of 16384
+//   dgemm_nn           32x32x32      7.68      3.79      7.91    0.97  batch of 65536
+//   dgemm_nn           16x16x16      3.69      1.02      2.24    1.65  batch of 262144
+//   dgemm_nn              8x8x8      1.28      0.13      0.31    4.17  batch of 1048576
 //   dgemm_nt     6656x6656x6656     50.60     16.57     48.74    1.04
 //   dgemm_nt       8192x8192x64     18.01     12.44     15.62    1.15  *
 //   dgemm_tn     6656x6656x6656     53.70     16.31     51.19    1.05
@@ -27,6 +37,11 @@
 //   cgemm_nn     6656x6656x6656     65.29     44.08     52.71    1.24
 //   cgemm_nn       8192x8192x64     54.99     41.89     43.78    1.26
 //   cgemm_nn     1024x1024x1024     59.76     37.89     50.05    1.19
+//   cgemm_nn        128x128x128     60.48     41.76     50.82    1.19  batch of 4096
+//   cgemm_nn           64x64x64     53.62     38.86     41.84    1.28  batch of 16384
+//   cgemm_nn           32x32x32     27.21     10.03     27.88    0.98  batch of 65536
+//   cgemm_nn           16x16x16     12.14      2.31      6.07    2.00  batch of 262144
+//   cgemm_nn              8x8x8      6.20      0.29      1.08    5.76  batch of 1048576
 //   cgemm_nt     6656x6656x6656     61.98     46.99     52.62    1.18
 //   cgemm_nt       8192x8192x64     53.40     44.30     46.76    1.14
 //   cgemm_nt     1024x1024x1024     55.30     43.44     48.36    1.14
@@ -39,6 +54,11 @@
 //   zgemm_nn     4608x4608x4608     51.59     15.12     48.67    1.06
 //   zgemm_nn       8192x8192x64     23.32     16.16     29.07    0.80  *
 //   zgemm_nn     1024x1024x1024     51.54     14.50     51.98    0.99
+//   zgemm_nn        128x128x128     44.73     15.09     43.83    1.02  batch of 4096
+//   zgemm_nn           64x64x64     31.51     14.15     28.81    1.09  batch of 16384
+//   zgemm_nn           32x32x32     16.13     10.44     16.05    1.01  batch of 65536
+//   zgemm_nn           16x16x16      7.89      7.71      7.13    1.11  batch of 262144
+//   zgemm_nn              8x8x8      3.91      2.53      1.99    1.96  batch of 1048576
 //   zgemm_nt     4608x4608x4608     50.96     16.40     48.24    1.06
 //   zgemm_nt       8192x8192x64     23.89     18.21     29.15    0.82  *
 //   zgemm_nt     1024x1024x1024     53.70     17.02     53.40    1.01
@@ -49,6 +69,8 @@
 //   zgemm_tt       8192x8192x64     22.28     17.05     28.39    0.78  *
 //   zgemm_tt     1024x1024x1024     53.54     16.68     53.49    1.00
 //
+// batch of N: timed as N packed problems in one call (strided batched), TFLOP/s of the whole call.
+//
 // * timed as the update C = C - A·B (alpha = -1, beta = 1), the others as C = A·B.
 //
 // Conjugate types reuse the winners of their transpose pattern. Of a type's kernels, a call
@@ -58,11 +80,23 @@ use gemm_macros::gemm_kernel;
 
 use crate::KernelEntry;
 
-// Tuned at 9216^3 and 8192x8192x64.
+// Tuned at 9216^3 and 8192x8192x64 and 128^3.
 gemm_kernel! { name = SgemmNN, precision = f32, op = (N, N), tile = (128, 128, 32), threads = (16, 8), load_a = (32, 4), load_b = (8, 16), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Tuned at 1024^3.
 gemm_kernel! { name = SgemmNN1024, precision = f32, op = (N, N), tile = (128, 128, 32), threads = (16, 16), load_a = (32, 8), load_b = (8, 32), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 4), raster = 8, frag_sets = 2, math = tf32x3, mma = (16, 8, 8) }
+
+// Tuned at 64^3.
+gemm_kernel! { name = SgemmNN64, precision = f32, op = (N, N), tile = (72, 64, 24), threads = (12, 8), load_a = (12, 8), load_b = (12, 8), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (3, 1), raster = 8, unroll = 2 }
+
+// Tuned at 32^3.
+gemm_kernel! { name = SgemmNN32, precision = f32, op = (N, N), tile = (32, 40, 8), threads = (8, 8), load_a = (32, 2), load_b = (8, 8), arch = sm_90, stages = 3, warps = (1, 2), raster = 8, unroll = 2 }
+
+// Tuned at 16^3.
+gemm_kernel! { name = SgemmNN16, precision = f32, op = (N, N), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
+
+// Tuned at 8^3.
+gemm_kernel! { name = SgemmNN8, precision = f32, op = (N, N), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
 // Tuned at 9216^3 and 8192x8192x64.
 gemm_kernel! { name = SgemmNT, precision = f32, op = (N, T), tile = (128, 128, 32), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
@@ -94,11 +128,20 @@ gemm_kernel! { name = SgemmCT, precision = f32, op = (C, T), tile = (128, 128, 3
 // Reuses the sgemm_tt winner at 9216^3 and 8192x8192x64 and 1024^3.
 gemm_kernel! { name = SgemmCC, precision = f32, op = (C, C), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Tuned at 6656^3.
+// Tuned at 6656^3 and 128^3.
 gemm_kernel! { name = DgemmNN, precision = f64, op = (N, N), tile = (128, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (8, 32), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
-// Tuned at 8192x8192x64.
+// Tuned at 8192x8192x64 and 64^3.
 gemm_kernel! { name = DgemmNN8192x8192x64, precision = f64, op = (N, N), tile = (64, 32, 24), threads = (8, 8), load_a = (16, 4), load_b = (4, 16), lds_width = 2, arch = sm_90, stages = 2, ldg_width = 2, warps = (1, 2), raster = 8, math = dmma, mma = (16, 8, 4) }
+
+// Tuned at 32^3.
+gemm_kernel! { name = DgemmNN32, precision = f64, op = (N, N), tile = (40, 36, 8), threads = (8, 4), load_a = (8, 4), load_b = (8, 4), arch = sm_90, stages = 3, warps = (1, 1), raster = 8 }
+
+// Tuned at 16^3.
+gemm_kernel! { name = DgemmNN16, precision = f64, op = (N, N), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
+
+// Tuned at 8^3.
+gemm_kernel! { name = DgemmNN8, precision = f64, op = (N, N), tile = (12, 32, 8), threads = (2, 16), load_a = (4, 8), load_b = (8, 4), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 1), raster = 8 }
 
 // Tuned at 6656^3.
 gemm_kernel! { name = DgemmNT, precision = f64, op = (N, T), tile = (128, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 4, math = dmma, mma = (16, 8, 4) }
@@ -148,8 +191,17 @@ gemm_kernel! { name = DgemmCC, precision = f64, op = (C, C), tile = (128, 128, 1
 // Reuses the dgemm_tt winner at 8192x8192x64.
 gemm_kernel! { name = DgemmCC8192x8192x64, precision = f64, op = (C, C), tile = (32, 64, 4), threads = (8, 16), load_a = (4, 32), load_b = (64, 2), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 4), raster = 8, math = dmma, mma = (16, 8, 4) }
 
-// Tuned at 6656^3 and 8192x8192x64 and 1024^3.
+// Tuned at 6656^3 and 8192x8192x64 and 1024^3 and 128^3 and 64^3.
 gemm_kernel! { name = CgemmNN, precision = c32, op = (N, N), tile = (64, 64, 16), threads = (16, 8), load_a = (32, 4), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+
+// Tuned at 32^3.
+gemm_kernel! { name = CgemmNN32, precision = c32, op = (N, N), tile = (16, 32, 8), threads = (16, 4), load_a = (8, 8), load_b = (4, 16), arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 1), raster = 8 }
+
+// Tuned at 16^3.
+gemm_kernel! { name = CgemmNN16, precision = c32, op = (N, N), tile = (16, 32, 8), threads = (16, 4), load_a = (8, 8), load_b = (4, 16), arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 1), raster = 8, unroll = 2 }
+
+// Tuned at 8^3.
+gemm_kernel! { name = CgemmNN8, precision = c32, op = (N, N), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
 // Tuned at 6656^3 and 8192x8192x64 and 1024^3.
 gemm_kernel! { name = CgemmNT, precision = c32, op = (N, T), tile = (64, 64, 16), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
@@ -187,11 +239,23 @@ gemm_kernel! { name = CgemmCC, precision = c32, op = (C, C), tile = (80, 64, 48)
 // Reuses the cgemm_tt winner at 8192x8192x64 and 1024^3.
 gemm_kernel! { name = CgemmCC8192x8192x64, precision = c32, op = (C, C), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Tuned at 4608^3 and 1024^3.
+// Tuned at 4608^3 and 1024^3 and 128^3.
 gemm_kernel! { name = ZgemmNN, precision = c64, op = (N, N), tile = (64, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (16, 16), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 8192x8192x64.
 gemm_kernel! { name = ZgemmNN8192x8192x64, precision = c64, op = (N, N), tile = (64, 32, 4), threads = (16, 8), load_a = (64, 2), load_b = (4, 32), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, math = dmma, mma = (16, 8, 4) }
+
+// Tuned at 64^3.
+gemm_kernel! { name = ZgemmNN64, precision = c64, op = (N, N), tile = (64, 32, 16), threads = (16, 8), load_a = (16, 8), load_b = (16, 8), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4) }
+
+// Tuned at 32^3.
+gemm_kernel! { name = ZgemmNN32, precision = c64, op = (N, N), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
+
+// Tuned at 16^3.
+gemm_kernel! { name = ZgemmNN16, precision = c64, op = (N, N), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
+
+// Tuned at 8^3.
+gemm_kernel! { name = ZgemmNN8, precision = c64, op = (N, N), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
 // Tuned at 4608^3 and 1024^3.
 gemm_kernel! { name = ZgemmNT, precision = c64, op = (N, T), tile = (64, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (128, 2), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
@@ -242,10 +306,15 @@ gemm_kernel! { name = ZgemmCC, precision = c64, op = (C, C), tile = (64, 128, 16
 gemm_kernel! { name = ZgemmCC8192x8192x64, precision = c64, op = (C, C), tile = (64, 32, 4), threads = (16, 8), load_a = (2, 64), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, math = dmma, mma = (16, 8, 4) }
 
 /// Every tuned kernel of this family.
-pub static KERNELS: [KernelEntry; 99] = [
+pub static KERNELS: [KernelEntry; 119] = [
     KernelEntry::tuned::<SgemmNN>("sm_90::SgemmNN", [9216, 9216, 9216]),
     KernelEntry::tuned::<SgemmNN>("sm_90::SgemmNN", [8192, 8192, 64]),
+    KernelEntry::tuned::<SgemmNN>("sm_90::SgemmNN", [128, 128, 128]),
     KernelEntry::tuned::<SgemmNN1024>("sm_90::SgemmNN1024", [1024, 1024, 1024]),
+    KernelEntry::tuned::<SgemmNN64>("sm_90::SgemmNN64", [64, 64, 64]),
+    KernelEntry::tuned::<SgemmNN32>("sm_90::SgemmNN32", [32, 32, 32]),
+    KernelEntry::tuned::<SgemmNN16>("sm_90::SgemmNN16", [16, 16, 16]),
+    KernelEntry::tuned::<SgemmNN8>("sm_90::SgemmNN8", [8, 8, 8]),
     KernelEntry::tuned::<SgemmNT>("sm_90::SgemmNT", [9216, 9216, 9216]),
     KernelEntry::tuned::<SgemmNT>("sm_90::SgemmNT", [8192, 8192, 64]),
     KernelEntry::tuned::<SgemmNT1024>("sm_90::SgemmNT1024", [1024, 1024, 1024]),
@@ -271,7 +340,12 @@ pub static KERNELS: [KernelEntry; 99] = [
     KernelEntry::tuned::<SgemmCC>("sm_90::SgemmCC", [8192, 8192, 64]),
     KernelEntry::tuned::<SgemmCC>("sm_90::SgemmCC", [1024, 1024, 1024]),
     KernelEntry::tuned::<DgemmNN>("sm_90::DgemmNN", [6656, 6656, 6656]),
+    KernelEntry::tuned::<DgemmNN>("sm_90::DgemmNN", [128, 128, 128]),
     KernelEntry::tuned::<DgemmNN8192x8192x64>("sm_90::DgemmNN8192x8192x64", [8192, 8192, 64]),
+    KernelEntry::tuned::<DgemmNN8192x8192x64>("sm_90::DgemmNN8192x8192x64", [64, 64, 64]),
+    KernelEntry::tuned::<DgemmNN32>("sm_90::DgemmNN32", [32, 32, 32]),
+    KernelEntry::tuned::<DgemmNN16>("sm_90::DgemmNN16", [16, 16, 16]),
+    KernelEntry::tuned::<DgemmNN8>("sm_90::DgemmNN8", [8, 8, 8]),
     KernelEntry::tuned::<DgemmNT>("sm_90::DgemmNT", [6656, 6656, 6656]),
     KernelEntry::tuned::<DgemmNT8192x8192x64>("sm_90::DgemmNT8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned::<DgemmNC>("sm_90::DgemmNC", [6656, 6656, 6656]),
@@ -291,6 +365,11 @@ pub static KERNELS: [KernelEntry; 99] = [
     KernelEntry::tuned::<CgemmNN>("sm_90::CgemmNN", [6656, 6656, 6656]),
     KernelEntry::tuned::<CgemmNN>("sm_90::CgemmNN", [8192, 8192, 64]),
     KernelEntry::tuned::<CgemmNN>("sm_90::CgemmNN", [1024, 1024, 1024]),
+    KernelEntry::tuned::<CgemmNN>("sm_90::CgemmNN", [128, 128, 128]),
+    KernelEntry::tuned::<CgemmNN>("sm_90::CgemmNN", [64, 64, 64]),
+    KernelEntry::tuned::<CgemmNN32>("sm_90::CgemmNN32", [32, 32, 32]),
+    KernelEntry::tuned::<CgemmNN16>("sm_90::CgemmNN16", [16, 16, 16]),
+    KernelEntry::tuned::<CgemmNN8>("sm_90::CgemmNN8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmNT>("sm_90::CgemmNT", [6656, 6656, 6656]),
     KernelEntry::tuned::<CgemmNT>("sm_90::CgemmNT", [8192, 8192, 64]),
     KernelEntry::tuned::<CgemmNT>("sm_90::CgemmNT", [1024, 1024, 1024]),
@@ -317,7 +396,12 @@ pub static KERNELS: [KernelEntry; 99] = [
     KernelEntry::tuned::<CgemmCC8192x8192x64>("sm_90::CgemmCC8192x8192x64", [1024, 1024, 1024]),
     KernelEntry::tuned::<ZgemmNN>("sm_90::ZgemmNN", [4608, 4608, 4608]),
     KernelEntry::tuned::<ZgemmNN>("sm_90::ZgemmNN", [1024, 1024, 1024]),
+    KernelEntry::tuned::<ZgemmNN>("sm_90::ZgemmNN", [128, 128, 128]),
     KernelEntry::tuned::<ZgemmNN8192x8192x64>("sm_90::ZgemmNN8192x8192x64", [8192, 8192, 64]),
+    KernelEntry::tuned::<ZgemmNN64>("sm_90::ZgemmNN64", [64, 64, 64]),
+    KernelEntry::tuned::<ZgemmNN32>("sm_90::ZgemmNN32", [32, 32, 32]),
+    KernelEntry::tuned::<ZgemmNN16>("sm_90::ZgemmNN16", [16, 16, 16]),
+    KernelEntry::tuned::<ZgemmNN8>("sm_90::ZgemmNN8", [8, 8, 8]),
     KernelEntry::tuned::<ZgemmNT>("sm_90::ZgemmNT", [4608, 4608, 4608]),
     KernelEntry::tuned::<ZgemmNT>("sm_90::ZgemmNT", [1024, 1024, 1024]),
     KernelEntry::tuned::<ZgemmNT8192x8192x64>("sm_90::ZgemmNT8192x8192x64", [8192, 8192, 64]),
