@@ -328,6 +328,17 @@ impl Gemm {
         self.gemm_split_k_loaded(&kernel, cfg, slices, a, b, c)
     }
 
+    /// The kernel a batch of `cfg` problems runs with
+    /// ([`Gemm::gemm_strided_batched`], [`Gemm::gemm_batched`]):
+    /// `gemm_kernels::batch_kernel_for`, where the classes tuned on batches
+    /// of small problems join [`Gemm::default_kernel`]'s choice.
+    pub fn default_batch_kernel<E: Element>(&self, cfg: &GemmConfig<E>) -> &'static KernelEntry {
+        let col = cfg.to_column_major();
+        let dim = |d: i64| u64::try_from(d).unwrap_or(0);
+        let shape = (dim(col.m), dim(col.n), dim(col.k));
+        gemm_kernels::batch_kernel_for(self.device.arch(), E::PRECISION, col.op_a, col.op_b, shape)
+    }
+
     /// The slices [`Gemm::gemm_default`] splits `cfg`'s K into with
     /// `kernel` ([`crate::pass::default_slices`] of the kernel's tiles for
     /// the call and the blocks of it this device holds at once); 1 for no

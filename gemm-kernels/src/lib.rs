@@ -50,6 +50,10 @@ pub struct KernelEntry {
     /// several kernels of one type, each for the calls nearest its shape
     /// ([`kernel_for`]). Zeros for Table 2.
     pub tuned_for: [u32; 3],
+    /// Tuned on packed batches of `tuned_for` problems (`xtask tune
+    /// --batch`): a class for batched calls only ([`batch_kernel_for`]), not
+    /// for one problem of that shape, which wants more blocks of its own.
+    pub batch: bool,
 }
 
 impl KernelEntry {
@@ -62,6 +66,7 @@ impl KernelEntry {
             entry: K::ENTRY,
             shared_bytes: K::SHARED_BYTES,
             tuned_for: [0; 3],
+            batch: false,
         }
     }
 
@@ -69,6 +74,12 @@ impl KernelEntry {
     /// `shape` (`[m, n, k]`).
     pub const fn tuned<K: GemmKernel>(name: &'static str, shape: [u32; 3]) -> KernelEntry {
         KernelEntry { tuned_for: shape, ..KernelEntry::of::<K>(name) }
+    }
+
+    /// The entry for kernel type `K`, called `name`, tuned on packed
+    /// batches of `shape` problems ([`KernelEntry::batch`]).
+    pub const fn tuned_batch<K: GemmKernel>(name: &'static str, shape: [u32; 3]) -> KernelEntry {
+        KernelEntry { batch: true, ..KernelEntry::tuned::<K>(name, shape) }
     }
 
     /// `m · n · k` of the shape it was tuned at (0 for Table 2).
@@ -119,7 +130,7 @@ fn table2_index(precision: Precision, op_a: Op, op_b: Op) -> usize {
 /// A kernel tuned on exactly `arch` is preferred, then one tuned on the same
 /// major architecture (`arch / 10`: sm_80 for an sm_86 GPU).
 pub fn default_kernel(arch: u32, precision: Precision, op_a: Op, op_b: Op) -> &'static KernelEntry {
-    tuned::find(&tuned::families::FAMILIES, arch, precision, op_a, op_b, None)
+    tuned::find(&tuned::families::FAMILIES, arch, precision, op_a, op_b, None, false)
         .unwrap_or_else(|| table2(precision, op_a, op_b))
 }
 
@@ -134,7 +145,20 @@ pub fn kernel_for(
     op_b: Op,
     (m, n, k): (u64, u64, u64),
 ) -> &'static KernelEntry {
-    tuned::find(&tuned::families::FAMILIES, arch, precision, op_a, op_b, Some((m, n, k)))
+    tuned::find(&tuned::families::FAMILIES, arch, precision, op_a, op_b, Some((m, n, k)), false)
+        .unwrap_or_else(|| table2(precision, op_a, op_b))
+}
+
+/// [`kernel_for`] for a batch of `m × n × k` problems: the batch classes
+/// ([`KernelEntry::batch`]) join the nearest-shape choice.
+pub fn batch_kernel_for(
+    arch: u32,
+    precision: Precision,
+    op_a: Op,
+    op_b: Op,
+    (m, n, k): (u64, u64, u64),
+) -> &'static KernelEntry {
+    tuned::find(&tuned::families::FAMILIES, arch, precision, op_a, op_b, Some((m, n, k)), true)
         .unwrap_or_else(|| table2(precision, op_a, op_b))
 }
 

@@ -57,7 +57,7 @@ impl Gemm {
     }
 
     /// [`Gemm::gemm_strided_batched_loaded`] with the kernel
-    /// [`Gemm::default_kernel`] picks for one problem of the batch.
+    /// [`Gemm::default_batch_kernel`] picks for the batch.
     pub fn gemm_strided_batched<E: Element>(
         &self,
         cfg: &GemmConfig<E>,
@@ -66,7 +66,7 @@ impl Gemm {
         b: &impl DevicePtr<E>,
         c: &mut impl DevicePtrMut<E>,
     ) -> Result<(), GemmError> {
-        let kernel = self.load(&self.default_kernel(cfg).image())?;
+        let kernel = self.load(&self.default_batch_kernel(cfg).image())?;
         self.gemm_strided_batched_loaded(&kernel, cfg, batch, a, b, c)
     }
 
@@ -251,8 +251,8 @@ impl Gemm {
         unsafe { self.run_pass(kernel, &pass, &at) }
     }
 
-    /// [`Gemm::gemm_batched_loaded`] with the kernel [`Gemm::default_kernel`]
-    /// picks for one problem of the batch.
+    /// [`Gemm::gemm_batched_loaded`] with the kernel
+    /// [`Gemm::default_batch_kernel`] picks for the batch.
     pub fn gemm_batched<E, A, B, C>(
         &self,
         cfg: &GemmConfig<E>,
@@ -266,7 +266,7 @@ impl Gemm {
         B: DevicePtr<E>,
         C: DevicePtrMut<E>,
     {
-        let kernel = self.load(&self.default_kernel(cfg).image())?;
+        let kernel = self.load(&self.default_batch_kernel(cfg).image())?;
         self.gemm_batched_loaded(&kernel, cfg, a, b, c)
     }
 

@@ -84,7 +84,8 @@ fn larger(a: &KernelEntry, b: &KernelEntry) -> Ordering {
 /// square sizes the boundary is their geometric mean, and a skinny call
 /// (large m and n, small k) goes to a kernel tuned on a skinny shape before
 /// a square one of the same volume. A tie goes to the larger; an empty call
-/// (a zero dimension) takes the smallest.
+/// (a zero dimension) takes the smallest. Batch classes take part only for
+/// a `batched` call.
 pub(crate) fn find(
     families: &'static [Family],
     arch: u32,
@@ -92,8 +93,10 @@ pub(crate) fn find(
     op_a: Op,
     op_b: Op,
     shape: Option<(u64, u64, u64)>,
+    batched: bool,
 ) -> Option<&'static KernelEntry> {
-    let kernels = of_type_in(family_for(families, arch, precision, op_a, op_b)?, precision, op_a, op_b);
+    let kernels = of_type_in(family_for(families, arch, precision, op_a, op_b)?, precision, op_a, op_b)
+        .filter(move |e| batched || !e.batch);
     let larger = |a: &&KernelEntry, b: &&KernelEntry| larger(a, b);
     match shape {
         None => kernels.max_by(larger),
@@ -141,7 +144,8 @@ mod tests {
 
     #[test]
     fn a_call_takes_the_kernel_tuned_nearest_its_size() {
-        let f32nn = |shape| find(&SIZED, 90, Precision::F32, Op::N, Op::N, shape).map(|e| e.tuned_for[0]);
+        let f32nn =
+            |shape| find(&SIZED, 90, Precision::F32, Op::N, Op::N, shape, false).map(|e| e.tuned_for[0]);
         assert_eq!(f32nn(None), Some(9216), "unknown shape: the largest");
         for (shape, size) in [
             ((16384, 16384, 16384), 9216),
@@ -171,7 +175,8 @@ mod tests {
     /// them, whatever their volumes.
     #[test]
     fn a_call_takes_the_shape_class_nearest_its_shape() {
-        let f32nn = |shape| find(&SHAPED, 90, Precision::F32, Op::N, Op::N, shape).map(|e| e.tuned_for);
+        let f32nn =
+            |shape| find(&SHAPED, 90, Precision::F32, Op::N, Op::N, shape, false).map(|e| e.tuned_for);
         assert_eq!(f32nn(None), Some([9216; 3]), "unknown shape: the largest volume");
         for (shape, class) in [
             ((8192, 8192, 32), [8192, 8192, 64]),
@@ -190,22 +195,50 @@ mod tests {
             of_type(&SHAPED, 90, Precision::F32, Op::N, Op::N).iter().map(|e| e.tuned_volume()).collect();
         assert_eq!(volumes, [9216u64.pow(3), 8192 * 8192 * 64, 1024u64.pow(3)]);
     }
+    /// A large square and batch classes at 16³ and 128³.
+    static BATCHED: [KernelEntry; 3] = [
+        cube(TABLE2[0], 8192),
+        KernelEntry { batch: true, ..cube(TABLE2[0], 16) },
+        KernelEntry { batch: true, ..cube(TABLE2[0], 128) },
+    ];
+    static WITH_BATCHES: [Family; 1] = [Family { arch: 90, kernels: &BATCHED }];
+
+    /// Batch classes serve batched calls only: one problem of 16³ or 256³
+    /// still takes the large-square kernel; a batch takes the nearest class.
+    #[test]
+    fn batch_classes_serve_batches_only() {
+        let pick = |shape, batched| {
+            find(&WITH_BATCHES, 90, Precision::F32, Op::N, Op::N, Some(shape), batched)
+                .map(|e| e.tuned_for[0])
+        };
+        for shape in [(16, 16, 16), (256, 256, 256), (8, 8, 8)] {
+            assert_eq!(pick(shape, false), Some(8192), "{shape:?}");
+        }
+        assert_eq!(pick((8, 8, 8), true), Some(16));
+        assert_eq!(pick((100, 100, 100), true), Some(128));
+        assert_eq!(pick((4096, 4096, 4096), true), Some(8192));
+        assert_eq!(
+            find(&WITH_BATCHES, 90, Precision::F32, Op::N, Op::N, None, false).map(|e| e.tuned_for[0]),
+            Some(8192)
+        );
+    }
+
     static FAKE: [Family; 2] = [Family { arch: 80, kernels: &SM80 }, Family { arch: 86, kernels: &SM86 }];
 
     #[test]
     fn exact_arch_first_then_family_then_none() {
         let (s, n, t) = (Precision::F32, Op::N, Op::T);
         // SgemmNT: tuned on 86 and 80; each asks for its own.
-        assert!(std::ptr::eq(find(&FAKE, 86, s, n, t, None).unwrap(), &SM86[0]));
-        assert!(std::ptr::eq(find(&FAKE, 80, s, n, t, None).unwrap(), &SM80[1]));
+        assert!(std::ptr::eq(find(&FAKE, 86, s, n, t, None, false).unwrap(), &SM86[0]));
+        assert!(std::ptr::eq(find(&FAKE, 80, s, n, t, None, false).unwrap(), &SM80[1]));
         // sm_89 has no exact kernel: the first of its family.
-        assert!(std::ptr::eq(find(&FAKE, 89, s, n, t, None).unwrap(), &SM80[1]));
+        assert!(std::ptr::eq(find(&FAKE, 89, s, n, t, None, false).unwrap(), &SM80[1]));
         // SgemmNN on sm_86: the family's (sm_80) kernel.
-        assert!(std::ptr::eq(find(&FAKE, 86, s, n, n, None).unwrap(), &SM80[0]));
+        assert!(std::ptr::eq(find(&FAKE, 86, s, n, n, None, false).unwrap(), &SM80[0]));
         // Another family, another precision, another op: nothing tuned.
-        assert!(find(&FAKE, 90, s, n, n, None).is_none());
-        assert!(find(&FAKE, 80, Precision::F64, n, n, None).is_none());
-        assert!(find(&FAKE, 80, s, t, n, None).is_none());
+        assert!(find(&FAKE, 90, s, n, n, None, false).is_none());
+        assert!(find(&FAKE, 80, Precision::F64, n, n, None, false).is_none());
+        assert!(find(&FAKE, 80, s, t, n, None, false).is_none());
     }
 
     #[test]
@@ -215,10 +248,10 @@ mod tests {
                 for a in Op::ALL {
                     for b in Op::ALL {
                         let expect =
-                            find(&families::FAMILIES, arch, p, a, b, None).unwrap_or(table2(p, a, b));
+                            find(&families::FAMILIES, arch, p, a, b, None, false).unwrap_or(table2(p, a, b));
                         assert!(std::ptr::eq(crate::default_kernel(arch, p, a, b), expect));
                         for shape in [(256, 256, 256), (8192, 8192, 32), (16384, 16384, 16384)] {
-                            let expect = find(&families::FAMILIES, arch, p, a, b, Some(shape))
+                            let expect = find(&families::FAMILIES, arch, p, a, b, Some(shape), false)
                                 .unwrap_or(table2(p, a, b));
                             assert!(std::ptr::eq(crate::kernel_for(arch, p, a, b, shape), expect));
                         }

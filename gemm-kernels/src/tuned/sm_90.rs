@@ -74,28 +74,29 @@
 // * timed as the update C = C - A·B (alpha = -1, beta = 1), the others as C = A·B.
 //
 // Conjugate types reuse the winners of their transpose pattern. Of a type's kernels, a call
-// takes the one tuned at the shape nearest its own (gemm_kernels::kernel_for).
+// takes the one tuned at the shape nearest its own (gemm_kernels::kernel_for); batch classes
+// serve batched calls only (gemm_kernels::batch_kernel_for).
 
 use gemm_macros::gemm_kernel;
 
 use crate::KernelEntry;
 
-// Tuned at 9216^3 and 8192x8192x64 and 128^3.
+// Tuned at 9216^3 and 8192x8192x64 and 128^3 (batched).
 gemm_kernel! { name = SgemmNN, precision = f32, op = (N, N), tile = (128, 128, 32), threads = (16, 8), load_a = (32, 4), load_b = (8, 16), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Tuned at 1024^3.
 gemm_kernel! { name = SgemmNN1024, precision = f32, op = (N, N), tile = (128, 128, 32), threads = (16, 16), load_a = (32, 8), load_b = (8, 32), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 4), raster = 8, frag_sets = 2, math = tf32x3, mma = (16, 8, 8) }
 
-// Tuned at 64^3.
+// Tuned at 64^3 (batched).
 gemm_kernel! { name = SgemmNN64, precision = f32, op = (N, N), tile = (72, 64, 24), threads = (12, 8), load_a = (12, 8), load_b = (12, 8), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (3, 1), raster = 8, unroll = 2 }
 
-// Tuned at 32^3.
+// Tuned at 32^3 (batched).
 gemm_kernel! { name = SgemmNN32, precision = f32, op = (N, N), tile = (32, 40, 8), threads = (8, 8), load_a = (32, 2), load_b = (8, 8), arch = sm_90, stages = 3, warps = (1, 2), raster = 8, unroll = 2 }
 
-// Tuned at 16^3.
+// Tuned at 16^3 (batched).
 gemm_kernel! { name = SgemmNN16, precision = f32, op = (N, N), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
 
-// Tuned at 8^3.
+// Tuned at 8^3 (batched).
 gemm_kernel! { name = SgemmNN8, precision = f32, op = (N, N), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
 // Tuned at 9216^3 and 8192x8192x64.
@@ -128,19 +129,19 @@ gemm_kernel! { name = SgemmCT, precision = f32, op = (C, T), tile = (128, 128, 3
 // Reuses the sgemm_tt winner at 9216^3 and 8192x8192x64 and 1024^3.
 gemm_kernel! { name = SgemmCC, precision = f32, op = (C, C), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Tuned at 6656^3 and 128^3.
+// Tuned at 6656^3 and 128^3 (batched).
 gemm_kernel! { name = DgemmNN, precision = f64, op = (N, N), tile = (128, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (8, 32), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
-// Tuned at 8192x8192x64 and 64^3.
+// Tuned at 8192x8192x64 and 64^3 (batched).
 gemm_kernel! { name = DgemmNN8192x8192x64, precision = f64, op = (N, N), tile = (64, 32, 24), threads = (8, 8), load_a = (16, 4), load_b = (4, 16), lds_width = 2, arch = sm_90, stages = 2, ldg_width = 2, warps = (1, 2), raster = 8, math = dmma, mma = (16, 8, 4) }
 
-// Tuned at 32^3.
+// Tuned at 32^3 (batched).
 gemm_kernel! { name = DgemmNN32, precision = f64, op = (N, N), tile = (40, 36, 8), threads = (8, 4), load_a = (8, 4), load_b = (8, 4), arch = sm_90, stages = 3, warps = (1, 1), raster = 8 }
 
-// Tuned at 16^3.
+// Tuned at 16^3 (batched).
 gemm_kernel! { name = DgemmNN16, precision = f64, op = (N, N), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
 
-// Tuned at 8^3.
+// Tuned at 8^3 (batched).
 gemm_kernel! { name = DgemmNN8, precision = f64, op = (N, N), tile = (12, 32, 8), threads = (2, 16), load_a = (4, 8), load_b = (8, 4), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 1), raster = 8 }
 
 // Tuned at 6656^3.
@@ -191,16 +192,16 @@ gemm_kernel! { name = DgemmCC, precision = f64, op = (C, C), tile = (128, 128, 1
 // Reuses the dgemm_tt winner at 8192x8192x64.
 gemm_kernel! { name = DgemmCC8192x8192x64, precision = f64, op = (C, C), tile = (32, 64, 4), threads = (8, 16), load_a = (4, 32), load_b = (64, 2), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 4), raster = 8, math = dmma, mma = (16, 8, 4) }
 
-// Tuned at 6656^3 and 8192x8192x64 and 1024^3 and 128^3 and 64^3.
+// Tuned at 6656^3 and 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmNN, precision = c32, op = (N, N), tile = (64, 64, 16), threads = (16, 8), load_a = (32, 4), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Tuned at 32^3.
+// Tuned at 32^3 (batched).
 gemm_kernel! { name = CgemmNN32, precision = c32, op = (N, N), tile = (16, 32, 8), threads = (16, 4), load_a = (8, 8), load_b = (4, 16), arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 1), raster = 8 }
 
-// Tuned at 16^3.
+// Tuned at 16^3 (batched).
 gemm_kernel! { name = CgemmNN16, precision = c32, op = (N, N), tile = (16, 32, 8), threads = (16, 4), load_a = (8, 8), load_b = (4, 16), arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 1), raster = 8, unroll = 2 }
 
-// Tuned at 8^3.
+// Tuned at 8^3 (batched).
 gemm_kernel! { name = CgemmNN8, precision = c32, op = (N, N), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
 // Tuned at 6656^3 and 8192x8192x64 and 1024^3.
@@ -239,22 +240,22 @@ gemm_kernel! { name = CgemmCC, precision = c32, op = (C, C), tile = (80, 64, 48)
 // Reuses the cgemm_tt winner at 8192x8192x64 and 1024^3.
 gemm_kernel! { name = CgemmCC8192x8192x64, precision = c32, op = (C, C), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Tuned at 4608^3 and 1024^3 and 128^3.
+// Tuned at 4608^3 and 1024^3 and 128^3 (batched).
 gemm_kernel! { name = ZgemmNN, precision = c64, op = (N, N), tile = (64, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (16, 16), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 8192x8192x64.
 gemm_kernel! { name = ZgemmNN8192x8192x64, precision = c64, op = (N, N), tile = (64, 32, 4), threads = (16, 8), load_a = (64, 2), load_b = (4, 32), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, math = dmma, mma = (16, 8, 4) }
 
-// Tuned at 64^3.
+// Tuned at 64^3 (batched).
 gemm_kernel! { name = ZgemmNN64, precision = c64, op = (N, N), tile = (64, 32, 16), threads = (16, 8), load_a = (16, 8), load_b = (16, 8), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
-// Tuned at 32^3.
+// Tuned at 32^3 (batched).
 gemm_kernel! { name = ZgemmNN32, precision = c64, op = (N, N), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
-// Tuned at 16^3.
+// Tuned at 16^3 (batched).
 gemm_kernel! { name = ZgemmNN16, precision = c64, op = (N, N), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
 
-// Tuned at 8^3.
+// Tuned at 8^3 (batched).
 gemm_kernel! { name = ZgemmNN8, precision = c64, op = (N, N), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
 // Tuned at 4608^3 and 1024^3.
@@ -309,12 +310,12 @@ gemm_kernel! { name = ZgemmCC8192x8192x64, precision = c64, op = (C, C), tile = 
 pub static KERNELS: [KernelEntry; 119] = [
     KernelEntry::tuned::<SgemmNN>("sm_90::SgemmNN", [9216, 9216, 9216]),
     KernelEntry::tuned::<SgemmNN>("sm_90::SgemmNN", [8192, 8192, 64]),
-    KernelEntry::tuned::<SgemmNN>("sm_90::SgemmNN", [128, 128, 128]),
+    KernelEntry::tuned_batch::<SgemmNN>("sm_90::SgemmNN", [128, 128, 128]),
     KernelEntry::tuned::<SgemmNN1024>("sm_90::SgemmNN1024", [1024, 1024, 1024]),
-    KernelEntry::tuned::<SgemmNN64>("sm_90::SgemmNN64", [64, 64, 64]),
-    KernelEntry::tuned::<SgemmNN32>("sm_90::SgemmNN32", [32, 32, 32]),
-    KernelEntry::tuned::<SgemmNN16>("sm_90::SgemmNN16", [16, 16, 16]),
-    KernelEntry::tuned::<SgemmNN8>("sm_90::SgemmNN8", [8, 8, 8]),
+    KernelEntry::tuned_batch::<SgemmNN64>("sm_90::SgemmNN64", [64, 64, 64]),
+    KernelEntry::tuned_batch::<SgemmNN32>("sm_90::SgemmNN32", [32, 32, 32]),
+    KernelEntry::tuned_batch::<SgemmNN16>("sm_90::SgemmNN16", [16, 16, 16]),
+    KernelEntry::tuned_batch::<SgemmNN8>("sm_90::SgemmNN8", [8, 8, 8]),
     KernelEntry::tuned::<SgemmNT>("sm_90::SgemmNT", [9216, 9216, 9216]),
     KernelEntry::tuned::<SgemmNT>("sm_90::SgemmNT", [8192, 8192, 64]),
     KernelEntry::tuned::<SgemmNT1024>("sm_90::SgemmNT1024", [1024, 1024, 1024]),
@@ -340,12 +341,12 @@ pub static KERNELS: [KernelEntry; 119] = [
     KernelEntry::tuned::<SgemmCC>("sm_90::SgemmCC", [8192, 8192, 64]),
     KernelEntry::tuned::<SgemmCC>("sm_90::SgemmCC", [1024, 1024, 1024]),
     KernelEntry::tuned::<DgemmNN>("sm_90::DgemmNN", [6656, 6656, 6656]),
-    KernelEntry::tuned::<DgemmNN>("sm_90::DgemmNN", [128, 128, 128]),
+    KernelEntry::tuned_batch::<DgemmNN>("sm_90::DgemmNN", [128, 128, 128]),
     KernelEntry::tuned::<DgemmNN8192x8192x64>("sm_90::DgemmNN8192x8192x64", [8192, 8192, 64]),
-    KernelEntry::tuned::<DgemmNN8192x8192x64>("sm_90::DgemmNN8192x8192x64", [64, 64, 64]),
-    KernelEntry::tuned::<DgemmNN32>("sm_90::DgemmNN32", [32, 32, 32]),
-    KernelEntry::tuned::<DgemmNN16>("sm_90::DgemmNN16", [16, 16, 16]),
-    KernelEntry::tuned::<DgemmNN8>("sm_90::DgemmNN8", [8, 8, 8]),
+    KernelEntry::tuned_batch::<DgemmNN8192x8192x64>("sm_90::DgemmNN8192x8192x64", [64, 64, 64]),
+    KernelEntry::tuned_batch::<DgemmNN32>("sm_90::DgemmNN32", [32, 32, 32]),
+    KernelEntry::tuned_batch::<DgemmNN16>("sm_90::DgemmNN16", [16, 16, 16]),
+    KernelEntry::tuned_batch::<DgemmNN8>("sm_90::DgemmNN8", [8, 8, 8]),
     KernelEntry::tuned::<DgemmNT>("sm_90::DgemmNT", [6656, 6656, 6656]),
     KernelEntry::tuned::<DgemmNT8192x8192x64>("sm_90::DgemmNT8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned::<DgemmNC>("sm_90::DgemmNC", [6656, 6656, 6656]),
@@ -365,11 +366,11 @@ pub static KERNELS: [KernelEntry; 119] = [
     KernelEntry::tuned::<CgemmNN>("sm_90::CgemmNN", [6656, 6656, 6656]),
     KernelEntry::tuned::<CgemmNN>("sm_90::CgemmNN", [8192, 8192, 64]),
     KernelEntry::tuned::<CgemmNN>("sm_90::CgemmNN", [1024, 1024, 1024]),
-    KernelEntry::tuned::<CgemmNN>("sm_90::CgemmNN", [128, 128, 128]),
-    KernelEntry::tuned::<CgemmNN>("sm_90::CgemmNN", [64, 64, 64]),
-    KernelEntry::tuned::<CgemmNN32>("sm_90::CgemmNN32", [32, 32, 32]),
-    KernelEntry::tuned::<CgemmNN16>("sm_90::CgemmNN16", [16, 16, 16]),
-    KernelEntry::tuned::<CgemmNN8>("sm_90::CgemmNN8", [8, 8, 8]),
+    KernelEntry::tuned_batch::<CgemmNN>("sm_90::CgemmNN", [128, 128, 128]),
+    KernelEntry::tuned_batch::<CgemmNN>("sm_90::CgemmNN", [64, 64, 64]),
+    KernelEntry::tuned_batch::<CgemmNN32>("sm_90::CgemmNN32", [32, 32, 32]),
+    KernelEntry::tuned_batch::<CgemmNN16>("sm_90::CgemmNN16", [16, 16, 16]),
+    KernelEntry::tuned_batch::<CgemmNN8>("sm_90::CgemmNN8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmNT>("sm_90::CgemmNT", [6656, 6656, 6656]),
     KernelEntry::tuned::<CgemmNT>("sm_90::CgemmNT", [8192, 8192, 64]),
     KernelEntry::tuned::<CgemmNT>("sm_90::CgemmNT", [1024, 1024, 1024]),
@@ -396,12 +397,12 @@ pub static KERNELS: [KernelEntry; 119] = [
     KernelEntry::tuned::<CgemmCC8192x8192x64>("sm_90::CgemmCC8192x8192x64", [1024, 1024, 1024]),
     KernelEntry::tuned::<ZgemmNN>("sm_90::ZgemmNN", [4608, 4608, 4608]),
     KernelEntry::tuned::<ZgemmNN>("sm_90::ZgemmNN", [1024, 1024, 1024]),
-    KernelEntry::tuned::<ZgemmNN>("sm_90::ZgemmNN", [128, 128, 128]),
+    KernelEntry::tuned_batch::<ZgemmNN>("sm_90::ZgemmNN", [128, 128, 128]),
     KernelEntry::tuned::<ZgemmNN8192x8192x64>("sm_90::ZgemmNN8192x8192x64", [8192, 8192, 64]),
-    KernelEntry::tuned::<ZgemmNN64>("sm_90::ZgemmNN64", [64, 64, 64]),
-    KernelEntry::tuned::<ZgemmNN32>("sm_90::ZgemmNN32", [32, 32, 32]),
-    KernelEntry::tuned::<ZgemmNN16>("sm_90::ZgemmNN16", [16, 16, 16]),
-    KernelEntry::tuned::<ZgemmNN8>("sm_90::ZgemmNN8", [8, 8, 8]),
+    KernelEntry::tuned_batch::<ZgemmNN64>("sm_90::ZgemmNN64", [64, 64, 64]),
+    KernelEntry::tuned_batch::<ZgemmNN32>("sm_90::ZgemmNN32", [32, 32, 32]),
+    KernelEntry::tuned_batch::<ZgemmNN16>("sm_90::ZgemmNN16", [16, 16, 16]),
+    KernelEntry::tuned_batch::<ZgemmNN8>("sm_90::ZgemmNN8", [8, 8, 8]),
     KernelEntry::tuned::<ZgemmNT>("sm_90::ZgemmNT", [4608, 4608, 4608]),
     KernelEntry::tuned::<ZgemmNT>("sm_90::ZgemmNT", [1024, 1024, 1024]),
     KernelEntry::tuned::<ZgemmNT8192x8192x64>("sm_90::ZgemmNT8192x8192x64", [8192, 8192, 64]),

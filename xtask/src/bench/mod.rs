@@ -410,7 +410,7 @@ impl Runner<'_> {
                 let users: Vec<&Ready> = ready
                     .iter()
                     .zip(&per_kernel)
-                    .filter(|(r, s)| s.contains(&n) && r.subject.times((n, n, n)))
+                    .filter(|(r, s)| s.contains(&n) && r.subject.times((n, n, n), false))
                     .map(|(r, _)| r)
                     .collect();
                 if !users.is_empty() {
@@ -419,7 +419,8 @@ impl Runner<'_> {
             }
         }
         for &(sweep, shape) in &setup.fixed {
-            let users: Vec<&Ready> = ready.iter().filter(|r| r.subject.times(shape)).collect();
+            let users: Vec<&Ready> =
+                ready.iter().filter(|r| r.subject.times(shape, sweep == Sweep::Batched)).collect();
             if !users.is_empty() {
                 self.shapes::<T>(sweep, &[shape], &users)?;
             }

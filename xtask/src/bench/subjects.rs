@@ -55,14 +55,18 @@ impl Subject {
     }
 
     /// Whether it is timed on an `m × n × k` problem.
-    pub(super) fn times(&self, (m, n, k): (i64, i64, i64)) -> bool {
+    pub(super) fn times(&self, (m, n, k): (i64, i64, i64), batched: bool) -> bool {
         match self.reach {
             Reach::All => true,
             Reach::Dispatch { arch } => {
                 let s = &self.image.spec;
                 let dim = |d: i64| u64::try_from(d).unwrap_or(0);
-                let picked =
-                    gemm_kernels::kernel_for(arch, s.precision, s.op_a, s.op_b, (dim(m), dim(n), dim(k)));
+                let shape = (dim(m), dim(n), dim(k));
+                let picked = if batched {
+                    gemm_kernels::batch_kernel_for(arch, s.precision, s.op_a, s.op_b, shape)
+                } else {
+                    gemm_kernels::kernel_for(arch, s.precision, s.op_a, s.op_b, shape)
+                };
                 picked.entry == self.image.entry
             }
         }
@@ -157,7 +161,7 @@ mod tests {
                     spec.op_b,
                     (dim(shape.0), dim(shape.1), dim(shape.2)),
                 );
-                assert_eq!(subject.times(shape), picked.entry == subject.image.entry);
+                assert_eq!(subject.times(shape, false), picked.entry == subject.image.entry);
             }
         }
         let table2 = choose(&parse(&["--table2"]).unwrap(), 90).unwrap();

@@ -211,15 +211,24 @@ fn for_ops(winners: &[Winner], precision: Precision, op_a: Op, op_b: Op) -> Vec<
 /// shapes it won at (in `kernels`' order). A spec that wins at two shapes is
 /// one kernel with two entries, so the dispatch is what it would be with two
 /// kernels and nothing is compiled twice.
-fn distinct_kernels(kernels: Vec<(&Winner, KernelSpec)>) -> Vec<(&Winner, KernelSpec, Vec<Shape>)> {
-    let mut items: Vec<(&Winner, KernelSpec, Vec<Shape>)> = Vec::new();
+fn distinct_kernels(kernels: Vec<(&Winner, KernelSpec)>) -> Vec<(&Winner, KernelSpec, Vec<Class>)> {
+    let mut items: Vec<(&Winner, KernelSpec, Vec<Class>)> = Vec::new();
     for (w, spec) in kernels {
+        let class = Class { shape: w.size, batch: w.batch.is_some() };
         match items.iter_mut().find(|(_, s, _)| *s == spec) {
-            Some((_, _, shapes)) => shapes.push(w.size),
-            None => items.push((w, spec, vec![w.size])),
+            Some((_, _, classes)) => classes.push(class),
+            None => items.push((w, spec, vec![class])),
         }
     }
     items
+}
+
+/// A shape class a kernel serves: its shape, and whether it is a batch
+/// class (`KernelEntry::tuned_batch`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Class {
+    shape: Shape,
+    batch: bool,
 }
 
 /// The Rust item name of a shape class's kernel: the type's name for the
@@ -292,12 +301,16 @@ pub fn render_family(device: &DeviceKey, winners: &[Winner]) -> String {
         s,
         "// Conjugate types reuse the winners of their transpose pattern. Of a type's kernels, a call"
     );
-    let _ = writeln!(s, "// takes the one tuned at the shape nearest its own (gemm_kernels::kernel_for).");
+    let _ = writeln!(
+        s,
+        "// takes the one tuned at the shape nearest its own (gemm_kernels::kernel_for); batch classes"
+    );
+    let _ = writeln!(s, "// serve batched calls only (gemm_kernels::batch_kernel_for).");
     let _ = writeln!(s);
     let _ = writeln!(s, "use gemm_macros::gemm_kernel;");
     let _ = writeln!(s);
     let _ = writeln!(s, "use crate::KernelEntry;");
-    let mut entries: Vec<(String, Shape)> = Vec::new();
+    let mut entries: Vec<(String, Class)> = Vec::new();
     for precision in Precision::ALL {
         for op_a in Op::ALL {
             for op_b in Op::ALL {
@@ -305,9 +318,15 @@ pub fn render_family(device: &DeviceKey, winners: &[Winner]) -> String {
                 // add their shape: SgemmNN, SgemmNN1024.
                 let base = item_name(precision, op_a, op_b);
                 let items = distinct_kernels(for_ops(winners, precision, op_a, op_b));
-                for (i, (w, spec, shapes)) in items.into_iter().enumerate() {
-                    let name = class_item_name(&base, i == 0, shapes[0]);
-                    let at = shapes.iter().map(|&s| shape_name(s)).collect::<Vec<_>>().join(" and ");
+                for (i, (w, spec, classes)) in items.into_iter().enumerate() {
+                    let name = class_item_name(&base, i == 0, classes[0].shape);
+                    let at = classes
+                        .iter()
+                        .map(|c| {
+                            format!("{}{}", shape_name(c.shape), if c.batch { " (batched)" } else { "" })
+                        })
+                        .collect::<Vec<_>>()
+                        .join(" and ");
                     let _ = writeln!(s);
                     if w.kernel_type.op_a != op_a || w.kernel_type.op_b != op_b {
                         let _ = writeln!(s, "// Reuses the {} winner at {at}.", w.kernel_type.name());
@@ -315,7 +334,7 @@ pub fn render_family(device: &DeviceKey, winners: &[Winner]) -> String {
                         let _ = writeln!(s, "// Tuned at {at}.");
                     }
                     let _ = writeln!(s, "{}", spec.to_invocation(&name));
-                    entries.extend(shapes.into_iter().map(|shape| (name.clone(), shape)));
+                    entries.extend(classes.into_iter().map(|class| (name.clone(), class)));
                 }
             }
         }
@@ -323,8 +342,10 @@ pub fn render_family(device: &DeviceKey, winners: &[Winner]) -> String {
     let _ = writeln!(s);
     let _ = writeln!(s, "/// Every tuned kernel of this family.");
     let _ = writeln!(s, "pub static KERNELS: [KernelEntry; {}] = [", entries.len());
-    for (name, (m, n, k)) in &entries {
-        let _ = writeln!(s, "    KernelEntry::tuned::<{name}>(\"{family}::{name}\", [{m}, {n}, {k}]),");
+    for (name, Class { shape: (m, n, k), batch }) in &entries {
+        let constructor = if *batch { "tuned_batch" } else { "tuned" };
+        let _ =
+            writeln!(s, "    KernelEntry::{constructor}::<{name}>(\"{family}::{name}\", [{m}, {n}, {k}]),");
     }
     let _ = writeln!(s, "];");
     s
@@ -549,9 +570,10 @@ mod tests {
         syn::parse_file(&text).expect("the generated file is Rust");
         assert!(text.contains("batch of 65536"), "{text}");
         assert!(
-            text.contains("KernelEntry::tuned::<SgemmNN16>(\"sm_90::SgemmNN16\", [16, 16, 16]),"),
+            text.contains("KernelEntry::tuned_batch::<SgemmNN16>(\"sm_90::SgemmNN16\", [16, 16, 16]),"),
             "{text}"
         );
+        assert!(text.contains("// Tuned at 16^3 (batched)."), "{text}");
     }
 
     #[test]
