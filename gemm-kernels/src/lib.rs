@@ -12,7 +12,8 @@
 //! - [`tuned`]: kernels `cargo xtask tune` wrote for particular GPU
 //!   families, possibly several per type (one per shape class it was tuned
 //!   at); [`kernel_for`] picks by the call's shape, [`default_kernel`] the
-//!   largest.
+//!   largest, [`batch_kernel_for`] by the shape of a batch's problems, with
+//!   the classes tuned on batches ([`KernelEntry::batch`]) taking part.
 //!
 //! ```
 //! use gemm_codegen::{GemmKernel, Op, Precision};
