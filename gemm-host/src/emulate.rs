@@ -125,14 +125,10 @@ impl Emulator {
         };
         let launch = batch.launch;
         let (first, second) = launch.operands(a, b);
-        let requires = image.requires();
-        let (kernel, entry) = if requires.operands_aligned(0, 0, launch.lda, launch.ldb) {
-            (self.program(image)?, image.entry.to_string())
-        } else {
-            let twin = self.programs.get_or_load_twin(image, parse)?;
-            let entry = twin.entry().to_owned();
-            (twin, entry)
-        };
+        // Every problem's slices start aligned: only the leading dimensions
+        // can call for the twin.
+        let aligned = image.requires().operands_aligned(0, 0, launch.lda, launch.ldb);
+        let (kernel, entry) = self.variant(image, aligned)?;
         let args = gemm_args(&launch);
         let before: Vec<Vec<E>> = c.iter().map(|x| x.to_vec()).collect();
         let mut stats = Stats::default();
@@ -206,16 +202,8 @@ impl Emulator {
         let batch = pass.batch;
         // As on the GPU: a misaligned leading dimension or stride gets the
         // same kernel with single-element loads (the slices start aligned).
-        let requires = image.requires();
-        let (kernel, entry) = if requires.operands_aligned(0, 0, launch.lda, launch.ldb)
-            && requires.strides_aligned(batch.stride_a, batch.stride_b)
-        {
-            (self.program(image)?, image.entry.to_string())
-        } else {
-            let twin = self.programs.get_or_load_twin(image, parse)?;
-            let entry = twin.entry().to_owned();
-            (twin, entry)
-        };
+        let aligned = pass.strided_operands_aligned(&image.requires(), &|_| 0);
+        let (kernel, entry) = self.variant(image, aligned)?;
         let args = gemm_args(launch);
         let before = c.to_vec();
         let mut stats = Stats::default();
@@ -243,6 +231,17 @@ impl Emulator {
             }
         }
         Ok(stats)
+    }
+
+    /// `image`'s program, or unless `aligned` its twin that assumes no
+    /// alignment of A and B (generated once), with its entry name.
+    fn variant(&self, image: &KernelImage, aligned: bool) -> Result<(Arc<emu::Gemm>, String), GemmError> {
+        if aligned {
+            return Ok((self.program(image)?, image.entry.to_string()));
+        }
+        let twin = self.programs.get_or_load_twin(image, parse)?;
+        let entry = twin.entry().to_owned();
+        Ok((twin, entry))
     }
 
     fn program(&self, image: &KernelImage) -> Result<Arc<emu::Gemm>, GemmError> {

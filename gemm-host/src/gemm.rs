@@ -210,38 +210,31 @@ impl Gemm {
         unsafe { self.launch_split(kernel, cfg, 1, &buffers) }
     }
 
-    /// Launches every chunk of `pass` with `kernel`, its matrices at the
-    /// device addresses `addr` gives for their places.
+    /// Launches every chunk of `pass` with `kernel` — or, unless `aligned`
+    /// (every problem's A and B meet the kernel's alignment), with its
+    /// family's twin that assumes none — its matrices at the device
+    /// addresses `addr` gives for their places.
     ///
     /// # Safety
     /// `pass` was checked (its shape by [`validate`], its problems within
     /// the buffers at `addr`, C's problems disjoint from each other and from
-    /// A's and B's), and the buffers stay valid and unconflicted until the
-    /// kernels finish.
+    /// A's and B's), `aligned` is true only if every problem's operands are,
+    /// and the buffers stay valid and unconflicted until the kernels finish.
     pub(crate) unsafe fn run_pass<E: Element>(
         &self,
         kernel: &LoadedKernel,
         pass: &Pass<E>,
         addr: &dyn Fn(Place) -> u64,
+        aligned: bool,
     ) -> Result<(), GemmError> {
         let launch = &pass.launch;
         let [a, b, c] = pass.places.map(addr);
         let batch = pass.batch;
         // A kernel may assume A and B aligned beyond one element (runs of
-        // `ldg_width` elements): where they are not (in any problem), its
-        // family's twin that assumes nothing runs instead.
-        let requires = kernel.image().requires();
-        let fallback;
-        let kernel = if requires.operands_aligned(a, b, launch.lda, launch.ldb)
-            && requires.strides_aligned(batch.stride_a, batch.stride_b)
-        {
-            kernel
-        } else {
-            fallback = self.cache.get_or_load_twin(kernel.image(), |image| {
-                kernel::load(self.context(), &self.device, image)
-            })?;
-            &fallback
-        };
+        // `ldg_width` elements): where they are not, its family's twin that
+        // assumes nothing runs instead.
+        let twin = if aligned { None } else { Some(self.unaligned_twin(kernel)?) };
+        let kernel = twin.as_deref().unwrap_or(kernel);
         kernel.launchable()?;
         let image = kernel.image();
         let (abi, shape) = (image.abi(), image.launch());
@@ -289,6 +282,12 @@ impl Gemm {
                 .map_err(GemmError::driver(format!("launching kernel `{}`", kernel.entry())))?;
         }
         Ok(())
+    }
+
+    /// `kernel`'s twin for operands it cannot assume aligned, generated and
+    /// loaded once per spec.
+    fn unaligned_twin(&self, kernel: &LoadedKernel) -> Result<Arc<LoadedKernel>, GemmError> {
+        self.cache.get_or_load_twin(kernel.image(), |image| kernel::load(self.context(), &self.device, image))
     }
 
     fn check_kernel<E: Element>(&self, kernel: &LoadedKernel) -> Result<(), GemmError> {

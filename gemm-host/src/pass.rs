@@ -10,7 +10,7 @@
 //! a pass runs as [`Pass::chunks`].
 
 use gemm_codegen::abi::Batch;
-use gemm_codegen::{Element, LaunchShape, Op};
+use gemm_codegen::{Element, LaunchShape, Op, Requirements};
 
 use crate::validate::{BatchLaunch, Launch};
 
@@ -82,6 +82,16 @@ impl<T: Element> Pass<T> {
         let (a, b) = launch.operands(self.places[0], self.places[1]);
         self.places[..2].copy_from_slice(&[a, b]);
         self
+    }
+
+    /// Whether every problem's A and B, at the addresses `addr` gives and
+    /// `batch`'s strides apart, meet `requires`' alignment (then the kernel
+    /// runs, else its unaligned twin). A pointer-array pass's problems are
+    /// not at strides: its caller, which knows the pointers, decides.
+    pub fn strided_operands_aligned(&self, requires: &Requirements, addr: &dyn Fn(Place) -> u64) -> bool {
+        let (l, b) = (&self.launch, &self.batch);
+        requires.operands_aligned(addr(self.places[0]), addr(self.places[1]), l.lda, l.ldb)
+            && requires.strides_aligned(b.stride_a, b.stride_b)
     }
 
     /// The pass's launches, in order.

@@ -144,10 +144,9 @@ pub fn kernel_for(
     precision: Precision,
     op_a: Op,
     op_b: Op,
-    (m, n, k): (u64, u64, u64),
+    shape: (u64, u64, u64),
 ) -> &'static KernelEntry {
-    tuned::find(&tuned::families::FAMILIES, arch, precision, op_a, op_b, Some((m, n, k)), false)
-        .unwrap_or_else(|| table2(precision, op_a, op_b))
+    nearest(arch, precision, op_a, op_b, shape, false)
 }
 
 /// [`kernel_for`] for a batch of `m × n × k` problems: the batch classes
@@ -157,9 +156,22 @@ pub fn batch_kernel_for(
     precision: Precision,
     op_a: Op,
     op_b: Op,
-    (m, n, k): (u64, u64, u64),
+    shape: (u64, u64, u64),
 ) -> &'static KernelEntry {
-    tuned::find(&tuned::families::FAMILIES, arch, precision, op_a, op_b, Some((m, n, k)), true)
+    nearest(arch, precision, op_a, op_b, shape, true)
+}
+
+/// [`kernel_for`] and [`batch_kernel_for`]: the tuned kernel nearest
+/// `shape`, else Table 2.
+fn nearest(
+    arch: u32,
+    precision: Precision,
+    op_a: Op,
+    op_b: Op,
+    shape: (u64, u64, u64),
+    batched: bool,
+) -> &'static KernelEntry {
+    tuned::find(&tuned::families::FAMILIES, arch, precision, op_a, op_b, Some(shape), batched)
         .unwrap_or_else(|| table2(precision, op_a, op_b))
 }
 

@@ -9,6 +9,7 @@ use gemm_host::cublas::Cublas;
 use gemm_host::cudarc::driver::CudaSlice;
 use gemm_host::num_complex::Complex;
 use gemm_host::reference::{self, Random};
+use gemm_host::validate::StridedBatch;
 use gemm_host::{Element, Gemm, GemmConfig, GemmError, LoadedKernel, Matrix, Op};
 
 /// Repetitions of a measurement.
@@ -131,6 +132,47 @@ impl<T: Element> Bench<T> {
             samples.push(f64::from(ms));
         }
         Ok(summarize(&mut samples))
+    }
+}
+
+impl<T: Element> Bench<T> {
+    /// Times `kernel` on the bench's call: its problems as one strided
+    /// batch ([`Bench::new_batch`]), or one problem with K split into at
+    /// most `slices` slices (1: none).
+    pub fn time_ours(
+        &mut self,
+        gemm: &Gemm,
+        plan: Plan,
+        kernel: &LoadedKernel,
+        slices: u32,
+    ) -> Result<Timing> {
+        let count = self.count;
+        self.time(gemm, plan, |cfg, a, b, c| {
+            if count > 1 {
+                gemm.gemm_strided_batched_loaded(
+                    kernel,
+                    cfg,
+                    &StridedBatch::packed(cfg, count as i64),
+                    a,
+                    b,
+                    c,
+                )
+            } else {
+                gemm.gemm_split_k_loaded(kernel, cfg, slices, a, b, c)
+            }
+        })
+    }
+
+    /// Times cuBLAS on the same call as [`Bench::time_ours`].
+    pub fn time_cublas(&mut self, gemm: &Gemm, plan: Plan, cublas: &Cublas) -> Result<Timing> {
+        let count = self.count;
+        self.time(gemm, plan, |cfg, a, b, c| {
+            if count > 1 {
+                cublas.gemm_strided_batched(cfg, &StridedBatch::packed(cfg, count as i64), a, b, c)
+            } else {
+                cublas.gemm(cfg, a, b, c)
+            }
+        })
     }
 }
 

@@ -49,10 +49,12 @@ impl Gemm {
             let checked = validate::check_batch(cfg, batch, buffers, Some(kernel.image()))?;
             let CheckedBatch::Launch(batch) = checked else { return Ok(()) };
             let pass = Pass::of_batch(batch);
+            let addr = |place| address(buffers, place);
+            let aligned = pass.strided_operands_aligned(&kernel.image().requires(), &addr);
             // SAFETY: the buffers are live, borrowed for the call (C
             // exclusively); `check_batch` proved every problem within its
             // buffer and the Cs disjoint.
-            unsafe { self.run_pass(kernel, &pass, &|place| address(buffers, place)) }
+            unsafe { self.run_pass(kernel, &pass, &addr, aligned) }
         })
     }
 
@@ -115,9 +117,11 @@ impl Gemm {
         };
         let Some(split) = split_k(&launch, slices) else {
             let pass = Pass::single(launch, [Place::A, Place::B, Place::C]).with_operands(launch);
+            let addr = |place| address(buffers, place);
+            let aligned = pass.strided_operands_aligned(&kernel.image().requires(), &addr);
             // SAFETY: this function's contract; `check` proved each matrix
             // within its buffer.
-            return unsafe { self.run_pass(kernel, &pass, &|place| address(buffers, place)) };
+            return unsafe { self.run_pass(kernel, &pass, &addr, aligned) };
         };
         let reduce = self.load(&gemm_kernels::table2(E::PRECISION, Op::N, Op::N).image())?;
         let mut workspace = self.workspace_for::<E>(&split)?;
@@ -133,8 +137,10 @@ impl Gemm {
         // order; the caller's buffers by this function's contract, each
         // slice's A and B within the call's (the slices tile K).
         unsafe {
-            self.run_pass(kernel, &split.partial, &at)?;
-            self.run_pass(&reduce, &split.reduce, &at)
+            let aligned = split.partial.strided_operands_aligned(&kernel.image().requires(), &at);
+            self.run_pass(kernel, &split.partial, &at, aligned)?;
+            let aligned = split.reduce.strided_operands_aligned(&reduce.image().requires(), &at);
+            self.run_pass(&reduce, &split.reduce, &at, aligned)
         }
     }
 
@@ -200,29 +206,14 @@ impl Gemm {
         let (first, second) = launch.operands(&pa, &pb);
         let ptrs = |xs: &[((u64, _), usize)]| xs.iter().map(|((p, _), _)| *p).collect::<Vec<u64>>();
         let (first, second, third) = (ptrs(first), ptrs(second), ptrs(&pc));
-        // A kernel assuming aligned operands runs only if every problem's are.
+        // The kernel assuming aligned operands runs only if every problem's are.
         let requires = kernel.image().requires();
         let aligned =
             first.iter().zip(&second).all(|(&x, &y)| requires.operands_aligned(x, y, launch.lda, launch.ldb));
-        let twin;
-        let kernel = if aligned {
-            kernel
-        } else {
-            twin = self.cache.get_or_load_twin(kernel.image(), |image| {
-                crate::kernel::load(self.context(), &self.device, image)
-            })?;
-            &twin
-        };
-        // Three arrays, each 256-byte aligned (so the alignment test on them
-        // in `run_pass` passes, their elements' having been checked above).
+        // The kernel's three arrays (a, b, c) one after another.
         let count = batch.count;
-        let seg = (8 * count as usize).next_multiple_of(256);
-        let mut table = vec![0u8; 3 * seg];
-        for (i, array) in [&first, &second, &third].into_iter().enumerate() {
-            for (j, p) in array.iter().enumerate() {
-                table[i * seg + 8 * j..i * seg + 8 * j + 8].copy_from_slice(&p.to_le_bytes());
-            }
-        }
+        let table: Vec<u8> =
+            first.iter().chain(&second).chain(&third).flat_map(|p| p.to_le_bytes()).collect();
         let mut workspace = self.workspace(ONES_BYTES + table.len())?;
         let ws = workspace.bytes.as_mut().expect("sized by workspace");
         self.stream
@@ -230,7 +221,7 @@ impl Gemm {
             .map_err(GemmError::driver("uploading the pointer arrays"))?;
         let (base, _use) = ws.device_ptr_mut(&self.stream);
         let at = |place: Place| {
-            let array = |i: u64| base + (ONES_BYTES + i as usize * seg) as u64;
+            let array = |i: u64| base + ONES_BYTES as u64 + i * 8 * count;
             match place {
                 Place::A => array(0),
                 Place::B => array(1),
@@ -248,7 +239,7 @@ impl Gemm {
         // (every C exclusively), each checked to hold its matrix; the table
         // lies in this runner's workspace, written on this stream before the
         // launch.
-        unsafe { self.run_pass(kernel, &pass, &at) }
+        unsafe { self.run_pass(kernel, &pass, &at, aligned) }
     }
 
     /// [`Gemm::gemm_batched_loaded`] with the kernel

@@ -49,20 +49,13 @@ impl StridedBatch {
 /// call).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BatchLaunch<T> {
-    /// One problem, as [`super::check`] gives it; its grid is that of
-    /// [`BatchLaunch::problems_per_launch`] problems.
+    /// One problem, as [`super::check`] gives it; its grid is that of one
+    /// launch's problems (at most `LaunchShape::MAX_GRID_Z`).
     pub launch: Launch<T>,
     /// Problems in the batch (at least 1).
     pub count: u64,
     /// Strides of the kernel's `a`, `b` and `c`, in elements.
     pub strides: [u64; 3],
-}
-
-impl<T> BatchLaunch<T> {
-    /// Problems one launch computes at most: a grid's depth.
-    pub const fn problems_per_launch(&self) -> u64 {
-        if self.count < LaunchShape::MAX_GRID_Z { self.count } else { LaunchShape::MAX_GRID_Z }
-    }
 }
 
 /// The outcome of [`check_batch`] for a valid call.

@@ -55,7 +55,6 @@ use gemm_codegen::{Element, KernelSpec, Math, Op, Precision};
 use gemm_host::cublas::{Cublas, CublasMath};
 use gemm_host::num_complex::Complex;
 use gemm_host::reference::{self, Random};
-use gemm_host::validate::StridedBatch;
 use gemm_host::{Gemm, GemmConfig, LoadedKernel, Matrix};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -547,21 +546,7 @@ impl Runner<'_> {
                     Some((_, t)) => t.clone(),
                     None => {
                         let cublas = self.cublas_for(spec.math);
-                        let t = bench
-                            .time(self.gemm, plan, |c, a, b, out| {
-                                if sweep == Sweep::Batched {
-                                    cublas.gemm_strided_batched(
-                                        c,
-                                        &StridedBatch::packed(c, count as i64),
-                                        a,
-                                        b,
-                                        out,
-                                    )
-                                } else {
-                                    cublas.gemm(c, a, b, out)
-                                }
-                            })
-                            .map_err(|e| format!("{e:#}"));
+                        let t = bench.time_cublas(self.gemm, plan, cublas).map_err(|e| format!("{e:#}"));
                         cublas_times.push((key, t.clone()));
                         t
                     }
@@ -571,14 +556,7 @@ impl Runner<'_> {
                     list => list.to_vec(),
                 };
                 for slices in slices {
-                    let ours = bench.time(self.gemm, plan, |c, a, b, out| {
-                        if sweep == Sweep::Batched {
-                            let batch = StridedBatch::packed(c, count as i64);
-                            self.gemm.gemm_strided_batched_loaded(&r.loaded, c, &batch, a, b, out)
-                        } else {
-                            self.gemm.gemm_split_k_loaded(&r.loaded, c, slices, a, b, out)
-                        }
-                    });
+                    let ours = bench.time_ours(self.gemm, plan, &r.loaded, slices);
                     if ours.is_err() {
                         self.context_alive(&r.subject.label())?;
                     }

@@ -57,10 +57,8 @@ use gemm_codegen::bound::GpuThroughput;
 use gemm_codegen::space::{Guidelines, Space};
 use gemm_codegen::{DeviceLimits, Element, KernelImage, KernelSpec, Op, Precision};
 use gemm_host::cublas::Cublas;
-use gemm_host::cudarc::driver::CudaSlice;
 use gemm_host::num_complex::Complex;
 use gemm_host::reference::Random;
-use gemm_host::validate::StridedBatch;
 use gemm_host::{Gemm, GemmConfig, GemmError, LoadedKernel};
 
 use self::budget::{Budget, Job, Outcome, run_jobs};
@@ -668,12 +666,10 @@ impl Tuner<'_> {
         let base = self.work_record(kt, work);
         let record = match work.subject {
             Some((spec, _)) => self.measure(bench, check, spec, base),
-            None => {
-                match bench.time(self.gemm, self.args.plan(), |cfg, a, b, c| self.run_cublas(cfg, a, b, c)) {
-                    Ok(t) => Record { median_ms: Some(t.median_ms), ..base },
-                    Err(e) => Record { status: Status::LaunchFailed, error: Some(format!("{e:#}")), ..base },
-                }
-            }
+            None => match bench.time_cublas(self.gemm, self.args.plan(), self.cublas) {
+                Ok(t) => Record { median_ms: Some(t.median_ms), ..base },
+                Err(e) => Record { status: Status::LaunchFailed, error: Some(format!("{e:#}")), ..base },
+            },
         };
         Record { gpu_s: Some(started.elapsed().as_secs_f64()), ..record }
     }
@@ -729,11 +725,9 @@ impl Tuner<'_> {
                 Subject::Variant { spec, .. } => {
                     let image = gemm_codegen::compile(spec).map_err(|v| anyhow::anyhow!("{}", v[0]))?;
                     let loaded = self.load(kt, &image)?;
-                    bench.time(self.gemm, plan, |cfg, a, b, c| self.run_ours(&loaded, cfg, a, b, c))?
+                    bench.time_ours(self.gemm, plan, &loaded, 1)?
                 }
-                Subject::Cublas => {
-                    bench.time(self.gemm, plan, |cfg, a, b, c| self.run_cublas(cfg, a, b, c))?
-                }
+                Subject::Cublas => bench.time_cublas(self.gemm, plan, self.cublas)?,
             };
             let record = Record {
                 phase: Phase::Confirm { run: self.run },
@@ -753,42 +747,6 @@ impl Tuner<'_> {
         match std::fs::read(prune::cubin_path(&prune::cubin_dir(&self.args.out, kt), image)) {
             Ok(cubin) => self.gemm.load_assembled(image, &cubin),
             Err(_) => self.gemm.load(image),
-        }
-    }
-
-    /// One timed call of a candidate: the problem, or `--batch` of them.
-    fn run_ours<T: Element>(
-        &self,
-        kernel: &LoadedKernel,
-        cfg: &GemmConfig<T>,
-        a: &CudaSlice<T>,
-        b: &CudaSlice<T>,
-        c: &mut CudaSlice<T>,
-    ) -> Result<(), GemmError> {
-        match self.args.batch {
-            Some(n) => self.gemm.gemm_strided_batched_loaded(
-                kernel,
-                cfg,
-                &StridedBatch::packed(cfg, n as i64),
-                a,
-                b,
-                c,
-            ),
-            None => self.gemm.gemm_loaded(kernel, cfg, a, b, c),
-        }
-    }
-
-    /// cuBLAS on the same call as [`Tuner::run_ours`].
-    fn run_cublas<T: Element>(
-        &self,
-        cfg: &GemmConfig<T>,
-        a: &CudaSlice<T>,
-        b: &CudaSlice<T>,
-        c: &mut CudaSlice<T>,
-    ) -> Result<(), GemmError> {
-        match self.args.batch {
-            Some(n) => self.cublas.gemm_strided_batched(cfg, &StridedBatch::packed(cfg, n as i64), a, b, c),
-            None => self.cublas.gemm(cfg, a, b, c),
         }
     }
 
@@ -854,8 +812,7 @@ impl Tuner<'_> {
         if let Some(why) = CublasCheck::<T>::verdict(rel, spec.math) {
             return Record { rel_error: Some(rel), ..fail(Status::WrongResult, why) };
         }
-        let timing =
-            bench.time(self.gemm, self.args.plan(), |cfg, a, b, c| self.run_ours(&loaded, cfg, a, b, c));
+        let timing = bench.time_ours(self.gemm, self.args.plan(), &loaded, 1);
         match timing {
             Ok(t) => Record { rel_error: Some(rel), median_ms: Some(t.median_ms), ..base },
             Err(e) => fail(Status::LaunchFailed, format!("{e:#}")),
