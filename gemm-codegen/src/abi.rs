@@ -149,6 +149,28 @@ impl Abi {
         Abi { params }
     }
 
+    /// The ABI of a bespoke constant-A kernel ([`crate::bespoke`]) for
+    /// `precision` (real): `b`, `c` (`.u64` addresses), `n` (`.u32`),
+    /// `ldb`, `ldc` (`.u64`, in elements), `alpha`, and `beta` when the
+    /// kernel takes it at run time. A is in the code, so it has no
+    /// parameter; `m` and `k` are the operator's.
+    pub fn bespoke(precision: Precision, beta_runtime: bool) -> Abi {
+        use {Dim::*, Matrix::*, Part::*, Role::*};
+        let scalar = if precision.scalar_bytes() == 4 { Type::F32 } else { Type::F64 };
+        let mut params = vec![
+            Param { name: "b", ty: Type::U64, role: Pointer(B) },
+            Param { name: "c", ty: Type::U64, role: Pointer(C) },
+            Param { name: "n", ty: Type::U32, role: Extent(N) },
+            Param { name: "ldb", ty: Type::U64, role: Lead(B) },
+            Param { name: "ldc", ty: Type::U64, role: Lead(C) },
+            Param { name: "alpha", ty: scalar, role: Alpha(Re) },
+        ];
+        if beta_runtime {
+            params.push(Param { name: "beta", ty: scalar, role: Beta(Re) });
+        }
+        Abi { params }
+    }
+
     /// The parameters, in launch order.
     pub fn params(&self) -> &[Param] {
         &self.params

@@ -39,6 +39,10 @@ pub enum BlockOrder {
         /// Tile rows per group (at least 2).
         rows: u32,
     },
+    /// A one-dimensional grid along N: block x computes columns
+    /// `x · tile.1 ..` of every row (bespoke kernels, whose `m` is the
+    /// operator's and one tile high).
+    Columns,
 }
 
 /// How a kernel is launched for an `m × n` C.
@@ -100,6 +104,7 @@ impl LaunchShape {
         let (x, y) = match self.order {
             BlockOrder::Grid2d => (tm, tn),
             BlockOrder::Rasterized { .. } => (tm * tn, 1),
+            BlockOrder::Columns => (tn, 1),
         };
         if x > Self::MAX_GRID_X {
             return Err(GridOverflow { axis: 'x', blocks: x, max: Self::MAX_GRID_X });

@@ -62,19 +62,7 @@ impl Gemm {
     /// [`KernelImage::abi`], which the program must declare.
     pub fn from_program(program: Program, image: &KernelImage) -> Result<Gemm, EmuError> {
         let (abi, requires) = (image.abi(), image.requires());
-        let got: Vec<(&str, Type)> = program.params().iter().map(|p| (p.name.as_str(), p.ty)).collect();
-        let want: Vec<(&str, Type)> = abi.params().iter().map(|p| (p.name, p.ty)).collect();
-        if got != want {
-            let show =
-                |v: &[(&str, Type)]| v.iter().map(|(n, t)| format!("{t} {n}")).collect::<Vec<_>>().join(", ");
-            return Err(EmuError::Launch(format!(
-                "kernel `{}` does not have the {} GEMM parameters ({}); it has ({})",
-                program.name(),
-                requires.precision,
-                show(&want),
-                show(&got)
-            )));
-        }
+        check_params(&program, &abi, &format!("{} GEMM", requires.precision))?;
         Ok(Gemm { program, entry: image.entry.to_string(), abi, launch: image.launch(), requires })
     }
 
@@ -218,18 +206,7 @@ impl Gemm {
             beta: wide(args.beta),
             batch,
         };
-        let params = self
-            .abi
-            .args(&values)
-            .into_iter()
-            .map(|arg| match arg {
-                Arg::Pointer(buffer) => ParamValue::ptr(buffer),
-                Arg::U32(x) => ParamValue::U32(x),
-                Arg::U64(x) => ParamValue::U64(x),
-                Arg::F32(x) => ParamValue::F32(x),
-                Arg::F64(x) => ParamValue::F64(x),
-            })
-            .collect();
+        let params = param_values(&self.abi, &values);
         // Stripes over 48 KiB live in dynamic shared memory, sized here.
         let launch = Launch {
             grid,
@@ -242,13 +219,45 @@ impl Gemm {
     }
 }
 
+/// Fails unless `program` declares exactly `abi`'s parameters (`what`
+/// names the kind of kernel expected).
+pub(crate) fn check_params(program: &Program, abi: &Abi, what: &str) -> Result<(), EmuError> {
+    let got: Vec<(&str, Type)> = program.params().iter().map(|p| (p.name.as_str(), p.ty)).collect();
+    let want: Vec<(&str, Type)> = abi.params().iter().map(|p| (p.name, p.ty)).collect();
+    if got == want {
+        return Ok(());
+    }
+    let show = |v: &[(&str, Type)]| v.iter().map(|(n, t)| format!("{t} {n}")).collect::<Vec<_>>().join(", ");
+    Err(EmuError::Launch(format!(
+        "kernel `{}` does not have the {what} parameters ({}); it has ({})",
+        program.name(),
+        show(&want),
+        show(&got)
+    )))
+}
+
+/// The launch's parameter values, laid out by `abi`; matrices are named by
+/// buffer index.
+pub(crate) fn param_values(abi: &Abi, values: &GemmValues<usize>) -> Vec<ParamValue> {
+    abi.args(values)
+        .into_iter()
+        .map(|arg| match arg {
+            Arg::Pointer(buffer) => ParamValue::ptr(buffer),
+            Arg::U32(x) => ParamValue::U32(x),
+            Arg::U64(x) => ParamValue::U64(x),
+            Arg::F32(x) => ParamValue::F32(x),
+            Arg::F64(x) => ParamValue::F64(x),
+        })
+        .collect()
+}
+
 /// Where [`Gemm::run`] binds A, B and C.
 const BUFFER_A: usize = 0;
 const BUFFER_B: usize = 1;
 const BUFFER_C: usize = 2;
 
 /// The little-endian bytes of `xs`, bit for bit (NaN payloads included).
-fn to_bytes<T: Element>(xs: &[T]) -> Vec<u8> {
+pub(crate) fn to_bytes<T: Element>(xs: &[T]) -> Vec<u8> {
     let mut out = Vec::with_capacity(std::mem::size_of_val(xs));
     for x in xs {
         let any = x as &dyn Any;
@@ -270,7 +279,7 @@ fn to_bytes<T: Element>(xs: &[T]) -> Vec<u8> {
 }
 
 /// Overwrites `xs` with the elements in `bytes`, bit for bit.
-fn from_bytes<T: Element>(bytes: &[u8], xs: &mut [T]) {
+pub(crate) fn from_bytes<T: Element>(bytes: &[u8], xs: &mut [T]) {
     let f32_at = |i: usize| f32::from_bits(u32::from_le_bytes(bytes[i..i + 4].try_into().expect("4 bytes")));
     let f64_at = |i: usize| f64::from_bits(u64::from_le_bytes(bytes[i..i + 8].try_into().expect("8 bytes")));
     let size = T::PRECISION.element_bytes() as usize;

@@ -151,6 +151,7 @@
 //!   most any GPU gives (sm_90, opted in); the emulator does not know the
 //!   target, so a launch a smaller GPU would refuse may still run.
 
+mod bespoke;
 mod error;
 mod exec;
 mod gemm;
@@ -161,6 +162,7 @@ mod program;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
+pub use bespoke::Bespoke;
 pub use error::{AccessKind, EmuError, Fault, FaultKind, MemSpace, Region};
 pub use gemm::{Gemm, GemmArgs};
 pub use memory::buffer_address;

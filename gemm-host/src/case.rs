@@ -90,6 +90,18 @@ impl<T: Element> Case<T> {
         Case { cfg, buffers: [a, b, c], expected: OnceLock::new() }
     }
 
+    /// Random B and C for `cfg`, with A's buffer `a` (a bespoke kernel's
+    /// operator, exactly as long as `cfg` requires of A).
+    ///
+    /// # Panics
+    /// If `a` is not that long.
+    pub fn with_a(cfg: GemmConfig<T>, a: &[T], rng: &mut Random) -> Case<T> {
+        assert_eq!(a.len() as u64, cfg.required_len(Matrix::A), "A's buffer for {}", describe(&cfg));
+        let mut case = Case::random(cfg, rng);
+        case.buffers[index(Matrix::A)] = guarded(a);
+        case
+    }
+
     /// The call.
     pub fn cfg(&self) -> &GemmConfig<T> {
         &self.cfg

@@ -2,16 +2,36 @@
 //! with a small operator `A` known when the kernel is generated, so its
 //! values become immediates and its zeros disappear.
 //!
-//! This module holds what the bespoke families will start from (issue 10;
-//! the families, `gemm_bespoke!` and `xtask bespoke` are not built yet): the
-//! [`Operator`] itself, the Matrix Market reader and writer ([`mtx`]) for
-//! operators kept in files, and the test operators ([`operators`]): random
-//! sparse ones over the issue's range of shapes and densities, and the
-//! Lagrange interpolation and differentiation operators of high-order
-//! element methods.
+//! ```text
+//! Operator + BespokeSpec ──validate──▶ BespokePlan ──lower──▶ PTX ──▶ BespokeImage
+//!                            │
+//!                            └──▶ Vec<BespokeViolation>   (gemm_bespoke!'s errors)
+//! ```
+//!
+//! - [`Operator`]: the matrix `A` (Matrix Market files: [`mtx`]; test
+//!   operators: [`operators`]).
+//! - [`BespokeSpec`]: the walk ([`Form`]: B- or C-streaming), columns per
+//!   thread, block, row groups sharing B through shared memory, chunk,
+//!   [`BetaMode`], arch. [`validate`] checks it for one operator (register
+//!   and code-size limits included) and plans the walk; [`compile`] lowers
+//!   and prints it.
+//! - [`BespokeImage`]: the PTX with its ABI ([`crate::Abi::bespoke`]),
+//!   launch shape and requirements, which the host and the emulator launch
+//!   it from.
+//!
+//! B (`k × n`) and C (`m × n`) are row-major with `n` contiguous, row
+//! strides `ldb` and `ldc`: PyFR's layout, and column-major `Cᵀ = Bᵀ Aᵀ`
+//! for a BLAS caller.
 
+mod image;
+mod lower;
 pub mod mtx;
 mod operator;
 pub mod operators;
+mod plan;
+mod spec;
 
+pub use image::{BespokeImage, BespokeRequirements, compile, digest, emit, entry_name};
 pub use operator::{Operator, OperatorError};
+pub use plan::{BespokeField, BespokePlan, BespokeViolation, MAX_NNZ, MAX_VALUE_REGS, validate};
+pub use spec::{BespokeSpec, BetaMode, Form};

@@ -1,0 +1,191 @@
+//! The spec of a bespoke kernel: how it walks the operator, with the operator
+//! itself kept beside it ([`super::Bespoke`]).
+//!
+//! Every kernel computes `C = alpha · A · B + beta · C` for the constant
+//! `m × k` operator `A`, a `k × n` `B` and an `m × n` `C`, both row-major
+//! with `n` contiguous (row strides `ldb`, `ldc`, run-time values). A thread
+//! owns `width` adjacent columns of B and C, so every global access is one
+//! vector of `width` elements and the kernel streams B and C once.
+
+use std::fmt;
+
+use crate::spec::{Precision, Target};
+
+/// The order a thread walks the operator in (GiMMiK's two forms).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Form {
+    /// B-streaming: for each used row of B (a column of A), load it once
+    /// and update the accumulator of every row of C whose entry of A there
+    /// is not zero; a row of C is stored right after its last update. The
+    /// accumulators of the thread's rows live in registers, so `msplit`
+    /// splits the rows of A across groups of threads that share each row of
+    /// B through shared memory.
+    BStream,
+    /// C-streaming: load every used row of B into registers first, then
+    /// compute and store the rows of C one by one. One accumulator at a
+    /// time, but every used row of B in registers: for operators with few
+    /// columns.
+    CStream,
+}
+
+impl Form {
+    /// Both forms.
+    pub const ALL: [Form; 2] = [Form::BStream, Form::CStream];
+
+    /// The spec token: `bstream` or `cstream`.
+    pub const fn token(self) -> &'static str {
+        match self {
+            Form::BStream => "bstream",
+            Form::CStream => "cstream",
+        }
+    }
+
+    /// Parses a spec token.
+    pub fn from_token(token: &str) -> Option<Form> {
+        Form::ALL.into_iter().find(|f| f.token() == token)
+    }
+}
+
+/// How a kernel treats `beta`: fixed when it is generated (no C read for
+/// 0, no multiply for 1), or a kernel argument.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BetaMode {
+    /// `C = alpha · A · B`: C is written, never read (a NaN in C does not
+    /// propagate, as BLAS promises for `beta = 0`).
+    Zero,
+    /// `C = alpha · A · B + C`.
+    One,
+    /// `beta` is an argument; where it is 0 at run time C is not read.
+    Runtime,
+}
+
+impl BetaMode {
+    /// Every mode.
+    pub const ALL: [BetaMode; 3] = [BetaMode::Zero, BetaMode::One, BetaMode::Runtime];
+
+    /// The spec token: `0`, `1` or `runtime`.
+    pub const fn token(self) -> &'static str {
+        match self {
+            BetaMode::Zero => "0",
+            BetaMode::One => "1",
+            BetaMode::Runtime => "runtime",
+        }
+    }
+
+    /// Parses a spec token.
+    pub fn from_token(token: &str) -> Option<BetaMode> {
+        BetaMode::ALL.into_iter().find(|b| b.token() == token)
+    }
+
+    /// The mode that computes a call with `beta`: the fixed one when
+    /// `beta` is 0 or 1, else [`BetaMode::Runtime`].
+    pub fn for_value(beta: f64) -> BetaMode {
+        if beta == 0.0 {
+            BetaMode::Zero
+        } else if beta == 1.0 {
+            BetaMode::One
+        } else {
+            BetaMode::Runtime
+        }
+    }
+
+    /// Whether a kernel of this mode computes a call with `beta`.
+    pub fn computes(self, beta: f64) -> bool {
+        match self {
+            BetaMode::Zero => beta == 0.0,
+            BetaMode::One => beta == 1.0,
+            BetaMode::Runtime => true,
+        }
+    }
+}
+
+/// How a bespoke kernel is generated, apart from the operator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BespokeSpec {
+    /// `f32` or `f64` (A's values are rounded to it).
+    pub precision: Precision,
+    /// The walk.
+    pub form: Form,
+    /// Adjacent columns of B and C per thread: 1, 2 or 4, at most 16 bytes.
+    pub width: u32,
+    /// Threads per block along `n` (a multiple of 32).
+    pub block: u32,
+    /// Groups of `block` threads that split the rows of A (B-streaming):
+    /// 1 loads B straight into registers; more stage it in shared memory
+    /// with `cp.async`, once per block.
+    pub msplit: u32,
+    /// Rows of B loaded together: the prefetch depth with `msplit = 1`, a
+    /// shared-memory stage with more.
+    pub chunk: u32,
+    /// How `beta` is treated.
+    pub beta: BetaMode,
+    /// The oldest architecture the kernel is for.
+    pub arch: Target,
+}
+
+impl BespokeSpec {
+    /// A B-streaming spec with one column per thread, 128 threads, no split,
+    /// chunks of 16 rows, `beta` at run time, for sm_80.
+    pub const fn new(precision: Precision) -> BespokeSpec {
+        BespokeSpec {
+            precision,
+            form: Form::BStream,
+            width: 1,
+            block: 128,
+            msplit: 1,
+            chunk: 16,
+            beta: BetaMode::Runtime,
+            arch: Target::Sm80,
+        }
+    }
+
+    /// Columns of C one block computes.
+    pub const fn columns_per_block(&self) -> u32 {
+        self.block.saturating_mul(self.width)
+    }
+
+    /// Threads per block.
+    pub const fn threads(&self) -> u32 {
+        self.block.saturating_mul(self.msplit)
+    }
+
+    /// Bytes of one thread's vector of B or C.
+    pub const fn vector_bytes(&self) -> u32 {
+        self.width.saturating_mul(self.precision.element_bytes())
+    }
+
+    /// Shared memory per block: two stages of `chunk` rows of the block's
+    /// columns when `msplit > 1`, else none.
+    pub const fn shared_bytes(&self) -> u64 {
+        if self.msplit > 1 {
+            2 * self.chunk as u64 * self.block as u64 * self.vector_bytes() as u64
+        } else {
+            0
+        }
+    }
+
+    /// The same kernel with one column per thread, for arguments that miss
+    /// its vector alignment; `None` when it has one already.
+    pub const fn unaligned_twin(&self) -> Option<BespokeSpec> {
+        if self.width > 1 { Some(BespokeSpec { width: 1, ..*self }) } else { None }
+    }
+}
+
+impl fmt::Display for BespokeSpec {
+    /// The spec's items as `gemm_bespoke!` takes them (without name and
+    /// operator).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "precision = {}, family = {}, width = {}, block = {}, msplit = {}, chunk = {}, beta = {}, arch = {}",
+            self.precision.token(),
+            self.form.token(),
+            self.width,
+            self.block,
+            self.msplit,
+            self.chunk,
+            self.beta.token(),
+            self.arch.token()
+        )
+    }
+}
