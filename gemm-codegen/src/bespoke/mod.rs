@@ -29,9 +29,11 @@ pub mod mtx;
 mod operator;
 pub mod operators;
 mod plan;
+mod space;
 mod spec;
 
 pub use image::{BespokeImage, BespokeRequirements, compile, digest, emit, entry_name};
 pub use operator::{Operator, OperatorError};
 pub use plan::{BespokeField, BespokePlan, BespokeViolation, MAX_NNZ, MAX_VALUE_REGS, validate};
+pub use space::{candidates, default_spec};
 pub use spec::{BespokeSpec, BetaMode, Form};

@@ -1,0 +1,111 @@
+//! The candidates a bespoke tuner times for one operator, and the default
+//! spec `gemm_bespoke!` picks without timing.
+
+use super::operator::Operator;
+use super::plan::validate;
+use super::spec::{BespokeSpec, BetaMode, Form};
+use crate::spec::{Precision, Target};
+
+/// Widths (columns per thread) worth trying for `precision`: every vector
+/// up to 16 bytes.
+fn widths(precision: Precision) -> &'static [u32] {
+    if precision.element_bytes() == 4 { &[1, 2, 4] } else { &[1, 2] }
+}
+
+/// Every candidate for `a` in `precision` computing `beta`s of `beta`, for
+/// `arch`, each legal ([`validate`]):
+///
+/// - B-streaming from registers (`msplit = 1`, 128 threads, 16 rows
+///   ahead), where A's rows fit the registers;
+/// - C-streaming (`msplit = 1`, 128 threads), where A's used columns do;
+/// - B-streaming through shared stages for the two smallest powers of two
+///   `msplit ≥ 2` that fit (at most 32, at most A's rows), with 32 or 64
+///   threads per group (at most 512 in all) and stages of 16 rows (8 where
+///   16 do not fit);
+///
+/// each at every width up to 16 bytes. At most 18 specs, most operators
+/// far fewer.
+pub fn candidates(a: &Operator, precision: Precision, beta: BetaMode, arch: Target) -> Vec<BespokeSpec> {
+    let base = BespokeSpec { beta, arch, ..BespokeSpec::new(precision) };
+    let legal = |s: &BespokeSpec| validate(a, s).is_ok();
+    let mut out = Vec::new();
+    for &width in widths(precision) {
+        for form in Form::ALL {
+            let s = BespokeSpec { form, width, block: 128, msplit: 1, chunk: 16, ..base };
+            if legal(&s) {
+                out.push(s);
+            }
+        }
+    }
+    let mut splits = Vec::new();
+    let mut msplit = 2;
+    while msplit <= 32 && splits.len() < 2 {
+        let probe = BespokeSpec { msplit, block: 32, chunk: 8, width: 1, ..base };
+        if legal(&probe) {
+            splits.push(msplit);
+        }
+        msplit *= 2;
+    }
+    for &msplit in &splits {
+        for &width in widths(precision) {
+            for block in [32, 64] {
+                if block * msplit > 512 {
+                    continue;
+                }
+                let s16 = BespokeSpec { msplit, width, block, chunk: 16, ..base };
+                let s8 = BespokeSpec { chunk: 8, ..s16 };
+                if let Some(s) = [s16, s8].into_iter().find(legal) {
+                    out.push(s);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The spec `gemm_bespoke!` takes when none is given: the first legal one
+/// of B-streaming from registers, C-streaming, and B-streaming through
+/// shared stages with the smallest `msplit` that fits, each with one column
+/// per thread (no alignment asked of B and C). `None` when no family takes
+/// `a` (too many non-zeros for an unrolled kernel).
+///
+/// Provisional: it does not look at which of them is fastest. The
+/// measurements of `cargo xtask bespoke` and the run-time tuner
+/// (`gemm_host::bespoke`) choose better.
+pub fn default_spec(a: &Operator, precision: Precision, beta: BetaMode, arch: Target) -> Option<BespokeSpec> {
+    candidates(a, precision, beta, arch).into_iter().find(|s| s.width == 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bespoke::operators;
+
+    #[test]
+    fn candidates_are_legal_distinct_and_cover_every_operator_of_the_test_set() {
+        let mut uncovered = Vec::new();
+        for (name, a) in operators::test_set() {
+            for precision in [Precision::F32, Precision::F64] {
+                let c = candidates(&a, precision, BetaMode::Runtime, Target::Sm90);
+                assert!(c.len() <= 18, "{name}: {}", c.len());
+                for (i, s) in c.iter().enumerate() {
+                    assert!(validate(&a, s).is_ok(), "{name}: {s}");
+                    assert!(!c[..i].contains(s), "{name}: {s} twice");
+                }
+                if c.is_empty() {
+                    uncovered.push(format!("{name} {precision}"));
+                }
+                assert_eq!(
+                    default_spec(&a, precision, BetaMode::Zero, Target::Sm90).is_some(),
+                    !c.is_empty()
+                );
+            }
+        }
+        // Only operators over the unrolled code-size limit have none.
+        for case in &uncovered {
+            let name = case.split(' ').next().unwrap();
+            let (_, a) = operators::test_set().into_iter().find(|(n, _)| n == name).unwrap();
+            assert!(a.nnz() > crate::bespoke::MAX_NNZ, "{case} has no candidate");
+        }
+    }
+}
