@@ -7,7 +7,8 @@
 //! msplit > 1 B rows staged in shared memory by cp.async, two stages of
 //!            `chunk` rows, each thread group updating its own rows of C
 //! epilogue   per row of C, as soon as its last update is done:
-//!            C = alpha · acc (+ C, + beta · C)
+//!            C = alpha · acc (+ C, + beta · C), C's row loaded
+//!            `C_READ_AHEAD` stores earlier
 //! ```
 //!
 //! Entries of A equal to 1 or −1 take no multiply (`mov`/`neg` on a row's
@@ -15,7 +16,7 @@
 //! merged: each is a register update of its own (merging saves arithmetic,
 //! which these memory-bound kernels have to spare).
 
-use super::plan::BespokePlan;
+use super::plan::{BespokePlan, C_READ_AHEAD};
 use super::spec::{BespokeSpec, BetaMode, Form};
 use crate::abi::{Abi, Matrix, Part, Role};
 use crate::ptx::{
@@ -45,8 +46,6 @@ struct Cx<'a> {
     p_read_c: Option<Reg>,
     /// A row address scratch register.
     ptr: Reg,
-    /// C's vector, for `beta ≠ 0`.
-    cv: Vec<Reg>,
     /// Zeros, for rows of C that A leaves empty with `beta = 0`.
     zero: Option<Vec<Reg>>,
     /// The thread's index in the block, and along `n`.
@@ -54,6 +53,29 @@ struct Cx<'a> {
     lane: Reg,
     /// Where threads past `n` go (`msplit = 1`).
     exit: Option<Label>,
+    /// C's rows read ahead of their stores (`beta ≠ 0`), for the code being
+    /// emitted (one thread group's).
+    ahead: Option<ReadAhead>,
+    /// The read-ahead register sets, shared by the groups.
+    ring: Vec<Vec<Reg>>,
+}
+
+/// C rows read [`C_READ_AHEAD`] stores ahead: a row's C load is issued
+/// right after the store of the row `C_READ_AHEAD` earlier in the thread's
+/// store order, so its latency is hidden behind the work in between. (A C
+/// load cannot be moved above an earlier C store by ptxas, which cannot
+/// prove the rows apart; issued at the store, every load would wait out its
+/// whole latency.)
+#[derive(Clone, Debug, Default)]
+struct ReadAhead {
+    /// The rows whose C is read, in the order they are stored.
+    order: Vec<usize>,
+    /// Index in `order` of the next row to issue.
+    next: usize,
+    /// Row → ring slot, for rows issued and not yet stored.
+    issued: Vec<(usize, usize)>,
+    /// Free ring slots.
+    free: Vec<usize>,
 }
 
 /// Lowers a validated plan to a one-kernel module.
@@ -188,8 +210,6 @@ fn prologue<'a>(plan: &'a BespokePlan, entry: &str) -> Cx<'a> {
         _ => None,
     };
     let w = spec.width as usize;
-    b.reg_group("C's vector");
-    let cv: Vec<Reg> = (0..w).map(|e| b.reg(format!("cv{e}"), ty)).collect();
     let has_empty_row = (0..plan.operator().rows()).any(|i| last_update(plan, i).is_none());
     let zero = (spec.beta == BetaMode::Zero && has_empty_row).then(|| {
         let z: Vec<Reg> = (0..w).map(|e| b.reg(format!("zero{e}"), ty)).collect();
@@ -212,11 +232,12 @@ fn prologue<'a>(plan: &'a BespokePlan, entry: &str) -> Cx<'a> {
         p_in: staged.then_some(p_in),
         p_read_c,
         ptr,
-        cv,
         zero,
         tid,
         lane,
         exit,
+        ahead: None,
+        ring: Vec::new(),
     }
 }
 
@@ -242,17 +263,77 @@ impl Cx<'_> {
         }
     }
 
+    /// Whether row `i`'s store reads C.
+    fn reads_c(&self, i: usize) -> bool {
+        match self.spec.beta {
+            BetaMode::Zero => false,
+            BetaMode::One => last_update(self.plan, i).is_some(),
+            BetaMode::Runtime => true,
+        }
+    }
+
+    /// Issues the load of row `i` of C into `dst` (zeros where C is not
+    /// read: `beta = 0` at run time, or a thread past `n`).
+    fn load_c(&mut self, i: usize, dst: &[Reg]) {
+        self.b.push(Instr::mad(self.ptr, self.ldc_bytes, Operand::imm(i as i64), self.c_col));
+        let load = Instr::ld(Space::Global, CacheQual::None, dst, Address::reg(self.ptr, 0));
+        match self.p_read_c {
+            Some(p) => {
+                for &c in dst {
+                    self.b.push(Instr::mov(c, Operand::float_zero(self.ty)));
+                }
+                self.b.push_if(p, load);
+            }
+            None => self.b.push(load),
+        }
+    }
+
+    /// Starts reading C ahead for rows stored in the order `rows` (the
+    /// thread group's), issuing the first loads.
+    fn start_read_ahead(&mut self, rows: &[usize]) {
+        let order: Vec<usize> = rows.iter().copied().filter(|&i| self.reads_c(i)).collect();
+        if order.is_empty() {
+            self.ahead = None;
+            return;
+        }
+        while self.ring.len() < C_READ_AHEAD.min(order.len()) {
+            let slot = self.ring.len();
+            let regs =
+                (0..self.spec.width).map(|e| self.b.reg(format!("c_ahead{slot}_{e}"), self.ty)).collect();
+            self.ring.push(regs);
+        }
+        let slots = C_READ_AHEAD.min(order.len());
+        self.ahead = Some(ReadAhead { order, next: 0, issued: Vec::new(), free: (0..slots).rev().collect() });
+        self.b.comment(format!("C read ahead: the first {slots} rows stored"));
+        while self.issue_next() {}
+    }
+
+    /// Issues the next row's C load if a ring slot is free.
+    fn issue_next(&mut self) -> bool {
+        let Some(ahead) = self.ahead.as_mut() else { return false };
+        let (Some(&row), Some(slot)) = (ahead.order.get(ahead.next), ahead.free.pop()) else { return false };
+        ahead.next += 1;
+        ahead.issued.push((row, slot));
+        let dst = self.ring[slot].clone();
+        self.load_c(row, &dst);
+        true
+    }
+
     /// Stores row `i` of C: `alpha · acc` combined with C as the beta mode
     /// says, or, for a row A leaves empty (`acc` `None`), `beta · C`.
     fn store_row(&mut self, i: usize, acc: Option<&[Reg]>) {
         if acc.is_none() && self.spec.beta == BetaMode::One {
             return; // C = 0 + C: nothing to read or write
         }
-        let guard = self.p_in;
-        let push = |cx: &mut Cx<'_>, instr| cx.b.push_guarded(guard.map(guard_of), instr);
-        self.b.push(Instr::mad(self.ptr, self.ldc_bytes, Operand::imm(i as i64), self.c_col));
-        let at = Address::reg(self.ptr, 0);
-        let cv = self.cv.clone();
+        let cv = if self.reads_c(i) {
+            let ahead = self.ahead.as_mut().expect("rows reading C are read ahead");
+            let at = ahead.issued.iter().position(|&(row, _)| row == i).expect("row issued before its store");
+            let (_, slot) = ahead.issued.remove(at);
+            ahead.free.push(slot);
+            self.ring[slot].clone()
+        } else {
+            Vec::new()
+        };
         let combined: Vec<Reg> = match (self.spec.beta, acc) {
             (BetaMode::Zero, Some(acc)) => {
                 for &r in acc {
@@ -262,15 +343,6 @@ impl Cx<'_> {
             }
             (BetaMode::Zero, None) => self.zero.clone().expect("declared for empty rows"),
             (BetaMode::One, Some(acc)) => {
-                if let Some(p) = self.p_read_c {
-                    // A thread past n stores nothing, but computes: from zeros.
-                    for &c in &cv {
-                        self.b.push(Instr::mov(c, Operand::float_zero(self.ty)));
-                    }
-                    self.b.push_if(p, Instr::ld(Space::Global, CacheQual::None, &cv, at));
-                } else {
-                    self.b.push(Instr::ld(Space::Global, CacheQual::None, &cv, at));
-                }
                 for (&r, &c) in acc.iter().zip(&cv) {
                     self.b.push(Instr::fma(r, r, self.alpha, c));
                 }
@@ -279,11 +351,6 @@ impl Cx<'_> {
             (BetaMode::One, None) => unreachable!("returned above"),
             (BetaMode::Runtime, acc) => {
                 let beta = self.beta.expect("a runtime beta is a parameter");
-                for &c in &cv {
-                    self.b.push(Instr::mov(c, Operand::float_zero(self.ty)));
-                }
-                let p = self.p_read_c.expect("set with a runtime beta");
-                self.b.push_if(p, Instr::ld(Space::Global, CacheQual::None, &cv, at));
                 for &c in &cv {
                     self.b.push(Instr::mul(c, c, beta));
                 }
@@ -298,7 +365,10 @@ impl Cx<'_> {
                 }
             }
         };
-        push(self, Instr::st(Space::Global, at, &combined));
+        self.b.push(Instr::mad(self.ptr, self.ldc_bytes, Operand::imm(i as i64), self.c_col));
+        let store = Instr::st(Space::Global, Address::reg(self.ptr, 0), &combined);
+        self.b.push_guarded(self.p_in.map(guard_of), store);
+        self.issue_next();
     }
 
     /// Accumulator set `i`: a row of C's (B-streaming).
@@ -337,6 +407,14 @@ fn last_update(plan: &BespokePlan, i: usize) -> Option<usize> {
     plan.used.iter().rposition(|&j| plan.value(i, j) != 0.0)
 }
 
+/// The order B-streaming stores `rows` in: rows A leaves empty first, then
+/// each row at its last update (by column, then row).
+fn b_stream_order(plan: &BespokePlan, rows: &[usize]) -> Vec<usize> {
+    let mut order: Vec<(Option<usize>, usize)> = rows.iter().map(|&i| (last_update(plan, i), i)).collect();
+    order.sort_unstable();
+    order.into_iter().map(|(_, i)| i).collect()
+}
+
 /// The rows of `rows` with a non-zero in column `j` of A, and their entries.
 fn column_entries(plan: &BespokePlan, rows: &[usize], j: usize) -> Vec<(usize, f64)> {
     rows.iter().filter_map(|&i| Some((i, plan.value(i, j))).filter(|&(_, a)| a != 0.0)).collect()
@@ -347,6 +425,7 @@ fn column_entries(plan: &BespokePlan, rows: &[usize], j: usize) -> Vec<(usize, f
 fn b_stream_registers(cx: &mut Cx<'_>) {
     let plan = cx.plan;
     let rows: Vec<usize> = (0..plan.operator().rows()).collect();
+    cx.start_read_ahead(&b_stream_order(plan, &rows));
     cx.empty_rows(&rows);
     let w = cx.spec.width as usize;
     let chunk = cx.spec.chunk as usize;
@@ -390,6 +469,11 @@ fn c_stream(cx: &mut Cx<'_>) {
             cx.load_b(j, &dst);
         }
     }
+    // Rows A leaves empty first, then every other row in order.
+    let rows: Vec<usize> = (0..plan.operator().rows()).collect();
+    let (empty, full): (Vec<usize>, Vec<usize>) = rows.iter().partition(|&&i| last_update(plan, i).is_none());
+    cx.start_read_ahead(&[empty, full].concat());
+    cx.empty_rows(&rows);
     let acc: Vec<Reg> = (0..w).map(|e| cx.b.reg(format!("acc_{e}"), cx.ty)).collect();
     for i in 0..plan.operator().rows() {
         let entries: Vec<(usize, f64)> = plan
@@ -408,8 +492,6 @@ fn c_stream(cx: &mut Cx<'_>) {
         }
         cx.store_row(i, Some(&acc));
     }
-    let rows: Vec<usize> = (0..plan.operator().rows()).collect();
-    cx.empty_rows(&rows);
     place_exit(cx);
 }
 
@@ -463,13 +545,21 @@ fn b_stream_staged(cx: &mut Cx<'_>) {
     let chunks: Vec<&[usize]> = plan.used.chunks(chunk).collect();
     let slot_offset = |c: usize, s: usize| (((c % 2) * chunk + s) as u32 * block * vbytes) as i64;
 
+    // Each group's C read-ahead state, carried from one of its code
+    // sections to the next.
+    let mut aheads: Vec<Option<ReadAhead>> = vec![None; groups.len()];
     for (y, rows) in groups.iter().enumerate() {
-        if rows.iter().any(|&i| last_update(plan, i).is_none()) && spec.beta != BetaMode::One {
-            let skip = cx.b.label(&format!("empty_rows_g{y}_done"));
-            branch_unless_group(cx, group, y, p_other, skip);
-            cx.empty_rows(rows);
-            cx.b.place(skip);
+        let empty = rows.iter().any(|&i| last_update(plan, i).is_none()) && spec.beta != BetaMode::One;
+        if !empty && !rows.iter().any(|&i| cx.reads_c(i)) {
+            continue;
         }
+        let skip = cx.b.label(&format!("start_g{y}_done"));
+        cx.b.section(format!("group {y}: rows {rows:?} of C"));
+        branch_unless_group(cx, group, y, p_other, skip);
+        cx.start_read_ahead(&b_stream_order(plan, rows));
+        cx.empty_rows(rows);
+        aheads[y] = cx.ahead.take();
+        cx.b.place(skip);
     }
 
     // Copies of chunk `c`: slot s by group s mod msplit.
@@ -523,6 +613,7 @@ fn b_stream_staged(cx: &mut Cx<'_>) {
             let skip = cx.b.label(&format!("chunk{c}_g{y}_done"));
             cx.b.section(format!("chunk {c}, group {y}: {} rows of C", rows.len()));
             branch_unless_group(cx, group, y, p_other, skip);
+            cx.ahead = aheads[y].take();
             for (s, _) in &used {
                 let at = Address::reg(sptr, slot_offset(c, *s));
                 cx.b.push(Instr::ld(Space::Shared, CacheQual::None, &bv[*s], at));
@@ -539,6 +630,7 @@ fn b_stream_staged(cx: &mut Cx<'_>) {
                     }
                 }
             }
+            aheads[y] = cx.ahead.take();
             cx.b.place(skip);
         }
         if c + 2 < chunks.len() {

@@ -5,7 +5,7 @@
 use std::fmt;
 
 use super::operator::Operator;
-use super::spec::{BespokeSpec, Form};
+use super::spec::{BespokeSpec, BetaMode, Form};
 use crate::spec::{Precision, Target};
 
 /// A field of a bespoke spec, for the error that names it.
@@ -70,6 +70,10 @@ impl std::error::Error for BespokeViolation {}
 /// rows of B a C-streaming thread holds) may take: the rest of the 255 a
 /// thread may have go to addresses and the loads in flight.
 pub const MAX_VALUE_REGS: u64 = 160;
+
+/// Rows of C whose load is in flight ahead of their stores when C is read
+/// (`beta ≠ 0`): each takes a vector of registers.
+pub const C_READ_AHEAD: usize = 8;
 
 /// The most non-zeros of A an unrolled kernel emits code for: beyond it
 /// ptxas takes more than a second, and an operator that dense is a GEMM
@@ -247,6 +251,7 @@ pub fn validate(operator: &Operator, spec: &BespokeSpec) -> Result<BespokePlan, 
     let groups = partition(&values, m, k, s.msplit.clamp(1, 32) as usize);
     if errors.is_empty() {
         let regs_per_value = u64::from(s.width) * u64::from(s.precision.element_bytes() / 4);
+        let ahead = if s.beta == BetaMode::Zero { 0 } else { C_READ_AHEAD as u64 };
         let (live, what) = match s.form {
             Form::BStream => {
                 let rows = groups.iter().map(|g| nonzero_rows(&values, k, g)).max().unwrap_or(0);
@@ -254,7 +259,7 @@ pub fn validate(operator: &Operator, spec: &BespokeSpec) -> Result<BespokePlan, 
             }
             Form::CStream => (used.len() as u64, "rows of B"),
         };
-        if live * regs_per_value > MAX_VALUE_REGS {
+        if (live + ahead) * regs_per_value > MAX_VALUE_REGS {
             let (field, change) = match s.form {
                 Form::BStream => (BespokeField::Msplit, "raise msplit or lower width"),
                 Form::CStream => (BespokeField::Form, "use family = bstream or lower width"),
@@ -263,9 +268,9 @@ pub fn validate(operator: &Operator, spec: &BespokeSpec) -> Result<BespokePlan, 
                 &mut errors,
                 field,
                 format!(
-                    "{live} {what} × width {} take {} registers per thread, over {MAX_VALUE_REGS}: {change}",
+                    "{live} {what} (and {ahead} rows of C read ahead) × width {} take {} registers per thread, over {MAX_VALUE_REGS}: {change}",
                     s.width,
-                    live * regs_per_value
+                    (live + ahead) * regs_per_value
                 ),
             );
         }
@@ -310,7 +315,6 @@ fn partition(values: &[f64], m: usize, k: usize, groups: usize) -> Vec<Vec<usize
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bespoke::BetaMode;
 
     fn op(m: usize, k: usize, f: impl FnMut(usize, usize) -> f64) -> Operator {
         Operator::from_fn(m, k, f).unwrap()
