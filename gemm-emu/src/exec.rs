@@ -83,6 +83,8 @@ pub(crate) struct LaunchInfo<'a> {
     /// Bytes of the shared window.
     pub shared_window: u64,
     pub options: &'a Options,
+    /// Buffers the caller gave: the kernel's global arrays follow them.
+    pub user_buffers: usize,
 }
 
 /// One thread of the host running blocks, one after another.
@@ -198,6 +200,12 @@ impl<'a> Worker<'a> {
             for (i, v) in values.into_iter().enumerate() {
                 w.vals[base + i] = v;
                 w.written[base + i] = w.lanes;
+            }
+            // The addresses of the module's global arrays, after the specials.
+            for g in 0..self.prog.globals.len() {
+                let r = base + Special::ALL.len() + g;
+                w.vals[r] = [crate::memory::buffer_address(self.info.user_buffers + g); WARP];
+                w.written[r] = w.lanes;
             }
         }
         loop {

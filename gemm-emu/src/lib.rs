@@ -335,8 +335,17 @@ impl Program {
         }
         let (shared, shared_window) = self.shared_layout(launch.dynamic_shared_bytes);
 
-        let names = buffers.iter().map(|b| (b.name.clone(), b.read_only)).collect();
-        let mut bytes: Vec<Vec<u8>> = buffers.iter_mut().map(|b| std::mem::take(&mut b.bytes)).collect();
+        // The caller's buffers, then the module's read-only global arrays.
+        let names = buffers
+            .iter()
+            .map(|b| (b.name.clone(), b.read_only))
+            .chain(self.globals.iter().map(|(name, _)| (name.clone(), true)))
+            .collect();
+        let mut bytes: Vec<Vec<u8>> = buffers
+            .iter_mut()
+            .map(|b| std::mem::take(&mut b.bytes))
+            .chain(self.globals.iter().map(|(_, data)| data.clone()))
+            .collect();
         let global = memory::Global::new(&bytes, names, launch.options.check_races);
         let info = exec::LaunchInfo {
             grid: launch.grid,
@@ -345,6 +354,7 @@ impl Program {
             shared,
             shared_window,
             options: &launch.options,
+            user_buffers: buffers.len(),
         };
 
         let workers = match launch.options.workers {
@@ -384,6 +394,7 @@ impl Program {
         }
 
         global.write_back(&mut bytes);
+        bytes.truncate(buffers.len());
         for (b, v) in buffers.iter_mut().zip(bytes) {
             b.bytes = v;
         }

@@ -46,13 +46,16 @@ use std::collections::HashMap;
 use std::fmt;
 
 use gemm_codegen::ptx::{
-    AddrBase, Address, Guard, Instr, Kernel, Label, Module, Operand, ParamDecl, ParamId, Reg, RegDecl,
-    SharedDecl, SharedId, Special, Stmt, Type,
+    AddrBase, Address, GlobalDecl, GlobalId, Guard, Instr, Kernel, Label, Module, Operand, ParamDecl,
+    ParamId, Reg, RegDecl, SharedDecl, SharedId, Special, Stmt, Type,
 };
 use gemm_codegen::ptx::{is_identifier, is_reserved};
 
+mod data;
 mod instr;
 mod lex;
+
+use data::{number_operand, parse_uint};
 
 use lex::{Item, Tok, lex};
 
@@ -131,6 +134,7 @@ impl Arg {
             Arg::Op(Operand::F64(_)) => "an .f64 immediate",
             Arg::Op(Operand::Special(_)) => "a special register",
             Arg::Op(Operand::Shared(_)) => "a shared array",
+            Arg::Op(Operand::Global(_)) => "a global array",
             Arg::Vec(_) => "a vector `{...}`",
             Arg::Addr(_) => "an address `[...]`",
             Arg::Label(_) => "a label",
@@ -148,6 +152,7 @@ struct Scope {
     regs: HashMap<String, Reg>,
     params: HashMap<String, ParamId>,
     shared: HashMap<String, SharedId>,
+    globals: HashMap<String, GlobalId>,
     /// Placed labels, by name.
     labels: HashMap<String, Label>,
 }
@@ -254,6 +259,8 @@ impl<'a> Parser<'a> {
         let mut address_size = false;
         // A `.extern .shared` array at module scope belongs to the next kernel.
         let mut dynamic: Option<(u32, SharedDecl)> = None;
+        // So do the initialized `.global` arrays before it.
+        let mut globals: Vec<(u32, GlobalDecl)> = Vec::new();
         while let Some((line, it)) = self.peek() {
             let Item::Tok(tok) = it else {
                 // Comments between kernels are not part of the IR.
@@ -288,7 +295,7 @@ impl<'a> Parser<'a> {
                 }
                 Tok::Word(".visible") => {
                     self.pos += 1;
-                    let (kernel, lines) = self.kernel(dynamic.take())?;
+                    let (kernel, lines) = self.kernel(dynamic.take(), std::mem::take(&mut globals))?;
                     if module.kernels.iter().any(|k| k.name == kernel.name) {
                         return err(line, format!("entry `{}` defined twice", kernel.name));
                     }
@@ -316,6 +323,10 @@ impl<'a> Parser<'a> {
                     }
                     dynamic = Some((line, decl));
                 }
+                Tok::Word(".global") => {
+                    self.pos += 1;
+                    globals.push((line, self.global_decl()?));
+                }
                 Tok::Word(w) if w.starts_with('.') => {
                     return err(line, format!("unknown or unsupported directive `{w}`"));
                 }
@@ -323,6 +334,9 @@ impl<'a> Parser<'a> {
             }
         }
 
+        if let Some((line, decl)) = globals.first() {
+            return err(*line, format!("global array `{}` is not followed by a kernel", decl.name));
+        }
         if let Some((line, decl)) = dynamic {
             return err(line, format!("dynamic shared array `{}` is not followed by a kernel", decl.name));
         }
@@ -366,7 +380,11 @@ impl<'a> Parser<'a> {
     /// One `.visible .entry`, after `.visible`; `dynamic` is the `.extern
     /// .shared` array declared at module scope just before it, which joins
     /// the kernel's shared arrays after its static ones.
-    fn kernel(&mut self, mut dynamic: Option<(u32, SharedDecl)>) -> Result<(Kernel, Vec<u32>), ParseError> {
+    fn kernel(
+        &mut self,
+        mut dynamic: Option<(u32, SharedDecl)>,
+        globals: Vec<(u32, GlobalDecl)>,
+    ) -> Result<(Kernel, Vec<u32>), ParseError> {
         match self.expect_word("`.entry`")? {
             (_, ".entry") => {}
             (l, w) => return err(l, format!("expected `.entry` after `.visible`, found `{w}`")),
@@ -385,6 +403,12 @@ impl<'a> Parser<'a> {
             }
             Ok(())
         };
+
+        for (l, g) in globals {
+            claim(&g.name, l)?;
+            scope.globals.insert(g.name.clone(), GlobalId::new(kernel.globals.len() as u32));
+            kernel.globals.push(g);
+        }
 
         // Parameters.
         self.expect_punct('(')?;
@@ -728,6 +752,7 @@ impl<'a> Parser<'a> {
                 }
                 Ok(Operand::Reg(self.reg(scope, l, w)?))
             }
+            Tok::Word(w) if scope.globals.contains_key(w) => Ok(Operand::Global(scope.globals[w])),
             Tok::Word(w) => match scope.shared.get(w) {
                 Some(&s) => Ok(Operand::Shared(s)),
                 None if scope.params.contains_key(w) => {
@@ -745,53 +770,6 @@ impl<'a> Parser<'a> {
             Tok::Number(n) => number_operand(l, n),
             t => err(l, format!("expected an operand, found `{t}`")),
         }
-    }
-}
-
-fn number_operand(l: u32, n: &str) -> Result<Operand, ParseError> {
-    let hex = |digits: &str, width: usize| -> Option<u64> {
-        (digits.len() == width && digits.bytes().all(|b| b.is_ascii_hexdigit()))
-            .then(|| u64::from_str_radix(digits, 16).ok())
-            .flatten()
-    };
-    if let Some(d) = n.strip_prefix("0f").or_else(|| n.strip_prefix("0F")) {
-        return match hex(d, 8) {
-            Some(bits) => Ok(Operand::F32(bits as u32)),
-            None => err(l, format!("invalid .f32 immediate `{n}`: write `0f` and 8 hex digits")),
-        };
-    }
-    if let Some(d) = n.strip_prefix("0d").or_else(|| n.strip_prefix("0D")) {
-        return match hex(d, 16) {
-            Some(bits) => Ok(Operand::F64(bits)),
-            None => err(l, format!("invalid .f64 immediate `{n}`: write `0d` and 16 hex digits")),
-        };
-    }
-    if n.contains('.') || n.contains(['e', 'E']) && !n.starts_with("0x") && !n.starts_with("0X") {
-        return err(
-            l,
-            format!(
-                "decimal floating-point literal `{n}`: write the exact bits, `0fXXXXXXXX` or `0dXXXXXXXXXXXXXXXX`"
-            ),
-        );
-    }
-    match parse_uint(n) {
-        Some(v) => match i64::try_from(v) {
-            Ok(v) => Ok(Operand::Imm(v)),
-            // Above i64::MAX: the two's complement bits, as PTX reads them.
-            Err(_) => Ok(Operand::Imm(v as i64)),
-        },
-        None => err(l, format!("invalid integer `{n}`")),
-    }
-}
-
-fn parse_uint(n: &str) -> Option<u64> {
-    let n = n.strip_suffix('U').unwrap_or(n);
-    if let Some(h) = n.strip_prefix("0x").or_else(|| n.strip_prefix("0X")) {
-        u64::from_str_radix(h, 16).ok()
-    } else if n.len() > 1 && n.starts_with('0') && n.bytes().all(|b| b.is_ascii_digit()) {
-        u64::from_str_radix(&n[1..], 8).ok()
-    } else {
-        n.parse().ok()
     }
 }
 

@@ -64,6 +64,10 @@ pub struct Program {
     pub(crate) pred_names: Vec<String>,
     /// Index of the first hidden special register.
     pub(crate) special_base: u32,
+    /// The module's initialized global arrays the kernel reads: name and
+    /// bytes. Each is a read-only buffer of every launch, after the
+    /// caller's, whose address a hidden register after the specials holds.
+    pub(crate) globals: Vec<(String, Vec<u8>)>,
 }
 
 impl Program {
@@ -258,6 +262,12 @@ impl<'k> Decoder<'k> {
                 Some(a) => Src::I(mask(a.base)),
                 None => return self.unsupported(format!("shared array index {} is not declared", s.index())),
             },
+            Operand::Global(g) if g.index() < self.kernel.globals.len() => {
+                Src::R(self.special_base + (Special::ALL.len() + g.index()) as u32)
+            }
+            Operand::Global(g) => {
+                return self.unsupported(format!("global array index {} is not declared", g.index()));
+            }
         })
     }
 
@@ -325,6 +335,7 @@ impl<'k> Decoder<'k> {
             if r.ty == Type::Pred { pred_names.push(name) } else { val_names.push(name) }
         }
         val_names.extend(Special::ALL.iter().map(|s| s.name().to_owned()));
+        val_names.extend(kernel.globals.iter().map(|g| g.name.clone()));
 
         Ok(Program {
             name: kernel.name.clone(),
@@ -344,6 +355,11 @@ impl<'k> Decoder<'k> {
             val_names,
             pred_names,
             special_base: self.special_base,
+            globals: kernel
+                .globals
+                .iter()
+                .map(|g| (g.name.clone(), g.words.iter().flat_map(|w| w.to_le_bytes()).collect()))
+                .collect(),
         })
     }
 

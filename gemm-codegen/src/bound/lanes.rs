@@ -162,7 +162,7 @@ impl Eval {
                 Special::CtaidX | Special::CtaidY | Special::CtaidZ | Special::NctaidX | Special::NctaidZ,
             ) => None,
             Operand::Shared(s) => Some(vec![self.shared_base[s.index()]; n]),
-            Operand::F32(_) | Operand::F64(_) => None,
+            Operand::F32(_) | Operand::F64(_) | Operand::Global(_) => None,
         }
     }
 

@@ -7,8 +7,9 @@
 use std::collections::HashSet;
 
 use super::ir::{
-    AddrBase, Address, BinOp, CacheQual, Cmp, CpAsyncCache, Guard, Instr, Kernel, Label, MmaKind, MmaShape,
-    Operand, ParamDecl, ParamId, Reg, RegDecl, SharedDecl, SharedId, Space, Stmt, Type, UnOp,
+    AddrBase, Address, BinOp, CacheQual, Cmp, CpAsyncCache, GlobalDecl, GlobalId, Guard, Instr, Kernel,
+    Label, MmaKind, MmaShape, Operand, ParamDecl, ParamId, Reg, RegDecl, SharedDecl, SharedId, Space, Stmt,
+    Type, UnOp,
 };
 
 /// Names PTX reserves for special registers: a register named like one of
@@ -151,6 +152,17 @@ impl KernelBuilder {
         SharedId(self.kernel.shared.len() as u32 - 1)
     }
 
+    /// Declares an initialized, read-only global array of `.b64` words,
+    /// aligned to `align` bytes (see [`GlobalDecl`]); its address is the
+    /// operand of the returned id.
+    pub fn global_data(&mut self, name: &str, align: u32, words: Vec<u64>) -> GlobalId {
+        assert!(align.is_power_of_two() && align >= 8, "alignment {align} of a .b64 array");
+        assert!(!words.is_empty(), "global array {name:?} has no values");
+        self.claim(name);
+        self.kernel.globals.push(GlobalDecl { name: name.to_owned(), align, words });
+        GlobalId(self.kernel.globals.len() as u32 - 1)
+    }
+
     /// Declares a label; place it with [`KernelBuilder::place`].
     pub fn label(&mut self, name: &str) -> Label {
         self.claim(name);
@@ -263,6 +275,7 @@ fn check_operand(op: Operand, ty: Type) {
             matches!(ty, Type::U32 | Type::B32 | Type::U64 | Type::B64),
             "shared address used as {ty}"
         ),
+        Operand::Global(_) => assert!(matches!(ty, Type::U64 | Type::B64), "global address used as {ty}"),
     }
 }
 

@@ -24,7 +24,7 @@ mod operand;
 
 pub use arch::{Arch, PtxVersion};
 pub use instr::{BinOp, Cmp, CpAsyncCache, Guard, Instr, MmaKind, MmaShape, Stmt, UnOp};
-pub use kernel::{Kernel, Module, ParamDecl, RegDecl, SharedDecl};
+pub use kernel::{GlobalDecl, Kernel, Module, ParamDecl, RegDecl, SharedDecl};
 pub use operand::{
-    AddrBase, Address, CacheQual, Label, Operand, ParamId, Reg, SharedId, Space, Special, Type,
+    AddrBase, Address, CacheQual, GlobalId, Label, Operand, ParamId, Reg, SharedId, Space, Special, Type,
 };

@@ -44,6 +44,20 @@ impl<W: Write> Writer<W> {
         writeln!(self.out, ".address_size 64")?;
         for kernel in &module.kernels {
             writeln!(self.out)?;
+            // PTX declares initialized `.global` arrays at module scope.
+            for g in &kernel.globals {
+                writeln!(self.out, "// read-only data of {}: {} words", kernel.name, g.words.len())?;
+                write!(self.out, ".global .align {} .b64 {}[{}] = {{", g.align, g.name, g.words.len())?;
+                for (i, w) in g.words.iter().enumerate() {
+                    let sep = if i == 0 { "" } else { "," };
+                    if i % 4 == 0 {
+                        write!(self.out, "{sep}\n\t0x{w:016x}")?;
+                    } else {
+                        write!(self.out, "{sep} 0x{w:016x}")?;
+                    }
+                }
+                writeln!(self.out, "\n}};")?;
+            }
             // PTX declares `.extern .shared` arrays at module scope only.
             if let Some(id) = kernel.dynamic_shared() {
                 let s = &kernel.shared[id.index()];
@@ -190,6 +204,7 @@ impl<W: Write> Writer<W> {
             Operand::F64(bits) => write!(self.out, "0d{bits:016X}"),
             Operand::Special(s) => self.out.write_str(s.name()),
             Operand::Shared(s) => self.out.write_str(&kernel.shared[s.index()].name),
+            Operand::Global(g) => self.out.write_str(&kernel.globals[g.index()].name),
         }
     }
 

@@ -51,6 +51,7 @@ impl Ctx<'_> {
             Operand::F64(_) => matches!(ty, Type::F64 | Type::B64),
             Operand::Special(_) => matches!(ty, Type::U32 | Type::S32 | Type::B32),
             Operand::Shared(_) => matches!(ty, Type::U32 | Type::B32 | Type::U64 | Type::B64),
+            Operand::Global(_) => matches!(ty, Type::U64 | Type::B64),
         };
         if ok {
             return Ok(());
@@ -62,6 +63,7 @@ impl Ctx<'_> {
             Operand::F64(b) => format!("0d{b:016X}"),
             Operand::Special(s) => s.name().to_owned(),
             Operand::Shared(s) => format!("shared array `{}`", self.kernel.shared[s.index()].name),
+            Operand::Global(g) => format!("global array `{}`", self.kernel.globals[g.index()].name),
         };
         self.fail(format!("{what} {shown} cannot be used as {ty}"))
     }

@@ -77,7 +77,7 @@ pub(super) fn lex(text: &str) -> Result<Vec<(u32, Item<'_>)>, ParseError> {
                 }
                 out.push((line, Item::Tok(Tok::Number(&s[start..p]))));
                 any_token = true;
-            } else if b",;:[]{}()@!+-<>".contains(&c) {
+            } else if b",;:[]{}()@!+-<>=".contains(&c) {
                 out.push((line, Item::Tok(Tok::Punct(c as char))));
                 p += 1;
                 any_token = true;

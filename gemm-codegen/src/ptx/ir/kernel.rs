@@ -2,6 +2,9 @@
 
 use super::{Arch, Instr, PtxVersion, Reg, SharedId, Stmt, Type};
 
+#[cfg(doc)]
+use super::Operand;
+
 /// A kernel parameter declaration.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParamDecl {
@@ -48,6 +51,28 @@ impl SharedDecl {
     }
 }
 
+/// An initialized, read-only global array of the kernel's module
+/// (`.global .align A .b64 name[N] = { ... };`): constants a kernel reads
+/// with per-thread addresses (a bespoke kernel's operator in fragment
+/// order), which the constant bank would serialize. Its address is the
+/// operand [`Operand::Global`]; the kernel never writes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GlobalDecl {
+    /// Its name.
+    pub name: String,
+    /// Alignment in bytes.
+    pub align: u32,
+    /// The values, as 64-bit words (`.b64` elements).
+    pub words: Vec<u64>,
+}
+
+impl GlobalDecl {
+    /// Its size in bytes.
+    pub fn bytes(&self) -> usize {
+        self.words.len() * 8
+    }
+}
+
 /// A `.visible .entry` kernel.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct Kernel {
@@ -63,6 +88,9 @@ pub struct Kernel {
     pub regs: Vec<RegDecl>,
     /// Shared arrays.
     pub shared: Vec<SharedDecl>,
+    /// Initialized global arrays it reads (declared at module scope, just
+    /// before the kernel).
+    pub globals: Vec<GlobalDecl>,
     /// Label names.
     pub labels: Vec<String>,
     /// The body.

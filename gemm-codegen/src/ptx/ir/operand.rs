@@ -154,6 +154,22 @@ impl SharedId {
     }
 }
 
+/// An initialized global array: an index into [`Kernel::globals`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GlobalId(pub(crate) u32);
+
+impl GlobalId {
+    /// The entry at `index` of [`Kernel::globals`].
+    pub const fn new(index: u32) -> GlobalId {
+        GlobalId(index)
+    }
+
+    /// Index into [`Kernel::globals`].
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
 /// A branch target: an index into [`Kernel::labels`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Label(pub(crate) u32);
@@ -236,6 +252,8 @@ pub enum Operand {
     Special(Special),
     /// The shared-window address of a shared array.
     Shared(SharedId),
+    /// The generic address of an initialized global array (`.u64`).
+    Global(GlobalId),
 }
 
 impl From<Reg> for Operand {
@@ -247,6 +265,12 @@ impl From<Reg> for Operand {
 impl From<Special> for Operand {
     fn from(s: Special) -> Operand {
         Operand::Special(s)
+    }
+}
+
+impl From<GlobalId> for Operand {
+    fn from(g: GlobalId) -> Operand {
+        Operand::Global(g)
     }
 }
 
