@@ -7,7 +7,7 @@
 
 use gemm_codegen::Math;
 use gemm_codegen::bespoke::{self, BespokeImage, BespokeSpec, BetaMode, Form, Operator, operators};
-use gemm_codegen::{Element, Precision};
+use gemm_codegen::{Element, Precision, Target};
 use gemm_emu::{Bespoke, FaultKind, Options};
 use gemm_host::case::{Case, GUARD};
 use gemm_host::reference::Random;
@@ -27,6 +27,7 @@ fn run<T: Element>(
     let cfg = GemmConfig::<T>::row_major(Op::N, Op::N, m, n, k).ldb(ldb).ldc(ldc).alpha(alpha).beta(beta);
     let values: Vec<T> = a.values().iter().map(|&v| narrow::<T>(v)).collect();
     let case = Case::with_a(cfg, &values, rng);
+    assert!(image.ptx.is_ascii(), "{}: PTX must be ASCII", image.entry);
     let emu = Bespoke::new(image).map_err(|e| e.to_string())?;
     let (b, mut c) = (case.guarded(Matrix::B).to_vec(), case.guarded(Matrix::C).to_vec());
     let len = c.len();
@@ -67,6 +68,15 @@ fn specs(precision: Precision) -> Vec<BespokeSpec> {
     let base = BespokeSpec { block: 32, chunk: 4, ..BespokeSpec::new(precision) };
     let widths: &[u32] = if precision == Precision::F32 { &[1, 2, 4] } else { &[1, 2] };
     let mut out = Vec::new();
+    if precision == Precision::F64 {
+        for (width, chunk, arch) in
+            [(1, 1, Target::Sm80), (2, 4, Target::Sm80), (4, 2, Target::Sm90), (1, 3, Target::Sm90)]
+        {
+            for beta in BetaMode::ALL {
+                out.push(BespokeSpec { form: Form::Mma, width, chunk, beta, arch, block: 64, ..base });
+            }
+        }
+    }
     for &width in widths {
         for beta in BetaMode::ALL {
             out.push(BespokeSpec { width, beta, ..base });
@@ -176,4 +186,33 @@ fn the_emulator_catches_the_staged_kernels_typical_mistakes() {
         "missing barrier: {kind:?}"
     );
     assert!(matches!(fault(image.ptx.to_string(), 63), FaultKind::Misaligned { .. }), "odd ldb with width 2");
+}
+
+/// Mutations of a tensor-core kernel: a fragment word in the wrong lane
+/// fails the result check, and an `mma` some lanes skip is a fault.
+#[test]
+fn the_mma_forms_typical_mistakes_are_caught() {
+    let a = awkward();
+    let spec =
+        BespokeSpec { form: Form::Mma, block: 64, width: 2, chunk: 2, ..BespokeSpec::new(Precision::F64) };
+    let image = bespoke::compile(&a, &spec).unwrap();
+    let mut rng = Random::new(9);
+    run::<f64>(&image, &a, 40, (41, 43), (1.0, 0.5), &mut rng).expect("the kernel as generated");
+    // Lanes 0 and 1 of the first fragment swapped: A[0][0] and A[0][1].
+    let text = image.ptx.to_string();
+    let start = text.find("= {").unwrap();
+    let words: Vec<&str> =
+        text[start..].split(['{', ',', '}']).map(str::trim).filter(|w| w.starts_with("0x")).take(2).collect();
+    assert_ne!(words[0], words[1], "the test needs two different entries");
+    let swapped =
+        text.replacen(words[0], "SWAP", 1).replacen(words[1], words[0], 1).replacen("SWAP", words[1], 1);
+    let wrong = BespokeImage { ptx: swapped.into(), ..image.clone() };
+    let e = run::<f64>(&wrong, &a, 40, (41, 43), (1.0, 0.5), &mut rng).unwrap_err();
+    assert!(e.contains("relative error"), "{e}");
+    // The mma guarded by a per-lane predicate: lanes past n skip it.
+    let mma_line = text.lines().find(|l| l.trim_start().starts_with("mma.sync")).unwrap();
+    let guarded = text.replacen(mma_line, &format!("\t@%p_bcol0 {}", mma_line.trim_start()), 1);
+    let diverged = BespokeImage { ptx: guarded.into(), ..image };
+    let e = run::<f64>(&diverged, &a, 3, (3, 3), (1.0, 0.5), &mut rng).unwrap_err();
+    assert!(e.contains("mma"), "{e}");
 }

@@ -83,7 +83,7 @@ impl BespokeImage {
         BespokeRequirements {
             precision: self.spec.precision,
             arch: self.spec.arch,
-            alignment: self.spec.width,
+            alignment: self.spec.alignment(),
             beta: self.spec.beta,
         }
     }
@@ -120,6 +120,7 @@ pub fn entry_name(spec: &BespokeSpec, m: usize, k: usize, digest: u64) -> String
     let form = match spec.form {
         Form::BStream => "bs",
         Form::CStream => "cs",
+        Form::Mma => "mma",
     };
     format!(
         "gf_bespoke_{}_{m}x{k}_{digest:016x}_{form}_w{}_b{}_s{}_c{}_beta{beta}_{}",

@@ -81,11 +81,15 @@ struct ReadAhead {
 /// Lowers a validated plan to a one-kernel module.
 pub(crate) fn lower(plan: &BespokePlan, entry: &str) -> Module {
     let spec = *plan.spec();
+    if spec.form == Form::Mma {
+        return super::mma::lower(plan, entry, header(plan, entry));
+    }
     let mut cx = prologue(plan, entry);
     match (spec.form, spec.msplit) {
         (Form::CStream, _) => c_stream(&mut cx),
         (Form::BStream, 1) => b_stream_registers(&mut cx),
         (Form::BStream, _) => b_stream_staged(&mut cx),
+        (Form::Mma, _) => unreachable!("lowered above"),
     }
     cx.b.push(Instr::ret());
     let header = header(plan, entry);

@@ -10,7 +10,8 @@
 //!
 //! - [`Operator`]: the matrix `A` (Matrix Market files: [`mtx`]; test
 //!   operators: [`operators`]).
-//! - [`BespokeSpec`]: the walk ([`Form`]: B- or C-streaming), columns per
+//! - [`BespokeSpec`]: the walk ([`Form`]: B- or C-streaming on the FMA
+//!   units, or `mma` on the f64 tensor cores), columns per
 //!   thread, block, row groups sharing B through shared memory, chunk,
 //!   [`BetaMode`], arch. [`validate`] checks it for one operator (register
 //!   and code-size limits included) and plans the walk; [`compile`] lowers
@@ -25,6 +26,7 @@
 
 mod image;
 mod lower;
+mod mma;
 pub mod mtx;
 mod operator;
 pub mod operators;

@@ -100,6 +100,8 @@ pub struct BespokePlan {
     pub(crate) used: Vec<usize>,
     /// The rows of C each thread group owns (ascending), `msplit` groups.
     pub(crate) groups: Vec<Vec<usize>>,
+    /// The tensor-core tiling ([`Form::Mma`] only).
+    pub(crate) mma: Option<super::mma::MmaPlan>,
 }
 
 impl BespokePlan {
@@ -155,7 +157,7 @@ pub fn validate(operator: &Operator, spec: &BespokeSpec) -> Result<BespokePlan, 
             BespokeField::Width,
             format!("width is 1, 2 or 4 columns per thread, not {}", s.width),
         );
-    } else if s.vector_bytes() > 16 {
+    } else if s.form != Form::Mma && s.vector_bytes() > 16 {
         fail(
             &mut errors,
             BespokeField::Width,
@@ -198,11 +200,14 @@ pub fn validate(operator: &Operator, spec: &BespokeSpec) -> Result<BespokePlan, 
             ),
         );
     }
-    if s.form == Form::CStream && s.msplit > 1 {
+    if s.form != Form::BStream && s.msplit > 1 {
         fail(
             &mut errors,
             BespokeField::Msplit,
-            "c-streaming holds every row of B per thread: use msplit = 1 or family = bstream".into(),
+            format!(
+                "only b-streaming splits A's rows across thread groups: use msplit = 1 with family = {}",
+                s.form.token()
+            ),
         );
     }
     if s.chunk == 0 || s.chunk > 64 {
@@ -238,7 +243,13 @@ pub fn validate(operator: &Operator, spec: &BespokeSpec) -> Result<BespokePlan, 
     };
     let k = operator.cols();
     let nnz = values.iter().filter(|&&v| v != 0.0).count();
-    if nnz > MAX_NNZ {
+    let mut mma = None;
+    if s.form == Form::Mma {
+        match super::mma::plan(&values, m, k, &s) {
+            Ok(p) => mma = Some(p),
+            Err(v) => errors.extend(v),
+        }
+    } else if nnz > MAX_NNZ {
         fail(
             &mut errors,
             BespokeField::Operator,
@@ -249,7 +260,7 @@ pub fn validate(operator: &Operator, spec: &BespokeSpec) -> Result<BespokePlan, 
     }
     let used: Vec<usize> = (0..k).filter(|&j| (0..m).any(|i| values[i * k + j] != 0.0)).collect();
     let groups = partition(&values, m, k, s.msplit.clamp(1, 32) as usize);
-    if errors.is_empty() {
+    if errors.is_empty() && s.form != Form::Mma {
         let regs_per_value = u64::from(s.width) * u64::from(s.precision.element_bytes() / 4);
         let ahead = if s.beta == BetaMode::Zero { 0 } else { C_READ_AHEAD as u64 };
         let (live, what) = match s.form {
@@ -258,11 +269,13 @@ pub fn validate(operator: &Operator, spec: &BespokeSpec) -> Result<BespokePlan, 
                 (rows as u64, "rows of C per thread group")
             }
             Form::CStream => (used.len() as u64, "rows of B"),
+            Form::Mma => unreachable!("checked by mma::plan"),
         };
         if (live + ahead) * regs_per_value > MAX_VALUE_REGS {
             let (field, change) = match s.form {
                 Form::BStream => (BespokeField::Msplit, "raise msplit or lower width"),
                 Form::CStream => (BespokeField::Form, "use family = bstream or lower width"),
+                Form::Mma => unreachable!("checked by mma::plan"),
             };
             fail(
                 &mut errors,
@@ -276,7 +289,7 @@ pub fn validate(operator: &Operator, spec: &BespokeSpec) -> Result<BespokePlan, 
         }
     }
     if errors.is_empty() {
-        Ok(BespokePlan { spec: s, operator: operator.clone(), values, used, groups })
+        Ok(BespokePlan { spec: s, operator: operator.clone(), values, used, groups, mma })
     } else {
         Err(errors)
     }

@@ -23,8 +23,10 @@ fn widths(precision: Precision) -> &'static [u32] {
 ///   threads per group (at most 512 in all) and stages of 16 rows (8 where
 ///   16 do not fit);
 ///
-/// each at every width up to 16 bytes. At most 18 specs, most operators
-/// far fewer.
+/// each at every width up to 16 bytes; and for `f64` on sm_80 and newer,
+/// the tensor-core form with 1, 2 or 4 column tiles per warp and 2 or 8
+/// k-tiles of B ahead, where its accumulators fit. At most 24 specs, most
+/// operators far fewer.
 pub fn candidates(a: &Operator, precision: Precision, beta: BetaMode, arch: Target) -> Vec<BespokeSpec> {
     let base = BespokeSpec { beta, arch, ..BespokeSpec::new(precision) };
     let legal = |s: &BespokeSpec| validate(a, s).is_ok();
@@ -34,6 +36,16 @@ pub fn candidates(a: &Operator, precision: Precision, beta: BetaMode, arch: Targ
             let s = BespokeSpec { form, width, block: 128, msplit: 1, chunk: 16, ..base };
             if legal(&s) {
                 out.push(s);
+            }
+        }
+    }
+    if precision == Precision::F64 && arch.has_cp_async() {
+        for width in [1, 2, 4] {
+            for chunk in [2, 8] {
+                let s = BespokeSpec { form: Form::Mma, width, block: 128, msplit: 1, chunk, ..base };
+                if legal(&s) {
+                    out.push(s);
+                }
             }
         }
     }
@@ -87,7 +99,7 @@ mod tests {
         for (name, a) in operators::test_set() {
             for precision in [Precision::F32, Precision::F64] {
                 let c = candidates(&a, precision, BetaMode::Runtime, Target::Sm90);
-                assert!(c.len() <= 18, "{name}: {}", c.len());
+                assert!(c.len() <= 24, "{name}: {}", c.len());
                 for (i, s) in c.iter().enumerate() {
                     assert!(validate(&a, s).is_ok(), "{name}: {s}");
                     assert!(!c[..i].contains(s), "{name}: {s} twice");

@@ -26,17 +26,24 @@ pub enum Form {
     /// time, but every used row of B in registers: for operators with few
     /// columns.
     CStream,
+    /// Tensor cores (`f64`: DMMA): each warp computes `8 · width` columns
+    /// of C with `mma.sync`, A's non-zero tiles in fragment order in the
+    /// kernel's read-only data, B's fragments loaded `chunk` k-tiles ahead.
+    /// For small dense operators, where the FMA forms run out of
+    /// arithmetic before memory.
+    Mma,
 }
 
 impl Form {
-    /// Both forms.
-    pub const ALL: [Form; 2] = [Form::BStream, Form::CStream];
+    /// Every form.
+    pub const ALL: [Form; 3] = [Form::BStream, Form::CStream, Form::Mma];
 
     /// The spec token: `bstream` or `cstream`.
     pub const fn token(self) -> &'static str {
         match self {
             Form::BStream => "bstream",
             Form::CStream => "cstream",
+            Form::Mma => "mma",
         }
     }
 
@@ -106,7 +113,9 @@ pub struct BespokeSpec {
     pub precision: Precision,
     /// The walk.
     pub form: Form,
-    /// Adjacent columns of B and C per thread: 1, 2 or 4, at most 16 bytes.
+    /// Adjacent columns of B and C per thread: 1, 2 or 4, at most 16 bytes
+    /// (for [`Form::Mma`]: the 8-column tiles of C a warp computes, 1, 2 or
+    /// 4).
     pub width: u32,
     /// Threads per block along `n` (a multiple of 32).
     pub block: u32,
@@ -115,7 +124,8 @@ pub struct BespokeSpec {
     /// with `cp.async`, once per block.
     pub msplit: u32,
     /// Rows of B loaded together: the prefetch depth with `msplit = 1`, a
-    /// shared-memory stage with more.
+    /// shared-memory stage with more (for [`Form::Mma`]: k-tiles of B
+    /// loaded ahead of their products).
     pub chunk: u32,
     /// How `beta` is treated.
     pub beta: BetaMode,
@@ -141,7 +151,20 @@ impl BespokeSpec {
 
     /// Columns of C one block computes.
     pub const fn columns_per_block(&self) -> u32 {
-        self.block.saturating_mul(self.width)
+        match self.form {
+            Form::Mma => (self.block / 32).saturating_mul(8).saturating_mul(self.width),
+            _ => self.block.saturating_mul(self.width),
+        }
+    }
+
+    /// Elements B's and C's addresses, `ldb`, `ldc` and `n` must be
+    /// multiples of: the vector width (1 for [`Form::Mma`], whose loads
+    /// and stores are of single elements).
+    pub const fn alignment(&self) -> u32 {
+        match self.form {
+            Form::Mma => 1,
+            _ => self.width,
+        }
     }
 
     /// Threads per block.
@@ -167,7 +190,7 @@ impl BespokeSpec {
     /// The same kernel with one column per thread, for arguments that miss
     /// its vector alignment; `None` when it has one already.
     pub const fn unaligned_twin(&self) -> Option<BespokeSpec> {
-        if self.width > 1 { Some(BespokeSpec { width: 1, ..*self }) } else { None }
+        if self.alignment() > 1 { Some(BespokeSpec { width: 1, ..*self }) } else { None }
     }
 }
 
