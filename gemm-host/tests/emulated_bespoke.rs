@@ -68,7 +68,7 @@ fn specs(precision: Precision) -> Vec<BespokeSpec> {
     let base = BespokeSpec { block: 32, chunk: 4, ..BespokeSpec::new(precision) };
     let widths: &[u32] = if precision == Precision::F32 { &[1, 2, 4] } else { &[1, 2] };
     let mut out = Vec::new();
-    if precision == Precision::F64 {
+    {
         for (width, chunk, arch) in
             [(1, 1, Target::Sm80), (2, 4, Target::Sm80), (4, 2, Target::Sm90), (1, 3, Target::Sm90)]
         {

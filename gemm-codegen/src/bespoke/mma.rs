@@ -1,4 +1,6 @@
-//! The tensor-core form ([`Form::Mma`]): `mma.sync` on A's non-zero tiles.
+//! The tensor-core form ([`Form::Mma`]): `mma.sync` on A's non-zero tiles,
+//! DMMA for `f64`, three TF32 products (FP32-accurate: A split into big and
+//! small parts when the kernel is generated, B when it is loaded) for `f32`.
 //!
 //! ```text
 //! A (m × k) ──tiles of the mma shape──▶ non-zero tiles, in fragment order,
@@ -13,8 +15,8 @@
 //! only they would multiply. Loads and stores are of single elements, so
 //! the form asks no alignment of B and C. The shape is chosen per operator
 //! ([`plan`]): the one of the architecture's that does the least padded
-//! work (`m8n8k4` before sm_90; on sm_90 also `m16n8k4`, `m16n8k8`,
-//! `m16n8k16`), the larger on a tie.
+//! work (f64: `m8n8k4` before sm_90, on sm_90 also `m16n8k4`, `m16n8k8`,
+//! `m16n8k16`; tf32: `m16n8k4`, `m16n8k8`), the larger on a tie.
 
 use super::plan::{BespokeField, BespokePlan, BespokeViolation, MAX_VALUE_REGS};
 #[cfg(any(doc, test))]
@@ -23,7 +25,7 @@ use super::spec::{BespokeSpec, BetaMode};
 use crate::abi::{Abi, Dim, Matrix, Part, Role};
 use crate::ptx::{
     Address, BinOp, CacheQual, Cmp, Instr, KernelBuilder, MmaKind, MmaShape, Module, Operand, Reg, Space,
-    Special, Type,
+    Special, Type, round_tf32,
 };
 use crate::spec::Precision;
 
@@ -50,13 +52,16 @@ pub(crate) struct MmaPlan {
 impl MmaPlan {
     /// Accumulator registers (32-bit) per thread for `width` column tiles.
     fn acc_regs(&self, width: u32) -> u64 {
-        (self.mtiles as u64) * u64::from(width) * u64::from(self.shape.c_per_lane()) * 2
+        let per = if self.kind == MmaKind::F64 { 2 } else { 1 };
+        (self.mtiles as u64) * u64::from(width) * u64::from(self.shape.c_per_lane()) * per
     }
 
-    /// B-fragment registers per thread for `chunk` k-tiles ahead.
+    /// B-fragment registers per thread for `chunk` k-tiles ahead (f64: one
+    /// value of two registers; 3xTF32: the value, its big and small parts).
     fn b_regs(&self, width: u32, chunk: u32) -> u64 {
         let used = self.used_ktiles().len() as u64;
-        used.min(u64::from(chunk)) * u64::from(width) * u64::from(self.shape.b_per_lane()) * 2
+        let per = if self.kind == MmaKind::F64 { 2 } else { 3 };
+        used.min(u64::from(chunk)) * u64::from(width) * u64::from(self.shape.b_per_lane()) * per
     }
 
     /// The k-tiles with a non-zero tile, ascending.
@@ -76,22 +81,13 @@ pub(crate) fn plan(
     spec: &BespokeSpec,
 ) -> Result<MmaPlan, Vec<BespokeViolation>> {
     let fail = |field, message: String| Err(vec![BespokeViolation { field, message }]);
-    if spec.precision != Precision::F64 {
-        return fail(
-            BespokeField::Precision,
-            format!(
-                "family = mma runs the f64 tensor cores: use precision = f64, or family = bstream for {}",
-                spec.precision.token()
-            ),
-        );
-    }
     if !spec.arch.has_cp_async() {
         return fail(
             BespokeField::Arch,
-            format!("f64 mma needs arch = sm_80 or newer, not {}", spec.arch.token()),
+            format!("mma needs arch = sm_80 or newer, not {}", spec.arch.token()),
         );
     }
-    let kind = MmaKind::F64;
+    let kind = if spec.precision == Precision::F64 { MmaKind::F64 } else { MmaKind::Tf32 };
     let arch = spec.arch.ptx_arch();
     let tiled = |shape: MmaShape| -> Vec<(usize, usize)> {
         let (sm, sk) = (shape.m as usize, shape.k as usize);
@@ -128,7 +124,15 @@ pub(crate) fn plan(
                 let (r, c) = shape.a_at(lane, i);
                 let (row, col) = (mt * sm + r as usize, kt * sk + c as usize);
                 let v = if row < m && col < k { values[row * k + col] } else { 0.0 };
-                words.push(v.to_bits());
+                words.push(match kind {
+                    MmaKind::F64 => v.to_bits(),
+                    // f32: the 3xTF32 split, big in the low word.
+                    MmaKind::Tf32 => {
+                        let big = round_tf32((v as f32).to_bits());
+                        let small = round_tf32((v as f32 - f32::from_bits(big)).to_bits());
+                        u64::from(big) | u64::from(small) << 32
+                    }
+                });
             }
         }
     }
@@ -144,7 +148,7 @@ pub(crate) fn plan(
             ),
         });
     }
-    let mmas = plan.tiles.len() * spec.width as usize;
+    let mmas = plan.tiles.len() * spec.width as usize * if kind == MmaKind::Tf32 { 3 } else { 1 };
     if mmas > MAX_MMAS || plan.words.len() > MAX_WORDS {
         errors.push(BespokeViolation {
             field: BespokeField::Operator,
@@ -170,7 +174,8 @@ pub(crate) fn lower(plan: &BespokePlan, entry: &str, header: Vec<String>) -> Mod
     let (m, k) = (plan.operator().rows() as i64, plan.operator().cols() as i64);
     let (sm, sk) = (i64::from(shape.m), i64::from(shape.k));
     let width = spec.width as usize;
-    let ty = Type::F64;
+    let tf32 = kind == MmaKind::Tf32;
+    let (ty, eb) = if tf32 { (Type::F32, 4i64) } else { (Type::F64, 8i64) };
     let mut b = KernelBuilder::new(entry);
     b.reqntid((spec.block, 1, 1));
 
@@ -239,18 +244,18 @@ pub(crate) fn lower(plan: &BespokePlan, entry: &str, header: Vec<String>) -> Mod
     b.comment("a warp wholly past n has nothing to do (mma needs whole warps: no lane leaves alone)");
     b.push(Instr::setp(Cmp::Ge, Type::U64, p_out, n0, n64));
     b.push_if(p_out, Instr::bra_uni(exit));
-    b.push(Instr::mul(ldb_bytes, ldb, Operand::imm(8)));
-    b.push(Instr::mul(ldc_bytes, ldc, Operand::imm(8)));
+    b.push(Instr::mul(ldb_bytes, ldb, Operand::imm(eb)));
+    b.push(Instr::mul(ldc_bytes, ldc, Operand::imm(eb)));
     b.comment(
         "B at (row thread_col, column col0 + group_row); C at (row group_row, column col0 + 2 thread_col)",
     );
-    b.push(Instr::mul_wide(tmp, g, Operand::imm(8)));
-    b.push(Instr::mad(tmp, n0, Operand::imm(8), tmp));
+    b.push(Instr::mul_wide(tmp, g, Operand::imm(eb)));
+    b.push(Instr::mad(tmp, n0, Operand::imm(eb), tmp));
     b.push(Instr::add(b_lane, bp, tmp));
     b.push(Instr::mul_wide(tmp, t, Operand::imm(1)));
     b.push(Instr::mad(b_lane, tmp, ldb_bytes, b_lane));
-    b.push(Instr::mul_wide(tmp, t, Operand::imm(16)));
-    b.push(Instr::mad(tmp, n0, Operand::imm(8), tmp));
+    b.push(Instr::mul_wide(tmp, t, Operand::imm(2 * eb)));
+    b.push(Instr::mad(tmp, n0, Operand::imm(eb), tmp));
     b.push(Instr::add(c_lane, cp, tmp));
     b.push(Instr::mul_wide(tmp, g, Operand::imm(1)));
     b.push(Instr::mad(c_lane, tmp, ldc_bytes, c_lane));
@@ -304,12 +309,27 @@ pub(crate) fn lower(plan: &BespokePlan, entry: &str, header: Vec<String>) -> Mod
     let used = mp.used_ktiles();
     let chunk = (spec.chunk as usize).min(used.len()).max(1);
     let per_b = shape.b_per_lane() as usize;
-    let bf: Vec<Vec<Vec<Reg>>> = (0..chunk)
-        .map(|s| {
-            (0..width).map(|j| (0..per_b).map(|i| b.reg(format!("b{s}_{j}_{i}"), ty)).collect()).collect()
-        })
-        .collect();
-    let af: Vec<Reg> = (0..shape.a_per_lane()).map(|i| b.reg(format!("a{i}"), ty)).collect();
+    // B's elements as loaded, and (3xTF32) their big and small parts.
+    let frag = |b: &mut KernelBuilder, name: &str| -> Vec<Vec<Vec<Reg>>> {
+        let fty = if name == "b" { ty } else { kind.ab_type() };
+        (0..chunk)
+            .map(|s| {
+                (0..width)
+                    .map(|j| (0..per_b).map(|i| b.reg(format!("{name}{s}_{j}_{i}"), fty)).collect())
+                    .collect()
+            })
+            .collect()
+    };
+    let bv = frag(&mut b, "b");
+    let (b_big, b_small) =
+        if tf32 { (frag(&mut b, "b_big"), frag(&mut b, "b_small")) } else { (Vec::new(), Vec::new()) };
+    let per_a = shape.a_per_lane() as usize;
+    let a_big: Vec<Reg> = (0..per_a).map(|i| b.reg(format!("a{i}"), kind.ab_type())).collect();
+    let a_small: Vec<Reg> = if tf32 {
+        (0..per_a).map(|i| b.reg(format!("a_small{i}"), kind.ab_type())).collect()
+    } else {
+        Vec::new()
+    };
     let mut tile_index = 0usize;
     for (c, kts) in used.chunks(chunk).enumerate() {
         b.section(format!("k-tiles {kts:?}: B's fragments"));
@@ -319,9 +339,9 @@ pub(crate) fn lower(plan: &BespokePlan, entry: &str, header: Vec<String>) -> Mod
                 let p_row = row_pred(&mut b, format!("p_brow{c}_{s}_{i}"), t, base, 4, k);
                 b.push(Instr::mad(ptr, ldb_bytes, Operand::imm(base), b_lane));
                 for j in 0..width {
-                    let dst = bf[s][j][i];
+                    let dst = bv[s][j][i];
                     let load =
-                        Instr::ld(Space::Global, CacheQual::Nc, &[dst], Address::reg(ptr, 64 * j as i64));
+                        Instr::ld(Space::Global, CacheQual::Nc, &[dst], Address::reg(ptr, 8 * eb * j as i64));
                     b.push(Instr::mov(dst, Operand::float_zero(ty)));
                     let guard = match p_row {
                         Some(p) => {
@@ -334,17 +354,38 @@ pub(crate) fn lower(plan: &BespokePlan, entry: &str, header: Vec<String>) -> Mod
                 }
             }
         }
+        if tf32 {
+            b.comment("3xTF32: each element of B split into big = tf32(b) and small = tf32(b - big)");
+            for s in 0..kts.len() {
+                for j in 0..width {
+                    for i in 0..per_b {
+                        let (x, big, small) = (bv[s][j][i], b_big[s][j][i], b_small[s][j][i]);
+                        b.push(Instr::cvt_tf32(big, x));
+                        b.push(Instr::sub(x, x, big));
+                        b.push(Instr::cvt_tf32(small, x));
+                    }
+                }
+            }
+        }
         for (s, &kt) in kts.iter().enumerate() {
             while tile_index < mp.tiles.len() && mp.tiles[tile_index].1 == kt {
                 let mt = mp.tiles[tile_index].0;
                 b.comment(format!("tile ({mt}, {kt}) of A"));
-                for (i, &r) in af.iter().enumerate() {
-                    let word = (tile_index * af.len() + i) as i64 * 32 * 8;
-                    b.push(Instr::ld(Space::Global, CacheQual::Nc, &[r], Address::reg(a_lane, word)));
+                for i in 0..per_a {
+                    let word = (tile_index * per_a + i) as i64 * 32 * 8;
+                    let dst: Vec<Reg> = if tf32 { vec![a_big[i], a_small[i]] } else { vec![a_big[i]] };
+                    b.push(Instr::ld(Space::Global, CacheQual::Nc, &dst, Address::reg(a_lane, word)));
                 }
                 for j in 0..width {
                     let d = &acc[mt][j];
-                    b.push(Instr::mma(kind, shape, d, &af, &bf[s][j], d));
+                    if tf32 {
+                        // The small terms first, then the big product.
+                        b.push(Instr::mma(kind, shape, d, &a_big, &b_small[s][j], d));
+                        b.push(Instr::mma(kind, shape, d, &a_small, &b_big[s][j], d));
+                        b.push(Instr::mma(kind, shape, d, &a_big, &b_big[s][j], d));
+                    } else {
+                        b.push(Instr::mma(kind, shape, d, &a_big, &bv[s][j], d));
+                    }
                 }
                 tile_index += 1;
             }
@@ -378,7 +419,7 @@ pub(crate) fn lower(plan: &BespokePlan, entry: &str, header: Vec<String>) -> Mod
                         }
                         None => p_ccol[j][e],
                     };
-                    let offset = 8 * (8 * j as i64 + e as i64);
+                    let offset = eb * (8 * j as i64 + e as i64);
                     elements.push((mt, j, 2 * half + e, base, offset, guard));
                 }
             }
@@ -453,8 +494,16 @@ mod tests {
     #[test]
     fn the_rules_of_the_form() {
         let a = Operator::from_fn(8, 8, |i, j| (i + j) as f64).unwrap();
+        // f32: three TF32 products, A's parts exact TF32 values summing to it.
         let f32 = BespokeSpec { precision: Precision::F32, ..spec(Target::Sm80) };
-        assert_eq!(validate(&a, &f32).unwrap_err()[0].field, BespokeField::Precision);
+        let p = validate(&a, &f32).unwrap();
+        let mp = p.mma.as_ref().unwrap();
+        assert_eq!((mp.kind, mp.shape.name()), (MmaKind::Tf32, "m16n8k8".to_owned()));
+        let (row, col) = mp.shape.a_at(9, 0);
+        let w = mp.words[9];
+        let (big, small) = (w as u32, (w >> 32) as u32);
+        assert_eq!((big & 0x1fff, small & 0x1fff), (0, 0));
+        assert_eq!(f64::from(f32::from_bits(big) + f32::from_bits(small)), a.get(row as usize, col as usize));
         assert_eq!(validate(&a, &spec(Target::Sm75)).unwrap_err()[0].field, BespokeField::Arch);
         let split = BespokeSpec { msplit: 2, ..spec(Target::Sm80) };
         assert_eq!(validate(&a, &split).unwrap_err()[0].field, BespokeField::Msplit);

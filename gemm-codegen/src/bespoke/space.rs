@@ -23,9 +23,9 @@ fn widths(precision: Precision) -> &'static [u32] {
 ///   threads per group (at most 512 in all) and stages of 16 rows (8 where
 ///   16 do not fit);
 ///
-/// each at every width up to 16 bytes; and for `f64` on sm_80 and newer,
-/// the tensor-core form with 1, 2 or 4 column tiles per warp and 2 or 8
-/// k-tiles of B ahead, where its accumulators fit. At most 24 specs, most
+/// each at every width up to 16 bytes; and on sm_80 and newer the
+/// tensor-core form (DMMA, or 3xTF32 for `f32`) with 1, 2 or 4 column tiles
+/// per warp and 4 k-tiles of B ahead, where its registers fit. At most 24 specs, most
 /// operators far fewer.
 pub fn candidates(a: &Operator, precision: Precision, beta: BetaMode, arch: Target) -> Vec<BespokeSpec> {
     let base = BespokeSpec { beta, arch, ..BespokeSpec::new(precision) };
@@ -39,13 +39,11 @@ pub fn candidates(a: &Operator, precision: Precision, beta: BetaMode, arch: Targ
             }
         }
     }
-    if precision == Precision::F64 && arch.has_cp_async() {
+    if arch.has_cp_async() {
         for width in [1, 2, 4] {
-            for chunk in [2, 8] {
-                let s = BespokeSpec { form: Form::Mma, width, block: 128, msplit: 1, chunk, ..base };
-                if legal(&s) {
-                    out.push(s);
-                }
+            let s = BespokeSpec { form: Form::Mma, width, block: 128, msplit: 1, chunk: 4, ..base };
+            if legal(&s) {
+                out.push(s);
             }
         }
     }

@@ -23,7 +23,7 @@ mod kernel;
 mod operand;
 
 pub use arch::{Arch, PtxVersion};
-pub use instr::{BinOp, Cmp, CpAsyncCache, Guard, Instr, MmaKind, MmaShape, Stmt, UnOp};
+pub use instr::{BinOp, Cmp, CpAsyncCache, Guard, Instr, MmaKind, MmaShape, Stmt, UnOp, round_tf32};
 pub use kernel::{GlobalDecl, Kernel, Module, ParamDecl, RegDecl, SharedDecl};
 pub use operand::{
     AddrBase, Address, CacheQual, GlobalId, Label, Operand, ParamId, Reg, SharedId, Space, Special, Type,

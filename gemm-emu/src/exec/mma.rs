@@ -29,19 +29,7 @@ use crate::program::{Mma, Src};
 /// The bits of a TF32 value that must be zero: the 13 low mantissa bits.
 const TF32_LOW: u32 = 0x1fff;
 
-/// `cvt.rna.tf32.f32`: `x` rounded to 10 mantissa bits, ties away from
-/// zero, the 13 low bits cleared. A finite value past the largest TF32
-/// becomes ±infinity (no `.satfinite`), infinities stay, and a NaN becomes
-/// the canonical NaN `0x7fffffff`, what the GPU writes for a NaN result.
-pub(crate) fn round_tf32(x: u32) -> u32 {
-    if f32::from_bits(x).is_nan() {
-        return 0x7fff_ffff;
-    }
-    // Sign and magnitude: adding half a TF32 place to the magnitude rounds
-    // ties away from zero; a carry runs into the exponent (to infinity at
-    // the top), and infinity itself has no low bits to round.
-    x.wrapping_add(0x1000) & !TF32_LOW
-}
+pub(crate) use gemm_codegen::ptx::round_tf32;
 
 /// Runs `mma` for the lanes `m` of `w`, which must be the whole warp.
 pub(super) fn run(w: &mut Warp, mma: &Mma, m: u32) -> Result<(), LaneTrap> {

@@ -165,6 +165,22 @@ impl MmaKind {
     }
 }
 
+/// `cvt.rna.tf32.f32` on bits: `x` rounded to 10 mantissa bits, ties away
+/// from zero, the 13 low bits cleared. A finite value past the largest TF32
+/// becomes ±infinity (no `.satfinite`), infinities stay, and a NaN becomes
+/// the canonical NaN `0x7fffffff`, what the GPU writes for a NaN result.
+/// The one definition: the emulator executes the instruction with it, and
+/// generators that split constants at generation time use it.
+pub const fn round_tf32(x: u32) -> u32 {
+    if f32::from_bits(x).is_nan() {
+        return 0x7fff_ffff;
+    }
+    // Sign and magnitude: adding half a TF32 place to the magnitude rounds
+    // ties away from zero; a carry runs into the exponent (to infinity at
+    // the top), and infinity itself has no low bits to round.
+    x.wrapping_add(0x1000) & !0x1fff
+}
+
 /// Comparison of `setp`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Cmp {
