@@ -216,3 +216,53 @@ fn the_mma_forms_typical_mistakes_are_caught() {
     let e = run::<f64>(&diverged, &a, 3, (3, 3), (1.0, 0.5), &mut rng).unwrap_err();
     assert!(e.contains("mma"), "{e}");
 }
+
+/// The tensor-core form with warp groups splitting A's row tiles: a tall
+/// operator with an all-zero row tile and a zero k-tile, in both
+/// precisions, 1 to 3 groups, every beta mode.
+#[test]
+fn mma_warp_groups_split_the_row_tiles() {
+    let a = Operator::from_fn(41, 13, |i, j| match (i / 8, j / 4) {
+        (2, _) | (_, 1) => 0.0,
+        _ => ((i * 13 + j) % 7) as f64 - 3.0,
+    })
+    .unwrap();
+    let mut rng = Random::new(11);
+    let mut failures = Vec::new();
+    for precision in [Precision::F64, Precision::F32] {
+        for (msplit, block, width, arch) in
+            [(2, 64, 1, Target::Sm80), (3, 96, 2, Target::Sm80), (2, 128, 1, Target::Sm90)]
+        {
+            for beta in BetaMode::ALL {
+                let spec = BespokeSpec {
+                    form: Form::Mma,
+                    msplit,
+                    block,
+                    width,
+                    chunk: 2,
+                    beta,
+                    arch,
+                    ..BespokeSpec::new(precision)
+                };
+                let image = bespoke::compile(&a, &spec).unwrap_or_else(|e| panic!("{spec}: {e:?}"));
+                let n = 8 * width as i64 * (block as i64 / 32 / msplit as i64) + 5;
+                let r = match (precision, beta) {
+                    (Precision::F64, BetaMode::Zero) => {
+                        run::<f64>(&image, &a, n, (n + 1, n + 2), (0.5, 0.0), &mut rng)
+                    }
+                    (Precision::F64, BetaMode::One) => {
+                        run::<f64>(&image, &a, n, (n + 1, n + 2), (0.5, 1.0), &mut rng)
+                    }
+                    (Precision::F64, _) => run::<f64>(&image, &a, n, (n, n), (0.5, -2.0), &mut rng),
+                    (_, BetaMode::Zero) => run::<f32>(&image, &a, n, (n + 1, n + 2), (0.5, 0.0), &mut rng),
+                    (_, BetaMode::One) => run::<f32>(&image, &a, n, (n + 1, n + 2), (0.5, 1.0), &mut rng),
+                    _ => run::<f32>(&image, &a, n, (n, n), (0.5, -2.0), &mut rng),
+                };
+                if let Err(e) = r {
+                    failures.push(e);
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -44,16 +44,21 @@ pub(crate) struct MmaPlan {
     pub mtiles: usize,
     /// A's non-zero tiles `(mt, kt)`, k-tile by k-tile.
     pub tiles: Vec<(usize, usize)>,
+    /// The row tiles each warp group computes (`msplit` groups, balanced by
+    /// non-zero tiles).
+    pub groups: Vec<Vec<usize>>,
     /// Their fragments: element `i` of lane `l` of tile `t` is word
     /// `(t · a_per_lane + i) · 32 + l`.
     pub words: Vec<u64>,
 }
 
 impl MmaPlan {
-    /// Accumulator registers (32-bit) per thread for `width` column tiles.
+    /// Accumulator registers (32-bit) per thread for `width` column tiles
+    /// (the largest warp group's).
     fn acc_regs(&self, width: u32) -> u64 {
         let per = if self.kind == MmaKind::F64 { 2 } else { 1 };
-        (self.mtiles as u64) * u64::from(width) * u64::from(self.shape.c_per_lane()) * per
+        let rows = self.groups.iter().map(Vec::len).max().unwrap_or(0) as u64;
+        rows * u64::from(width) * u64::from(self.shape.c_per_lane()) * per
     }
 
     /// B-fragment registers per thread for `chunk` k-tiles ahead (f64: one
@@ -136,8 +141,22 @@ pub(crate) fn plan(
             }
         }
     }
-    let plan = MmaPlan { shape, kind, mtiles: m.div_ceil(sm), tiles, words };
+    let mtiles = m.div_ceil(sm);
     let mut errors = Vec::new();
+    let warps = spec.block / 32;
+    if spec.msplit as usize > mtiles || warps == 0 || !warps.is_multiple_of(spec.msplit) {
+        errors.push(BespokeViolation {
+            field: BespokeField::Msplit,
+            message: format!(
+                "msplit = {} warp groups must divide the block's {warps} warps and be at most A's {mtiles} row tiles",
+                spec.msplit
+            ),
+        });
+        return Err(errors);
+    }
+    let weights: Vec<usize> = (0..mtiles).map(|mt| tiles.iter().filter(|t| t.0 == mt).count()).collect();
+    let groups = super::plan::balance(&weights, spec.msplit as usize);
+    let plan = MmaPlan { shape, kind, mtiles, tiles, groups, words };
     let regs = plan.acc_regs(spec.width) + plan.b_regs(spec.width, spec.chunk);
     if regs > MAX_VALUE_REGS {
         errors.push(BespokeViolation {
@@ -227,9 +246,9 @@ pub(crate) fn lower(plan: &BespokePlan, entry: &str, header: Vec<String>) -> Mod
     b.push(Instr::cvta_to_global(bp, bp));
     b.push(Instr::cvta_to_global(cp, cp));
     b.section(format!(
-        "warp w of block x: columns {} * (x * {} + w) ..; lane = 4 * group_row + thread_col ({})",
+        "column warp w of block x: columns {} * (x * {} + w) ..; lane = 4 * group_row + thread_col ({})",
         8 * width,
-        spec.block / 32,
+        spec.block / 32 / spec.msplit,
         shape.name()
     ));
     b.push(Instr::mov(thread, Special::TidX));
@@ -238,6 +257,13 @@ pub(crate) fn lower(plan: &BespokePlan, entry: &str, header: Vec<String>) -> Mod
     b.push(Instr::binary(BinOp::Div, warp, thread, Operand::imm(32)));
     b.push(Instr::binary(BinOp::Div, g, lane, Operand::imm(4)));
     b.push(Instr::binary(BinOp::Rem, t, lane, Operand::imm(4)));
+    let wgroup = b.reg("warp_group", Type::U32);
+    b.comment(format!(
+        "warp group (splitting A's row tiles) = warp mod {}; column warp = warp / {}",
+        spec.msplit, spec.msplit
+    ));
+    b.push(Instr::binary(BinOp::Rem, wgroup, warp, Operand::imm(spec.msplit)));
+    b.push(Instr::binary(BinOp::Div, warp, warp, Operand::imm(spec.msplit)));
     b.push(Instr::mul_wide(n0, cta, Operand::imm(spec.columns_per_block())));
     b.push(Instr::mad_wide(n0, warp, Operand::imm(8 * spec.width), n0));
     b.push(Instr::cvt(n64, n));
@@ -293,21 +319,28 @@ pub(crate) fn lower(plan: &BespokePlan, entry: &str, header: Vec<String>) -> Mod
         Some(p)
     };
 
-    b.reg_group("accumulators");
+    let p_read = beta.map(|beta| {
+        let p = b.reg("p_read_c", Type::Pred);
+        b.push(Instr::setp(Cmp::Ne, ty, p, beta, Operand::float_zero(ty)));
+        p
+    });
+    let most = mp.groups.iter().map(Vec::len).max().unwrap_or(0);
+    b.reg_group("accumulators and C, one set per row tile of a warp group");
     let per_c = shape.c_per_lane() as usize;
-    let acc: Vec<Vec<Vec<Reg>>> = (0..mp.mtiles)
-        .map(|mt| {
-            (0..width).map(|j| (0..per_c).map(|i| b.reg(format!("acc{mt}_{j}_{i}"), ty)).collect()).collect()
-        })
-        .collect();
-    b.section("accumulators start at zero");
-    for r in acc.iter().flatten().flatten() {
-        b.push(Instr::mov(*r, Operand::float_zero(ty)));
-    }
+    let tile_regs = |b: &mut KernelBuilder, name: &str| -> Vec<Vec<Vec<Reg>>> {
+        (0..most)
+            .map(|r| {
+                (0..width)
+                    .map(|j| (0..per_c).map(|i| b.reg(format!("{name}{r}_{j}_{i}"), ty)).collect())
+                    .collect()
+            })
+            .collect()
+    };
+    let acc = tile_regs(&mut b, "acc");
+    let cv = tile_regs(&mut b, "c");
 
     b.reg_group("fragments of A and B");
-    let used = mp.used_ktiles();
-    let chunk = (spec.chunk as usize).min(used.len()).max(1);
+    let chunk = (spec.chunk as usize).min(mp.used_ktiles().len()).max(1);
     let per_b = shape.b_per_lane() as usize;
     // B's elements as loaded, and (3xTF32) their big and small parts.
     let frag = |b: &mut KernelBuilder, name: &str| -> Vec<Vec<Vec<Reg>>> {
@@ -330,130 +363,154 @@ pub(crate) fn lower(plan: &BespokePlan, entry: &str, header: Vec<String>) -> Mod
     } else {
         Vec::new()
     };
-    let mut tile_index = 0usize;
-    for (c, kts) in used.chunks(chunk).enumerate() {
-        b.section(format!("k-tiles {kts:?}: B's fragments"));
-        for (s, &kt) in kts.iter().enumerate() {
-            for i in 0..per_b {
-                let base = kt as i64 * sk + 4 * i as i64;
-                let p_row = row_pred(&mut b, format!("p_brow{c}_{s}_{i}"), t, base, 4, k);
-                b.push(Instr::mad(ptr, ldb_bytes, Operand::imm(base), b_lane));
-                for j in 0..width {
-                    let dst = bv[s][j][i];
-                    let load =
-                        Instr::ld(Space::Global, CacheQual::Nc, &[dst], Address::reg(ptr, 8 * eb * j as i64));
-                    b.push(Instr::mov(dst, Operand::float_zero(ty)));
-                    let guard = match p_row {
-                        Some(p) => {
-                            b.push(Instr::and_pred(p_tmp, p, p_bcol[j]));
-                            p_tmp
-                        }
-                        None => p_bcol[j],
-                    };
-                    b.push_if(guard, load);
-                }
-            }
-        }
-        if tf32 {
-            b.comment("3xTF32: each element of B split into big = tf32(b) and small = tf32(b - big)");
-            for s in 0..kts.len() {
-                for j in 0..width {
-                    for i in 0..per_b {
-                        let (x, big, small) = (bv[s][j][i], b_big[s][j][i], b_small[s][j][i]);
-                        b.push(Instr::cvt_tf32(big, x));
-                        b.push(Instr::sub(x, x, big));
-                        b.push(Instr::cvt_tf32(small, x));
-                    }
-                }
-            }
-        }
-        for (s, &kt) in kts.iter().enumerate() {
-            while tile_index < mp.tiles.len() && mp.tiles[tile_index].1 == kt {
-                let mt = mp.tiles[tile_index].0;
-                b.comment(format!("tile ({mt}, {kt}) of A"));
-                for i in 0..per_a {
-                    let word = (tile_index * per_a + i) as i64 * 32 * 8;
-                    let dst: Vec<Reg> = if tf32 { vec![a_big[i], a_small[i]] } else { vec![a_big[i]] };
-                    b.push(Instr::ld(Space::Global, CacheQual::Nc, &dst, Address::reg(a_lane, word)));
-                }
-                for j in 0..width {
-                    let d = &acc[mt][j];
-                    if tf32 {
-                        // The small terms first, then the big product.
-                        b.push(Instr::mma(kind, shape, d, &a_big, &b_small[s][j], d));
-                        b.push(Instr::mma(kind, shape, d, &a_small, &b_big[s][j], d));
-                        b.push(Instr::mma(kind, shape, d, &a_big, &b_big[s][j], d));
-                    } else {
-                        b.push(Instr::mma(kind, shape, d, &a_big, &bv[s][j], d));
-                    }
-                }
-                tile_index += 1;
-            }
-        }
-    }
+    let p_other = (mp.groups.len() > 1).then(|| b.reg("p_other_group", Type::Pred));
 
-    b.section("epilogue: C = alpha * acc + beta * C, element by element inside C");
-    let p_read = beta.map(|beta| {
-        let p = b.reg("p_read_c", Type::Pred);
-        b.push(Instr::setp(Cmp::Ne, ty, p, beta, Operand::float_zero(ty)));
-        p
-    });
-    let cv: Vec<Vec<Vec<Reg>>> = (0..mp.mtiles)
-        .map(|mt| {
-            (0..width).map(|j| (0..per_c).map(|i| b.reg(format!("c{mt}_{j}_{i}"), ty)).collect()).collect()
-        })
-        .collect();
-    // Every element's guard and address, then C's loads, then the stores.
-    let mut elements = Vec::new();
-    for mt in 0..mp.mtiles {
-        for half in 0..per_c / 2 {
-            let base = mt as i64 * sm + 8 * half as i64;
-            let p_row = row_pred(&mut b, format!("p_crow{mt}_{half}"), g, base, 8, m);
-            for j in 0..width {
-                for e in 0..2 {
-                    let guard = match p_row {
-                        Some(p) => {
-                            let guard = b.reg(format!("p_c{mt}_{j}_{}", 2 * half + e), Type::Pred);
-                            b.push(Instr::and_pred(guard, p, p_ccol[j][e]));
-                            guard
+    for (y, rows) in mp.groups.iter().enumerate() {
+        let skip = p_other.map(|p| {
+            let skip = b.label(&format!("group{y}_done"));
+            b.section(format!("warp group {y}: row tiles {rows:?} of A"));
+            b.push(Instr::setp(Cmp::Ne, Type::U32, p, wgroup, Operand::imm(y as i64)));
+            b.push_if(p, Instr::bra_uni(skip));
+            skip
+        });
+        let slot = |mt: usize| rows.iter().position(|&r| r == mt).expect("a row tile of the group");
+        b.section("accumulators start at zero");
+        for r in acc[..rows.len()].iter().flatten().flatten() {
+            b.push(Instr::mov(*r, Operand::float_zero(ty)));
+        }
+        // The group's tiles (index into A's data), k-tile by k-tile.
+        let tiles: Vec<(usize, usize, usize)> = mp
+            .tiles
+            .iter()
+            .enumerate()
+            .filter(|(_, (mt, _))| rows.contains(mt))
+            .map(|(index, &(mt, kt))| (index, mt, kt))
+            .collect();
+        let mut used: Vec<usize> = tiles.iter().map(|&(_, _, kt)| kt).collect();
+        used.dedup();
+        let mut next = 0usize;
+        for (c, kts) in used.chunks(chunk).enumerate() {
+            b.section(format!("k-tiles {kts:?}: B's fragments"));
+            for (s, &kt) in kts.iter().enumerate() {
+                for i in 0..per_b {
+                    let base = kt as i64 * sk + 4 * i as i64;
+                    let p_row = row_pred(&mut b, format!("p_brow{y}_{c}_{s}_{i}"), t, base, 4, k);
+                    b.push(Instr::mad(ptr, ldb_bytes, Operand::imm(base), b_lane));
+                    for j in 0..width {
+                        let dst = bv[s][j][i];
+                        let load = Instr::ld(
+                            Space::Global,
+                            CacheQual::Nc,
+                            &[dst],
+                            Address::reg(ptr, 8 * eb * j as i64),
+                        );
+                        b.push(Instr::mov(dst, Operand::float_zero(ty)));
+                        let guard = match p_row {
+                            Some(p) => {
+                                b.push(Instr::and_pred(p_tmp, p, p_bcol[j]));
+                                p_tmp
+                            }
+                            None => p_bcol[j],
+                        };
+                        b.push_if(guard, load);
+                    }
+                }
+            }
+            if tf32 {
+                b.comment("3xTF32: each element of B split into big = tf32(b) and small = tf32(b - big)");
+                for s in 0..kts.len() {
+                    for j in 0..width {
+                        for i in 0..per_b {
+                            let (x, big, small) = (bv[s][j][i], b_big[s][j][i], b_small[s][j][i]);
+                            b.push(Instr::cvt_tf32(big, x));
+                            b.push(Instr::sub(x, x, big));
+                            b.push(Instr::cvt_tf32(small, x));
                         }
-                        None => p_ccol[j][e],
-                    };
-                    let offset = eb * (8 * j as i64 + e as i64);
-                    elements.push((mt, j, 2 * half + e, base, offset, guard));
+                    }
+                }
+            }
+            for (s, &kt) in kts.iter().enumerate() {
+                while next < tiles.len() && tiles[next].2 == kt {
+                    let (index, mt, _) = tiles[next];
+                    b.comment(format!("tile ({mt}, {kt}) of A"));
+                    for i in 0..per_a {
+                        let word = (index * per_a + i) as i64 * 32 * 8;
+                        let dst: Vec<Reg> = if tf32 { vec![a_big[i], a_small[i]] } else { vec![a_big[i]] };
+                        b.push(Instr::ld(Space::Global, CacheQual::Nc, &dst, Address::reg(a_lane, word)));
+                    }
+                    for j in 0..width {
+                        let d = &acc[slot(mt)][j];
+                        if tf32 {
+                            // The small terms first, then the big product.
+                            b.push(Instr::mma(kind, shape, d, &a_big, &b_small[s][j], d));
+                            b.push(Instr::mma(kind, shape, d, &a_small, &b_big[s][j], d));
+                            b.push(Instr::mma(kind, shape, d, &a_big, &b_big[s][j], d));
+                        } else {
+                            b.push(Instr::mma(kind, shape, d, &a_big, &bv[s][j], d));
+                        }
+                    }
+                    next += 1;
                 }
             }
         }
-    }
-    if spec.beta != BetaMode::Zero {
-        b.comment("C's elements, loaded before any store");
-        for &(mt, j, i, base, offset, guard) in &elements {
-            let dst = cv[mt][j][i];
+
+        b.section("epilogue: C = alpha * acc + beta * C, element by element inside C");
+        // Every element's guard and address, then C's loads, then the stores.
+        let mut elements = Vec::new();
+        for &mt in rows {
+            for half in 0..per_c / 2 {
+                let base = mt as i64 * sm + 8 * half as i64;
+                let p_row = row_pred(&mut b, format!("p_crow{mt}_{half}"), g, base, 8, m);
+                for j in 0..width {
+                    for e in 0..2 {
+                        let guard = match p_row {
+                            Some(p) => {
+                                let guard = b.reg(format!("p_c{mt}_{j}_{}", 2 * half + e), Type::Pred);
+                                b.push(Instr::and_pred(guard, p, p_ccol[j][e]));
+                                guard
+                            }
+                            None => p_ccol[j][e],
+                        };
+                        let offset = eb * (8 * j as i64 + e as i64);
+                        elements.push((slot(mt), j, 2 * half + e, base, offset, guard));
+                    }
+                }
+            }
+        }
+        if spec.beta != BetaMode::Zero {
+            b.comment("C's elements, loaded before any store");
+            for &(r, j, i, base, offset, guard) in &elements {
+                let dst = cv[r][j][i];
+                b.push(Instr::mad(ptr, ldc_bytes, Operand::imm(base), c_lane));
+                b.push(Instr::mov(dst, Operand::float_zero(ty)));
+                let p = match p_read {
+                    Some(p) => {
+                        b.push(Instr::and_pred(p_tmp, p, guard));
+                        p_tmp
+                    }
+                    None => guard,
+                };
+                b.push_if(p, Instr::ld(Space::Global, CacheQual::None, &[dst], Address::reg(ptr, offset)));
+            }
+        }
+        for &(r, j, i, base, offset, guard) in &elements {
+            let (x, c) = (acc[r][j][i], cv[r][j][i]);
+            match (spec.beta, beta) {
+                (BetaMode::Zero, _) => b.push(Instr::mul(x, x, alpha)),
+                (BetaMode::One, _) => b.push(Instr::fma(x, x, alpha, c)),
+                (BetaMode::Runtime, Some(beta)) => {
+                    b.push(Instr::mul(c, c, beta));
+                    b.push(Instr::fma(x, x, alpha, c));
+                }
+                (BetaMode::Runtime, None) => unreachable!("a runtime beta is a parameter"),
+            }
             b.push(Instr::mad(ptr, ldc_bytes, Operand::imm(base), c_lane));
-            b.push(Instr::mov(dst, Operand::float_zero(ty)));
-            let p = match p_read {
-                Some(p) => {
-                    b.push(Instr::and_pred(p_tmp, p, guard));
-                    p_tmp
-                }
-                None => guard,
-            };
-            b.push_if(p, Instr::ld(Space::Global, CacheQual::None, &[dst], Address::reg(ptr, offset)));
+            b.push_if(guard, Instr::st(Space::Global, Address::reg(ptr, offset), &[x]));
         }
-    }
-    for &(mt, j, i, base, offset, guard) in &elements {
-        let (r, c) = (acc[mt][j][i], cv[mt][j][i]);
-        match (spec.beta, beta) {
-            (BetaMode::Zero, _) => b.push(Instr::mul(r, r, alpha)),
-            (BetaMode::One, _) => b.push(Instr::fma(r, r, alpha, c)),
-            (BetaMode::Runtime, Some(beta)) => {
-                b.push(Instr::mul(c, c, beta));
-                b.push(Instr::fma(r, r, alpha, c));
-            }
-            (BetaMode::Runtime, None) => unreachable!("a runtime beta is a parameter"),
+        if let Some(skip) = skip {
+            b.push(Instr::bra_uni(exit));
+            b.place(skip);
         }
-        b.push(Instr::mad(ptr, ldc_bytes, Operand::imm(base), c_lane));
-        b.push_if(guard, Instr::st(Space::Global, Address::reg(ptr, offset), &[r]));
     }
     b.section("exit");
     b.place(exit);

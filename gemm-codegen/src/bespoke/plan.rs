@@ -200,7 +200,7 @@ pub fn validate(operator: &Operator, spec: &BespokeSpec) -> Result<BespokePlan, 
             ),
         );
     }
-    if s.form != Form::BStream && s.msplit > 1 {
+    if s.form == Form::CStream && s.msplit > 1 {
         fail(
             &mut errors,
             BespokeField::Msplit,
@@ -299,25 +299,31 @@ fn nonzero_rows(values: &[f64], k: usize, rows: &[usize]) -> usize {
     rows.iter().filter(|&&i| values[i * k..(i + 1) * k].iter().any(|&v| v != 0.0)).count()
 }
 
-/// Splits the rows of A into `groups` sets balancing their non-zeros
-/// (longest first, each to the least loaded group; rows of zeros dealt
-/// round-robin), each set in ascending order.
+/// Splits the rows of A into `groups` sets balancing their non-zeros.
 fn partition(values: &[f64], m: usize, k: usize, groups: usize) -> Vec<Vec<usize>> {
-    let groups = groups.min(m).max(1);
-    let nnz = |i: usize| values[i * k..(i + 1) * k].iter().filter(|&&v| v != 0.0).count();
-    let mut rows: Vec<(usize, usize)> = (0..m).map(|i| (nnz(i), i)).collect();
-    rows.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let nnz: Vec<usize> =
+        (0..m).map(|i| values[i * k..(i + 1) * k].iter().filter(|&&v| v != 0.0).count()).collect();
+    balance(&nnz, groups)
+}
+
+/// Splits items `0..weights.len()` into `groups` sets balancing their
+/// weights: heaviest first, each to the least loaded set (fewest items on
+/// a tie); items of no weight dealt round-robin. Each set ascending.
+pub(crate) fn balance(weights: &[usize], groups: usize) -> Vec<Vec<usize>> {
+    let groups = groups.min(weights.len()).max(1);
+    let mut items: Vec<(usize, usize)> = weights.iter().copied().zip(0..).collect();
+    items.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     let mut sets = vec![Vec::new(); groups];
     let mut load = vec![(0usize, 0usize); groups];
-    for (next_zero, &(count, row)) in rows.iter().enumerate() {
-        let g = if count == 0 {
+    for (next_zero, &(weight, item)) in items.iter().enumerate() {
+        let g = if weight == 0 {
             next_zero % groups
         } else {
             (0..groups).min_by_key(|&g| (load[g].0, load[g].1, g)).unwrap_or(0)
         };
-        load[g].0 += count;
+        load[g].0 += weight;
         load[g].1 += 1;
-        sets[g].push(row);
+        sets[g].push(item);
     }
     for set in &mut sets {
         set.sort_unstable();

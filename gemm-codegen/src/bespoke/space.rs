@@ -25,7 +25,8 @@ fn widths(precision: Precision) -> &'static [u32] {
 ///
 /// each at every width up to 16 bytes; and on sm_80 and newer the
 /// tensor-core form (DMMA, or 3xTF32 for `f32`) with 1, 2 or 4 column tiles
-/// per warp and 4 k-tiles of B ahead, where its registers fit. At most 24 specs, most
+/// per warp and 4 k-tiles of B ahead, split over the fewest warp groups
+/// (1, 2, 4 or 8) whose registers fit. At most 24 specs, most
 /// operators far fewer.
 pub fn candidates(a: &Operator, precision: Precision, beta: BetaMode, arch: Target) -> Vec<BespokeSpec> {
     let base = BespokeSpec { beta, arch, ..BespokeSpec::new(precision) };
@@ -41,10 +42,12 @@ pub fn candidates(a: &Operator, precision: Precision, beta: BetaMode, arch: Targ
     }
     if arch.has_cp_async() {
         for width in [1, 2, 4] {
-            let s = BespokeSpec { form: Form::Mma, width, block: 128, msplit: 1, chunk: 4, ..base };
-            if legal(&s) {
-                out.push(s);
-            }
+            // The fewest warp groups whose accumulators fit.
+            let fits = [1, 2, 4, 8].into_iter().find_map(|msplit| {
+                let block = (32 * msplit).max(128);
+                Some(BespokeSpec { form: Form::Mma, width, block, msplit, chunk: 4, ..base }).filter(legal)
+            });
+            out.extend(fits);
         }
     }
     let mut splits = Vec::new();

@@ -121,7 +121,9 @@ pub struct BespokeSpec {
     pub block: u32,
     /// Groups of `block` threads that split the rows of A (B-streaming):
     /// 1 loads B straight into registers; more stage it in shared memory
-    /// with `cp.async`, once per block.
+    /// with `cp.async`, once per block. For [`Form::Mma`]: groups of the
+    /// block's warps splitting A's row tiles over the same columns (B's
+    /// fragments then come from L1 for all but the first).
     pub msplit: u32,
     /// Rows of B loaded together: the prefetch depth with `msplit = 1`, a
     /// shared-memory stage with more (for [`Form::Mma`]: k-tiles of B
@@ -152,7 +154,10 @@ impl BespokeSpec {
     /// Columns of C one block computes.
     pub const fn columns_per_block(&self) -> u32 {
         match self.form {
-            Form::Mma => (self.block / 32).saturating_mul(8).saturating_mul(self.width),
+            Form::Mma => match self.msplit {
+                0 => 0,
+                groups => (self.block / 32 / groups).saturating_mul(8).saturating_mul(self.width),
+            },
             _ => self.block.saturating_mul(self.width),
         }
     }
@@ -167,9 +172,13 @@ impl BespokeSpec {
         }
     }
 
-    /// Threads per block.
+    /// Threads per block: `block` along `n` times `msplit` row groups (for
+    /// [`Form::Mma`], `block` in all: its warps are the groups).
     pub const fn threads(&self) -> u32 {
-        self.block.saturating_mul(self.msplit)
+        match self.form {
+            Form::Mma => self.block,
+            _ => self.block.saturating_mul(self.msplit),
+        }
     }
 
     /// Bytes of one thread's vector of B or C.
@@ -180,7 +189,7 @@ impl BespokeSpec {
     /// Shared memory per block: two stages of `chunk` rows of the block's
     /// columns when `msplit > 1`, else none.
     pub const fn shared_bytes(&self) -> u64 {
-        if self.msplit > 1 {
+        if self.msplit > 1 && !matches!(self.form, Form::Mma) {
             2 * self.chunk as u64 * self.block as u64 * self.vector_bytes() as u64
         } else {
             0
