@@ -30,6 +30,94 @@ pub(super) fn classify(text: &str) -> Literal {
     }
 }
 
+/// The value of a string literal as written (`"..."` or raw `r#"..."#`,
+/// escapes resolved as Rust does); `None` for text that is no string
+/// literal, an error (completing "`key` ...") for a suffixed one or a bad
+/// escape.
+pub(super) fn string_value(text: &str) -> Option<Result<String, String>> {
+    let (body, suffix) = if let Some(raw) = text.strip_prefix('r').filter(|r| r.starts_with(['"', '#'])) {
+        let hashes = raw.len() - raw.trim_start_matches('#').len();
+        let open = raw[hashes..].strip_prefix('"')?;
+        let close = format!("\"{}", "#".repeat(hashes));
+        let end = open.find(&close)?;
+        (Ok(open[..end].to_owned()), &open[end + close.len()..])
+    } else {
+        let open = text.strip_prefix('"')?;
+        let mut escaped = false;
+        let end = open.char_indices().find_map(|(i, c)| {
+            let closes = c == '"' && !escaped;
+            escaped = c == '\\' && !escaped;
+            closes.then_some(i)
+        })?;
+        (unescape(&open[..end]), &open[end + 1..])
+    };
+    if !suffix.is_empty() {
+        return Some(Err(format!("must be an unsuffixed string literal: remove `{suffix}`")));
+    }
+    Some(body)
+}
+
+/// The characters a string literal's body stands for.
+fn unescape(body: &str) -> Result<String, String> {
+    let mut out = String::with_capacity(body.len());
+    let mut chars = body.chars().peekable();
+    let bad = |escape: &str| {
+        format!(
+            "has an unknown escape `{escape}`: write `\\\\` for a backslash, or use a raw string `r\"...\"`"
+        )
+    };
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let Some(e) = chars.next() else { return Err(bad("\\")) };
+        let plain = match e {
+            'n' => '\n',
+            'r' => '\r',
+            't' => '\t',
+            '0' => '\0',
+            '\\' | '\'' | '"' => e,
+            'x' => {
+                let digits: String = chars.by_ref().take(2).collect();
+                match u8::from_str_radix(&digits, 16) {
+                    Ok(byte @ 0..=0x7f) if digits.len() == 2 => char::from(byte),
+                    _ => return Err(bad(&format!("\\x{digits}"))),
+                }
+            }
+            'u' => {
+                let mut written = String::new();
+                let mut closed = false;
+                for c in chars.by_ref() {
+                    written.push(c);
+                    if c == '}' {
+                        closed = true;
+                        break;
+                    }
+                }
+                let digits: String = written.trim_start_matches('{').trim_end_matches('}').replace('_', "");
+                let value = (closed && written.starts_with('{') && (1..=6).contains(&digits.len()))
+                    .then(|| u32::from_str_radix(&digits, 16).ok())
+                    .flatten()
+                    .and_then(char::from_u32);
+                match value {
+                    Some(c) => c,
+                    None => return Err(bad(&format!("\\u{written}"))),
+                }
+            }
+            '\n' | '\r' => {
+                // A line continuation: the line break and the whitespace
+                // after it are skipped.
+                while chars.next_if(|c| c.is_whitespace()).is_some() {}
+                continue;
+            }
+            other => return Err(bad(&format!("\\{other}"))),
+        };
+        out.push(plain);
+    }
+    Ok(out)
+}
+
 /// What is between the first and the last `"` (escapes left as written).
 fn quoted(text: &str) -> String {
     match (text.find('"'), text.rfind('"')) {
@@ -132,6 +220,26 @@ mod tests {
             classify("0x1_0000_0000_0000_0000_0000_0000_0000_0000"),
             int("340282366920938463463374607431768211456", "")
         );
+    }
+
+    #[test]
+    fn string_values_resolve_escapes() {
+        let value = |text: &str| string_value(text);
+        assert_eq!(value("\"data/hex.mtx\""), Some(Ok("data/hex.mtx".into())));
+        assert_eq!(value("\"a\\\\b\\\"c\\n\\t\\x41\\u{1F600}\\u{4_1}\""), Some(Ok("a\\b\"c\n\tA😀A".into())));
+        assert_eq!(value("\"a\\\n    b\""), Some(Ok("ab".into())));
+        assert_eq!(value("r\"C:\\x\\y\""), Some(Ok("C:\\x\\y".into())));
+        assert_eq!(value("r##\"a\"#b\"##"), Some(Ok("a\"#b".into())));
+        assert_eq!(value("\"\""), Some(Ok(String::new())));
+        for bad in ["\"\\q\"", "\"\\x80\"", "\"\\x4\"", "\"\\u{110000}\"", "\"\\u{}\"", "\"\\u41\""] {
+            let error = value(bad).unwrap().unwrap_err();
+            assert!(error.starts_with("has an unknown escape `\\"), "{bad}: {error}");
+        }
+        assert_eq!(value("\"x\"suf"), Some(Err("must be an unsuffixed string literal: remove `suf`".into())));
+        assert_eq!(value("r#\"x\"#s"), Some(Err("must be an unsuffixed string literal: remove `s`".into())));
+        for none in ["96", "x", "'a'", "b\"x\"", "\"open", "\"\\\"", "r#\"open\"", ""] {
+            assert_eq!(value(none), None, "{none}");
+        }
     }
 
     #[test]

@@ -46,7 +46,13 @@
 //! The rest is the spec's own: the field, its default (a `DEFAULT_*`
 //! constant, which the blank spec reading starts from), and a
 //! [`Field`](crate::Field) if the constraints name it.
+//!
+//! # Other bodies
+//!
+//! `gemm_bespoke!` bodies are read by the same structure and value readers
+//! against a table of their own: [`bespoke`].
 
+pub mod bespoke;
 mod literal;
 mod params;
 mod read;

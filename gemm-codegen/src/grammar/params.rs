@@ -1,11 +1,16 @@
-//! The parameters of a `gemm_kernel!` body: one table row each.
+//! The parameters of a `gemm_kernel!` body: one table row each. The row
+//! type is generic over what a table fills in, so that other bodies read by
+//! the same grammar (`gemm_bespoke!`: [`super::bespoke`]) have tables of
+//! their own.
 
 use crate::constraints::Field;
 use crate::spec::{GlobalLoad, KernelSpec, Math, MmaShape, Op, Precision, Target, WarpShape};
 
-/// One parameter of a body.
+/// One parameter of a body: of a `gemm_kernel!` body by default, filling a
+/// [`KernelSpec`] and named by a [`Field`]; `S` and `F` are what another
+/// table fills and names.
 #[derive(Debug)]
-pub struct Param {
+pub struct Param<S: 'static = KernelSpec, F: 'static = Field> {
     /// The key, as written before `=`.
     pub key: &'static str,
     /// What its value looks like.
@@ -14,7 +19,7 @@ pub struct Param {
     pub need: Need,
     /// The field of [`KernelSpec`] a [`crate::Violation`] names it by
     /// (`None` for `name`, which is not part of the spec).
-    pub field: Option<Field>,
+    pub field: Option<F>,
     /// What it means, in one line.
     pub doc: &'static str,
     /// A hint for a near miss of the wrong shape, given the text of a
@@ -22,7 +27,7 @@ pub struct Param {
     pub hint: Option<fn(&str) -> Option<String>>,
     /// Stores the value read into the spec; `None` only if the value does not
     /// have the row's shape, which reading never produces.
-    pub set: fn(&mut KernelSpec, &Got) -> Option<()>,
+    pub set: fn(&mut S, &Got) -> Option<()>,
 }
 
 /// What a parameter's value looks like.
@@ -37,6 +42,9 @@ pub enum Shape {
     /// `(a, b, ...)`, one element per listed name (the names appear in
     /// messages), each of the element shape.
     Tuple(&'static [&'static str], Elem),
+    /// A string literal (raw or not, no suffix), read with its escapes
+    /// resolved: a path.
+    Str,
 }
 
 /// What the elements of a [`Shape::Tuple`] look like.
@@ -61,14 +69,22 @@ pub enum Need {
     /// May be left out, with no value that means the same; the text says
     /// what leaving it out means.
     Absent(&'static str),
+    /// Required in text, which has nothing to derive it from; the macro may
+    /// leave it out (`family` of `gemm_bespoke!`, chosen for the operator).
+    /// The text says what to add.
+    InText(&'static str),
 }
 
 impl Need {
     /// What to add if the parameter is required by `front` and missing.
     pub const fn how_to_add(self, front: super::Front) -> Option<&'static str> {
         match (self, front) {
-            (Need::Required(how), _) | (Need::InMacro(how), super::Front::Macro) => Some(how),
-            (Need::InMacro(_), super::Front::Text) | (Need::Optional(_) | Need::Absent(_), _) => None,
+            (Need::Required(how), _)
+            | (Need::InMacro(how), super::Front::Macro)
+            | (Need::InText(how), super::Front::Text) => Some(how),
+            (Need::InMacro(_), super::Front::Text)
+            | (Need::InText(_), super::Front::Macro)
+            | (Need::Optional(_) | Need::Absent(_), _) => None,
         }
     }
 }
@@ -83,6 +99,8 @@ pub enum Got {
     Int(u32),
     /// The elements of a tuple.
     Tuple(Vec<Got>),
+    /// A string, escapes resolved.
+    Str(String),
 }
 
 impl Got {
@@ -90,6 +108,14 @@ impl Got {
     pub fn int(&self) -> Option<u32> {
         match *self {
             Got::Int(value) => Some(value),
+            _ => None,
+        }
+    }
+
+    /// A string.
+    pub fn str(&self) -> Option<&str> {
+        match self {
+            Got::Str(text) => Some(text),
             _ => None,
         }
     }
@@ -121,13 +147,13 @@ impl Got {
 }
 
 /// The words of `precision`, in the order of [`Precision::ALL`].
-const PRECISIONS: &[&str] = &["f32", "f64", "c32", "c64"];
+pub(super) const PRECISIONS: &[&str] = &["f32", "f64", "c32", "c64"];
 /// The words of an op, in the order of [`Op::ALL`].
 const OPS: &[&str] = &["N", "T", "C"];
 /// The words of `ldg`, in the order of [`GlobalLoad::ALL`].
 const LDGS: &[&str] = &["nc", "ca", "cg"];
 /// The words of `arch`, in the order of [`Target::ALL`].
-const TARGETS: &[&str] = &["sm_70", "sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"];
+pub(super) const TARGETS: &[&str] = &["sm_70", "sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"];
 /// The words of `math`, in the order of [`Math::ALL`].
 const MATHS: &[&str] = &["fma", "dmma", "tf32", "tf32x3"];
 
@@ -230,11 +256,7 @@ pub static PARAMS: &[Param] = &[
         need: Need::Optional("sm_70"),
         field: Some(Field::Arch),
         doc: "the GPU architecture compiled for: its instructions, shared memory and PTX target",
-        hint: Some(|w| {
-            let digits = w.strip_prefix("sm").unwrap_or(w).trim_start_matches('_');
-            let near = Target::ALL.iter().any(|t| t.token().strip_prefix("sm_") == Some(digits));
-            (near && !TARGETS.contains(&w)).then(|| format!("write `sm_{digits}`"))
-        }),
+        hint: Some(arch_hint),
         set: |s, v| v.one_of(&Target::ALL).map(|t| s.arch = t),
     },
     Param {
@@ -321,15 +343,22 @@ pub static PARAMS: &[Param] = &[
     },
 ];
 
+/// `sm80`, `80`, `SM_80`: what to write instead (`sm_80`).
+pub(super) fn arch_hint(word: &str) -> Option<String> {
+    let digits = word.strip_prefix("sm").unwrap_or(word).trim_start_matches('_');
+    let near = Target::ALL.iter().any(|t| t.token().strip_prefix("sm_") == Some(digits));
+    (near && !TARGETS.contains(&word)).then(|| format!("write `sm_{digits}`"))
+}
+
 /// The spec before any parameter is stored: optional parameters at their
 /// defaults, required ones at placeholders that are always overwritten
 /// (a spec is only produced when every required parameter was read).
 pub(super) const BLANK: KernelSpec =
     KernelSpec::new(Precision::F32, (Op::N, Op::N), (0, 0, 0), (0, 0), (0, 0), (0, 0));
 
-/// The parameter written `key` (raw or not).
-pub(super) fn param(key: &str) -> Option<(usize, &'static Param)> {
-    PARAMS.iter().enumerate().find(|(_, p)| p.key == key)
+/// The parameter of `table` written `key` (raw or not).
+pub(super) fn param<S, F>(table: &'static [Param<S, F>], key: &str) -> Option<(usize, &'static Param<S, F>)> {
+    table.iter().enumerate().find(|(_, p)| p.key == key)
 }
 
 /// Whether `word` is a Rust keyword (strict, reserved or `_`), which cannot
@@ -345,9 +374,9 @@ pub fn is_keyword(word: &str) -> bool {
     KEYWORDS.contains(&word)
 }
 
-/// "unknown parameter `x`", with the closest known key if it is close.
-pub(super) fn unknown(written: &str) -> String {
-    let closest = PARAMS
+/// "unknown parameter `x`", with the closest key of `table` if it is close.
+pub(super) fn unknown<S, F>(table: &[Param<S, F>], written: &str) -> String {
+    let closest = table
         .iter()
         .map(|p| (edit_distance(written, p.key), p.key))
         .min()
@@ -355,7 +384,7 @@ pub(super) fn unknown(written: &str) -> String {
     match closest {
         Some((_, key)) => format!("unknown parameter `{written}`: did you mean `{key}`?"),
         None => {
-            let all: Vec<String> = PARAMS.iter().map(|p| format!("`{}`", p.key)).collect();
+            let all: Vec<String> = table.iter().map(|p| format!("`{}`", p.key)).collect();
             format!("unknown parameter `{written}`: expected one of {}", all.join(", "))
         }
     }

@@ -22,6 +22,11 @@ pub struct SpecParseError {
 }
 
 impl SpecParseError {
+    /// The mistakes found in `text`.
+    pub(super) fn new(text: &str, errors: Vec<GrammarError<ByteRange>>) -> SpecParseError {
+        SpecParseError { text: text.to_owned(), errors }
+    }
+
     /// Every mistake, in the order the macro would report them.
     pub fn errors(&self) -> &[GrammarError<ByteRange>] {
         &self.errors
@@ -58,7 +63,7 @@ impl std::error::Error for SpecParseError {}
 pub fn read(text: &str) -> Reading<ByteRange> {
     let whole = ByteRange { start: 0, end: text.len() };
     match lex(text) {
-        Ok(trees) => super::read(body(&trees), whole, Front::Text),
+        Ok(trees) => super::read(body(&trees, "gemm_kernel"), whole, Front::Text),
         Err(error) => Reading { name: None, spec: None, located: Located::new(whole), errors: vec![error] },
     }
 }
@@ -70,16 +75,16 @@ pub fn parse(text: &str) -> Result<(KernelSpec, Located<ByteRange>), SpecParseEr
     let reading = read(text);
     match reading.spec {
         Some(spec) if reading.errors.is_empty() => Ok((spec, reading.located)),
-        _ => Err(SpecParseError { text: text.to_owned(), errors: reading.errors }),
+        _ => Err(SpecParseError::new(text, reading.errors)),
     }
 }
 
-/// The body inside `gemm_kernel! { ... }` (or `( ... );`), else all of it.
-fn body<L>(trees: &[Tree<L>]) -> &[Tree<L>] {
+/// The body inside `<invocation>! { ... }` (or `( ... );`), else all of it.
+pub(super) fn body<'t, L>(trees: &'t [Tree<L>], invocation: &str) -> &'t [Tree<L>] {
     match trees {
         [Tree::Word(m), Tree::Punct('!', _), Tree::Group(g)]
         | [Tree::Word(m), Tree::Punct('!', _), Tree::Group(g), Tree::Punct(';', _)]
-            if m.text == "gemm_kernel" =>
+            if m.text == invocation =>
         {
             &g.trees
         }
@@ -97,7 +102,7 @@ struct Open {
 }
 
 /// Token trees, as the compiler would hand them to the macro.
-fn lex(text: &str) -> Result<Vec<Tree<ByteRange>>, GrammarError<ByteRange>> {
+pub(super) fn lex(text: &str) -> Result<Vec<Tree<ByteRange>>, GrammarError<ByteRange>> {
     let mut open: Vec<Open> = Vec::new();
     let mut trees = Vec::new();
     let mut pos = 0;
