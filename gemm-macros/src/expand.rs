@@ -63,7 +63,7 @@ pub(crate) fn stub(name: Option<&Ident>, error: syn::Error) -> TokenStream {
     }
 }
 
-fn elem(rt: &TokenStream, precision: Precision) -> TokenStream {
+pub(crate) fn elem(rt: &TokenStream, precision: Precision) -> TokenStream {
     match precision {
         Precision::F32 => quote!(::core::primitive::f32),
         Precision::F64 => quote!(::core::primitive::f64),

@@ -1,8 +1,15 @@
-//! `gemm_kernel!`: define a GEMM kernel type, validated and compiled to PTX
-//! while your crate compiles.
+//! `gemm_kernel!` and `gemm_bespoke!`: define a kernel type, validated and
+//! compiled to PTX while your crate compiles.
 //!
-//! Use it through the `gemmforge` facade (`gemmforge::gemm_kernel`); this
-//! crate is a thin front end over `gemm-codegen`:
+//! - [`gemm_kernel!`]: a GEMM kernel of the universal stencil, from its
+//!   tile, threads and loads.
+//! - [`gemm_bespoke!`]: a bespoke constant-A kernel, `C = alpha·A·B +
+//!   beta·C` with the operator A read from a Matrix Market file at compile
+//!   time and its values compiled into the code.
+//!
+//! Use them through the `gemmforge` facade (`gemmforge::gemm_kernel`,
+//! `gemmforge::gemm_bespoke`); this crate is a thin front end over
+//! `gemm-codegen`. `gemm_kernel!`'s phases:
 //!
 //! ```text
 //! tokens ──parse──▶ SpecTokens ──validate──▶ Kernel (a gemm_codegen::Plan) ──expand──▶ item
@@ -23,7 +30,12 @@
 //! missing parameters, wrong values, broken constraints). When there is any,
 //! the expansion is the errors plus `pub struct Name;`, so uses of the type
 //! elsewhere add no cascade of further errors.
+//!
+//! `gemm_bespoke!` runs the same phases (`bespoke::parse`,
+//! `bespoke::validate`, `bespoke::expand`) over `gemm_codegen::grammar::bespoke`
+//! and `gemm_codegen::bespoke`, reading the operator's file in between.
 
+mod bespoke;
 mod ctxt;
 mod expand;
 mod parse;
@@ -99,6 +111,95 @@ pub fn gemm_kernel(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
         (Some(kernel), Ok(())) => expand::kernel(&kernel),
         (_, Err(error)) => expand::stub(parsed.name.as_ref(), error),
         (None, Ok(())) => unreachable!("a spec that fails to parse or validate records an error"),
+    };
+    output.into()
+}
+
+/// Defines a bespoke constant-A kernel: a unit struct implementing
+/// `gemm_codegen::bespoke::BespokeKernel`, computing `C = alpha·A·B +
+/// beta·C` for the operator A in a Matrix Market file, read while your
+/// crate compiles. A's values are immediates in the PTX and its zeros
+/// emit no code; B (`k × n`) and C (`m × n`) are row-major with `n`
+/// contiguous.
+///
+/// ```
+/// use gemm_codegen::Precision;
+/// use gemm_codegen::bespoke::{BespokeKernel, BetaMode, Form};
+///
+/// gemm_macros::gemm_bespoke! {
+///     name = SecondDifference,
+///     a = "doc/second-difference.mtx", // relative to this crate's Cargo.toml
+///     precision = f64,                 // f32 | f64
+///     family = bstream,                // optional: bstream | cstream (default: chosen for A)
+///     width = 2,                       // optional, with `family`: columns of B and C per thread
+///     beta = 0,                        // optional: 0 | 1 | runtime (default runtime)
+/// }
+///
+/// assert_eq!((SecondDifference::M, SecondDifference::K), (6, 6));
+/// assert_eq!(SecondDifference::SPEC.form, Form::BStream);
+/// assert_eq!(SecondDifference::SPEC.beta, BetaMode::Zero);
+/// assert!(SecondDifference::PTX.contains(SecondDifference::ENTRY));
+/// assert_eq!(SecondDifference::image().spec.precision, Precision::F64);
+/// let _: <SecondDifference as BespokeKernel>::Elem = 1.0f64;
+///
+/// // Without `family`, the spec is the operator's default.
+/// gemm_macros::gemm_bespoke! { name = Chosen, a = "doc/second-difference.mtx", precision = f32 }
+/// assert_eq!(Chosen::SPEC.width, 1);
+/// ```
+///
+/// # Parameters
+///
+/// | parameter   | value | meaning |
+/// |-------------|-------|---------|
+/// | `name`      | identifier | the type to define (always `pub`) |
+/// | `a`         | string literal | the operator's Matrix Market file (`coordinate` or `array`, `real`/`integer`, `general`/`symmetric`/`skew-symmetric`), relative to the directory of the invoking crate's Cargo.toml |
+/// | `precision` | `f32` \| `f64` | element type of B and C; A's values are rounded to it |
+/// | `family`    | `bstream` \| `cstream`, default chosen for A | the walk: B-streaming (rows of B through per-row accumulators) or C-streaming (B's used rows held, C written row by row); left out, `bespoke::default_spec` picks the spec for A, and `width`, `block`, `msplit` and `chunk` must be left out too |
+/// | `width`     | `1` \| `2` \| `4`, default `1` | adjacent columns of B and C per thread (at most 16 bytes): vector loads, but B, C, `ldb`, `ldc` and n must be multiples of it |
+/// | `block`     | a multiple of 32, default `128` | threads per block along n |
+/// | `msplit`    | `1` … `32`, default `1` | groups of `block` threads splitting A's rows, sharing B through `cp.async` stages in shared memory (B-streaming, sm_80+) |
+/// | `chunk`     | `1` … `64`, default `16` | rows of B loaded together: the prefetch depth, or a shared-memory stage |
+/// | `beta`      | `0` \| `1` \| `runtime`, default `runtime` | `0` never reads C, `1` adds to it, `runtime` takes beta as an argument |
+/// | `arch`      | `sm_70` … `sm_90`, default `sm_80` | the oldest GPU architecture the kernel is for |
+///
+/// Parameters come in any order, separated by commas, a trailing comma
+/// allowed. `BespokeSpec`'s `Display` prints a spec in this syntax (without
+/// `name` and `a`), and its `FromStr` reads it back with the same grammar.
+///
+/// The expansion also includes the operator's file with `include_bytes!`
+/// (its bytes are not kept), so cargo rebuilds the crate when the file
+/// changes.
+///
+/// # Compile errors
+///
+/// Each error points at the smallest token at fault and says what to
+/// change: unknown, duplicate or missing parameters and wrong kinds of value,
+/// as for `gemm_kernel!`; walk parameters given without `family`; on the
+/// path literal, a file that cannot be read and every mistake of the Matrix
+/// Market file, as `path:line: what is wrong` (header, sizes, indices out of
+/// range, duplicate entries, non-finite values, an operator over 4096 ×
+/// 4096, ...) and the operator's own limits (too many non-zeros); and on the
+/// value of the field it names, every rule `gemm_codegen::bespoke::validate`
+/// checks (width, block, msplit against A's rows and the registers, chunk
+/// against shared memory, arch). All errors of an invocation are reported
+/// together.
+#[proc_macro]
+pub fn gemm_bespoke(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
+    let mut cx = ctxt::Ctxt::default();
+    let parsed = bespoke::parse::parse(input.into(), &mut cx);
+    let kernel = parsed.tokens.and_then(|tokens| bespoke::validate::validate(tokens, &mut cx));
+    let output = match (kernel, cx.finish()) {
+        (Some(kernel), Ok(())) => bespoke::expand::kernel(&kernel),
+        (_, Err(error)) => expand::stub(parsed.name.as_ref(), error),
+        // Every failing phase records an error; should one not, say so
+        // rather than panic in the compiler.
+        (None, Ok(())) => expand::stub(
+            parsed.name.as_ref(),
+            syn::Error::new(
+                proc_macro2::Span::call_site(),
+                "internal error: `gemm_bespoke!` failed without an error",
+            ),
+        ),
     };
     output.into()
 }

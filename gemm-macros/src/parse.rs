@@ -49,10 +49,10 @@ pub(crate) fn parse(input: TokenStream, cx: &mut Ctxt) -> Parsed {
     Parsed { name, spec }
 }
 
-/// The grammar's token trees for `tokens`. The invisible groups that
+/// The grammar's token trees for `tokens` (for `gemm_bespoke!` too). The invisible groups that
 /// `macro_rules!` wraps around substituted fragments are opened: the trees
 /// are what they hold.
-fn trees(tokens: TokenStream) -> Vec<Tree<Spans>> {
+pub(crate) fn trees(tokens: TokenStream) -> Vec<Tree<Spans>> {
     let mut trees = Vec::new();
     for token in tokens {
         let at = Spans::of(token.span());
@@ -80,7 +80,7 @@ fn trees(tokens: TokenStream) -> Vec<Tree<Spans>> {
 
 /// The kernel's name as an identifier. The grammar read it from an
 /// identifier token and refused keywords, so it is a legal type name.
-fn ident(name: &Token<Spans>) -> Ident {
+pub(crate) fn ident(name: &Token<Spans>) -> Ident {
     let span = name.at.first;
     match name.text.strip_prefix("r#") {
         Some(raw) => Ident::new_raw(raw, span),

@@ -352,3 +352,5 @@ fn the_doc_lists_every_parameter_of_the_grammar() {
 }
 
 mod agree;
+
+mod bespoke;

@@ -27,7 +27,7 @@ pub(crate) struct Kernel {
 
 /// Validates a parsed invocation, recording every violation in `cx`.
 pub(crate) fn validate(tokens: SpecTokens, cx: &mut Ctxt) -> Option<Kernel> {
-    let runtime = runtime_path(cx);
+    let runtime = runtime_path("gemm_kernel", cx);
     let plan = match gemm_codegen::validate(&tokens.spec) {
         Ok(plan) => Some(plan),
         Err(violations) => {
@@ -42,8 +42,9 @@ pub(crate) fn validate(tokens: SpecTokens, cx: &mut Ctxt) -> Option<Kernel> {
 
 /// How the invoking crate names gemm-codegen's items (`GemmKernel`,
 /// `KernelSpec`, ...): through the facade if it depends on `gemmforge`, else
-/// through `gemm-codegen` directly (as `gemm-kernels` does).
-fn runtime_path(cx: &mut Ctxt) -> Option<TokenStream> {
+/// through `gemm-codegen` directly (as `gemm-kernels` does). `invoked` names
+/// the macro in the error when neither is a dependency.
+pub(crate) fn runtime_path(invoked: &str, cx: &mut Ctxt) -> Option<TokenStream> {
     let crate_ident = |name: &str| format_ident!("{}", name);
     if let Ok(found) = proc_macro_crate::crate_name("gemmforge") {
         // The facade itself declares `extern crate self as gemmforge`, so
@@ -67,8 +68,10 @@ fn runtime_path(cx: &mut Ctxt) -> Option<TokenStream> {
         Err(_) => {
             cx.error(
                 Span::call_site(),
-                "`gemm_kernel!` needs the `gemmforge` crate: add `gemmforge` to the `[dependencies]` \
-                 of this crate's Cargo.toml",
+                format!(
+                    "`{invoked}!` needs the `gemmforge` crate: add `gemmforge` to the `[dependencies]` \
+                     of this crate's Cargo.toml"
+                ),
             );
             None
         }

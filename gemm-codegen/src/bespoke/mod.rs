@@ -19,12 +19,16 @@
 //! - [`BespokeImage`]: the PTX with its ABI ([`crate::Abi::bespoke`]),
 //!   launch shape and requirements, which the host and the emulator launch
 //!   it from.
+//! - [`BespokeKernel`]: what `gemm_bespoke!` defines, a type per operator
+//!   file and spec, read by [`crate::grammar::bespoke`] (which also gives
+//!   [`BespokeSpec`] its `FromStr`).
 //!
 //! B (`k × n`) and C (`m × n`) are row-major with `n` contiguous, row
 //! strides `ldb` and `ldc`: PyFR's layout, and column-major `Cᵀ = Bᵀ Aᵀ`
 //! for a BLAS caller.
 
 mod image;
+mod kernel;
 mod lower;
 mod mma;
 pub mod mtx;
@@ -35,6 +39,7 @@ mod space;
 mod spec;
 
 pub use image::{BespokeImage, BespokeRequirements, compile, digest, emit, entry_name};
+pub use kernel::BespokeKernel;
 pub use operator::{Operator, OperatorError};
 pub use plan::{BespokeField, BespokePlan, BespokeViolation, MAX_NNZ, MAX_VALUE_REGS, validate};
 pub use space::{candidates, default_spec};
