@@ -1,4 +1,5 @@
-//! GEMM kernel instances compiled into the library by `gemm_kernel!`.
+//! GEMM kernel instances compiled into the library by `gemm_kernel!`, and
+//! bespoke constant-A kernels by `gemm_bespoke!`.
 //!
 //! Each instance is a zero-sized type implementing [`GemmKernel`] (its PTX,
 //! entry name and spec as associated constants, checked and generated when
@@ -14,6 +15,10 @@
 //!   at); [`kernel_for`] picks by the call's shape, [`default_kernel`] the
 //!   largest, [`batch_kernel_for`] by the shape of a batch's problems, with
 //!   the classes tuned on batches ([`KernelEntry::batch`]) taking part.
+//! - [`bespoke`](mod@bespoke): bespoke constant-A kernels compiled by
+//!   `gemm_bespoke!` from the element operators in `data/bespoke/`, each a
+//!   type implementing `gemm_codegen::bespoke::BespokeKernel` and a
+//!   [`bespoke::BespokeEntry`] of [`bespoke::ALL`].
 //!
 //! ```
 //! use gemm_codegen::{GemmKernel, Op, Precision};
@@ -25,6 +30,7 @@
 //! assert_eq!(entry.spec.m_blk, 96);
 //! ```
 
+pub mod bespoke;
 pub mod table2;
 pub mod tuned;
 
