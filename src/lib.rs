@@ -55,6 +55,32 @@
 //! }
 //! ```
 //!
+//! # Bespoke constant-A kernels
+//!
+//! High-order solvers multiply small constant operators by very wide
+//! matrices. [`gemm_bespoke!`] reads such an operator A from a Matrix
+//! Market file while your crate compiles (the path is relative to its
+//! Cargo.toml) and generates `C = alpha·A·B + beta·C` with A's values as
+//! immediates and no code for its zeros; B (`k × n`) and C (`m × n`) are
+//! row-major with `n` contiguous. The type implements [`BespokeKernel`].
+//! Leave out `family` and the spec is chosen for the operator; a mistake in
+//! the file is a compile error on the path, naming the file's line.
+//!
+//! ```
+//! use gemmforge::{BespokeKernel, gemm_bespoke};
+//!
+//! gemm_bespoke! {
+//!     name = RandomSparse,
+//!     a = "gemm-kernels/data/bespoke/rand-48x40-d0.10.mtx",
+//!     precision = f64,   // f32 | f64
+//!     beta = 0,          // optional: 0 | 1 | runtime (default runtime)
+//! }
+//!
+//! assert_eq!((RandomSparse::M, RandomSparse::K), (48, 40));
+//! assert!(RandomSparse::PTX.contains(&format!(".entry {}", RandomSparse::ENTRY)));
+//! let _: <RandomSparse as BespokeKernel>::Elem = 0.5f64;
+//! ```
+//!
 //! # Running a GEMM
 //!
 //! [`host::Gemm`] runs BLAS-style calls on a CUDA GPU; every argument is
@@ -94,7 +120,8 @@
 //! - [`kernels`] (`gemm-kernels`): ready-made kernel instances: the Table 2
 //!   configurations of the paper for all four precisions and nine op
 //!   combinations, the winners `cargo xtask tune` wrote for each GPU family
-//!   it ran on, and the choice of a default kernel for a GPU.
+//!   it ran on, the choice of a default kernel for a GPU, and bespoke
+//!   kernels of a few element operators.
 //! - [`host`] (`gemm-host`): the runtime on `cudarc`: loads a kernel's PTX
 //!   onto a CUDA device and launches it with BLAS semantics, checking every
 //!   argument first and returning a typed error instead of reading or
@@ -110,11 +137,17 @@ extern crate self as gemmforge;
 /// `examples/sgemm-expanded.rs` for what it expands to.
 pub use gemm_macros::gemm_kernel;
 
+/// Defines a bespoke constant-A kernel type from a Matrix Market operator
+/// file, read, checked and compiled to PTX at compile time. See the
+/// [crate documentation](crate#bespoke-constant-a-kernels).
+pub use gemm_macros::gemm_bespoke;
+
 pub use gemm_codegen as codegen;
 pub use gemm_emu as emu;
 pub use gemm_host as host;
 pub use gemm_kernels as kernels;
 
+pub use gemm_codegen::bespoke::BespokeKernel;
 pub use gemm_codegen::{
     Element, GemmKernel, GlobalLoad, KernelImage, KernelSpec, LoadShape, Math, Op, Precision,
 };
