@@ -183,10 +183,12 @@ impl<L: fmt::Debug> std::error::Error for GrammarError<L> {}
 /// Which front end reads: the only thing that differs between them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Front {
-    /// `gemm_kernel!` in Rust source: `name` is required.
+    /// `gemm_kernel!` or `gemm_bespoke!` in Rust source: `name` is
+    /// required (and `gemm_bespoke!`'s `a`).
     Macro,
     /// A body as text (command lines, files): `name` may be left out, and
-    /// is ignored.
+    /// is ignored (and `gemm_bespoke!`'s `a`, while its `family` is
+    /// required: text has no operator to choose a default for).
     Text,
 }
 

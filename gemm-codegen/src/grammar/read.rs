@@ -1,5 +1,7 @@
 //! Items → the spec: each value read against its parameter's shape; unknown,
-//! duplicate and missing parameters. Every mistake is collected.
+//! duplicate and missing parameters. Every mistake is collected. The pass
+//! over the items ([`pass`]) and the storing of what it read ([`store`])
+//! take any table; [`interpret`] runs them on `gemm_kernel!`'s.
 
 use super::literal::{Literal, classify, string_value};
 use super::params::{BLANK, Elem, Got, PARAMS, Param, Shape, is_keyword, param, unknown};

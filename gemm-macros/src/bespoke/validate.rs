@@ -7,7 +7,7 @@
 //! implementation of the rules. Each `BespokeViolation` names a field; the
 //! grammar's `BespokeLocated` maps it onto the token that set it.
 
-use std::io::ErrorKind;
+use std::io::{ErrorKind, Read};
 use std::path::PathBuf;
 
 use gemm_codegen::bespoke::{self, BespokePlan, Operator, mtx};
@@ -60,6 +60,19 @@ pub(crate) fn validate(tokens: BespokeTokens, cx: &mut Ctxt) -> Option<Kernel> {
     })
 }
 
+/// The largest file read: a 4096 × 4096 `array` file of 17 significant
+/// digits is about 400 MiB. A bigger one (a device, a wrong path) is refused
+/// rather than read to the end.
+const MAX_FILE_BYTES: u64 = 1 << 30;
+
+/// The bytes of the file at `path`, or `None` if there are more than
+/// [`MAX_FILE_BYTES`].
+fn read_capped(path: &std::path::Path) -> std::io::Result<Option<Vec<u8>>> {
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes)?;
+    Ok((bytes.len() as u64 <= MAX_FILE_BYTES).then_some(bytes))
+}
+
 /// The operator in the file `path` names, relative to the invoking crate's
 /// manifest directory, and the file's absolute path; every failure is an
 /// error on the path literal (`at`), naming the line of the file at fault.
@@ -70,8 +83,16 @@ fn read_operator(path: &str, at: Spans, cx: &mut Ctxt) -> Option<(Operator, Stri
     let dir = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from).unwrap_or_default();
     let joined = dir.join(path);
     let full = std::path::absolute(&joined).unwrap_or(joined);
-    let bytes = match std::fs::read(&full) {
-        Ok(bytes) => bytes,
+    let bytes = match read_capped(&full) {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) => {
+            fail(format!(
+                "`{path}` is over {} MiB, more than any operator of at most 4096 x 4096 needs: name the \
+                 operator's Matrix Market file",
+                MAX_FILE_BYTES >> 20
+            ));
+            return None;
+        }
         Err(error) if error.kind() == ErrorKind::NotFound => {
             fail(format!(
                 "cannot read `{path}`: no such file; give the operator's path relative to the directory of \
@@ -80,7 +101,7 @@ fn read_operator(path: &str, at: Spans, cx: &mut Ctxt) -> Option<(Operator, Stri
             return None;
         }
         Err(error) => {
-            fail(format!("cannot read `{path}`: {}; make it a readable Matrix Market file", error.kind()));
+            fail(format!("cannot read `{path}`: {}; name a readable Matrix Market file", error.kind()));
             return None;
         }
     };

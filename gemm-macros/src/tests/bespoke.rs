@@ -125,6 +125,14 @@ fn file_errors_point_at_the_path_with_the_files_line() {
         "cannot read `no/such.mtx`: no such file; give the operator's path relative to the directory of this \
          crate's Cargo.toml"
     );
+    let directory = fail("name = K, a = \"doc\", precision = f64");
+    assert_eq!(
+        directory,
+        [(
+            "\"doc\"".to_owned(),
+            "cannot read `doc`: is a directory; name a readable Matrix Market file".to_owned()
+        )]
+    );
     let cases: [(&str, &[u8], &str); 5] = [
         ("header.mtx", b"%%MatrixMarket matrix array real upper\n1 1\n1\n", ":1: unknown symmetry `upper`"),
         (
@@ -300,4 +308,35 @@ fn the_doc_lists_every_parameter_of_the_bespoke_grammar() {
             param.key
         );
     }
+}
+
+#[test]
+fn annotated_example_shows_the_generated_doc() {
+    // examples/bespoke-expanded.rs at the workspace root checks the rest of
+    // its hand-written expansion against the macro at compile time; the doc
+    // comment can only be checked here. The example's path is relative to
+    // the workspace root, this test's to gemm-macros.
+    let example =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/bespoke-expanded.rs"))
+            .expect("the annotated expansion exists");
+    let written = "gemm-kernels/data/bespoke/rand-48x40-d0.10.mtx";
+    let src = format!(
+        "name = RandomSparse, a = \"../{written}\", precision = f64, family = bstream, width = 2, block = 32, \
+         msplit = 3, chunk = 4"
+    );
+    let (kernel, errors) = check(&src);
+    assert_eq!(errors, vec![]);
+    let kernel = validate::Kernel { path: written.to_owned(), ..kernel.unwrap() };
+    let image = bespoke::emit(&kernel.plan);
+    let doc = expand::doc(&kernel, &image, kernel.plan.nnz());
+    let lines: Vec<&str> = example.lines().collect();
+    let start = lines
+        .iter()
+        .position(|l| l.starts_with("/// Bespoke DGEMM kernel:"))
+        .expect("the example shows the doc");
+    for (i, line) in doc.lines().enumerate() {
+        let want = if line.is_empty() { "///".to_owned() } else { format!("/// {line}") };
+        assert_eq!(lines[start + i], want, "line {} of the generated doc", i + 1);
+    }
+    assert!(lines[start + doc.lines().count()].starts_with("#[derive("));
 }
