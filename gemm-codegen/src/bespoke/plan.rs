@@ -204,10 +204,7 @@ pub fn validate(operator: &Operator, spec: &BespokeSpec) -> Result<BespokePlan, 
         fail(
             &mut errors,
             BespokeField::Msplit,
-            format!(
-                "only b-streaming splits A's rows across thread groups: use msplit = 1 with family = {}",
-                s.form.token()
-            ),
+            "c-streaming holds every row of B per thread: use msplit = 1 or family = bstream".to_owned(),
         );
     }
     if s.chunk == 0 || s.chunk > 64 {

@@ -69,6 +69,7 @@ fn spec_expr(rt: &TokenStream, image: &BespokeImage) -> TokenStream {
     let form = match spec.form {
         Form::BStream => quote!(BStream),
         Form::CStream => quote!(CStream),
+        Form::Mma => quote!(Mma),
     };
     let beta = match spec.beta {
         BetaMode::Zero => quote!(Zero),

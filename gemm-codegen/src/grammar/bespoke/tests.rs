@@ -89,7 +89,7 @@ fn display_reads_back_for_many_specs() {
             }
         }
     }
-    assert_eq!(count, 2 * 2 * 6 * 3 * Target::ALL.len());
+    assert_eq!(count, 2 * Form::ALL.len() * 6 * 3 * Target::ALL.len());
     // Every candidate the tuner times for a real operator.
     let a = crate::bespoke::operators::random_sparse(40, 30, 0.2, 7).unwrap();
     for precision in [Precision::F32, Precision::F64] {
@@ -108,7 +108,7 @@ fn messages_point_at_the_smallest_token() {
     let expected = [
         ("hex.mtx", "`a` must be a string literal: put the path in double quotes"),
         ("c64", "`precision` must be `f32` or `f64`: bespoke kernels are real, write `f64`"),
-        ("BStream", "`family` must be `bstream` or `cstream`: write `bstream`"),
+        ("BStream", "`family` must be `bstream`, `cstream` or `mma`: write `bstream`"),
         ("-1", "`width` must be a positive integer literal: remove the `-`"),
         ("\"64\"", "`block` must be an integer literal, not a string: remove the quotes"),
         ("2", "`beta` must be `0`, `1` or `runtime`"),
@@ -163,15 +163,15 @@ fn the_walk_needs_its_family() {
     assert_eq!(
         messages,
         [
-            "`width` needs `family`: add `family = bstream` (or `cstream`), or remove `width` to take the operator's default spec",
-            "`chunk` needs `family`: add `family = bstream` (or `cstream`), or remove `chunk` to take the operator's default spec",
+            "`width` needs `family`: add `family = bstream` (or `cstream`, `mma`), or remove `width` to take the operator's default spec",
+            "`chunk` needs `family`: add `family = bstream` (or `cstream`, `mma`), or remove `chunk` to take the operator's default spec",
         ]
     );
     // Text has no operator: `family` is required there.
     let errors = errors("precision = f64, beta = runtime");
     assert_eq!(errors.len(), 1);
     assert!(
-        errors[0].1.starts_with("missing parameter `family`: add `family = bstream` (or `cstream`)"),
+        errors[0].1.starts_with("missing parameter `family`: add `family = bstream` (or `cstream`, `mma`)"),
         "{errors:?}"
     );
 }
@@ -246,8 +246,9 @@ fn spec_for_says_why_no_family_takes_the_operator() {
     );
     let sm90a = fields(BespokeDraft { arch: Target::Sm90a, ..d }, &small);
     assert_eq!(sm90a[0].0, BespokeField::Arch);
-    // Too many non-zeros for any unrolled kernel.
-    let dense = Operator::from_fn(200, 200, |_, _| 1.0).unwrap();
+    // Too many non-zeros for any unrolled kernel, and too large a dense
+    // operator for the tensor-core form's data.
+    let dense = Operator::from_fn(600, 600, |_, _| 1.0).unwrap();
     assert!(dense.nnz() > MAX_NNZ);
     assert_eq!(fields(d, &dense)[0].0, BespokeField::Operator);
     // 400 rows and 400 columns, one non-zero each: only staged kernels fit,
