@@ -43,6 +43,9 @@ use crate::validate::{self, BufferInfo, Buffers, Checked, CheckedBatch, Launch, 
 pub struct Emulator {
     options: Options,
     programs: KernelCache<emu::Gemm>,
+    /// Bespoke kernels, parsed once ([`crate::bespoke`]).
+    /// (Boxed: an emulator stays small enough to live in an enum beside a GPU.)
+    pub(crate) bespoke_programs: Box<KernelCache<emu::Bespoke>>,
 }
 
 impl Emulator {
@@ -54,6 +57,11 @@ impl Emulator {
     /// An emulator with `options` (worker threads, race checks, step limit).
     pub fn with_options(options: Options) -> Emulator {
         Emulator { options, ..Emulator::default() }
+    }
+
+    /// The options every run gets.
+    pub fn options(&self) -> &Options {
+        &self.options
     }
 
     /// `C = alpha · op(A) · op(B) + beta · C` with a `gemm_kernel!` kernel.
@@ -95,7 +103,7 @@ impl Emulator {
         b: &[E],
         c: &mut [E],
     ) -> Result<Stats, GemmError> {
-        check_precision::<E>(&image.requires(), &image.entry)?;
+        check_precision::<E>(image.requires().precision, &image.entry)?;
         let checked = validate::check_batch(cfg, batch, &host_buffers(a, b, c), Some(image))?;
         let CheckedBatch::Launch(batch) = checked else { return Ok(Stats::default()) };
         let pass = Pass::of_batch(batch);
@@ -116,7 +124,7 @@ impl Emulator {
         b: &[&[E]],
         c: &mut [&mut [E]],
     ) -> Result<Stats, GemmError> {
-        check_precision::<E>(&image.requires(), &image.entry)?;
+        check_precision::<E>(image.requires().precision, &image.entry)?;
         let buffers: Vec<Buffers> =
             a.iter().zip(b).zip(c.iter()).map(|((a, b), c)| host_buffers(a, b, c)).collect();
         let lens = [a.len(), b.len(), c.len()];
@@ -256,7 +264,7 @@ fn checked<E: Element>(
     cfg: &GemmConfig<E>,
     (a, b, c): (&[E], &[E], &[E]),
 ) -> Result<Option<Launch<E>>, GemmError> {
-    check_precision::<E>(&image.requires(), &image.entry)?;
+    check_precision::<E>(image.requires().precision, &image.entry)?;
     Ok(match validate::check(cfg, &host_buffers(a, b, c), Some(image))? {
         Checked::Skip(_) => None,
         Checked::Launch(launch) => Some(launch),

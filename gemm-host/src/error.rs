@@ -165,6 +165,16 @@ pub enum GemmError {
         precision: Precision,
     },
 
+    /// A tuning cache file ([`crate::bespoke::TuneCache`]) that could not be
+    /// read or written, or is not one.
+    #[error("tuning cache {path}: {reason}")]
+    TuneCache {
+        /// The file.
+        path: String,
+        /// What went wrong.
+        reason: String,
+    },
+
     /// A host buffer of another length than the device buffer it is copied to or from.
     #[error("{action}: host buffer holds {host} elements, device buffer {device}")]
     LengthMismatch {

@@ -7,14 +7,14 @@ use cudarc::driver::{
     CudaContext, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, LaunchConfig, PushKernelArg,
 };
 use gemm_codegen::abi::{Abi, Arg as AbiArg, Batch, GemmValues};
-use gemm_codegen::{Element, GemmKernel, KernelImage, Requirements};
+use gemm_codegen::{Element, GemmKernel, KernelImage, Precision};
 use gemm_kernels::KernelEntry;
 use num_complex::Complex;
 
 use crate::config::GemmConfig;
 use crate::device::{self, DeviceInfo};
 use crate::error::GemmError;
-use crate::kernel::{self, KernelCache, LoadedKernel};
+use crate::kernel::{self, KernelCache, KernelCode, LoadedBespoke, LoadedKernel};
 use crate::memory;
 use crate::pass::{Pass, Place};
 use crate::validate::{Arg, ArgError, BufferInfo, Buffers, Launch};
@@ -49,9 +49,11 @@ mod batched;
 /// ```
 #[derive(Clone, Debug)]
 pub struct Gemm {
-    stream: Arc<CudaStream>,
+    pub(crate) stream: Arc<CudaStream>,
     device: Arc<DeviceInfo>,
     cache: Arc<KernelCache>,
+    /// The bespoke kernels loaded into the context.
+    pub(crate) bespoke: Arc<KernelCache<LoadedBespoke>>,
     /// Split K's partial products, this runner's (its stream's) alone.
     workspace: Arc<std::sync::Mutex<batched::Workspace>>,
 }
@@ -61,7 +63,8 @@ impl Gemm {
     pub fn new(stream: Arc<CudaStream>) -> Result<Gemm, GemmError> {
         let device = DeviceInfo::query(stream.context())?;
         let cache = KernelCache::for_context(stream.context());
-        Ok(Gemm { stream, device: Arc::new(device), cache, workspace: Arc::default() })
+        let bespoke = KernelCache::for_context(stream.context());
+        Ok(Gemm { stream, device: Arc::new(device), cache, bespoke, workspace: Arc::default() })
     }
 
     /// A GEMM runner on the default stream of device `ordinal`, or
@@ -83,6 +86,7 @@ impl Gemm {
             stream,
             device: Arc::clone(&self.device),
             cache: Arc::clone(&self.cache),
+            bespoke: Arc::clone(&self.bespoke),
             workspace: Arc::default(),
         })
     }
@@ -156,7 +160,7 @@ impl Gemm {
         b: &impl DevicePtr<E>,
         c: &mut impl DevicePtrMut<E>,
     ) -> Result<(), GemmError> {
-        check_precision::<E>(&image.requires(), &image.entry)?;
+        check_precision::<E>(image.requires().precision, &image.entry)?;
         let kernel = self.load(image)?;
         self.gemm_loaded(&kernel, cfg, a, b, c)
     }
@@ -260,15 +264,6 @@ impl Gemm {
                 block_dim: shape.block,
                 shared_mem_bytes: shape.dynamic_shared_bytes,
             };
-            let mut builder = self.stream.launch_builder(&kernel.function);
-            for arg in &args {
-                match arg {
-                    AbiArg::Pointer(x) | AbiArg::U64(x) => builder.arg(x),
-                    AbiArg::U32(x) => builder.arg(x),
-                    AbiArg::F32(x) => builder.arg(x),
-                    AbiArg::F64(x) => builder.arg(x),
-                };
-            }
             // SAFETY: the arguments are the kernel's ABI (`Abi::gemm` of its
             // precision, checked equal to `E`'s) in order and type, with a
             // grid within the hardware's limits, the spec's block and the
@@ -278,8 +273,7 @@ impl Gemm {
             // its problems' matrices (`gemm_codegen` invariant), reads A and
             // B only for k > 0 and C only for beta ≠ 0. Buffer validity and
             // exclusivity are this function's contract.
-            unsafe { builder.launch(config) }
-                .map_err(GemmError::driver(format!("launching kernel `{}`", kernel.entry())))?;
+            unsafe { launch_abi(&self.stream, kernel, config, &args)? };
         }
         Ok(())
     }
@@ -291,7 +285,7 @@ impl Gemm {
     }
 
     fn check_kernel<E: Element>(&self, kernel: &LoadedKernel) -> Result<(), GemmError> {
-        check_precision::<E>(&kernel.image().requires(), kernel.entry())?;
+        check_precision::<E>(kernel.image().requires().precision, kernel.entry())?;
         if kernel.belongs_to(self.context()) {
             Ok(())
         } else {
@@ -322,9 +316,28 @@ impl Gemm {
         b: &impl DevicePtr<E>,
         c: &mut impl DevicePtrMut<E>,
     ) -> Result<(), GemmError> {
+        // SAFETY: live buffers of these lengths, borrowed for the call (C
+        // exclusively, so it overlaps neither A nor B).
+        with_buffers(&self.stream, a, b, c, |buffers| unsafe { self.launch_default(cfg, buffers) })
+    }
+
+    /// [`Gemm::gemm_default`] on buffers given by address: the default
+    /// kernel for the call, K split as [`Gemm::default_slices`] says.
+    ///
+    /// # Safety
+    /// As for `launch_split`: each buffer in `buffers` is valid for its
+    /// `len` elements (or, unsized, for its matrix's extent), C overlapping
+    /// neither A nor B, with no conflicting access until the kernels finish.
+    pub(crate) unsafe fn launch_default<E: Element>(
+        &self,
+        cfg: &GemmConfig<E>,
+        buffers: &Buffers,
+    ) -> Result<(), GemmError> {
         let kernel = self.load(&self.default_kernel(cfg).image())?;
+        self.check_kernel::<E>(&kernel)?;
         let slices = self.default_slices(&kernel, cfg);
-        self.gemm_split_k_loaded(&kernel, cfg, slices, a, b, c)
+        // SAFETY: forwarded from this function's contract.
+        unsafe { self.launch_split(&kernel, cfg, slices, buffers) }
     }
 
     /// The kernel a batch of `cfg` problems runs with
@@ -415,16 +428,13 @@ impl Gemm {
         b: CUdeviceptr,
         c: CUdeviceptr,
     ) -> Result<(), GemmError> {
-        let kernel = self.load(&self.default_kernel(cfg).image())?;
-        self.check_kernel::<E>(&kernel)?;
         let buffers = Buffers {
             a: BufferInfo::unsized_at(a),
             b: BufferInfo::unsized_at(b),
             c: BufferInfo::unsized_at(c),
         };
-        let slices = self.default_slices(&kernel, cfg);
         // SAFETY: forwarded from this function's contract.
-        unsafe { self.launch_split(&kernel, cfg, slices, &buffers) }
+        unsafe { self.launch_default(cfg, &buffers) }
     }
 
     /// Allocates `len` zeroed elements on this runner's stream
@@ -497,16 +507,46 @@ pub(crate) fn check_context(arg: Arg, ours: &CudaStream, theirs: &Arc<CudaStream
     }
 }
 
-pub(crate) fn check_precision<E: Element>(requires: &Requirements, entry: &str) -> Result<(), GemmError> {
-    if requires.precision == E::PRECISION {
+/// Fails unless a kernel of `precision` (entry `entry`) computes on `E`.
+pub(crate) fn check_precision<E: Element>(precision: Precision, entry: &str) -> Result<(), GemmError> {
+    if precision == E::PRECISION {
         Ok(())
     } else {
         Err(GemmError::PrecisionMismatch {
             kernel: entry.to_owned(),
-            kernel_precision: requires.precision,
+            kernel_precision: precision,
             buffers: E::PRECISION,
         })
     }
+}
+
+/// Launches `kernel` on `stream` with `args`, its ABI's arguments
+/// ([`Abi::args`]), each pushed as its parameter's type.
+///
+/// # Safety
+/// `args` are `kernel`'s parameters in order and type; `config` is within
+/// the hardware's limits with the kernel's block and dynamic shared memory;
+/// every address the kernel reaches with these arguments lies in a buffer
+/// that stays valid, and unconflicted by other work, until it finishes.
+pub(crate) unsafe fn launch_abi<I: KernelCode>(
+    stream: &Arc<CudaStream>,
+    kernel: &LoadedKernel<I>,
+    config: LaunchConfig,
+    args: &[AbiArg<u64>],
+) -> Result<(), GemmError> {
+    let mut builder = stream.launch_builder(&kernel.function);
+    for arg in args {
+        match arg {
+            AbiArg::Pointer(x) | AbiArg::U64(x) => builder.arg(x),
+            AbiArg::U32(x) => builder.arg(x),
+            AbiArg::F32(x) => builder.arg(x),
+            AbiArg::F64(x) => builder.arg(x),
+        };
+    }
+    // SAFETY: forwarded from this function's contract.
+    unsafe { builder.launch(config) }
+        .map(drop)
+        .map_err(GemmError::driver(format!("launching kernel `{}`", kernel.entry())))
 }
 
 /// The arguments of a checked launch, laid out by the kernel's `abi`, with

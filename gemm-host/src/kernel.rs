@@ -2,15 +2,19 @@
 
 use std::collections::HashMap;
 use std::ffi::{CString, c_void};
+use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use std::borrow::Cow;
+
 use cudarc::driver::sys::{self, CUjit_option};
 use cudarc::driver::{CudaContext, CudaFunction, DriverError};
 use cudarc::nvrtc::Ptx;
-use gemm_codegen::{KernelImage, KernelSpec};
+use gemm_codegen::bespoke::{BespokeImage, BespokeSpec};
+use gemm_codegen::{KernelImage, KernelSpec, LaunchShape, Target};
 
 use crate::device::DeviceInfo;
 use crate::error::GemmError;
@@ -51,32 +55,86 @@ pub struct KernelInfo {
     pub load_time: Duration,
 }
 
-/// A kernel loaded into a context, ready to launch.
+/// What the loader needs of a kernel image: its entry, PTX, architecture
+/// and launch shape. GEMM kernels ([`KernelImage`]) and bespoke constant-A
+/// kernels ([`BespokeImage`]) load, and are cached, through the same code.
+#[derive(Clone, Copy, Debug)]
+pub struct CodeView<'a> {
+    /// The `.entry` name.
+    pub entry: &'a Cow<'static, str>,
+    /// The PTX module text.
+    pub ptx: &'a Cow<'static, str>,
+    /// The oldest architecture it runs on.
+    pub arch: Target,
+    /// How it is launched (block, dynamic shared memory).
+    pub launch: LaunchShape,
+}
+
+/// A kernel image the loader takes ([`CodeView`]): [`KernelImage`] or
+/// [`BespokeImage`]. Sealed.
+pub trait KernelCode: Clone + fmt::Debug + sealed::Sealed {
+    /// The parts the loader reads.
+    fn code(&self) -> CodeView<'_>;
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for gemm_codegen::KernelImage {}
+    impl Sealed for gemm_codegen::bespoke::BespokeImage {}
+}
+
+impl KernelCode for KernelImage {
+    fn code(&self) -> CodeView<'_> {
+        CodeView { entry: &self.entry, ptx: &self.ptx, arch: self.requires().arch, launch: self.launch() }
+    }
+}
+
+impl KernelCode for BespokeImage {
+    fn code(&self) -> CodeView<'_> {
+        CodeView { entry: &self.entry, ptx: &self.ptx, arch: self.requires().arch, launch: self.launch() }
+    }
+}
+
+/// A kernel loaded into a context, ready to launch: a GEMM kernel (the
+/// default, `I` = [`KernelImage`]) or a bespoke one ([`LoadedBespoke`]).
 #[derive(Debug)]
-pub struct LoadedKernel {
+pub struct LoadedKernel<I: KernelCode = KernelImage> {
     pub(crate) function: CudaFunction,
     /// What it was loaded from: its ABI, launch shape and requirements
     /// drive every launch.
-    pub(crate) image: KernelImage,
+    pub(crate) image: I,
     info: KernelInfo,
     /// The `CUcontext` it was loaded into.
     context: usize,
 }
+
+/// A bespoke constant-A kernel loaded into a context
+/// ([`crate::Gemm::load_bespoke`]).
+pub type LoadedBespoke = LoadedKernel<BespokeImage>;
 
 impl LoadedKernel {
     /// The spec it was generated from.
     pub fn spec(&self) -> &KernelSpec {
         &self.image.spec
     }
+}
 
+impl LoadedBespoke {
+    /// The spec it was generated from.
+    pub fn spec(&self) -> &BespokeSpec {
+        &self.image.spec
+    }
+}
+
+impl<I: KernelCode> LoadedKernel<I> {
     /// The image it was loaded from.
-    pub fn image(&self) -> &KernelImage {
+    pub fn image(&self) -> &I {
         &self.image
     }
 
     /// Its entry name.
     pub fn entry(&self) -> &str {
-        &self.image.entry
+        self.image.code().entry
     }
 
     /// Resource use and occupancy as the driver reports them.
@@ -131,45 +189,47 @@ pub(crate) enum Code<'a> {
 }
 
 /// Loads `image` into `ctx` and reads back what the JIT made of it.
-pub(crate) fn load(
+pub(crate) fn load<I: KernelCode>(
     ctx: &Arc<CudaContext>,
     device: &DeviceInfo,
-    image: &KernelImage,
-) -> Result<LoadedKernel, GemmError> {
+    image: &I,
+) -> Result<LoadedKernel<I>, GemmError> {
     load_code(ctx, device, image, Code::Jit)
 }
 
 /// [`load`], from `code`.
-pub(crate) fn load_code(
+pub(crate) fn load_code<I: KernelCode>(
     ctx: &Arc<CudaContext>,
     device: &DeviceInfo,
-    image: &KernelImage,
+    image: &I,
     code: Code<'_>,
-) -> Result<LoadedKernel, GemmError> {
-    let kernel = image.entry.to_string();
-    let (arch, device_sm) = (image.requires().arch, device.compute_capability.sm());
+) -> Result<LoadedKernel<I>, GemmError> {
+    let view = image.code();
+    let kernel = view.entry.to_string();
+    let (arch, device_sm) = (view.arch, device.compute_capability.sm());
     if !arch.runs_on(device_sm) {
         return Err(GemmError::ArchMismatch { kernel, arch, device: device.compute_capability });
     }
-    if let Some(offset) = image.ptx.find('\0') {
+    if let Some(offset) = view.ptx.find('\0') {
         return Err(GemmError::PtxNul { kernel, offset });
     }
     let start = Instant::now();
-    let module = match code {
-        Code::Jit => ctx.load_module(Ptx::from_src(image.ptx.as_ref())).map_err(|source| {
-            GemmError::Load { log: jit_error_log(ctx, &image.ptx), kernel: kernel.clone(), source }
-        })?,
-        Code::Cubin(cubin) => {
-            ctx.load_module(Ptx::from_binary(cubin.to_vec())).map_err(|source| GemmError::Load {
-                log: format!("the driver rejected the {}-byte cubin given for it", cubin.len()),
-                kernel: kernel.clone(),
-                source,
-            })?
-        }
-    };
+    let module =
+        match code {
+            Code::Jit => ctx.load_module(Ptx::from_src(view.ptx.as_ref())).map_err(|source| {
+                GemmError::Load { log: jit_error_log(ctx, view.ptx), kernel: kernel.clone(), source }
+            })?,
+            Code::Cubin(cubin) => {
+                ctx.load_module(Ptx::from_binary(cubin.to_vec())).map_err(|source| GemmError::Load {
+                    log: format!("the driver rejected the {}-byte cubin given for it", cubin.len()),
+                    kernel: kernel.clone(),
+                    source,
+                })?
+            }
+        };
     let load_time = start.elapsed();
-    let function = module.load_function(&image.entry).map_err(|source| GemmError::Load {
-        log: format!("the module has no entry `{}`", image.entry),
+    let function = module.load_function(view.entry).map_err(|source| GemmError::Load {
+        log: format!("the module has no entry `{}`", view.entry),
         kernel: kernel.clone(),
         source,
     })?;
@@ -179,7 +239,7 @@ pub(crate) fn load_code(
     };
     let registers = attr("the register count", function.num_regs())?;
     let static_shared = attr("the shared memory size", function.shared_size_bytes())?;
-    let launch = image.launch();
+    let launch = view.launch;
     let dynamic = launch.dynamic_shared_bytes;
     let (bx, by, bz) = launch.block;
     let block_threads = bx * by * bz;
@@ -308,10 +368,10 @@ struct Key {
 }
 
 impl Key {
-    fn of(image: &KernelImage) -> Key {
+    fn of(code: CodeView<'_>) -> Key {
         let mut h = std::collections::hash_map::DefaultHasher::new();
-        image.ptx.hash(&mut h);
-        Key { entry: image.entry.to_string(), ptx_hash: h.finish(), ptx_len: image.ptx.len() }
+        code.ptx.hash(&mut h);
+        Key { entry: code.entry.to_string(), ptx_hash: h.finish(), ptx_len: code.ptx.len() }
     }
 }
 
@@ -319,9 +379,9 @@ impl Key {
 /// no hashing of the text, for `gemm_kernel!` kernels launched again and again.
 type StaticKey = (usize, usize, usize, usize);
 
-fn static_key(image: &KernelImage) -> Option<StaticKey> {
-    match (&image.ptx, &image.entry) {
-        (std::borrow::Cow::Borrowed(ptx), std::borrow::Cow::Borrowed(entry)) => {
+fn static_key(code: CodeView<'_>) -> Option<StaticKey> {
+    match (code.ptx, code.entry) {
+        (Cow::Borrowed(ptx), Cow::Borrowed(entry)) => {
             Some((ptx.as_ptr() as usize, ptx.len(), entry.as_ptr() as usize, entry.len()))
         }
         _ => None,
@@ -384,19 +444,43 @@ fn fill<K: Hash + Eq, V, E>(
     }
 }
 
-impl KernelCache {
+/// The caches of one kind of loaded kernel, by `CUcontext` handle.
+pub(crate) type Registry<V> = Mutex<Vec<(usize, std::sync::Weak<KernelCache<V>>)>>;
+
+/// Caches kept once per CUDA context ([`KernelCache::for_context`]): each
+/// kind of loaded kernel has its registry of caches by context.
+pub(crate) trait PerContext: Sized + 'static {
+    /// The caches of this kind, by `CUcontext` handle.
+    fn registry() -> &'static Registry<Self>;
+}
+
+impl PerContext for LoadedKernel {
+    fn registry() -> &'static Registry<Self> {
+        static CACHES: Registry<LoadedKernel> = Mutex::new(Vec::new());
+        &CACHES
+    }
+}
+
+impl PerContext for LoadedBespoke {
+    fn registry() -> &'static Registry<Self> {
+        static CACHES: Registry<LoadedBespoke> = Mutex::new(Vec::new());
+        &CACHES
+    }
+}
+
+impl<V: PerContext> KernelCache<V> {
     /// The cache of the CUDA context `ctx` wraps, shared by every [`crate::Gemm`]
     /// on it (also through distinct `CudaContext` handles of the same primary
     /// context), so that each kernel is loaded once per context.
     ///
     /// Contexts are told apart by their `CUcontext` handle. A handle can only
     /// be reused after its context is destroyed, and a live cache keeps its
-    /// context alive (its modules hold it), so a handle never maps to a stale
-    /// cache: the registry holds caches weakly and drops dead ones.
-    pub(crate) fn for_context(ctx: &CudaContext) -> Arc<KernelCache> {
-        static CACHES: Mutex<Vec<(usize, std::sync::Weak<KernelCache>)>> = Mutex::new(Vec::new());
+    /// context alive (its modules hold it, and so does every `Gemm` holding
+    /// the cache), so a handle never maps to a stale cache: the registry
+    /// holds caches weakly and drops dead ones.
+    pub(crate) fn for_context(ctx: &CudaContext) -> Arc<KernelCache<V>> {
         let key = ctx.cu_ctx() as usize;
-        let mut caches = CACHES.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut caches = V::registry().lock().unwrap_or_else(PoisonError::into_inner);
         caches.retain(|(_, cache)| cache.strong_count() > 0);
         if let Some(cache) = caches.iter().filter(|(k, _)| *k == key).find_map(|(_, cache)| cache.upgrade()) {
             return cache;
@@ -410,17 +494,17 @@ impl KernelCache {
 impl<V> KernelCache<V> {
     pub(crate) fn get_or_load<E>(
         &self,
-        image: &KernelImage,
+        image: &impl KernelCode,
         load: impl FnOnce() -> Result<V, E>,
     ) -> Result<Arc<V>, E> {
-        let fast = static_key(image);
+        let fast = static_key(image.code());
         if let Some(key) = fast {
             let map = self.by_static.lock().unwrap_or_else(PoisonError::into_inner);
             if let Some(k) = map.get(&key) {
                 return Ok(Arc::clone(k));
             }
         }
-        let kernel = fill(&self.slots, Key::of(image), || load().map(Arc::new))?;
+        let kernel = fill(&self.slots, Key::of(image.code()), || load().map(Arc::new))?;
         if let Some(key) = fast {
             self.by_static.lock().unwrap_or_else(PoisonError::into_inner).insert(key, Arc::clone(&kernel));
         }
@@ -475,11 +559,12 @@ mod tests {
     fn keys_depend_on_entry_and_text() {
         let a = image("ptx one".into(), "k".into());
         let b = image(Cow::Owned("ptx one".into()), Cow::Owned("k".into()));
-        assert_eq!(Key::of(&a), Key::of(&b));
-        assert_ne!(Key::of(&a), Key::of(&image("ptx two".into(), "k".into())));
-        assert_ne!(Key::of(&a), Key::of(&image("ptx one".into(), "j".into())));
-        assert!(static_key(&a).is_some());
-        assert!(static_key(&b).is_none());
+        let key = |i: &KernelImage| Key::of(i.code());
+        assert_eq!(key(&a), key(&b));
+        assert_ne!(key(&a), key(&image("ptx two".into(), "k".into())));
+        assert_ne!(key(&a), key(&image("ptx one".into(), "j".into())));
+        assert!(static_key(a.code()).is_some());
+        assert!(static_key(b.code()).is_none());
     }
 
     #[test]

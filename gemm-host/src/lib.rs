@@ -7,6 +7,7 @@
 //! GemmConfig ──validate::check──▶ Checked::{Skip, Launch}   (pure Rust: GPU, cuBLAS, emulator)
 //!                                        │
 //! Gemm ── load (once per context) ──▶ LoadedKernel + KernelInfo ──▶ launch on the stream
+//!           (GEMM kernels and bespoke ones: one loader, `KernelCode`)
 //! ```
 //!
 //! - [`GemmConfig`]: BLAS's arguments (`op_a, op_b, m, n, k, alpha, lda, ldb,
@@ -32,8 +33,18 @@
 //! - [`cublas`]: cuBLAS on the same configs and buffers, for comparisons.
 //! - [`reference`](mod@reference): the `f64` CPU reference, random inputs, error norms;
 //!   [`case`]: one checked call (guarded, poisoned inputs and every check a run must pass).
-//! - [`timing`]: CUDA-event timing.
+//! - [`timing`]: CUDA-event timing: one span, or the median of repeated
+//!   runs after a warm-up ([`timing::repeat`]).
 //! - [`emulate`]: the same checked calls run on the CPU in the PTX emulator.
+//! - [`bespoke`]: bespoke constant-A kernels (`C = alpha · A · B + beta ·
+//!   C` with the operator A compiled into the PTX, `gemm_codegen::bespoke`)
+//!   on the GPU ([`Gemm::bespoke`]) and in the emulator
+//!   ([`emulate::Emulator::bespoke`]), checked by one function
+//!   ([`validate::check_bespoke`]: the row-major GEMM's rules, the kernel's
+//!   `beta`, B and C apart; the unaligned twin for misaligned arguments,
+//!   `alpha = 0` without reading B); and [`bespoke::BespokeGemm`], the
+//!   run-time tuner that times every candidate and the dense GEMM per `n`
+//!   and caches the winner (JSON: [`bespoke::TuneCache`]).
 //! - Batches and split K ([`pass`]): [`Gemm::gemm_strided_batched`]
 //!   ([`validate::StridedBatch`], C problems checked disjoint),
 //!   [`Gemm::gemm_batched`] (one buffer per problem, through arrays of
@@ -76,6 +87,7 @@
 //! run as the column-major `Cᵀ = op(B)ᵀ · op(A)ᵀ` (A and B, `m` and `n`
 //! swapped), so it needs the kernel of the swapped op pair.
 
+pub mod bespoke;
 pub mod case;
 pub mod config;
 pub mod cublas;
@@ -96,7 +108,7 @@ pub use error::GemmError;
 pub use gemm::Gemm;
 pub use gemm_codegen::{Element, GemmKernel, KernelImage, KernelSpec, Op, Precision};
 pub use gemm_kernels::KernelEntry;
-pub use kernel::{KernelInfo, LoadedKernel};
+pub use kernel::{CodeView, KernelCode, KernelInfo, LoadedBespoke, LoadedKernel};
 pub use validate::{Arg, ArgError};
 
 /// Re-exported so that users name the same cudarc as this crate.

@@ -54,9 +54,11 @@ use crate::config::{Dim, GemmConfig, Matrix};
 
 mod arg;
 mod batch;
+mod bespoke;
 
 pub use arg::{Arg, ArgError};
 pub use batch::{BatchLaunch, CheckedBatch, StridedBatch, check_arrays, check_batch, first_overlap};
+pub use bespoke::{BespokeCall, BespokeLaunch, CheckedBespoke, check_bespoke};
 
 /// What the checks know about one buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -12,37 +12,7 @@ use gemm_host::reference::{self, Random};
 use gemm_host::validate::StridedBatch;
 use gemm_host::{Element, Gemm, GemmConfig, GemmError, LoadedKernel, Matrix, Op};
 
-/// Repetitions of a measurement.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Plan {
-    /// Untimed runs first (module load, clocks, caches).
-    pub warmup: usize,
-    /// Timed runs; the median is reported.
-    pub reps: usize,
-}
-
-impl Plan {
-    /// Enough to make the median stable for launches of milliseconds.
-    pub const DEFAULT: Plan = Plan { warmup: 2, reps: 7 };
-}
-
-/// What a measurement found.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Timing {
-    /// Median of the timed runs, milliseconds.
-    pub median_ms: f64,
-    /// Fastest timed run.
-    pub min_ms: f64,
-    /// Slowest timed run.
-    pub max_ms: f64,
-}
-
-impl Timing {
-    /// TFLOP/s of a GEMM of `flops` operations at the median.
-    pub fn tflops(&self, flops: f64) -> f64 {
-        flops / (self.median_ms * 1e-3) / 1e12
-    }
-}
+pub use gemm_host::timing::{Plan, Timing};
 
 /// Floating-point operations of one `m × n × k` GEMM of `T`.
 pub fn flops<T: Element>(cfg: &GemmConfig<T>) -> f64 {
@@ -121,17 +91,12 @@ impl<T: Element> Bench<T> {
         ) -> Result<(), GemmError>,
     ) -> Result<Timing> {
         let sets = self.inputs.len();
-        for i in 0..plan.warmup {
-            let (a, b) = &self.inputs[i % sets];
-            run(&self.cfg, a, b, &mut self.c)?;
-        }
-        let mut samples = Vec::with_capacity(plan.reps);
-        for i in 0..plan.reps {
-            let (a, b) = &self.inputs[(plan.warmup + i) % sets];
-            let ((), ms) = gemm.time(|| run(&self.cfg, a, b, &mut self.c))?;
-            samples.push(f64::from(ms));
-        }
-        Ok(summarize(&mut samples))
+        let (inputs, cfg, c) = (&self.inputs, &self.cfg, &mut self.c);
+        let timing = gemm_host::timing::repeat(gemm.stream(), plan, |i| {
+            let (a, b) = &inputs[i % sets];
+            run(cfg, a, b, c)
+        })?;
+        Ok(timing)
     }
 }
 
@@ -236,26 +201,5 @@ impl<T: Element> CublasCheck<T> {
             let (m, n, k) = CHECK_SHAPE;
             format!("differs from cuBLAS on {m}x{n}x{k}: relative difference {difference:.2e} (tolerance {tol:.0e})")
         })
-    }
-}
-
-/// Median, fastest and slowest of `samples` (sorted in place).
-pub fn summarize(samples: &mut [f64]) -> Timing {
-    samples.sort_by(f64::total_cmp);
-    let n = samples.len();
-    let median = if n % 2 == 1 { samples[n / 2] } else { (samples[n / 2 - 1] + samples[n / 2]) / 2.0 };
-    Timing { median_ms: median, min_ms: samples[0], max_ms: samples[n - 1] }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn median_of_odd_and_even_samples() {
-        assert_eq!(summarize(&mut [3.0, 1.0, 2.0]), Timing { median_ms: 2.0, min_ms: 1.0, max_ms: 3.0 });
-        assert_eq!(summarize(&mut [4.0, 1.0, 2.0, 3.0]).median_ms, 2.5);
-        let t = Timing { median_ms: 2.0, min_ms: 1.0, max_ms: 3.0 };
-        assert!((t.tflops(4e12) - 2000.0).abs() < 1e-9);
     }
 }

@@ -104,7 +104,7 @@ impl Gemm {
     /// for its `len` elements of `E` (or, when `len` is `None`, for the
     /// extent its matrix spans), C overlapping neither A nor B, with no
     /// conflicting access until the kernels finish.
-    pub(super) unsafe fn launch_split<E: Element>(
+    pub(crate) unsafe fn launch_split<E: Element>(
         &self,
         kernel: &LoadedKernel,
         cfg: &GemmConfig<E>,

@@ -3,6 +3,7 @@
 
 use std::fmt;
 
+use gemm_codegen::bespoke::BetaMode;
 use gemm_codegen::{Op, Precision};
 
 use crate::config::{Dim, Layout, Matrix, Stored};
@@ -268,6 +269,30 @@ pub enum ArgError {
         /// The rule it breaks.
         error: Box<ArgError>,
     },
+    /// A `beta` a bespoke kernel generated for one fixed `beta` does not
+    /// compute.
+    BetaMode {
+        /// [`Arg::Beta`].
+        arg: Arg,
+        /// The value given, as `Debug` prints it.
+        value: String,
+        /// The kernel's entry name.
+        kernel: String,
+        /// The `beta`s it computes.
+        mode: BetaMode,
+    },
+    /// Two matrices whose extents share memory, one of them written: the
+    /// result would depend on the order of the kernel's accesses.
+    Overlap {
+        /// The written matrix's buffer ([`Arg::C`]).
+        arg: Arg,
+        /// Its extent, `[first, end)` byte addresses.
+        span: (u64, u64),
+        /// The other buffer ([`Arg::B`]).
+        other: Arg,
+        /// Its extent.
+        other_span: (u64, u64),
+    },
     /// An op other than the kernel's.
     OpMismatch {
         /// [`Arg::OpA`] or [`Arg::OpB`].
@@ -298,6 +323,8 @@ impl ArgError {
             | ArgError::BatchOverlap { arg, .. }
             | ArgError::BatchBufferTooShort { arg, .. }
             | ArgError::BatchArrays { arg, .. }
+            | ArgError::BetaMode { arg, .. }
+            | ArgError::Overlap { arg, .. }
             | ArgError::OpMismatch { arg, .. } => *arg,
             ArgError::Problem { error, .. } => error.arg(),
         }
@@ -380,6 +407,19 @@ impl fmt::Display for ArgError {
                 "argument `{arg}`: an array of {len} matrices, but `a` has {count}: pass one A, B and C per problem"
             ),
             ArgError::Problem { problem, error } => write!(f, "problem {problem} of the batch: {error}"),
+            ArgError::BetaMode { arg, value, kernel, mode } => write!(
+                f,
+                "argument `{arg}` = {value}: kernel `{kernel}` is generated for beta = {} alone: \
+                 call it with that beta, or compile the operator with beta = runtime",
+                mode.token()
+            ),
+            ArgError::Overlap { arg, span, other, other_span } => write!(
+                f,
+                "argument `{arg}`: its extent (bytes {:#x}..{:#x}) overlaps that of `{other}` ({:#x}..{:#x}): \
+                 the kernel reads one while it writes the other, so the result would depend on their \
+                 order; pass disjoint buffers",
+                span.0, span.1, other_span.0, other_span.1
+            ),
             ArgError::OpMismatch { arg, value, kernel, kernel_ops, needed_ops, layout } => {
                 write!(
                     f,

@@ -33,7 +33,7 @@ use gemm_host::cudarc::nvrtc::Ptx;
 use gemm_host::timing;
 use serde::{Deserialize, Serialize};
 
-use crate::measure::{Plan, Timing, summarize};
+use crate::measure::{Plan, Timing};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -265,15 +265,7 @@ fn time(
     plan: Plan,
     mut launch: impl FnMut() -> Result<(), gemm_host::GemmError>,
 ) -> Result<Timing> {
-    for _ in 0..plan.warmup {
-        launch()?;
-    }
-    let mut samples = Vec::with_capacity(plan.reps);
-    for _ in 0..plan.reps {
-        let ((), ms) = timing::time(gemm.stream(), &mut launch)?;
-        samples.push(f64::from(ms));
-    }
-    Ok(summarize(&mut samples))
+    Ok(timing::repeat(gemm.stream(), plan, |_| launch())?)
 }
 
 fn config(grid: u32) -> LaunchConfig {
