@@ -5,6 +5,7 @@
 
 mod accuracy;
 mod bench;
+mod bespoke;
 mod blas_tools;
 mod bound;
 mod cli;
@@ -50,6 +51,14 @@ enum Task {
     /// instruction mix); without `--peak FILE` they measure it themselves at the start of their run.
     /// `--ptxas sm_90` only assembles the three kernels and prints their registers (no GPU).
     Peak(peak::Args),
+    /// Bespoke constant-A kernels on a set of operators beside cuBLAS and a device-to-device copy.
+    ///
+    /// For each operator and precision every candidate is compiled (generation + JIT), verified against the f64
+    /// reference (guards, C NaN-poisoned for beta = 0) at n of at most 4096, and timed at --n beside the dense
+    /// GEMM, cuBLAS and a copy of the bytes a call moves. Writes <OUT>/bench.csv, bespoke.log, bespoke.svg, and the
+    /// geometric mean of cuBLAS µs / ours per precision. --emulate verifies the candidates in the PTX emulator
+    /// without a GPU.
+    Bespoke(bespoke::Args),
     /// Errors of kernels against the f64 reference beside cuBLAS's (default and TF32 math), per input distribution and size.
     ///
     /// The reference is computed on a sample of C's columns (`--columns`), so n = 16384 takes seconds.
@@ -77,5 +86,6 @@ fn run(task: Task) -> anyhow::Result<()> {
         Task::Bench(args) => bench::run(args),
         Task::Peak(args) => peak::run(args),
         Task::Accuracy(args) => accuracy::run(args),
+        Task::Bespoke(args) => bespoke::run(args),
     }
 }
