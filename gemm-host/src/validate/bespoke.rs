@@ -133,7 +133,8 @@ pub enum CheckedBespoke<T> {
 /// Checks a call of a bespoke kernel for an `m × k` operator with
 /// `requires` (named `kernel` in errors) on buffers `b` and `c` (their
 /// device addresses and, if known, lengths), and says what to run: every
-/// rule of the [module docs](self), the first broken one reported.
+/// rule of [`crate::validate`] for bespoke calls (the GEMM's rules 2 to 6,
+/// then 10 and 11), the first broken one reported.
 ///
 /// The element type's precision is not checked here (it is a kernel's
 /// property, not an argument's): callers check it first
