@@ -7,8 +7,8 @@ use std::fmt;
 use std::path::Path;
 use std::sync::{Mutex, PoisonError};
 
-use gemm_codegen::bespoke::{BespokeSpec, BetaMode, Form};
-use gemm_codegen::{Precision, Target};
+use gemm_codegen::Precision;
+use gemm_codegen::bespoke::{BespokeSpec, BetaMode};
 use serde::{Deserialize, Serialize};
 
 use crate::error::GemmError;
@@ -49,7 +49,7 @@ impl fmt::Display for Choice {
 }
 
 impl Choice {
-    /// `bstream`, `cstream` or `dense`.
+    /// `bstream`, `cstream`, `mma` or `dense`.
     pub fn family(&self) -> &'static str {
         match self {
             Choice::Bespoke(spec) => spec.form.token(),
@@ -92,19 +92,12 @@ struct Entry {
     n: u32,
     precision: String,
     beta: String,
-    /// `bstream`, `cstream` or `dense`; the spec's other fields follow for
-    /// the first two.
+    /// `bstream`, `cstream`, `mma` or `dense`.
     family: String,
+    /// A bespoke winner's spec, as `BespokeSpec` displays and parses it
+    /// (the `gemm_bespoke!` grammar); none for `dense`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    width: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    block: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    msplit: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    chunk: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    arch: Option<String>,
+    spec: Option<String>,
     median_us: f64,
 }
 
@@ -121,11 +114,7 @@ impl Entry {
             precision: key.precision.token().to_owned(),
             beta: key.beta.token().to_owned(),
             family: winner.choice.family().to_owned(),
-            width: spec.map(|s| s.width),
-            block: spec.map(|s| s.block),
-            msplit: spec.map(|s| s.msplit),
-            chunk: spec.map(|s| s.chunk),
-            arch: spec.map(|s| s.arch.token().to_owned()),
+            spec: spec.map(|s| s.to_string()),
             median_us: winner.median_us,
         }
     }
@@ -142,21 +131,15 @@ impl Entry {
         let choice = if self.family == "dense" {
             Choice::Dense
         } else {
-            let form =
-                Form::from_token(&self.family).ok_or_else(|| format!("unknown family `{}`", self.family))?;
-            let field =
-                |v: Option<u32>, name: &str| v.ok_or_else(|| format!("{} has no `{name}`", self.family));
-            let arch = self.arch.as_deref().ok_or_else(|| format!("{} has no `arch`", self.family))?;
-            Choice::Bespoke(BespokeSpec {
-                precision,
-                form,
-                width: field(self.width, "width")?,
-                block: field(self.block, "block")?,
-                msplit: field(self.msplit, "msplit")?,
-                chunk: field(self.chunk, "chunk")?,
-                beta,
-                arch: Target::from_token(arch).ok_or_else(|| format!("unknown arch `{arch}`"))?,
-            })
+            let text = self.spec.as_deref().ok_or_else(|| format!("{} has no `spec`", self.family))?;
+            let spec: BespokeSpec = text.parse().map_err(|e| format!("spec `{text}`: {e}"))?;
+            if spec.form.token() != self.family || spec.precision != precision || spec.beta != beta {
+                return Err(format!(
+                    "spec `{text}` is not a {} {} beta = {} kernel",
+                    self.family, self.precision, self.beta
+                ));
+            }
+            Choice::Bespoke(spec)
         };
         Ok((key, Winner { choice, median_us: self.median_us }))
     }
@@ -242,6 +225,8 @@ impl TuneCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use gemm_codegen::Target;
+    use gemm_codegen::bespoke::Form;
 
     fn key(n: u32, beta: BetaMode) -> TuneKey {
         TuneKey {
@@ -271,7 +256,7 @@ mod tests {
         let text = cache.to_json();
         assert!(text.contains("\"digest\": \"00000000feedbeef\""), "{text}");
         let dense = &text[text.find("\"dense\"").unwrap()..];
-        assert!(!dense[..dense.find('}').unwrap()].contains("width"), "dense has no spec: {text}");
+        assert!(!dense[..dense.find('}').unwrap()].contains("\"spec\""), "dense has no spec: {text}");
         let back = TuneCache::from_json(&text, "test").unwrap();
         assert_eq!(back.len(), 2);
         assert_eq!(back.get(&key(131072, BetaMode::One)), cache.get(&key(131072, BetaMode::One)));
@@ -302,7 +287,19 @@ mod tests {
         let entry = entry.replace("zz", "01").replace("dense", "bstream");
         let e = TuneCache::from_json(&format!(r#"{{"version": 1, "entries": [{entry}]}}"#), "x.json")
             .unwrap_err();
-        assert!(e.to_string().contains("entry 0: bstream has no `arch`"), "{e}");
+        assert!(e.to_string().contains("entry 0: bstream has no `spec`"), "{e}");
+        let with = |spec: &str| entry.replace(r#""median_us""#, &format!(r#""spec": "{spec}", "median_us""#));
+        let bad = with("precision = f64, family = bstream, width = 3");
+        let e =
+            TuneCache::from_json(&format!(r#"{{"version": 1, "entries": [{bad}]}}"#), "x.json").unwrap_err();
+        assert!(
+            e.to_string().contains("entry 0: spec `precision = f64, family = bstream, width = 3`"),
+            "{e}"
+        );
+        let other = with("precision = f32, family = bstream, beta = 0");
+        let e = TuneCache::from_json(&format!(r#"{{"version": 1, "entries": [{other}]}}"#), "x.json")
+            .unwrap_err();
+        assert!(e.to_string().contains("is not a bstream f64 beta = 0 kernel"), "{e}");
         assert!(TuneCache::load(Path::new("/nonexistent/cache.json")).is_err());
     }
 }

@@ -394,9 +394,9 @@ impl<E: Element> BespokeGemm<E> {
                 timing: None,
                 note: String::new(),
             };
-            if !n.is_multiple_of(spec.width) {
+            if !n.is_multiple_of(spec.alignment()) {
                 report.note =
-                    format!("n = {n} is not a multiple of width {}: it would run its twin", spec.width);
+                    format!("n = {n} is not a multiple of width {}: it would run its twin", spec.alignment());
                 reports.push(report);
                 continue;
             }
