@@ -268,7 +268,11 @@ pub fn validate(operator: &Operator, spec: &BespokeSpec) -> Result<BespokePlan, 
             Form::CStream => (used.len() as u64, "rows of B"),
             Form::Mma => unreachable!("checked by mma::plan"),
         };
-        if (live + ahead) * regs_per_value > MAX_VALUE_REGS {
+        // A block's threads share the register file: a thread gets at most
+        // 65536 / threads registers, of which ~32 go to addresses and
+        // loads; over that ptxas spills the accumulators.
+        let cap = MAX_VALUE_REGS.min((65536 / u64::from(s.threads().max(1))).saturating_sub(32));
+        if (live + ahead) * regs_per_value > cap {
             let (field, change) = match s.form {
                 Form::BStream => (BespokeField::Msplit, "raise msplit or lower width"),
                 Form::CStream => (BespokeField::Form, "use family = bstream or lower width"),
@@ -278,9 +282,10 @@ pub fn validate(operator: &Operator, spec: &BespokeSpec) -> Result<BespokePlan, 
                 &mut errors,
                 field,
                 format!(
-                    "{live} {what} (and {ahead} rows of C read ahead) × width {} take {} registers per thread, over {MAX_VALUE_REGS}: {change}",
+                    "{live} {what} (and {ahead} rows of C read ahead) × width {} take {} registers per thread, over the {cap} a block of {} threads leaves: {change}",
                     s.width,
-                    (live + ahead) * regs_per_value
+                    (live + ahead) * regs_per_value,
+                    s.threads()
                 ),
             );
         }
@@ -394,7 +399,7 @@ mod tests {
     fn register_and_code_size_limits() {
         // 200 dense rows: 200 f64 accumulators need msplit ≥ 3 (80 × 2 = 160).
         let a = op(200, 3, |_, _| 1.5);
-        let one = BespokeSpec::new(Precision::F64);
+        let one = BespokeSpec { block: 64, ..BespokeSpec::new(Precision::F64) };
         let e = validate(&a, &one).unwrap_err();
         assert_eq!((e.len(), e[0].field), (1, BespokeField::Msplit), "{e:#?}");
         assert!(validate(&a, &BespokeSpec { msplit: 3, ..one }).is_ok());
