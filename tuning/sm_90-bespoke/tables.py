@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""Every table and figure of this folder's README, from its bench.csv files.
+
+f64: run1 (the whole test set), with the four large sparse operators taken
+from run3-large-f64 (re-run after the candidate change of db22731).
+f32: run2 (the set up to hex p3, where its 9-minute device call ended) and
+run3-hex-f32 (the hex p3-p6 operators, at most 6 candidates each).
+All on one NVIDIA H100 80GB HBM3 (sm_90), n = 2^17, beta = 0.
+"""
+import csv, math, os, sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+def load(run):
+    with open(os.path.join(HERE, run, 'bench.csv')) as f:
+        return {r['operator']: r for r in csv.DictReader(f)}
+
+def merged(base, *patches):
+    rows = dict(load(base))
+    for p in patches:
+        rows.update(load(p))
+    return rows
+
+def geo(xs):
+    return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float('nan')
+
+def report(name, rows):
+    ours = [r for r in rows.values() if r['ratio']]
+    none = [r for r in rows.values() if not r['ratio']]
+    # What a call runs: the faster of the best bespoke kernel and the dense GEMM.
+    def best_us(r):
+        return min(float(x) for x in (r['us'], r['dense_us']) if x)
+    every = [float(r['cublas_us']) / best_us(r) for r in rows.values()]
+    frac = [float(r['copy_fraction']) for r in ours]
+    print(f"## {name}: {len(rows)} operators")
+    print(f"- bespoke kernel for {len(ours)}; none (dense GEMM only) for {len(none)}: "
+          + ", ".join(sorted(r['operator'] for r in none)))
+    print(f"- geometric mean of cuBLAS us / best bespoke: {geo([float(r['ratio']) for r in ours]):.2f} over {len(ours)}")
+    print(f"- geometric mean of cuBLAS us / what a tuned call runs (bespoke or dense): {geo(every):.2f} over {len(every)}")
+    print(f"- fraction of the copy bandwidth: >= 0.85 for {sum(f >= 0.85 for f in frac)} of {len(frac)}; "
+          f"geometric mean {geo(frac):.2f}; min {min(frac):.2f}")
+    fams = {}
+    for r in ours:
+        fams[r['family']] = fams.get(r['family'], 0) + 1
+    print(f"- best family: {fams}")
+    print()
+    print("| operator | m×k | nnz | density | best family | µs | GB/s | % copy | cuBLAS µs | ratio |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for r in sorted(rows.values(), key=lambda r: (int(r['m']) * int(r['k']), r['operator'])):
+        if r['ratio']:
+            print(f"| {r['operator']} | {r['m']}×{r['k']} | {r['nnz']} | {float(r['density']):.3f} | {r['family']} | "
+                  f"{float(r['us']):.1f} | {float(r['gbps']):.0f} | {100*float(r['copy_fraction']):.0f} | "
+                  f"{float(r['cublas_us']):.1f} | {float(r['ratio']):.2f} |")
+        else:
+            print(f"| {r['operator']} | {r['m']}×{r['k']} | {r['nnz']} | {float(r['density']):.3f} | dense GEMM | "
+                  f"{float(r['dense_us']):.1f} | - | - | {float(r['cublas_us']):.1f} | "
+                  f"{float(r['cublas_us'])/float(r['dense_us']):.2f} |")
+    print()
+
+report("f64", merged('run1-f64', 'run3-large-f64'))
+report("f32", merged('run2-f32', 'run3-hex-f32'))
