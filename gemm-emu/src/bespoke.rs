@@ -11,7 +11,7 @@ use gemm_codegen::abi::{Abi, Batch, GemmValues};
 use gemm_codegen::bespoke::{BespokeImage, BespokeRequirements};
 use gemm_codegen::family::LaunchShape;
 
-use super::gemm::{check_params, from_bytes, param_values, to_bytes};
+use super::gemm::{check_element, check_params, from_bytes, grid_overflow, param_values, to_bytes};
 use super::{Buffer, EmuError, Launch, Options, Program, Stats};
 
 /// A bespoke kernel, decoded once, run on host slices.
@@ -67,17 +67,8 @@ impl Bespoke {
         c: &mut [T],
         options: &Options,
     ) -> Result<Stats, EmuError> {
-        if T::PRECISION != self.requires.precision {
-            return Err(EmuError::Launch(format!(
-                "kernel `{}` computes on {} elements, not {}",
-                self.program.name(),
-                self.requires.precision,
-                T::PRECISION
-            )));
-        }
-        let grid = self.launch.grid(self.m, n).map_err(|o| {
-            EmuError::Launch(format!("{} blocks along {} exceed the grid's {}", o.blocks, o.axis, o.max))
-        })?;
+        check_element::<T>(&self.program, self.requires.precision)?;
+        let grid = self.launch.grid(self.m, n).map_err(grid_overflow)?;
         if grid.0 == 0 {
             return Ok(Stats::default());
         }

@@ -177,17 +177,8 @@ impl Gemm {
         buffers: &mut [Buffer],
         options: &Options,
     ) -> Result<Stats, EmuError> {
-        if T::PRECISION != self.requires.precision {
-            return Err(EmuError::Launch(format!(
-                "kernel `{}` computes on {} elements, not {}",
-                self.program.name(),
-                self.requires.precision,
-                T::PRECISION
-            )));
-        }
-        let grid = self.launch.batch_grid(args.m, args.n, problems).map_err(|o| {
-            EmuError::Launch(format!("{} blocks along {} exceed the grid's {}", o.blocks, o.axis, o.max))
-        })?;
+        check_element::<T>(&self.program, self.requires.precision)?;
+        let grid = self.launch.batch_grid(args.m, args.n, problems).map_err(grid_overflow)?;
         if grid.0 == 0 || grid.1 == 0 || grid.2 == 0 {
             return Ok(Stats::default());
         }
@@ -217,6 +208,27 @@ impl Gemm {
         };
         self.program.run(&launch, buffers)
     }
+}
+
+/// Fails unless `T` is the element type of `program`, a kernel on
+/// `precision`.
+pub(crate) fn check_element<T: Element>(
+    program: &Program,
+    precision: gemm_codegen::Precision,
+) -> Result<(), EmuError> {
+    if T::PRECISION == precision {
+        return Ok(());
+    }
+    Err(EmuError::Launch(format!(
+        "kernel `{}` computes on {precision} elements, not {}",
+        program.name(),
+        T::PRECISION
+    )))
+}
+
+/// A grid a launch would overflow, as the emulator's error.
+pub(crate) fn grid_overflow(o: gemm_codegen::GridOverflow) -> EmuError {
+    EmuError::Launch(format!("{} blocks along {} exceed the grid's {}", o.blocks, o.axis, o.max))
 }
 
 /// Fails unless `program` declares exactly `abi`'s parameters (`what`

@@ -126,6 +126,45 @@ fn header(plan: &BespokePlan, entry: &str) -> Vec<String> {
     ]
 }
 
+/// The bespoke ABI's parameters, loaded into registers of their names; B
+/// and C converted to global addresses.
+pub(super) struct Params {
+    pub b: Reg,
+    pub c: Reg,
+    pub n: Reg,
+    pub ldb: Reg,
+    pub ldc: Reg,
+    pub alpha: Reg,
+    /// With a run-time beta only.
+    pub beta: Option<Reg>,
+}
+
+/// Declares the kernel's parameters ([`Abi::bespoke`]) and loads them.
+pub(super) fn params(b: &mut KernelBuilder, spec: &BespokeSpec) -> Params {
+    b.reg_group("kernel parameters");
+    let abi = Abi::bespoke(spec.precision, spec.beta == BetaMode::Runtime);
+    let params: Vec<_> = abi.params().iter().map(|p| (b.param(p.name, p.ty), *p)).collect();
+    let regs: Vec<(Reg, Role)> = params.iter().map(|(_, p)| (b.reg(p.name, p.ty), p.role)).collect();
+    let find = |role| regs.iter().find(|(_, r)| *r == role).map(|(reg, _)| *reg);
+    let reg = |role| find(role).expect("the bespoke ABI has it");
+    let p = Params {
+        b: reg(Role::Pointer(Matrix::B)),
+        c: reg(Role::Pointer(Matrix::C)),
+        n: reg(Role::Extent(crate::abi::Dim::N)),
+        ldb: reg(Role::Lead(Matrix::B)),
+        ldc: reg(Role::Lead(Matrix::C)),
+        alpha: reg(Role::Alpha(Part::Re)),
+        beta: find(Role::Beta(Part::Re)),
+    };
+    b.comment("kernel parameters; B and C converted to global addresses");
+    for ((id, _), (r, _)) in params.iter().zip(&regs) {
+        b.push(Instr::ld_param(*r, *id));
+    }
+    b.push(Instr::cvta_to_global(p.b, p.b));
+    b.push(Instr::cvta_to_global(p.c, p.c));
+    p
+}
+
 fn prologue<'a>(plan: &'a BespokePlan, entry: &str) -> Cx<'a> {
     let spec = *plan.spec();
     let ty = if spec.precision.scalar_bytes() == 4 { Type::F32 } else { Type::F64 };
@@ -133,20 +172,7 @@ fn prologue<'a>(plan: &'a BespokePlan, entry: &str) -> Cx<'a> {
     let mut b = KernelBuilder::new(entry);
     b.reqntid((spec.threads(), 1, 1));
 
-    b.reg_group("kernel parameters");
-    let abi = Abi::bespoke(spec.precision, spec.beta == BetaMode::Runtime);
-    let params: Vec<_> = abi.params().iter().map(|p| (b.param(p.name, p.ty), *p)).collect();
-    let regs: Vec<(Reg, Role)> = params.iter().map(|(_, p)| (b.reg(p.name, p.ty), p.role)).collect();
-    let find = |role| regs.iter().find(|(_, r)| *r == role).map(|(reg, _)| *reg);
-    let reg = |role| find(role).expect("the bespoke ABI has it");
-    let (bp, cp, n, ldb, ldc) = (
-        reg(Role::Pointer(Matrix::B)),
-        reg(Role::Pointer(Matrix::C)),
-        reg(Role::Extent(crate::abi::Dim::N)),
-        reg(Role::Lead(Matrix::B)),
-        reg(Role::Lead(Matrix::C)),
-    );
-    let (alpha, beta) = (reg(Role::Alpha(Part::Re)), find(Role::Beta(Part::Re)));
+    let Params { b: bp, c: cp, n, ldb, ldc, alpha, beta } = params(&mut b, &spec);
 
     b.reg_group("the thread's columns");
     let tid = b.reg("thread", Type::U32);
@@ -160,13 +186,6 @@ fn prologue<'a>(plan: &'a BespokePlan, entry: &str) -> Cx<'a> {
     let ldc_bytes = b.reg("ldc_bytes", Type::U64);
     let ptr = b.reg("row_ptr", Type::U64);
     let p_in = b.reg("p_in", Type::Pred);
-
-    b.comment("kernel parameters; B and C converted to global addresses");
-    for ((id, _), (r, _)) in params.iter().zip(&regs) {
-        b.push(Instr::ld_param(*r, *id));
-    }
-    b.push(Instr::cvta_to_global(bp, bp));
-    b.push(Instr::cvta_to_global(cp, cp));
 
     b.section(format!(
         "columns: block x covers {} columns of C, thread t columns {} t .. {} t + {}",
@@ -375,6 +394,27 @@ impl Cx<'_> {
         self.issue_next();
     }
 
+    /// One row of B (`bv`, the `used`-th column of A with a non-zero) into
+    /// the rows of C of `entries`, storing each row whose last update it is.
+    fn column(
+        &mut self,
+        entries: &[(usize, f64)],
+        bv: &[Reg],
+        used: usize,
+        accs: &[Option<Vec<Reg>>],
+        started: &mut [bool],
+    ) {
+        for &(i, a) in entries {
+            let acc = accs[i].clone().expect("a row with a non-zero");
+            self.update(&acc, bv, a, !started[i]);
+            started[i] = true;
+            if last_update(self.plan, i) == Some(used) {
+                self.b.comment(format!("row {i} of C is complete"));
+                self.store_row(i, Some(&acc));
+            }
+        }
+    }
+
     /// Accumulator set `i`: a row of C's (B-streaming).
     fn acc(&mut self, i: usize) -> Vec<Reg> {
         (0..self.spec.width).map(|e| self.b.reg(format!("acc{i}_{e}"), self.ty)).collect()
@@ -446,15 +486,7 @@ fn b_stream_registers(cx: &mut Cx<'_>) {
         for (s, &j) in cols.iter().enumerate() {
             let entries = column_entries(plan, &rows, j);
             cx.b.comment(format!("row {j} of B into {} rows of C", entries.len()));
-            for (i, a) in entries {
-                let acc = accs[i].clone().expect("a row with a non-zero");
-                cx.update(&acc, &bv[s], a, !started[i]);
-                started[i] = true;
-                if last_update(plan, i) == Some(c * chunk + s) {
-                    cx.b.comment(format!("row {i} of C is complete"));
-                    cx.store_row(i, Some(&acc));
-                }
-            }
+            cx.column(&entries, &bv[s], c * chunk + s, &accs, &mut started);
         }
     }
     place_exit(cx);
@@ -624,15 +656,7 @@ fn b_stream_staged(cx: &mut Cx<'_>) {
             }
             for (s, entries) in used {
                 cx.b.comment(format!("row {} of B", chunks[c][s]));
-                for (i, a) in entries {
-                    let acc = accs[i].clone().expect("a row with a non-zero");
-                    cx.update(&acc, &bv[s], a, !started[i]);
-                    started[i] = true;
-                    if last_update(plan, i) == Some(c * chunk + s) {
-                        cx.b.comment(format!("row {i} of C is complete"));
-                        cx.store_row(i, Some(&acc));
-                    }
-                }
+                cx.column(&entries, &bv[s], c * chunk + s, &accs, &mut started);
             }
             aheads[y] = cx.ahead.take();
             cx.b.place(skip);

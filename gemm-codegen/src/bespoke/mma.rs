@@ -22,7 +22,6 @@ use super::plan::{BespokeField, BespokePlan, BespokeViolation, MAX_VALUE_REGS};
 #[cfg(any(doc, test))]
 use super::spec::Form;
 use super::spec::{BespokeSpec, BetaMode};
-use crate::abi::{Abi, Dim, Matrix, Part, Role};
 use crate::ptx::{
     Address, BinOp, CacheQual, Cmp, Instr, KernelBuilder, MmaKind, MmaShape, Module, Operand, Reg, Space,
     Special, Type, round_tf32,
@@ -198,20 +197,7 @@ pub(crate) fn lower(plan: &BespokePlan, entry: &str, header: Vec<String>) -> Mod
     let mut b = KernelBuilder::new(entry);
     b.reqntid((spec.block, 1, 1));
 
-    b.reg_group("kernel parameters");
-    let abi = Abi::bespoke(spec.precision, spec.beta == BetaMode::Runtime);
-    let params: Vec<_> = abi.params().iter().map(|p| (b.param(p.name, p.ty), *p)).collect();
-    let regs: Vec<(Reg, Role)> = params.iter().map(|(_, p)| (b.reg(p.name, p.ty), p.role)).collect();
-    let find = |role| regs.iter().find(|(_, r)| *r == role).map(|(reg, _)| *reg);
-    let reg = |role| find(role).expect("the bespoke ABI has it");
-    let (bp, cp, n, ldb, ldc) = (
-        reg(Role::Pointer(Matrix::B)),
-        reg(Role::Pointer(Matrix::C)),
-        reg(Role::Extent(Dim::N)),
-        reg(Role::Lead(Matrix::B)),
-        reg(Role::Lead(Matrix::C)),
-    );
-    let (alpha, beta) = (reg(Role::Alpha(Part::Re)), find(Role::Beta(Part::Re)));
+    let super::lower::Params { b: bp, c: cp, n, ldb, ldc, alpha, beta } = super::lower::params(&mut b, &spec);
     let frags = b.global_data(&format!("{entry}_a"), 16, mp.words.clone());
 
     b.reg_group("the warp's columns and the lane's place in the fragments");
@@ -239,12 +225,6 @@ pub(crate) fn lower(plan: &BespokePlan, entry: &str, header: Vec<String>) -> Mod
     let (p_out, p_tmp) = (b.reg("p_warp_out", Type::Pred), b.reg("p_tmp", Type::Pred));
     let exit = b.label("exit");
 
-    b.comment("kernel parameters; B and C converted to global addresses");
-    for ((id, _), (r, _)) in params.iter().zip(&regs) {
-        b.push(Instr::ld_param(*r, *id));
-    }
-    b.push(Instr::cvta_to_global(bp, bp));
-    b.push(Instr::cvta_to_global(cp, cp));
     b.section(format!(
         "column warp w of block x: columns {} * (x * {} + w) ..; lane = 4 * group_row + thread_col ({})",
         8 * width,

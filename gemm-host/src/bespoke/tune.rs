@@ -72,6 +72,22 @@ pub struct CandidateReport {
     pub note: String,
 }
 
+impl CandidateReport {
+    /// A candidate not yet compiled, verified or timed.
+    fn new(choice: Choice) -> CandidateReport {
+        CandidateReport {
+            choice,
+            generate: Duration::ZERO,
+            jit: Duration::ZERO,
+            registers: None,
+            verified: None,
+            error: None,
+            timing: None,
+            note: String::new(),
+        }
+    }
+}
+
 /// What [`BespokeGemm::tune`] measured.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TuneReport {
@@ -417,16 +433,7 @@ impl<E: Element> BespokeGemm<E> {
         compile += prepared.elapsed();
         let mut reports = Vec::new();
         for spec in specs {
-            let mut report = CandidateReport {
-                choice: Choice::Bespoke(spec),
-                generate: Duration::ZERO,
-                jit: Duration::ZERO,
-                registers: None,
-                verified: None,
-                error: None,
-                timing: None,
-                note: String::new(),
-            };
+            let mut report = CandidateReport::new(Choice::Bespoke(spec));
             if !n.is_multiple_of(spec.alignment()) {
                 report.note =
                     format!("n = {n} is not a multiple of width {}: it would run its twin", spec.alignment());
@@ -455,16 +462,7 @@ impl<E: Element> BespokeGemm<E> {
             self.measure(&ready, &verification, &call, (&b, &mut c), &mut report)?;
             reports.push(report);
         }
-        let mut dense = CandidateReport {
-            choice: Choice::Dense,
-            generate: Duration::ZERO,
-            jit: Duration::ZERO,
-            registers: None,
-            verified: None,
-            error: None,
-            timing: None,
-            note: String::new(),
-        };
+        let mut dense = CandidateReport::new(Choice::Dense);
         let t = Instant::now();
         let loaded = self.gemm.load(&self.gemm.default_kernel(&cfg).image());
         dense.jit = t.elapsed();
