@@ -333,7 +333,22 @@ impl Gemm {
         cfg: &GemmConfig<E>,
         buffers: &Buffers,
     ) -> Result<(), GemmError> {
-        let kernel = self.load(&self.default_kernel(cfg).image())?;
+        // SAFETY: forwarded from this function's contract.
+        unsafe { self.launch_entry(self.default_kernel(cfg), cfg, buffers) }
+    }
+
+    /// [`Gemm::launch_default`] with `entry` instead of the default kernel
+    /// (K split as [`Gemm::default_slices`] says for it).
+    ///
+    /// # Safety
+    /// As for [`Gemm::launch_default`].
+    pub(crate) unsafe fn launch_entry<E: Element>(
+        &self,
+        entry: &KernelEntry,
+        cfg: &GemmConfig<E>,
+        buffers: &Buffers,
+    ) -> Result<(), GemmError> {
+        let kernel = self.load(&entry.image())?;
         self.check_kernel::<E>(&kernel)?;
         let slices = self.default_slices(&kernel, cfg);
         // SAFETY: forwarded from this function's contract.

@@ -35,15 +35,15 @@ pub struct TuneKey {
 pub enum Choice {
     /// The bespoke kernel of this spec.
     Bespoke(BespokeSpec),
-    /// `Gemm::gemm_default` on the operator.
-    Dense,
+    /// A shipped GEMM kernel (`gemm_kernels`), named, on the operator.
+    Dense(&'static str),
 }
 
 impl fmt::Display for Choice {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Choice::Bespoke(spec) => write!(f, "{spec}"),
-            Choice::Dense => f.write_str("dense gemm"),
+            Choice::Dense(kernel) => write!(f, "dense gemm {kernel}"),
         }
     }
 }
@@ -53,7 +53,7 @@ impl Choice {
     pub fn family(&self) -> &'static str {
         match self {
             Choice::Bespoke(spec) => spec.form.token(),
-            Choice::Dense => "dense",
+            Choice::Dense(_) => "dense",
         }
     }
 }
@@ -95,7 +95,7 @@ struct Entry {
     /// `bstream`, `cstream`, `mma` or `dense`.
     family: String,
     /// A bespoke winner's spec, as `BespokeSpec` displays and parses it
-    /// (the `gemm_bespoke!` grammar); none for `dense`.
+    /// (the `gemm_bespoke!` grammar), or a dense winner's kernel name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     spec: Option<String>,
     median_us: f64,
@@ -104,8 +104,8 @@ struct Entry {
 impl Entry {
     fn of(key: &TuneKey, winner: &Winner) -> Entry {
         let spec = match winner.choice {
-            Choice::Bespoke(s) => Some(s),
-            Choice::Dense => None,
+            Choice::Bespoke(s) => Some(s.to_string()),
+            Choice::Dense(kernel) => Some(kernel.to_owned()),
         };
         Entry {
             device: key.device.clone(),
@@ -114,7 +114,7 @@ impl Entry {
             precision: key.precision.token().to_owned(),
             beta: key.beta.token().to_owned(),
             family: winner.choice.family().to_owned(),
-            spec: spec.map(|s| s.to_string()),
+            spec,
             median_us: winner.median_us,
         }
     }
@@ -129,7 +129,11 @@ impl Entry {
         let beta = BetaMode::from_token(&self.beta).ok_or_else(|| format!("unknown beta `{}`", self.beta))?;
         let key = TuneKey { device: self.device.clone(), digest, n: self.n, precision, beta };
         let choice = if self.family == "dense" {
-            Choice::Dense
+            let name = self.spec.as_deref().ok_or("dense has no `spec` (its kernel)")?;
+            let entry = gemm_kernels::all()
+                .find(|e| e.name == name)
+                .ok_or_else(|| format!("dense kernel `{name}` is not shipped in this build"))?;
+            Choice::Dense(entry.name)
         } else {
             let text = self.spec.as_deref().ok_or_else(|| format!("{} has no `spec`", self.family))?;
             let spec: BespokeSpec = text.parse().map_err(|e| format!("spec `{text}`: {e}"))?;
@@ -252,15 +256,17 @@ mod tests {
             precision: Precision::F64,
         };
         cache.insert(key(131072, BetaMode::One), Winner { choice: Choice::Bespoke(spec), median_us: 41.5 });
-        cache.insert(key(4096, BetaMode::Zero), Winner { choice: Choice::Dense, median_us: 3.25 });
+        let shipped = gemm_kernels::all().next().expect("Table 2 ships").name;
+        cache.insert(key(4096, BetaMode::Zero), Winner { choice: Choice::Dense(shipped), median_us: 3.25 });
         let text = cache.to_json();
         assert!(text.contains("\"digest\": \"00000000feedbeef\""), "{text}");
         let dense = &text[text.find("\"dense\"").unwrap()..];
-        assert!(!dense[..dense.find('}').unwrap()].contains("\"spec\""), "dense has no spec: {text}");
+        let entry = &dense[..dense.find('}').unwrap()];
+        assert!(entry.contains(&format!("\"spec\": \"{shipped}\"")), "a dense winner names its kernel: {text}");
         let back = TuneCache::from_json(&text, "test").unwrap();
         assert_eq!(back.len(), 2);
         assert_eq!(back.get(&key(131072, BetaMode::One)), cache.get(&key(131072, BetaMode::One)));
-        assert_eq!(back.get(&key(4096, BetaMode::Zero)).unwrap().choice, Choice::Dense);
+        assert_eq!(back.get(&key(4096, BetaMode::Zero)).unwrap().choice, Choice::Dense(shipped));
         assert_eq!(back.get(&key(4096, BetaMode::One)), None);
         assert_eq!(back.to_json(), text);
 

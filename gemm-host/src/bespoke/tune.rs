@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 use gemm_codegen::bespoke::{BespokeRequirements, BespokeSpec, BetaMode, Operator, candidates, digest};
 use gemm_codegen::{Element, Math, Target};
+use gemm_kernels::KernelEntry;
 
 use super::case::{fixed_beta, narrow};
 use super::record::{Choice, TuneCache, TuneKey, Winner};
@@ -115,10 +116,18 @@ impl TuneReport {
             .min_by(|a, b| median(a).total_cmp(&median(b)))
     }
 
-    /// The dense GEMM's report.
+    /// The fastest dense GEMM's report.
     pub fn dense(&self) -> Option<&CandidateReport> {
-        self.candidates.iter().find(|c| c.choice == Choice::Dense)
+        self.candidates
+            .iter()
+            .filter(|c| matches!(c.choice, Choice::Dense(_)))
+            .min_by(|a, b| median(a).total_cmp(&median(b)))
     }
+}
+
+/// The shipped kernel named `name`.
+fn dense_entry(name: &str) -> Option<&'static KernelEntry> {
+    gemm_kernels::all().find(|e| e.name == name)
 }
 
 fn median(c: &CandidateReport) -> f64 {
@@ -187,7 +196,8 @@ pub struct BespokeGemm<E: Element> {
 #[derive(Clone, Debug)]
 enum Ready {
     Bespoke(Arc<BespokeKernel>),
-    Dense,
+    /// A shipped GEMM kernel on the operator in device memory.
+    Dense(&'static KernelEntry),
 }
 
 impl<E: Element> fmt::Debug for BespokeGemm<E> {
@@ -277,7 +287,7 @@ impl<E: Element> BespokeGemm<E> {
     pub fn choice(&self, n: u32) -> Result<Choice, GemmError> {
         Ok(match self.ready(n)? {
             Ready::Bespoke(kernel) => Choice::Bespoke(*kernel.spec()),
-            Ready::Dense => Choice::Dense,
+            Ready::Dense(entry) => Choice::Dense(entry.name),
         })
     }
 
@@ -320,13 +330,13 @@ impl<E: Element> BespokeGemm<E> {
             // SAFETY: live buffers of these lengths in this context,
             // borrowed for the call (C exclusively).
             Ready::Bespoke(kernel) => unsafe { self.gemm.bespoke_at(&kernel, call, b, c) },
-            Ready::Dense => {
+            Ready::Dense(entry) => {
                 let a = self.dense()?;
                 let (a_ptr, _a_use) = a.device_ptr(stream);
                 let buffers = Buffers { a: BufferInfo::new(a_ptr, a.len()), b, c };
                 let cfg = call.gemm_config(self.operator.rows(), self.operator.cols());
                 // SAFETY: as above; A is this tuner's own buffer, never written.
-                unsafe { self.gemm.launch_default(&cfg, &buffers) }
+                unsafe { self.gemm.launch_entry(entry, &cfg, &buffers) }
             }
         }
     }
@@ -339,7 +349,7 @@ impl<E: Element> BespokeGemm<E> {
         }
         let cached = match self.cache.get(&self.key(n)) {
             Some(Winner { choice: Choice::Bespoke(spec), .. }) => self.kernel(&spec).ok().map(Ready::Bespoke),
-            Some(Winner { choice: Choice::Dense, .. }) => Some(Ready::Dense),
+            Some(Winner { choice: Choice::Dense(name), .. }) => dense_entry(name).map(Ready::Dense),
             None => None,
         };
         let ready = match cached {
@@ -347,7 +357,12 @@ impl<E: Element> BespokeGemm<E> {
             // Not tuned, or tuned by a generator that no longer takes the spec.
             None => match self.tune(n)?.winner.choice {
                 Choice::Bespoke(spec) => Ready::Bespoke(self.kernel(&spec)?),
-                Choice::Dense => Ready::Dense,
+                Choice::Dense(name) => {
+                    Ready::Dense(dense_entry(name).ok_or_else(|| GemmError::IllegalSpec {
+                        kernel: name.to_owned(),
+                        reason: "not a shipped kernel".to_owned(),
+                    })?)
+                }
             },
         };
         self.ready.lock().unwrap_or_else(PoisonError::into_inner).insert(n, ready.clone());
@@ -462,19 +477,32 @@ impl<E: Element> BespokeGemm<E> {
             self.measure(&ready, &verification, &call, (&b, &mut c), &mut report)?;
             reports.push(report);
         }
-        let mut dense = CandidateReport::new(Choice::Dense);
-        let t = Instant::now();
-        let loaded = self.gemm.load(&self.gemm.default_kernel(&cfg).image());
-        dense.jit = t.elapsed();
-        compile += dense.jit;
-        match loaded {
-            Ok(loaded) => {
-                dense.registers = Some(loaded.info().registers);
-                self.measure(&Ready::Dense, &verification, &call, (&b, &mut c), &mut dense)?;
+        // The dense GEMM with every shipped kernel of the type (the default
+        // dispatch's choice among them): the shape, M = n wide and N = m, K
+        // = k small, is no class they were tuned at.
+        let default = self.gemm.default_kernel(&cfg);
+        let col = cfg.to_column_major();
+        let mut entries = vec![default];
+        for e in gemm_kernels::tuned_kernels(self.gemm.device().arch(), E::PRECISION, col.op_a, col.op_b) {
+            if !entries.iter().any(|d| d.name == e.name) {
+                entries.push(e);
             }
-            Err(e) => dense.note = e.to_string(),
         }
-        reports.push(dense);
+        for entry in entries {
+            let mut dense = CandidateReport::new(Choice::Dense(entry.name));
+            let t = Instant::now();
+            let loaded = self.gemm.load(&entry.image());
+            dense.jit = t.elapsed();
+            compile += dense.jit;
+            match loaded {
+                Ok(loaded) => {
+                    dense.registers = Some(loaded.info().registers);
+                    self.measure(&Ready::Dense(entry), &verification, &call, (&b, &mut c), &mut dense)?;
+                }
+                Err(e) => dense.note = e.to_string(),
+            }
+            reports.push(dense);
+        }
         let best = reports
             .iter()
             .filter(|r| r.timing.is_some())
@@ -541,9 +569,13 @@ impl<E: Element> BespokeGemm<E> {
     ) -> Result<(), GemmError> {
         match ready {
             Ready::Bespoke(kernel) => self.gemm.bespoke(kernel, call, b, c),
-            Ready::Dense => {
+            Ready::Dense(entry) => {
                 let cfg = call.gemm_config(self.operator.rows(), self.operator.cols());
-                self.gemm.gemm_default(&cfg, self.dense()?, b, c)
+                // SAFETY: live buffers of these lengths, borrowed for the call
+                // (C exclusively); A is this tuner's own, never written.
+                crate::gemm::with_buffers(self.gemm.stream(), self.dense()?, b, c, |buffers| unsafe {
+                    self.gemm.launch_entry(entry, &cfg, buffers)
+                })
             }
         }
     }
@@ -561,7 +593,7 @@ impl<E: Element> BespokeGemm<E> {
         let (b, c) = (self.gemm.download(&b).map_err(err)?, self.gemm.download(&c).map_err(err)?);
         let math = match ready {
             Ready::Bespoke(_) => Math::Fma,
-            Ready::Dense => self.gemm.default_kernel(v.case.cfg()).spec.math,
+            Ready::Dense(entry) => entry.spec.math,
         };
         v.check(&b, &c, math)
     }

@@ -201,7 +201,12 @@ impl Runner<'_> {
                 row.note = format!("{}: {}", c.choice, c.note);
             }
             match c.choice {
-                Choice::Dense => row.dense = c.timing,
+                // The fastest of the dense candidates.
+                Choice::Dense(_) => {
+                    if c.timing.is_some_and(|t| row.dense.is_none_or(|d| t.median_ms < d.median_ms)) {
+                        row.dense = c.timing;
+                    }
+                }
                 Choice::Bespoke(_) => {
                     row.candidates += 1;
                     row.compile += c.generate + c.jit;

@@ -249,7 +249,7 @@ pub(super) fn table(rows: &[Row]) -> String {
             )
         });
         let tuner = r.tuner.map_or(String::new(), |t| match t.choice {
-            Choice::Dense => " / dense".to_owned(),
+            Choice::Dense(kernel) => format!(" / dense {kernel}"),
             Choice::Bespoke(s) if Some(s) == r.best.map(|b| b.spec) => " / same".to_owned(),
             Choice::Bespoke(s) => format!(" / {} w{}", s.form.token(), s.width),
         });
@@ -290,7 +290,8 @@ pub(super) fn summary(rows: &[Row]) -> String {
         }
         let ratios: Vec<f64> = mine.iter().filter_map(|r| r.ratio()).collect();
         let fractions: Vec<f64> = mine.iter().filter_map(|r| r.copy_fraction()).collect();
-        let dense = mine.iter().filter(|r| r.tuner.is_some_and(|t| t.choice == Choice::Dense)).count();
+        let dense =
+            mine.iter().filter(|r| r.tuner.is_some_and(|t| matches!(t.choice, Choice::Dense(_)))).count();
         let tuned = mine.iter().filter(|r| r.tuner.is_some()).count();
         let cost: f64 =
             mine.iter().filter_map(|r| r.tuner).map(|t| (t.compile + t.benchmark).as_secs_f64()).sum::<f64>();
