@@ -262,7 +262,10 @@ mod tests {
         assert!(text.contains("\"digest\": \"00000000feedbeef\""), "{text}");
         let dense = &text[text.find("\"dense\"").unwrap()..];
         let entry = &dense[..dense.find('}').unwrap()];
-        assert!(entry.contains(&format!("\"spec\": \"{shipped}\"")), "a dense winner names its kernel: {text}");
+        assert!(
+            entry.contains(&format!("\"spec\": \"{shipped}\"")),
+            "a dense winner names its kernel: {text}"
+        );
         let back = TuneCache::from_json(&text, "test").unwrap();
         assert_eq!(back.len(), 2);
         assert_eq!(back.get(&key(131072, BetaMode::One)), cache.get(&key(131072, BetaMode::One)));
