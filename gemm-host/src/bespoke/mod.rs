@@ -31,7 +31,8 @@
 //!   at start-up, it compiles every candidate of
 //!   [`candidates`](gemm_codegen::bespoke::candidates) on the first call of
 //!   each `n`, verifies each against the `f64` reference, times them and
-//!   the tuned dense GEMM on the same operator, and keeps the fastest
+//!   the dense GEMM on the same operator with every shipped kernel of the
+//!   type, and keeps the fastest
 //!   ([`TuneCache`], savable as JSON).
 
 mod case;
