@@ -2,7 +2,7 @@
 //! argument checking of the GPU path.
 //!
 //! For debugging a `gemm_kernel!` instance on a machine without a GPU: the
-//! call is checked by [`validate::check`](crate::validate::check) like
+//! call is checked by [`validate::check`] like
 //! [`Gemm::gemm`](crate::Gemm::gemm) (same errors, same quick returns,
 //! the same row-major swap and `k = 0` for `alpha = 0`), and the kernel's
 //! PTX text then runs in the emulator, which also reports what a GPU would
