@@ -53,6 +53,20 @@ def report(name, rows):
         print(f"- the dense fallback where no bespoke kernel runs: {min(d):.2f}-{max(d):.2f}x cuBLAS (same-run cuBLAS)")
     print(f"- fraction of the copy bandwidth: >= 0.85 for {sum(f >= 0.85 for f in frac)} of {len(frac)}; "
           f"geometric mean {geo(frac):.2f}; min {min(frac):.2f}")
+    def span(sel, key):
+        xs = [float(r[key]) for r in ours if sel(r)]
+        return f"{min(xs):.2f}-{max(xs):.2f} ({len(xs)})" if xs else "none"
+    small = lambda r: int(r['nnz']) <= 2000
+    large = lambda r: int(r['m']) >= 512
+    mma = lambda r: r['family'] == 'mma'
+    print(f"- up to 2000 non-zeros: copy fraction {span(small, 'copy_fraction')}, ratio {span(small, 'ratio')}")
+    print(f"- m >= 512 with a bespoke kernel: copy fraction {span(large, 'copy_fraction')}, ratio {span(large, 'ratio')}")
+    print(f"- best form mma: ratio {span(mma, 'ratio')}")
+    comp = sorted(float(r['tuner_compile_ms']) / 1e3 for r in rows.values() if r['tuner_compile_ms'])
+    bench = sorted(float(r['tuner_benchmark_ms']) / 1e3 for r in rows.values() if r['tuner_benchmark_ms'])
+    med = lambda xs: xs[len(xs) // 2]
+    print(f"- run-time tuner per operator: compiling median {med(comp):.2f} s, max {comp[-1]:.1f} s; "
+          f"verifying and timing median {med(bench):.2f} s, max {bench[-1]:.1f} s (runs 1-3)")
     fams = {}
     for r in ours:
         fams[r['family']] = fams.get(r['family'], 0) + 1
@@ -73,3 +87,8 @@ def report(name, rows):
 
 report("f64", with_dense(merged('run1-f64', 'run3-large-f64'), 'run4-dense-f64'))
 report("f32", with_dense(merged('run2-f32', 'run3-hex-f32'), 'run4-dense-f32'))
+
+# The dense fallback before 2be1ca6 (the default dispatch's kernel only).
+for name, rows in (("f64", merged('run1-f64', 'run3-large-f64')), ("f32", merged('run2-f32', 'run3-hex-f32'))):
+    d = [float(r['cublas_us']) / float(r['dense_us']) for r in rows.values() if not r['ratio']]
+    print(f"- {name}, runs 1-3: the dense fallback with the default dispatch's kernel: {min(d):.2f}-{max(d):.2f}x cuBLAS")

@@ -18,7 +18,7 @@
 //! work (f64: `m8n8k4` before sm_90, on sm_90 also `m16n8k4`, `m16n8k8`,
 //! `m16n8k16`; tf32: `m16n8k4`, `m16n8k8`), the larger on a tie.
 
-use super::plan::{BespokeField, BespokePlan, BespokeViolation, MAX_VALUE_REGS};
+use super::plan::{BespokeField, BespokePlan, BespokeViolation, value_regs_cap};
 #[cfg(any(doc, test))]
 use super::spec::Form;
 use super::spec::{BespokeSpec, BetaMode};
@@ -157,12 +157,15 @@ pub(crate) fn plan(
     let groups = super::plan::balance(&weights, spec.msplit as usize);
     let plan = MmaPlan { shape, kind, mtiles, tiles, groups, words };
     let regs = plan.acc_regs(spec.width) + plan.b_regs(spec.width, spec.chunk);
-    if regs > MAX_VALUE_REGS {
+    let cap = value_regs_cap(spec.threads());
+    if regs > cap {
         errors.push(BespokeViolation {
             field: BespokeField::Width,
             message: format!(
-                "{} row tiles × {} column tiles of accumulators and B's fragments take {regs} registers per thread, over {MAX_VALUE_REGS}: lower width or chunk",
-                plan.mtiles, spec.width
+                "{} row tiles × {} column tiles of accumulators and B's fragments take {regs} registers per thread, over the {cap} a block of {} threads leaves: lower width or chunk",
+                plan.mtiles,
+                spec.width,
+                spec.threads()
             ),
         });
     }

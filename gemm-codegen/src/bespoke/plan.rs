@@ -75,6 +75,14 @@ pub const MAX_VALUE_REGS: u64 = 160;
 /// (`beta ≠ 0`): each takes a vector of registers.
 pub const C_READ_AHEAD: usize = 8;
 
+/// The most 32-bit registers a thread of a `threads`-thread block may give
+/// its live values: [`MAX_VALUE_REGS`], or less where the block's threads
+/// share the 65536-register file more thinly (~32 go to addresses and
+/// loads; over that ptxas spills the accumulators). One rule for every form.
+pub(crate) fn value_regs_cap(threads: u32) -> u64 {
+    MAX_VALUE_REGS.min((65536 / u64::from(threads.max(1))).saturating_sub(32))
+}
+
 /// The most non-zeros of A an unrolled kernel emits code for: beyond it
 /// ptxas takes more than a second, and an operator that dense is a GEMM
 /// (compute-bound, served by the dense kernels).
@@ -268,10 +276,7 @@ pub fn validate(operator: &Operator, spec: &BespokeSpec) -> Result<BespokePlan, 
             Form::CStream => (used.len() as u64, "rows of B"),
             Form::Mma => unreachable!("checked by mma::plan"),
         };
-        // A block's threads share the register file: a thread gets at most
-        // 65536 / threads registers, of which ~32 go to addresses and
-        // loads; over that ptxas spills the accumulators.
-        let cap = MAX_VALUE_REGS.min((65536 / u64::from(s.threads().max(1))).saturating_sub(32));
+        let cap = value_regs_cap(s.threads());
         if (live + ahead) * regs_per_value > cap {
             let (field, change) = match s.form {
                 Form::BStream => (BespokeField::Msplit, "raise msplit or lower width"),

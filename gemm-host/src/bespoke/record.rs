@@ -67,6 +67,11 @@ pub struct Winner {
     pub median_us: f64,
 }
 
+/// The shipped GEMM kernel named `name`: what a [`Choice::Dense`] runs.
+pub(super) fn dense_entry(name: &str) -> Option<&'static gemm_kernels::KernelEntry> {
+    gemm_kernels::all().find(|e| e.name == name)
+}
+
 /// Tuning winners, shared by every [`BespokeGemm`](super::BespokeGemm)
 /// given the same cache (operators are told apart by digest), saved to and
 /// loaded from JSON so that a later run skips the tuning.
@@ -130,8 +135,7 @@ impl Entry {
         let key = TuneKey { device: self.device.clone(), digest, n: self.n, precision, beta };
         let choice = if self.family == "dense" {
             let name = self.spec.as_deref().ok_or("dense has no `spec` (its kernel)")?;
-            let entry = gemm_kernels::all()
-                .find(|e| e.name == name)
+            let entry = dense_entry(name)
                 .ok_or_else(|| format!("dense kernel `{name}` is not shipped in this build"))?;
             Choice::Dense(entry.name)
         } else {

@@ -11,7 +11,7 @@ use gemm_codegen::{Element, Math, Target};
 use gemm_kernels::KernelEntry;
 
 use super::case::{fixed_beta, narrow};
-use super::record::{Choice, TuneCache, TuneKey, Winner};
+use super::record::{Choice, TuneCache, TuneKey, Winner, dense_entry};
 use super::{BespokeCall, BespokeCase, BespokeKernel, CheckedBespoke, check_bespoke};
 use crate::case::GUARD;
 use crate::config::Matrix;
@@ -123,11 +123,6 @@ impl TuneReport {
             .filter(|c| matches!(c.choice, Choice::Dense(_)))
             .min_by(|a, b| median(a).total_cmp(&median(b)))
     }
-}
-
-/// The shipped kernel named `name`.
-fn dense_entry(name: &str) -> Option<&'static KernelEntry> {
-    gemm_kernels::all().find(|e| e.name == name)
 }
 
 fn median(c: &CandidateReport) -> f64 {
@@ -379,33 +374,6 @@ impl<E: Element> BespokeGemm<E> {
         Ok(Arc::clone(kernels.entry(*spec).or_insert(kernel)))
     }
 
-    /// Generates and loads every spec of `specs` that `n` can run, on up
-    /// to eight threads; returns each one's generation and JIT times
-    /// (errors are left for the caller to meet again, from the caches).
-    fn prepare(&self, specs: &[BespokeSpec], n: u32) -> HashMap<BespokeSpec, (Duration, Duration)> {
-        let todo: Vec<BespokeSpec> =
-            specs.iter().copied().filter(|s| n.is_multiple_of(s.alignment())).collect();
-        let threads = std::thread::available_parallelism().map_or(1, |t| t.get()).clamp(1, 8).min(todo.len());
-        let next = std::sync::atomic::AtomicUsize::new(0);
-        let costs = Mutex::new(HashMap::new());
-        std::thread::scope(|scope| {
-            for _ in 0..threads {
-                scope.spawn(|| {
-                    while let Some(spec) = todo.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {
-                        let t = Instant::now();
-                        let Ok(kernel) = self.kernel(spec) else { continue };
-                        let generate = t.elapsed();
-                        let t = Instant::now();
-                        let _ = self.gemm.loaded_bespoke(&kernel, true);
-                        let jit = t.elapsed();
-                        costs.lock().unwrap_or_else(PoisonError::into_inner).insert(*spec, (generate, jit));
-                    }
-                });
-            }
-        });
-        costs.into_inner().unwrap_or_else(PoisonError::into_inner)
-    }
-
     /// A in device memory.
     fn dense(&self) -> Result<&CudaSlice<E>, GemmError> {
         if let Some(a) = self.dense.get() {
@@ -440,12 +408,6 @@ impl<E: Element> BespokeGemm<E> {
         let cfg = call.gemm_config(m, k);
         let b = self.gemm.upload(&rng.matrix::<E>(cfg.required_len(Matrix::B) as usize))?;
         let mut c = self.gemm.upload(&rng.matrix::<E>(cfg.required_len(Matrix::C) as usize))?;
-        // Generation and the driver's JIT of every candidate, in parallel:
-        // the JIT of a large unrolled kernel takes seconds. The loop below
-        // finds each compiled and loaded, with the times measured here.
-        let prepared = Instant::now();
-        let costs = self.prepare(&specs, n);
-        compile += prepared.elapsed();
         let mut reports = Vec::new();
         for spec in specs {
             let mut report = CandidateReport::new(Choice::Bespoke(spec));
@@ -455,6 +417,7 @@ impl<E: Element> BespokeGemm<E> {
                 reports.push(report);
                 continue;
             }
+            let t = Instant::now();
             let kernel = match self.kernel(&spec) {
                 Ok(kernel) => kernel,
                 Err(e) => {
@@ -463,8 +426,11 @@ impl<E: Element> BespokeGemm<E> {
                     continue;
                 }
             };
-            (report.generate, report.jit) = costs.get(&spec).copied().unwrap_or_default();
+            report.generate = t.elapsed();
+            let t = Instant::now();
             let loaded = self.gemm.loaded_bespoke(&kernel, true);
+            report.jit = t.elapsed();
+            compile += report.generate + report.jit;
             match loaded {
                 Ok(loaded) => report.registers = Some(loaded.info().registers),
                 Err(e) => {
