@@ -164,7 +164,7 @@ impl<T: Element> Case<T> {
             ));
         }
         let err = self.error(inner(c));
-        let tol = reference::tolerance(T::PRECISION, math);
+        let tol = reference::tolerance(T::PRECISION, math, self.cfg.k.max(0) as u64);
         if err < tol || (err == 0.0 && self.expected().is_empty()) {
             Ok(err)
         } else {
@@ -212,7 +212,7 @@ fn changed<T: Element>(before: &[T], now: &[T]) -> Vec<usize> {
 
 #[cfg(test)]
 mod tests {
-    use gemm_codegen::Op;
+    use gemm_codegen::{Op, Precision};
 
     use super::*;
 
@@ -264,5 +264,32 @@ mod tests {
         assert!(case.check(&a, &b, &wrong, Math::Fma).unwrap_err().contains("relative error"));
         let untouched = case.guarded(Matrix::C).to_vec();
         assert!(case.check(&a, &b, &untouched, Math::Fma).unwrap_err().contains("relative error inf"));
+    }
+
+    /// The bound is sharp to the ulp: C's first element moved to the last
+    /// f32 below `reference + tolerance · bound` passes, one ulp further
+    /// fails (k = 4: the bound is about 7u).
+    #[test]
+    fn check_fails_one_ulp_past_the_bound() {
+        let case = case();
+        let (a, b) = (case.guarded(Matrix::A).to_vec(), case.guarded(Matrix::B).to_vec());
+        let tol = reference::tolerance(Precision::F32, Math::Fma, 4);
+        assert!(tol < 5e-7, "{tol:e}");
+        let exact = case.expected()[0].re;
+        let (_, bound) = case.reference();
+        let limit = exact + tol * bound[0];
+        // The largest f32 whose error is below the bound, and the next one.
+        let mut x = limit as f32;
+        while f64::from(x) - exact >= tol * bound[0] {
+            x = x.next_down();
+        }
+        let next = x.next_up();
+        assert!(f64::from(next) - exact >= tol * bound[0]);
+        let mut c = correct(&case);
+        c[GUARD] = x;
+        assert!(case.check(&a, &b, &c, Math::Fma).is_ok(), "{x:e} within the bound");
+        c[GUARD] = next;
+        let e = case.check(&a, &b, &c, Math::Fma).unwrap_err();
+        assert!(e.contains("relative error"), "{e}");
     }
 }

@@ -20,17 +20,56 @@ use crate::validate::{self, ArgError, BufferInfo, Buffers, Checked};
 /// `Complex<f64>`: the reference's element type for every precision.
 pub type C64 = Complex<f64>;
 
-/// Largest accepted relative error for `precision` multiplied by `math`:
-/// `1e-5` for f32 and c32, `1e-12` for f64 and c64 (see
-/// [`componentwise_error`]), whatever the math that keeps the precision
-/// (`fma`, `dmma`, `tf32x3`). `tf32` rounds each input to 10 mantissa bits
-/// (unit roundoff 2^-11 ≈ 4.9e-4, twice per product): `4e-3`.
-pub const fn tolerance(precision: Precision, math: Math) -> f64 {
-    match (precision, math) {
-        (Precision::F32 | Precision::C32, Math::Tf32) => 4e-3,
-        (Precision::F32 | Precision::C32, _) => 1e-5,
-        (Precision::F64 | Precision::C64, _) => 1e-12,
-    }
+/// The largest accepted error ([`componentwise_error`]) of C for a product
+/// of depth `k` in `precision` by `math`: a rigorous bound that grows with
+/// `k`, so a correct kernel cannot exceed it and a wrong one is caught as
+/// early as the arithmetic allows.
+///
+/// Each element of C is `alpha · Σ a·b + beta · c`: `k` products summed in
+/// some order (kernels differ: register blocking, tensor-core fragments,
+/// split K), then at most three more roundings (`alpha·`, `beta·`, `+`).
+/// Whatever the order, the computed value lies within
+/// `γ_n = n·u / (1 − n·u)` of the exact one relative to the same expression
+/// in moduli, the denominator of [`componentwise_error`] (Higham, *Accuracy
+/// and Stability of Numerical Algorithms*, 2nd ed., §3.1 and §3.6), `u` the
+/// unit roundoff (2^-24 for f32 and c32, 2^-53 for f64 and c64), and:
+/// - `n = k + 3` for real precisions; a complex product is four real ones,
+///   each component of C a real sum of `2k` products, and complex `alpha·`
+///   and `beta·` take up to three roundings each, so `n = 2k + 8`, and the
+///   error's modulus takes a factor √2;
+/// - tensor-core math (`dmma`, `tf32`, `tf32x3`): `2u` per rounding, since
+///   the PTX ISA does not promise round-to-nearest inside `mma`;
+/// - `tf32x3` sums `3k` products, each off by at most `3 · 2^-22` relative
+///   (the dropped small·small term and the TF32 rounding of the small
+///   parts); `tf32` rounds both inputs to 10 mantissa bits, each product
+///   off by `2^-10 + 2^-22`;
+/// - plus the f64 reference's own `γ_n` at 2^-53 (which doubles the bound
+///   of f64 and c64).
+///
+/// At `k = 4` in f32 with FMA this is about 7u (4.2e-7), at `k = 4096`
+/// about 4100u (2.4e-4).
+pub fn tolerance(precision: Precision, math: Math, k: u64) -> f64 {
+    const F64_U: f64 = 1.0 / (1u64 << 53) as f64;
+    let u = if precision.element_bytes() / if precision.is_complex() { 2 } else { 1 } == 4 {
+        1.0 / (1u64 << 24) as f64
+    } else {
+        F64_U
+    };
+    let terms = if math == Math::Tf32x3 { k.saturating_mul(3) } else { k };
+    let n = if precision.is_complex() {
+        terms.saturating_mul(2).saturating_add(8)
+    } else {
+        terms.saturating_add(3)
+    } as f64;
+    let gamma = |u: f64| if n * u < 0.5 { n * u / (1.0 - n * u) } else { f64::INFINITY };
+    let rounding = if math == Math::Fma { u } else { 2.0 * u };
+    let product = match math {
+        Math::Tf32x3 => 3.0 / (1u64 << 22) as f64,
+        Math::Tf32 => 1.0 / 1024.0 + 1.0 / (1u64 << 22) as f64,
+        Math::Fma | Math::Dmma => 0.0,
+    };
+    let modulus = if precision.is_complex() { std::f64::consts::SQRT_2 } else { 1.0 };
+    modulus * ((1.0 + product) * (1.0 + gamma(rounding)) - 1.0 + gamma(F64_U))
 }
 
 /// Widens an element to `Complex<f64>` (imaginary part 0 for reals).
@@ -634,10 +673,35 @@ mod tests {
         assert!((relative_error(&o, &r) - 0.1).abs() < 1e-15);
         assert!(relative_error(&[Complex::new(f64::NAN, 0.0)], &[Complex::new(1.0, 0.0)]).is_nan());
         assert_eq!(relative_error(&[Complex::new(0.5, 0.0)], &[Complex::new(0.0, 0.0)]), 0.5);
-        assert_eq!(tolerance(Precision::C32, Math::Fma), 1e-5);
-        assert_eq!(tolerance(Precision::C32, Math::Tf32x3), 1e-5);
-        assert_eq!(tolerance(Precision::F32, Math::Tf32), 4e-3);
-        assert_eq!(tolerance(Precision::F64, Math::Dmma), 1e-12);
+    }
+
+    #[test]
+    fn the_tolerance_is_the_error_bound_of_a_depth_k_product() {
+        let u32 = f64::from(f32::EPSILON) / 2.0;
+        let u64 = f64::EPSILON / 2.0;
+        let close = |got: f64, want: f64| (got - want).abs() <= 1e-9 * want;
+        // f32 FMA at k = 4: γ_7 ≈ 7u, plus the reference's 7 · 2^-53.
+        let t = tolerance(Precision::F32, Math::Fma, 4);
+        assert!(close(t, 7.0 * u32 / (1.0 - 7.0 * u32) + 7.0 * u64 / (1.0 - 7.0 * u64)), "{t:e}");
+        // It grows linearly with k.
+        let (t1, t2) =
+            (tolerance(Precision::F32, Math::Fma, 1000), tolerance(Precision::F32, Math::Fma, 2000));
+        assert!((t2 / t1 - 2.0).abs() < 0.01, "{t1:e} {t2:e}");
+        // f64: the kernel's and the reference's bounds, equal.
+        assert!(close(tolerance(Precision::F64, Math::Fma, 97), 2.0 * 100.0 * u64 / (1.0 - 100.0 * u64)));
+        // Complex: 2k + 8 roundings, and √2 for the modulus.
+        let z = tolerance(Precision::C64, Math::Fma, 46);
+        assert!(close(z, std::f64::consts::SQRT_2 * 2.0 * 100.0 * u64 / (1.0 - 100.0 * u64)), "{z:e}");
+        // Tensor-core math counts 2u a rounding; tf32x3 3k terms and 3·2^-22
+        // a product; tf32 about 2^-10.
+        assert!(tolerance(Precision::F64, Math::Dmma, 98) > 1.4 * tolerance(Precision::F64, Math::Fma, 98));
+        let x3 = tolerance(Precision::F32, Math::Tf32x3, 10);
+        assert!(x3 > 3.0 / 4194304.0 + 2.0 * 32.0 * u32 && x3 < 1e-5, "{x3:e}");
+        let t = tolerance(Precision::C32, Math::Tf32, 10);
+        assert!(t > 1.0 / 1024.0 && t < 2e-3, "{t:e}");
+        // Past n·u = 1/2 the bound says nothing: infinite, never negative.
+        assert_eq!(tolerance(Precision::F32, Math::Fma, 1 << 23), f64::INFINITY);
+        assert_eq!(tolerance(Precision::F32, Math::Fma, u64::MAX), f64::INFINITY);
     }
 
     #[test]

@@ -15,7 +15,7 @@ use gemm_codegen::{Element, KernelSpec, Precision};
 use gemm_host::case::{Case, GUARD};
 use gemm_host::emulate::Emulator;
 use gemm_host::num_complex::Complex;
-use gemm_host::reference::Random;
+use gemm_host::reference::{self, Random};
 use gemm_host::{GemmConfig, Layout, Matrix};
 
 fn slow() -> bool {
@@ -137,4 +137,40 @@ fn rejected_calls_never_reach_the_kernel() {
     let err = Emulator::new().gemm_image(&image, &cfg, &[0.0; 16], &[0.0; 16], &mut c).unwrap_err();
     assert!(err.to_string().starts_with("argument `lda` = 3"), "{err}");
     assert!(c.iter().all(|&x| x == 1.0));
+}
+
+/// Accuracy against k: at k = 4096 (the bound ~4100 u in f32) the first
+/// shipped kernel of each inner product (FMA, DMMA, 3xTF32) of every
+/// precision stays within [`reference::tolerance`], the bound that grows
+/// with k, on a ragged 3 × 5 C (one block; the emulator runs its whole
+/// tile). `--nocapture` prints each error beside its bound.
+#[test]
+fn deep_k_stays_within_the_bound() {
+    fn deep<T: Element>(seed: u64) -> Vec<String> {
+        let emulator = Emulator::new();
+        let mut rng = Random::new(seed);
+        let mut seen = Vec::new();
+        let mut report = Vec::new();
+        for kernel in gemm_kernels::all().filter(|k| k.spec.precision == T::PRECISION) {
+            let math = kernel.spec.math;
+            if seen.contains(&math) {
+                continue;
+            }
+            seen.push(math);
+            let cfg = GemmConfig::<T>::new(kernel.spec.op_a, kernel.spec.op_b, 3, 5, 4096)
+                .alpha(rng.scalar())
+                .beta(rng.scalar());
+            let err = run(&emulator, &kernel.image(), &mut rng, cfg)
+                .unwrap_or_else(|e| panic!("{}: {e}", kernel.name));
+            let tol = reference::tolerance(T::PRECISION, math, 4096);
+            report.push(format!("{} {math}: error {err:.2e}, bound {tol:.2e}", kernel.name));
+        }
+        assert!(!seen.is_empty());
+        report
+    }
+    let mut report = deep::<f32>(21);
+    report.extend(deep::<f64>(22));
+    report.extend(deep::<Complex<f32>>(23));
+    report.extend(deep::<Complex<f64>>(24));
+    eprintln!("{}", report.join("\n"));
 }

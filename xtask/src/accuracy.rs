@@ -14,7 +14,7 @@
 //!
 //! Two errors per result, both [`gemm_host::reference`]'s: the componentwise
 //! `max |C − R| / (|A|·|B|)` (what `verify` and the tests bound, the
-//! tolerance per precision and math) and the normwise `‖C − R‖_F / ‖R‖_F`.
+//! bound per precision, math and k) and the normwise `‖C − R‖_F / ‖R‖_F`.
 //! `ratio` is ours over cuBLAS's default math, componentwise.
 //!
 //! Distributions ([`Dist`]): `uniform` in `[-1, 1)`; `normal`; `wide`,
@@ -128,7 +128,7 @@ impl Row {
         match &self.ours {
             Err(_) => "failed",
             Ok(e) => {
-                let tol = reference::tolerance(self.spec.precision, self.spec.math);
+                let tol = reference::tolerance(self.spec.precision, self.spec.math, self.n as u64);
                 if e.componentwise <= tol { "ok" } else { "over" }
             }
         }

@@ -3,7 +3,7 @@
 //! warm-up, CUDA events around every repetition, and the median. Every
 //! measured kernel, cuBLAS included, runs through the same [`Bench`].
 
-use anyhow::Result;
+use anyhow::{Context as _, Result};
 use gemm_codegen::Math;
 use gemm_host::cublas::Cublas;
 use gemm_host::cudarc::driver::CudaSlice;
@@ -165,6 +165,10 @@ pub struct CublasCheck<T: Element> {
     b: Vec<T>,
     c: Vec<T>,
     expected: Vec<Complex<f64>>,
+    /// `‖|alpha|·|op(A)|·|op(B)| + |beta|·|C|‖_F / ‖expected‖_F`: the
+    /// componentwise error bound ([`reference::tolerance`]) in the normwise
+    /// terms [`CublasCheck::difference`] measures in.
+    scale: f64,
 }
 
 impl<T: Element> CublasCheck<T> {
@@ -180,7 +184,10 @@ impl<T: Element> CublasCheck<T> {
         let mut dc = gemm.upload(&c)?;
         cublas.gemm(&cfg, &da, &db, &mut dc)?;
         let expected = reference::logical_c(&cfg, &gemm.download(&dc)?);
-        Ok(CublasCheck { cfg, a, b, c, expected })
+        let bound = reference::gemm_bound(&cfg, &a, &b, &c).context("the check problem is a valid call")?;
+        let norm = |x: &mut dyn Iterator<Item = f64>| x.map(|v| v * v).sum::<f64>().sqrt();
+        let scale = norm(&mut bound.iter().copied()) / norm(&mut expected.iter().map(|z| z.norm()));
+        Ok(CublasCheck { cfg, a, b, c, expected, scale })
     }
 
     /// Runs `kernel` on the same inputs and returns its normwise relative
@@ -193,13 +200,15 @@ impl<T: Element> CublasCheck<T> {
         Ok(reference::relative_error(&got, &self.expected))
     }
 
-    /// `None` when `difference` is within the tolerance of the precision
-    /// multiplied by `math`, else why not.
-    pub fn verdict(difference: f64, math: Math) -> Option<String> {
-        let tol = reference::tolerance(T::PRECISION, math);
+    /// `None` when `difference` is within the error bound of the precision
+    /// multiplied by `math` at the check's `k`, else why not: ours and
+    /// cuBLAS's, each within the bound of the exact product, are at most
+    /// twice it apart.
+    pub fn verdict(&self, difference: f64, math: Math) -> Option<String> {
+        let (m, n, k) = CHECK_SHAPE;
+        let tol = 2.0 * reference::tolerance(T::PRECISION, math, k as u64) * self.scale;
         (difference.is_nan() || difference >= tol).then(|| {
-            let (m, n, k) = CHECK_SHAPE;
-            format!("differs from cuBLAS on {m}x{n}x{k}: relative difference {difference:.2e} (tolerance {tol:.0e})")
+            format!("differs from cuBLAS on {m}x{n}x{k}: relative difference {difference:.2e} (tolerance {tol:.1e})")
         })
     }
 }

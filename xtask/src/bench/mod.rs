@@ -459,7 +459,7 @@ impl Runner<'_> {
                 return Ok(Err(format!("running the check problem: {e}")));
             }
         };
-        if let Some(why) = CublasCheck::<T>::verdict(rel, spec.math) {
+        if let Some(why) = check.verdict(rel, spec.math) {
             return Ok(Err(why));
         }
         Ok(Ok((loaded, rel)))

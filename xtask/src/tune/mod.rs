@@ -809,7 +809,7 @@ impl Tuner<'_> {
             Ok(rel) => rel,
             Err(e) => return fail(Status::LaunchFailed, e.to_string()),
         };
-        if let Some(why) = CublasCheck::<T>::verdict(rel, spec.math) {
+        if let Some(why) = check.verdict(rel, spec.math) {
             return Record { rel_error: Some(rel), ..fail(Status::WrongResult, why) };
         }
         let timing = bench.time_ours(self.gemm, self.args.plan(), &loaded, 1);
