@@ -94,7 +94,7 @@ fn kernels_of<T: Element>(gemm: &Gemm, seed: u64) -> Vec<String> {
                         let run = |call: &BespokeCall<T>, b: &Guarded<T>, c: &mut Guarded<T>| {
                             gemm.bespoke(&kernel, call, &b.view(), &mut c.view_mut())
                         };
-                        if let Err(e) = check_case(gemm, &a, call, Math::Fma, &mut rng, run) {
+                        if let Err(e) = check_case(gemm, &a, call, spec.math(), &mut rng, run) {
                             failures.push(format!("{name} {spec} {what}: {e}"));
                         }
                     }
@@ -188,7 +188,7 @@ fn bespoke_gemm_tunes_runs_and_caches() {
     };
     let math = match report.winner.choice {
         Choice::Dense(name) => gemm_kernels::all().find(|e| e.name == name).unwrap().spec.math,
-        Choice::Bespoke(_) => Math::Fma,
+        Choice::Bespoke(spec) => spec.math(),
     };
     check_case(&gemm, &a, call, math, &mut rng, run).unwrap();
 

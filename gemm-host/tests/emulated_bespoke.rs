@@ -5,7 +5,6 @@
 //! outside C's `m × n` part (gaps between rows included, `ldc > n`), NaN in
 //! C never read when `beta = 0`, C within the precision's tolerance.
 
-use gemm_codegen::Math;
 use gemm_codegen::bespoke::{self, BespokeImage, BespokeSpec, BetaMode, Form, Operator, operators};
 use gemm_codegen::{Element, Precision, Target};
 use gemm_emu::{Bespoke, FaultKind, Options};
@@ -43,7 +42,9 @@ fn run<T: Element>(
         &Options::default(),
     )
     .map_err(|e| format!("{what}: {e}"))?;
-    case.check(case.guarded(Matrix::A), &b, &c, Math::Fma).map(|_| ()).map_err(|e| format!("{what}: {e}"))
+    case.check(case.guarded(Matrix::A), &b, &c, image.spec.math())
+        .map(|_| ())
+        .map_err(|e| format!("{what}: {e}"))
 }
 
 fn narrow<T: Element>(v: f64) -> T {

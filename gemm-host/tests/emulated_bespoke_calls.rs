@@ -7,7 +7,6 @@
 
 use std::sync::Arc;
 
-use gemm_codegen::Math;
 use gemm_codegen::bespoke::operators;
 use gemm_emu::{FaultKind, Options};
 use gemm_host::bespoke::{BespokeCall, BespokeKernel, BespokeSpec, BetaMode, Operator};
@@ -52,7 +51,7 @@ fn run<T: Element>(
     let len = c.len();
     emu.bespoke(kernel, &call, &b[GUARD..b.len() - GUARD], &mut c[GUARD..len - GUARD])
         .map_err(|e| format!("{}: {e}", kernel.image().entry))?;
-    case.check(case.guarded(Matrix::A), &b, &c, Math::Fma)
+    case.check(case.guarded(Matrix::A), &b, &c, kernel.image().spec.math())
         .map_err(|e| format!("{}: {e}", kernel.image().entry))
 }
 

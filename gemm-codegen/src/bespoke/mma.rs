@@ -509,7 +509,7 @@ pub(crate) fn lower(plan: &BespokePlan, entry: &str, header: Vec<String>) -> Mod
 mod tests {
     use super::*;
     use crate::bespoke::{Operator, validate};
-    use crate::spec::Target;
+    use crate::spec::{Math, Target};
 
     fn spec(arch: Target) -> BespokeSpec {
         BespokeSpec { form: Form::Mma, arch, width: 2, chunk: 4, ..BespokeSpec::new(Precision::F64) }
@@ -552,5 +552,8 @@ mod tests {
         assert_eq!(e[0].field, BespokeField::Width, "{e:?}");
         let s = spec(Target::Sm80);
         assert_eq!((s.alignment(), s.unaligned_twin(), s.columns_per_block()), (1, None, 64));
+        // The arithmetic its error is bounded by.
+        let fma = BespokeSpec::new(Precision::F32);
+        assert_eq!((s.math(), f32.math(), fma.math()), (Math::Dmma, Math::Tf32x3, Math::Fma));
     }
 }

@@ -9,7 +9,7 @@
 
 use std::fmt;
 
-use crate::spec::{Precision, Target};
+use crate::spec::{Math, Precision, Target};
 
 /// The order a thread walks the operator in (GiMMiK's two forms).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -178,6 +178,17 @@ impl BespokeSpec {
         match self.form {
             Form::Mma => self.block,
             _ => self.block.saturating_mul(self.msplit),
+        }
+    }
+
+    /// The inner product's arithmetic, for its error bound: the
+    /// tensor-core form runs DMMA for `f64` and three TF32 products for
+    /// `f32`; the others FMA.
+    pub const fn math(&self) -> Math {
+        match (self.form, self.precision) {
+            (Form::Mma, Precision::F64) => Math::Dmma,
+            (Form::Mma, _) => Math::Tf32x3,
+            _ => Math::Fma,
         }
     }
 

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 use gemm_codegen::bespoke::{BespokeRequirements, BespokeSpec, BetaMode, Operator, candidates, digest};
-use gemm_codegen::{Element, Math, Target};
+use gemm_codegen::{Element, Target};
 use gemm_kernels::KernelEntry;
 
 use super::case::{fixed_beta, narrow};
@@ -558,7 +558,7 @@ impl<E: Element> BespokeGemm<E> {
             .map_err(err)?;
         let (b, c) = (self.gemm.download(&b).map_err(err)?, self.gemm.download(&c).map_err(err)?);
         let math = match ready {
-            Ready::Bespoke(_) => Math::Fma,
+            Ready::Bespoke(kernel) => kernel.image().spec.math(),
             Ready::Dense(entry) => entry.spec.math,
         };
         v.check(&b, &c, math)

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
 use gemm_codegen::bespoke::{Operator, candidates};
-use gemm_codegen::{Element, Math, Precision, Target};
+use gemm_codegen::{Element, Precision, Target};
 use gemm_host::Matrix;
 use gemm_host::bespoke::{BespokeCase, BespokeKernel};
 use gemm_host::case::GUARD;
@@ -145,7 +145,7 @@ fn verify<E: Element>(
     emulator
         .bespoke(kernel, &case.call, &b[GUARD..b.len() - GUARD], &mut c[GUARD..len - GUARD])
         .map_err(|e| e.to_string())?;
-    case.check(&b, &c, Math::Fma)
+    case.check(&b, &c, kernel.image().spec.math())
 }
 
 #[cfg(test)]
