@@ -43,6 +43,13 @@ pub enum BlockOrder {
     /// `x · tile.1 ..` of every row (bespoke kernels, whose `m` is the
     /// operator's and one tile high).
     Columns,
+    /// Like `Columns` with `groups` blocks per column tile, consecutive:
+    /// block x computes group x mod groups of tile x / groups (bespoke
+    /// kernels splitting A's rows over blocks).
+    ColumnGroups {
+        /// Blocks per column tile.
+        groups: u32,
+    },
 }
 
 /// How a kernel is launched for an `m × n` C.
@@ -105,6 +112,7 @@ impl LaunchShape {
             BlockOrder::Grid2d => (tm, tn),
             BlockOrder::Rasterized { .. } => (tm * tn, 1),
             BlockOrder::Columns => (tn, 1),
+            BlockOrder::ColumnGroups { groups } => (tn * groups as u64, 1),
         };
         if x > Self::MAX_GRID_X {
             return Err(GridOverflow { axis: 'x', blocks: x, max: Self::MAX_GRID_X });

@@ -83,6 +83,7 @@ fn specs(precision: Precision) -> Vec<BespokeSpec> {
             out.push(BespokeSpec { width, beta, ..base });
             out.push(BespokeSpec { width, beta, form: Form::CStream, chunk: 3, ..base });
             out.push(BespokeSpec { width, beta, msplit: 3, chunk: 2, ..base });
+            out.push(BespokeSpec { width, beta, form: Form::Split, msplit: 3, chunk: 2, ..base });
         }
     }
     out
@@ -138,17 +139,20 @@ fn test_set_operators_in_both_precisions() {
             continue;
         }
         for precision in [Precision::F32, Precision::F64] {
-            let spec = BespokeSpec { block: 32, width: 2, msplit: 2, ..BespokeSpec::new(precision) };
-            let image = bespoke::compile(&a, &spec).unwrap_or_else(|e| panic!("{name}: {e:?}"));
-            let r = match precision {
-                Precision::F32 => run::<f32>(&image, &a, 70, (72, 70), (1.0, 0.5), &mut rng),
-                _ => run::<f64>(&image, &a, 70, (72, 70), (1.0, 0.5), &mut rng),
-            };
-            r.unwrap_or_else(|e| panic!("{name}: {e}"));
-            ran += 1;
+            for form in [Form::BStream, Form::Split] {
+                let spec =
+                    BespokeSpec { form, block: 32, width: 2, msplit: 2, ..BespokeSpec::new(precision) };
+                let image = bespoke::compile(&a, &spec).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+                let r = match precision {
+                    Precision::F32 => run::<f32>(&image, &a, 70, (72, 70), (1.0, 0.5), &mut rng),
+                    _ => run::<f64>(&image, &a, 70, (72, 70), (1.0, 0.5), &mut rng),
+                };
+                r.unwrap_or_else(|e| panic!("{name} {spec}: {e}"));
+                ran += 1;
+            }
         }
     }
-    assert!(ran >= 20, "only {ran} operators ran");
+    assert!(ran >= 40, "only {ran} kernels ran");
 }
 
 /// Mutations the emulator must catch in a staged kernel: a missing

@@ -154,10 +154,10 @@ pub fn gemm_kernel(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
 /// | `name`      | identifier | the type to define (always `pub`) |
 /// | `a`         | string literal | the operator's Matrix Market file (`coordinate` or `array`, `real`/`integer`, `general`/`symmetric`/`skew-symmetric`), relative to the directory of the invoking crate's Cargo.toml |
 /// | `precision` | `f32` \| `f64` | element type of B and C; A's values are rounded to it |
-/// | `family`    | `bstream` \| `cstream` \| `mma`, default chosen for A | the walk: B-streaming (rows of B through per-row accumulators), C-streaming (B's used rows held, C written row by row) or `mma` (A's non-zero tiles on the tensor cores, DMMA or 3xTF32, sm_80+); left out, `bespoke::default_spec` picks the spec for A, and `width`, `block`, `msplit` and `chunk` must be left out too |
+/// | `family`    | `bstream` \| `cstream` \| `mma` \| `bsplit`, default chosen for A | the walk: B-streaming (rows of B through per-row accumulators), C-streaming (B's used rows held, C written row by row), `mma` (A's non-zero tiles on the tensor cores, DMMA or 3xTF32, sm_80+) or `bsplit` (B-streaming with A's rows split over `msplit` consecutive blocks per column tile, for large operators); left out, `bespoke::default_spec` picks the spec for A, and `width`, `block`, `msplit` and `chunk` must be left out too |
 /// | `width`     | `1` \| `2` \| `4`, default `1` | adjacent columns of B and C per thread (at most 16 bytes): vector loads, but B, C, `ldb`, `ldc` and n must be multiples of it (for `mma`: 8-column tiles per warp, no alignment asked) |
 /// | `block`     | a multiple of 32, default `128` | threads per block along n |
-/// | `msplit`    | `1` … `32`, default `1` | groups of `block` threads splitting A's rows, sharing B through `cp.async` stages in shared memory (B-streaming, sm_80+) |
+/// | `msplit`    | `1` … `32`, default `1` | groups of `block` threads splitting A's rows, sharing B through `cp.async` stages in shared memory (B-streaming, sm_80+); for `bsplit`, blocks splitting A's rows |
 /// | `chunk`     | `1` … `64`, default `16` | rows of B loaded together: the prefetch depth, or a shared-memory stage |
 /// | `beta`      | `0` \| `1` \| `runtime`, default `runtime` | `0` never reads C, `1` adds to it, `runtime` takes beta as an argument |
 /// | `arch`      | `sm_70` … `sm_90`, default `sm_80` | the oldest GPU architecture the kernel is for |

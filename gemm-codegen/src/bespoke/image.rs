@@ -68,7 +68,10 @@ impl BespokeImage {
         LaunchShape {
             block: (self.spec.threads(), 1, 1),
             tile: (self.m, self.spec.columns_per_block()),
-            order: BlockOrder::Columns,
+            order: match self.spec.form {
+                Form::Split => BlockOrder::ColumnGroups { groups: self.spec.msplit },
+                _ => BlockOrder::Columns,
+            },
             dynamic_shared_bytes: 0,
         }
     }
@@ -121,6 +124,7 @@ pub fn entry_name(spec: &BespokeSpec, m: usize, k: usize, digest: u64) -> String
         Form::BStream => "bs",
         Form::CStream => "cs",
         Form::Mma => "mma",
+        Form::Split => "bsp",
     };
     format!(
         "gf_bespoke_{}_{m}x{k}_{digest:016x}_{form}_w{}_b{}_s{}_c{}_beta{beta}_{}",

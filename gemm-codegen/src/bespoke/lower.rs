@@ -51,7 +51,9 @@ struct Cx<'a> {
     /// The thread's index in the block, and along `n`.
     tid: Reg,
     lane: Reg,
-    /// Where threads past `n` go (`msplit = 1`).
+    /// [`Form::Split`]: the block's group of A's rows.
+    group: Option<Reg>,
+    /// Where threads past `n` go (`msplit = 1`, and [`Form::Split`]).
     exit: Option<Label>,
     /// C's rows read ahead of their stores (`beta ≠ 0`), for the code being
     /// emitted (one thread group's).
@@ -89,6 +91,7 @@ pub(crate) fn lower(plan: &BespokePlan, entry: &str) -> Module {
         (Form::CStream, _) => c_stream(&mut cx),
         (Form::BStream, 1) => b_stream_registers(&mut cx),
         (Form::BStream, _) => b_stream_staged(&mut cx),
+        (Form::Split, _) => b_stream_split(&mut cx),
         (Form::Mma, _) => unreachable!("lowered above"),
     }
     cx.b.push(Instr::ret());
@@ -196,7 +199,17 @@ fn prologue<'a>(plan: &'a BespokePlan, entry: &str) -> Cx<'a> {
     ));
     b.push(Instr::mov(tid, Special::TidX));
     b.push(Instr::mov(cta, Special::CtaidX));
-    let lane = if spec.msplit > 1 {
+    let group = (spec.form == Form::Split).then(|| {
+        let group = b.reg("group", Type::U32);
+        b.comment(format!(
+            "block x: group x mod {} of A's rows, column tile x / {}",
+            spec.msplit, spec.msplit
+        ));
+        b.push(Instr::binary(crate::ptx::BinOp::Rem, group, cta, Operand::imm(spec.msplit)));
+        b.push(Instr::binary(crate::ptx::BinOp::Div, cta, cta, Operand::imm(spec.msplit)));
+        group
+    });
+    let lane = if spec.msplit > 1 && spec.form == Form::BStream {
         let lane = b.reg("lane", Type::U32);
         b.push(Instr::binary(crate::ptx::BinOp::Rem, lane, tid, Operand::imm(spec.block)));
         lane
@@ -213,7 +226,7 @@ fn prologue<'a>(plan: &'a BespokePlan, entry: &str) -> Cx<'a> {
     b.push(Instr::mul(ldb_bytes, ldb, Operand::imm(bytes)));
     b.push(Instr::mul(ldc_bytes, ldc, Operand::imm(bytes)));
 
-    let staged = spec.msplit > 1;
+    let staged = spec.msplit > 1 && spec.form == Form::BStream;
     let exit = (!staged).then(|| b.label("exit"));
     if let Some(exit) = exit {
         b.comment("threads past n have nothing to do (no barrier follows)");
@@ -258,6 +271,7 @@ fn prologue<'a>(plan: &'a BespokePlan, entry: &str) -> Cx<'a> {
         zero,
         tid,
         lane,
+        group,
         exit,
         ahead: None,
         ring: Vec::new(),
@@ -467,27 +481,79 @@ fn column_entries(plan: &BespokePlan, rows: &[usize], j: usize) -> Vec<(usize, f
 /// B-streaming, B straight from global memory into registers, `chunk` rows
 /// of B loaded ahead of their updates.
 fn b_stream_registers(cx: &mut Cx<'_>) {
-    let plan = cx.plan;
-    let rows: Vec<usize> = (0..plan.operator().rows()).collect();
-    cx.start_read_ahead(&b_stream_order(plan, &rows));
-    cx.empty_rows(&rows);
-    let w = cx.spec.width as usize;
-    let chunk = cx.spec.chunk as usize;
-    let bv: Vec<Vec<Reg>> = (0..chunk.min(plan.used.len()))
+    let rows: Vec<usize> = (0..cx.plan.operator().rows()).collect();
+    let bv = b_registers(cx);
+    let accs: Vec<Option<Vec<Reg>>> =
+        rows.iter().map(|&i| last_update(cx.plan, i).map(|_| cx.acc(i))).collect();
+    b_stream_rows(cx, &rows, &bv, &accs);
+    place_exit(cx);
+}
+
+/// Registers for `chunk` rows of B (at most the used ones).
+fn b_registers(cx: &mut Cx<'_>) -> Vec<Vec<Reg>> {
+    let (w, chunk) = (cx.spec.width as usize, cx.spec.chunk as usize);
+    (0..chunk.min(cx.plan.used.len()))
         .map(|s| (0..w).map(|e| cx.b.reg(format!("b{s}_{e}"), cx.ty)).collect())
+        .collect()
+}
+
+/// The rows `rows` of C, B-streaming from registers: the rows of B they use,
+/// `chunk` at a time, each into the rows it updates (`accs`, by row of C).
+fn b_stream_rows(cx: &mut Cx<'_>, rows: &[usize], bv: &[Vec<Reg>], accs: &[Option<Vec<Reg>>]) {
+    let plan = cx.plan;
+    cx.start_read_ahead(&b_stream_order(plan, rows));
+    cx.empty_rows(rows);
+    let chunk = cx.spec.chunk as usize;
+    let mut started = vec![false; plan.operator().rows()];
+    // The used rows of B these rows need, with their place in `plan.used`
+    // (what a row's last update is counted in).
+    let needed: Vec<(usize, usize)> = plan
+        .used
+        .iter()
+        .copied()
+        .enumerate()
+        .filter(|&(_, j)| !column_entries(plan, rows, j).is_empty())
         .collect();
-    let accs: Vec<Option<Vec<Reg>>> = rows.iter().map(|&i| last_update(plan, i).map(|_| cx.acc(i))).collect();
-    let mut started = vec![false; rows.len()];
-    for (c, cols) in plan.used.chunks(chunk).enumerate() {
-        cx.b.section(format!("rows {cols:?} of B: load"));
-        for (s, &j) in cols.iter().enumerate() {
+    for cols in needed.chunks(chunk) {
+        let js: Vec<usize> = cols.iter().map(|&(_, j)| j).collect();
+        cx.b.section(format!("rows {js:?} of B: load"));
+        for (s, &j) in js.iter().enumerate() {
             cx.load_b(j, &bv[s]);
         }
-        for (s, &j) in cols.iter().enumerate() {
-            let entries = column_entries(plan, &rows, j);
+        for (s, &(u, j)) in cols.iter().enumerate() {
+            let entries = column_entries(plan, rows, j);
             cx.b.comment(format!("row {j} of B into {} rows of C", entries.len()));
-            cx.column(&entries, &bv[s], c * chunk + s, &accs, &mut started);
+            cx.column(&entries, &bv[s], u, accs, &mut started);
         }
+    }
+}
+
+/// B-streaming with A's rows split over blocks ([`Form::Split`]): block x
+/// runs the code of group x mod msplit only; the groups share registers
+/// (the r-th row of every group accumulates in slot r).
+fn b_stream_split(cx: &mut Cx<'_>) {
+    let plan = cx.plan;
+    let group = cx.group.expect("split kernels know their group");
+    let p_other = cx.b.reg("p_other_group", Type::Pred);
+    let bv = b_registers(cx);
+    let mut slots: Vec<Vec<Reg>> = Vec::new();
+    let exit = cx.exit.expect("split kernels exit early past n");
+    for (y, rows) in plan.groups.clone().iter().enumerate() {
+        let mut accs: Vec<Option<Vec<Reg>>> = vec![None; plan.operator().rows()];
+        let live = rows.iter().filter(|&&i| last_update(plan, i).is_some());
+        for (r, &i) in live.enumerate() {
+            if slots.len() == r {
+                slots.push(cx.acc(r));
+            }
+            accs[i] = Some(slots[r].clone());
+        }
+        let skip = cx.b.label(&format!("group{y}_done"));
+        cx.b.section(format!("group {y}: rows {rows:?} of C"));
+        cx.b.push(Instr::setp(Cmp::Ne, Type::U32, p_other, group, Operand::imm(y as i64)));
+        cx.b.push_if(p_other, Instr::bra_uni(skip));
+        b_stream_rows(cx, rows, &bv, &accs);
+        cx.b.push(Instr::bra_uni(exit));
+        cx.b.place(skip);
     }
     place_exit(cx);
 }

@@ -228,7 +228,7 @@ pub fn validate(operator: &Operator, spec: &BespokeSpec) -> Result<BespokePlan, 
             ),
         );
     }
-    if s.msplit > 1 && !s.arch.has_cp_async() {
+    if s.msplit > 1 && s.form == Form::BStream && !s.arch.has_cp_async() {
         fail(
             &mut errors,
             BespokeField::Arch,
@@ -269,7 +269,7 @@ pub fn validate(operator: &Operator, spec: &BespokeSpec) -> Result<BespokePlan, 
         let regs_per_value = u64::from(s.width) * u64::from(s.precision.element_bytes() / 4);
         let ahead = if s.beta == BetaMode::Zero { 0 } else { C_READ_AHEAD as u64 };
         let (live, what) = match s.form {
-            Form::BStream => {
+            Form::BStream | Form::Split => {
                 let rows = groups.iter().map(|g| nonzero_rows(&values, k, g)).max().unwrap_or(0);
                 (rows as u64, "rows of C per thread group")
             }
@@ -279,7 +279,7 @@ pub fn validate(operator: &Operator, spec: &BespokeSpec) -> Result<BespokePlan, 
         let cap = value_regs_cap(s.threads());
         if (live + ahead) * regs_per_value > cap {
             let (field, change) = match s.form {
-                Form::BStream => (BespokeField::Msplit, "raise msplit or lower width"),
+                Form::BStream | Form::Split => (BespokeField::Msplit, "raise msplit or lower width"),
                 Form::CStream => (BespokeField::Form, "use family = bstream or lower width"),
                 Form::Mma => unreachable!("checked by mma::plan"),
             };
@@ -389,10 +389,14 @@ mod tests {
                 BespokeField::Msplit,
                 BespokeField::Msplit,
                 BespokeField::Chunk,
-                BespokeField::Arch
             ],
             "{errors:#?}"
         );
+        // Staging B (B-streaming, msplit > 1) needs cp.async; split rows
+        // over blocks do not.
+        let staged = BespokeSpec { msplit: 2, arch: Target::Sm70, ..BespokeSpec::new(Precision::F64) };
+        assert_eq!(validate(&a, &staged).unwrap_err()[0].field, BespokeField::Arch);
+        assert!(validate(&a, &BespokeSpec { form: Form::Split, ..staged }).is_ok());
         assert_eq!(errors[3].to_string(), "msplit: msplit = 5 is more groups than A has rows (4): lower it");
         let wide = BespokeSpec { width: 4, ..BespokeSpec::new(Precision::F64) };
         assert!(validate(&a, &wide).unwrap_err()[0].message.contains("use width = 2"));

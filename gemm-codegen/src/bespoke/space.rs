@@ -23,7 +23,11 @@ fn widths(precision: Precision) -> &'static [u32] {
 ///   per group and stages of 16 or 48 rows, or 64 threads and 16 rows (at
 ///   most 512 threads in all; half the rows where a stage does not fit);
 ///
-/// each at every width up to 16 bytes; and on sm_80 and newer the
+/// each at every width up to 16 bytes; where one thread cannot hold every
+/// row, rows split over blocks ([`Form::Split`]) for the two smallest
+/// powers of two `msplit ≥ 2` that fit, 128 threads, 16 rows ahead, one
+/// column per thread; and on
+/// sm_80 and newer the
 /// tensor-core form (DMMA, or 3xTF32 for `f32`) with 1, 2 or 4 column tiles
 /// per warp and 4 k-tiles of B ahead, split over the fewest warp groups
 /// (1, 2, 4 or 8) whose registers fit. At most 30 specs, most
@@ -59,6 +63,20 @@ pub fn candidates(a: &Operator, precision: Precision, beta: BetaMode, arch: Targ
         }
         msplit *= 2;
     }
+    // Rows split over blocks, where one thread cannot hold them all: 128
+    // threads of one column, 16 rows of B ahead, the smallest msplit (a
+    // power of two up to 32) that fits and the next.
+    let whole = BespokeSpec { block: 128, chunk: 16, width: 1, ..base };
+    let mut msplit = 2;
+    let mut split = Vec::new();
+    while msplit <= 32 && split.len() < 2 && !legal(&whole) {
+        let s = BespokeSpec { form: Form::Split, msplit, block: 128, chunk: 16, width: 1, ..base };
+        if legal(&s) {
+            split.push(s);
+        }
+        msplit *= 2;
+    }
+    out.extend(split);
     for &msplit in &splits {
         for &width in widths(precision) {
             // Stages of 16 rows, and of 48 for 32 columns: a block holding
@@ -78,11 +96,15 @@ pub fn candidates(a: &Operator, precision: Precision, beta: BetaMode, arch: Targ
     out
 }
 
-/// The spec `gemm_bespoke!` takes when none is given: the first legal one
-/// of B-streaming from registers, C-streaming, and B-streaming through
-/// shared stages with the smallest `msplit` that fits, each with one column
-/// per thread (no alignment asked of B and C). `None` when no family takes
-/// `a` (too many non-zeros for an unrolled kernel).
+/// The spec `gemm_bespoke!` takes when none is given: the first candidate
+/// with one column per thread (no alignment asked of B and C), in
+/// [`candidates`]' order: B-streaming from registers, C-streaming, the
+/// tensor-core form, rows split over blocks with the smallest `msplit` that
+/// fits (the fastest bespoke form for 11 of the 12 operator-precision pairs
+/// of 400 rows and more in `tuning/sm_90-bespoke/run11-*`, `run12-*`),
+/// B-streaming through shared stages.
+/// `None` when no family takes `a` (too many non-zeros for an unrolled
+/// kernel).
 ///
 /// Provisional: it does not look at which of them is fastest. The
 /// measurements of `cargo xtask bespoke` and the run-time tuner

@@ -32,18 +32,28 @@ pub enum Form {
     /// For small dense operators, where the FMA forms run out of
     /// arithmetic before memory.
     Mma,
+    /// B-streaming with A's rows split into `msplit` groups, each group a
+    /// block of its own: B straight into registers as with `msplit = 1`,
+    /// the blocks of one column tile consecutive in the grid (block x:
+    /// group x mod msplit, columns of tile x / msplit), so they run at
+    /// once on different SMs — B read once from DRAM, from L2 for the other
+    /// groups — and an SM holds the code of one or two groups, not of all.
+    /// For large operators, whose unrolled code overflows the instruction
+    /// cache when every warp of a block runs different rows.
+    Split,
 }
 
 impl Form {
     /// Every form.
-    pub const ALL: [Form; 3] = [Form::BStream, Form::CStream, Form::Mma];
+    pub const ALL: [Form; 4] = [Form::BStream, Form::CStream, Form::Mma, Form::Split];
 
-    /// The spec token: `bstream` or `cstream`.
+    /// The spec token: `bstream`, `cstream`, `mma` or `bsplit`.
     pub const fn token(self) -> &'static str {
         match self {
             Form::BStream => "bstream",
             Form::CStream => "cstream",
             Form::Mma => "mma",
+            Form::Split => "bsplit",
         }
     }
 
@@ -176,7 +186,7 @@ impl BespokeSpec {
     /// [`Form::Mma`], `block` in all: its warps are the groups).
     pub const fn threads(&self) -> u32 {
         match self.form {
-            Form::Mma => self.block,
+            Form::Mma | Form::Split => self.block,
             _ => self.block.saturating_mul(self.msplit),
         }
     }
@@ -200,7 +210,7 @@ impl BespokeSpec {
     /// Shared memory per block: two stages of `chunk` rows of the block's
     /// columns when `msplit > 1`, else none.
     pub const fn shared_bytes(&self) -> u64 {
-        if self.msplit > 1 && !matches!(self.form, Form::Mma) {
+        if self.msplit > 1 && matches!(self.form, Form::BStream) {
             2 * self.chunk as u64 * self.block as u64 * self.vector_bytes() as u64
         } else {
             0

@@ -44,7 +44,7 @@ const PRECISIONS: &[&str] = &["f32", "f64"];
 /// The precisions of bespoke kernels.
 const REAL: [Precision; 2] = [Precision::F32, Precision::F64];
 /// The words of `family`, in the order of [`Form::ALL`].
-const FAMILIES: &[&str] = &["bstream", "cstream", "mma"];
+const FAMILIES: &[&str] = &["bstream", "cstream", "mma", "bsplit"];
 /// The values of `beta`, in the order of [`BetaMode::ALL`].
 const BETAS: &[&str] = &["0", "1", "runtime"];
 /// The parameters of the walk `family` names: refused without it.
@@ -193,7 +193,7 @@ pub static PARAMS: &[Param<BespokeDraft, BespokeField>] = &[
         key: "family",
         shape: Shape::Word(FAMILIES),
         need: Need::InText(
-            "add `family = bstream` (or `cstream`, `mma`): without an operator there is no default spec to take",
+            "add `family = bstream` (or `cstream`, `mma`, `bsplit`): without an operator there is no default spec to take",
         ),
         field: Some(BespokeField::Form),
         doc: "the walk: `bstream` streams the rows of B through per-row accumulators, `cstream` holds B's used \
@@ -328,7 +328,7 @@ pub fn read<L: Location>(trees: &[Tree<L>], whole: L, front: Front) -> BespokeRe
             let Some(Some(key)) = keys.get(row(field)) else { continue };
             let written = field.key();
             let message = format!(
-                "`{written}` needs `family`: add `family = bstream` (or `cstream`, `mma`), or remove `{written}` \
+                "`{written}` needs `family`: add `family = bstream` (or `cstream`, `mma`, `bsplit`), or remove `{written}` \
                  to take the operator's default spec"
             );
             errors.push(GrammarError { at: key.at, message });

@@ -70,6 +70,7 @@ fn spec_expr(rt: &TokenStream, image: &BespokeImage) -> TokenStream {
         Form::BStream => quote!(BStream),
         Form::CStream => quote!(CStream),
         Form::Mma => quote!(Mma),
+        Form::Split => quote!(Split),
     };
     let beta = match spec.beta {
         BetaMode::Zero => quote!(Zero),
