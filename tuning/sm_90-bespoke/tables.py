@@ -8,6 +8,9 @@ run3-hex-f32 (the hex p3-p6 operators, at most 6 candidates each).
 run4-dense-f64/-f32 (after 2be1ca6): the dense fallback timed with every
 shipped kernel on 17 operators; its dense times replace the earlier runs'
 (their bespoke candidates were cut to 2, so their bespoke times are not used).
+run11-split-f64/-f32, run12-split-f64, run13-split-f64 (after d19ae7e, the split form): every
+candidate on the large sparse operators; printed last, their rows replacing
+the earlier runs'.
 All on one NVIDIA H100 80GB HBM3 (sm_90), n = 2^17, beta = 0.
 """
 import csv, math, os, sys
@@ -66,7 +69,7 @@ def report(name, rows):
     bench = sorted(float(r['tuner_benchmark_ms']) / 1e3 for r in rows.values() if r['tuner_benchmark_ms'])
     med = lambda xs: xs[len(xs) // 2]
     print(f"- run-time tuner per operator: compiling median {med(comp):.2f} s, max {comp[-1]:.1f} s; "
-          f"verifying and timing median {med(bench):.2f} s, max {bench[-1]:.1f} s (runs 1-3)")
+          f"verifying and timing median {med(bench):.2f} s, max {bench[-1]:.1f} s (the runs' own)")
     fams = {}
     for r in ours:
         fams[r['family']] = fams.get(r['family'], 0) + 1
@@ -87,6 +90,19 @@ def report(name, rows):
 
 report("f64", with_dense(merged('run1-f64', 'run3-large-f64'), 'run4-dense-f64'))
 report("f32", with_dense(merged('run2-f32', 'run3-hex-f32'), 'run4-dense-f32'))
+
+# After the split form (d19ae7e): runs 11-12 re-ran every candidate (bsplit
+# included; the dense GEMM with every shipped kernel) on the large sparse
+# operators; their rows replace the earlier runs'.
+def current(rows, *runs):
+    rows = dict(rows)
+    for run in runs:
+        rows.update(load(run))
+    return rows
+
+print("# With the split form: runs 11-12 replace their operators\n")
+report("f64", current(with_dense(merged('run1-f64', 'run3-large-f64'), 'run4-dense-f64'), 'run11-split-f64', 'run12-split-f64', 'run13-split-f64'))
+report("f32", current(with_dense(merged('run2-f32', 'run3-hex-f32'), 'run4-dense-f32'), 'run11-split-f32'))
 
 # The dense fallback before 2be1ca6 (the default dispatch's kernel only).
 for name, rows in (("f64", merged('run1-f64', 'run3-large-f64')), ("f32", merged('run2-f32', 'run3-hex-f32'))):

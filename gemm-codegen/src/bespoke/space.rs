@@ -100,9 +100,9 @@ pub fn candidates(a: &Operator, precision: Precision, beta: BetaMode, arch: Targ
 /// with one column per thread (no alignment asked of B and C), in
 /// [`candidates`]' order: B-streaming from registers, C-streaming, the
 /// tensor-core form, rows split over blocks with the smallest `msplit` that
-/// fits (the fastest bespoke form for 11 of the 12 operator-precision pairs
-/// of 400 rows and more in `tuning/sm_90-bespoke/run11-*`, `run12-*`),
-/// B-streaming through shared stages.
+/// fits (the fastest bespoke form for each of the 12 operator-precision
+/// pairs of 648 rows and more in `tuning/sm_90-bespoke/run11-*` to
+/// `run13-*`), B-streaming through shared stages.
 /// `None` when no family takes `a` (too many non-zeros for an unrolled
 /// kernel).
 ///
