@@ -101,7 +101,7 @@ pub fn candidates(a: &Operator, precision: Precision, beta: BetaMode, arch: Targ
 /// [`candidates`]' order: B-streaming from registers, C-streaming, the
 /// tensor-core form, rows split over blocks with the smallest `msplit` that
 /// fits (the fastest bespoke form for each of the 12 operator-precision
-/// pairs of 648 rows and more in `tuning/sm_90-bespoke/run11-*` to
+/// pairs of 512 rows and more in `tuning/sm_90-bespoke/run11-*` to
 /// `run13-*`), B-streaming through shared stages.
 /// `None` when no family takes `a` (too many non-zeros for an unrolled
 /// kernel).
