@@ -8,7 +8,7 @@ run3-hex-f32 (the hex p3-p6 operators, at most 6 candidates each).
 run4-dense-f64/-f32 (after 2be1ca6): the dense fallback timed with every
 shipped kernel on 17 operators; its dense times replace the earlier runs'
 (their bespoke candidates were cut to 2, so their bespoke times are not used).
-run11-split-f64/-f32, run12-split-f64, run13-split-f64 (after d19ae7e, the split form): every
+run11-split-f64/-f32, run12-split-f64, run13-split-f64, run14-split-f64/-f32 (after d19ae7e, the split form; run 14 cut by its time limit: 6 and 4 operators): every
 candidate on the large sparse operators; printed last, their rows replacing
 the earlier runs'.
 All on one NVIDIA H100 80GB HBM3 (sm_90), n = 2^17, beta = 0.
@@ -101,8 +101,8 @@ def current(rows, *runs):
     return rows
 
 print("# With the split form: runs 11-12 replace their operators\n")
-report("f64", current(with_dense(merged('run1-f64', 'run3-large-f64'), 'run4-dense-f64'), 'run11-split-f64', 'run12-split-f64', 'run13-split-f64'))
-report("f32", current(with_dense(merged('run2-f32', 'run3-hex-f32'), 'run4-dense-f32'), 'run11-split-f32'))
+report("f64", current(with_dense(merged('run1-f64', 'run3-large-f64'), 'run4-dense-f64'), 'run11-split-f64', 'run12-split-f64', 'run13-split-f64', 'run14-split-f64'))
+report("f32", current(with_dense(merged('run2-f32', 'run3-hex-f32'), 'run4-dense-f32'), 'run11-split-f32', 'run14-split-f32'))
 
 # The dense fallback before 2be1ca6 (the default dispatch's kernel only).
 for name, rows in (("f64", merged('run1-f64', 'run3-large-f64')), ("f32", merged('run2-f32', 'run3-hex-f32'))):
