@@ -50,11 +50,7 @@ pub type C64 = Complex<f64>;
 /// about 4100u (2.4e-4).
 pub fn tolerance(precision: Precision, math: Math, k: u64) -> f64 {
     const F64_U: f64 = 1.0 / (1u64 << 53) as f64;
-    let u = if precision.element_bytes() / if precision.is_complex() { 2 } else { 1 } == 4 {
-        1.0 / (1u64 << 24) as f64
-    } else {
-        F64_U
-    };
+    let u = if precision.scalar_bytes() == 4 { 1.0 / (1u64 << 24) as f64 } else { F64_U };
     let terms = if math == Math::Tf32x3 { k.saturating_mul(3) } else { k };
     let n = if precision.is_complex() {
         terms.saturating_mul(2).saturating_add(8)

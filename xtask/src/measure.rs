@@ -185,8 +185,8 @@ impl<T: Element> CublasCheck<T> {
         cublas.gemm(&cfg, &da, &db, &mut dc)?;
         let expected = reference::logical_c(&cfg, &gemm.download(&dc)?);
         let bound = reference::gemm_bound(&cfg, &a, &b, &c).context("the check problem is a valid call")?;
-        let norm = |x: &mut dyn Iterator<Item = f64>| x.map(|v| v * v).sum::<f64>().sqrt();
-        let scale = norm(&mut bound.iter().copied()) / norm(&mut expected.iter().map(|z| z.norm()));
+        let scale = bound.iter().map(|b| b * b).sum::<f64>().sqrt()
+            / expected.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt();
         Ok(CublasCheck { cfg, a, b, c, expected, scale })
     }
 

@@ -528,18 +528,15 @@ fn b_stream_rows(cx: &mut Cx<'_>, rows: &[usize], bv: &[Vec<Reg>], accs: &[Optio
     }
 }
 
-/// B-streaming with A's rows split over blocks ([`Form::Split`]): block x
-/// runs the code of group x mod msplit only; the groups share registers
-/// (the r-th row of every group accumulates in slot r).
-fn b_stream_split(cx: &mut Cx<'_>) {
+/// The accumulators of A's rows (by row of C; `None` for an empty row)
+/// when each thread runs one group's code only (`plan.groups`): the groups
+/// share registers, the r-th row of every group accumulating in slot r, so
+/// a thread holds as many accumulators as its group has rows, not as A has.
+fn group_accumulators(cx: &mut Cx<'_>) -> Vec<Option<Vec<Reg>>> {
     let plan = cx.plan;
-    let group = cx.group.expect("split kernels know their group");
-    let p_other = cx.b.reg("p_other_group", Type::Pred);
-    let bv = b_registers(cx);
     let mut slots: Vec<Vec<Reg>> = Vec::new();
-    let exit = cx.exit.expect("split kernels exit early past n");
-    for (y, rows) in plan.groups.clone().iter().enumerate() {
-        let mut accs: Vec<Option<Vec<Reg>>> = vec![None; plan.operator().rows()];
+    let mut accs: Vec<Option<Vec<Reg>>> = vec![None; plan.operator().rows()];
+    for rows in &plan.groups {
         let live = rows.iter().filter(|&&i| last_update(plan, i).is_some());
         for (r, &i) in live.enumerate() {
             if slots.len() == r {
@@ -547,10 +544,23 @@ fn b_stream_split(cx: &mut Cx<'_>) {
             }
             accs[i] = Some(slots[r].clone());
         }
+    }
+    accs
+}
+
+/// B-streaming with A's rows split over blocks ([`Form::Split`]): block x
+/// runs the code of group x mod msplit only ([`group_accumulators`]).
+fn b_stream_split(cx: &mut Cx<'_>) {
+    let plan = cx.plan;
+    let group = cx.group.expect("split kernels know their group");
+    let p_other = cx.b.reg("p_other_group", Type::Pred);
+    let bv = b_registers(cx);
+    let accs = group_accumulators(cx);
+    let exit = cx.exit.expect("split kernels exit early past n");
+    for (y, rows) in plan.groups.iter().enumerate() {
         let skip = cx.b.label(&format!("group{y}_done"));
         cx.b.section(format!("group {y}: rows {rows:?} of C"));
-        cx.b.push(Instr::setp(Cmp::Ne, Type::U32, p_other, group, Operand::imm(y as i64)));
-        cx.b.push_if(p_other, Instr::bra_uni(skip));
+        branch_unless_group(cx, group, y, p_other, skip);
         b_stream_rows(cx, rows, &bv, &accs);
         cx.b.push(Instr::bra_uni(exit));
         cx.b.place(skip);
@@ -627,20 +637,7 @@ fn b_stream_staged(cx: &mut Cx<'_>) {
     cx.b.push(Instr::selp(src_bytes, Operand::imm(vbytes), Operand::imm(0), p_in));
 
     let groups = plan.groups.clone();
-    // A thread runs one group's code only, so the groups share registers:
-    // the r-th row of every group accumulates in slot r, and a thread
-    // holds as many accumulators as its group has rows, not as A has.
-    let mut slots: Vec<Vec<Reg>> = Vec::new();
-    let mut accs: Vec<Option<Vec<Reg>>> = vec![None; plan.operator().rows()];
-    for rows in &groups {
-        let live = rows.iter().filter(|&&i| last_update(plan, i).is_some());
-        for (r, &i) in live.enumerate() {
-            if slots.len() == r {
-                slots.push(cx.acc(r));
-            }
-            accs[i] = Some(slots[r].clone());
-        }
-    }
+    let accs = group_accumulators(cx);
     let bv: Vec<Vec<Reg>> = (0..chunk.min(plan.used.len()))
         .map(|s| (0..w).map(|e| cx.b.reg(format!("b{s}_{e}"), cx.ty)).collect())
         .collect();

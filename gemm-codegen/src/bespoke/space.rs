@@ -26,8 +26,7 @@ fn widths(precision: Precision) -> &'static [u32] {
 /// each at every width up to 16 bytes; where one thread cannot hold every
 /// row, rows split over blocks ([`Form::Split`]) for the two smallest
 /// powers of two `msplit ≥ 2` that fit, 128 threads, 16 rows ahead, one
-/// column per thread; and on
-/// sm_80 and newer the
+/// column per thread; and on sm_80 and newer the
 /// tensor-core form (DMMA, or 3xTF32 for `f32`) with 1, 2 or 4 column tiles
 /// per warp and 4 k-tiles of B ahead, split over the fewest warp groups
 /// (1, 2, 4 or 8) whose registers fit. At most 30 specs, most
@@ -66,10 +65,10 @@ pub fn candidates(a: &Operator, precision: Precision, beta: BetaMode, arch: Targ
     // Rows split over blocks, where one thread cannot hold them all: 128
     // threads of one column, 16 rows of B ahead, the smallest msplit (a
     // power of two up to 32) that fits and the next.
+    // (The register form at width 1 is the first candidate above when legal.)
     let whole = BespokeSpec { block: 128, chunk: 16, width: 1, ..base };
-    let mut msplit = 2;
-    let mut split = Vec::new();
-    while msplit <= 32 && split.len() < 2 && !legal(&whole) {
+    let (mut msplit, mut split) = (2, Vec::new());
+    while msplit <= 32 && split.len() < 2 && !out.contains(&whole) {
         let s = BespokeSpec { form: Form::Split, msplit, block: 128, chunk: 16, width: 1, ..base };
         if legal(&s) {
             split.push(s);
