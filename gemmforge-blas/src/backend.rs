@@ -6,6 +6,7 @@
 //! | `GEMMFORGE_BLAS_BACKEND` | `auto`: the GPU for calls of at least `GEMMFORGE_BLAS_THRESHOLD` multiply-adds, the CPU BLAS below it or without a GPU; `gpu`, `emulate` (the PTX emulator), `cpu`: every call there | `auto` |
 //! | `GEMMFORGE_BLAS_DEVICE` | CUDA device ordinal | `0` |
 //! | `GEMMFORGE_BLAS_THRESHOLD` | `m·n·k` below which `auto` runs a call on the CPU | [`DEFAULT_THRESHOLD`] (provisional) |
+//! | `GEMMFORGE_BLAS_CHUNK_BYTES` | streamed bytes per chunk of the staging pipeline ([`crate::staging`]) | [`Tuning::default`]'s (8 MiB) |
 //! | `GEMMFORGE_BLAS_CPU_LIB` | path of the CPU BLAS when none follows this library | none |
 //! | `GEMMFORGE_BLAS_LOG` | `1` or `stderr`: one line per call on stderr; any other value: a file appended to | off |
 //!
@@ -24,8 +25,10 @@ use std::sync::{Mutex, OnceLock};
 use gemm_host::{GemmConfig, Layout};
 
 use crate::cpu::{self, CpuBlas};
-use crate::gpu;
+use crate::pointers::{self, Memory};
 use crate::scalar::Scalar;
+use crate::staging::{Operand, Plan, Tuning};
+use crate::{emulated, gpu};
 
 /// `m·n·k` from which `auto` uses the GPU: 256³. Provisional: not yet
 /// measured against the host ↔ device copies and a CPU BLAS.
@@ -64,6 +67,8 @@ pub struct Config {
     pub device: usize,
     /// `GEMMFORGE_BLAS_THRESHOLD`.
     pub threshold: u128,
+    /// `GEMMFORGE_BLAS_CHUNK_BYTES`.
+    pub chunk_bytes: usize,
     /// `GEMMFORGE_BLAS_CPU_LIB`.
     pub cpu_lib: Option<PathBuf>,
     /// `GEMMFORGE_BLAS_LOG`.
@@ -99,6 +104,10 @@ impl Config {
         };
         let device = usize::try_from(number("GEMMFORGE_BLAS_DEVICE", 0)).unwrap_or(0);
         let threshold = number("GEMMFORGE_BLAS_THRESHOLD", DEFAULT_THRESHOLD);
+        let default_chunk = Tuning::default().chunk_bytes;
+        let chunk_bytes = usize::try_from(number("GEMMFORGE_BLAS_CHUNK_BYTES", default_chunk as u128))
+            .unwrap_or(default_chunk)
+            .max(1);
         let cpu_lib = var("GEMMFORGE_BLAS_CPU_LIB").filter(|v| !v.is_empty()).map(PathBuf::from);
         let log = match var("GEMMFORGE_BLAS_LOG").as_deref() {
             None | Some("" | "0") => Log::Off,
@@ -111,7 +120,12 @@ impl Config {
                 }
             },
         };
-        (Config { backend, device, threshold, cpu_lib, log }, problems)
+        (Config { backend, device, threshold, chunk_bytes, cpu_lib, log }, problems)
+    }
+
+    /// How the staging pipeline cuts a call.
+    pub fn tuning(&self) -> Tuning {
+        Tuning { chunk_bytes: self.chunk_bytes, ..Tuning::default() }
     }
 
     /// Writes one line to the log, if there is one.
@@ -166,8 +180,13 @@ pub enum Path {
     Gpu,
     /// In the PTX emulator.
     Emulate,
+    /// On the GPU, with operands in device memory used in place.
+    GpuInPlace,
     /// On the CPU.
     Cpu(CpuBlas),
+    /// Not run: operands in device memory that no GPU could use (C as it
+    /// was, unless the GPU failed part-way through writing it).
+    Unrun,
 }
 
 impl fmt::Display for Path {
@@ -175,6 +194,8 @@ impl fmt::Display for Path {
         f.write_str(match self {
             Path::QuickReturn => "none (quick return)",
             Path::Gpu => "gpu",
+            Path::GpuInPlace => "gpu (device memory in place)",
+            Path::Unrun => "none (device memory no GPU could use)",
             Path::Emulate => "emulate",
             Path::Cpu(CpuBlas::System) => "cpu (system BLAS)",
             Path::Cpu(CpuBlas::Builtin) => "cpu (built-in reference loops)",
@@ -208,6 +229,14 @@ fn work<E>(cfg: &GemmConfig<E>) -> u128 {
 
 /// Runs `call` where `config` sends it, logs it, and says where it ran.
 ///
+/// Operands in device (or managed) memory ([`pointers::classify`]) make
+/// the call run on their GPU whatever the backend: nothing else can read
+/// them. Otherwise `emulate` runs it in the PTX emulator, `gpu` and `auto`
+/// (from the threshold on) on GPU [`Config::device`], and the rest on the
+/// CPU BLAS. The emulator and the GPU run the staging pipeline
+/// ([`crate::staging`]); if either fails, the chunks it had not finished
+/// run on the CPU.
+///
 /// # Safety
 /// `call`'s pointers hold its matrices ([`GemmConfig::required_len`]
 /// elements each; A and B are not read when `alpha = 0` or `k = 0`), C
@@ -217,30 +246,8 @@ pub unsafe fn run<E: Scalar>(config: &Config, call: &Call<'_, E>) -> Path {
     let path = if cfg.m == 0 || cfg.n == 0 || (cfg.k == 0 && cfg.beta == E::ONE) {
         Path::QuickReturn
     } else {
-        let on_gpu = match config.backend {
-            Backend::Cpu | Backend::Emulate => false,
-            Backend::Gpu => true,
-            Backend::Auto => work(&cfg) >= config.threshold,
-        };
-        let (a, b, c) = (call.a, call.b, call.c);
-        if config.backend == Backend::Emulate {
-            // SAFETY: the caller's contract.
-            match gpu::emulate(&cfg, unsafe { host_slices(&cfg, a, b, c) }) {
-                Ok(()) => Path::Emulate,
-                Err(e) => {
-                    static SAID: AtomicBool = AtomicBool::new(false);
-                    warn_once(&SAID, &format!("the PTX emulator failed ({e}); running on the CPU"));
-                    // SAFETY: the caller's contract.
-                    Path::Cpu(unsafe { cpu::gemm(&cfg, a, b, c) })
-                }
-            }
         // SAFETY: the caller's contract.
-        } else if on_gpu && unsafe { gpu::run(config.device, &cfg, a, b, c) } {
-            Path::Gpu
-        } else {
-            // SAFETY: the caller's contract.
-            Path::Cpu(unsafe { cpu::gemm(&cfg, a, b, c) })
-        }
+        unsafe { route(config, &cfg, (call.a, call.b, call.c)) }
     };
     let c = &call.cfg;
     let complex = if E::PRECISION.is_complex() { 4 } else { 1 };
@@ -255,6 +262,87 @@ pub unsafe fn run<E: Scalar>(config: &Config, call: &Call<'_, E>) -> Path {
         2 * complex * work(c),
     ));
     path
+}
+
+/// [`run`] past the quick returns: `cfg` has `m, n ≥ 1` and has been
+/// through [`unread_product`].
+///
+/// # Safety
+/// As for [`run`].
+unsafe fn route<E: Scalar>(
+    config: &Config,
+    cfg: &GemmConfig<E>,
+    (a, b, c): (*const E, *const E, *mut E),
+) -> Path {
+    let tuning = config.tuning();
+    let reads_ab = cfg.k > 0;
+    let memory = [
+        if reads_ab { pointers::classify(a.cast()) } else { Memory::Host },
+        if reads_ab { pointers::classify(b.cast()) } else { Memory::Host },
+        pointers::classify(c.cast()),
+    ];
+    let ld = |v: i64| usize::try_from(v).unwrap_or(0);
+    let lds = [ld(cfg.lda), ld(cfg.ldb), ld(cfg.ldc)];
+    let ptrs = [a.cast_mut(), b.cast_mut(), c];
+    let mut ordinals = memory.iter().filter_map(|m| match m {
+        Memory::Device { ordinal } => Some(*ordinal),
+        Memory::Host => None,
+    });
+    if let Some(ordinal) = ordinals.next() {
+        if ordinals.any(|o| o != ordinal) {
+            static SAID: AtomicBool = AtomicBool::new(false);
+            warn_once(&SAID, "a GEMM's operands are on different GPUs: not supported, C left unchanged");
+            return Path::Unrun;
+        }
+        let operands: [Operand<E>; 3] = std::array::from_fn(|i| match memory[i] {
+            Memory::Device { .. } => Operand::Device { addr: ptrs[i] as u64, ld: lds[i] },
+            Memory::Host => Operand::Host { ptr: ptrs[i], ld: lds[i] },
+        });
+        // SAFETY: the caller's contract; the device operands are on `ordinal`.
+        return match unsafe { gpu::run(ordinal, cfg, tuning, operands) } {
+            gpu::Outcome::Done => Path::GpuInPlace,
+            gpu::Outcome::NoGpu | gpu::Outcome::Failed(..) => {
+                static SAID: AtomicBool = AtomicBool::new(false);
+                warn_once(&SAID, "a GEMM on device memory could not run on its GPU: C may be unchanged");
+                Path::Unrun
+            }
+        };
+    }
+    let on_gpu = match config.backend {
+        Backend::Cpu | Backend::Emulate => false,
+        Backend::Gpu => true,
+        Backend::Auto => work(cfg) >= config.threshold,
+    };
+    // Runs the chunks from `done` on on the CPU.
+    let rest = |plan: &Plan, done: usize| {
+        let (rest, (a, b, c)) = plan.rest(cfg, done, (a, b, c));
+        // SAFETY: the caller's contract, for the part of the call not yet done.
+        unsafe { cpu::gemm(&rest, a, b, c) }
+    };
+    if config.backend == Backend::Emulate {
+        // SAFETY: the caller's contract.
+        match unsafe { emulated::run(cfg, tuning, (a, b, c)) } {
+            Ok(()) => Path::Emulate,
+            Err((failure, plan)) => {
+                static SAID: AtomicBool = AtomicBool::new(false);
+                let e = &failure.error;
+                warn_once(&SAID, &format!("the PTX emulator failed ({e}); running on the CPU"));
+                Path::Cpu(rest(&plan, failure.done))
+            }
+        }
+    } else if on_gpu {
+        let operands: [Operand<E>; 3] = std::array::from_fn(|i| Operand::Host { ptr: ptrs[i], ld: lds[i] });
+        // SAFETY: the caller's contract.
+        match unsafe { gpu::run(config.device, cfg, tuning, operands) } {
+            gpu::Outcome::Done => Path::Gpu,
+            // SAFETY: the caller's contract.
+            gpu::Outcome::NoGpu => Path::Cpu(unsafe { cpu::gemm(cfg, a, b, c) }),
+            gpu::Outcome::Failed(failure, plan) => Path::Cpu(rest(&plan, failure.done)),
+        }
+    } else {
+        // SAFETY: the caller's contract.
+        Path::Cpu(unsafe { cpu::gemm(cfg, a, b, c) })
+    }
 }
 
 /// The call with `k = 0` and `alpha = 0` when `alpha = 0` or `k = 0`: the
@@ -335,7 +423,14 @@ mod tests {
     }
 
     fn config(backend: Backend) -> Config {
-        Config { backend, device: 0, threshold: DEFAULT_THRESHOLD, cpu_lib: None, log: Log::Off }
+        Config {
+            backend,
+            device: 0,
+            threshold: DEFAULT_THRESHOLD,
+            chunk_bytes: Tuning::default().chunk_bytes,
+            cpu_lib: None,
+            log: Log::Off,
+        }
     }
 
     #[test]

@@ -19,10 +19,14 @@
 //!        │                xerbla_ / cblas_xerbla (the program's own when it defines one)
 //!        ▼
 //! backend.rs              quick returns, routing (auto | gpu | emulate | cpu), the log
-//!        ├── gpu.rs       host → device copies, Gemm::gemm_default, device → host;
-//!        │                the emulator with gemm-kernels' Table 2 kernels
+//!        │ pointers.rs    host or device memory (device operands run on their GPU, in place)
+//!        ├── staging.rs   the call cut into chunks: pack → upload → GEMM → download → unpack,
+//!        │   │            overlapped through two pinned slots, written once against a Device
+//!        │   ├── gpu.rs       the Device on a GPU: gemm-host's tuned kernels, three streams,
+//!        │   │                buffers and pinned slots kept between calls
+//!        │   └── emulated.rs  the Device in the PTX emulator (gemm-kernels' Table 2 kernels)
 //!        └── cpu.rs       the next BLAS (dlsym RTLD_NEXT, or GEMMFORGE_BLAS_CPU_LIB),
-//!                         else the reference loops in Rust
+//!                         else the reference loops in Rust; the rest of a call the GPU failed
 //! ```
 //!
 //! Every call reaching [`backend`] is a checked column-major call (a
@@ -37,9 +41,12 @@ pub mod args;
 pub mod backend;
 pub mod cblas;
 pub mod cpu;
+mod emulated;
 pub mod fortran;
 mod gpu;
+pub mod pointers;
 mod scalar;
+pub mod staging;
 
 #[cfg(test)]
 mod proptests;

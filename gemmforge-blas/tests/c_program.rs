@@ -35,6 +35,7 @@ fn build(compiler: &str, extra: &[&str], src: &Path, exe: &Path) {
         .arg(format!("-L{}", lib.display()))
         .arg(format!("-Wl,-rpath,{}", lib.display()))
         .arg("-lgemmforge_blas")
+        .arg("-lm")
         .output()
         .unwrap_or_else(|e| panic!("running {compiler}: {e}"));
     assert!(out.status.success(), "{compiler} failed:\n{}", String::from_utf8_lossy(&out.stderr));
@@ -124,6 +125,34 @@ fn c_program_on_the_gpu_backend() {
         assert_eq!(paths.into_iter().collect::<Vec<_>>(), [" path=gpu"], "{}", tail(&stderr));
         assert!(!stderr.contains("warning"), "{}", tail(&stderr));
     }
+}
+
+/// `tests/device_pointers.c`: operands in device and managed memory (all
+/// three, or beside host memory) run on the GPU in place, with
+/// `GEMMFORGE_BLAS_BACKEND=cpu` (which cannot read them) and chunks small
+/// enough that the host operands stream in several; without a GPU the
+/// program says SKIP (and fails under `GEMMFORGE_REQUIRE_GPU=1`).
+#[test]
+fn device_memory_is_used_in_place() {
+    let exe = Path::new(env!("CARGO_TARGET_TMPDIR")).join("device_pointers");
+    build("cc", &["-O1", "-std=c11", "-Wall", "-Werror"], &source("device_pointers.c"), &exe);
+    let out = Command::new(&exe)
+        .env("GEMMFORGE_BLAS_BACKEND", "cpu")
+        .env("GEMMFORGE_BLAS_CHUNK_BYTES", "1024")
+        .env("GEMMFORGE_BLAS_LOG", "stderr")
+        .output()
+        .expect("running device_pointers");
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    print!("{stdout}");
+    assert!(out.status.success(), "device_pointers failed ({}):\n{stdout}\n{}", out.status, tail(&stderr));
+    if stdout.starts_with("SKIP") {
+        eprintln!("SKIP: no GPU: device-memory GEMMs not run");
+        return;
+    }
+    assert!(stdout.contains("FAILURES 0"), "{stdout}");
+    // 36 calls, each with an operand in device memory: all on the GPU.
+    let in_place = stderr.matches("path=gpu (device memory in place)").count();
+    assert_eq!(in_place, 36, "{}", tail(&stderr));
 }
 
 #[test]

@@ -6,6 +6,7 @@
 mod accuracy;
 mod bench;
 mod bespoke;
+mod blas_bench;
 mod blas_tools;
 mod bound;
 mod cli;
@@ -59,6 +60,12 @@ enum Task {
     /// geometric mean of cuBLAS µs / ours per precision. --emulate verifies the candidates in the PTX emulator
     /// without a GPU.
     Bespoke(bespoke::Args),
+    /// libgemmforge_blas.so host to host: NumPy's `a @ b` with it in LD_PRELOAD beside NumPy's own BLAS and torch.
+    ///
+    /// Each mode runs in its own Python process (gpu backend for the preloaded one, whose GEMMs must all be
+    /// logged as run on the GPU); square sizes, every precision, medians; a small-size sweep gives the crossover
+    /// with the CPU BLAS. Writes <OUT>/blas.csv and prints a table.
+    BlasBench(blas_bench::Args),
     /// Errors of kernels against the f64 reference beside cuBLAS's (default and TF32 math), per input distribution and size.
     ///
     /// The reference is computed on a sample of C's columns (`--columns`), so n = 16384 takes seconds.
@@ -86,6 +93,7 @@ fn run(task: Task) -> anyhow::Result<()> {
         Task::Bench(args) => bench::run(args),
         Task::Peak(args) => peak::run(args),
         Task::Accuracy(args) => accuracy::run(args),
+        Task::BlasBench(args) => blas_bench::run(args),
         Task::Bespoke(args) => bespoke::run(args),
     }
 }
