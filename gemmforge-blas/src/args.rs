@@ -9,7 +9,10 @@
 //! max(1, NROWA)`, 10 `LDB < max(1, NROWB)`, 13 `LDC < max(1, M)`; the first
 //! broken rule is reported with `CALL XERBLA('SGEMM ', INFO)` and nothing is
 //! computed. Rules 3 to 13 are `gemm_host::validate`'s (the same rules in
-//! the same order, [`gemm_host::Arg::blas_position`] giving `info`).
+//! the same order, [`gemm_host::Arg::blas_position`] giving `info`), on
+//! the integers widened to `i64` ([`Dims`]); `validate`'s limit on what
+//! the kernels launch (`m`, `n`, `k` ≤ `i32::MAX`) is no BLAS rule and is
+//! not reported: such a call is valid, and runs where no such limit applies.
 //!
 //! CBLAS (`CBLAS/src/cblas_sgemm.c`): position 1 for an `Order` that is
 //! neither `CblasRowMajor` nor `CblasColMajor`, 2 for `TransA`, 3 for
@@ -33,7 +36,7 @@
 use std::ffi::{CStr, CString, c_char, c_int, c_void};
 
 use gemm_codegen::{Element, Op};
-use gemm_host::validate::{self, BufferInfo, Buffers};
+use gemm_host::validate::{self, Arg, ArgError, BufferInfo, Buffers};
 use gemm_host::{GemmConfig, Layout};
 
 /// CBLAS's `CblasRowMajor`.
@@ -77,32 +80,38 @@ pub const fn cblas_layout(value: c_int) -> Option<Layout> {
     }
 }
 
-/// The integer arguments of a call, as passed (Fortran `INTEGER`, CBLAS `int`).
+/// The integer arguments of a call, widened to `i64` from the interface's
+/// integer (Fortran `INTEGER` and CBLAS `int` of the LP64 symbols, `int64_t`
+/// of the ILP64 ones): losslessly, so every rule sees the caller's value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Dims {
     /// `M`.
-    pub m: c_int,
+    pub m: i64,
     /// `N`.
-    pub n: c_int,
+    pub n: i64,
     /// `K`.
-    pub k: c_int,
+    pub k: i64,
     /// `LDA`.
-    pub lda: c_int,
+    pub lda: i64,
     /// `LDB`.
-    pub ldb: c_int,
+    pub ldb: i64,
     /// `LDC`.
-    pub ldc: c_int,
+    pub ldc: i64,
 }
 
 impl Dims {
+    /// The dimensions as the interface's integers passed them.
+    pub fn new<I: Into<i64>>(m: I, n: I, k: I, lda: I, ldb: I, ldc: I) -> Dims {
+        Dims { m: m.into(), n: n.into(), k: k.into(), lda: lda.into(), ldb: ldb.into(), ldc: ldc.into() }
+    }
+
     fn config<E: Element>(self, layout: Layout, (op_a, op_b): (Op, Op), alpha: E, beta: E) -> GemmConfig<E> {
-        let d = |v: c_int| i64::from(v);
-        GemmConfig::with_layout(layout, op_a, op_b, d(self.m), d(self.n), d(self.k))
+        GemmConfig::with_layout(layout, op_a, op_b, self.m, self.n, self.k)
             .alpha(alpha)
             .beta(beta)
-            .lda(d(self.lda))
-            .ldb(d(self.ldb))
-            .ldc(d(self.ldc))
+            .lda(self.lda)
+            .ldb(self.ldb)
+            .ldc(self.ldc)
     }
 }
 
@@ -124,13 +133,25 @@ pub fn check_fortran<E: Element>(
 
 /// Rules 3 to 13 of the reference `xGEMM` on a column-major call.
 fn fortran_rules<E: Element>(cfg: &GemmConfig<E>) -> Result<(), c_int> {
-    // Buffers of unknown length at address 0: only the argument rules
-    // apply (`m`, `n`, `k`, then `lda`, `ldb`, `ldc`), as in xGEMM.
-    let unknown = BufferInfo::unsized_at(0);
-    let buffers = Buffers { a: unknown, b: unknown, c: unknown };
-    match validate::check(cfg, &buffers, None) {
-        Ok(_) => Ok(()),
-        Err(e) => Err(c_int::from(e.arg().blas_position())),
+    match validate::check(cfg, &UNKNOWN_BUFFERS, None).map_err(blas_rule) {
+        Ok(_) | Err(None) => Ok(()),
+        Err(Some(arg)) => Err(c_int::from(arg.blas_position())),
+    }
+}
+
+/// Buffers of unknown length at address 0: only the rules on the arguments
+/// themselves apply (`m`, `n`, `k`, then `lda`, `ldb`, `ldc`), as in xGEMM.
+const UNKNOWN_BUFFERS: Buffers =
+    Buffers { a: BufferInfo::unsized_at(0), b: BufferInfo::unsized_at(0), c: BufferInfo::unsized_at(0) };
+
+/// The argument of a `gemm_host::validate` error that the reference BLAS
+/// also rejects; `None` for a limit of the kernels' launches (`m`, `n`, `k`
+/// above `i32::MAX`, reachable through the ILP64 symbols), which BLAS does
+/// not have: such a call is valid, and runs where no such limit applies.
+fn blas_rule(error: ArgError) -> Option<Arg> {
+    match error {
+        ArgError::TooLarge { .. } | ArgError::GridTooLarge { .. } => None,
+        other => Some(other.arg()),
     }
 }
 
@@ -269,7 +290,7 @@ pub(crate) mod tests {
         RECORD.with_borrow_mut(|r| r.take().unwrap_or_default())
     }
 
-    const fn dims(m: c_int, n: c_int, k: c_int, lda: c_int, ldb: c_int, ldc: c_int) -> Dims {
+    const fn dims(m: i64, n: i64, k: i64, lda: i64, ldb: i64, ldc: i64) -> Dims {
         Dims { m, n, k, lda, ldb, ldc }
     }
 
@@ -308,6 +329,19 @@ pub(crate) mod tests {
                 check_fortran::<Complex<f64>>(ta, tb, d, Complex::new(1.0, 0.0), Complex::new(0.0, 0.0));
             assert_eq!(got.err(), Some(info), "{} {} {d:?}", ta as char, tb as char);
         }
+    }
+
+    /// Sizes past the kernels' `i32::MAX` are valid BLAS arguments, read
+    /// whole: `m = 2³²` is neither 0 nor rejected, but needs `lda ≥ 2³²`.
+    #[test]
+    fn sizes_beyond_32_bits_are_checked_whole() {
+        let big = 1i64 << 32;
+        let cfg = check_fortran(b'N', b'N', dims(big, 1, 2, big, 2, big), 1f32, 0.0).expect("valid");
+        assert_eq!((cfg.m, cfg.lda, cfg.ldc), (big, big, big));
+        assert_eq!(check_fortran(b'N', b'N', dims(big, 1, 2, 1, 2, big), 1f32, 0.0), Err(8));
+        assert_eq!(check_fortran(b'N', b'N', dims(2, -big, 2, 2, 2, 2), 1f32, 0.0), Err(4));
+        let ok = check_fortran(b'T', b'N', dims(1, 1, big + 1, big + 1, big + 1, 1), 1f64, 0.0);
+        assert!(ok.is_ok(), "{ok:?}");
     }
 
     #[test]

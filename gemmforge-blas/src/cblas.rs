@@ -77,7 +77,7 @@ macro_rules! cblas_real {
             ldc: c_int,
         ) {
             guard(stringify!($name), || {
-                let dims = Dims { m, n, k, lda, ldb, ldc };
+                let dims = Dims::new(m, n, k, lda, ldb, ldc);
                 // SAFETY: this function's contract.
                 unsafe { gemm((layout, transa, transb), dims, Some(alpha), Some(beta), (a, b, c)) }
             })
@@ -112,7 +112,7 @@ macro_rules! cblas_complex {
             ldc: c_int,
         ) {
             guard(stringify!($name), || {
-                let dims = Dims { m, n, k, lda, ldb, ldc };
+                let dims = Dims::new(m, n, k, lda, ldb, ldc);
                 // SAFETY: this function's contract (null checked by `read`).
                 let (alpha, beta) = unsafe { (read(alpha.cast::<$t>()), read(beta.cast::<$t>())) };
                 let ptrs = (a.cast::<$t>(), b.cast::<$t>(), c.cast::<$t>());

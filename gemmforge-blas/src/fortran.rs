@@ -70,12 +70,12 @@ unsafe fn gemm<E: Scalar>(
         unsafe {
             let (ta, tb) = (read(transa).ok_or(1)?, read(transb).ok_or(2)?);
             let dims = Dims {
-                m: read(m).ok_or(3)?,
-                n: read(n).ok_or(4)?,
-                k: read(k).ok_or(5)?,
-                lda: read(lda).ok_or(8)?,
-                ldb: read(ldb).ok_or(10)?,
-                ldc: read(ldc).ok_or(13)?,
+                m: read(m).ok_or(3)?.into(),
+                n: read(n).ok_or(4)?.into(),
+                k: read(k).ok_or(5)?.into(),
+                lda: read(lda).ok_or(8)?.into(),
+                ldb: read(ldb).ok_or(10)?.into(),
+                ldc: read(ldc).ok_or(13)?.into(),
             };
             let (alpha, beta) = (read(alpha).ok_or(6)?, read(beta).ok_or(11)?);
             args::check_fortran(ta as u8, tb as u8, dims, alpha, beta)
