@@ -24,6 +24,9 @@
 //! ldc), as the reference's `cblas_xerbla` prints it after its row-major
 //! remapping.
 //!
+//! The strided-batched extension's checks, the same rules and then the
+//! batch's, are [`batch`]'s.
+//!
 //! # Reports
 //!
 //! [`report_fortran`] calls the process's `xerbla_` (found with `dlsym`:
@@ -38,6 +41,8 @@ use std::ffi::{CStr, CString, c_char, c_int, c_void};
 use gemm_codegen::{Element, Op};
 use gemm_host::validate::{self, Arg, ArgError, BufferInfo, Buffers};
 use gemm_host::{GemmConfig, Layout};
+
+pub mod batch;
 
 /// CBLAS's `CblasRowMajor`.
 pub const CBLAS_ROW_MAJOR: c_int = 101;
@@ -176,14 +181,8 @@ pub fn check_cblas<E: Element>(
     alpha: E,
     beta: E,
 ) -> Result<GemmConfig<E>, CblasError> {
-    let illegal = |position, what: &str, value: c_int| CblasError {
-        position,
-        detail: format!("Illegal {what} setting, {value}\n"),
-    };
-    let layout = cblas_layout(layout).ok_or_else(|| illegal(1, "layout", layout))?;
-    let op_a = cblas_op(transa).ok_or_else(|| illegal(2, "TransA", transa))?;
-    let op_b = cblas_op(transb).ok_or_else(|| illegal(3, "TransB", transb))?;
-    let cfg = dims.config(layout, (op_a, op_b), alpha, beta).to_column_major();
+    let (layout, ops) = cblas_enums(layout, transa, transb)?;
+    let cfg = dims.config(layout, ops, alpha, beta).to_column_major();
     fortran_rules(&cfg).map_err(|info| {
         // The reference's xerbla adds 1 for the Order argument; its
         // cblas_xerbla names the caller's M, N, lda, ldb in a row-major call.
@@ -197,6 +196,19 @@ pub fn check_cblas<E: Element>(
         CblasError { position, detail: String::new() }
     })?;
     Ok(cfg)
+}
+
+/// The reference CBLAS's first checks: `Order` (position 1), `TransA` (2),
+/// `TransB` (3), each with its detail line.
+fn cblas_enums(layout: c_int, transa: c_int, transb: c_int) -> Result<(Layout, (Op, Op)), CblasError> {
+    let illegal = |position, what: &str, value: c_int| CblasError {
+        position,
+        detail: format!("Illegal {what} setting, {value}\n"),
+    };
+    let layout = cblas_layout(layout).ok_or_else(|| illegal(1, "layout", layout))?;
+    let op_a = cblas_op(transa).ok_or_else(|| illegal(2, "TransA", transa))?;
+    let op_b = cblas_op(transb).ok_or_else(|| illegal(3, "TransB", transb))?;
+    Ok((layout, (op_a, op_b)))
 }
 
 /// `void xerbla_(const char *srname, const int *info, size_t srname_len)`.
