@@ -1,22 +1,29 @@
 //! The CPU path: the BLAS the program would have used without this
 //! library, else the reference algorithm in Rust.
 //!
-//! The CPU `xGEMM` is looked up once per type, NVBLAS's way: the next
-//! definition after this library (`dlsym(RTLD_NEXT, "sgemm_")`: the system
-//! BLAS when this library is preloaded or linked first), else the library
-//! named by `GEMMFORGE_BLAS_CPU_LIB` (`dlopen`ed privately), else none, and
-//! [`reference_gemm`] (netlib's loops, in the element type) runs the call,
-//! which is said once on stderr.
+//! The CPU BLAS's entry points are looked up once per type, NVBLAS's way:
+//! the next definition after this library (`dlsym(RTLD_NEXT, "sgemm_")`:
+//! the system BLAS when this library is preloaded or linked first), else
+//! the library named by `GEMMFORGE_BLAS_CPU_LIB` (`dlopen`ed privately),
+//! else none, and [`reference_gemm`] (netlib's loops, in the element type)
+//! runs the call, which is said once on stderr. A symbol of this library
+//! itself is never taken (the call would come back here forever).
+//!
+//! A strided batch runs on the CPU BLAS's `xgemm_batch_strided_` (MKL's,
+//! OpenBLAS's, NVPL's extension) when it has one, else as one [`gemm`] per
+//! problem.
 
-use std::ffi::{CString, c_char, c_int, c_void};
+use std::ffi::{CStr, CString, c_char, c_int, c_void};
 use std::path::Path;
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use gemm_codegen::Op;
 use gemm_host::GemmConfig;
+use gemm_host::validate::StridedBatch;
 
 use crate::backend;
-use crate::scalar::{FortranGemm, Scalar};
+use crate::scalar::{CpuSymbols, FortranGemm, FortranGemmBatch, Scalar};
 
 /// Which CPU implementation ran a call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,12 +36,18 @@ pub enum CpuBlas {
 
 /// This type's CPU `xGEMM`, looked up on first use.
 pub fn lookup<E: Scalar>() -> Option<FortranGemm<E>> {
-    *E::cpu_gemm().get_or_init(|| {
-        let found = next_symbol::<E>().or_else(|| {
-            let lib = backend::config().cpu_lib.as_deref()?;
-            library_symbol::<E>(lib)
-        });
-        if found.is_none() {
+    symbols::<E>().gemm
+}
+
+/// This type's CPU `xGEMM_BATCH_STRIDED`, looked up on first use.
+pub fn lookup_batch<E: Scalar>() -> Option<FortranGemmBatch<E>> {
+    symbols::<E>().batch
+}
+
+fn symbols<E: Scalar>() -> &'static CpuSymbols<E> {
+    E::cpu_symbols().get_or_init(|| {
+        let gemm = find(E::SYMBOL, true);
+        if gemm.is_none() {
             static SAID: AtomicBool = AtomicBool::new(false);
             if !SAID.swap(true, Ordering::Relaxed) {
                 backend::warn(
@@ -43,42 +56,86 @@ pub fn lookup<E: Scalar>() -> Option<FortranGemm<E>> {
                 );
             }
         }
-        found
+        // SAFETY: a BLAS's `xgemm_` and `xgemm_batch_strided_` have these
+        // signatures; function pointers are pointer-sized.
+        unsafe {
+            CpuSymbols {
+                gemm: gemm.map(|f| std::mem::transmute::<*mut c_void, FortranGemm<E>>(f)),
+                batch: find(E::BATCH_SYMBOL, false)
+                    .map(|f| std::mem::transmute::<*mut c_void, FortranGemmBatch<E>>(f)),
+            }
+        }
     })
 }
 
-/// `xGEMM` defined after this library, unless it is this library's own.
-fn next_symbol<E: Scalar>() -> Option<FortranGemm<E>> {
+/// `name` defined after this library, else in `GEMMFORGE_BLAS_CPU_LIB`
+/// (where its absence is said when `required`), unless it is this
+/// library's own.
+fn find(name: &CStr, required: bool) -> Option<*mut c_void> {
     // SAFETY: dlsym with RTLD_NEXT and a NUL-terminated name only reads.
-    let f = unsafe { libc::dlsym(libc::RTLD_NEXT, E::SYMBOL.as_ptr()) };
-    as_gemm::<E>(f)
-}
-
-/// `xGEMM` of the library at `path`, loaded with `RTLD_LOCAL`.
-fn library_symbol<E: Scalar>(path: &Path) -> Option<FortranGemm<E>> {
-    let name = CString::new(path.as_os_str().as_encoded_bytes()).ok()?;
-    // SAFETY: a NUL-terminated path; the library stays loaded for the
-    // process's life (the handle is never closed).
-    let handle = unsafe { libc::dlopen(name.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
-    if handle.is_null() {
-        backend::warn(&format!("GEMMFORGE_BLAS_CPU_LIB={}: cannot be loaded", path.display()));
-        return None;
+    let next = unsafe { libc::dlsym(libc::RTLD_NEXT, name.as_ptr()) };
+    if let Some(f) = not_ours(next) {
+        return Some(f);
     }
+    let (path, handle) = cpu_lib()?;
     // SAFETY: a live handle and a NUL-terminated name.
-    let f = unsafe { libc::dlsym(handle, E::SYMBOL.as_ptr()) };
-    let found = as_gemm::<E>(f);
-    if found.is_none() {
-        backend::warn(&format!("GEMMFORGE_BLAS_CPU_LIB={}: no usable {:?}", path.display(), E::SYMBOL));
+    let found = not_ours(unsafe { libc::dlsym(handle.0, name.as_ptr()) });
+    if found.is_none() && required {
+        backend::warn(&format!("GEMMFORGE_BLAS_CPU_LIB={}: no usable {name:?}", path.display()));
     }
     found
 }
 
-fn as_gemm<E: Scalar>(f: *mut c_void) -> Option<FortranGemm<E>> {
-    if f.is_null() || f as usize == E::own_symbol() as usize {
-        return None;
-    }
-    // SAFETY: a non-null `xGEMM` symbol of a BLAS has the Fortran signature.
-    Some(unsafe { std::mem::transmute::<*mut c_void, FortranGemm<E>>(f) })
+/// A `dlopen` handle, kept for the process's life (never closed).
+#[derive(Clone, Copy, Debug)]
+struct Handle(*mut c_void);
+
+// SAFETY: a dlopen handle may be used from any thread.
+unsafe impl Send for Handle {}
+// SAFETY: as above; `dlsym` on it is thread-safe.
+unsafe impl Sync for Handle {}
+
+/// The library `GEMMFORGE_BLAS_CPU_LIB` names, loaded once with
+/// `RTLD_LOCAL` (said once when it cannot be).
+fn cpu_lib() -> Option<(&'static Path, Handle)> {
+    static LIB: OnceLock<Option<Handle>> = OnceLock::new();
+    let path = backend::config().cpu_lib.as_deref()?;
+    let handle = LIB.get_or_init(|| {
+        let name = CString::new(path.as_os_str().as_encoded_bytes()).ok()?;
+        // SAFETY: a NUL-terminated path; the library stays loaded for the
+        // process's life (the handle is never closed).
+        let handle = unsafe { libc::dlopen(name.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
+        if handle.is_null() {
+            backend::warn(&format!("GEMMFORGE_BLAS_CPU_LIB={}: cannot be loaded", path.display()));
+            return None;
+        }
+        Some(Handle(handle))
+    });
+    Some((path, (*handle)?))
+}
+
+/// `f`, unless it is null or lies in this library (found through a
+/// `GEMMFORGE_BLAS_CPU_LIB` naming this library itself).
+fn not_ours(f: *mut c_void) -> Option<*mut c_void> {
+    let object = |p: *const c_void| {
+        // SAFETY: dladdr only reads the loader's tables; `info` is written.
+        let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
+        // SAFETY: as above.
+        let found = unsafe { libc::dladdr(p, &mut info) } != 0;
+        found.then_some(info.dli_fbase)
+    };
+    let ours = object(not_ours as *const c_void);
+    (!f.is_null() && (ours.is_none() || object(f) != ours)).then_some(f)
+}
+
+/// `cfg`'s ops as Fortran `TRANS` characters.
+fn op_chars<E>(cfg: &GemmConfig<E>) -> (c_char, c_char) {
+    let op = |op: Op| match op {
+        Op::N => b'N' as c_char,
+        Op::T => b'T' as c_char,
+        Op::C => b'C' as c_char,
+    };
+    (op(cfg.op_a), op(cfg.op_b))
 }
 
 /// Runs the checked column-major call `cfg` on the CPU.
@@ -90,13 +147,8 @@ fn as_gemm<E: Scalar>(f: *mut c_void) -> Option<FortranGemm<E>> {
 pub unsafe fn gemm<E: Scalar>(cfg: &GemmConfig<E>, a: *const E, b: *const E, c: *mut E) -> CpuBlas {
     match lookup::<E>() {
         Some(f) => {
-            let op = |op: Op| match op {
-                Op::N => b'N' as c_char,
-                Op::T => b'T' as c_char,
-                Op::C => b'C' as c_char,
-            };
+            let (ta, tb) = op_chars(cfg);
             let int = |v: i64| c_int::try_from(v).unwrap_or(c_int::MAX);
-            let (ta, tb) = (op(cfg.op_a), op(cfg.op_b));
             let (m, n, k) = (int(cfg.m), int(cfg.n), int(cfg.k));
             let (lda, ldb, ldc) = (int(cfg.lda), int(cfg.ldb), int(cfg.ldc));
             // SAFETY: the caller's contract; every scalar lives through the call.
@@ -112,6 +164,48 @@ pub unsafe fn gemm<E: Scalar>(cfg: &GemmConfig<E>, a: *const E, b: *const E, c: 
             CpuBlas::Builtin
         }
     }
+}
+
+/// Runs the checked column-major strided batch on the CPU: in one call of
+/// the CPU BLAS's `xgemm_batch_strided_` when it has one (and every
+/// argument fits its `int`s), else as one [`gemm`] per problem.
+///
+/// # Safety
+/// As for [`backend::run_batch`], with `cfg` and `batch` through
+/// [`backend::unread_product`] (A's and B's strides 0 when they are not read).
+pub unsafe fn gemm_batch<E: Scalar>(
+    cfg: &GemmConfig<E>,
+    batch: &StridedBatch,
+    a: *const E,
+    b: *const E,
+    c: *mut E,
+) -> CpuBlas {
+    let int = |v: i64| c_int::try_from(v).ok();
+    let ints = [cfg.m, cfg.n, cfg.k, cfg.lda, cfg.ldb, cfg.ldc].map(int);
+    let strides = [batch.stride_a, batch.stride_b, batch.stride_c, batch.count].map(int);
+    if let (
+        Some(f),
+        [Some(m), Some(n), Some(k), Some(lda), Some(ldb), Some(ldc)],
+        [Some(sa), Some(sb), Some(sc), Some(count)],
+    ) = (lookup_batch::<E>(), ints, strides)
+    {
+        let (ta, tb) = op_chars(cfg);
+        let (alpha, beta) = (&cfg.alpha, &cfg.beta);
+        // SAFETY: the caller's contract; every scalar lives through the call.
+        unsafe {
+            f(&ta, &tb, &m, &n, &k, alpha, a, &lda, &sa, b, &ldb, &sb, beta, c, &ldc, &sc, &count, 1, 1)
+        };
+        return CpuBlas::System;
+    }
+    let mut ran = CpuBlas::Builtin;
+    for i in 0..batch.count.max(0) as usize {
+        // Problem i's matrices, `i` strides (checked non-negative) in.
+        let at = |stride: i64| i.wrapping_mul(stride as usize);
+        let (a, b) = (a.wrapping_add(at(batch.stride_a)), b.wrapping_add(at(batch.stride_b)));
+        // SAFETY: the caller's contract: problem i's matrices lie there.
+        ran = unsafe { gemm(cfg, a, b, c.wrapping_add(at(batch.stride_c))) };
+    }
+    ran
 }
 
 /// The reference BLAS `xGEMM` (`BLAS/SRC/zgemm.f`'s loops, which are

@@ -1,6 +1,6 @@
 //! [`Scalar`]: what the library needs of an element type beyond
 //! `gemm_codegen::Element` (arithmetic for the reference loops, the names
-//! of its routines, its CPU BLAS symbol).
+//! of its routines, its CPU BLAS symbols).
 
 use std::ffi::{CStr, c_char, c_int};
 use std::ops::{Add, Mul};
@@ -28,61 +28,100 @@ pub type FortranGemm<E> = unsafe extern "C" fn(
     usize,
 ) -> ();
 
+/// The Fortran `xGEMM_BATCH_STRIDED` signature (MKL's, OpenBLAS's):
+/// `transa, transb, m, n, k, alpha, a, lda, stridea, b, ldb, strideb, beta,
+/// c, ldc, stridec, batch_size`, hidden character lengths included.
+pub type FortranGemmBatch<E> = unsafe extern "C" fn(
+    *const c_char,
+    *const c_char,
+    *const c_int,
+    *const c_int,
+    *const c_int,
+    *const E,
+    *const E,
+    *const c_int,
+    *const c_int,
+    *const E,
+    *const c_int,
+    *const c_int,
+    *const E,
+    *mut E,
+    *const c_int,
+    *const c_int,
+    *const c_int,
+    usize,
+    usize,
+) -> ();
+
+/// The CPU BLAS's entry points for one element type (see [`crate::cpu`]):
+/// `None` for each it lacks.
+#[derive(Debug)]
+pub struct CpuSymbols<E: 'static> {
+    /// `xgemm_`.
+    pub gemm: Option<FortranGemm<E>>,
+    /// `xgemm_batch_strided_`.
+    pub batch: Option<FortranGemmBatch<E>>,
+}
+
 /// An element type of the four GEMMs: `f32`, `f64`, `Complex<f32>`,
 /// `Complex<f64>`.
 pub trait Scalar: Element + Mul<Output = Self> + Add<Output = Self> {
     /// The routine's name as the reference BLAS passes it to `xerbla_`:
     /// `"SGEMM "` (six characters, blank-padded).
     const FORTRAN_NAME: &'static str;
+    /// The strided-batched routine's name for `xerbla_`:
+    /// `"SGEMM_BATCH_STRIDED"`.
+    const FORTRAN_BATCH_NAME: &'static str;
     /// The routine's name in CBLAS errors: `"cblas_sgemm"`.
     const CBLAS_NAME: &'static str;
+    /// The strided-batched routine's name in CBLAS errors:
+    /// `"cblas_sgemm_batch_strided"`.
+    const CBLAS_BATCH_NAME: &'static str;
     /// The Fortran symbol: `sgemm_`.
     const SYMBOL: &'static CStr;
+    /// The Fortran strided-batched symbol: `sgemm_batch_strided_`.
+    const BATCH_SYMBOL: &'static CStr;
     /// The complex conjugate (the value itself for reals).
     fn conj(self) -> Self;
-    /// This type's CPU `xGEMM`, once looked up (see [`crate::cpu`]).
-    fn cpu_gemm() -> &'static OnceLock<Option<FortranGemm<Self>>>;
-    /// This library's own exported symbol, which a CPU lookup must not
-    /// return (the call would come back here forever).
-    fn own_symbol() -> FortranGemm<Self>;
+    /// This type's CPU BLAS entry points, once looked up (see [`crate::cpu`]).
+    fn cpu_symbols() -> &'static OnceLock<CpuSymbols<Self>>;
 }
 
 macro_rules! scalar {
-    ($t:ty, $fortran:literal, $cblas:literal, $sym:literal, $own:path, conj = |$x:ident| $conj:expr) => {
+    ($t:ty, $prefix:literal, $upper:literal, $symbol:literal, $batch_symbol:literal, conj = |$x:ident| $conj:expr) => {
         impl Scalar for $t {
-            const FORTRAN_NAME: &'static str = $fortran;
-            const CBLAS_NAME: &'static str = $cblas;
-            const SYMBOL: &'static CStr = $sym;
+            const FORTRAN_NAME: &'static str = concat!($upper, "GEMM ");
+            const FORTRAN_BATCH_NAME: &'static str = concat!($upper, "GEMM_BATCH_STRIDED");
+            const CBLAS_NAME: &'static str = concat!("cblas_", $prefix, "gemm");
+            const CBLAS_BATCH_NAME: &'static str = concat!("cblas_", $prefix, "gemm_batch_strided");
+            const SYMBOL: &'static CStr = $symbol;
+            const BATCH_SYMBOL: &'static CStr = $batch_symbol;
             fn conj(self) -> Self {
                 let $x = self;
                 $conj
             }
-            fn cpu_gemm() -> &'static OnceLock<Option<FortranGemm<Self>>> {
-                static CPU: OnceLock<Option<FortranGemm<$t>>> = OnceLock::new();
+            fn cpu_symbols() -> &'static OnceLock<CpuSymbols<Self>> {
+                static CPU: OnceLock<CpuSymbols<$t>> = OnceLock::new();
                 &CPU
-            }
-            fn own_symbol() -> FortranGemm<Self> {
-                $own
             }
         }
     };
 }
 
-scalar!(f32, "SGEMM ", "cblas_sgemm", c"sgemm_", crate::fortran::sgemm_, conj = |x| x);
-scalar!(f64, "DGEMM ", "cblas_dgemm", c"dgemm_", crate::fortran::dgemm_, conj = |x| x);
-scalar!(
-    Complex<f32>,
-    "CGEMM ",
-    "cblas_cgemm",
-    c"cgemm_",
-    crate::fortran::cgemm_,
-    conj = |x| Complex::conj(&x)
-);
-scalar!(
-    Complex<f64>,
-    "ZGEMM ",
-    "cblas_zgemm",
-    c"zgemm_",
-    crate::fortran::zgemm_,
-    conj = |x| Complex::conj(&x)
-);
+scalar!(f32, "s", "S", c"sgemm_", c"sgemm_batch_strided_", conj = |x| x);
+scalar!(f64, "d", "D", c"dgemm_", c"dgemm_batch_strided_", conj = |x| x);
+scalar!(Complex<f32>, "c", "C", c"cgemm_", c"cgemm_batch_strided_", conj = |x| Complex::conj(&x));
+scalar!(Complex<f64>, "z", "Z", c"zgemm_", c"zgemm_batch_strided_", conj = |x| Complex::conj(&x));
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_follow_the_prefix() {
+        assert_eq!((f32::FORTRAN_NAME, f32::CBLAS_NAME, f32::SYMBOL), ("SGEMM ", "cblas_sgemm", c"sgemm_"));
+        assert_eq!(<Complex<f64>>::FORTRAN_BATCH_NAME, "ZGEMM_BATCH_STRIDED");
+        assert_eq!(<Complex<f32>>::CBLAS_BATCH_NAME, "cblas_cgemm_batch_strided");
+        assert_eq!(f64::BATCH_SYMBOL, c"dgemm_batch_strided_");
+    }
+}
