@@ -22,13 +22,14 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock};
 
-use gemm_host::{GemmConfig, Layout};
+use gemm_host::validate::StridedBatch;
+use gemm_host::{GemmConfig, GemmError, Layout, Matrix};
 
 use crate::cpu::{self, CpuBlas};
 use crate::pointers::{self, Memory};
 use crate::scalar::Scalar;
 use crate::staging::{Operand, Plan, Tuning};
-use crate::{emulated, gpu};
+use crate::{emulated, gpu, gpu_batch};
 
 /// `m·n·k` from which `auto` uses the GPU: 256³. Provisional: not yet
 /// measured against the host ↔ device copies and a CPU BLAS.
@@ -243,25 +244,99 @@ fn work<E>(cfg: &GemmConfig<E>) -> u128 {
 /// overlapping neither A nor B.
 pub unsafe fn run<E: Scalar>(config: &Config, call: &Call<'_, E>) -> Path {
     let cfg = unread_product(&call.cfg);
-    let path = if cfg.m == 0 || cfg.n == 0 || (cfg.k == 0 && cfg.beta == E::ONE) {
+    let path = if quick_return(&cfg) {
         Path::QuickReturn
     } else {
         // SAFETY: the caller's contract.
         unsafe { route(config, &cfg, (call.a, call.b, call.c)) }
     };
+    log_call(config, call, None, path);
+    path
+}
+
+/// Runs the strided batch `batch` of `call` (problem `i`'s matrices `i`
+/// strides past `call`'s pointers, the strides those of `call.cfg`'s
+/// column-major A, B and C) where `config` sends it, logs it, and says
+/// where it ran. `auto` weighs the whole batch's multiply-adds against the
+/// threshold.
+///
+/// # Safety
+/// `call`'s pointers hold every problem's matrices: `(count − 1) · stride`
+/// elements and one problem's extent ([`GemmConfig::required_len`]) each
+/// (A and B are not read when `alpha = 0` or `k = 0`). `batch` is checked
+/// ([`crate::args::batch`]), and C's span overlaps neither A's nor B's.
+pub unsafe fn run_batch<E: Scalar>(config: &Config, call: &Call<'_, E>, batch: &StridedBatch) -> Path {
+    let cfg = unread_product(&call.cfg);
+    // A and B unread: no problem past the first needs them either.
+    let unread = if cfg.k == 0 { StridedBatch { stride_a: 0, stride_b: 0, ..*batch } } else { *batch };
+    let path = if batch.count == 0 || quick_return(&cfg) {
+        Path::QuickReturn
+    } else {
+        let count = u128::try_from(batch.count).unwrap_or(0);
+        let on_gpu = match config.backend {
+            Backend::Cpu | Backend::Emulate => false,
+            Backend::Gpu => true,
+            Backend::Auto => work(&cfg) * count >= config.threshold,
+        };
+        let (a, b, c) = (call.a, call.b, call.c);
+        let batch = &unread;
+        if config.backend == Backend::Emulate {
+            // SAFETY: the caller's contract.
+            let emulated = unsafe { batch_slices(&cfg, batch, a, b, c) }
+                .and_then(|slices| gpu_batch::emulate(&cfg, batch, slices));
+            match emulated {
+                Ok(()) => Path::Emulate,
+                Err(e) => {
+                    static SAID: AtomicBool = AtomicBool::new(false);
+                    warn_once(&SAID, &format!("the PTX emulator failed ({e}); running on the CPU"));
+                    // SAFETY: the caller's contract.
+                    Path::Cpu(unsafe { cpu::gemm_batch(&cfg, batch, a, b, c) })
+                }
+            }
+        // SAFETY: the caller's contract.
+        } else if on_gpu && unsafe { gpu_batch::run(config.device, &cfg, batch, a, b, c) } {
+            Path::Gpu
+        } else {
+            // SAFETY: the caller's contract.
+            Path::Cpu(unsafe { cpu::gemm_batch(&cfg, batch, a, b, c) })
+        }
+    };
+    log_call(config, call, Some(batch), path);
+    path
+}
+
+/// BLAS's quick returns of a call through [`unread_product`]: C empty, or
+/// `C = 1·C`.
+fn quick_return<E: Scalar>(cfg: &GemmConfig<E>) -> bool {
+    cfg.m == 0 || cfg.n == 0 || (cfg.k == 0 && cfg.beta == E::ONE)
+}
+
+/// The log line of a call (and its batch): the caller's layout, ops, sizes
+/// and strides (a row-major call's, not the column-major call's), flops.
+fn log_call<E: Scalar>(config: &Config, call: &Call<'_, E>, batch: Option<&StridedBatch>, path: Path) {
     let c = &call.cfg;
     let complex = if E::PRECISION.is_complex() { 4 } else { 1 };
     let (order, (op_a, op_b), (m, n)) = match call.layout {
         Layout::ColMajor => ("", (c.op_a, c.op_b), (c.m, c.n)),
         Layout::RowMajor => ("row-major ", (c.op_b, c.op_a), (c.n, c.m)),
     };
+    let (count, strides) = match batch {
+        None => (1, String::new()),
+        Some(b) => {
+            let (sa, sb) = match call.layout {
+                Layout::ColMajor => (b.stride_a, b.stride_b),
+                Layout::RowMajor => (b.stride_b, b.stride_a),
+            };
+            let count = u128::try_from(b.count).unwrap_or(0);
+            (count, format!(" batch={} stridea={sa} strideb={sb} stridec={}", b.count, b.stride_c))
+        }
+    };
     config.log(format_args!(
-        "{} {order}transa={op_a:?} transb={op_b:?} m={m} n={n} k={} flop={} path={path}",
+        "{} {order}transa={op_a:?} transb={op_b:?} m={m} n={n} k={}{strides} flop={} path={path}",
         call.routine,
         c.k,
-        2 * complex * work(c),
+        2 * complex * work(c) * count,
     ));
-    path
 }
 
 /// [`run`] past the quick returns: `cfg` has `m, n ≥ 1` and has been
@@ -357,6 +432,43 @@ pub fn unread_product<E: Scalar>(cfg: &GemmConfig<E>) -> GemmConfig<E> {
     cfg
 }
 
+/// A call's A, B and C as host slices.
+pub type HostSlices<'a, E> = (&'a [E], &'a [E], &'a mut [E]);
+
+/// A checked batch's matrices as slices of their spans, from problem 0's
+/// first element to the last problem's last (empty for an empty matrix,
+/// whatever its pointer); an error for a span no slice can have.
+///
+/// # Safety
+/// As for [`run_batch`], with `cfg` and `batch` through [`unread_product`]
+/// (A's and B's strides 0 when they are not read).
+pub unsafe fn batch_slices<'a, E: Scalar>(
+    cfg: &GemmConfig<E>,
+    batch: &StridedBatch,
+    a: *const E,
+    b: *const E,
+    c: *mut E,
+) -> Result<HostSlices<'a, E>, GemmError> {
+    let too_large = || GemmError::AllocTooLarge { len: usize::MAX, precision: E::PRECISION };
+    let max = isize::MAX as u128 / std::mem::size_of::<E>() as u128;
+    let span = |m: Matrix| {
+        let (one, stride) = (u128::from(cfg.required_len(m)), u128::try_from(batch.stride(m)).unwrap_or(0));
+        let count = u128::try_from(batch.count).unwrap_or(0);
+        let span = if one == 0 || count == 0 { 0 } else { (count - 1) * stride + one };
+        usize::try_from(span).ok().filter(|&s| s as u128 <= max).ok_or_else(too_large)
+    };
+    let (la, lb, lc) = (span(Matrix::A)?, span(Matrix::B)?, span(Matrix::C)?);
+    // SAFETY: non-null pointers to at least `len` elements (within
+    // isize::MAX bytes), by the caller's contract.
+    unsafe {
+        Ok((
+            if la == 0 || a.is_null() { &[] } else { std::slice::from_raw_parts(a, la) },
+            if lb == 0 || b.is_null() { &[] } else { std::slice::from_raw_parts(b, lb) },
+            if lc == 0 || c.is_null() { &mut [] } else { std::slice::from_raw_parts_mut(c, lc) },
+        ))
+    }
+}
+
 /// The call's matrices as slices of their extents (empty for an empty
 /// matrix, whatever its pointer).
 ///
@@ -369,7 +481,6 @@ pub unsafe fn host_slices<'a, E: Scalar>(
     c: *mut E,
 ) -> (&'a [E], &'a [E], &'a mut [E]) {
     let len = |m| usize::try_from(cfg.required_len(m)).unwrap_or(usize::MAX);
-    use gemm_host::Matrix;
     let (la, lb, lc) = (len(Matrix::A), len(Matrix::B), len(Matrix::C));
     // SAFETY: non-null pointers to at least `len` elements, by the caller's contract.
     unsafe {
@@ -463,6 +574,109 @@ mod tests {
                 let path = unsafe { run(&config(backend), &call) };
                 assert_eq!(c, want, "{backend:?}");
                 assert_ne!(path, Path::QuickReturn);
+            }
+        }
+    }
+
+    /// A batch of three 3 × 2 problems (k = 4) with gaps between and
+    /// inside them (ldc 5), A shared (stride 0): each problem is the
+    /// reference loops' on its own matrices, on the CPU and in the
+    /// emulator, and the gaps keep their sentinels.
+    #[test]
+    fn batches_run_problem_by_problem() {
+        use gemm_host::reference::{Random, same_bits};
+        let mut rng = Random::new(11);
+        let cfg = GemmConfig::new(gemm_codegen::Op::N, gemm_codegen::Op::T, 3, 2, 4)
+            .ldc(5)
+            .alpha(1.5f64)
+            .beta(-0.5);
+        let batch = StridedBatch { count: 3, stride_a: 0, stride_b: 9, stride_c: 13 };
+        let a = rng.matrix::<f64>(cfg.a_len());
+        let b = rng.matrix::<f64>(2 * 9 + cfg.b_len());
+        let mut c0 = vec![-7.25; 2 * 13 + cfg.c_len() + 3];
+        for j in 0..2 {
+            for i in 0..3 {
+                for p in 0..3 {
+                    c0[p * 13 + i + 5 * j] = rng.scalar();
+                }
+            }
+        }
+        let mut want = c0.clone();
+        for p in 0..3 {
+            crate::cpu::reference_gemm(&cfg, &a, &b[p * 9..], &mut want[p * 13..]);
+        }
+        for backend in [Backend::Cpu, Backend::Emulate] {
+            let mut c = c0.clone();
+            let call = Call {
+                routine: "dgemm_batch_strided_",
+                cfg,
+                a: a.as_ptr(),
+                b: b.as_ptr(),
+                c: c.as_mut_ptr(),
+                layout: Layout::ColMajor,
+            };
+            // SAFETY: the buffers hold every problem.
+            let path = unsafe { run_batch(&config(backend), &call, &batch) };
+            assert!(matches!(path, Path::Cpu(_) | Path::Emulate), "{path}");
+            for (i, (&got, &w)) in c.iter().zip(&want).enumerate() {
+                assert!(
+                    same_bits(got, w) || (got - w).abs() <= 1e-12 * w.abs(),
+                    "{backend:?} element {i}: {got} vs {w}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn batch_quick_returns_touch_nothing() {
+        let mut c = [f32::NAN; 8];
+        let base = GemmConfig::new(gemm_codegen::Op::N, gemm_codegen::Op::N, 2, 2, 3).beta(1.0);
+        let batch = StridedBatch { count: 2, stride_a: 6, stride_b: 6, stride_c: 4 };
+        let cases = [
+            (base.alpha(0.0), batch),
+            (GemmConfig { k: 0, ..base }, batch),
+            (GemmConfig { n: 0, ..base.beta(0.0) }, batch),
+            (base.beta(0.0), StridedBatch { count: 0, ..batch }),
+        ];
+        for (cfg, batch) in cases {
+            let (a, b) = (std::ptr::null(), std::ptr::null());
+            let call = Call {
+                routine: "sgemm_batch_strided_",
+                cfg,
+                a,
+                b,
+                c: c.as_mut_ptr(),
+                layout: Layout::ColMajor,
+            };
+            for backend in [Backend::Cpu, Backend::Emulate, Backend::Auto] {
+                // SAFETY: nothing is read or written.
+                assert_eq!(unsafe { run_batch(&config(backend), &call, &batch) }, Path::QuickReturn);
+            }
+        }
+        assert!(c.iter().all(|x| x.is_nan()));
+    }
+
+    /// alpha = 0 with beta = 0: every C zeroed over NaN, A and B (null) unread.
+    #[test]
+    fn a_batch_with_alpha_zero_reads_neither_a_nor_b() {
+        for backend in [Backend::Cpu, Backend::Emulate] {
+            let mut c = [f32::NAN; 11];
+            let cfg = GemmConfig::new(gemm_codegen::Op::T, gemm_codegen::Op::N, 2, 2, 5).alpha(0.0).beta(0.0);
+            let batch = StridedBatch { count: 2, stride_a: 100, stride_b: 100, stride_c: 7 };
+            let (a, b) = (std::ptr::null(), std::ptr::null());
+            let call = Call {
+                routine: "sgemm_batch_strided_",
+                cfg,
+                a,
+                b,
+                c: c.as_mut_ptr(),
+                layout: Layout::ColMajor,
+            };
+            // SAFETY: C holds both problems; A and B are not read.
+            unsafe { run_batch(&config(backend), &call, &batch) };
+            let zeroed = [0, 1, 2, 3, 7, 8, 9, 10];
+            for (i, x) in c.iter().enumerate() {
+                assert_eq!(zeroed.contains(&i), *x == 0.0, "{backend:?} element {i}: {x}");
             }
         }
     }

@@ -300,6 +300,18 @@ fn runner(ordinal: usize) -> Option<&'static Mutex<Runner>> {
         .as_ref()
 }
 
+/// Runs `f` with the `gemm-host` runner of device `ordinal` (on its compute
+/// stream, the context bound), locked for the call: for work outside the
+/// staging pipeline (a strided batch's). `None` when there is no such GPU.
+pub(crate) fn with_gemm<R>(ordinal: usize, f: impl FnOnce(&Gemm) -> R) -> Option<R> {
+    let runner = runner(ordinal)?;
+    // A poisoned lock only means another thread panicked mid-call (caught
+    // at its entry point); every call starts by waiting on its events.
+    let runner = runner.lock().unwrap_or_else(|e| e.into_inner());
+    runner.ctx.bind_to_thread().ok()?;
+    Some(f(&runner.gemm))
+}
+
 /// How a GPU call ended.
 #[derive(Debug)]
 pub(crate) enum Outcome {

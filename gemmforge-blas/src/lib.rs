@@ -5,7 +5,11 @@
 //! column-major, the two character arguments' hidden `size_t` lengths
 //! appended) and the reference CBLAS ones (`cblas_sgemm` … `cblas_zgemm`,
 //! row- or column-major, complex `alpha` and `beta` by pointer), with the
-//! reference's argument checks, error reports and quick returns. A valid
+//! reference's argument checks, error reports and quick returns; and the
+//! strided-batched extension MKL, OpenBLAS and NVPL share
+//! (`sgemm_batch_strided_` … `zgemm_batch_strided_`,
+//! `cblas_sgemm_batch_strided` … `cblas_zgemm_batch_strided`), checked the
+//! same way and then by the batch's own rules ([`batch`]). A valid
 //! call is run where [`backend`] sends it: on the GPU by `gemm-host`'s
 //! tuned kernels, in the PTX emulator, or by the CPU BLAS the program would
 //! otherwise have used (NVBLAS's model: preload this library, keep the
@@ -15,8 +19,10 @@
 //!
 //! ```text
 //! fortran.rs / cblas.rs   exported symbols: raw arguments, catch_unwind
+//! batch.rs                the strided-batched symbols, likewise
 //!        │ args.rs        characters and enums → Op, the reference's checks in its order,
 //!        │                xerbla_ / cblas_xerbla (the program's own when it defines one)
+//!        │ args/batch.rs  a batch's checks: the single GEMM's, then its strides and count
 //!        ▼
 //! backend.rs              quick returns, routing (auto | gpu | emulate | cpu), the log
 //!        │ pointers.rs    host or device memory (device operands run on their GPU, in place)
@@ -25,8 +31,12 @@
 //!        │   ├── gpu.rs       the Device on a GPU: gemm-host's tuned kernels, three streams,
 //!        │   │                buffers and pinned slots kept between calls
 //!        │   └── emulated.rs  the Device in the PTX emulator (gemm-kernels' Table 2 kernels)
+//!        ├── gpu_batch.rs a batch's spans copied, Gemm::gemm_strided_batched, C's span
+//!        │                back; the emulator's gemm_strided_batched
 //!        └── cpu.rs       the next BLAS (dlsym RTLD_NEXT, or GEMMFORGE_BLAS_CPU_LIB),
-//!                         else the reference loops in Rust; the rest of a call the GPU failed
+//!                         a batch on its xgemm_batch_strided_ if it has one, else
+//!                         problem by problem; else the reference loops in Rust; the rest
+//!                         of a call the GPU failed
 //! ```
 //!
 //! Every call reaching [`backend`] is a checked column-major call (a
@@ -39,11 +49,13 @@
 
 pub mod args;
 pub mod backend;
+pub mod batch;
 pub mod cblas;
 pub mod cpu;
 mod emulated;
 pub mod fortran;
 mod gpu;
+mod gpu_batch;
 pub mod pointers;
 mod scalar;
 pub mod staging;

@@ -16,6 +16,8 @@ use crate::Scalar;
 use crate::args::tests::recording;
 use crate::cpu::reference_gemm;
 
+mod batch;
+
 type C32 = Complex<f32>;
 
 /// `sgemm.f`'s INFO for the arguments, 0 for a valid call.
@@ -77,21 +79,26 @@ where
     f32: IntoReal<E::Real>,
 {
     let mut x = seed;
-    let mut next = |len: u64| -> Vec<E> {
-        (0..len.max(1))
-            .map(|_| {
-                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                let v = ((x >> 33) % 7) as f32 - 3.0;
-                E::from_parts(v.into_real(), (v * 0.5).into_real())
-            })
-            .collect()
-    };
-    let (a, b) = (next(cfg.required_len(Matrix::A)), next(cfg.required_len(Matrix::B)));
-    let mut c = next(cfg.required_len(Matrix::C));
+    let (a, b) = (values(&mut x, cfg.required_len(Matrix::A)), values(&mut x, cfg.required_len(Matrix::B)));
+    let mut c = values(&mut x, cfg.required_len(Matrix::C));
     if cfg.beta == E::ZERO {
         c.iter_mut().for_each(|v| *v = gemm_host::reference::sentinel());
     }
     (a, b, c)
+}
+
+/// `len` (at least 1) small integers from the generator state `x`.
+fn values<E: Scalar>(x: &mut u64, len: u64) -> Vec<E>
+where
+    f32: IntoReal<E::Real>,
+{
+    (0..len.max(1))
+        .map(|_| {
+            *x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let v = ((*x >> 33) % 7) as f32 - 3.0;
+            E::from_parts(v.into_real(), (v * 0.5).into_real())
+        })
+        .collect()
 }
 
 /// f32 → the element's real type.

@@ -1,9 +1,13 @@
 //! The library as C and Fortran programs see it: `tests/blas_from_c.c`
 //! (the 8 symbols against the netlib reference BLAS, every argument error
-//! through the program's own `xerbla_` / `cblas_xerbla`) and
+//! through the program's own `xerbla_` / `cblas_xerbla`),
+//! `tests/batch_from_c.c` (the 8 strided-batched symbols likewise; both
+//! include `tests/blas_c_common.h`) and
 //! `tests/fortran_gemm.f90` (SGEMM and ZGEMM with the normal link line),
 //! compiled against the `libgemmforge_blas.so` cargo built beside this test
-//! and run with `GEMMFORGE_BLAS_BACKEND=emulate` and `GEMMFORGE_BLAS_LOG=stderr`.
+//! and run with `GEMMFORGE_BLAS_BACKEND=emulate` and `GEMMFORGE_BLAS_LOG=stderr`
+//! (and on the `gpu` backend; the batches also on the `cpu` one, with
+//! `tests/fake_batch_blas.c` as a CPU BLAS having the batched extension).
 //!
 //! Needs `cc`; the netlib comparisons need `libblas.so.3` and the Fortran
 //! program `gfortran`, which `cargo xtask test` installs: each prints a
@@ -33,7 +37,9 @@ fn build(compiler: &str, extra: &[&str], src: &Path, exe: &Path) {
         .arg("-o")
         .arg(exe)
         .arg(format!("-L{}", lib.display()))
-        .arg(format!("-Wl,-rpath,{}", lib.display()))
+        // DT_RPATH, not DT_RUNPATH: searched before LD_LIBRARY_PATH, which
+        // `cargo test` sets to directories that may hold an older build.
+        .arg(format!("-Wl,--disable-new-dtags,-rpath,{}", lib.display()))
         .arg("-lgemmforge_blas")
         .arg("-lm")
         .output()
@@ -66,8 +72,13 @@ fn have(tool: &str) -> bool {
 
 /// `blas_from_c`, built once per test (tests run in parallel).
 fn c_program(name: &str) -> PathBuf {
+    c_program_from("blas_from_c.c", name)
+}
+
+/// The C program `src` (which includes `blas_c_common.h`) built as `name`.
+fn c_program_from(src: &str, name: &str) -> PathBuf {
     let exe = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    build("cc", &["-O1", "-std=c11", "-Wall", "-Werror"], &source("blas_from_c.c"), &exe);
+    build("cc", &["-O1", "-std=c11", "-Wall", "-Werror"], &source(src), &exe);
     exe
 }
 
@@ -100,31 +111,124 @@ fn c_program_against_the_reference_blas() {
     assert!(!stderr.contains("illegal value") && !stderr.contains("was incorrect"), "{}", tail(&stderr));
 }
 
-/// `GEMMFORGE_BLAS_BACKEND=gpu`: on a GPU every computed call runs there
-/// with the reference's results; without one, every call falls back to the
-/// CPU with a single warning, and the results are still the reference's.
+/// `tests/batch_from_c.c`: the strided-batched symbols, problem by problem
+/// against netlib's single GEMM, every one routed to the emulator as one
+/// batch, and their argument errors.
 #[test]
-fn c_program_on_the_gpu_backend() {
-    let exe = c_program("blas_from_c_gpu");
-    let (out, stdout, stderr) = run_on(&exe, &[NETLIB], "gpu");
+fn batch_program_against_the_reference_blas() {
+    let exe = c_program_from("batch_from_c.c", "batch_from_c");
+    let (out, stdout, stderr) = run_emulated(&exe, &[NETLIB]);
+    print!("{stdout}");
     assert!(
         out.status.success() && stdout.contains("FAILURES 0"),
         "the C program failed ({}):\n{stdout}\nstderr (tail):\n{}",
         out.status,
         tail(&stderr)
     );
-    let computed = stderr.lines().filter(|l| l.contains(" path=") && !l.contains("quick return"));
-    let paths: std::collections::BTreeSet<&str> =
-        computed.map(|l| &l[l.find(" path=").unwrap_or(0)..]).collect();
-    let gpus = gemm_host::device::device_count().unwrap_or(0);
-    if gpus == 0 {
-        eprintln!("SKIP: no GPU: checked the CPU fallback of GEMMFORGE_BLAS_BACKEND=gpu instead");
-        assert_eq!(stderr.matches("warning: no GPU").count(), 1, "{}", tail(&stderr));
-        assert_eq!(paths.into_iter().collect::<Vec<_>>(), [" path=cpu (built-in reference loops)"]);
-    } else {
-        assert_eq!(paths.into_iter().collect::<Vec<_>>(), [" path=gpu"], "{}", tail(&stderr));
-        assert!(!stderr.contains("warning"), "{}", tail(&stderr));
+    if stdout.contains("SKIP") {
+        eprintln!("SKIP: results not compared with netlib ({NETLIB} missing: apt-get install libblas3)");
+        return;
     }
+    for p in ["s", "d", "c", "z"] {
+        for routine in [format!("{p}gemm_batch_strided_"), format!("cblas_{p}gemm_batch_strided")] {
+            let emulated = stderr.lines().filter(|l| {
+                l.contains(&format!(" {routine} ")) && l.contains(" batch=") && l.ends_with("path=emulate")
+            });
+            assert!(
+                emulated.count() >= 10,
+                "{routine}: too few emulated batches in the log:\n{}",
+                tail(&stderr)
+            );
+        }
+    }
+    // Logged as the caller passed it: a row-major call's own strides.
+    let shared_a = "sgemm_batch_strided row-major transa=N transb=T m=9 n=7 k=5 batch=4 stridea=0 ";
+    assert!(stderr.contains(&format!("cblas_{shared_a}")), "{}", tail(&stderr));
+    assert!(
+        stderr
+            .contains("m=4 n=3 k=2 batch=0 stridea=10 strideb=7 stridec=15 flop=0 path=none (quick return)")
+    );
+    assert!(!stderr.contains("path=cpu"), "a batch fell back to the CPU:\n{}", tail(&stderr));
+    assert!(!stderr.contains("illegal value") && !stderr.contains("was incorrect"), "{}", tail(&stderr));
+}
+
+/// `GEMMFORGE_BLAS_BACKEND=gpu`: on a GPU every computed call runs there
+/// with the reference's results; without one, every call falls back to the
+/// CPU with a single warning, and the results are still the reference's.
+#[test]
+fn c_program_on_the_gpu_backend() {
+    for (src, name) in [("blas_from_c.c", "blas_from_c_gpu"), ("batch_from_c.c", "batch_from_c_gpu")] {
+        let exe = c_program_from(src, name);
+        let (out, stdout, stderr) = run_on(&exe, &[NETLIB], "gpu");
+        assert!(
+            out.status.success() && stdout.contains("FAILURES 0"),
+            "{src} failed ({}):\n{stdout}\nstderr (tail):\n{}",
+            out.status,
+            tail(&stderr)
+        );
+        let computed = stderr.lines().filter(|l| l.contains(" path=") && !l.contains("quick return"));
+        let paths: std::collections::BTreeSet<&str> =
+            computed.map(|l| &l[l.find(" path=").unwrap_or(0)..]).collect();
+        let gpus = gemm_host::device::device_count().unwrap_or(0);
+        if gpus == 0 {
+            eprintln!("SKIP: no GPU: checked the CPU fallback of GEMMFORGE_BLAS_BACKEND=gpu instead ({src})");
+            assert_eq!(stderr.matches("warning: no GPU").count(), 1, "{}", tail(&stderr));
+            assert_eq!(paths.into_iter().collect::<Vec<_>>(), [" path=cpu (built-in reference loops)"]);
+        } else {
+            assert_eq!(paths.into_iter().collect::<Vec<_>>(), [" path=gpu"], "{}", tail(&stderr));
+            assert!(!stderr.contains("warning"), "{}", tail(&stderr));
+        }
+    }
+}
+
+/// `GEMMFORGE_BLAS_BACKEND=cpu` with a CPU BLAS that has the
+/// strided-batched extension (`tests/fake_batch_blas.c`: netlib's GEMMs, a
+/// batch problem by problem, each batch said on stderr) named by
+/// `GEMMFORGE_BLAS_CPU_LIB`: every computed batch reaches its
+/// `xgemm_batch_strided_` whole, as the column-major call (a row-major
+/// call's operands and strides swapped), and the results are netlib's.
+#[test]
+fn batch_program_forwards_to_the_cpu_blas_batch() {
+    if !Path::new(NETLIB).is_file() {
+        eprintln!("SKIP: {NETLIB} missing (apt-get install libblas3): forwarding not checked");
+        return;
+    }
+    let fake = Path::new(env!("CARGO_TARGET_TMPDIR")).join("libfake_batch_blas.so");
+    let out = Command::new("cc")
+        .args(["-O1", "-std=c11", "-Wall", "-Werror", "-shared", "-fPIC"])
+        .arg(source("fake_batch_blas.c"))
+        .arg("-o")
+        .arg(&fake)
+        .arg("-ldl")
+        .output()
+        .expect("running cc");
+    assert!(out.status.success(), "cc failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    let exe = c_program_from("batch_from_c.c", "batch_from_c_cpu");
+    let out = Command::new(&exe)
+        .arg(NETLIB)
+        .env("GEMMFORGE_BLAS_BACKEND", "cpu")
+        .env("GEMMFORGE_BLAS_LOG", "stderr")
+        .env("GEMMFORGE_BLAS_CPU_LIB", &fake)
+        .env("FAKE_BLAS_NETLIB", NETLIB)
+        .output()
+        .expect("running the program");
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success() && stdout.contains("FAILURES 0"),
+        "{stdout}\nstderr (tail):\n{}",
+        tail(&stderr)
+    );
+    let computed: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains(" batch=") && l.contains(" path=") && !l.contains("quick return"))
+        .collect();
+    assert!(computed.len() >= 100, "{}", tail(&stderr));
+    assert!(computed.iter().all(|l| l.ends_with("path=cpu (system BLAS)")), "{}", tail(&stderr));
+    assert_eq!(stderr.matches("fake BLAS: ").count(), computed.len(), "{}", tail(&stderr));
+    // A row-major call arrives as the column-major one: the caller's
+    // stridea = 0 (a shared A, m=9 n=7 k=5, NT) is the forwarded strideb.
+    let swapped = "fake BLAS: sgemm_batch_strided_ TN m=7 n=9 k=5 lda=5 stridea=36 ldb=5 strideb=0 ldc=7 stridec=66 batch=4";
+    assert!(stderr.contains(swapped), "{}", tail(&stderr));
 }
 
 /// `tests/device_pointers.c`: operands in device and managed memory (all
