@@ -31,8 +31,12 @@
 //!
 //! [`report_fortran`] calls the process's `xerbla_` (found with `dlsym`:
 //! the program's own when it defines one, as the reference test programs
-//! do; else this library's, which prints the reference's message), and
-//! [`report_cblas`] the process's `cblas_xerbla` likewise. Unlike the
+//! do; else this library's, which prints the reference's message), or for
+//! the ILP64 symbols its `xerbla_64_` (`info` an `int64_t`: the program's
+//! own, else this library's, which prints the same message; never the
+//! program's `xerbla_`, whose `info` is an `int`), and
+//! [`report_cblas`] the process's `cblas_xerbla` likewise, for both
+//! interfaces (its `info` is an `int` in either). Unlike the
 //! reference's, this library's handlers return instead of ending the
 //! program: a library preloaded into a program must not end it.
 
@@ -211,8 +215,35 @@ fn cblas_enums(layout: c_int, transa: c_int, transb: c_int) -> Result<(Layout, (
     Ok((layout, (op_a, op_b)))
 }
 
-/// `void xerbla_(const char *srname, const int *info, size_t srname_len)`.
-type Xerbla = unsafe extern "C" fn(*const c_char, *const c_int, usize);
+/// The integer of a BLAS interface: `c_int` for the LP64 symbols (`sgemm_`,
+/// `cblas_sgemm`), `i64` (`int64_t`) for the ILP64 ones (`sgemm_64_`,
+/// `cblas_sgemm64_`), widened losslessly into [`Dims`].
+pub trait BlasInt: Copy + Into<i64> + 'static {
+    /// The interface's Fortran error handler: `xerbla_`, or `xerbla_64_`
+    /// (with an `int64_t` `info`), the name ILP64 builds of the reference
+    /// BLAS and OpenBLAS give it.
+    const XERBLA: &'static CStr;
+    /// `info` as this integer.
+    fn info(info: c_int) -> Self;
+}
+
+impl BlasInt for c_int {
+    const XERBLA: &'static CStr = c"xerbla_";
+    fn info(info: c_int) -> Self {
+        info
+    }
+}
+
+impl BlasInt for i64 {
+    const XERBLA: &'static CStr = c"xerbla_64_";
+    fn info(info: c_int) -> Self {
+        i64::from(info)
+    }
+}
+
+/// `void xerbla_(const char *srname, const int *info, size_t srname_len)`,
+/// or `xerbla_64_` with an `int64_t` `info`.
+type Xerbla<I> = unsafe extern "C" fn(*const c_char, *const I, usize);
 /// `void cblas_xerbla(int info, const char *rout, const char *form, ...)`.
 type CblasXerbla = unsafe extern "C" fn(c_int, *const c_char, *const c_char, ...);
 
@@ -224,23 +255,25 @@ fn global_symbol(symbol: &CStr) -> Option<*mut c_void> {
     (!found.is_null()).then_some(found)
 }
 
-/// Reports a Fortran argument error: `xerbla_(routine, &info, len)`, with
+/// Reports a Fortran argument error of an interface of integer `I`:
+/// `xerbla_(routine, &info, len)` (LP64) or `xerbla_64_` (ILP64), with
 /// `routine` blank-padded as the reference passes it (`"SGEMM "`).
-pub fn report_fortran(routine: &str, info: c_int) {
+pub fn report_fortran<I: BlasInt>(routine: &str, info: c_int) {
     #[cfg(test)]
     if tests::recorded(routine, info) {
         return;
     }
-    match global_symbol(c"xerbla_") {
+    match global_symbol(I::XERBLA) {
         Some(f) => {
-            // SAFETY: `xerbla_` has the reference's signature; the name is
-            // passed with its length (no NUL needed, one is there anyway).
-            let xerbla: Xerbla = unsafe { std::mem::transmute::<*mut c_void, Xerbla>(f) };
+            // SAFETY: `xerbla_` has the reference's signature, `xerbla_64_`
+            // the same with an `int64_t` `info`; the name is passed with its
+            // length (no NUL needed, one is there anyway).
+            let xerbla = unsafe { std::mem::transmute::<*mut c_void, Xerbla<I>>(f) };
             let name = CString::new(routine).unwrap_or_default();
             // SAFETY: valid pointers for the call's duration.
-            unsafe { xerbla(name.as_ptr(), &info, routine.len()) };
+            unsafe { xerbla(name.as_ptr(), &I::info(info), routine.len()) };
         }
-        None => print_fortran_error(routine, info),
+        None => print_fortran_error(routine, info.into()),
     }
 }
 
@@ -266,7 +299,7 @@ pub fn report_cblas(routine: &str, error: &CblasError) {
 }
 
 /// The reference `xerbla.f`'s message (on stderr rather than stdout).
-pub fn print_fortran_error(routine: &str, info: c_int) {
+pub fn print_fortran_error(routine: &str, info: i64) {
     eprintln!(" ** On entry to {} parameter number {info:>2} had an illegal value", routine.trim_end());
 }
 
@@ -408,7 +441,7 @@ pub(crate) mod tests {
     #[test]
     fn reports_are_recorded_per_thread() {
         let got = recording(|| {
-            report_fortran("DGEMM ", 8);
+            report_fortran::<c_int>("DGEMM ", 8);
             report_cblas("cblas_dgemm", &CblasError { position: 4, detail: String::new() });
         });
         assert_eq!(got, vec![("DGEMM ".to_owned(), 8), ("cblas_dgemm".to_owned(), 4)]);

@@ -13,7 +13,9 @@
 //! The environment is read once, on the first call. A value that cannot be
 //! read is reported once and the default used. The GPU or the emulator
 //! failing (no driver, no device, an error) never ends the program: the
-//! call runs on the CPU, with one warning per process.
+//! call runs on the CPU, with one warning per process. A call whose `m`,
+//! `n` or `k` is past `i32::MAX` (only the ILP64 symbols can pass one),
+//! which the kernels cannot index, runs on the CPU whatever the backend.
 
 use std::fmt;
 use std::fs::{File, OpenOptions};
@@ -224,8 +226,9 @@ pub struct Call<'a, E> {
 
 /// Multiply-adds of a call.
 fn work<E>(cfg: &GemmConfig<E>) -> u128 {
+    // Saturating: three ILP64 sizes can overflow even a u128.
     let d = |v: i64| u128::try_from(v).unwrap_or(0);
-    d(cfg.m) * d(cfg.n) * d(cfg.k)
+    d(cfg.m).saturating_mul(d(cfg.n)).saturating_mul(d(cfg.k))
 }
 
 /// Runs `call` where `config` sends it, logs it, and says where it ran.
@@ -273,14 +276,15 @@ pub unsafe fn run_batch<E: Scalar>(config: &Config, call: &Call<'_, E>, batch: &
         Path::QuickReturn
     } else {
         let count = u128::try_from(batch.count).unwrap_or(0);
-        let on_gpu = match config.backend {
-            Backend::Cpu | Backend::Emulate => false,
-            Backend::Gpu => true,
-            Backend::Auto => work(&cfg) * count >= config.threshold,
-        };
+        let on_gpu = launchable(&cfg)
+            && match config.backend {
+                Backend::Cpu | Backend::Emulate => false,
+                Backend::Gpu => true,
+                Backend::Auto => work(&cfg).saturating_mul(count) >= config.threshold,
+            };
         let (a, b, c) = (call.a, call.b, call.c);
         let batch = &unread;
-        if config.backend == Backend::Emulate {
+        if config.backend == Backend::Emulate && launchable(&cfg) {
             // SAFETY: the caller's contract.
             let emulated = unsafe { batch_slices(&cfg, batch, a, b, c) }
                 .and_then(|slices| gpu_batch::emulate(&cfg, batch, slices));
@@ -303,6 +307,13 @@ pub unsafe fn run_batch<E: Scalar>(config: &Config, call: &Call<'_, E>, batch: &
     };
     log_call(config, call, Some(batch), path);
     path
+}
+
+/// Whether the kernels can index the call: `m`, `n`, `k` ≤ `i32::MAX`
+/// (`gemm_host::validate::MAX_DIM`). Larger sizes, which only the ILP64
+/// symbols pass, run on the CPU whatever the backend.
+fn launchable<E>(cfg: &GemmConfig<E>) -> bool {
+    [cfg.m, cfg.n, cfg.k].into_iter().all(|d| d <= gemm_host::validate::MAX_DIM)
 }
 
 /// BLAS's quick returns of a call through [`unread_product`]: C empty, or
@@ -335,7 +346,7 @@ fn log_call<E: Scalar>(config: &Config, call: &Call<'_, E>, batch: Option<&Strid
         "{} {order}transa={op_a:?} transb={op_b:?} m={m} n={n} k={}{strides} flop={} path={path}",
         call.routine,
         c.k,
-        2 * complex * work(c) * count,
+        (2 * complex * count).saturating_mul(work(c)),
     ));
 }
 
@@ -364,9 +375,13 @@ unsafe fn route<E: Scalar>(
         Memory::Host => None,
     });
     if let Some(ordinal) = ordinals.next() {
-        if ordinals.any(|o| o != ordinal) {
+        if ordinals.any(|o| o != ordinal) || !launchable(cfg) {
             static SAID: AtomicBool = AtomicBool::new(false);
-            warn_once(&SAID, "a GEMM's operands are on different GPUs: not supported, C left unchanged");
+            warn_once(
+                &SAID,
+                "a GEMM on device memory with operands on different GPUs or sizes past 2^31 - 1: \
+                 not supported, C left unchanged",
+            );
             return Path::Unrun;
         }
         let operands: [Operand<E>; 3] = std::array::from_fn(|i| match memory[i] {
@@ -383,18 +398,19 @@ unsafe fn route<E: Scalar>(
             }
         };
     }
-    let on_gpu = match config.backend {
-        Backend::Cpu | Backend::Emulate => false,
-        Backend::Gpu => true,
-        Backend::Auto => work(cfg) >= config.threshold,
-    };
+    let on_gpu = launchable(cfg)
+        && match config.backend {
+            Backend::Cpu | Backend::Emulate => false,
+            Backend::Gpu => true,
+            Backend::Auto => work(cfg) >= config.threshold,
+        };
     // Runs the chunks from `done` on on the CPU.
     let rest = |plan: &Plan, done: usize| {
         let (rest, (a, b, c)) = plan.rest(cfg, done, (a, b, c));
         // SAFETY: the caller's contract, for the part of the call not yet done.
         unsafe { cpu::gemm(&rest, a, b, c) }
     };
-    if config.backend == Backend::Emulate {
+    if config.backend == Backend::Emulate && launchable(cfg) {
         // SAFETY: the caller's contract.
         match unsafe { emulated::run(cfg, tuning, (a, b, c)) } {
             Ok(()) => Path::Emulate,
@@ -679,5 +695,29 @@ mod tests {
                 assert_eq!(zeroed.contains(&i), *x == 0.0, "{backend:?} element {i}: {x}");
             }
         }
+    }
+
+    /// ILP64 sizes: past `i32::MAX` the kernels are not asked; sizes whose
+    /// product overflows even a u128 are logged without a panic.
+    #[test]
+    fn sizes_past_32_bits_stay_off_the_kernels_and_the_log_saturates() {
+        let big = 1i64 << 31;
+        let cfg = |m, n, k| GemmConfig::<f32>::new(gemm_codegen::Op::N, gemm_codegen::Op::N, m, n, k);
+        assert!(launchable(&cfg(big - 1, big - 1, big - 1)));
+        assert!(!launchable(&cfg(1, big, 1)) && !launchable(&cfg(1, 1, big)));
+        let huge = 1i64 << 62;
+        let quick = cfg(huge, huge, huge).lda(huge).ldb(huge).ldc(huge).alpha(0.0).beta(1.0);
+        let call = Call {
+            routine: "sgemm_64_",
+            cfg: quick,
+            a: std::ptr::null(),
+            b: std::ptr::null(),
+            c: std::ptr::null_mut(),
+            layout: Layout::ColMajor,
+        };
+        let config = Config { log: Log::Stderr, ..config(Backend::Auto) };
+        // SAFETY: a quick return reads and writes nothing.
+        assert_eq!(unsafe { run(&config, &call) }, Path::QuickReturn);
+        assert_eq!(work(&quick), u128::MAX);
     }
 }

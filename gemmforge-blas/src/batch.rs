@@ -60,7 +60,7 @@ unsafe fn fortran<E: Scalar>(
         }
     })();
     match checked {
-        Err(info) => args::report_fortran(E::FORTRAN_BATCH_NAME, info),
+        Err(info) => args::report_fortran::<c_int>(E::FORTRAN_BATCH_NAME, info),
         Ok((cfg, strides)) => {
             let call = Call { routine, cfg, a, b, c, layout: Layout::ColMajor };
             // SAFETY: a checked call; the pointers are the caller's contract.

@@ -1,12 +1,22 @@
 //! The CBLAS symbols, `cblas_sgemm` … `cblas_zgemm`, with the reference
 //! CBLAS's prototypes (`CBLAS_LAYOUT` and `CBLAS_TRANSPOSE` as `int`, real
 //! `alpha` and `beta` by value, complex ones by pointer, `int` dimensions),
-//! and `cblas_xerbla`.
+//! their ILP64 twins `cblas_sgemm64_` … `cblas_zgemm64_` (`int64_t` `M`,
+//! `N`, `K`, `lda`, `ldb`, `ldc`; the enums stay `int`: the names of
+//! OpenBLAS's `INTERFACE64` builds, which Julia's libblastrampoline and
+//! Reference-LAPACK's ILP64 builds use too), the same under the names
+//! NumPy ≥ 2 calls in its bundled `libscipy_openblas64_`
+//! (`scipy_cblas_sgemm64_` … `scipy_cblas_zgemm64_`: a pip-installed
+//! NumPy's `a @ b` comes here when this library is preloaded), and
+//! `cblas_xerbla`.
 //!
 //! A call is checked as [`crate::args::check_cblas`] describes and run as
-//! the column-major call the reference CBLAS makes. As in [`crate::fortran`],
-//! no panic crosses the boundary, and a null `alpha` or `beta` of a complex
-//! routine is reported (positions 7 and 12) instead of read.
+//! the column-major call the reference CBLAS makes; one body serves every
+//! interface, and one macro generates each type's three symbols. Errors of
+//! every interface go to `cblas_xerbla` with the reference's routine name
+//! (`cblas_sgemm`). As in [`crate::fortran`], no panic crosses the
+//! boundary, and a null `alpha` or `beta` of a complex routine is reported
+//! (positions 7 and 12) instead of read.
 
 #![allow(clippy::too_many_arguments)]
 
@@ -20,12 +30,13 @@ use crate::backend::{self, Call};
 use crate::fortran::{guard, read};
 use crate::scalar::Scalar;
 
-/// The body of the four CBLAS symbols, with `alpha` and `beta` read (or
-/// `None` for a null pointer).
+/// The body of the CBLAS symbols, with the integers widened ([`Dims`])
+/// and `alpha` and `beta` read (or `None` for a null pointer).
 ///
 /// # Safety
 /// The reference CBLAS `cblas_xgemm`'s contract.
 unsafe fn gemm<E: Scalar>(
+    routine: &str,
     (layout, transa, transb): (c_int, c_int, c_int),
     dims: Dims,
     alpha: Option<E>,
@@ -44,16 +55,33 @@ unsafe fn gemm<E: Scalar>(
             } else {
                 (Layout::ColMajor, (a, b))
             };
-            let call = Call { routine: E::CBLAS_NAME, cfg, a, b, c, layout };
+            let call = Call { routine, cfg, a, b, c, layout };
             // SAFETY: a checked call; the pointers are the caller's contract.
             unsafe { backend::run(backend::config(), &call) };
         }
     }
 }
 
+/// What the doc comments say of each interface's dimensions.
+macro_rules! interface_note {
+    (c_int) => {
+        ""
+    };
+    (i64) => {
+        " ILP64: `M`, `N`, `K`, `lda`, `ldb`, `ldc` are `int64_t`."
+    };
+}
+
 macro_rules! cblas_real {
-    ($name:ident, $t:ty) => {
-        #[doc = concat!("`", stringify!($name), "`: `C := alpha·op(A)·op(B) + beta·C`, row- or column-major.")]
+    ($t:ty, $lp64:ident, [$($ilp64:ident),+]) => {
+        cblas_real!(@symbol $lp64, $t, c_int);
+        $(cblas_real!(@symbol $ilp64, $t, i64);)+
+    };
+    (@symbol $name:ident, $t:ty, $int:tt) => {
+        #[doc = concat!(
+            "`", stringify!($name), "`: `C := alpha·op(A)·op(B) + beta·C`, row- or column-major.",
+            interface_note!($int)
+        )]
         ///
         /// # Safety
         /// The reference CBLAS's contract: A, B, C valid for their
@@ -64,30 +92,38 @@ macro_rules! cblas_real {
             layout: c_int,
             transa: c_int,
             transb: c_int,
-            m: c_int,
-            n: c_int,
-            k: c_int,
+            m: $int,
+            n: $int,
+            k: $int,
             alpha: $t,
             a: *const $t,
-            lda: c_int,
+            lda: $int,
             b: *const $t,
-            ldb: c_int,
+            ldb: $int,
             beta: $t,
             c: *mut $t,
-            ldc: c_int,
+            ldc: $int,
         ) {
             guard(stringify!($name), || {
                 let dims = Dims::new(m, n, k, lda, ldb, ldc);
+                let enums = (layout, transa, transb);
                 // SAFETY: this function's contract.
-                unsafe { gemm((layout, transa, transb), dims, Some(alpha), Some(beta), (a, b, c)) }
+                unsafe { gemm(stringify!($name), enums, dims, Some(alpha), Some(beta), (a, b, c)) }
             })
         }
     };
 }
 
 macro_rules! cblas_complex {
-    ($name:ident, $t:ty) => {
-        #[doc = concat!("`", stringify!($name), "`: `C := alpha·op(A)·op(B) + beta·C`, row- or column-major, `alpha` and `beta` by pointer.")]
+    ($t:ty, $lp64:ident, [$($ilp64:ident),+]) => {
+        cblas_complex!(@symbol $lp64, $t, c_int);
+        $(cblas_complex!(@symbol $ilp64, $t, i64);)+
+    };
+    (@symbol $name:ident, $t:ty, $int:tt) => {
+        #[doc = concat!(
+            "`", stringify!($name), "`: `C := alpha·op(A)·op(B) + beta·C`, row- or column-major, ",
+            "`alpha` and `beta` by pointer.", interface_note!($int)
+        )]
         ///
         /// # Safety
         /// The reference CBLAS's contract: `alpha` and `beta` point to
@@ -99,34 +135,35 @@ macro_rules! cblas_complex {
             layout: c_int,
             transa: c_int,
             transb: c_int,
-            m: c_int,
-            n: c_int,
-            k: c_int,
+            m: $int,
+            n: $int,
+            k: $int,
             alpha: *const c_void,
             a: *const c_void,
-            lda: c_int,
+            lda: $int,
             b: *const c_void,
-            ldb: c_int,
+            ldb: $int,
             beta: *const c_void,
             c: *mut c_void,
-            ldc: c_int,
+            ldc: $int,
         ) {
             guard(stringify!($name), || {
                 let dims = Dims::new(m, n, k, lda, ldb, ldc);
                 // SAFETY: this function's contract (null checked by `read`).
                 let (alpha, beta) = unsafe { (read(alpha.cast::<$t>()), read(beta.cast::<$t>())) };
                 let ptrs = (a.cast::<$t>(), b.cast::<$t>(), c.cast::<$t>());
+                let enums = (layout, transa, transb);
                 // SAFETY: this function's contract.
-                unsafe { gemm((layout, transa, transb), dims, alpha, beta, ptrs) }
+                unsafe { gemm(stringify!($name), enums, dims, alpha, beta, ptrs) }
             })
         }
     };
 }
 
-cblas_real!(cblas_sgemm, f32);
-cblas_real!(cblas_dgemm, f64);
-cblas_complex!(cblas_cgemm, Complex<f32>);
-cblas_complex!(cblas_zgemm, Complex<f64>);
+cblas_real!(f32, cblas_sgemm, [cblas_sgemm64_, scipy_cblas_sgemm64_]);
+cblas_real!(f64, cblas_dgemm, [cblas_dgemm64_, scipy_cblas_dgemm64_]);
+cblas_complex!(Complex<f32>, cblas_cgemm, [cblas_cgemm64_, scipy_cblas_cgemm64_]);
+cblas_complex!(Complex<f64>, cblas_zgemm, [cblas_zgemm64_, scipy_cblas_zgemm64_]);
 
 /// The reference `cblas_xerbla`: prints `Parameter 4 to routine
 /// cblas_sgemm was incorrect` and `form` (this library passes it formatted)

@@ -9,6 +9,11 @@
 //! runs the call, which is said once on stderr. A symbol of this library
 //! itself is never taken (the call would come back here forever).
 //!
+//! A call whose integers do not all fit an `int` (from the ILP64 symbols)
+//! runs on the CPU BLAS's ILP64 `xgemm_64_` (or the `scipy_xgemm_64_` of
+//! NumPy's bundled OpenBLAS, named by `GEMMFORGE_BLAS_CPU_LIB`) when it
+//! has one, else on the reference loops: never cut to 32 bits.
+//!
 //! A strided batch runs on the CPU BLAS's `xgemm_batch_strided_` (MKL's,
 //! OpenBLAS's, NVPL's extension) when it has one, else as one [`gemm`] per
 //! problem.
@@ -46,8 +51,13 @@ pub fn lookup_batch<E: Scalar>() -> Option<FortranGemmBatch<E>> {
 
 fn symbols<E: Scalar>() -> &'static CpuSymbols<E> {
     E::cpu_symbols().get_or_init(|| {
-        let gemm = find(E::SYMBOL, true);
-        if gemm.is_none() {
+        let gemm = find(E::SYMBOL);
+        let gemm_64 = E::SYMBOLS_64.into_iter().find_map(find);
+        if gemm.is_none() && gemm_64.is_none() {
+            if let Some((path, _)) = cpu_lib() {
+                let names = format!("{:?} or {:?}", E::SYMBOL, E::SYMBOLS_64);
+                backend::warn(&format!("GEMMFORGE_BLAS_CPU_LIB={}: no usable {names}", path.display()));
+            }
             static SAID: AtomicBool = AtomicBool::new(false);
             if !SAID.swap(true, Ordering::Relaxed) {
                 backend::warn(
@@ -56,34 +66,30 @@ fn symbols<E: Scalar>() -> &'static CpuSymbols<E> {
                 );
             }
         }
-        // SAFETY: a BLAS's `xgemm_` and `xgemm_batch_strided_` have these
-        // signatures; function pointers are pointer-sized.
+        // SAFETY: a BLAS's `xgemm_`, `xgemm_64_` and `xgemm_batch_strided_`
+        // have these signatures; function pointers are pointer-sized.
         unsafe {
             CpuSymbols {
                 gemm: gemm.map(|f| std::mem::transmute::<*mut c_void, FortranGemm<E>>(f)),
-                batch: find(E::BATCH_SYMBOL, false)
+                gemm_64: gemm_64.map(|f| std::mem::transmute::<*mut c_void, FortranGemm<E, i64>>(f)),
+                batch: find(E::BATCH_SYMBOL)
                     .map(|f| std::mem::transmute::<*mut c_void, FortranGemmBatch<E>>(f)),
             }
         }
     })
 }
 
-/// `name` defined after this library, else in `GEMMFORGE_BLAS_CPU_LIB`
-/// (where its absence is said when `required`), unless it is this
-/// library's own.
-fn find(name: &CStr, required: bool) -> Option<*mut c_void> {
+/// `name` defined after this library, else in `GEMMFORGE_BLAS_CPU_LIB`,
+/// unless it is this library's own.
+fn find(name: &CStr) -> Option<*mut c_void> {
     // SAFETY: dlsym with RTLD_NEXT and a NUL-terminated name only reads.
     let next = unsafe { libc::dlsym(libc::RTLD_NEXT, name.as_ptr()) };
     if let Some(f) = not_ours(next) {
         return Some(f);
     }
-    let (path, handle) = cpu_lib()?;
+    let (_, handle) = cpu_lib()?;
     // SAFETY: a live handle and a NUL-terminated name.
-    let found = not_ours(unsafe { libc::dlsym(handle.0, name.as_ptr()) });
-    if found.is_none() && required {
-        backend::warn(&format!("GEMMFORGE_BLAS_CPU_LIB={}: no usable {name:?}", path.display()));
-    }
-    found
+    not_ours(unsafe { libc::dlsym(handle.0, name.as_ptr()) })
 }
 
 /// A `dlopen` handle, kept for the process's life (never closed).
@@ -138,26 +144,33 @@ fn op_chars<E>(cfg: &GemmConfig<E>) -> (c_char, c_char) {
     (op(cfg.op_a), op(cfg.op_b))
 }
 
-/// Runs the checked column-major call `cfg` on the CPU.
+/// Runs the checked column-major call `cfg` on the CPU: on the CPU BLAS's
+/// `xgemm_` when every integer fits its `int`, else on its ILP64
+/// `xgemm_64_` when it has one, else on [`reference_gemm`] (never with an
+/// integer cut to 32 bits).
 ///
 /// # Safety
 /// `a`, `b`, `c` hold the call's matrices ([`GemmConfig::required_len`]
 /// elements each; A and B are not read when `alpha = 0` or `k = 0`), C
 /// overlapping neither.
 pub unsafe fn gemm<E: Scalar>(cfg: &GemmConfig<E>, a: *const E, b: *const E, c: *mut E) -> CpuBlas {
-    match lookup::<E>() {
-        Some(f) => {
-            let (ta, tb) = op_chars(cfg);
-            let int = |v: i64| c_int::try_from(v).unwrap_or(c_int::MAX);
-            let (m, n, k) = (int(cfg.m), int(cfg.n), int(cfg.k));
-            let (lda, ldb, ldc) = (int(cfg.lda), int(cfg.ldb), int(cfg.ldc));
+    let (ta, tb) = op_chars(cfg);
+    let (alpha, beta) = (&cfg.alpha, &cfg.beta);
+    let ints = [cfg.m, cfg.n, cfg.k, cfg.lda, cfg.ldb, cfg.ldc];
+    let symbols = symbols::<E>();
+    match (symbols.gemm, ints.map(|v| c_int::try_from(v).ok()), symbols.gemm_64) {
+        (Some(f), [Some(m), Some(n), Some(k), Some(lda), Some(ldb), Some(ldc)], _) => {
             // SAFETY: the caller's contract; every scalar lives through the call.
-            unsafe {
-                f(&ta, &tb, &m, &n, &k, &cfg.alpha, a, &lda, b, &ldb, &cfg.beta, c, &ldc, 1, 1);
-            }
+            unsafe { f(&ta, &tb, &m, &n, &k, alpha, a, &lda, b, &ldb, beta, c, &ldc, 1, 1) };
             CpuBlas::System
         }
-        None => {
+        (_, _, Some(f)) => {
+            let [m, n, k, lda, ldb, ldc] = ints;
+            // SAFETY: as above, with the ILP64 `INTEGER`s.
+            unsafe { f(&ta, &tb, &m, &n, &k, alpha, a, &lda, b, &ldb, beta, c, &ldc, 1, 1) };
+            CpuBlas::System
+        }
+        _ => {
             // SAFETY: the caller's contract.
             let (a, b, c) = unsafe { backend::host_slices(cfg, a, b, c) };
             reference_gemm(cfg, a, b, c);

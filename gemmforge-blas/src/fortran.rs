@@ -1,13 +1,21 @@
 //! The Fortran symbols: `sgemm_`, `dgemm_`, `cgemm_`, `zgemm_` with the
 //! reference BLAS's ABI (gfortran's: every argument by reference, the
 //! character arguments' lengths appended as hidden `size_t`s, which this
-//! library never reads, so C callers that omit them are served too), and
-//! `xerbla_`.
+//! library never reads, so C callers that omit them are served too), their
+//! ILP64 twins `sgemm_64_` … `zgemm_64_` (every `INTEGER` an `int64_t`: the
+//! names of OpenBLAS's `INTERFACE64` builds and Reference-LAPACK's ILP64
+//! ones), and `xerbla_` and `xerbla_64_`.
+//!
+//! One body serves both interfaces, generic over the integer
+//! ([`BlasInt`]); one macro generates each type's two symbols. An ILP64
+//! call's errors go to `xerbla_64_` (the program's own when it defines one,
+//! else this library's, which prints the reference's message).
 //!
 //! No panic crosses the boundary: every body runs under
 //! [`std::panic::catch_unwind`], and a panic is reported as an internal
 //! error. A null pointer where the reference reads a scalar (it would
-//! crash) is reported through `xerbla_` with that argument's position.
+//! crash) is reported through `xerbla_` (`xerbla_64_`) with that
+//! argument's position.
 
 #![allow(clippy::too_many_arguments)]
 
@@ -18,7 +26,7 @@ use std::sync::atomic::AtomicBool;
 use gemm_host::Layout;
 use num_complex::Complex;
 
-use crate::args::{self, Dims};
+use crate::args::{self, BlasInt, Dims};
 use crate::backend::{self, Call};
 use crate::scalar::Scalar;
 
@@ -45,25 +53,25 @@ pub(crate) unsafe fn read<T: Copy>(p: *const T) -> Option<T> {
     (!p.is_null()).then(|| unsafe { p.read_unaligned() })
 }
 
-/// The body of the four Fortran symbols.
+/// The body of the eight Fortran symbols, for an interface of integer `I`.
 ///
 /// # Safety
-/// The reference `xGEMM`'s contract.
-unsafe fn gemm<E: Scalar>(
+/// The reference `xGEMM`'s contract (`I` its `INTEGER`).
+unsafe fn gemm<E: Scalar, I: BlasInt>(
     routine: &str,
     transa: *const c_char,
     transb: *const c_char,
-    m: *const c_int,
-    n: *const c_int,
-    k: *const c_int,
+    m: *const I,
+    n: *const I,
+    k: *const I,
     alpha: *const E,
     a: *const E,
-    lda: *const c_int,
+    lda: *const I,
     b: *const E,
-    ldb: *const c_int,
+    ldb: *const I,
     beta: *const E,
     c: *mut E,
-    ldc: *const c_int,
+    ldc: *const I,
 ) {
     let checked = (|| {
         // SAFETY: every pointer is valid or null by the caller's contract; `read` checks null.
@@ -82,7 +90,7 @@ unsafe fn gemm<E: Scalar>(
         }
     })();
     match checked {
-        Err(info) => args::report_fortran(E::FORTRAN_NAME, info),
+        Err(info) => args::report_fortran::<I>(E::FORTRAN_NAME, info),
         Ok(cfg) => {
             // SAFETY: a checked call; the pointers are the caller's contract.
             unsafe {
@@ -93,7 +101,16 @@ unsafe fn gemm<E: Scalar>(
 }
 
 macro_rules! fortran_gemm {
-    ($name:ident, $t:ty, $doc:literal) => {
+    ($t:ty, $lp64:ident, $ilp64:ident, $routine:literal, $type_name:literal) => {
+        fortran_gemm!(@symbol $lp64, $t, c_int, concat!(
+            "`", $routine, "`: `C := alpha·op(A)·op(B) + beta·C` on `", $type_name, "`."
+        ));
+        fortran_gemm!(@symbol $ilp64, $t, i64, concat!(
+            "`", $routine, "` of the ILP64 interface (every `INTEGER` an `int64_t`): `C := ",
+            "alpha·op(A)·op(B) + beta·C` on `", $type_name, "`."
+        ));
+    };
+    (@symbol $name:ident, $t:ty, $int:ty, $doc:expr) => {
         #[doc = $doc]
         ///
         /// # Safety
@@ -105,17 +122,17 @@ macro_rules! fortran_gemm {
         pub unsafe extern "C" fn $name(
             transa: *const c_char,
             transb: *const c_char,
-            m: *const c_int,
-            n: *const c_int,
-            k: *const c_int,
+            m: *const $int,
+            n: *const $int,
+            k: *const $int,
             alpha: *const $t,
             a: *const $t,
-            lda: *const c_int,
+            lda: *const $int,
             b: *const $t,
-            ldb: *const c_int,
+            ldb: *const $int,
             beta: *const $t,
             c: *mut $t,
-            ldc: *const c_int,
+            ldc: *const $int,
             _transa_len: usize,
             _transb_len: usize,
         ) {
@@ -129,10 +146,10 @@ macro_rules! fortran_gemm {
     };
 }
 
-fortran_gemm!(sgemm_, f32, "`SGEMM`: `C := alpha·op(A)·op(B) + beta·C` on `REAL`.");
-fortran_gemm!(dgemm_, f64, "`DGEMM`: `C := alpha·op(A)·op(B) + beta·C` on `DOUBLE PRECISION`.");
-fortran_gemm!(cgemm_, Complex<f32>, "`CGEMM`: `C := alpha·op(A)·op(B) + beta·C` on `COMPLEX`.");
-fortran_gemm!(zgemm_, Complex<f64>, "`ZGEMM`: `C := alpha·op(A)·op(B) + beta·C` on `COMPLEX*16`.");
+fortran_gemm!(f32, sgemm_, sgemm_64_, "SGEMM", "REAL");
+fortran_gemm!(f64, dgemm_, dgemm_64_, "DGEMM", "DOUBLE PRECISION");
+fortran_gemm!(Complex<f32>, cgemm_, cgemm_64_, "CGEMM", "COMPLEX");
+fortran_gemm!(Complex<f64>, zgemm_, zgemm_64_, "ZGEMM", "COMPLEX*16");
 
 /// The reference `XERBLA`: prints ` ** On entry to SGEMM  parameter number
 /// 3 had an illegal value` (on stderr), then returns where the reference
@@ -143,18 +160,37 @@ fortran_gemm!(zgemm_, Complex<f64>, "`ZGEMM`: `C := alpha·op(A)·op(B) + beta·
 /// `info` to an integer; either may be null.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn xerbla_(srname: *const c_char, info: *const c_int, srname_len: usize) {
-    guard("xerbla_", || {
-        let mut name = String::new();
-        // At most 32 bytes, stopping at a NUL: C callers may pass no length.
-        for i in 0..srname_len.min(32) {
-            // SAFETY: within the caller's `srname_len` bytes, or before their NUL.
-            match unsafe { read(srname.wrapping_add(i)) } {
-                None | Some(0) => break,
-                Some(ch) => name.push(ch as u8 as char),
-            }
+    // SAFETY: this function's contract.
+    guard("xerbla_", || unsafe { xerbla(srname, info, srname_len) })
+}
+
+/// `XERBLA` of the ILP64 interface (`info` an `int64_t`), which the
+/// `_64_` symbols report to: prints what [`xerbla_`] prints. A program's
+/// own `xerbla_64_` replaces it.
+///
+/// # Safety
+/// As for [`xerbla_`], `info` pointing to an `int64_t`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn xerbla_64_(srname: *const c_char, info: *const i64, srname_len: usize) {
+    // SAFETY: this function's contract.
+    guard("xerbla_64_", || unsafe { xerbla(srname, info, srname_len) })
+}
+
+/// The body of both `XERBLA`s.
+///
+/// # Safety
+/// As for [`xerbla_`], `info` pointing to an `I`.
+unsafe fn xerbla<I: BlasInt>(srname: *const c_char, info: *const I, srname_len: usize) {
+    let mut name = String::new();
+    // At most 32 bytes, stopping at a NUL: C callers may pass no length.
+    for i in 0..srname_len.min(32) {
+        // SAFETY: within the caller's `srname_len` bytes, or before their NUL.
+        match unsafe { read(srname.wrapping_add(i)) } {
+            None | Some(0) => break,
+            Some(ch) => name.push(ch as u8 as char),
         }
-        // SAFETY: the caller's contract.
-        let info = unsafe { read(info) }.unwrap_or(0);
-        args::print_fortran_error(&name, info);
-    })
+    }
+    // SAFETY: the caller's contract.
+    let info: i64 = unsafe { read(info) }.map_or(0, Into::into);
+    args::print_fortran_error(&name, info);
 }

@@ -267,7 +267,8 @@ static void error_cases(void) {
             const struct fortran_err *e = &F[i];
             err_calls = 0; err_info = -1; err_name[0] = 0;
             fortran_call(t, e->ta, e->tb, &e->d, alpha, buf, buf, beta, buf);
-            if (err_calls != 1 || err_info != e->info || strcmp(err_name, FNAME[t]) != 0)
+            if (err_calls != 1 || err_info != e->info || strcmp(err_name, FNAME[t]) != 0 ||
+                strcmp(err_handler, "xerbla_") != 0)
                 FAIL("%cgemm_batch_strided_ error case %zu: xerbla_ called %d times, last ('%s', %d), "
                      "expected ('%s', %d)", PREFIX[t], i, err_calls, err_name, err_info, FNAME[t], e->info);
             if (memcmp(buf, before, sizeof buf) != 0)
@@ -277,7 +278,8 @@ static void error_cases(void) {
             const struct cblas_err *e = &C[i];
             err_calls = 0; err_info = -1; err_name[0] = 0;
             cblas_call(t, e->layout, e->ta, e->tb, &e->d, alpha, buf, buf, beta, buf);
-            if (err_calls != 1 || err_info != e->pos || strcmp(err_name, CNAME[t]) != 0)
+            if (err_calls != 1 || err_info != e->pos || strcmp(err_name, CNAME[t]) != 0 ||
+                strcmp(err_handler, "cblas_xerbla") != 0)
                 FAIL("%s error case %zu: cblas_xerbla called %d times, last ('%s', %d), expected ('%s', %d)",
                      CNAME[t], i, err_calls, err_name, err_info, CNAME[t], e->pos);
             if (memcmp(buf, before, sizeof buf) != 0) FAIL("%s error case %zu: C was written", CNAME[t], i);

@@ -1,7 +1,8 @@
 /* What the C programs testing libgemmforge_blas.so share: the CBLAS enums,
- * the failure count, this program's own xerbla_ / cblas_xerbla (which record
- * the last report), element types 0 s, 1 d, 2 c, 3 z with exact small-integer
- * data, and the netlib reference BLAS dlopen'ed privately.
+ * the failure count, this program's own xerbla_ / xerbla_64_ / cblas_xerbla
+ * (which record the last report and the handler that took it), element
+ * types 0 s, 1 d, 2 c, 3 z with exact small-integer data, and the netlib
+ * reference BLAS dlopen'ed privately.
  * Include it first (it defines _GNU_SOURCE). */
 #ifndef BLAS_C_COMMON_H
 #define BLAS_C_COMMON_H
@@ -9,6 +10,7 @@
 #include <complex.h>
 #include <dlfcn.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,20 +35,38 @@ static int failures = 0;
 /* ---- this program's own error handlers, as the reference test programs define them ---- */
 static char err_name[32];
 static int err_info = -1, err_calls = 0;
+static const char *err_handler = ""; /* which handler took the last report */
 
-void xerbla_(const char *name, const int *info, size_t len) {
+static inline void record_fortran(const char *handler, const char *name, long long info, size_t len) {
     size_t n = len < sizeof err_name - 1 ? len : sizeof err_name - 1;
     memcpy(err_name, name, n);
     err_name[n] = 0;
-    err_info = *info;
+    err_info = (int)info;
+    err_handler = handler;
     err_calls++;
+}
+
+void xerbla_(const char *name, const int *info, size_t len) { record_fortran("xerbla_", name, *info, len); }
+
+/* The ILP64 interface's handler: INFO is an INTEGER*8. */
+void xerbla_64_(const char *name, const int64_t *info, size_t len) {
+    record_fortran("xerbla_64_", name, *info, len);
 }
 
 void cblas_xerbla(int info, const char *rout, const char *form, ...) {
     (void)form;
     snprintf(err_name, sizeof err_name, "%s", rout);
     err_info = info;
+    err_handler = "cblas_xerbla";
     err_calls++;
+}
+
+/* Clears the record before a call that should report. */
+static inline void expect_report(void) {
+    err_calls = 0;
+    err_info = -1;
+    err_name[0] = 0;
+    err_handler = "";
 }
 
 /* ---- element types: 0 s, 1 d, 2 c, 3 z ---- */

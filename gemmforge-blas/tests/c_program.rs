@@ -97,13 +97,21 @@ fn c_program_against_the_reference_blas() {
         eprintln!("SKIP: results not compared with netlib ({NETLIB} missing: apt-get install libblas3)");
         return;
     }
-    // Every symbol was routed to the emulator, and the log says so.
-    for routine in
-        ["sgemm_", "dgemm_", "cgemm_", "zgemm_", "cblas_sgemm", "cblas_dgemm", "cblas_cgemm", "cblas_zgemm"]
-    {
-        let emulated =
-            stderr.lines().filter(|l| l.contains(&format!(" {routine} ")) && l.ends_with("path=emulate"));
-        assert!(emulated.count() >= 10, "{routine}: too few emulated calls in the log:\n{}", tail(&stderr));
+    // Every symbol (LP64, ILP64, NumPy's aliases) was routed to the
+    // emulator, and the log says so.
+    for p in ["s", "d", "c", "z"] {
+        let fortran = [format!("{p}gemm_"), format!("{p}gemm_64_")];
+        let cblas =
+            [format!("cblas_{p}gemm"), format!("cblas_{p}gemm64_"), format!("scipy_cblas_{p}gemm64_")];
+        for routine in fortran.iter().chain(&cblas) {
+            let emulated =
+                stderr.lines().filter(|l| l.contains(&format!(" {routine} ")) && l.ends_with("path=emulate"));
+            assert!(
+                emulated.count() >= 10,
+                "{routine}: too few emulated calls in the log:\n{}",
+                tail(&stderr)
+            );
+        }
     }
     assert!(stderr.contains("m=0 n=5 k=3 flop=0 path=none (quick return)"), "{}", tail(&stderr));
     assert!(!stderr.contains("path=cpu"), "a call fell back to the CPU:\n{}", tail(&stderr));
@@ -152,6 +160,73 @@ fn batch_program_against_the_reference_blas() {
     assert!(!stderr.contains("illegal value") && !stderr.contains("was incorrect"), "{}", tail(&stderr));
 }
 
+/// An ILP64 call with `lda = 2³² + 1` (`tests/blas_from_c.c
+/// beyond-32-bits`: `sgemm_64_`, `cblas_sgemm64_` row-major,
+/// `scipy_cblas_sgemm64_`, A mapped at 16 GiB, mostly unbacked) is
+/// accepted and computed with the whole `lda`: on the built-in loops when
+/// the CPU BLAS is missing or only LP64 (netlib, whose `int` cannot hold
+/// it), on the CPU BLAS's `sgemm_64_` when it has one
+/// (`tests/fake_batch_blas.c`, which says the `lda` it got). The `cpu`
+/// backend: the emulator would copy the whole 16 GiB.
+#[test]
+fn ilp64_lda_past_32_bits_is_not_truncated() {
+    if !Path::new(NETLIB).is_file() {
+        eprintln!("SKIP: {NETLIB} missing (apt-get install libblas3): not checked");
+        return;
+    }
+    let exe = c_program_from("blas_from_c.c", "blas_from_c_ilp64");
+    let fake = fake_blas("libfake_blas_ilp64.so");
+    let builtin = "path=cpu (built-in reference loops)";
+    for (cpu_lib, path) in
+        [(None, builtin), (Some(Path::new(NETLIB)), builtin), (Some(&*fake), "path=cpu (system BLAS)")]
+    {
+        let mut cmd = Command::new(&exe);
+        cmd.args([NETLIB, "beyond-32-bits"])
+            .env("GEMMFORGE_BLAS_BACKEND", "cpu")
+            .env("GEMMFORGE_BLAS_LOG", "stderr")
+            .env("FAKE_BLAS_NETLIB", NETLIB)
+            .env_remove("GEMMFORGE_BLAS_CPU_LIB");
+        if let Some(lib) = cpu_lib {
+            cmd.env("GEMMFORGE_BLAS_CPU_LIB", lib);
+        }
+        let out = cmd.output().expect("running the program");
+        let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success() && stdout.contains("FAILURES 0"), "{cpu_lib:?}: {stdout}\n{stderr}");
+        if stdout.contains("SKIP") {
+            eprintln!("{stdout}");
+            return;
+        }
+        let calls: Vec<&str> = stderr
+            .lines()
+            .filter(|l| l.starts_with("gemmforge-blas: ") && l.contains(" m=2 n=3 k=2 "))
+            .collect();
+        assert_eq!(calls.len(), 3, "{cpu_lib:?}: {stderr}");
+        assert!(calls.iter().all(|l| l.ends_with(path)), "{cpu_lib:?}: {stderr}");
+        if cpu_lib == Some(&*fake) {
+            // Every call reached the ILP64 symbol with lda whole (a
+            // row-major call as the column-major one, A its second operand).
+            let whole =
+                stderr.lines().filter(|l| l.starts_with("fake BLAS: sgemm_64_") && l.contains("=4294967297"));
+            assert_eq!(whole.count(), 3, "{stderr}");
+        }
+    }
+}
+
+/// `tests/fake_batch_blas.c` built as the shared library `name`.
+fn fake_blas(name: &str) -> PathBuf {
+    let fake = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let out = Command::new("cc")
+        .args(["-O1", "-std=c11", "-Wall", "-Werror", "-shared", "-fPIC"])
+        .arg(source("fake_batch_blas.c"))
+        .arg("-o")
+        .arg(&fake)
+        .arg("-ldl")
+        .output()
+        .expect("running cc");
+    assert!(out.status.success(), "cc failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    fake
+}
+
 /// `GEMMFORGE_BLAS_BACKEND=gpu`: on a GPU every computed call runs there
 /// with the reference's results; without one, every call falls back to the
 /// CPU with a single warning, and the results are still the reference's.
@@ -193,16 +268,7 @@ fn batch_program_forwards_to_the_cpu_blas_batch() {
         eprintln!("SKIP: {NETLIB} missing (apt-get install libblas3): forwarding not checked");
         return;
     }
-    let fake = Path::new(env!("CARGO_TARGET_TMPDIR")).join("libfake_batch_blas.so");
-    let out = Command::new("cc")
-        .args(["-O1", "-std=c11", "-Wall", "-Werror", "-shared", "-fPIC"])
-        .arg(source("fake_batch_blas.c"))
-        .arg("-o")
-        .arg(&fake)
-        .arg("-ldl")
-        .output()
-        .expect("running cc");
-    assert!(out.status.success(), "cc failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    let fake = fake_blas("libfake_batch_blas.so");
     let exe = c_program_from("batch_from_c.c", "batch_from_c_cpu");
     let out = Command::new(&exe)
         .arg(NETLIB)

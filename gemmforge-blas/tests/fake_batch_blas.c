@@ -1,12 +1,15 @@
 /* A stand-in for a CPU BLAS with the strided-batched extension (MKL's,
- * OpenBLAS's, NVPL's): sgemm_ ... zgemm_ and sgemm_batch_strided_ ...
- * zgemm_batch_strided_, run on the netlib reference BLAS that
- * FAKE_BLAS_NETLIB names (a batch problem by problem), each batch said on
- * stderr with its arguments. Built as a shared library by tests/c_program.rs
- * and loaded by libgemmforge_blas.so through GEMMFORGE_BLAS_CPU_LIB, it shows
- * that a batch reaches the CPU BLAS's own symbol whole, arguments in order. */
+ * OpenBLAS's, NVPL's) and an ILP64 SGEMM: sgemm_ ... zgemm_ and
+ * sgemm_batch_strided_ ... zgemm_batch_strided_, run on the netlib reference
+ * BLAS that FAKE_BLAS_NETLIB names (a batch problem by problem), and
+ * sgemm_64_ (naive loops), each batch and ILP64 call said on stderr with its
+ * arguments. Built as a shared library by tests/c_program.rs and loaded by
+ * libgemmforge_blas.so through GEMMFORGE_BLAS_CPU_LIB, it shows that a batch
+ * reaches the CPU BLAS's own symbol whole, and an ILP64 call its ILP64
+ * symbol with every integer whole, arguments in order. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -53,3 +56,22 @@ FAKE(s, 4)
 FAKE(d, 8)
 FAKE(c, 8)
 FAKE(z, 16)
+
+/* SGEMM with INTEGER*8 arguments (netlib has none): the reference's loops,
+ * without conjugation or quick returns (the test's calls need neither). */
+void sgemm_64_(const char *ta, const char *tb, const int64_t *m, const int64_t *n, const int64_t *k,
+               const float *alpha, const float *a, const int64_t *lda, const float *b, const int64_t *ldb,
+               const float *beta, float *c, const int64_t *ldc, size_t la, size_t lb) {
+    (void)la; (void)lb;
+    fprintf(stderr, "fake BLAS: sgemm_64_ %c%c m=%lld n=%lld k=%lld lda=%lld ldb=%lld ldc=%lld\n", *ta, *tb,
+            (long long)*m, (long long)*n, (long long)*k, (long long)*lda, (long long)*ldb, (long long)*ldc);
+    int a_n = *ta == 'N' || *ta == 'n', b_n = *tb == 'N' || *tb == 'n';
+    for (int64_t j = 0; j < *n; j++)
+        for (int64_t i = 0; i < *m; i++) {
+            float sum = 0;
+            for (int64_t l = 0; l < *k; l++)
+                sum += (a_n ? a[i + l * *lda] : a[l + i * *lda]) * (b_n ? b[l + j * *ldb] : b[j + l * *ldb]);
+            float *cij = &c[i + j * *ldc];
+            *cij = *beta == 0 ? *alpha * sum : *alpha * sum + *beta * *cij;
+        }
+}

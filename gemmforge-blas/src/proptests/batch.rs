@@ -39,7 +39,7 @@ fn cs_overlap(m: c_int, n: c_int, ldc: c_int, stride: c_int, count: c_int) -> bo
 /// this prototype's positions, then the strides, the count, disjoint Cs.
 fn fortran_batch_info(ta: u8, tb: u8, dims: [c_int; 6], [sa, sb, sc, count]: Batch) -> c_int {
     let [m, n, _, _, _, ldc] = dims;
-    let single = match fortran_info(ta, tb, dims) {
+    let single = match fortran_info(ta, tb, dims.map(i64::from)) {
         10 => 11,
         13 => 15,
         info => info,
