@@ -5,7 +5,7 @@
 //! | --- | --- | --- |
 //! | `GEMMFORGE_BLAS_BACKEND` | `auto`: the GPU for calls of at least `GEMMFORGE_BLAS_THRESHOLD` multiply-adds, the CPU BLAS below it or without a GPU; `gpu`, `emulate` (the PTX emulator), `cpu`: every call there | `auto` |
 //! | `GEMMFORGE_BLAS_DEVICE` | CUDA device ordinal | `0` |
-//! | `GEMMFORGE_BLAS_THRESHOLD` | `m·n·k` below which `auto` runs a call on the CPU | [`DEFAULT_THRESHOLD`] (provisional) |
+//! | `GEMMFORGE_BLAS_THRESHOLD` | `m·n·k` (a batch: summed over its problems) below which `auto` runs a call on the CPU | [`DEFAULT_THRESHOLD`] (provisional) |
 //! | `GEMMFORGE_BLAS_CHUNK_BYTES` | streamed bytes per chunk of the staging pipeline ([`crate::staging`]) | [`Tuning::default`]'s (8 MiB) |
 //! | `GEMMFORGE_BLAS_CPU_LIB` | path of the CPU BLAS when none follows this library | none |
 //! | `GEMMFORGE_BLAS_LOG` | `1` or `stderr`: one line per call on stderr; any other value: a file appended to | off |

@@ -20,7 +20,7 @@
 //! 2. `stridea`, `strideb`, `stridec` ≥ 0 (those of the column-major call:
 //!    a row-major call's `strideb` is checked before its `stridea`), then
 //!    `batch_size` ≥ 0: the arguments' order. `gemm_host::validate`
-//!    checks the count before the strides; [`batch_rules`] restores the
+//!    checks the count before the strides; `batch_rules` restores the
 //!    arguments' order.
 //! 3. No two problems' C share an element (`stridec`), exactly as
 //!    [`gemm_host::validate::first_overlap`] decides: a zero `stridec` is
