@@ -335,6 +335,17 @@ mod tests {
         }
     }
 
+    /// A symbol of the object this code lives in is never taken as the
+    /// CPU BLAS's; another library's is.
+    #[test]
+    fn our_own_symbols_are_refused() {
+        assert_eq!(not_ours(std::ptr::null_mut()), None);
+        let ours = crate::fortran::sgemm_ as *mut c_void;
+        assert_eq!(not_ours(ours), None);
+        let libc_malloc = libc::malloc as *mut c_void;
+        assert_eq!(not_ours(libc_malloc), Some(libc_malloc));
+    }
+
     #[test]
     fn builtin_gemm_matches_the_reference() {
         matches_the_f64_reference::<f32>(1e-5);
