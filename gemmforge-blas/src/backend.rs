@@ -272,8 +272,16 @@ pub unsafe fn run_batch<E: Scalar>(config: &Config, call: &Call<'_, E>, batch: &
     let cfg = unread_product(&call.cfg);
     // A and B unread: no problem past the first needs them either.
     let unread = if cfg.k == 0 { StridedBatch { stride_a: 0, stride_b: 0, ..*batch } } else { *batch };
+    let device_memory = || {
+        let (a, b, c) = (call.a.cast(), call.b.cast(), call.c.cast());
+        [a, b, c].into_iter().any(|p| pointers::classify(p) != Memory::Host)
+    };
     let path = if batch.count == 0 || quick_return(&cfg) {
         Path::QuickReturn
+    } else if device_memory() {
+        static SAID: AtomicBool = AtomicBool::new(false);
+        warn_once(&SAID, "a strided batch in device memory: not supported yet, C left unchanged");
+        Path::Unrun
     } else {
         let count = u128::try_from(batch.count).unwrap_or(0);
         let on_gpu = launchable(&cfg)

@@ -11,8 +11,15 @@
 //!
 //! A call whose integers do not all fit an `int` (from the ILP64 symbols)
 //! runs on the CPU BLAS's ILP64 `xgemm_64_` (or the `scipy_xgemm_64_` of
-//! NumPy's bundled OpenBLAS, named by `GEMMFORGE_BLAS_CPU_LIB`) when it
-//! has one, else on the reference loops: never cut to 32 bits.
+//! NumPy's bundled OpenBLAS) when it has one, else on the reference loops:
+//! never cut to 32 bits. The ILP64 names, whose ABI no other library
+//! shares, are also looked for in every object the process has loaded
+//! ([`find_loaded`]): a pip-installed NumPy loads its OpenBLAS privately,
+//! out of `RTLD_NEXT`'s reach, so with this library preloaded its small
+//! calls (below the threshold) run on that OpenBLAS, as they would
+//! without it. (The 32-bit names are not: a library loaded privately may
+//! export them with other integers, as that OpenBLAS does its
+//! `sgemm_batch_strided_`.)
 //!
 //! A strided batch runs on the CPU BLAS's `xgemm_batch_strided_` (MKL's,
 //! OpenBLAS's, NVPL's extension) when it has one, else as one [`gemm`] per
@@ -52,7 +59,7 @@ pub fn lookup_batch<E: Scalar>() -> Option<FortranGemmBatch<E>> {
 fn symbols<E: Scalar>() -> &'static CpuSymbols<E> {
     E::cpu_symbols().get_or_init(|| {
         let gemm = find(E::SYMBOL);
-        let gemm_64 = E::SYMBOLS_64.into_iter().find_map(find);
+        let gemm_64 = E::SYMBOLS_64.into_iter().find_map(|name| find(name).or_else(|| find_loaded(name)));
         if gemm.is_none() && gemm_64.is_none() {
             if let Some((path, _)) = cpu_lib() {
                 let names = format!("{:?} or {:?}", E::SYMBOL, E::SYMBOLS_64);
@@ -90,6 +97,41 @@ fn find(name: &CStr) -> Option<*mut c_void> {
     let (_, handle) = cpu_lib()?;
     // SAFETY: a live handle and a NUL-terminated name.
     not_ours(unsafe { libc::dlsym(handle.0, name.as_ptr()) })
+}
+
+/// `name` in any object already loaded into the process (in load order),
+/// unless it is this library's own. The object found keeps the reference
+/// `dlopen` took (it is never unloaded under the returned pointer).
+fn find_loaded(name: &CStr) -> Option<*mut c_void> {
+    unsafe extern "C" fn collect(info: *mut libc::dl_phdr_info, _: usize, paths: *mut c_void) -> libc::c_int {
+        // SAFETY: the loader passes a valid `info`; `paths` is the vector below.
+        let (info, paths) = unsafe { (&*info, &mut *paths.cast::<Vec<CString>>()) };
+        if !info.dlpi_name.is_null() {
+            // SAFETY: a NUL-terminated path owned by the loader.
+            let path = unsafe { CStr::from_ptr(info.dlpi_name) };
+            if !path.is_empty() {
+                paths.push(path.to_owned());
+            }
+        }
+        0
+    }
+    let mut paths: Vec<CString> = Vec::new();
+    // SAFETY: `collect` only reads each object's entry and appends to `paths`.
+    unsafe { libc::dl_iterate_phdr(Some(collect), (&raw mut paths).cast()) };
+    paths.into_iter().find_map(|path| {
+        // SAFETY: a loaded object's path; RTLD_NOLOAD loads nothing new.
+        let handle = unsafe { libc::dlopen(path.as_ptr(), libc::RTLD_NOLOAD | libc::RTLD_LAZY) };
+        if handle.is_null() {
+            return None;
+        }
+        // SAFETY: a live handle and a NUL-terminated name.
+        let found = not_ours(unsafe { libc::dlsym(handle, name.as_ptr()) });
+        if found.is_none() {
+            // SAFETY: the reference taken just above.
+            unsafe { libc::dlclose(handle) };
+        }
+        found
+    })
 }
 
 /// A `dlopen` handle, kept for the process's life (never closed).

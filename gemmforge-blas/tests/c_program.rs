@@ -212,6 +212,33 @@ fn ilp64_lda_past_32_bits_is_not_truncated() {
     }
 }
 
+/// `tests/private_blas.c`: a CPU BLAS the program loaded itself with
+/// `RTLD_LOCAL` (as Python loads a NumPy wheel's OpenBLAS) is found among
+/// the loaded objects for the ILP64 symbols: the call runs on its
+/// `sgemm_64_` (which says so), not on the built-in loops.
+#[test]
+fn a_privately_loaded_ilp64_blas_is_found() {
+    if !Path::new(NETLIB).is_file() {
+        eprintln!("SKIP: {NETLIB} missing (apt-get install libblas3): not checked");
+        return;
+    }
+    let exe = Path::new(env!("CARGO_TARGET_TMPDIR")).join("private_blas");
+    build("cc", &["-O1", "-std=c11", "-Wall", "-Werror"], &source("private_blas.c"), &exe);
+    let fake = fake_blas("libfake_blas_private.so");
+    let out = Command::new(&exe)
+        .arg(&fake)
+        .env("GEMMFORGE_BLAS_BACKEND", "cpu")
+        .env("GEMMFORGE_BLAS_LOG", "stderr")
+        .env("FAKE_BLAS_NETLIB", NETLIB)
+        .env_remove("GEMMFORGE_BLAS_CPU_LIB")
+        .output()
+        .expect("running private_blas");
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success() && stdout.contains("RESULT OK"), "{stdout}\n{stderr}");
+    assert!(stderr.contains("fake BLAS: sgemm_64_ NN m=2 n=2 k=2"), "{stderr}");
+    assert!(stderr.contains("path=cpu (system BLAS)"), "{stderr}");
+}
+
 /// `tests/fake_batch_blas.c` built as the shared library `name`.
 fn fake_blas(name: &str) -> PathBuf {
     let fake = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
