@@ -4,7 +4,7 @@
 //! measured kernel, cuBLAS included, runs through the same [`Bench`].
 
 use anyhow::{Context as _, Result};
-use gemm_codegen::Math;
+use gemm_codegen::{Math, Precision};
 use gemm_host::cublas::Cublas;
 use gemm_host::cudarc::driver::CudaSlice;
 use gemm_host::num_complex::Complex;
@@ -185,8 +185,7 @@ impl<T: Element> CublasCheck<T> {
         cublas.gemm(&cfg, &da, &db, &mut dc)?;
         let expected = reference::logical_c(&cfg, &gemm.download(&dc)?);
         let bound = reference::gemm_bound(&cfg, &a, &b, &c).context("the check problem is a valid call")?;
-        let scale = bound.iter().map(|b| b * b).sum::<f64>().sqrt()
-            / expected.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt();
+        let scale = bound_scale(&bound, &expected);
         Ok(CublasCheck { cfg, a, b, c, expected, scale })
     }
 
@@ -206,9 +205,32 @@ impl<T: Element> CublasCheck<T> {
     /// twice it apart.
     pub fn verdict(&self, difference: f64, math: Math) -> Option<String> {
         let (m, n, k) = CHECK_SHAPE;
-        let tol = 2.0 * reference::tolerance(T::PRECISION, math, k as u64) * self.scale;
-        (difference.is_nan() || difference >= tol).then(|| {
-            format!("differs from cuBLAS on {m}x{n}x{k}: relative difference {difference:.2e} (tolerance {tol:.1e})")
-        })
+        versus_cublas(difference, T::PRECISION, math, k as u64, self.scale)
+            .map(|why| format!("differs from cuBLAS on {m}x{n}x{k}: {why}"))
     }
+}
+
+/// `‖bound‖_F / ‖expected‖_F`: the componentwise error bound of a call
+/// ([`reference::gemm_bound`], or some of its columns) in the normwise terms
+/// of [`reference::relative_error`] against `expected` (the same columns of
+/// the result).
+pub fn bound_scale(bound: &[f64], expected: &[Complex<f64>]) -> f64 {
+    bound.iter().map(|b| b * b).sum::<f64>().sqrt()
+        / expected.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt()
+}
+
+/// [`CublasCheck::verdict`] for any call: `None` when `difference`, the
+/// normwise relative difference between a kernel's C and cuBLAS's, is below
+/// twice the error bound of `precision` multiplied by `math` at depth `k`
+/// in normwise terms (`scale`, [`bound_scale`]), else why not.
+pub fn versus_cublas(
+    difference: f64,
+    precision: Precision,
+    math: Math,
+    k: u64,
+    scale: f64,
+) -> Option<String> {
+    let tol = 2.0 * reference::tolerance(precision, math, k) * scale;
+    (difference.is_nan() || difference >= tol)
+        .then(|| format!("relative difference {difference:.2e} (tolerance {tol:.1e})"))
 }
