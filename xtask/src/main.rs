@@ -10,9 +10,11 @@ mod blas_bench;
 mod blas_tools;
 mod bound;
 mod cli;
+mod guarded;
 mod measure;
 mod peak;
 mod ptxas;
+mod sanitize;
 mod space;
 mod test;
 mod tune;
@@ -71,6 +73,14 @@ enum Task {
     /// The reference is computed on a sample of C's columns (`--columns`), so n = 16384 takes seconds.
     /// Writes <OUT>/accuracy.csv and prints a table.
     Accuracy(accuracy::Args),
+    /// Run compute-sanitizer's memcheck, racecheck, initcheck and synccheck over the shipped kernels.
+    ///
+    /// Each tool runs this binary again as the workload: verify's sweep of every chosen kernel (without cuBLAS;
+    /// `quick` shapes, `tiny` for racecheck, the slowest tool), then per precision a split-K call and a strided
+    /// batch and, for s and d, a shipped bespoke kernel, each checked against the f64 reference. Writes
+    /// <OUT>/sanitize.csv and <OUT>/<tool>.log, prints a summary table; fails when a tool reports an error or
+    /// the workload fails. --sanitizer PATH names compute-sanitizer when it is not on PATH or in /usr/local/cuda.
+    Sanitize(sanitize::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -95,5 +105,6 @@ fn run(task: Task) -> anyhow::Result<()> {
         Task::Accuracy(args) => accuracy::run(args),
         Task::BlasBench(args) => blas_bench::run(args),
         Task::Bespoke(args) => bespoke::run(args),
+        Task::Sanitize(args) => sanitize::run(args),
     }
 }

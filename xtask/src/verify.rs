@@ -7,12 +7,18 @@
 //! the emulator every safety check is on. `--perf N` then times each kernel
 //! and cuBLAS at `m = n = k = N`.
 //!
+//! `cargo xtask sanitize` runs this sweep under compute-sanitizer with the
+//! hidden `--sanitize-workload`: no cuBLAS (the sanitizer's reports must be
+//! about gemmforge's kernels), then the calls the sweep does not make
+//! ([`crate::sanitize::workload`]: split K, a strided batch, a bespoke
+//! kernel per precision), and a last `workload:` line that it parses.
+//!
 //! The binary runs on a GPU machine without a Rust toolchain: build it with
 //! `cargo build --release -p xtask` and carry `target/release/xtask`.
 
 use std::time::Instant;
 
-use anyhow::{Result, bail};
+use anyhow::{Context as _, Result, bail};
 use gemm_codegen::{Element, KernelImage, KernelSpec, Math, Op, Precision};
 use gemm_host::case::{self, Case, GUARD};
 use gemm_host::cublas::Cublas;
@@ -23,6 +29,7 @@ use gemm_host::{Gemm, GemmConfig, Matrix};
 
 use crate::cli;
 use crate::measure::{self, Bench, Plan};
+use crate::sanitize::workload;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -44,7 +51,8 @@ pub struct Args {
     /// One spec in `gemm_kernel!` syntax, compiled now, instead of gemm-kernels.
     #[arg(long)]
     spec: Option<KernelSpec>,
-    /// Shape sweep: `none`, `quick` (25 ragged shapes), `small` (each of m, n, k
+    /// Shape sweep: `none`, `tiny` (3 ragged cases: (97, 95, 97), (17, 1, 95),
+    /// (1, 97, 17)), `quick` (25 ragged shapes), `small` (each of m, n, k
     /// from {0, 1, 17, 95, 96, 97}), `full` (small, plus 1000 in each
     /// dimension and (1057, 993, 1031)). Default: full on the GPU, quick in
     /// the emulator.
@@ -56,11 +64,17 @@ pub struct Args {
     /// Seed of the random inputs.
     #[arg(long, default_value_t = 2026)]
     seed: u64,
+    /// `cargo xtask sanitize`'s workload (GPU only): no cuBLAS, then split K,
+    /// a strided batch and a bespoke kernel per precision, and a last line
+    /// `workload: K kernels, C calls, F failed`.
+    #[arg(long, hide = true, conflicts_with_all = ["emulate", "perf"])]
+    sanitize_workload: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-enum Shapes {
+pub(crate) enum Shapes {
     None,
+    Tiny,
     Quick,
     Small,
     Full,
@@ -81,6 +95,13 @@ fn sweep(shapes: Shapes) -> Vec<Shape> {
     let mut out = Vec::new();
     match shapes {
         Shapes::None => {}
+        Shapes::Tiny => {
+            // Ragged against every tile, several k-steps: (random, random),
+            // (random, 0) with C poisoned, (1, 1).
+            for (mnk, pair) in [((97, 95, 97), 8), ((17, 1, 95), 6), ((1, 97, 17), 4)] {
+                out.push(Shape { mnk, extra_ld: 1, pairs: vec![pair] });
+            }
+        }
         Shapes::Quick => {
             // Strength-2 orthogonal array over five sizes: every pair of
             // values of every two dimensions appears once.
@@ -152,7 +173,12 @@ fn choose(args: &Args) -> Result<Vec<Chosen>> {
 }
 
 enum Backend {
-    Gpu { gemm: Gemm, cublas: Cublas },
+    /// The GPU, with cuBLAS on the same inputs unless it is `None`
+    /// (`--sanitize-workload`).
+    Gpu {
+        gemm: Gemm,
+        cublas: Option<Cublas>,
+    },
     Emulate(Emulator),
 }
 
@@ -173,8 +199,8 @@ pub fn run(args: Args) -> Result<()> {
     let chosen = choose(&args)?;
     let shapes = sweep(args.shapes.unwrap_or(if args.gpu { Shapes::Full } else { Shapes::Quick }));
     let backend = if args.gpu {
-        let gemm = Gemm::open(0)?;
-        let cublas = Cublas::new(gemm.stream().clone())?;
+        let gemm = Gemm::open(0).context("cargo xtask verify --gpu runs kernels on a GPU")?;
+        let cublas = if args.sanitize_workload { None } else { Some(Cublas::new(gemm.stream().clone())?) };
         let d = gemm.device();
         println!(
             "verify --gpu on {} (sm_{}, {} SMs, driver {}.{})",
@@ -209,10 +235,22 @@ pub fn run(args: Args) -> Result<()> {
         }
         summary(&rows, started.elapsed().as_secs_f64());
     }
-    if let (Some(n), Backend::Gpu { gemm, cublas }) = (args.perf, &backend) {
+    let mut failed: usize = rows.iter().map(|r| r.failures.len()).sum();
+    if let (true, Backend::Gpu { gemm, .. }) = (args.sanitize_workload, &backend) {
+        let ops = cli::parse_op_list(&args.op)?;
+        let op = *ops.first().context("--op names no op pair")?;
+        let extra = workload::extras(gemm, &args.precision, op, &mut rng)?;
+        let mut names: Vec<&str> = chosen.iter().map(|k| k.name.as_str()).collect();
+        names.extend(extra.kernels.iter().map(String::as_str));
+        names.sort_unstable();
+        names.dedup();
+        let cases: usize = rows.iter().map(|r| r.cases).sum();
+        failed += extra.failures.len();
+        println!("{}", workload::Line { kernels: names.len(), calls: cases + extra.calls, failed });
+    }
+    if let (Some(n), Backend::Gpu { gemm, cublas: Some(cublas) }) = (args.perf, &backend) {
         perf(gemm, cublas, &chosen, n, &mut rng)?;
     }
-    let failed: usize = rows.iter().map(|r| r.failures.len()).sum();
     if failed > 0 {
         bail!("{failed} case(s) failed");
     }
@@ -248,7 +286,7 @@ fn verify_kernel<T: Element>(
             let outcome = match backend {
                 Backend::Gpu { gemm, cublas } => {
                     let kernel = loaded.as_deref().expect("loaded for the GPU");
-                    gpu_case(gemm, cublas, kernel, spec.math, &case, &mut row)
+                    gpu_case(gemm, cublas.as_ref(), kernel, spec.math, &case, &mut row)
                 }
                 Backend::Emulate(emulator) => emulate_case(emulator, &kernel.image, &case),
             };
@@ -264,7 +302,7 @@ fn verify_kernel<T: Element>(
 
 fn gpu_case<T: Element>(
     gemm: &Gemm,
-    cublas: &Cublas,
+    cublas: Option<&Cublas>,
     kernel: &gemm_host::LoadedKernel,
     math: Math,
     case: &Case<T>,
@@ -285,6 +323,7 @@ fn gpu_case<T: Element>(
     let err = case.check(&down(&a)?, &down(&b)?, &ours, math)?;
 
     // cuBLAS on the same inputs.
+    let Some(cublas) = cublas else { return Ok(err) };
     let mut c2 = up(Matrix::C)?;
     cublas
         .gemm(&cfg, &a.slice(inner(al)), &b.slice(inner(bl)), &mut c2.slice_mut(inner(cl)))
