@@ -37,7 +37,6 @@ pub mod workload;
 
 use std::ffi::OsStr;
 use std::io::{BufRead as _, BufReader, Read, Write as _};
-use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
@@ -74,8 +73,9 @@ pub struct Args {
     /// /usr/local/cuda/bin, /usr/local/cuda-13.0/bin).
     #[arg(long, value_name = "PATH")]
     sanitizer: Option<PathBuf>,
-    /// Stop a tool's run after this many minutes (the run then fails).
-    #[arg(long, default_value_t = 15.0)]
+    /// Stop a tool's run after this many minutes (the run then fails; its log and row are kept). The default
+    /// stays under a 10-minute limit on one command.
+    #[arg(long, default_value_t = 9.0)]
     timeout_minutes: f64,
     /// Folder for sanitize.csv and the logs.
     #[arg(long, default_value = "target/sanitize")]
@@ -257,8 +257,7 @@ fn shell_line(program: &Path, argv: &[String]) -> String {
 
 /// Runs the sanitizer with `argv`, its output (stdout and stderr, line by
 /// line as they come) printed with the tool's name and written to
-/// `<out>/<tool>.log`; stops it (its whole process group) after
-/// `timeout_minutes`.
+/// `<out>/<tool>.log`; stops it and the workload after `timeout_minutes`.
 fn run_tool(
     sanitizer: &Path,
     tool: Tool,
@@ -278,7 +277,6 @@ fn run_tool(
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .process_group(0)
         .spawn()
         .with_context(|| format!("starting {}", sanitizer.display()))?;
     let (send, lines) = mpsc::channel::<String>();
@@ -303,7 +301,7 @@ fn run_tool(
             Err(mpsc::RecvTimeoutError::Timeout) if Instant::now() >= deadline && !timed_out => {
                 timed_out = true;
                 eprintln!("{}: past --timeout-minutes {timeout_minutes}, stopping it", tool.name());
-                stop_group(&mut child);
+                stop_tree(&mut child);
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {}
         }
@@ -329,15 +327,47 @@ fn forward(from: impl Read + Send + 'static, to: mpsc::Sender<String>) -> std::t
     })
 }
 
-/// Kills `child`'s process group (the sanitizer and the workload it
-/// started; `run_tool` made the child its group's leader), or the child
-/// alone if `kill` cannot be run.
-fn stop_group(child: &mut std::process::Child) {
-    let group = format!("-{}", child.id());
-    let killed = Command::new("kill").args(["-KILL", "--", &group]).status().is_ok_and(|s| s.success());
-    if !killed {
-        let _ = child.kill();
+/// Kills `child` (the sanitizer) and every process it started (the
+/// workload), the latter first, so that none is left running.
+fn stop_tree(child: &mut std::process::Child) {
+    for pid in descendants(child.id()).into_iter().rev() {
+        let Ok(pid) = libc::pid_t::try_from(pid) else { continue };
+        // SAFETY: `kill` only sends a signal; `pid` is a process that the
+        // child started (read from /proc just now), never 0 or negative.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
     }
+    let _ = child.kill();
+}
+
+/// The processes descended from `root`, parents before children, from
+/// `/proc/<pid>/stat`.
+fn descendants(root: u32) -> Vec<u32> {
+    let parents: Vec<(u32, u32)> = std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| {
+            let pid: u32 = entry.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
+            Some((pid, parent_of(&stat)?))
+        })
+        .collect();
+    let mut out = vec![root];
+    let mut i = 0;
+    while i < out.len() {
+        let parent = out[i];
+        out.extend(parents.iter().filter(|&&(_, pp)| pp == parent).map(|&(pid, _)| pid));
+        i += 1;
+    }
+    out.remove(0);
+    out
+}
+
+/// The parent's pid in a `/proc/<pid>/stat` line: the second field after
+/// the command, which is in parentheses and may hold spaces and `)`.
+fn parent_of(stat: &str) -> Option<u32> {
+    let (_, rest) = stat.rsplit_once(')')?;
+    rest.split_whitespace().nth(1)?.parse().ok()
 }
 
 #[cfg(test)]
@@ -442,6 +472,17 @@ mod tests {
         let e = find_sanitizer(Some(&missing), Some(&path)).unwrap_err().to_string();
         assert!(e.contains("no such file"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn reads_the_parent_from_proc_stat() {
+        assert_eq!(parent_of("4242 (compute-sanitizer) S 4200 4242 4200 34816 ..."), Some(4200));
+        assert_eq!(parent_of("77 (odd) name (x)) R 1 77 77 0 -1"), Some(1));
+        assert_eq!(parent_of("77 odd"), None);
+        // This test's own process is a descendant of its parent.
+        let me = std::process::id();
+        let parent = parent_of(&std::fs::read_to_string("/proc/self/stat").unwrap()).unwrap();
+        assert!(descendants(parent).contains(&me));
     }
 
     #[test]
