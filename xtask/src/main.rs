@@ -15,6 +15,7 @@ mod measure;
 mod peak;
 mod ptxas;
 mod sanitize;
+mod soak;
 mod space;
 mod test;
 mod tune;
@@ -81,6 +82,16 @@ enum Task {
     /// <OUT>/sanitize.csv and <OUT>/<tool>.log, prints a summary table; fails when a tool reports an error or
     /// the workload fails. --sanitizer PATH names compute-sanitizer when it is not on PATH or in /usr/local/cuda.
     Sanitize(sanitize::Args),
+    /// Random GEMMs from several threads on several streams for --minutes, each checked; memory watched.
+    ///
+    /// Each thread draws calls from its own seeded generator (precision, ops, layout, shapes up to --max-size from
+    /// tiny and ragged to skinny and large, leading-dimension gaps, alpha and beta from {0, 1, random} with C
+    /// NaN-poisoned for beta = 0, strided batches, explicit split K), runs each with the default dispatch and
+    /// cuBLAS on the same inputs, and checks it against the f64 reference (sampled columns and cuBLAS's C for
+    /// large calls). Writes <OUT>/soak.csv (a row per --interval: calls, GFLOP, mismatches, host RSS, device
+    /// memory), prints every mismatch with the line --replay runs again, and a summary with the memory's growth;
+    /// fails on any mismatch or error.
+    Soak(soak::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -106,5 +117,6 @@ fn run(task: Task) -> anyhow::Result<()> {
         Task::BlasBench(args) => blas_bench::run(args),
         Task::Bespoke(args) => bespoke::run(args),
         Task::Sanitize(args) => sanitize::run(args),
+        Task::Soak(args) => soak::run(args),
     }
 }
