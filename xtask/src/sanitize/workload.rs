@@ -61,8 +61,10 @@ impl Extras {
 }
 
 /// The workload's last line, `workload: K kernels, C calls, F failed`: the
-/// distinct kernels it ran, its calls (verify's cases and the extras) and
-/// how many failed their check.
+/// distinct kernels it ran by name (the unaligned twins that odd leading
+/// dimensions bring in, and split K's reduction inside the dispatch, are
+/// not counted apart), its calls (verify's cases, quick returns included,
+/// and the extras) and how many failed their check.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Line {
     /// Distinct kernels run.
