@@ -5,7 +5,7 @@
 //! | --- | --- | --- |
 //! | `GEMMFORGE_BLAS_BACKEND` | `auto`: the GPU for calls of at least `GEMMFORGE_BLAS_THRESHOLD` multiply-adds, the CPU BLAS below it or without a GPU; `gpu`, `emulate` (the PTX emulator), `cpu`: every call there | `auto` |
 //! | `GEMMFORGE_BLAS_DEVICE` | CUDA device ordinal | `0` |
-//! | `GEMMFORGE_BLAS_THRESHOLD` | `m·n·k` (a batch: summed over its problems) below which `auto` runs a call on the CPU | [`DEFAULT_THRESHOLD`] (provisional) |
+//! | `GEMMFORGE_BLAS_THRESHOLD` | `m·n·k` (a batch: summed over its problems) below which `auto` runs a call on the CPU, for every precision | [`default_threshold`]: measured per precision |
 //! | `GEMMFORGE_BLAS_CHUNK_BYTES` | streamed bytes per chunk of the staging pipeline ([`crate::staging`]) | [`Tuning::default`]'s (8 MiB) |
 //! | `GEMMFORGE_BLAS_CPU_LIB` | path of the CPU BLAS when none follows this library | none |
 //! | `GEMMFORGE_BLAS_LOG` | `1` or `stderr`: one line per call on stderr; any other value: a file appended to | off |
@@ -24,6 +24,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock};
 
+use gemm_codegen::Precision;
 use gemm_host::validate::StridedBatch;
 use gemm_host::{GemmConfig, GemmError, Layout, Matrix};
 
@@ -33,9 +34,22 @@ use crate::scalar::Scalar;
 use crate::staging::{Operand, Plan, Tuning};
 use crate::{emulated, gpu, gpu_batch};
 
-/// `m·n·k` from which `auto` uses the GPU: 256³. Provisional: not yet
-/// measured against the host ↔ device copies and a CPU BLAS.
-pub const DEFAULT_THRESHOLD: u128 = 256 * 256 * 256;
+/// `m·n·k` from which `auto` uses the GPU when `GEMMFORGE_BLAS_THRESHOLD`
+/// is not set: the smallest square size from which the GPU path, copies
+/// included, beat the CPU BLAS at every larger size measured — `cargo
+/// xtask blas-bench`'s crossover on an H100 machine against NumPy 2.5's
+/// OpenBLAS on its 16 cores (`tuning/sm_90-blas/numpy/`): 1024³ for
+/// SGEMM, 512³ DGEMM, 384³ CGEMM, 128³ ZGEMM. A host with a faster (or
+/// slower) CPU BLAS moves it; set the variable there.
+pub const fn default_threshold(precision: Precision) -> u128 {
+    let n: u128 = match precision {
+        Precision::F32 => 1024,
+        Precision::F64 => 512,
+        Precision::C32 => 384,
+        Precision::C64 => 128,
+    };
+    n * n * n
+}
 
 /// `GEMMFORGE_BLAS_BACKEND`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,8 +82,8 @@ pub struct Config {
     pub backend: Backend,
     /// `GEMMFORGE_BLAS_DEVICE`.
     pub device: usize,
-    /// `GEMMFORGE_BLAS_THRESHOLD`.
-    pub threshold: u128,
+    /// `GEMMFORGE_BLAS_THRESHOLD` (else [`default_threshold`]'s per precision).
+    pub threshold: Option<u128>,
     /// `GEMMFORGE_BLAS_CHUNK_BYTES`.
     pub chunk_bytes: usize,
     /// `GEMMFORGE_BLAS_CPU_LIB`.
@@ -106,11 +120,19 @@ impl Config {
             }),
         };
         let device = usize::try_from(number("GEMMFORGE_BLAS_DEVICE", 0)).unwrap_or(0);
-        let threshold = number("GEMMFORGE_BLAS_THRESHOLD", DEFAULT_THRESHOLD);
         let default_chunk = Tuning::default().chunk_bytes;
         let chunk_bytes = usize::try_from(number("GEMMFORGE_BLAS_CHUNK_BYTES", default_chunk as u128))
             .unwrap_or(default_chunk)
             .max(1);
+        let threshold = var("GEMMFORGE_BLAS_THRESHOLD").and_then(|v| match v.trim().parse() {
+            Ok(t) => Some(t),
+            Err(_) => {
+                problems.push(format!(
+                    "GEMMFORGE_BLAS_THRESHOLD={v}: not a non-negative integer; using the measured defaults"
+                ));
+                None
+            }
+        });
         let cpu_lib = var("GEMMFORGE_BLAS_CPU_LIB").filter(|v| !v.is_empty()).map(PathBuf::from);
         let log = match var("GEMMFORGE_BLAS_LOG").as_deref() {
             None | Some("" | "0") => Log::Off,
@@ -124,6 +146,11 @@ impl Config {
             },
         };
         (Config { backend, device, threshold, chunk_bytes, cpu_lib, log }, problems)
+    }
+
+    /// The threshold of `E`'s calls.
+    pub fn threshold<E: Scalar>(&self) -> u128 {
+        self.threshold.unwrap_or(default_threshold(E::PRECISION))
     }
 
     /// How the staging pipeline cuts a call.
@@ -288,7 +315,7 @@ pub unsafe fn run_batch<E: Scalar>(config: &Config, call: &Call<'_, E>, batch: &
             && match config.backend {
                 Backend::Cpu | Backend::Emulate => false,
                 Backend::Gpu => true,
-                Backend::Auto => work(&cfg).saturating_mul(count) >= config.threshold,
+                Backend::Auto => work(&cfg).saturating_mul(count) >= config.threshold::<E>(),
             };
         let (a, b, c) = (call.a, call.b, call.c);
         let batch = &unread;
@@ -410,7 +437,7 @@ unsafe fn route<E: Scalar>(
         && match config.backend {
             Backend::Cpu | Backend::Emulate => false,
             Backend::Gpu => true,
-            Backend::Auto => work(cfg) >= config.threshold,
+            Backend::Auto => work(cfg) >= config.threshold::<E>(),
         };
     // Runs the chunks from `done` on on the CPU.
     let rest = |plan: &Plan, done: usize| {
@@ -519,6 +546,7 @@ pub unsafe fn host_slices<'a, E: Scalar>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use num_complex::Complex;
 
     fn vars(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
         let pairs: Vec<(String, String)> =
@@ -530,7 +558,8 @@ mod tests {
     fn defaults() {
         let (c, problems) = Config::from_vars(vars(&[]));
         assert!(problems.is_empty());
-        assert_eq!((c.backend, c.device, c.threshold), (Backend::Auto, 0, DEFAULT_THRESHOLD));
+        assert_eq!((c.backend, c.device, c.threshold), (Backend::Auto, 0, None));
+        assert_eq!((c.threshold::<f32>(), c.threshold::<Complex<f64>>()), (1 << 30, 1 << 21));
         assert!(c.cpu_lib.is_none() && matches!(c.log, Log::Off));
     }
 
@@ -544,7 +573,8 @@ mod tests {
             ("GEMMFORGE_BLAS_LOG", "stderr"),
         ]));
         assert!(problems.is_empty(), "{problems:?}");
-        assert_eq!((c.backend, c.device, c.threshold), (Backend::Emulate, 3, 1000));
+        assert_eq!((c.backend, c.device, c.threshold), (Backend::Emulate, 3, Some(1000)));
+        assert_eq!(c.threshold::<f64>(), 1000);
         assert_eq!(c.cpu_lib, Some(PathBuf::from("/x/libblas.so")));
         assert!(matches!(c.log, Log::Stderr));
         let (c, problems) = Config::from_vars(vars(&[
@@ -552,7 +582,7 @@ mod tests {
             ("GEMMFORGE_BLAS_THRESHOLD", "-5"),
             ("GEMMFORGE_BLAS_LOG", "/nonexistent-dir/x.log"),
         ]));
-        assert_eq!((c.backend, c.threshold), (Backend::Auto, DEFAULT_THRESHOLD));
+        assert_eq!((c.backend, c.threshold), (Backend::Auto, None));
         assert!(matches!(c.log, Log::Stderr));
         assert_eq!(problems.len(), 3, "{problems:?}");
     }
@@ -561,7 +591,7 @@ mod tests {
         Config {
             backend,
             device: 0,
-            threshold: DEFAULT_THRESHOLD,
+            threshold: None,
             chunk_bytes: Tuning::default().chunk_bytes,
             cpu_lib: None,
             log: Log::Off,
