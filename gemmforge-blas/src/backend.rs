@@ -299,16 +299,36 @@ pub unsafe fn run_batch<E: Scalar>(config: &Config, call: &Call<'_, E>, batch: &
     let cfg = unread_product(&call.cfg);
     // A and B unread: no problem past the first needs them either.
     let unread = if cfg.k == 0 { StridedBatch { stride_a: 0, stride_b: 0, ..*batch } } else { *batch };
-    let device_memory = || {
-        let (a, b, c) = (call.a.cast(), call.b.cast(), call.c.cast());
-        [a, b, c].into_iter().any(|p| pointers::classify(p) != Memory::Host)
+    let memory = || {
+        let reads_ab = cfg.k > 0;
+        [
+            if reads_ab { pointers::classify(call.a.cast()) } else { Memory::Host },
+            if reads_ab { pointers::classify(call.b.cast()) } else { Memory::Host },
+            pointers::classify(call.c.cast()),
+        ]
     };
     let path = if batch.count == 0 || quick_return(&cfg) {
         Path::QuickReturn
-    } else if device_memory() {
-        static SAID: AtomicBool = AtomicBool::new(false);
-        warn_once(&SAID, "a strided batch in device memory: not supported yet, C left unchanged");
-        Path::Unrun
+    } else if let Some(memory) = Some(memory()).filter(|m| m.iter().any(|&x| x != Memory::Host)) {
+        // Device memory: its GPU, whatever the backend (nothing else can read it).
+        let mut ordinals = memory.iter().filter_map(|m| match m {
+            Memory::Device { ordinal } => Some(*ordinal),
+            Memory::Host => None,
+        });
+        let ordinal = ordinals.next().unwrap_or(config.device);
+        let (a, b, c) = (call.a, call.b, call.c);
+        let same_device = ordinals.all(|o| o == ordinal);
+        // SAFETY: the caller's contract; the device operands are on `ordinal`.
+        if same_device
+            && launchable(&cfg)
+            && unsafe { gpu_batch::run(ordinal, &cfg, &unread, (a, b, c), memory) }
+        {
+            Path::GpuInPlace
+        } else {
+            static SAID: AtomicBool = AtomicBool::new(false);
+            warn_once(&SAID, "a strided batch on device memory could not run on its GPU: C may be unchanged");
+            Path::Unrun
+        }
     } else {
         let count = u128::try_from(batch.count).unwrap_or(0);
         let on_gpu = launchable(&cfg)
@@ -333,7 +353,9 @@ pub unsafe fn run_batch<E: Scalar>(config: &Config, call: &Call<'_, E>, batch: &
                 }
             }
         // SAFETY: the caller's contract.
-        } else if on_gpu && unsafe { gpu_batch::run(config.device, &cfg, batch, a, b, c) } {
+        } else if on_gpu
+            && unsafe { gpu_batch::run(config.device, &cfg, batch, (a, b, c), [Memory::Host; 3]) }
+        {
             Path::Gpu
         } else {
             // SAFETY: the caller's contract.
@@ -500,15 +522,7 @@ pub unsafe fn batch_slices<'a, E: Scalar>(
     b: *const E,
     c: *mut E,
 ) -> Result<HostSlices<'a, E>, GemmError> {
-    let too_large = || GemmError::AllocTooLarge { len: usize::MAX, precision: E::PRECISION };
-    let max = isize::MAX as u128 / std::mem::size_of::<E>() as u128;
-    let span = |m: Matrix| {
-        let (one, stride) = (u128::from(cfg.required_len(m)), u128::try_from(batch.stride(m)).unwrap_or(0));
-        let count = u128::try_from(batch.count).unwrap_or(0);
-        let span = if one == 0 || count == 0 { 0 } else { (count - 1) * stride + one };
-        usize::try_from(span).ok().filter(|&s| s as u128 <= max).ok_or_else(too_large)
-    };
-    let (la, lb, lc) = (span(Matrix::A)?, span(Matrix::B)?, span(Matrix::C)?);
+    let [la, lb, lc] = batch_spans(cfg, batch)?;
     // SAFETY: non-null pointers to at least `len` elements (within
     // isize::MAX bytes), by the caller's contract.
     unsafe {
@@ -518,6 +532,21 @@ pub unsafe fn batch_slices<'a, E: Scalar>(
             if lc == 0 || c.is_null() { &mut [] } else { std::slice::from_raw_parts_mut(c, lc) },
         ))
     }
+}
+
+/// Elements of A's, B's and C's spans in a batch: `(count − 1) · stride`
+/// and one problem's extent (0 for an empty matrix), or an error when one
+/// is past `isize::MAX` bytes.
+pub fn batch_spans<E: Scalar>(cfg: &GemmConfig<E>, batch: &StridedBatch) -> Result<[usize; 3], GemmError> {
+    let too_large = || GemmError::AllocTooLarge { len: usize::MAX, precision: E::PRECISION };
+    let max = isize::MAX as u128 / std::mem::size_of::<E>() as u128;
+    let span = |m: Matrix| {
+        let (one, stride) = (u128::from(cfg.required_len(m)), u128::try_from(batch.stride(m)).unwrap_or(0));
+        let count = u128::try_from(batch.count).unwrap_or(0);
+        let span = if one == 0 || count == 0 { 0 } else { (count - 1) * stride + one };
+        usize::try_from(span).ok().filter(|&s| s as u128 <= max).ok_or_else(too_large)
+    };
+    Ok([span(Matrix::A)?, span(Matrix::B)?, span(Matrix::C)?])
 }
 
 /// The call's matrices as slices of their extents (empty for an empty

@@ -1,6 +1,6 @@
 /* GEMMs on memory the program allocated with CUDA: device memory (all
  * three operands, or some of them beside host memory) and managed memory,
- * passed to the ordinary CBLAS symbols. gemmforge-blas must use them in
+ * passed to the ordinary CBLAS symbols and to the strided-batched ones. gemmforge-blas must use them in
  * place on their GPU, whatever GEMMFORGE_BLAS_BACKEND says (no CPU can read
  * device memory). Each result is compared with a plain loop in double.
  *
@@ -23,6 +23,13 @@ void cblas_dgemm(int, int, int, int, int, int, double, const double *, int, cons
                  double *, int);
 void cblas_zgemm(int, int, int, int, int, int, const void *, const void *, int, const void *, int, const void *,
                  void *, int);
+
+void cblas_sgemm_batch_strided(int, int, int, int, int, int, float, const float *, int, int, const float *, int, int,
+                               float, float *, int, int, int);
+void cblas_dgemm_batch_strided(int, int, int, int, int, int, double, const double *, int, int, const double *, int,
+                               int, double, double *, int, int, int);
+void cblas_zgemm_batch_strided(int, int, int, int, int, int, const void *, const void *, int, int, const void *, int,
+                               int, const void *, void *, int, int, int);
 
 typedef int CUresult;
 typedef unsigned long long CUdeviceptr;
@@ -158,6 +165,65 @@ static void check(char t, int ta, int tb, int m, int n, int k, enum Where wa, en
     free(a), free(b), free(c), free(ha), free(hb), free(hc);
 }
 
+/* A strided batch of 3 column-major N·N problems of type `t`, A, B, C in
+ * `wa`, `wb`, `wc` memory, strides with gaps between the problems. */
+static void check_batch(char t, enum Where wa, enum Where wb, enum Where wc) {
+    enum { M = 33, N = 20, K = 17, COUNT = 3 };
+    int lda = M + 1, ldb = K + 2, ldc = M + 3;
+    int sa = lda * K + 5, sb = ldb * N + 7, sc = ldc * N + 11;
+    size_t la = (size_t)sa * COUNT, lb = (size_t)sb * COUNT, lc = (size_t)sc * COUNT;
+    size_t es = t == 's' ? 4 : t == 'd' ? 8 : 16;
+    double complex *a = malloc(la * 16), *b = malloc(lb * 16), *c = malloc(lc * 16);
+    void *ha = malloc(la * es), *hb = malloc(lb * es), *hc = malloc(lc * es);
+    double complex *all[3] = {a, b, c};
+    void *typed[3] = {ha, hb, hc};
+    size_t lens[3] = {la, lb, lc};
+    for (int x = 0; x < 3; x++)
+        for (size_t i = 0; i < lens[x]; i++) {
+            double complex v = (double)((i * (5 + 2 * x)) % 13) / 8 - 0.5 + (t == 'z' ? I * ((double)(i % 7) / 8) : 0);
+            all[x][i] = v;
+            if (t == 's') ((float *)typed[x])[i] = creal(v);
+            else if (t == 'd') ((double *)typed[x])[i] = creal(v);
+            else ((double complex *)typed[x])[i] = v;
+        }
+    CUdeviceptr oa, ob, oc;
+    void *pa = place(ha, la * es, wa, &oa), *pb = place(hb, lb * es, wb, &ob), *pc = place(hc, lc * es, wc, &oc);
+    double complex alpha = t == 'z' ? 0.5 + 1.0 * I : 0.5, beta = t == 'z' ? 2.0 - 1.0 * I : 2.0;
+    if (t == 's')
+        cblas_sgemm_batch_strided(ColMajor, NoTrans, NoTrans, M, N, K, 0.5f, pa, lda, sa, pb, ldb, sb, 2.0f, pc, ldc,
+                                  sc, COUNT);
+    else if (t == 'd')
+        cblas_dgemm_batch_strided(ColMajor, NoTrans, NoTrans, M, N, K, 0.5, pa, lda, sa, pb, ldb, sb, 2.0, pc, ldc, sc,
+                                  COUNT);
+    else
+        cblas_zgemm_batch_strided(ColMajor, NoTrans, NoTrans, M, N, K, &alpha, pa, lda, sa, pb, ldb, sb, &beta, pc,
+                                  ldc, sc, COUNT);
+    fetch(hc, pc, lc * es, wc, oc);
+    if (oa) cuMemFree(oa);
+    if (ob) cuMemFree(ob);
+    double worst = 0;
+    int outside_written = 0;
+    for (size_t at = 0; at < lc; at++) {
+        size_t p = at / sc, in = at % sc, i = in % ldc, j = in / ldc;
+        double complex got = t == 's' ? ((float *)hc)[at] : t == 'd' ? ((double *)hc)[at] : ((double complex *)hc)[at];
+        if (i >= M || j >= N) {
+            outside_written |= got != c[at];
+            continue;
+        }
+        double complex want = beta * c[at];
+        for (int l = 0; l < K; l++) want += alpha * a[p * sa + i + (size_t)l * lda] * b[p * sb + l + j * ldb];
+        double err = cabs(got - want) / (1 + cabs(want));
+        if (err > worst) worst = err;
+    }
+    double tol = t == 's' ? 1e-4 : 1e-11;
+    int ok = worst <= tol && !outside_written;
+    failures += !ok;
+    printf("%s %cgemm_batch_strided x%d %dx%dx%d A %s B %s C %s: max rel err %.1e%s\n", ok ? "ok  " : "FAIL", t,
+           COUNT, M, N, K, where_name[wa], where_name[wb], where_name[wc], worst,
+           outside_written ? ", elements outside the problems written" : "");
+    free(a), free(b), free(c), free(ha), free(hb), free(hc);
+}
+
 int main(void) {
     if (!load_driver()) {
         const char *req = getenv("GEMMFORGE_REQUIRE_GPU");
@@ -172,6 +238,11 @@ int main(void) {
             check(types[t], NoTrans, NoTrans, 67, 45, 33, all[w][0], all[w][1], all[w][2]);
             check(types[t], Trans, types[t] == 'z' ? ConjTrans : Trans, 300, 129, 17, all[w][0], all[w][1], all[w][2]);
         }
+    for (int t = 0; t < 3; t++) {
+        check_batch(types[t], DEVICE, DEVICE, DEVICE);
+        check_batch(types[t], DEVICE, HOST, HOST);
+        check_batch(types[t], HOST, HOST, MANAGED);
+    }
     printf("FAILURES %d\n", failures);
     return failures ? 1 : 0;
 }

@@ -3,6 +3,7 @@
 
 use std::sync::MutexGuard;
 
+use cudarc::driver::sys::CUdeviceptr;
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 use gemm_codegen::{Element, Op, Precision};
 
@@ -45,17 +46,63 @@ impl Gemm {
         c: &mut impl DevicePtrMut<E>,
     ) -> Result<(), GemmError> {
         self.check_kernel::<E>(kernel)?;
-        with_buffers(&self.stream, a, b, c, |buffers| {
-            let checked = validate::check_batch(cfg, batch, buffers, Some(kernel.image()))?;
-            let CheckedBatch::Launch(batch) = checked else { return Ok(()) };
-            let pass = Pass::of_batch(batch);
-            let addr = |place| address(buffers, place);
-            let aligned = pass.strided_operands_aligned(&kernel.image().requires(), &addr);
-            // SAFETY: the buffers are live, borrowed for the call (C
-            // exclusively); `check_batch` proved every problem within its
-            // buffer and the Cs disjoint.
-            unsafe { self.run_pass(kernel, &pass, &addr, aligned) }
+        // SAFETY: the buffers are live, borrowed for the call (C
+        // exclusively, so it overlaps neither A nor B).
+        with_buffers(&self.stream, a, b, c, |buffers| unsafe {
+            self.launch_strided_batch(kernel, cfg, batch, buffers)
         })
+    }
+
+    /// [`Gemm::gemm_strided_batched`] on buffers given by address, for code
+    /// ported from cuBLAS (`cublasGemmStridedBatchedEx`): every rule of
+    /// [`validate::check_batch`] is checked but the buffers' lengths, which
+    /// are unknown.
+    ///
+    /// # Safety
+    /// `a`, `b`, `c` are device addresses in this runner's context, each
+    /// valid for every problem's matrix (`(count − 1) · stride` elements
+    /// and one problem's extent), C's span overlapping neither A's nor B's,
+    /// with no conflicting access until the kernels finish.
+    pub unsafe fn gemm_strided_batched_raw<E: Element>(
+        &self,
+        cfg: &GemmConfig<E>,
+        batch: &StridedBatch,
+        a: CUdeviceptr,
+        b: CUdeviceptr,
+        c: CUdeviceptr,
+    ) -> Result<(), GemmError> {
+        let kernel = self.load(&self.default_batch_kernel(cfg).image())?;
+        self.check_kernel::<E>(&kernel)?;
+        let buffers = Buffers {
+            a: BufferInfo::unsized_at(a),
+            b: BufferInfo::unsized_at(b),
+            c: BufferInfo::unsized_at(c),
+        };
+        // SAFETY: forwarded from this function's contract.
+        unsafe { self.launch_strided_batch(&kernel, cfg, batch, &buffers) }
+    }
+
+    /// The launches of a strided batch on `buffers`, after its checks.
+    ///
+    /// # Safety
+    /// Each buffer in `buffers` is valid for its `len` elements (or, unsized,
+    /// for every problem's matrix), C's span overlapping neither A's nor
+    /// B's, with no conflicting access until the kernels finish.
+    unsafe fn launch_strided_batch<E: Element>(
+        &self,
+        kernel: &LoadedKernel,
+        cfg: &GemmConfig<E>,
+        batch: &StridedBatch,
+        buffers: &Buffers,
+    ) -> Result<(), GemmError> {
+        let checked = validate::check_batch(cfg, batch, buffers, Some(kernel.image()))?;
+        let CheckedBatch::Launch(batch) = checked else { return Ok(()) };
+        let pass = Pass::of_batch(batch);
+        let addr = |place| address(buffers, place);
+        let aligned = pass.strided_operands_aligned(&kernel.image().requires(), &addr);
+        // SAFETY: the caller's contract; `check_batch` proved every problem
+        // within its buffer (where lengths are known) and the Cs disjoint.
+        unsafe { self.run_pass(kernel, &pass, &addr, aligned) }
     }
 
     /// [`Gemm::gemm_strided_batched_loaded`] with the kernel
