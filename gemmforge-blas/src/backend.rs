@@ -318,11 +318,11 @@ pub unsafe fn run_batch<E: Scalar>(config: &Config, call: &Call<'_, E>, batch: &
         let ordinal = ordinals.next().unwrap_or(config.device);
         let (a, b, c) = (call.a, call.b, call.c);
         let same_device = ordinals.all(|o| o == ordinal);
-        // SAFETY: the caller's contract; the device operands are on `ordinal`.
-        if same_device
-            && launchable(&cfg)
-            && unsafe { gpu_batch::run(ordinal, &cfg, &unread, (a, b, c), memory) }
-        {
+        let ran = same_device && launchable(&cfg) && {
+            // SAFETY: the caller's contract; the device operands are on `ordinal`.
+            unsafe { gpu_batch::run(ordinal, &cfg, &unread, (a, b, c), memory) }
+        };
+        if ran {
             Path::GpuInPlace
         } else {
             static SAID: AtomicBool = AtomicBool::new(false);
@@ -352,10 +352,10 @@ pub unsafe fn run_batch<E: Scalar>(config: &Config, call: &Call<'_, E>, batch: &
                     Path::Cpu(unsafe { cpu::gemm_batch(&cfg, batch, a, b, c) })
                 }
             }
-        // SAFETY: the caller's contract.
-        } else if on_gpu
-            && unsafe { gpu_batch::run(config.device, &cfg, batch, (a, b, c), [Memory::Host; 3]) }
-        {
+        } else if on_gpu && {
+            // SAFETY: the caller's contract, every operand in host memory.
+            unsafe { gpu_batch::run(config.device, &cfg, batch, (a, b, c), [Memory::Host; 3]) }
+        } {
             Path::Gpu
         } else {
             // SAFETY: the caller's contract.

@@ -64,8 +64,13 @@ pub struct Memory {
 }
 
 impl Memory {
-    /// Reads both now (the device's through `gemm`'s context).
+    /// Reads both now (the device's through `gemm`'s context). The
+    /// allocator first gives back the free memory it keeps
+    /// (`malloc_trim`), so the resident set is what the process holds, not
+    /// what glibc keeps for the next large call.
     pub fn now(gemm: &Gemm) -> Memory {
+        // SAFETY: malloc_trim only returns free heap pages to the system.
+        unsafe { libc::malloc_trim(0) };
         let rss = std::fs::read_to_string("/proc/self/statm").ok().and_then(|s| rss_bytes(&s, page_size()));
         let device_used =
             gemm.context().mem_get_info().ok().map(|(free, total)| total.saturating_sub(free) as u64);
