@@ -190,3 +190,62 @@ fn shared_memory_beyond_the_device_is_refused_at_load() {
     assert_untouched(&gemm, &err.to_string(), [&a, &b, &c]);
     assert_eq!(gemm.loaded_kernels(), 0, "a refused kernel is not cached");
 }
+
+/// PTX of an ISA version newer than the driver reads (a shipped kernel's
+/// text declaring `.version 9.9`) is refused at load with the typed error
+/// naming both versions, on `Gemm::load` and on a call, which then leaves
+/// its buffers untouched.
+#[test]
+fn ptx_newer_than_the_driver_is_a_typed_error() {
+    let Some(gemm) = gpu() else { return };
+    let mut image = SgemmNN::image();
+    let text = image.ptx.to_string();
+    let declared = text.lines().find(|l| l.starts_with(".version")).expect("a .version line").to_owned();
+    image.ptx = text.replacen(&declared, ".version 9.9", 1).into();
+    image.entry = format!("{}_ptx99", image.entry).into();
+    image.ptx = image.ptx.replace(SgemmNN::image().entry.as_ref(), image.entry.as_ref()).into();
+    let driver = gemm.device().driver_version_pair();
+    let too_new = |err: &GemmError| matches!(err, GemmError::PtxTooNew { ptx, driver: d, .. } if ptx == "9.9" && *d == driver);
+    let err = gemm.load(&image).unwrap_err();
+    assert!(too_new(&err), "{err}");
+    assert!(
+        err.to_string().contains("ISA 9.9")
+            && err.to_string().contains(&format!("CUDA {}.{}", driver.0, driver.1))
+    );
+
+    let cfg = GemmConfig::<f32>::new(Op::N, Op::N, 33, 17, 9);
+    let mut rng = Random::new(4);
+    let [a, b, mut c] = buffers(&gemm, &mut rng, &cfg);
+    let err = gemm.gemm_image(&image, &cfg, &a.view(), &b.view(), &mut c.view_mut()).unwrap_err();
+    assert!(too_new(&err), "{err}");
+    assert_untouched(&gemm, &err.to_string(), [&a, &b, &c]);
+}
+
+/// Device memory exhausted during a call (split K's workspace, or a kernel
+/// module, cannot be allocated) is a typed error, and the caller's buffers
+/// are as they were; once memory is free again the same call succeeds.
+#[test]
+fn device_memory_exhaustion_is_a_typed_error_and_loses_nothing() {
+    let Some(gemm) = gpu() else { return };
+    // K deep and C small: the default dispatch splits K into a workspace.
+    let cfg = GemmConfig::<f32>::new(Op::N, Op::N, 256, 256, 1 << 16).alpha(1.0).beta(0.5);
+    let mut rng = Random::new(5);
+    let [a, b, mut c] = buffers(&gemm, &mut rng, &cfg);
+    let kernel = gemm.load(&gemm.default_kernel(&cfg).image()).expect("the kernel loads");
+    assert!(gemm.default_slices(&kernel, &cfg) > 1, "the call must split K for this test");
+    // Take every free byte, in ever smaller pieces.
+    let mut hog = Vec::new();
+    for mib in [1024usize, 64, 4, 1] {
+        while let Ok(piece) = gemm.stream().alloc_zeros::<u8>(mib << 20) {
+            hog.push(piece);
+        }
+    }
+    assert!(!hog.is_empty());
+    let err = gemm.gemm_default(&cfg, &a.view(), &b.view(), &mut c.view_mut()).unwrap_err();
+    let typed = matches!(&err, GemmError::Driver { .. } | GemmError::Load { .. });
+    let text = format!("{err} {err:?}");
+    assert!(typed && (text.contains("out of memory") || text.contains("OUT_OF_MEMORY")), "{err:?}");
+    drop(hog);
+    assert_untouched(&gemm, &err.to_string(), [&a, &b, &c]);
+    gemm.gemm_default(&cfg, &a.view(), &b.view(), &mut c.view_mut()).expect("the call once memory is free");
+}

@@ -87,6 +87,23 @@ pub enum GemmError {
         log: String,
     },
 
+    /// The kernel's PTX ISA version is newer than the driver's JIT compiler
+    /// reads (`CUDA_ERROR_UNSUPPORTED_PTX_VERSION`).
+    #[error(
+        "loading kernel `{kernel}` failed: its PTX is ISA {ptx}, newer than this driver (CUDA {}.{}) reads: \
+         update the driver, or generate the kernel for an older target",
+        driver.0,
+        driver.1
+    )]
+    PtxTooNew {
+        /// The kernel's entry name.
+        kernel: String,
+        /// The `.version` the PTX declares (`"8.0"`), or `"?"` if it has none.
+        ptx: String,
+        /// The driver's CUDA version (major, minor).
+        driver: (u32, u32),
+    },
+
     /// PTX text that the driver cannot be handed (it contains a NUL byte).
     #[error("kernel `{kernel}`: PTX text contains a NUL byte at offset {offset}")]
     PtxNul {

@@ -214,19 +214,26 @@ pub(crate) fn load_code<I: KernelCode>(
         return Err(GemmError::PtxNul { kernel, offset });
     }
     let start = Instant::now();
-    let module =
-        match code {
-            Code::Jit => ctx.load_module(Ptx::from_src(view.ptx.as_ref())).map_err(|source| {
-                GemmError::Load { log: jit_error_log(ctx, view.ptx), kernel: kernel.clone(), source }
-            })?,
-            Code::Cubin(cubin) => {
-                ctx.load_module(Ptx::from_binary(cubin.to_vec())).map_err(|source| GemmError::Load {
-                    log: format!("the driver rejected the {}-byte cubin given for it", cubin.len()),
+    let module = match code {
+        Code::Jit => ctx.load_module(Ptx::from_src(view.ptx.as_ref())).map_err(|source| {
+            if source.0 == sys::cudaError_enum::CUDA_ERROR_UNSUPPORTED_PTX_VERSION {
+                let ptx = ptx_version(view.ptx).unwrap_or("?").to_owned();
+                return GemmError::PtxTooNew {
                     kernel: kernel.clone(),
-                    source,
-                })?
+                    ptx,
+                    driver: device.driver_version_pair(),
+                };
             }
-        };
+            GemmError::Load { log: jit_error_log(ctx, view.ptx), kernel: kernel.clone(), source }
+        })?,
+        Code::Cubin(cubin) => {
+            ctx.load_module(Ptx::from_binary(cubin.to_vec())).map_err(|source| GemmError::Load {
+                log: format!("the driver rejected the {}-byte cubin given for it", cubin.len()),
+                kernel: kernel.clone(),
+                source,
+            })?
+        }
+    };
     let load_time = start.elapsed();
     let function = module.load_function(view.entry).map_err(|source| GemmError::Load {
         log: format!("the module has no entry `{}`", view.entry),
@@ -321,6 +328,11 @@ fn unaligned_twin(image: &KernelImage) -> Result<KernelImage, GemmError> {
             reason: "it has no unaligned twin: it assumes only element alignment already".to_owned(),
         }),
     }
+}
+
+/// The PTX ISA version a module declares (`.version 8.0` → `"8.0"`).
+fn ptx_version(ptx: &str) -> Option<&str> {
+    ptx.lines().find_map(|l| l.trim().strip_prefix(".version")).map(str::trim).filter(|v| !v.is_empty())
 }
 
 /// Runs the JIT once more with an error log buffer attached, to say why
@@ -553,6 +565,13 @@ mod tests {
         let spec =
             KernelSpec::new(Precision::F32, (Op::N, Op::N), (64, 64, 16), (16, 16), (16, 16), (16, 16));
         KernelImage { spec, ptx, entry, shared_bytes: 0 }
+    }
+
+    #[test]
+    fn the_declared_ptx_version_is_read() {
+        assert_eq!(ptx_version("// header\n.version 8.0\n.target sm_90\n"), Some("8.0"));
+        assert_eq!(ptx_version("  .version   7.8 \n"), Some("7.8"));
+        assert_eq!(ptx_version(".target sm_90\n"), None);
     }
 
     #[test]
