@@ -124,6 +124,9 @@ pub struct Plan {
     pub step: usize,
     /// Number of chunks (at least 1).
     pub chunks: usize,
+    /// Elements of the resident operand sent up at once, at least (a
+    /// chunk's worth: it goes up through the same slots).
+    piece: usize,
     m: usize,
     n: usize,
     k: usize,
@@ -152,7 +155,8 @@ impl Plan {
         let widest = len.div_ceil(tuning.min_step.max(1)).max(1);
         let step = len.div_ceil(wanted.min(widest)).max(1);
         let chunks = len.div_ceil(step).max(1);
-        Plan { along, step, chunks, m, n, k, op_a: cfg.op_a, op_b: cfg.op_b }
+        let piece = tuning.chunk_bytes / elem.max(1);
+        Plan { along, step, chunks, piece, m, n, k, op_a: cfg.op_a, op_b: cfg.op_b }
     }
 
     /// C's columns (or rows) of chunk `i`.
@@ -351,9 +355,11 @@ unsafe fn pipeline<E: Scalar>(
     let resident_block = first[res];
     let streamed_len = if staged(&operands[str]) { first[str].len() } else { 0 };
     let c_len = if staged(&operands[2]) { first[2].len() } else { 0 };
-    // The resident operand goes up in pieces of whole columns that fit a slot.
+    // The resident operand goes up in pieces of whole columns, each as large
+    // as a slot holds (a chunk's worth at least, also when nothing else is
+    // staged).
     let rows = resident_block.rows.max(1);
-    let piece_cols = (streamed_len.max(c_len).max(rows) / rows).max(1);
+    let piece_cols = (streamed_len.max(c_len).max(plan.piece).max(rows) / rows).max(1);
     let resident_len = if staged(&operands[res]) { resident_block.len() } else { 0 };
     let piece = if resident_len == 0 { 0 } else { piece_cols.min(resident_block.cols) * rows };
     device.reserve(resident_len, streamed_len, c_len, piece)?;
