@@ -471,7 +471,8 @@ unsafe fn route<E: Scalar>(
         // SAFETY: the caller's contract.
         match unsafe { emulated::run(cfg, tuning, (a, b, c)) } {
             Ok(()) => Path::Emulate,
-            Err((failure, plan)) => {
+            Err(failed) => {
+                let (failure, plan) = *failed;
                 static SAID: AtomicBool = AtomicBool::new(false);
                 let e = &failure.error;
                 warn_once(&SAID, &format!("the PTX emulator failed ({e}); running on the CPU"));

@@ -133,7 +133,7 @@ pub(crate) unsafe fn run<E: Scalar>(
     cfg: &GemmConfig<E>,
     tuning: Tuning,
     (a, b, c): (*const E, *const E, *mut E),
-) -> Result<(), (Failure, Plan)> {
+) -> Result<(), Box<(Failure, Plan)>> {
     let plan = Plan::new(cfg, size_of::<E>(), cfg.beta != E::ZERO, tuning);
     let ld = |v: i64| usize::try_from(v).unwrap_or(0);
     let operands = [
@@ -142,5 +142,5 @@ pub(crate) unsafe fn run<E: Scalar>(
         Operand::Host { ptr: c, ld: ld(cfg.ldc) },
     ];
     // SAFETY: the caller's contract.
-    unsafe { staging::run(&mut Emulated::default(), cfg, &plan, operands) }.map_err(|f| (f, plan))
+    unsafe { staging::run(&mut Emulated::default(), cfg, &plan, operands) }.map_err(|f| Box::new((f, plan)))
 }
