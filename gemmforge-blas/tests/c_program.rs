@@ -94,7 +94,7 @@ fn c_program_against_the_reference_blas() {
         tail(&stderr)
     );
     if stdout.contains("SKIP") {
-        eprintln!("SKIP: results not compared with netlib ({NETLIB} missing: apt-get install libblas3)");
+        skip!("SKIP: results not compared with netlib ({NETLIB} missing: apt-get install libblas3)");
         return;
     }
     // Every symbol (LP64, ILP64, NumPy's aliases) was routed to the
@@ -134,7 +134,7 @@ fn batch_program_against_the_reference_blas() {
         tail(&stderr)
     );
     if stdout.contains("SKIP") {
-        eprintln!("SKIP: results not compared with netlib ({NETLIB} missing: apt-get install libblas3)");
+        skip!("SKIP: results not compared with netlib ({NETLIB} missing: apt-get install libblas3)");
         return;
     }
     for p in ["s", "d", "c", "z"] {
@@ -171,7 +171,7 @@ fn batch_program_against_the_reference_blas() {
 #[test]
 fn ilp64_lda_past_32_bits_is_not_truncated() {
     if !Path::new(NETLIB).is_file() {
-        eprintln!("SKIP: {NETLIB} missing (apt-get install libblas3): not checked");
+        skip!("SKIP: {NETLIB} missing (apt-get install libblas3): not checked");
         return;
     }
     let exe = c_program_from("blas_from_c.c", "blas_from_c_ilp64");
@@ -193,7 +193,7 @@ fn ilp64_lda_past_32_bits_is_not_truncated() {
         let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
         assert!(out.status.success() && stdout.contains("FAILURES 0"), "{cpu_lib:?}: {stdout}\n{stderr}");
         if stdout.contains("SKIP") {
-            eprintln!("{stdout}");
+            skip!("{stdout}");
             return;
         }
         let calls: Vec<&str> = stderr
@@ -219,7 +219,7 @@ fn ilp64_lda_past_32_bits_is_not_truncated() {
 #[test]
 fn a_privately_loaded_ilp64_blas_is_found() {
     if !Path::new(NETLIB).is_file() {
-        eprintln!("SKIP: {NETLIB} missing (apt-get install libblas3): not checked");
+        skip!("SKIP: {NETLIB} missing (apt-get install libblas3): not checked");
         return;
     }
     let exe = Path::new(env!("CARGO_TARGET_TMPDIR")).join("private_blas");
@@ -273,7 +273,7 @@ fn c_program_on_the_gpu_backend() {
             computed.map(|l| &l[l.find(" path=").unwrap_or(0)..]).collect();
         let gpus = gemm_host::device::device_count().unwrap_or(0);
         if gpus == 0 {
-            eprintln!("SKIP: no GPU: checked the CPU fallback of GEMMFORGE_BLAS_BACKEND=gpu instead ({src})");
+            skip!("SKIP: no GPU: checked the CPU fallback of GEMMFORGE_BLAS_BACKEND=gpu instead ({src})");
             assert_eq!(stderr.matches("warning: no GPU").count(), 1, "{}", tail(&stderr));
             assert_eq!(paths.into_iter().collect::<Vec<_>>(), [" path=cpu (built-in reference loops)"]);
         } else {
@@ -292,7 +292,7 @@ fn c_program_on_the_gpu_backend() {
 #[test]
 fn batch_program_forwards_to_the_cpu_blas_batch() {
     if !Path::new(NETLIB).is_file() {
-        eprintln!("SKIP: {NETLIB} missing (apt-get install libblas3): forwarding not checked");
+        skip!("SKIP: {NETLIB} missing (apt-get install libblas3): forwarding not checked");
         return;
     }
     let fake = fake_blas("libfake_batch_blas.so");
@@ -343,7 +343,7 @@ fn device_memory_is_used_in_place() {
     print!("{stdout}");
     assert!(out.status.success(), "device_pointers failed ({}):\n{stdout}\n{}", out.status, tail(&stderr));
     if stdout.starts_with("SKIP") {
-        eprintln!("SKIP: no GPU: device-memory GEMMs not run");
+        skip!("SKIP: no GPU: device-memory GEMMs not run");
         return;
     }
     assert!(stdout.contains("FAILURES 0"), "{stdout}");
@@ -355,7 +355,7 @@ fn device_memory_is_used_in_place() {
 #[test]
 fn fortran_program_with_the_normal_link_line() {
     if !have("gfortran") {
-        eprintln!("SKIP: gfortran not installed (cargo xtask test installs it): Fortran program not run");
+        skip!("SKIP: gfortran not installed (cargo xtask test installs it): Fortran program not run");
         return;
     }
     let exe = Path::new(env!("CARGO_TARGET_TMPDIR")).join("fortran_gemm");

@@ -29,7 +29,7 @@ fn numpy_matmul_is_routed_to_gemmforge() {
     let has_numpy =
         Command::new(PYTHON).args(["-c", "import numpy"]).output().is_ok_and(|o| o.status.success());
     if !has_numpy {
-        eprintln!("SKIP: {PYTHON} has no NumPy (apt-get install python3-numpy): NumPy test not run");
+        skip!("SKIP: {PYTHON} has no NumPy (apt-get install python3-numpy): NumPy test not run");
         return;
     }
     let lib = common::library_dir().join("libgemmforge_blas.so");
@@ -62,7 +62,7 @@ fn numpy_matmul_is_routed_to_gemmforge() {
 #[test]
 fn numpy2_wheel_reaches_gemmforge_through_the_ilp64_aliases() {
     let Some(python) = std::env::var_os("GEMMFORGE_TEST_NUMPY2_PYTHON") else {
-        eprintln!(
+        skip!(
             "SKIP: GEMMFORGE_TEST_NUMPY2_PYTHON unset: the scipy_cblas_?gemm64_ aliases not run from NumPy"
         );
         return;

@@ -19,3 +19,14 @@ pub fn library_dir() -> PathBuf {
         )
     })
 }
+
+/// Prints a line on the test's standard error past libtest's capture, so
+/// that a SKIP is visible in `cargo test`'s output also when the test
+/// passes (as the GPU tests' `skipping:` lines are).
+#[macro_export]
+macro_rules! skip {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr().lock(), $($arg)*);
+    }};
+}
