@@ -19,6 +19,7 @@ mod soak;
 mod space;
 mod test;
 mod tune;
+mod tune_crash;
 mod verify;
 
 use clap::{Parser, Subcommand};
@@ -40,6 +41,12 @@ enum Task {
     Verify(verify::Args),
     /// Tune kernels on this machine's GPU and write the winners into gemm-kernels.
     Tune(tune::Args),
+    /// Kill the tuner with SIGKILL at random moments, resume it each time, then check its journal and winners.
+    ///
+    /// Runs this binary's `tune` (arguments after `--`) with `--resume --out <OUT>`, --kills times killed after a
+    /// seeded random life, then to the end; after each kill the journal must keep every earlier record, in order,
+    /// with none twice; at the end the winners file must equal `tune --report-only`'s from the same journal.
+    TuneCrash(tune_crash::Args),
     /// Count or list the pruned search space of one kernel type (no GPU needed); --figure5 for all 16.
     Space(space::Args),
     /// Time chosen kernels against cuBLAS over square sizes (Figure 6) and skinny K (Section 8): table, CSV, SVG.
@@ -111,6 +118,7 @@ fn run(task: Task) -> anyhow::Result<()> {
         Task::Space(args) => space::run(args),
         Task::Verify(args) => verify::run(args),
         Task::Tune(args) => tune::run(args),
+        Task::TuneCrash(args) => tune_crash::run(args),
         Task::Bench(args) => bench::run(args),
         Task::Peak(args) => peak::run(args),
         Task::Accuracy(args) => accuracy::run(args),
