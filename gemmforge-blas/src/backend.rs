@@ -299,28 +299,16 @@ pub unsafe fn run_batch<E: Scalar>(config: &Config, call: &Call<'_, E>, batch: &
     let cfg = unread_product(&call.cfg);
     // A and B unread: no problem past the first needs them either.
     let unread = if cfg.k == 0 { StridedBatch { stride_a: 0, stride_b: 0, ..*batch } } else { *batch };
-    let memory = || {
-        let reads_ab = cfg.k > 0;
-        [
-            if reads_ab { pointers::classify(call.a.cast()) } else { Memory::Host },
-            if reads_ab { pointers::classify(call.b.cast()) } else { Memory::Host },
-            pointers::classify(call.c.cast()),
-        ]
-    };
+    let memory = || pointers::of_call(cfg.k > 0, [call.a.cast(), call.b.cast(), call.c.cast()]);
     let path = if batch.count == 0 || quick_return(&cfg) {
         Path::QuickReturn
-    } else if let Some(memory) = Some(memory()).filter(|m| m.iter().any(|&x| x != Memory::Host)) {
+    } else if let Some((memory, device)) = Some(memory()).and_then(|m| Some((m, pointers::device_of(&m)?))) {
         // Device memory: its GPU, whatever the backend (nothing else can read it).
-        let mut ordinals = memory.iter().filter_map(|m| match m {
-            Memory::Device { ordinal } => Some(*ordinal),
-            Memory::Host => None,
-        });
-        let ordinal = ordinals.next().unwrap_or(config.device);
         let (a, b, c) = (call.a, call.b, call.c);
-        let same_device = ordinals.all(|o| o == ordinal);
-        let ran = same_device && launchable(&cfg) && {
+        let ran = match device.filter(|_| launchable(&cfg)) {
             // SAFETY: the caller's contract; the device operands are on `ordinal`.
-            unsafe { gpu_batch::run(ordinal, &cfg, &unread, (a, b, c), memory) }
+            Some(ordinal) => unsafe { gpu_batch::run(ordinal, &cfg, &unread, (a, b, c), memory) },
+            None => false,
         };
         if ran {
             Path::GpuInPlace
@@ -418,21 +406,12 @@ unsafe fn route<E: Scalar>(
     (a, b, c): (*const E, *const E, *mut E),
 ) -> Path {
     let tuning = config.tuning();
-    let reads_ab = cfg.k > 0;
-    let memory = [
-        if reads_ab { pointers::classify(a.cast()) } else { Memory::Host },
-        if reads_ab { pointers::classify(b.cast()) } else { Memory::Host },
-        pointers::classify(c.cast()),
-    ];
+    let memory = pointers::of_call(cfg.k > 0, [a.cast(), b.cast(), c.cast()]);
     let ld = |v: i64| usize::try_from(v).unwrap_or(0);
     let lds = [ld(cfg.lda), ld(cfg.ldb), ld(cfg.ldc)];
     let ptrs = [a.cast_mut(), b.cast_mut(), c];
-    let mut ordinals = memory.iter().filter_map(|m| match m {
-        Memory::Device { ordinal } => Some(*ordinal),
-        Memory::Host => None,
-    });
-    if let Some(ordinal) = ordinals.next() {
-        if ordinals.any(|o| o != ordinal) || !launchable(cfg) {
+    if let Some(device) = pointers::device_of(&memory) {
+        let Some(ordinal) = device.filter(|_| launchable(cfg)) else {
             static SAID: AtomicBool = AtomicBool::new(false);
             warn_once(
                 &SAID,
@@ -440,7 +419,7 @@ unsafe fn route<E: Scalar>(
                  not supported, C left unchanged",
             );
             return Path::Unrun;
-        }
+        };
         let operands: [Operand<E>; 3] = std::array::from_fn(|i| match memory[i] {
             Memory::Device { .. } => Operand::Device { addr: ptrs[i] as u64, ld: lds[i] },
             Memory::Host => Operand::Host { ptr: ptrs[i], ld: lds[i] },

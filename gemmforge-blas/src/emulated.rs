@@ -13,8 +13,9 @@ use gemm_host::{GemmConfig, GemmError};
 use crate::scalar::Scalar;
 use crate::staging::{self, Device, Failure, Operand, Place, Plan, Slot, Tuning};
 
-/// The process's emulator (shared: it parses each kernel once).
-fn emulator() -> &'static Emulator {
+/// The process's emulator (shared by single calls and batches: it parses
+/// each kernel once).
+pub(crate) fn emulator() -> &'static Emulator {
     static EMULATOR: OnceLock<Emulator> = OnceLock::new();
     EMULATOR.get_or_init(Emulator::new)
 }

@@ -3,11 +3,9 @@
 //! PTX emulator (`Emulator::gemm_strided_batched` with Table 2's kernels),
 //! beside [`crate::gpu`]'s single calls, whose runner it shares.
 
-use std::sync::OnceLock;
 use std::sync::atomic::AtomicBool;
 
 use cudarc::driver::{CudaSlice, DevicePtr};
-use gemm_host::emulate::Emulator;
 use gemm_host::validate::StridedBatch;
 use gemm_host::{Gemm, GemmConfig, GemmError};
 
@@ -25,10 +23,9 @@ pub(crate) fn emulate<E: Scalar>(
     batch: &StridedBatch,
     (a, b, c): (&[E], &[E], &mut [E]),
 ) -> Result<(), GemmError> {
-    static EMULATOR: OnceLock<Emulator> = OnceLock::new();
     let p = E::PRECISION;
     let image = gemm_kernels::table2(p, cfg.op_a.effective(p), cfg.op_b.effective(p)).image();
-    EMULATOR.get_or_init(Emulator::new).gemm_strided_batched(&image, cfg, batch, a, b, c).map(|_| ())
+    crate::emulated::emulator().gemm_strided_batched(&image, cfg, batch, a, b, c).map(|_| ())
 }
 
 /// Runs the checked column-major batch on GPU `ordinal`, each operand in

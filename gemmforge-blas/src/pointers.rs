@@ -71,6 +71,24 @@ pub fn classify(ptr: *const c_void) -> Memory {
     }
 }
 
+/// Where a call's A, B and C are; A and B are host memory (not asked
+/// about) unless `reads_ab`: nothing reads them then.
+pub fn of_call(reads_ab: bool, [a, b, c]: [*const c_void; 3]) -> [Memory; 3] {
+    let ab = |p| if reads_ab { classify(p) } else { Memory::Host };
+    [ab(a), ab(b), classify(c)]
+}
+
+/// The GPU a call's device operands live on: `None` when every operand is
+/// host memory, `Some(None)` when they are on more than one GPU.
+pub fn device_of(memory: &[Memory; 3]) -> Option<Option<usize>> {
+    let mut ordinals = memory.iter().filter_map(|m| match m {
+        Memory::Device { ordinal } => Some(*ordinal),
+        Memory::Host => None,
+    });
+    let first = ordinals.next()?;
+    Some(ordinals.all(|o| o == first).then_some(first))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -84,5 +102,13 @@ mod tests {
         assert_eq!(classify(on_heap.as_ptr().cast()), Memory::Host);
         assert_eq!(classify((&raw const on_stack).cast()), Memory::Host);
         assert_eq!(classify(std::ptr::null()), Memory::Host);
+    }
+
+    #[test]
+    fn the_device_of_a_call_is_one_gpu_or_none() {
+        let (h, d) = (Memory::Host, |ordinal| Memory::Device { ordinal });
+        assert_eq!(device_of(&[h, h, h]), None);
+        assert_eq!(device_of(&[h, d(1), d(1)]), Some(Some(1)));
+        assert_eq!(device_of(&[d(0), h, d(1)]), Some(None));
     }
 }
