@@ -321,6 +321,11 @@ impl<'k> Decoder<'k> {
                     mmas.push(Mma { shape: *shape, kind: *kind, d, a, b, c });
                     Op::Mma(mmas.len() as u32 - 1)
                 }
+                Instr::Wgmma { .. }
+                | Instr::WgmmaFence
+                | Instr::WgmmaCommit
+                | Instr::WgmmaWait { .. }
+                | Instr::FenceProxyAsync => return self.unsupported(text.trim().to_owned()),
                 _ => self.instr(instr, &label_pc, &param_offsets)?,
             };
             code.push(Inst { op, guard });
@@ -574,7 +579,12 @@ impl<'k> Decoder<'k> {
                 None => return self.unsupported("branch to a label that is not placed"),
             },
             Instr::Ret => Op::Ret,
-            Instr::Mma { .. } => unreachable!("decoded by `run`, with its fragment table"),
+            Instr::Mma { .. }
+            | Instr::Wgmma { .. }
+            | Instr::WgmmaFence
+            | Instr::WgmmaCommit
+            | Instr::WgmmaWait { .. }
+            | Instr::FenceProxyAsync => unreachable!("decoded by `run`"),
         })
     }
 

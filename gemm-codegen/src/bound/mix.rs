@@ -108,6 +108,12 @@ impl InstrMix {
                 self.mma_fmas += shape.m * shape.n * shape.k / 32;
                 self.mma_kind = Some(*kind);
             }
+            // Per thread: its warpgroup's 64 · N · 8 products over 128 threads.
+            Instr::Wgmma { shape, .. } => {
+                self.mma += 1;
+                self.mma_fmas += shape.n * 4;
+                self.mma_kind = Some(crate::ptx::MmaKind::Tf32);
+            }
             // A global read and a shared write at once, issued by one slot.
             Instr::CpAsync { bytes, .. } => {
                 self.global_loads += 1;
@@ -115,7 +121,13 @@ impl InstrMix {
                 self.shared_stores += 1;
                 self.shared_store_bytes += bytes;
             }
-            Instr::CpAsyncCommit | Instr::CpAsyncWait { .. } | Instr::CpAsyncWaitAll => self.other += 1,
+            Instr::CpAsyncCommit
+            | Instr::CpAsyncWait { .. }
+            | Instr::CpAsyncWaitAll
+            | Instr::WgmmaFence
+            | Instr::WgmmaCommit
+            | Instr::WgmmaWait { .. }
+            | Instr::FenceProxyAsync => self.other += 1,
             Instr::Ld { space: Space::Param, .. }
             | Instr::St { space: Space::Param, .. }
             | Instr::LdParam { .. }
@@ -306,7 +318,14 @@ fn reads(instr: &Instr) -> Vec<usize> {
         | Instr::Ret
         | Instr::CpAsyncCommit
         | Instr::CpAsyncWait { .. }
-        | Instr::CpAsyncWaitAll => Vec::new(),
+        | Instr::CpAsyncWaitAll
+        | Instr::WgmmaFence
+        | Instr::WgmmaCommit
+        | Instr::WgmmaWait { .. }
+        | Instr::FenceProxyAsync => Vec::new(),
+        Instr::Wgmma { d, a_desc, b_desc, scale_d, .. } => {
+            d.iter().chain([a_desc, b_desc, scale_d]).map(|r| r.index()).collect()
+        }
         Instr::CpAsync { dst, src, src_bytes, .. } => {
             [base(dst), base(src), src_bytes.iter().filter_map(|o| o.reg()).map(|r| r.index()).collect()]
                 .concat()
@@ -338,8 +357,14 @@ pub(super) fn written(instr: &Instr) -> Vec<usize> {
         | Instr::Fma { dst, .. }
         | Instr::Setp { dst, .. }
         | Instr::Selp { dst, .. } => vec![dst.index()],
-        Instr::Ld { dst, .. } | Instr::Mma { d: dst, .. } => dst.iter().map(|r| r.index()).collect(),
+        Instr::Ld { dst, .. } | Instr::Mma { d: dst, .. } | Instr::Wgmma { d: dst, .. } => {
+            dst.iter().map(|r| r.index()).collect()
+        }
         Instr::St { .. }
+        | Instr::WgmmaFence
+        | Instr::WgmmaCommit
+        | Instr::WgmmaWait { .. }
+        | Instr::FenceProxyAsync
         | Instr::BarSync { .. }
         | Instr::Bra { .. }
         | Instr::Ret

@@ -9,7 +9,7 @@ use std::collections::HashSet;
 use super::ir::{
     AddrBase, Address, BinOp, CacheQual, Cmp, CpAsyncCache, GlobalDecl, GlobalId, Guard, Instr, Kernel,
     Label, MmaKind, MmaShape, Operand, ParamDecl, ParamId, Reg, RegDecl, SharedDecl, SharedId, Space, Stmt,
-    Type, UnOp,
+    Type, UnOp, WgmmaShape,
 };
 
 /// Names PTX reserves for special registers: a register named like one of
@@ -591,6 +591,44 @@ impl Instr {
     /// of this thread.
     pub const fn cp_async_wait_all() -> Instr {
         Instr::CpAsyncWaitAll
+    }
+
+    /// `wgmma.mma_async…m64nNk8.f32.tf32.tf32`: `D = (±A)·(±B) + (scale_d ?
+    /// D : 0)` by the warpgroup (see [`Instr::Wgmma`]); D has `N / 2`
+    /// `.f32` registers, the descriptors are `.b64`, `scale_d` a predicate.
+    #[track_caller]
+    pub fn wgmma(
+        shape: WgmmaShape,
+        d: &[Reg],
+        (a_desc, b_desc): (Reg, Reg),
+        scale_d: Reg,
+        (neg_a, neg_b): (bool, bool),
+    ) -> Instr {
+        assert_eq!(d.len(), shape.d_per_thread() as usize, "wgmma {}: D has N / 2 registers", shape.name());
+        assert!(d.iter().all(|r| r.ty == Type::F32), "wgmma: D in a register not .f32");
+        assert!(a_desc.ty == Type::B64 && b_desc.ty == Type::B64, "wgmma: descriptors are .b64");
+        assert!(scale_d.ty == Type::Pred, "wgmma: scale-d is a predicate");
+        Instr::Wgmma { shape, d: d.to_vec(), a_desc, b_desc, scale_d, neg_a, neg_b }
+    }
+
+    /// `wgmma.fence.sync.aligned`.
+    pub const fn wgmma_fence() -> Instr {
+        Instr::WgmmaFence
+    }
+
+    /// `wgmma.commit_group.sync.aligned`.
+    pub const fn wgmma_commit() -> Instr {
+        Instr::WgmmaCommit
+    }
+
+    /// `wgmma.wait_group.sync.aligned n`.
+    pub const fn wgmma_wait(n: u32) -> Instr {
+        Instr::WgmmaWait { n }
+    }
+
+    /// `fence.proxy.async.shared::cta`.
+    pub const fn fence_proxy_async() -> Instr {
+        Instr::FenceProxyAsync
     }
 
     /// `bar.sync id`.

@@ -21,6 +21,7 @@ mod arch;
 mod instr;
 mod kernel;
 mod operand;
+mod wgmma;
 
 pub use arch::{Arch, PtxVersion};
 pub use instr::{BinOp, Cmp, CpAsyncCache, Guard, Instr, MmaKind, MmaShape, Stmt, UnOp, round_tf32};
@@ -28,3 +29,4 @@ pub use kernel::{GlobalDecl, Kernel, Module, ParamDecl, RegDecl, SharedDecl};
 pub use operand::{
     AddrBase, Address, CacheQual, GlobalId, Label, Operand, ParamId, Reg, SharedId, Space, Special, Type,
 };
+pub use wgmma::{DescSwizzle, SmemDesc, WARPGROUP, WgmmaShape};

@@ -296,6 +296,11 @@ fn opcode(kernel: &Kernel, instr: &Instr) -> String {
         Instr::Mma { shape, kind, .. } => {
             format!("mma.sync.aligned.{}.row.col{}", shape.name(), kind.suffixes())
         }
+        Instr::Wgmma { shape, .. } => format!("wgmma.mma_async.sync.aligned.{}.f32.tf32.tf32", shape.name()),
+        Instr::WgmmaFence => "wgmma.fence.sync.aligned".to_owned(),
+        Instr::WgmmaCommit => "wgmma.commit_group.sync.aligned".to_owned(),
+        Instr::WgmmaWait { .. } => "wgmma.wait_group.sync.aligned".to_owned(),
+        Instr::FenceProxyAsync => "fence.proxy.async.shared::cta".to_owned(),
         Instr::BarSync { .. } => "bar.sync".to_owned(),
         Instr::Bra { uni, .. } => if *uni { "bra.uni" } else { "bra" }.to_owned(),
         Instr::Ret => "ret".to_owned(),
@@ -338,8 +343,25 @@ fn operands(instr: &Instr) -> Vec<Piece> {
             let regs = |rs: &[crate::ptx::Reg]| Vec(rs.iter().map(|&r| r.into()).collect());
             vec![regs(d), regs(a), regs(b), regs(c)]
         }
+        Instr::Wgmma { d, a_desc, b_desc, scale_d, neg_a, neg_b, .. } => {
+            let scale = |neg: bool| Op(Operand::Imm(if neg { -1 } else { 1 }));
+            vec![
+                Vec(d.iter().map(|&r| r.into()).collect()),
+                Op((*a_desc).into()),
+                Op((*b_desc).into()),
+                Op((*scale_d).into()),
+                scale(*neg_a),
+                scale(*neg_b),
+            ]
+        }
+        Instr::WgmmaWait { n } => vec![Int(*n)],
         Instr::BarSync { id } => vec![Int(*id)],
         Instr::Bra { target, .. } => vec![Label(target.index())],
-        Instr::CpAsyncCommit | Instr::CpAsyncWaitAll | Instr::Ret => vec![],
+        Instr::CpAsyncCommit
+        | Instr::CpAsyncWaitAll
+        | Instr::WgmmaFence
+        | Instr::WgmmaCommit
+        | Instr::FenceProxyAsync
+        | Instr::Ret => vec![],
     }
 }

@@ -1,5 +1,6 @@
 //! Instructions and the lines of a kernel body.
 
+use super::wgmma::WgmmaShape;
 use super::{Address, Arch, CacheQual, Label, Operand, ParamId, Reg, Space, Type};
 
 /// The cache qualifier of `cp.async`.
@@ -479,6 +480,45 @@ pub enum Instr {
         /// The lane's fragment of C.
         c: Vec<Reg>,
     },
+    /// `wgmma.mma_async.sync.aligned.{shape}.f32.tf32.tf32 {d}, a_desc,
+    /// b_desc, scale_d, ±1, ±1`: the warpgroup computes `D = (±A) · (±B) +
+    /// (scale_d ? D : 0)` on `shape`, A and B TF32 matrices in shared memory
+    /// named by descriptors ([`super::wgmma`]), D `N / 2` f32 registers a
+    /// thread in the layout of [`WgmmaShape::d_at`]. Asynchronous: D may be
+    /// touched only after the [`Instr::WgmmaWait`] that retires its group.
+    /// Every thread of the warpgroup executes it, unguarded and converged.
+    Wgmma {
+        /// The shape.
+        shape: WgmmaShape,
+        /// The thread's accumulators (`.f32`).
+        d: Vec<Reg>,
+        /// A's descriptor (`.b64`).
+        a_desc: Reg,
+        /// B's descriptor (`.b64`).
+        b_desc: Reg,
+        /// Whether D is accumulated into (else overwritten): a predicate.
+        scale_d: Reg,
+        /// `imm-scale-a = -1`: A negated.
+        neg_a: bool,
+        /// `imm-scale-b = -1`: B negated.
+        neg_b: bool,
+    },
+    /// `wgmma.fence.sync.aligned`: orders the warpgroup's earlier accesses
+    /// of registers (and shared memory) before its next `wgmma`s.
+    WgmmaFence,
+    /// `wgmma.commit_group.sync.aligned`: closes the warpgroup's open
+    /// wgmma-group of `wgmma`s.
+    WgmmaCommit,
+    /// `wgmma.wait_group.sync.aligned n`: waits until at most the `n` most
+    /// recently committed wgmma-groups are pending.
+    WgmmaWait {
+        /// Committed groups that may stay pending.
+        n: u32,
+    },
+    /// `fence.proxy.async.shared::cta`: orders this thread's earlier
+    /// generic-proxy accesses of shared memory before later async-proxy
+    /// accesses (`wgmma` operand reads).
+    FenceProxyAsync,
     /// `bar.sync id`: wait until every thread of the block arrives.
     BarSync {
         /// Barrier number.
@@ -526,11 +566,16 @@ impl Instr {
     /// The oldest architecture that has this instruction in this form.
     ///
     /// `cp.async` and its group instructions and `cvt.rna.tf32` need sm_80,
-    /// `mma` its kind's architecture for its shape ([`MmaKind::min_arch`]);
+    /// `mma` its kind's architecture for its shape ([`MmaKind::min_arch`]),
+    /// the `wgmma` family sm_90a and `fence.proxy.async` sm_90;
     /// everything else the IR holds exists on sm_70.
     pub const fn min_arch(&self) -> Arch {
         match self {
             Instr::Mma { shape, kind, .. } => kind.min_arch(*shape),
+            Instr::Wgmma { .. } | Instr::WgmmaFence | Instr::WgmmaCommit | Instr::WgmmaWait { .. } => {
+                Arch::SM_90A
+            }
+            Instr::FenceProxyAsync => Arch::SM_90,
             Instr::CvtTf32 { .. }
             | Instr::CpAsync { .. }
             | Instr::CpAsyncCommit

@@ -1,0 +1,215 @@
+//! Hopper's warpgroup-level matrix multiply (`wgmma.mma_async`, sm_90a):
+//! its shape, the accumulators' fragment layout, and the shared-memory
+//! matrix descriptor with the canonical K-major layout it addresses — the
+//! one description the code generator and the emulator share (PTX ISA
+//! 9.7.15, "Asynchronous Warpgroup Level Matrix Multiply-Accumulate").
+//!
+//! A *warpgroup* is four consecutive warps of a block (threads `128g …
+//! 128g + 127`). `wgmma.mma_async.sync.aligned.m64nNk8.f32.tf32.tf32 d,
+//! a_desc, b_desc, scale_d, 1, 1` computes `D = A · B + (scale_d ? D : 0)`
+//! with A a `64 × 8` and B an `8 × N` TF32 matrix in shared memory, each
+//! named by a 64-bit [`SmemDesc`], and D a `64 × N` f32 matrix held `N / 2`
+//! registers a thread ([`WgmmaShape::d_at`]): warp `q` of the warpgroup
+//! holds rows `16q … 16q + 15`, so each warp's part of the product depends
+//! only on its 16 rows of A and on all of B.
+//!
+//! The instruction is asynchronous: it reads its shared-memory operands and
+//! writes D some time before the `wgmma.wait_group` that retires its
+//! *wgmma-group* (closed by `wgmma.commit_group`). Until then D's registers
+//! must not be read or written, nor the shared memory it reads written.
+//! `wgmma.fence` orders earlier register accesses before a `wgmma`, and
+//! `fence.proxy.async` makes earlier generic-proxy writes of shared memory
+//! (`st.shared`, `cp.async`) visible to the async proxy that `wgmma` reads
+//! through.
+//!
+//! # The K-major, non-swizzled layout
+//!
+//! For 32-bit elements (TF32) with K-major operands (A `M × K` and B
+//! `N × K`, K contiguous, as the ISA requires of TF32), the canonical
+//! layout without swizzle is made of *core matrices* of 8 rows × 16 bytes
+//! (4 elements along K), each 128 contiguous bytes, row `r` at byte `16r`.
+//! Core matrices adjacent along K are the *leading byte offset* (`lbo`)
+//! apart, those adjacent along M or N (the next 8 rows) the *stride byte
+//! offset* (`sbo`): element `(row, k)` sits at
+//!
+//! ```text
+//! start + (row / 8)·sbo + (k / 4)·lbo + (row mod 8)·16 + (k mod 4)·4
+//! ```
+//!
+//! (CuTe's `((8, m), (T, 2k)) : ((1T, SBO), (1, LBO))`, T = 4 elements.)
+//! One `m64nNk8` reads two core matrices along K.
+
+/// Threads in a warpgroup.
+pub const WARPGROUP: u32 = 128;
+
+/// The shape `m64nNk8` of a TF32 `wgmma` with f32 accumulators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct WgmmaShape {
+    /// Columns of B and D: a multiple of 8 from 8 to 256.
+    pub n: u32,
+}
+
+impl WgmmaShape {
+    /// Rows of A and D.
+    pub const M: u32 = 64;
+    /// The depth of a TF32 `wgmma`.
+    pub const K: u32 = 8;
+
+    /// The TF32 shape with `n` columns, if there is one.
+    pub const fn tf32(n: u32) -> Option<WgmmaShape> {
+        if n >= 8 && n <= 256 && n.is_multiple_of(8) { Some(WgmmaShape { n }) } else { None }
+    }
+
+    /// Accumulator registers a thread holds: `N / 2`.
+    pub const fn d_per_thread(self) -> u32 {
+        self.n / 2
+    }
+
+    /// Where thread `thread` (0 … 127 of its warpgroup) holds its `i`-th
+    /// accumulator, `(row, col)` of the `64 × N` D: warp `q = thread / 32`,
+    /// lane `(g, t) = (lane / 4, lane mod 4)`: row `16q + g` (then `+ 8`),
+    /// columns `2t`, `2t + 1` of each 8-column block `i / 4` — the layout of
+    /// `mma.sync`'s `m16n8` accumulators, `N / 8` times side by side.
+    pub const fn d_at(self, thread: u32, i: u32) -> (u32, u32) {
+        let (warp, lane) = (thread / 32, thread % 32);
+        (16 * warp + lane / 4 + 8 * ((i / 2) % 2), 2 * (lane % 4) + i % 2 + 8 * (i / 4))
+    }
+
+    /// `m64n128k8`, as PTX writes it.
+    pub fn name(self) -> String {
+        format!("m{}n{}k{}", Self::M, self.n, Self::K)
+    }
+}
+
+/// The swizzling mode of a [`SmemDesc`] (bits 62–63).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DescSwizzle {
+    /// No swizzle: the interleaved core-matrix layout of the module docs.
+    None = 0,
+    /// 128-byte swizzle.
+    B128 = 1,
+    /// 64-byte swizzle.
+    B64 = 2,
+    /// 32-byte swizzle.
+    B32 = 3,
+}
+
+/// A shared-memory matrix descriptor: a 64-bit value naming a `wgmma`
+/// operand in shared memory. Addresses and offsets are in bytes; the
+/// descriptor holds each divided by 16 in 14 bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SmemDesc {
+    /// The matrix's first byte, a shared-window address (16-byte aligned).
+    pub start: u32,
+    /// Leading byte offset: between core matrices adjacent along K.
+    pub lbo: u32,
+    /// Stride byte offset: between core matrices adjacent along M or N.
+    pub sbo: u32,
+    /// The swizzle's base offset (bits 49–51; 0 without swizzle).
+    pub base_offset: u32,
+    /// The swizzling mode.
+    pub swizzle: DescSwizzle,
+}
+
+/// A 14-bit descriptor field.
+const FIELD: u64 = 0x3fff;
+
+/// `matrix-descriptor-encode(x) = (x & 0x3FFFF) >> 4`.
+const fn encode_field(x: u32) -> u64 {
+    ((x as u64) & 0x3ffff) >> 4
+}
+
+impl SmemDesc {
+    /// A non-swizzled K-major descriptor.
+    pub const fn k_major(start: u32, lbo: u32, sbo: u32) -> SmemDesc {
+        SmemDesc { start, lbo, sbo, base_offset: 0, swizzle: DescSwizzle::None }
+    }
+
+    /// The 64-bit value: `start`, `lbo`, `sbo` encoded as the ISA's
+    /// `matrix-descriptor-encode(x) = (x & 0x3FFFF) >> 4`.
+    pub const fn encode(self) -> u64 {
+        encode_field(self.start)
+            | encode_field(self.lbo) << 16
+            | encode_field(self.sbo) << 32
+            | ((self.base_offset as u64) & 7) << 49
+            | (self.swizzle as u64) << 62
+    }
+
+    /// The descriptor a 64-bit value holds (its unused bits ignored).
+    pub const fn decode(bits: u64) -> SmemDesc {
+        let swizzle = match bits >> 62 {
+            0 => DescSwizzle::None,
+            1 => DescSwizzle::B128,
+            2 => DescSwizzle::B64,
+            _ => DescSwizzle::B32,
+        };
+        SmemDesc {
+            start: ((bits & FIELD) << 4) as u32,
+            lbo: (((bits >> 16) & FIELD) << 4) as u32,
+            sbo: (((bits >> 32) & FIELD) << 4) as u32,
+            base_offset: ((bits >> 49) & 7) as u32,
+            swizzle,
+        }
+    }
+
+    /// The byte address of element `(row, k)` of a K-major operand of
+    /// 4-byte elements in the non-swizzled layout (module docs); `None` for
+    /// a swizzled descriptor, which gemmforge does not emit.
+    pub const fn k_major_tf32_at(self, row: u32, k: u32) -> Option<u32> {
+        match self.swizzle {
+            DescSwizzle::None => {
+                Some(self.start + (row / 8) * self.sbo + (k / 4) * self.lbo + (row % 8) * 16 + (k % 4) * 4)
+            }
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn descriptors_round_trip() {
+        for (start, lbo, sbo) in [(0, 128, 1024), (0x3fff0, 16, 0x3fff0), (4096, 2048, 128)] {
+            let d = SmemDesc::k_major(start, lbo, sbo);
+            assert_eq!(SmemDesc::decode(d.encode()), d);
+        }
+        // The ISA's example: LBO 64 and SBO 32 TF32 elements encode as 16 and 8.
+        let d = SmemDesc::k_major(0, 64 * 4, 32 * 4).encode();
+        assert_eq!((d >> 16) & FIELD, 16);
+        assert_eq!((d >> 32) & FIELD, 8);
+        assert_eq!(SmemDesc::decode(1 << 62).swizzle, DescSwizzle::B128);
+    }
+
+    /// The ISA's figure of the K-major non-swizzled TF32 layout: `((8, 2),
+    /// (4, 4)) : ((4, 32), (1, 64))` in elements, LBO 64 and SBO 32 elements.
+    #[test]
+    fn k_major_layout_is_the_isa_example() {
+        let d = SmemDesc::k_major(0, 64 * 4, 32 * 4);
+        for row in 0..16 {
+            for k in 0..16 {
+                let element = (row % 8) * 4 + (row / 8) * 32 + (k % 4) + (k / 4) * 64;
+                assert_eq!(d.k_major_tf32_at(row, k), Some(4 * element));
+            }
+        }
+    }
+
+    /// The 128 threads' accumulators cover the 64 × N tile once.
+    #[test]
+    fn accumulators_partition_the_tile() {
+        for n in [8, 64, 128, 256] {
+            let shape = WgmmaShape::tf32(n).unwrap();
+            let mut owned = vec![0u32; (64 * n) as usize];
+            for thread in 0..WARPGROUP {
+                for i in 0..shape.d_per_thread() {
+                    let (row, col) = shape.d_at(thread, i);
+                    owned[(row * n + col) as usize] += 1;
+                }
+            }
+            assert!(owned.iter().all(|&c| c == 1), "n = {n}");
+        }
+        assert_eq!(WgmmaShape::tf32(12), None);
+        assert_eq!(WgmmaShape::tf32(264), None);
+    }
+}
