@@ -19,6 +19,7 @@ mod layout;
 mod math;
 mod pipeline;
 mod violation;
+mod wgmma;
 
 pub use violation::{Field, ParamPath, Rule, Violation};
 
@@ -31,6 +32,7 @@ pub use pipeline::{
     frag_sets_allowed, interleave_allowed, ldg_width_allowed, ldg_width_divides, ldg_width_fits_precision,
     stages_allowed, unroll_divides, warps_fit,
 };
+pub use wgmma::{TF32X3_MAX_N, wgmma_allowed, wgmma_fits};
 
 /// Hardware limits that decide whether a kernel can be built and launched at
 /// all (not how fast it runs).
@@ -332,11 +334,14 @@ pub fn register_reuse(spec: &KernelSpec) -> f64 {
 pub const MAX_STATIC_SHARED: u32 = 48 * 1024;
 
 /// The dynamic shared memory a launch of `spec`'s kernel passes: all of its
-/// shared memory when that is over [`MAX_STATIC_SHARED`] (the lowering then
-/// declares one dynamic array), else 0. For a spec that validates.
+/// shared memory when that is over [`MAX_STATIC_SHARED`] or the kernel is a
+/// `wgmma` one (the lowering then declares one dynamic array), else 0. For
+/// a spec that validates.
 pub const fn dynamic_shared_bytes(spec: &KernelSpec) -> u32 {
     let bytes = shared_bytes(spec);
-    if bytes > MAX_STATIC_SHARED as u128 { proven_u32(bytes) } else { 0 }
+    // A `wgmma` kernel addresses its converted stripes past the rings of
+    // one array.
+    if bytes > MAX_STATIC_SHARED as u128 || spec.wgmma().is_some() { proven_u32(bytes) } else { 0 }
 }
 
 // The sizes below are exact for any field values, so that the rules compare,
@@ -359,6 +364,12 @@ pub const fn regs_lower_bound(spec: &KernelSpec) -> u128 {
     // A step's fragments: a column of A and a row of B; with `mma` of depth
     // k, a lane's `m_thr · k / 4` elements of A and `n_thr · k / 8` of B
     // (tf32x3 keeps each as two TF32 parts).
+    // A `wgmma` thread holds its accumulators (twice for tf32x3, whose
+    // products gather apart) and one converted 4 × 4 block of a stripe.
+    if spec.wgmma().is_some() {
+        let sets = if matches!(spec.math, Math::Tf32x3) { 2 } else { 1 };
+        return sets * m * n + 16;
+    }
     let fragments = if spec.math.is_mma() {
         let k = spec.k_per_step() as u128;
         let parts = if matches!(spec.math, Math::Tf32x3) { 2 } else { 1 };
@@ -432,7 +443,32 @@ pub const fn smem_align(spec: &KernelSpec) -> u32 {
 /// Shared memory per block of `spec`, in bytes, exactly (in `u128`; see
 /// [`Plan::shared_bytes`]).
 pub const fn shared_bytes(spec: &KernelSpec) -> u128 {
-    smem_bytes(spec, Operand::A) + smem_bytes(spec, Operand::B)
+    smem_bytes(spec, Operand::A) + smem_bytes(spec, Operand::B) + wgmma_bytes(spec)
+}
+
+/// The stride byte offset of a `wgmma` kernel's converted operands: 8 rows
+/// of `k_blk` TF32 values (`k_blk / 4` core matrices of 128 bytes side by
+/// side along K) and 16 bytes more, so that the conversion's stores to the
+/// same k of 8-row groups fall in different banks (`stencil/wgmma.rs`).
+pub const fn wgmma_sbo(spec: &KernelSpec) -> u128 {
+    128 * (spec.k_blk as u128 / 4) + 16
+}
+
+/// Bytes of one TF32 part of `operand`'s converted stripe in a `wgmma`
+/// kernel: `free_blk / 8` groups of 8 rows, [`wgmma_sbo`] apart.
+pub const fn wgmma_part_bytes(spec: &KernelSpec, operand: Operand) -> u128 {
+    (free_blk(spec, operand) as u128).div_ceil(8) * wgmma_sbo(spec)
+}
+
+/// Bytes of a `wgmma` kernel's converted stripes after the rings: A's and
+/// B's TF32 parts (big and small for `tf32x3`, one for `tf32`); 0 for any
+/// other kernel.
+pub const fn wgmma_bytes(spec: &KernelSpec) -> u128 {
+    if spec.wgmma().is_none() {
+        return 0;
+    }
+    let parts = if matches!(spec.math, Math::Tf32x3) { 2 } else { 1 };
+    parts * (wgmma_part_bytes(spec, Operand::A) + wgmma_part_bytes(spec, Operand::B))
 }
 
 /// [`Rule::TooManyThreads`] and [`Rule::PartialWarp`]: which of the two
@@ -668,7 +704,12 @@ fn check_lds_width(spec: &KernelSpec, out: &mut Vec<Violation>) {
         return;
     }
     // Only meaningful when the tile divides; check_tile reports otherwise.
-    if !tile_divides(spec.m_blk, spec.m_dim) || !tile_divides(spec.n_blk, spec.n_dim) {
+    // A `wgmma` thread's C elements are its accumulators' (two rows, runs
+    // of two columns), whatever its 16-byte shared loads.
+    if !tile_divides(spec.m_blk, spec.m_dim)
+        || !tile_divides(spec.n_blk, spec.n_dim)
+        || spec.wgmma().is_some()
+    {
         return;
     }
     let (m_thr, n_thr) = (spec.m_thr(), spec.n_thr());

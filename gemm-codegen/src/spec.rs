@@ -590,6 +590,19 @@ impl KernelSpec {
         }
     }
 
+    /// The warpgroup shape of a Hopper `wgmma` math: `mma = (64, n, 8)`
+    /// with `math = tf32 | tf32x3` (`stencil/wgmma.rs`); `None` for every
+    /// `mma.sync` shape and for `fma`. The shape's legality (sm_90a, `n`)
+    /// is the validator's.
+    pub const fn wgmma(&self) -> Option<crate::ptx::WgmmaShape> {
+        match (self.math, self.mma) {
+            (Math::Tf32 | Math::Tf32x3, Some(s)) if s.m == crate::ptx::WgmmaShape::M => {
+                Some(crate::ptx::WgmmaShape { n: s.n })
+            }
+            _ => None,
+        }
+    }
+
     /// K steps per iteration of the inner product's loop: `unroll`, or the
     /// whole stripe.
     pub const fn unroll_steps(&self) -> u32 {

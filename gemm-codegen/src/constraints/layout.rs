@@ -32,7 +32,9 @@
 //! `R` distinct masks and together cover all eight chunks of 128 bytes.
 //! With rows a multiple of 128 bytes the mask only touches a row's own
 //! chunks (and a step's `G`-chunk group), so it is a permutation of each
-//! row and a copy never straddles two rows.
+//! row and a copy never straddles two rows. A `wgmma` kernel reads its
+//! stripes only to convert them (`stencil/wgmma.rs`), one chunk of each of
+//! 8 consecutive rows at once: its mask is `f mod 8` (`G = d = 1`, `R = 8`).
 
 use super::{Operand, StripePlan, mma_lds_width};
 use crate::spec::KernelSpec;
@@ -100,8 +102,9 @@ pub const fn stripe_layout(spec: &KernelSpec, operand: Operand) -> StripeLayout 
     let esz = spec.precision.element_bytes() as u64;
     let lane_bytes = (shape.k / 4) as u64 * esz;
     let copy_bytes = spec.ldg_width as u64 * esz;
+    let wgmma = spec.wgmma().is_some();
     if !stripe.lead_is_k
-        || !matches!(lane_bytes, 4 | 8 | 16)
+        || !(wgmma || matches!(lane_bytes, 4 | 8 | 16))
         || copy_bytes > 16
         || load.lead == 0
         || load.cross == 0
@@ -109,10 +112,12 @@ pub const fn stripe_layout(spec: &KernelSpec, operand: Operand) -> StripeLayout 
     {
         return StripeLayout::KMajor;
     }
-    let chunks = (lane_bytes / 4) as u32;
+    // A `wgmma` kernel's conversion reads one 16-byte chunk of each of 8
+    // consecutive rows at once: every row of 8 its own mask.
+    let chunks = if wgmma { 1 } else { (lane_bytes / 4) as u32 };
     let period = 8 / chunks;
     // A lane's run of rows: its 16-byte load of a K-major stripe (c64's one).
-    let rows = mma_lds_width(spec.precision);
+    let rows = if wgmma { 1 } else { mma_lds_width(spec.precision) };
     let row_bytes = spec.k_blk as u64 * esz;
     let trip_bytes = spec.unroll_steps() as u64 * esz;
     let runs = stripe.per_thread_lead / spec.ldg_width;

@@ -16,7 +16,7 @@
 //! `layout.rs`, keeps the same rows and reads each row's k slots at once).
 
 use super::{Field, ParamPath, Rule, Violation, violation};
-use crate::ptx::{MmaKind, MmaShape};
+use crate::ptx::{MmaKind, MmaShape, WgmmaShape};
 use crate::spec::{KernelSpec, Math, Precision, Target, WarpShape};
 
 /// Rows and columns of the blocks a tensor-core warp tile of `precision`
@@ -44,6 +44,9 @@ pub fn mma_allowed(math: Math, mma: Option<MmaShape>, arch: Target) -> bool {
     match (math.mma_kind(), mma) {
         (None, None) => true,
         (None, Some(_)) | (Some(_), None) => false,
+        (Some(_), Some(shape)) if shape.m == WgmmaShape::M => {
+            super::wgmma::wgmma_allowed(math, Precision::F32, shape, arch)
+        }
         (Some(kind), Some(shape)) => {
             kind.shapes().contains(&shape) && arch.ptx_arch().sm >= kind.min_arch(shape).sm
         }
@@ -90,6 +93,9 @@ pub const fn mma_unroll_fits(unroll: Option<u32>, k: u32) -> bool {
 /// the `mma` fragments (always, for `fma`).
 pub const fn mma_fits(spec: &KernelSpec) -> bool {
     let (Some(shape), Some(warps)) = (spec.mma, spec.warps) else { return spec.mma.is_none() };
+    if let Some(wg) = spec.wgmma() {
+        return super::wgmma::wgmma_fits(spec, wg, warps);
+    }
     mma_threads_fit(spec.m_dim, spec.n_dim, warps)
         && mma_warp_tile_fits(spec.m_blk, warps.m, spec.precision)
         && mma_warp_tile_fits(spec.n_blk, warps.n, spec.precision)
@@ -127,6 +133,13 @@ pub(super) fn check(spec: &KernelSpec, out: &mut Vec<Violation>) {
             )
         };
         violation(out, ParamPath::whole(Field::Math), Rule::Math, message);
+        return;
+    }
+    if let (Some(_), Some(shape)) = (math.mma_kind(), spec.mma)
+        && shape.m == WgmmaShape::M
+        && !super::wgmma::wgmma_allowed(math, spec.precision, shape, spec.arch)
+    {
+        violation(out, ParamPath::whole(Field::Mma), Rule::Mma, super::wgmma::shape_message(spec, shape));
         return;
     }
     if !mma_allowed(math, spec.mma, spec.arch) {
@@ -194,6 +207,10 @@ fn check_tile(spec: &KernelSpec, shape: MmaShape, out: &mut Vec<Violation>) {
         return;
     };
     if warps.m == 0 || warps.n == 0 {
+        return;
+    }
+    if let Some(wg) = spec.wgmma() {
+        super::wgmma::check(spec, wg, warps, out);
         return;
     }
     if !mma_threads_fit(spec.m_dim, spec.n_dim, warps) {

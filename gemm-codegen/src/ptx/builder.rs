@@ -595,7 +595,8 @@ impl Instr {
 
     /// `wgmma.mma_async…m64nNk8.f32.tf32.tf32`: `D = (±A)·(±B) + (scale_d ?
     /// D : 0)` by the warpgroup (see [`Instr::Wgmma`]); D has `N / 2`
-    /// `.f32` registers, the descriptors are `.b64`, `scale_d` a predicate.
+    /// `.f32` registers, the descriptors 64-bit (`.b64` or `.u64`), `scale_d`
+    /// a predicate.
     #[track_caller]
     pub fn wgmma(
         shape: WgmmaShape,
@@ -606,7 +607,8 @@ impl Instr {
     ) -> Instr {
         assert_eq!(d.len(), shape.d_per_thread() as usize, "wgmma {}: D has N / 2 registers", shape.name());
         assert!(d.iter().all(|r| r.ty == Type::F32), "wgmma: D in a register not .f32");
-        assert!(a_desc.ty == Type::B64 && b_desc.ty == Type::B64, "wgmma: descriptors are .b64");
+        let desc = |r: Reg| matches!(r.ty, Type::B64 | Type::U64);
+        assert!(desc(a_desc) && desc(b_desc), "wgmma: descriptors are 64-bit");
         assert!(scale_d.ty == Type::Pred, "wgmma: scale-d is a predicate");
         Instr::Wgmma { shape, d: d.to_vec(), a_desc, b_desc, scale_d, neg_a, neg_b }
     }

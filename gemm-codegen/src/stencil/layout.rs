@@ -42,6 +42,11 @@ impl CLayout {
     pub fn new(plan: &Plan) -> CLayout {
         let spec = plan.spec();
         let w = spec.lds_width;
+        if spec.wgmma().is_some() {
+            // `wgmma`'s accumulators: rows g and g + 8, columns 2t, 2t + 1 of
+            // each 8-column block (`stencil/wgmma.rs`).
+            return CLayout { rows: Runs { width: 1, step: 8 }, cols: Runs { width: 2, step: 8 } };
+        }
         if spec.math.is_mma() {
             // A lane's 16-byte loads hold `w` elements (2 f64, 1 c64): rows
             // 8w·i + w·g + …, columns 8w·j + 2w·t + … (`stencil/mma.rs`).

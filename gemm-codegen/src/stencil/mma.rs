@@ -266,21 +266,8 @@ impl Fragments {
             if let Some(half) = self.half {
                 for (x, terms) in [(Some(f.x.re), &f.re), (f.x.im, &f.im)] {
                     let Some(x) = x else { continue };
-                    // big = tf32(x): x plus its half place (sign and exponent times
-                    // 2^-11), by an FMA into a fresh register (see the module doc).
-                    let big = terms[0];
-                    cx.b.push(Instr::binary(BinOp::And, half, x, Op::imm(0xff80_0000_u32)));
-                    cx.b.push(Instr::fma(big, half, Op::f32(TF32_HALF_PLACE), x));
-                    cx.b.push(Instr::binary(BinOp::And, big, big, Op::imm(TF32_MASK)));
-                    if let (Some(&small), Some(rest)) = (terms.get(1), self.rest) {
-                        // x − big is exact in f32; rounded to TF32 by adding half its
-                        // last place and clearing the 13 low bits in two integer
-                        // operations (it is non-finite only where big is, which then
-                        // decides C).
-                        cx.b.push(Instr::binary_as(BinOp::Sub, Type::F32, rest, x, big));
-                        cx.b.push(Instr::binary_as(BinOp::Add, Type::U32, small, rest, Op::imm(0x1000)));
-                        cx.b.push(Instr::binary(BinOp::And, small, small, Op::imm(TF32_MASK)));
-                    }
+                    let small = terms.get(1).copied().zip(self.rest);
+                    split_tf32(cx, x, half, terms[0], small);
                 }
             }
             for (neg, of) in [(&f.neg_im, &f.im), (&f.neg_re, &f.re)] {
@@ -289,6 +276,24 @@ impl Fragments {
                 }
             }
         }
+    }
+}
+
+/// `big = tf32(x)` and, with `small = Some((small, rest))`, `small =
+/// tf32(x − big)` (see the module doc); `half` and `rest` are scratch.
+pub(super) fn split_tf32(cx: &mut Cx<'_>, x: Reg, half: Reg, big: Reg, small: Option<(Reg, Reg)>) {
+    // big = tf32(x): x plus its half place (sign and exponent times 2^-11),
+    // by an FMA into a fresh register (see the module doc).
+    cx.b.push(Instr::binary(BinOp::And, half, x, Op::imm(0xff80_0000_u32)));
+    cx.b.push(Instr::fma(big, half, Op::f32(TF32_HALF_PLACE), x));
+    cx.b.push(Instr::binary(BinOp::And, big, big, Op::imm(TF32_MASK)));
+    if let Some((small, rest)) = small {
+        // x − big is exact in f32; rounded to TF32 by adding half its last
+        // place and clearing the 13 low bits in two integer operations (it
+        // is non-finite only where big is, which then decides C).
+        cx.b.push(Instr::binary_as(BinOp::Sub, Type::F32, rest, x, big));
+        cx.b.push(Instr::binary_as(BinOp::Add, Type::U32, small, rest, Op::imm(0x1000)));
+        cx.b.push(Instr::binary(BinOp::And, small, small, Op::imm(TF32_MASK)));
     }
 }
 

@@ -16,7 +16,8 @@
 //! [`StripeMover`] (global → shared movement: staged through registers, or
 //! a `cp.async` ring in `ring.rs`; later TMA), [`InnerProduct`] (the walk
 //! of a stripe in `walk.rs`, whose steps are register-blocked FMAs,
-//! `fma.rs`, or FP64 tensor-core `mma`s, `mma.rs`; later `wgmma`) and
+//! `fma.rs`, or tensor-core `mma`s, `mma.rs`), or Hopper's warpgroup
+//! `wgmma`s on converted stripes (`wgmma.rs`), and
 //! [`Epilogue`]. The driver in this file owns only the pipeline around
 //! them.
 //!
@@ -37,6 +38,7 @@ mod mover;
 mod ring;
 mod schedule;
 mod walk;
+mod wgmma;
 
 use crate::abi::{Abi, Dim, Matrix, Part, Role};
 use crate::constraints::{Operand, Plan};
@@ -136,7 +138,9 @@ pub(crate) fn lower(plan: &Plan) -> Module {
     let ring = spec.stages > 1;
     let (conj_a, conj_b) =
         (ring && spec.op_a.conjugates(spec.precision), ring && spec.op_b.conjugates(spec.precision));
-    let mut inner: Box<dyn InnerProduct> = if spec.math.is_mma() {
+    let mut inner: Box<dyn InnerProduct> = if let Some(shape) = spec.wgmma() {
+        Box::new(wgmma::Warpgroup::new(shape, spec.math))
+    } else if spec.math.is_mma() {
         Box::new(walk::Walker::new(mma::Fragments::new(conj_a, conj_b)))
     } else {
         Box::new(walk::Walker::new(fma::RegisterBlocked::new(conj_a, conj_b)))

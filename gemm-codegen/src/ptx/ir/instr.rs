@@ -492,9 +492,9 @@ pub enum Instr {
         shape: WgmmaShape,
         /// The thread's accumulators (`.f32`).
         d: Vec<Reg>,
-        /// A's descriptor (`.b64`).
+        /// A's descriptor (64-bit).
         a_desc: Reg,
-        /// B's descriptor (`.b64`).
+        /// B's descriptor (64-bit).
         b_desc: Reg,
         /// Whether D is accumulated into (else overwritten): a predicate.
         scale_d: Reg,

@@ -1,0 +1,223 @@
+//! The hard constraints of a Hopper `wgmma` math (`math = tf32 | tf32x3`
+//! with `mma = (64, n, 8)`, `stencil/wgmma.rs`): part of the one
+//! constraints implementation, called from [`super::math`].
+//!
+//! A warpgroup (four consecutive warps) computes a `64 × n` block of C
+//! with `wgmma.mma_async`, each warp its 16 rows. The block's warps are
+//! `warps = (wm, wn)` as for `mma.sync`, warp `w` at `(w mod wm, w div
+//! wm)`, so four consecutive warps stack along M: `wm` is a multiple of 4,
+//! the warp tile is `16 × n` (`tile.0 = 16 · wm`, `tile.1 = n · wn`) and the
+//! threads are `(8 · wm, 4 · wn)`, the fragments' 8 × 4 lane grid in each
+//! warp. Operands reach shared memory through the `cp.async` ring
+//! (`stages ≥ 2`) and are converted there to the TF32 parts `wgmma` reads,
+//! 16 bytes a load (`lds_width = 4`). Only `f32` for now: `c32` would need
+//! the four real products per complex one.
+
+use super::{Field, ParamPath, Rule, Violation, violation};
+use crate::ptx::{MmaShape, WgmmaShape};
+use crate::spec::{KernelSpec, Math, Precision, Target, WarpShape};
+
+/// The widest `n` of a `tf32x3` warpgroup: its products accumulate in a
+/// second set of `n / 2` registers a thread before they join C's, and two
+/// sets of 64 leave room in 255 registers for the rest.
+pub const TF32X3_MAX_N: u32 = 128;
+
+/// [`Rule::Mma`] for a warpgroup shape (`shape.m = 64`): `math = tf32` or
+/// `tf32x3` on `f32`, `arch = sm_90a`, `k = 8`, `n` a multiple of 8 up to
+/// 256 (up to [`TF32X3_MAX_N`] for `tf32x3`).
+pub const fn wgmma_allowed(math: Math, precision: Precision, shape: MmaShape, arch: Target) -> bool {
+    let max_n = if matches!(math, Math::Tf32x3) { TF32X3_MAX_N } else { 256 };
+    matches!(math, Math::Tf32 | Math::Tf32x3)
+        && matches!(precision, Precision::F32)
+        && matches!(arch, Target::Sm90a)
+        && shape.m == WgmmaShape::M
+        && shape.k == WgmmaShape::K
+        && WgmmaShape::tf32(shape.n).is_some()
+        && shape.n <= max_n
+}
+
+/// [`Rule::MmaTile`] for a warpgroup shape: the threads, warps, tile,
+/// stripe, ring and shared loads of the module docs.
+pub const fn wgmma_fits(spec: &KernelSpec, shape: WgmmaShape, warps: WarpShape) -> bool {
+    warps.m != 0
+        && warps.m.is_multiple_of(4)
+        && spec.m_dim as u64 == 8 * warps.m as u64
+        && spec.n_dim as u64 == 4 * warps.n as u64
+        && spec.m_blk as u64 == 16 * warps.m as u64
+        && spec.n_blk as u64 == shape.n as u64 * warps.n as u64
+        && spec.k_blk.is_multiple_of(WgmmaShape::K)
+        && spec.stages >= 2
+        && spec.lds_width == 4
+}
+
+/// Why `shape` (with `shape.m = 64`) is not allowed, as a message.
+pub(super) fn shape_message(spec: &KernelSpec, shape: MmaShape) -> String {
+    let (n, math) = (shape.n, spec.math);
+    if !matches!(spec.arch, Target::Sm90a) {
+        return format!(
+            "`mma = (64, {n}, {})` is a Hopper `wgmma` shape, which only sm_90a has (this kernel is for \
+             {}): add `arch = sm_90a`, or use an `mma.sync` shape such as `(16, 8, 8)`",
+            shape.k, spec.arch
+        );
+    }
+    if !matches!(spec.precision, Precision::F32) {
+        return format!(
+            "`mma = (64, {n}, {})` multiplies f32 with `wgmma` (this kernel is {}): use `precision = f32`, \
+             or an `mma.sync` shape such as `(16, 8, 8)`",
+            shape.k, spec.precision
+        );
+    }
+    if shape.k != WgmmaShape::K {
+        return format!("`mma.2` of a TF32 `wgmma` is 8, not {}: use `mma = (64, {n}, 8)`", shape.k);
+    }
+    let max_n = if matches!(math, Math::Tf32x3) { TF32X3_MAX_N } else { 256 };
+    format!(
+        "`mma.1` ({n}) of a `wgmma` with `math = {math}` must be a multiple of 8 from 8 to {max_n}{}",
+        if matches!(math, Math::Tf32x3) {
+            " (tf32x3 keeps a second set of n / 2 accumulators a thread)"
+        } else {
+            ""
+        }
+    )
+}
+
+/// What a warpgroup shape asks of the rest of `spec` (the shape allowed).
+pub(super) fn check(spec: &KernelSpec, shape: WgmmaShape, warps: WarpShape, out: &mut Vec<Violation>) {
+    let math = spec.math;
+    if warps.m == 0 || warps.n == 0 {
+        return;
+    }
+    if !warps.m.is_multiple_of(4) {
+        violation(
+            out,
+            ParamPath::at(Field::Warps, 0),
+            Rule::MmaTile,
+            format!(
+                "`warps.0` ({}) must be a multiple of 4 with a `wgmma` shape: four consecutive warps \
+                 form the warpgroup that computes 64 rows",
+                warps.m
+            ),
+        );
+        return;
+    }
+    if spec.m_dim as u64 != 8 * warps.m as u64 || spec.n_dim as u64 != 4 * warps.n as u64 {
+        violation(
+            out,
+            ParamPath::whole(Field::Threads),
+            Rule::MmaTile,
+            format!(
+                "`threads` must be (8 * warps.0, 4 * warps.1) = ({}, {}) with `math = {math}`: the 32 \
+                 lanes of each warp are the 8 x 4 grid of its accumulators",
+                8 * u64::from(warps.m),
+                4 * u64::from(warps.n),
+            ),
+        );
+    }
+    if spec.m_blk as u64 != 16 * warps.m as u64 {
+        violation(
+            out,
+            ParamPath::at(Field::Tile, 0),
+            Rule::MmaTile,
+            format!(
+                "`tile.0` ({}) must be 16 * warps.0 = {} with a `wgmma` shape: each warp computes 16 rows \
+                 of its warpgroup's 64",
+                spec.m_blk,
+                16 * u64::from(warps.m)
+            ),
+        );
+    }
+    if spec.n_blk as u64 != shape.n as u64 * warps.n as u64 {
+        violation(
+            out,
+            ParamPath::at(Field::Tile, 1),
+            Rule::MmaTile,
+            format!(
+                "`tile.1` ({}) must be mma.1 * warps.1 = {} with a `wgmma` shape: each warpgroup computes \
+                 {} columns",
+                spec.n_blk,
+                u64::from(shape.n) * u64::from(warps.n),
+                shape.n
+            ),
+        );
+    }
+    if !spec.k_blk.is_multiple_of(WgmmaShape::K) {
+        violation(
+            out,
+            ParamPath::at(Field::Tile, 2),
+            Rule::MmaTile,
+            format!("`tile.2` ({}) must be a multiple of 8, the depth of one `wgmma`", spec.k_blk),
+        );
+    }
+    if spec.stages < 2 {
+        violation(
+            out,
+            ParamPath::whole(Field::Stages),
+            Rule::MmaTile,
+            "a `wgmma` kernel brings its stripes in with a `cp.async` ring: set `stages = 2` or more"
+                .to_owned(),
+        );
+    }
+    if spec.lds_width != 4 {
+        violation(
+            out,
+            ParamPath::whole(Field::LdsWidth),
+            Rule::MmaTile,
+            format!(
+                "a `wgmma` kernel converts its stripes to TF32 parts 16 bytes at a time: set `lds_width = 4` \
+                 (not {})",
+                spec.lds_width
+            ),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::Op;
+    use crate::validate;
+
+    /// An SGEMM on Hopper's warpgroup MMA: two warpgroups of 64 × 128.
+    pub(crate) fn spec() -> KernelSpec {
+        KernelSpec {
+            lds_width: 4,
+            arch: Target::Sm90a,
+            stages: 3,
+            ldg_width: 4,
+            warps: Some(WarpShape { m: 8, n: 1 }),
+            math: Math::Tf32x3,
+            mma: Some(MmaShape { m: 64, n: 128, k: 8 }),
+            ..KernelSpec::new(Precision::F32, (Op::N, Op::N), (128, 128, 32), (64, 4), (32, 8), (8, 32))
+        }
+    }
+
+    fn rules(s: &KernelSpec) -> Vec<(String, Rule)> {
+        match validate(s) {
+            Ok(_) => vec![],
+            Err(v) => v.into_iter().map(|v| (v.at.to_string(), v.rule)).collect(),
+        }
+    }
+
+    #[test]
+    fn a_warpgroup_spec_is_legal_and_each_rule_fires_on_its_parameter() {
+        let s = spec();
+        let at = |p: &str, r: Rule| vec![(p.to_owned(), r)];
+        assert_eq!(rules(&s), []);
+        assert_eq!(rules(&KernelSpec { math: Math::Tf32, ..s }), []);
+        assert_eq!(rules(&KernelSpec { arch: Target::Sm90, ..s }), at("mma", Rule::Mma));
+        assert_eq!(
+            rules(&KernelSpec { mma: Some(MmaShape { m: 64, n: 128, k: 16 }), ..s }),
+            at("mma", Rule::Mma)
+        );
+        let wide = KernelSpec { mma: Some(MmaShape { m: 64, n: 256, k: 8 }), n_blk: 256, ..s };
+        assert_eq!(rules(&wide), at("mma", Rule::Mma), "tf32x3 keeps two sets of accumulators");
+        assert_eq!(rules(&KernelSpec { stages: 1, ..s })[..1], at("stages", Rule::MmaTile)[..]);
+        assert_eq!(rules(&KernelSpec { lds_width: 1, ..s }), at("lds_width", Rule::MmaTile));
+        let six = KernelSpec { warps: Some(WarpShape { m: 6, n: 1 }), ..s };
+        assert!(rules(&six).contains(&("warps.0".to_owned(), Rule::MmaTile)), "{:?}", rules(&six));
+        let short = KernelSpec { n_blk: 64, ..s };
+        assert!(rules(&short).contains(&("tile.1".to_owned(), Rule::MmaTile)), "{:?}", rules(&short));
+        assert!(wgmma_fits(&s, WgmmaShape { n: 128 }, WarpShape { m: 8, n: 1 }));
+        assert!(!wgmma_fits(&KernelSpec { k_blk: 12, ..s }, WgmmaShape { n: 128 }, WarpShape { m: 8, n: 1 }));
+    }
+}
