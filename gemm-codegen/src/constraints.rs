@@ -460,15 +460,16 @@ pub const fn wgmma_part_bytes(spec: &KernelSpec, operand: Operand) -> u128 {
     (free_blk(spec, operand) as u128).div_ceil(8) * wgmma_sbo(spec)
 }
 
-/// Bytes of a `wgmma` kernel's converted stripes after the rings: A's and
-/// B's TF32 parts (big and small for `tf32x3`, one for `tf32`); 0 for any
-/// other kernel.
+/// Bytes of a `wgmma` kernel's converted stripes after the rings: two sets
+/// (one read by the stripe in flight, one being written) of A's and B's
+/// TF32 parts (big and small for `tf32x3`, one for `tf32`); 0 for any other
+/// kernel.
 pub const fn wgmma_bytes(spec: &KernelSpec) -> u128 {
     if spec.wgmma().is_none() {
         return 0;
     }
     let parts = if matches!(spec.math, Math::Tf32x3) { 2 } else { 1 };
-    parts * (wgmma_part_bytes(spec, Operand::A) + wgmma_part_bytes(spec, Operand::B))
+    2 * parts * (wgmma_part_bytes(spec, Operand::A) + wgmma_part_bytes(spec, Operand::B))
 }
 
 /// [`Rule::TooManyThreads`] and [`Rule::PartialWarp`]: which of the two

@@ -90,6 +90,9 @@ pub(crate) trait InnerProduct {
     );
     /// The accumulators, `[i * n_thr + j]`, in the [`CLayout`] of the plan.
     fn accumulators(&self) -> &[Elem];
+    /// Completes what the last stripe's product left in flight, at the
+    /// epilogue (also reached with no stripe at all).
+    fn finish(&mut self, _cx: &mut Cx<'_>) {}
 }
 
 /// Work the pipeline interleaves with a stripe's product (a ring's copies
@@ -151,6 +154,7 @@ pub(crate) fn lower(plan: &Plan) -> Module {
 
     cx.b.section("epilogue: C = alpha * C_regs + beta * C");
     cx.b.place(epilogue_label);
+    inner.finish(&mut cx);
     problem_c(&mut cx);
     epilogue.emit(&mut cx, inner.accumulators());
     cx.b.push(Instr::ret());

@@ -6,13 +6,22 @@
 //! # A stripe's product
 //!
 //! ```text
-//! convert: ring slot (f32, as copied)  ⇒  TF32 parts, canonical K-major layout
-//! fence.proxy.async;  bar.sync                   (parts visible to wgmma)
-//! wgmma.fence
-//! for each 8-deep step s:  tmp (+)= small_a·big_b, big_a·small_b, big_a·big_b
-//! wgmma.commit_group;  wgmma.wait_group 0
-//! C_regs += tmp                                  (tf32x3; tf32 accumulates in C_regs)
+//! stripe t (set = t mod 2):
+//!   convert: ring slot (f32, as copied)  ⇒  TF32 parts[set], canonical K-major layout
+//!   fence.proxy.async;  bar.sync                   (parts visible to wgmma)
+//!   tf32x3:  wgmma.wait_group 0;  C_regs += tmp     (stripe t − 1's products)
+//!   wgmma.fence
+//!   for each 8-deep step s:  tmp (+)= small_a·big_b, big_a·small_b, big_a·big_b
+//!                            (tf32: C_regs += big_a·big_b)
+//!   wgmma.commit_group
+//!   tf32:  wgmma.wait_group 1                       (stripe t − 1's group retired)
+//! epilogue: wgmma.wait_group 0;  tf32x3: C_regs += tmp
 //! ```
+//!
+//! Two sets of parts alternate, so the conversion of stripe `t` overlaps
+//! the tensor cores' work on stripe `t − 1`: a set is written again only
+//! after the group that read it has retired in every warpgroup (each warp
+//! waits for it before the ring's barrier at the top of the next stripe).
 //!
 //! `wgmma` reads TF32 operands that are K-major in shared memory (no
 //! transposed TF32 form exists), and tf32x3 needs each element's big and
@@ -81,6 +90,10 @@ pub(crate) struct Warpgroup {
     /// `false` and `true` as predicates, for `scale-d`.
     p_false: Option<Reg>,
     p_true: Option<Reg>,
+    /// Bytes from the first set of parts to the second.
+    set_bytes: u32,
+    /// This stripe's set: 0 or `set_bytes`.
+    set: Option<Reg>,
 }
 
 impl Warpgroup {
@@ -94,6 +107,8 @@ impl Warpgroup {
             desc: Vec::new(),
             p_false: None,
             p_true: None,
+            set_bytes: 0,
+            set: None,
         }
     }
 
@@ -105,6 +120,15 @@ impl Warpgroup {
         (0..self.shape.d_per_thread())
             .map(|i| regs[((i / 2) % 2 * n_thr + i % 2 + 2 * (i / 4)) as usize])
             .collect()
+    }
+
+    /// `wgmma.wait_group 0`, then `C_regs += tmp`, rounded to nearest.
+    fn join(&self, cx: &mut Cx<'_>, acc: &[Reg], what: &str) {
+        cx.b.comment(format!("C_regs += {what}, once retired (zero before the first stripe)"));
+        cx.b.push(Instr::wgmma_wait(0));
+        for (&c, &p) in acc.iter().zip(&self.tmp) {
+            cx.b.push(Instr::add(c, c, p));
+        }
     }
 
     /// Declares one operand's conversion: its units' offsets, places and
@@ -210,7 +234,7 @@ impl Warpgroup {
 
     /// Converts one operand's landed stripe, `stage` bytes past the ring's
     /// first slot, into its TF32 parts.
-    fn convert(&self, cx: &mut Cx<'_>, conv: &Conversion, stage: Reg, scratch: &Scratch) {
+    fn convert(&self, cx: &mut Cx<'_>, conv: &Conversion, (stage, set): (Reg, Reg), scratch: &Scratch) {
         cx.b.comment(format!("{}: the landed stripe -> its TF32 parts", conv.operand.lower()));
         cx.shared_address(scratch.slot, conv.ring);
         cx.b.push(Instr::add(scratch.slot, scratch.slot, stage));
@@ -220,6 +244,7 @@ impl Warpgroup {
                 None => cx.b.push(instr),
             };
             cx.b.push(Instr::add(scratch.addr, scratch.slot, off));
+            cx.b.push(Instr::add(scratch.place, place, set));
             // Rows of 4 k values each: `x[4 j + c]` is row c, k j of a K-major
             // block, loaded along the rows; a K-contiguous chunk is one row.
             let blocks: Vec<[Reg; 4]> = if conv.k_major {
@@ -253,7 +278,7 @@ impl Warpgroup {
                     let small = conv.small_offset.map(|_| (scratch.small[j], scratch.rest));
                     split_tf32(cx, x, scratch.half, scratch.big[j], small);
                 }
-                let at = |extra: u32| Address::reg(place, (16 * c as u32 + extra) as i64);
+                let at = |extra: u32| Address::reg(scratch.place, (16 * c as u32 + extra) as i64);
                 emit(cx, Instr::st(Space::Shared, at(0), &scratch.big));
                 if let Some(small) = conv.small_offset {
                     emit(cx, Instr::st(Space::Shared, at(small), &scratch.small));
@@ -267,6 +292,7 @@ impl Warpgroup {
 struct Scratch {
     slot: Reg,
     addr: Reg,
+    place: Reg,
     x: Vec<Reg>,
     big: [Reg; 4],
     small: [Reg; 4],
@@ -281,6 +307,7 @@ impl Scratch {
         Scratch {
             slot: reg("cv_slot".into(), Type::U32),
             addr: reg("cv_addr".into(), Type::U32),
+            place: reg("cv_place".into(), Type::U32),
             x: (0..16).map(|i| reg(format!("cv_x{i}"), Type::F32)).collect(),
             big: [0, 1, 2, 3].map(|i| reg(format!("cv_big{i}"), Type::B32)),
             small: [0, 1, 2, 3].map(|i| reg(format!("cv_small{i}"), Type::B32)),
@@ -329,20 +356,33 @@ impl InnerProduct for Warpgroup {
         let b_parts = a_parts + parts * wgmma_part_bytes(&spec, Operand::A) as u32;
         self.setup_operand(cx, Operand::A, a_parts, a_row);
         self.setup_operand(cx, Operand::B, b_parts, b_row);
+        self.set_bytes = (crate::constraints::wgmma_bytes(&spec) / 2) as u32;
+        let set = cx.b.reg("parts_set", Type::U32);
+        cx.b.comment(format!(
+            "stripe t converts into set t mod 2 of the parts, {} bytes apart",
+            self.set_bytes
+        ));
+        cx.b.push(Instr::mov(set, Op::imm(0)));
+        self.set = Some(set);
     }
 
     fn zero(&mut self, cx: &mut Cx<'_>) {
         for e in self.acc.clone() {
             cx.zero(e);
         }
+        // The first stripe (and an epilogue without stripes) adds these.
+        for &p in &self.tmp {
+            cx.b.push(Instr::mov(p, Op::float_zero(Type::F32)));
+        }
     }
 
     fn accumulate(&mut self, cx: &mut Cx<'_>, stage: Option<(Reg, Reg)>, beside: Beside<'_>) {
         let spec = *cx.plan.spec();
         let (a_stage, b_stage) = stage.expect("a wgmma kernel reads its stripes from a cp.async ring");
+        let set = self.set.expect("set up");
         let scratch = Scratch::declare(cx);
         for (conv, stage) in self.conversions.iter().zip([a_stage, b_stage]) {
-            self.convert(cx, conv, stage, &scratch);
+            self.convert(cx, conv, (stage, set), &scratch);
         }
         cx.b.comment(
             "the parts, written by this thread, visible to wgmma (the async proxy) and to every warp",
@@ -350,40 +390,61 @@ impl InnerProduct for Warpgroup {
         cx.b.push(Instr::fence_proxy_async());
         cx.b.push(Instr::bar_sync(0));
 
-        let steps = spec.k_blk / WgmmaShape::K;
         let acc: Vec<Reg> = self.acc.iter().map(|e| e.re).collect();
+        if self.x3 {
+            self.join(cx, &acc, "the previous stripe's products");
+        }
+        let steps = spec.k_blk / WgmmaShape::K;
         let d = self.d_order(if self.x3 { &self.tmp } else { &acc });
         // (A's part, B's part) of each product: small terms first, then big·big.
         let products: &[(usize, usize)] = if self.x3 { &[(1, 0), (0, 1), (0, 0)] } else { &[(0, 0)] };
         cx.b.comment(format!(
-            "{} wgmma {} per 8-deep step, {steps} steps{}",
+            "{} wgmma {} per 8-deep step, {steps} steps, on this stripe's set of parts{}",
             products.len(),
             self.shape.name(),
             if self.x3 { ", into the stripe's products (zero first)" } else { ", into the accumulators" }
         ));
-        cx.b.push(Instr::wgmma_fence());
         cx.b.reg_group("step descriptors");
+        let set64 = cx.b.reg("parts_set_desc", Type::U64);
+        let shifted = cx.b.reg("parts_set_16", Type::U32);
+        cx.b.push(Instr::binary(BinOp::Shr, shifted, set, Op::imm(4)));
+        cx.b.push(Instr::cvt(set64, shifted));
+        let current: Vec<Vec<Reg>> = self
+            .desc
+            .iter()
+            .zip(["a", "b"])
+            .map(|(parts, x)| {
+                parts
+                    .iter()
+                    .zip(["big", "small"])
+                    .map(|(&desc, part)| {
+                        let cur = cx.b.reg(format!("{x}_desc_{part}_set"), Type::U64);
+                        cx.b.push(Instr::add(cur, desc, set64));
+                        cur
+                    })
+                    .collect()
+            })
+            .collect();
+        cx.b.push(Instr::wgmma_fence());
         let (p_false, p_true) = (self.p_false.expect("set up"), self.p_true.expect("set up"));
         for s in 0..steps {
             for (i, &(pa, pb)) in products.iter().enumerate() {
                 let da = cx.b.reg(format!("a_desc_s{s}_{i}"), Type::U64);
                 let db = cx.b.reg(format!("b_desc_s{s}_{i}"), Type::U64);
                 // Step s starts 2 core matrices further along K: 2·LBO / 16.
-                cx.b.push(Instr::add(da, self.desc[0][pa], Op::imm(i64::from(s * 2 * LBO / 16))));
-                cx.b.push(Instr::add(db, self.desc[1][pb], Op::imm(i64::from(s * 2 * LBO / 16))));
+                cx.b.push(Instr::add(da, current[0][pa], Op::imm(i64::from(s * 2 * LBO / 16))));
+                cx.b.push(Instr::add(db, current[1][pb], Op::imm(i64::from(s * 2 * LBO / 16))));
                 let scale = if self.x3 && s == 0 && i == 0 { p_false } else { p_true };
                 cx.b.push(Instr::wgmma(self.shape, &d, (da, db), scale, (false, false)));
             }
             beside(cx, Step { index: s, of: steps });
         }
         cx.b.push(Instr::wgmma_commit());
-        cx.b.push(Instr::wgmma_wait(0));
-        if self.x3 {
-            cx.b.comment("C_regs += the stripe's products, rounded to nearest");
-            for (&c, &p) in acc.iter().zip(&self.tmp) {
-                cx.b.push(Instr::add(c, c, p));
-            }
+        if !self.x3 {
+            cx.b.comment("the previous stripe's group retired: its set of parts may be written again");
+            cx.b.push(Instr::wgmma_wait(1));
         }
+        cx.b.push(Instr::binary(BinOp::Xor, set, set, Op::imm(self.set_bytes)));
     }
 
     fn crosses_stripes(&self) -> bool {
@@ -405,5 +466,15 @@ impl InnerProduct for Warpgroup {
 
     fn accumulators(&self) -> &[Elem] {
         &self.acc
+    }
+
+    fn finish(&mut self, cx: &mut Cx<'_>) {
+        let acc: Vec<Reg> = self.acc.iter().map(|e| e.re).collect();
+        if self.x3 {
+            self.join(cx, &acc, "the last stripe's products");
+        } else {
+            cx.b.comment("the last stripe's group retired");
+            cx.b.push(Instr::wgmma_wait(0));
+        }
     }
 }
