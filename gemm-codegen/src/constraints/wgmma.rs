@@ -182,7 +182,7 @@ mod tests {
         KernelSpec {
             lds_width: 4,
             arch: Target::Sm90a,
-            stages: 3,
+            stages: 2,
             ldg_width: 4,
             warps: Some(WarpShape { m: 8, n: 1 }),
             math: Math::Tf32x3,
