@@ -736,9 +736,16 @@ fn check_resources(spec: &KernelSpec, limits: &Limits, out: &mut Vec<Violation>)
             Rule::SharedMemory,
             format!(
                 "`tile` needs {shared} bytes of shared memory (k_blk × (m_blk + {s} + n_blk + {s}) \
-                 elements of {} bytes) but a block has at most {}: reduce `tile`",
+                 elements of {} bytes{}{}) but a block has at most {}: reduce `tile`{}",
                 spec.precision.element_bytes(),
+                if spec.stages > 1 { format!(" per stage, {} stages", spec.stages) } else { String::new() },
+                if spec.wgmma().is_some() {
+                    format!(", and {} bytes of converted TF32 parts", wgmma_bytes(spec))
+                } else {
+                    String::new()
+                },
                 limits.max_shared_per_block,
+                if spec.stages > 1 { " or `stages`" } else { "" },
                 s = smem_skew(spec),
             ),
         );

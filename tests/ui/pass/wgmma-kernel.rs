@@ -1,0 +1,28 @@
+use gemmforge::{GemmKernel, gemm_kernel};
+
+// An SGEMM on Hopper's warpgroup MMA: two warpgroups of 64 x 128, three
+// TF32 products per product (FP32 accuracy), lowered for sm_90a.
+gemm_kernel! {
+    name = SgemmWgmma,
+    precision = f32,
+    op = (N, T),
+    tile = (128, 128, 32),
+    threads = (64, 4),
+    load_a = (32, 8),
+    load_b = (32, 8),
+    lds_width = 4,
+    ldg_width = 4,
+    arch = sm_90a,
+    stages = 2,
+    warps = (8, 1),
+    math = tf32x3,
+    mma = (64, 128, 8),
+}
+
+fn main() {
+    let image = SgemmWgmma::image();
+    assert!(image.ptx.contains(".target sm_90a"));
+    assert!(image.ptx.contains("wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32"));
+    assert!(image.ptx.contains("fence.proxy.async.shared::cta"));
+    assert_eq!(image.spec.wgmma().map(|s| s.n), Some(128));
+}
