@@ -1,7 +1,7 @@
 //! The `wgmma` family and `fence.proxy.async`: the TF32 form the IR has
-//! ([`gemm_codegen::ptx::ir::wgmma`]), spelled exactly as the writer prints
-//! it, every operand checked; any other shape or type is an error naming
-//! the form the emulator has.
+//! ([`gemm_codegen::ptx::WgmmaShape`]), spelled exactly as the writer
+//! prints it, every operand checked; any other shape or type is an error
+//! naming the form the emulator has.
 
 use gemm_codegen::ptx::{Instr, Operand, Reg, Type, WgmmaShape};
 
