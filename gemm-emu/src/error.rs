@@ -4,6 +4,8 @@
 
 use std::fmt;
 
+use gemm_codegen::ptx::{DescSwizzle, SmemDesc};
+
 use crate::parse::ParseError;
 
 /// Why a program could not be built or run.
@@ -316,6 +318,138 @@ pub enum FaultKind {
         /// The PTX line of the oldest one's `cp.async`.
         copy_line: u32,
     },
+    /// A `wgmma` instruction (`.sync.aligned`: `wgmma.mma_async`,
+    /// `wgmma.fence`, `wgmma.commit_group`, `wgmma.wait_group`) executed by
+    /// fewer than all 32 lanes of a warp (diverged or guarded off).
+    WgmmaNotConverged {
+        /// Threads (linear index in the block) executing it.
+        active: Vec<u32>,
+    },
+    /// A `wgmma` instruction in a block whose thread count is not a
+    /// multiple of 128: its last warpgroup is incomplete.
+    WgmmaPartialWarpgroup {
+        /// Threads in the block.
+        threads: u32,
+    },
+    /// A `wgmma.mma_async` operand that must be the same in every thread
+    /// of the warp (a descriptor, `scale-d`) is not.
+    WgmmaNotUniform {
+        /// `"A's descriptor"`, `"B's descriptor"` or `"scale-d"`.
+        operand: &'static str,
+        /// A thread whose value differs from its warp's first thread's.
+        thread: u32,
+        /// Its value.
+        value: u64,
+        /// The first thread's.
+        first: u64,
+    },
+    /// The warps of a warpgroup do not execute the same `wgmma`
+    /// instructions, or give one `wgmma.mma_async` different descriptors
+    /// (`.aligned`: all four must execute each with the same descriptors).
+    WgmmaWarpgroupDiverged {
+        /// A thread of the warp that differs.
+        other_thread: u32,
+        /// How.
+        mismatch: WarpgroupMismatch,
+    },
+    /// A `wgmma.mma_async` without the `wgmma.fence` the PTX ISA requires:
+    /// before the warp's first `wgmma`, and between any other instruction's
+    /// access of an accumulator register and a `wgmma` on it.
+    WgmmaWithoutFence {
+        /// The accumulator accessed since the warp's last `wgmma.fence`;
+        /// `None`: the warp has executed no `wgmma.fence` at all.
+        reg: Option<String>,
+    },
+    /// An instruction reads or writes an accumulator of a `wgmma.mma_async`
+    /// still in flight (not yet retired by a `wgmma.wait_group`), or a
+    /// `wgmma.mma_async` of another shape or accumulator list has it in D.
+    WgmmaRegisterInFlight {
+        /// The register, with `%`.
+        reg: String,
+        /// The PTX line of the `wgmma.mma_async` that has it in flight.
+        wgmma_line: u32,
+    },
+    /// A `wgmma.mma_async` descriptor the emulator does not model: a
+    /// swizzled layout or base offset (gemmforge emits neither), or
+    /// reserved bits set.
+    WgmmaUnsupportedDescriptor {
+        /// `'A'` or `'B'`.
+        operand: char,
+        /// The descriptor.
+        bits: u64,
+    },
+    /// A core matrix (8 rows of 16 bytes) of a `wgmma.mma_async` operand is
+    /// not wholly inside one declared shared array.
+    WgmmaOperandOutOfBounds {
+        /// `'A'` or `'B'`.
+        operand: char,
+        /// Its first row (of A's M or B's N).
+        row: u32,
+        /// Its first column along K.
+        k: u32,
+        /// Its first byte (a shared-window address).
+        addr: u64,
+        /// The array the address points into or past, if any.
+        near: Option<Region>,
+    },
+    /// A `wgmma.mma_async` reads shared memory whose latest write by a
+    /// thread (`st.shared`, or a `cp.async` landing) that thread did not
+    /// follow with `fence.proxy.async` before the `wgmma` was issued: the
+    /// async proxy `wgmma` reads through may not see the write.
+    MissingProxyFence {
+        /// `'A'` or `'B'`.
+        operand: char,
+        /// The word's address.
+        addr: u64,
+        /// Where it is.
+        region: Region,
+        /// The writing thread.
+        writer: u32,
+        /// The PTX line of its write (the `cp.async`'s, for a copy).
+        write_line: u32,
+    },
+    /// A `wgmma.mma_async` operand element that is not a TF32 value (its
+    /// 13 low bits are not zero): it was not rounded with
+    /// `cvt.rna.tf32.f32` before being stored. The hardware would drop the
+    /// bits silently.
+    WgmmaOperandNotTf32 {
+        /// `'A'` or `'B'`.
+        operand: char,
+        /// Its row (of A's M or B's N).
+        row: u32,
+        /// Its column along K.
+        k: u32,
+        /// Its address.
+        addr: u64,
+        /// Its bits.
+        bits: u32,
+        /// The PTX line of the `wgmma.mma_async`.
+        wgmma_line: u32,
+    },
+    /// A shared write (`st.shared`, `cp.async`) to an operand of a
+    /// `wgmma.mma_async` still in flight: the `wgmma` may read the old or
+    /// the new value.
+    WgmmaOperandOverwritten {
+        /// The word's address.
+        addr: u64,
+        /// Where it is.
+        region: Region,
+        /// The first thread of the warp whose `wgmma` reads it.
+        wgmma_thread: u32,
+        /// The PTX line of that `wgmma.mma_async`.
+        wgmma_line: u32,
+    },
+    /// A thread exits with `wgmma.mma_async`s not retired by a
+    /// `wgmma.wait_group` (committed or not): their accumulators are never
+    /// written back.
+    WgmmaPendingAtExit {
+        /// Its warp's `wgmma.mma_async`s not retired.
+        wgmmas: u32,
+        /// How many of them were never committed (`wgmma.commit_group`).
+        uncommitted: u32,
+        /// The PTX line of the oldest one.
+        wgmma_line: u32,
+    },
     /// An integer division or remainder by zero.
     DivisionByZero,
     /// A warp ran more instructions than [`crate::Options::max_warp_steps`].
@@ -323,6 +457,28 @@ pub enum FaultKind {
         /// The limit.
         steps: u64,
     },
+}
+
+/// How the warps of a warpgroup differ in their `wgmma` instructions
+/// ([`FaultKind::WgmmaWarpgroupDiverged`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WarpgroupMismatch {
+    /// The other warp executed the instruction at this PTX line where this
+    /// warp executes this one.
+    Instruction {
+        /// The other warp's instruction.
+        other_line: u32,
+    },
+    /// The other warp gave the same `wgmma.mma_async` these descriptors.
+    Descriptors {
+        /// Its A descriptor.
+        a: u64,
+        /// Its B descriptor.
+        b: u64,
+    },
+    /// This warp finished without executing this instruction, which the
+    /// other warp executed.
+    Missing,
 }
 
 fn threads(list: &[u32]) -> String {
@@ -423,6 +579,127 @@ impl fmt::Display for FaultKind {
                 "thread exits with {copies} `cp.async` copies it never waited for (the oldest at line \
                  {copy_line}): their bytes may never land"
             ),
+            FaultKind::WgmmaNotConverged { active } => write!(
+                f,
+                "`wgmma` instructions are `.sync.aligned`: all 32 lanes of the warp must execute them together, \
+                 unguarded, but only threads [{}] do",
+                threads(active)
+            ),
+            FaultKind::WgmmaPartialWarpgroup { threads } => write!(
+                f,
+                "`wgmma` runs on warpgroups of 128 threads, but the block has {threads} threads, not a multiple \
+                 of 128"
+            ),
+            FaultKind::WgmmaNotUniform { operand, thread, value, first } => write!(
+                f,
+                "`wgmma.mma_async`'s {operand} must be the same in every thread of the warp: thread {thread} has \
+                 {value:#x}, the warp's first thread {first:#x}"
+            ),
+            FaultKind::WgmmaWarpgroupDiverged { other_thread, mismatch } => match mismatch {
+                WarpgroupMismatch::Instruction { other_line } => write!(
+                    f,
+                    "the four warps of a warpgroup must execute the same `wgmma` instructions in the same order \
+                     (`.aligned`), but thread {other_thread}'s warp executed line {other_line} where this warp \
+                     executes this one"
+                ),
+                WarpgroupMismatch::Descriptors { a, b } => write!(
+                    f,
+                    "a `wgmma.mma_async`'s descriptors must be the same in the four warps of the warpgroup, but \
+                     thread {other_thread}'s warp gave A {a:#x}, B {b:#x}"
+                ),
+                WarpgroupMismatch::Missing => write!(
+                    f,
+                    "the four warps of a warpgroup must execute the same `wgmma` instructions (`.aligned`), but \
+                     this warp never executed this one, which thread {other_thread}'s warp did"
+                ),
+            },
+            FaultKind::WgmmaWithoutFence { reg: None } => write!(
+                f,
+                "`wgmma.mma_async` before the warp's first `wgmma.fence`: execute `wgmma.fence.sync.aligned` \
+                 before the first `wgmma`"
+            ),
+            FaultKind::WgmmaWithoutFence { reg: Some(reg) } => write!(
+                f,
+                "accumulator {reg} was read or written by another instruction since the warp's last \
+                 `wgmma.fence`: put a `wgmma.fence.sync.aligned` between that access and this `wgmma`"
+            ),
+            FaultKind::WgmmaRegisterInFlight { reg, wgmma_line } => write!(
+                f,
+                "register {reg} is an accumulator of the `wgmma.mma_async` at line {wgmma_line}, which is still \
+                 in flight: commit its group (`wgmma.commit_group`) and retire it (`wgmma.wait_group`) before \
+                 touching the register"
+            ),
+            FaultKind::WgmmaUnsupportedDescriptor { operand, bits } => {
+                let desc = SmemDesc::decode(*bits);
+                write!(f, "`wgmma.mma_async`'s {operand} descriptor {bits:#x} ")?;
+                let swizzle = match desc.swizzle {
+                    DescSwizzle::None => None,
+                    DescSwizzle::B128 => Some(128),
+                    DescSwizzle::B64 => Some(64),
+                    DescSwizzle::B32 => Some(32),
+                };
+                if let Some(bytes) = swizzle {
+                    write!(
+                        f,
+                        "asks for the {bytes}-byte swizzle, which gemmforge does not emit and the emulator does not \
+                         model: use the non-swizzled layout (bits 62-63 zero)"
+                    )
+                } else if desc.base_offset != 0 {
+                    write!(f, "has base offset {}, which only swizzled layouts use", desc.base_offset)
+                } else {
+                    write!(
+                        f,
+                        "sets reserved bits {:#x}: encode start, LBO and SBO as `(x & 0x3FFFF) >> 4` in their \
+                         14-bit fields (`SmemDesc::encode`; an address added unshifted overflows its field)",
+                        bits ^ desc.encode()
+                    )
+                }
+            }
+            FaultKind::WgmmaOperandOutOfBounds { operand, row, k, addr, near } => {
+                write!(
+                    f,
+                    "`wgmma.mma_async`'s {operand} operand: the core matrix of rows {row}..{}, k {k}..{} (128 \
+                     bytes at {addr:#x}) is outside the declared shared arrays",
+                    row + 7,
+                    k + 3
+                )?;
+                if let Some(r) = near {
+                    write!(f, " ({r})")?;
+                }
+                write!(f, ": check the descriptor's start address, LBO and SBO")
+            }
+            FaultKind::MissingProxyFence { operand, addr, region, writer, write_line } => write!(
+                f,
+                "`wgmma.mma_async` reads its {operand} operand at {addr:#x} ({region}), which thread {writer} wrote \
+                 at line {write_line} and did not follow with `fence.proxy.async.shared::cta`: the async proxy \
+                 `wgmma` reads through may not see the write; fence after writing (before the `bar.sync`)"
+            ),
+            FaultKind::WgmmaOperandNotTf32 { operand, row, k, addr, bits, wgmma_line } => write!(
+                f,
+                "the `wgmma.mma_async` at line {wgmma_line} reads {operand}({row}, {k}) at {addr:#x}: \
+                 0x{bits:08x} is not a TF32 value (its 13 low bits are set): round it with `cvt.rna.tf32.f32` \
+                 before storing it to shared memory"
+            ),
+            FaultKind::WgmmaOperandOverwritten { addr, region, wgmma_thread, wgmma_line } => write!(
+                f,
+                "shared write at {addr:#x} ({region}) to an operand the `wgmma.mma_async` at line {wgmma_line} of \
+                 thread {wgmma_thread}'s warp is still reading: it may read the old or the new value; write only \
+                 after that warp's `wgmma.wait_group` retires it (and a `bar.sync` for other warps)"
+            ),
+            FaultKind::WgmmaPendingAtExit { wgmmas, uncommitted, wgmma_line } => {
+                write!(
+                    f,
+                    "thread exits with {wgmmas} `wgmma.mma_async` not retired (the oldest at line {wgmma_line})"
+                )?;
+                if *uncommitted > 0 {
+                    write!(f, ", {uncommitted} of them never committed")?;
+                }
+                write!(
+                    f,
+                    ": their accumulators never land; commit them (`wgmma.commit_group`) and wait \
+                     (`wgmma.wait_group 0`) before exiting"
+                )
+            }
             FaultKind::DivisionByZero => write!(f, "integer division by zero"),
             FaultKind::StepLimit { steps } => {
                 write!(f, "a warp ran more than {steps} instructions (an endless loop?)")

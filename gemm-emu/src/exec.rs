@@ -26,11 +26,15 @@ use gemm_codegen::ptx::Special;
 
 mod access;
 mod async_copy;
+mod async_proxy;
 mod lanes;
 mod mma;
+mod wgmma;
 
 use async_copy::AsyncCopies;
+use async_proxy::AsyncProxy;
 use lanes::{div, float2, int2, lanes, map1, map3, need, need_pred, set_pred, setp, store};
+use wgmma::{GroupLog, WarpWgmma};
 
 pub(crate) const WARP: usize = 32;
 type Lanes = [u64; WARP];
@@ -57,6 +61,9 @@ struct Warp {
     /// Linear thread index of lane 0.
     tid0: u32,
     steps: u64,
+    /// Its `wgmma` state (empty for a kernel without `wgmma`), boxed to
+    /// keep the warp small for the others.
+    wg: Box<WarpWgmma>,
 }
 
 /// Why an instruction stopped, before it is placed in a block and thread.
@@ -103,6 +110,11 @@ pub(crate) struct Worker<'a> {
     checks: bool,
     /// The block's `cp.async` copies in flight.
     copies: AsyncCopies,
+    /// Shared memory as `wgmma` reads it.
+    proxy: AsyncProxy,
+    /// Per warpgroup of the block, its `wgmma` instructions (for a kernel
+    /// with `wgmma`).
+    groups: Vec<GroupLog>,
     /// Whether the host has AVX2 and FMA.
     avx2_fma: bool,
     pub stats: Stats,
@@ -125,6 +137,7 @@ impl<'a> Worker<'a> {
                     lanes: if n == 32 { u32::MAX } else { (1 << n) - 1 },
                     tid0: i * WARP as u32,
                     steps: 0,
+                    wg: Box::new(WarpWgmma::new(prog.accumulators.regs.len())),
                 }
             })
             .collect();
@@ -148,6 +161,8 @@ impl<'a> Worker<'a> {
             block_id: 0,
             checks,
             copies: AsyncCopies::new(prog.async_copies, window_words, threads as usize),
+            proxy: AsyncProxy::new(prog.uses_wgmma, window_words, threads as usize),
+            groups: Vec::new(),
             #[cfg(target_arch = "x86_64")]
             avx2_fma: is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma"),
             #[cfg(not(target_arch = "x86_64"))]
@@ -166,6 +181,15 @@ impl<'a> Worker<'a> {
         self.block_epoch0 = self.epoch;
         self.stats.blocks += 1;
         self.copies.reset();
+        if self.prog.uses_wgmma {
+            self.proxy.reset();
+            self.groups.clear();
+            let (bx, by, bz) = self.info.block;
+            self.groups.resize_with(
+                (bx * by * bz).div_ceil(gemm_codegen::ptx::WARPGROUP) as usize,
+                GroupLog::default,
+            );
+        }
 
         let mut warps = std::mem::take(&mut self.warps);
         let result = self.run_warps(&mut warps);
@@ -184,6 +208,7 @@ impl<'a> Worker<'a> {
             w.groups.push(Group { pc: 0, mask: w.lanes, barrier: None });
             w.exited = 0;
             w.steps = 0;
+            w.wg.reset();
             let tid = std::array::from_fn(|l| u64::from((w.tid0 + l as u32) % bx));
             // In `Special::ALL` order (the length makes a new special a
             // compile error here): tid.x, ntid.x, ctaid.x, ctaid.y, ctaid.z,
@@ -227,7 +252,9 @@ impl<'a> Worker<'a> {
                     at.get_or_insert((w.tid0 + first(g.mask), g.pc));
                 }
             }
-            let Some((thread, pc)) = at else { return Ok(()) };
+            let Some((thread, pc)) = at else {
+                return if self.prog.uses_wgmma { self.warpgroups_complete() } else { Ok(()) };
+            };
             if exited > 0 || ids.len() > 1 {
                 ids.sort_unstable();
                 let kind = FaultKind::BarrierDeadlock {
@@ -275,25 +302,30 @@ impl<'a> Worker<'a> {
 
     /// Runs `w` until every one of its groups waits at a barrier or has
     /// exited, with the host's vector and fused multiply-add instructions
-    /// when it has them (`mul_add` is otherwise a slow software routine).
+    /// when it has them (`mul_add` is otherwise a slow software routine),
+    /// and the accumulator checks of `wgmma` only for a kernel that has it.
     fn run_warp(&mut self, w: &mut Warp) -> Result<(), Fault> {
+        let wgmma = self.prog.uses_wgmma;
         #[cfg(target_arch = "x86_64")]
         if self.avx2_fma {
             // SAFETY: `avx2_fma` is set only when the running CPU reports both
             // features (see `Worker::new`), which is all `run_warp_avx2` needs.
-            return unsafe { self.run_warp_avx2(w) };
+            return unsafe {
+                if wgmma { self.run_warp_avx2::<true>(w) } else { self.run_warp_avx2::<false>(w) }
+            };
         }
-        self.run_warp_any(w)
+        if wgmma { self.run_warp_any::<true>(w) } else { self.run_warp_any::<false>(w) }
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma")]
-    fn run_warp_avx2(&mut self, w: &mut Warp) -> Result<(), Fault> {
-        self.run_warp_any(w)
+    fn run_warp_avx2<const WG: bool>(&mut self, w: &mut Warp) -> Result<(), Fault> {
+        self.run_warp_any::<WG>(w)
     }
 
+    /// [`Self::run_warp`]; `WG`: whether the kernel uses `wgmma`.
     #[inline(always)]
-    fn run_warp_any(&mut self, w: &mut Warp) -> Result<(), Fault> {
+    fn run_warp_any<const WG: bool>(&mut self, w: &mut Warp) -> Result<(), Fault> {
         let prog = self.prog;
         let code: &[Inst] = &prog.code;
         let limit = self.info.options.max_warp_steps;
@@ -321,6 +353,9 @@ impl<'a> Worker<'a> {
                 let Some(inst) = code.get(pc as usize) else {
                     // Falling off the end of the body returns.
                     if let Err(f) = self.copies_at_exit(w, mask, pc) {
+                        break Err(f);
+                    }
+                    if WG && let Err(f) = self.wgmma_at_exit(w, mask, pc) {
                         break Err(f);
                     }
                     w.exited |= mask;
@@ -378,6 +413,12 @@ impl<'a> Worker<'a> {
                         if let Err(f) = self.copies_at_exit(w, m, pc) {
                             break Err(f);
                         }
+                        if WG
+                            && m != 0
+                            && let Err(f) = self.wgmma_at_exit(w, m, pc)
+                        {
+                            break Err(f);
+                        }
                         w.exited |= m;
                         if m == mask {
                             w.groups.swap_remove(gi);
@@ -387,6 +428,12 @@ impl<'a> Worker<'a> {
                         pc += 1;
                     }
                     ref op => {
+                        if WG
+                            && m != 0
+                            && let Err(t) = self.accumulators_touched(w, pc, m)
+                        {
+                            break Err(self.trap(t, w, pc));
+                        }
                         if m != 0
                             && let Err(t) = self.exec(w, op, pc, m)
                         {
@@ -494,6 +541,9 @@ impl<'a> Worker<'a> {
             // without `cp.async` ran some 5% slower.
             Op::CpAsync(_) | Op::CpAsyncCommit | Op::CpAsyncWait { .. } => self.async_copy(w, op, pc, m),
             Op::Mma(i) => mma::run(w, &self.prog.mmas[i as usize], m),
+            Op::Wgmma(_) | Op::WgmmaFence | Op::WgmmaCommit | Op::WgmmaWait { .. } | Op::FenceProxyAsync => {
+                self.wgmma_family(w, op, pc, m)
+            }
             Op::Bar { .. } | Op::Bra { .. } | Op::Ret => unreachable!("control flow is handled by run_warp"),
         }
     }

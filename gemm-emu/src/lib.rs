@@ -38,6 +38,13 @@
 //!   and C, laid out as the PTX ISA says ([`gemm_codegen::ptx::MmaShape`]),
 //!   make one `m × n × k` product, each element of D a chain of FMAs along
 //!   K.
+//! - `wgmma.mma_async` (`m64nNk8.f32.tf32.tf32`, A and B in shared memory
+//!   named by descriptors) follows the PTX ISA's rules, one warp's part at a
+//!   time (its 16 rows of D): it joins the warp's open wgmma-group, its
+//!   accumulators are in flight until the `wgmma.wait_group` that retires
+//!   the group, and it reads its operands and computes D at that retirement,
+//!   as `mma.sync`'s `.tf32` path does. `fence.proxy.async` makes a
+//!   thread's earlier shared-memory writes visible to it.
 //! - Floating point is IEEE binary32/binary64 with round-to-nearest-even, as
 //!   the `.rn` instructions and `fma.rn` (one rounding, `mul_add`) specify;
 //!   subnormals are kept (no `.ftz` in the IR).
@@ -77,6 +84,20 @@
 //! - an `mma.sync` that some lanes of the warp do not execute with the
 //!   others (diverged, guarded off, exited, a partial warp):
 //!   [`FaultKind::MmaNotConverged`];
+//! - for `wgmma` (see `exec/wgmma.rs` and `exec/async_proxy.rs`): an
+//!   instruction of the family not executed by the whole warp, unguarded,
+//!   or in a block that is not whole warpgroups; descriptors or `scale-d`
+//!   differing between the warp's lanes, or the warpgroup's warps executing
+//!   different `wgmma`s or descriptors; a `wgmma.mma_async` without the
+//!   `wgmma.fence` the ISA requires ([`FaultKind::WgmmaWithoutFence`]); an
+//!   access to an accumulator in flight
+//!   ([`FaultKind::WgmmaRegisterInFlight`]); a swizzled descriptor, an
+//!   operand outside the shared arrays, an operand value that is not TF32,
+//!   a shared write a `fence.proxy.async` of its thread did not make
+//!   visible ([`FaultKind::MissingProxyFence`]), a shared write to an
+//!   operand of a `wgmma` in flight
+//!   ([`FaultKind::WgmmaOperandOverwritten`]), and a thread exiting with
+//!   `wgmma`s not retired ([`FaultKind::WgmmaPendingAtExit`]);
 //! - a barrier that cannot complete (threads wait while others have exited,
 //!   or wait at different barriers), a `bar.sync` under a divergent guard, a
 //!   divergent `bra.uni`, an integer division by zero, and a warp exceeding
@@ -147,6 +168,12 @@
 //!   only if it falls in the barrier interval of the read. The race
 //!   detector records a partial-word `src-size` read as a read of the whole
 //!   word.
+//! - `wgmma` is modelled per warp: each warp's part of a warpgroup's
+//!   `wgmma` retires at that warp's own `wgmma.wait_group`. On the GPU, the
+//!   operation is complete for the whole warpgroup once any of its warps has
+//!   waited for it; a kernel relying on that (overwriting another warp's
+//!   operands after its own wait, without a `bar.sync`) is refused. Only
+//!   the non-swizzled K-major layout is modelled.
 //! - Shared memory per block (static and dynamic) is capped at 227 KiB, the
 //!   most any GPU gives (sm_90, opted in); the emulator does not know the
 //!   target, so a launch a smaller GPU would refuse may still run.
@@ -163,7 +190,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 pub use bespoke::Bespoke;
-pub use error::{AccessKind, EmuError, Fault, FaultKind, MemSpace, Region};
+pub use error::{AccessKind, EmuError, Fault, FaultKind, MemSpace, Region, WarpgroupMismatch};
 pub use gemm::{Gemm, GemmArgs};
 pub use memory::buffer_address;
 pub use parse::{ParseError, SourceMap, parse, parse_with_source_map};
@@ -283,6 +310,9 @@ pub struct Stats {
     /// Bytes `cp.async` copied into shared memory (its cp-size, zero fill
     /// included), summed over threads.
     pub async_copy_bytes: u64,
+    /// Warps' parts of `wgmma.mma_async` retired: four per warpgroup
+    /// `wgmma`.
+    pub wgmmas: u64,
 }
 
 impl std::ops::AddAssign for Stats {
@@ -292,6 +322,7 @@ impl std::ops::AddAssign for Stats {
         self.blocks += o.blocks;
         self.barriers += o.barriers;
         self.async_copy_bytes += o.async_copy_bytes;
+        self.wgmmas += o.wgmmas;
     }
 }
 

@@ -234,6 +234,11 @@ impl Shadow {
         self.w_epoch >= since && self.w_epoch != 0
     }
 
+    /// The thread that wrote the word in `epoch`, if one did.
+    pub fn writer_in(&self, epoch: u32) -> Option<u32> {
+        (self.w_epoch == epoch && self.w_thread != NO_THREAD).then_some(u32::from(self.w_thread))
+    }
+
     /// Records a read by `thread` at `pc` in `epoch`.
     #[inline(always)]
     pub fn read(&mut self, pcs: &mut ShadowPcs, thread: u16, epoch: u32, pc: u32) -> Result<(), Conflict> {

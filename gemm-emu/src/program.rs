@@ -15,8 +15,10 @@ use super::error::EmuError;
 use crate::parse::SourceMap;
 
 mod op;
+mod wgmma;
 
 pub(crate) use op::{Base, Class, CpAsync, F2, I1, I2, I3, IDiv, Inst, Mem, Mma, Op, Src};
+pub(crate) use wgmma::{Accumulators, Wgmma};
 
 /// A shared array placed in the emulated shared window.
 #[derive(Clone, Debug)]
@@ -54,6 +56,13 @@ pub struct Program {
     pub(crate) code: Vec<Inst>,
     /// The `mma.sync` instructions, which [`Op::Mma`] indexes.
     pub(crate) mmas: Vec<Mma>,
+    /// Whether the kernel has instructions of the `wgmma` family or
+    /// `fence.proxy.async` (and so needs their bookkeeping).
+    pub(crate) uses_wgmma: bool,
+    /// The `wgmma.mma_async` instructions, which [`Op::Wgmma`] indexes.
+    pub(crate) wgmmas: Vec<Wgmma>,
+    /// Their accumulator registers, and the instructions touching them.
+    pub(crate) accumulators: Accumulators,
     /// PTX line of each instruction.
     pub(crate) lines: Vec<u32>,
     /// Each instruction as the writer prints it, guard included.
@@ -295,6 +304,7 @@ impl<'k> Decoder<'k> {
 
         let mut code = Vec::new();
         let mut mmas = Vec::new();
+        let mut wgmmas = Vec::new();
         let mut lines = Vec::new();
         let mut texts = Vec::new();
         for (i, stmt) in kernel.body.iter().enumerate() {
@@ -321,11 +331,14 @@ impl<'k> Decoder<'k> {
                     mmas.push(Mma { shape: *shape, kind: *kind, d, a, b, c });
                     Op::Mma(mmas.len() as u32 - 1)
                 }
-                Instr::Wgmma { .. }
-                | Instr::WgmmaFence
-                | Instr::WgmmaCommit
-                | Instr::WgmmaWait { .. }
-                | Instr::FenceProxyAsync => return self.unsupported(text.trim().to_owned()),
+                Instr::Wgmma { shape, d, a_desc, b_desc, scale_d, neg_a, neg_b } => {
+                    wgmmas.push(self.wgmma(*shape, d, (*a_desc, *b_desc), *scale_d, (*neg_a, *neg_b))?);
+                    Op::Wgmma(wgmmas.len() as u32 - 1)
+                }
+                Instr::WgmmaFence => Op::WgmmaFence,
+                Instr::WgmmaCommit => Op::WgmmaCommit,
+                Instr::WgmmaWait { n } => Op::WgmmaWait { keep: *n },
+                Instr::FenceProxyAsync => Op::FenceProxyAsync,
                 _ => self.instr(instr, &label_pc, &param_offsets)?,
             };
             code.push(Inst { op, guard });
@@ -341,6 +354,8 @@ impl<'k> Decoder<'k> {
         }
         val_names.extend(Special::ALL.iter().map(|s| s.name().to_owned()));
         val_names.extend(kernel.globals.iter().map(|g| g.name.clone()));
+        let ops: Vec<Op> = code.iter().map(|i: &Inst| i.op).collect();
+        let accumulators = Accumulators::new(&mut wgmmas, &ops, &mmas, val_names.len());
 
         Ok(Program {
             name: kernel.name.clone(),
@@ -352,9 +367,21 @@ impl<'k> Decoder<'k> {
             async_copies: code
                 .iter()
                 .any(|i| matches!(i.op, Op::CpAsync(_) | Op::CpAsyncCommit | Op::CpAsyncWait { .. })),
+            uses_wgmma: code.iter().any(|i| {
+                matches!(
+                    i.op,
+                    Op::Wgmma(_)
+                        | Op::WgmmaFence
+                        | Op::WgmmaCommit
+                        | Op::WgmmaWait { .. }
+                        | Op::FenceProxyAsync
+                )
+            }),
             shared: self.shared,
             code,
             mmas,
+            wgmmas,
+            accumulators,
             lines,
             texts,
             val_names,

@@ -232,3 +232,103 @@ fn cp_async_mistakes_are_named_with_their_line() {
     let m = error(".target sm_80", ".target sm_70");
     assert!(m.contains("differs from sm_80"), "{m}");
 }
+
+/// A kernel with every `wgmma` form (three shapes, every negation, a
+/// guarded one) and `fence.proxy.async`.
+fn wgmma_module() -> ptx::Module {
+    use ptx::{Instr, KernelBuilder, Operand, SmemDesc, Type, WgmmaShape};
+    let mut b = KernelBuilder::new("warpgroup");
+    b.reg_group("accumulators");
+    let d: Vec<ptx::Reg> = (0..128).map(|i| b.reg(format!("d{i}"), Type::F32)).collect();
+    b.reg_group("descriptors");
+    let a_desc = b.reg("a_desc", Type::B64);
+    let b_desc = b.reg("b_desc", Type::B64);
+    let acc = b.reg("acc", Type::Pred);
+    b.push(Instr::mov(a_desc, Operand::imm(SmemDesc::k_major(256, 128, 256).encode() as i64)));
+    b.push(Instr::mov(b_desc, Operand::imm(SmemDesc::k_major(4096, 2048, 128).encode() as i64)));
+    b.push(Instr::setp(ptx::Cmp::Ne, Type::U32, acc, Operand::imm(0), Operand::imm(0)));
+    b.push(Instr::fence_proxy_async());
+    b.push(Instr::wgmma_fence());
+    for (n, negs) in [(8, (false, false)), (64, (true, false)), (256, (false, true)), (128, (true, true))] {
+        let shape = WgmmaShape::tf32(n).unwrap();
+        b.push(Instr::wgmma(shape, &d[..n as usize / 2], (a_desc, b_desc), acc, negs));
+    }
+    b.push_if(
+        acc,
+        Instr::wgmma(WgmmaShape::tf32(16).unwrap(), &d[..8], (a_desc, b_desc), acc, (false, false)),
+    );
+    b.push(Instr::wgmma_commit());
+    b.push(Instr::wgmma_wait(1));
+    b.push(Instr::wgmma_wait(0));
+    b.push(Instr::ret());
+    ptx::Module { header: vec!["wgmma forms".into()], floor: ptx::Arch::SM_90A, kernels: vec![b.finish()] }
+}
+
+#[test]
+fn wgmma_and_proxy_fence_round_trip() {
+    let module = wgmma_module();
+    let text = write_string(&module);
+    for line in [
+        ".target sm_90a",
+        "\tfence.proxy.async.shared::cta;",
+        "\twgmma.fence.sync.aligned;",
+        "\twgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32\t{%d0, %d1, %d2, %d3}, %a_desc, %b_desc, %acc, 1, 1;",
+        "\twgmma.commit_group.sync.aligned;",
+        "\twgmma.wait_group.sync.aligned\t1;",
+    ] {
+        assert!(text.lines().any(|l| l == line), "no line {line:?} in\n{text}");
+    }
+    let neg = |n: u32, sa: i32, sb: i32| {
+        let d: Vec<String> = (0..n / 2).map(|i| format!("%d{i}")).collect();
+        format!(
+            "\twgmma.mma_async.sync.aligned.m64n{n}k8.f32.tf32.tf32\t{{{}}}, %a_desc, %b_desc, %acc, {sa}, {sb};",
+            d.join(", ")
+        )
+    };
+    for line in [neg(64, -1, 1), neg(256, 1, -1), neg(128, -1, -1)] {
+        assert!(text.lines().any(|l| l == line), "no line {line:?} in\n{text}");
+    }
+    let parsed = parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert_eq!(parsed, module);
+    assert_eq!(write_string(&parsed), text);
+}
+
+#[test]
+fn wgmma_mistakes_are_named_with_their_line() {
+    let text = write_string(&wgmma_module());
+    let error = |from: &str, to: &str| {
+        assert!(text.contains(from), "{from}");
+        let bad = text.replacen(from, to, 1);
+        let line = bad.lines().position(|l| l.contains(to.trim_start_matches('\t'))).unwrap() as u32 + 1;
+        let e = parse(&bad).unwrap_err();
+        assert_eq!(e.line, line, "{e}");
+        e.message
+    };
+    let first = "m64n8k8.f32.tf32.tf32\t{%d0, %d1, %d2, %d3}";
+    let m = error(first, "m64n12k8.f32.tf32.tf32\t{%d0, %d1, %d2, %d3, %d4, %d5}");
+    assert!(m.contains("`m64n12k8` is not a .tf32 wgmma shape"), "{m}");
+    let m = error(first, "m64n264k8.f32.tf32.tf32\t{%d0, %d1, %d2, %d3}");
+    assert!(m.contains("`m64n264k8` is not a .tf32 wgmma shape"), "{m}");
+    let m = error(first, "m64n8k16.f32.f16.f16\t{%d0, %d1, %d2, %d3}");
+    assert!(m.contains("the emulator has this wgmma only"), "{m}");
+    let m = error(first, "m64n8k8.f32.tf32.tf32\t{%d0, %d1, %d2}");
+    assert!(m.contains("D has 3 registers; m64n8k8 takes 4 a thread"), "{m}");
+    let m = error("%d3}, %a_desc, %b_desc, %acc, 1, 1;", "%a_desc}, %a_desc, %b_desc, %acc, 1, 1;");
+    assert!(m.contains("D %a_desc of type .b64 must be an `.f32` register"), "{m}");
+    let m = error("%d3}, %a_desc, %b_desc, %acc, 1, 1;", "%d3}, %a_desc, %d4, %acc, 1, 1;");
+    assert!(m.contains("B's descriptor %d4 of type .f32 must be a 64-bit register"), "{m}");
+    let m = error("%d3}, %a_desc, %b_desc, %acc, 1, 1;", "%d3}, %a_desc, %b_desc, 1, 1, 1;");
+    assert!(m.contains("scale-d must be a `.pred` register"), "{m}");
+    let m = error("%d3}, %a_desc, %b_desc, %acc, 1, 1;", "%d3}, %a_desc, %b_desc, %acc, 1, 0;");
+    assert!(m.contains("imm-scale-b must be the integer 1 or -1"), "{m}");
+    let m = error("wgmma.wait_group.sync.aligned\t1;", "wgmma.wait_group.sync.aligned\t%acc;");
+    assert!(m.contains("immediate group count"), "{m}");
+    let m = error("wgmma.fence.sync.aligned;", "wgmma.fence.sync.aligned\t0;");
+    assert!(m.contains("expected 0 operands"), "{m}");
+    let m = error("wgmma.commit_group.sync.aligned;", "wgmma.commit_group.sync;");
+    assert!(m.contains("unknown or unsupported instruction `wgmma.commit_group.sync`"), "{m}");
+    let m = error("fence.proxy.async.shared::cta;", "fence.proxy.async.shared::cluster;");
+    assert!(m.contains("the emulator has `fence.proxy.async.shared::cta` only"), "{m}");
+    let m = error(".target sm_90a", ".target sm_90");
+    assert!(m.contains("differs from sm_90a"), "{m}");
+}

@@ -347,6 +347,9 @@ impl Worker<'_> {
             need(w, src, m)?;
         }
         let (addrs, bytes, fast) = self.lanes::<G>(w, m, AccessKind::Write, n, size, base, off)?;
+        if !G && self.proxy.active {
+            self.lanes_generic_write(&addrs, m, bytes, w.tid0, pc)?;
+        }
         let mut mm = m;
         while mm != 0 {
             let l = mm.trailing_zeros();

@@ -197,6 +197,9 @@ impl Worker<'_> {
         let (_, word) = self.locate(Mem::Shared, AccessKind::Write, dst, bytes, bytes)?;
         let words = bytes / 4;
         self.not_in_flight(AccessKind::Write, word, words)?;
+        if self.proxy.active {
+            self.generic_write(word, words as usize, tid, pc)?;
+        }
         if self.checks {
             self.shadow::<false>(0, word, words as usize, dst, tid, pc, AccessKind::Write)?;
         }
@@ -267,6 +270,9 @@ impl Worker<'_> {
             let (word, words) = (c.word as usize, usize::from(c.words));
             self.smem[word..word + words].copy_from_slice(&c.data[..words]);
             self.copies.inflight[word..word + words].fill(0);
+            if self.proxy.active {
+                self.proxy.record_write(word, words, tid, c.pc);
+            }
             self.copies.free.push(slot);
             self.copies.pending -= 1;
             if self.checks && result.is_ok() {

@@ -27,7 +27,7 @@ use crate::error::FaultKind;
 use crate::program::{Mma, Src};
 
 /// The bits of a TF32 value that must be zero: the 13 low mantissa bits.
-const TF32_LOW: u32 = 0x1fff;
+pub(super) const TF32_LOW: u32 = 0x1fff;
 
 pub(crate) use gemm_codegen::ptx::round_tf32;
 

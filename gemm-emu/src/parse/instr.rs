@@ -12,6 +12,8 @@ use gemm_codegen::ptx::{
 
 use super::{Arg, ParseError, err};
 
+mod wgmma;
+
 /// Whether a register declared `reg` may be an operand of an instruction of
 /// type `ty`, by PTX's rules: same size, and either both integers, or one of
 /// them untyped bits, or the same floating-point type. Predicates match only
@@ -135,6 +137,8 @@ pub(super) fn build(
         "ld" | "st" => return memory(&cx, &parts, args).map(|i| (i, None)),
         "cp" => return cp_async(&cx, args).map(|i| (i, None)),
         "mma" => return mma(&cx, &parts, args).map(|i| (i, None)),
+        "wgmma" => return wgmma::wgmma(&cx, &parts, args).map(|i| (i, None)),
+        "fence" => return wgmma::fence(&cx, args).map(|i| (i, None)),
         "mov" => {
             cx.arity(&args, 2)?;
             let ty = match (parts.len(), last_ty()) {

@@ -7,7 +7,9 @@ use super::{ParseError, err};
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) enum Tok<'a> {
     /// An identifier, directive, opcode, register, label or special
-    /// register: `.reg`, `ld.global.nc.f32`, `%a_ptr`, `$main_loop`, `%tid.x`.
+    /// register: `.reg`, `ld.global.nc.f32`, `%a_ptr`, `$main_loop`, `%tid.x`,
+    /// `fence.proxy.async.shared::cta` (a `::` followed by a letter is part
+    /// of the word).
     Word(&'a str),
     /// Something starting with a digit: `16`, `0x1f`, `0f3F800000`, `6.0`.
     Number(&'a str),
@@ -62,10 +64,19 @@ pub(super) fn lex(text: &str) -> Result<Vec<(u32, Item<'_>)>, ParseError> {
             } else if c.is_ascii_alphabetic() || matches!(c, b'_' | b'$' | b'%' | b'.') {
                 let start = p;
                 p += 1;
-                while p < bytes.len()
-                    && (bytes[p].is_ascii_alphanumeric() || matches!(bytes[p], b'_' | b'$' | b'.'))
-                {
-                    p += 1;
+                loop {
+                    if p < bytes.len()
+                        && (bytes[p].is_ascii_alphanumeric() || matches!(bytes[p], b'_' | b'$' | b'.'))
+                    {
+                        p += 1;
+                    } else if s[p..].starts_with("::")
+                        && bytes.get(p + 2).is_some_and(u8::is_ascii_alphabetic)
+                    {
+                        // A state-space scope inside an opcode: `.shared::cta`.
+                        p += 2;
+                    } else {
+                        break;
+                    }
                 }
                 out.push((line, Item::Tok(Tok::Word(&s[start..p]))));
                 any_token = true;

@@ -248,6 +248,19 @@ pub(crate) enum Op {
     CpAsyncWait {
         keep: Option<u32>,
     },
+    /// `wgmma.mma_async`: the index of its [`super::Wgmma`] in
+    /// [`super::Program::wgmmas`].
+    Wgmma(u32),
+    /// `wgmma.fence.sync.aligned`.
+    WgmmaFence,
+    /// `wgmma.commit_group.sync.aligned`.
+    WgmmaCommit,
+    /// `wgmma.wait_group.sync.aligned keep`.
+    WgmmaWait {
+        keep: u32,
+    },
+    /// `fence.proxy.async.shared::cta`.
+    FenceProxyAsync,
     Bar {
         id: u32,
     },

@@ -1,0 +1,93 @@
+//! The `wgmma` family and `fence.proxy.async`: the TF32 form the IR has
+//! ([`gemm_codegen::ptx::WgmmaShape`]), spelled exactly as the writer
+//! prints it, every operand checked; any other shape or type is an error
+//! naming the form the emulator has.
+
+use gemm_codegen::ptx::{Instr, Operand, Reg, Type, WgmmaShape};
+
+use super::{Arg, Ctx, ParseError, compatible, unknown};
+
+/// `wgmma.mma_async.sync.aligned.m64nNk8.f32.tf32.tf32 {d}, a_desc,
+/// b_desc, scale_d, ±1, ±1`, `wgmma.fence.sync.aligned`,
+/// `wgmma.commit_group.sync.aligned` and `wgmma.wait_group.sync.aligned n`.
+pub(super) fn wgmma(cx: &Ctx<'_>, parts: &[&str], args: Vec<Arg>) -> Result<Instr, ParseError> {
+    match parts {
+        ["wgmma", "fence", "sync", "aligned"] => cx.arity(&args, 0).map(|()| Instr::WgmmaFence),
+        ["wgmma", "commit_group", "sync", "aligned"] => cx.arity(&args, 0).map(|()| Instr::WgmmaCommit),
+        ["wgmma", "wait_group", "sync", "aligned"] => match args.as_slice() {
+            [Arg::Op(Operand::Imm(n))] => match u32::try_from(*n) {
+                Ok(n) => Ok(Instr::WgmmaWait { n }),
+                Err(_) => cx.fail(format!("group count {n} is not a 32-bit unsigned integer")),
+            },
+            _ => cx.fail("expected one immediate group count (`wgmma.wait_group.sync.aligned 0`)"),
+        },
+        ["wgmma", "mma_async", "sync", "aligned", shape, "f32", "tf32", "tf32"] => {
+            let n =
+                shape.strip_prefix("m64n").and_then(|s| s.strip_suffix("k8")).and_then(|n| n.parse().ok());
+            match n.and_then(WgmmaShape::tf32) {
+                Some(shape) => mma_async(cx, shape, args),
+                None => cx.fail(format!(
+                    "`{shape}` is not a .tf32 wgmma shape: m64nNk8 with N a multiple of 8 from 8 to 256"
+                )),
+            }
+        }
+        ["wgmma", "mma_async", ..] => cx.fail(
+            "expected `wgmma.mma_async.sync.aligned.m64nNk8.f32.tf32.tf32` (A and B by descriptor): the \
+             emulator has this wgmma only",
+        ),
+        _ => unknown(cx),
+    }
+}
+
+/// The operands of a TF32 `wgmma.mma_async` of shape `shape`.
+fn mma_async(cx: &Ctx<'_>, shape: WgmmaShape, args: Vec<Arg>) -> Result<Instr, ParseError> {
+    cx.arity(&args, 6)?;
+    let count = shape.d_per_thread() as usize;
+    let Arg::Vec(ops) = &args[0] else {
+        return cx.fail(format!(
+            "D must be a vector `{{...}}` of {count} registers, found {}",
+            args[0].describe()
+        ));
+    };
+    if ops.len() != count {
+        return cx.fail(format!("D has {} registers; {} takes {count} a thread", ops.len(), shape.name()));
+    }
+    let d = ops
+        .iter()
+        .map(|&op| match op {
+            Operand::Reg(r) if r.ty() == Type::F32 => Ok(r),
+            Operand::Reg(r) => {
+                cx.fail(format!("D {} of type {} must be an `.f32` register", cx.reg_name(r), r.ty()))
+            }
+            _ => cx.fail("D must hold registers only"),
+        })
+        .collect::<Result<Vec<Reg>, _>>()?;
+    let desc = |arg: &Arg, what: &str| match arg {
+        Arg::Op(Operand::Reg(r)) if compatible(r.ty(), Type::B64) => Ok(*r),
+        Arg::Op(Operand::Reg(r)) => {
+            cx.fail(format!("{what} {} of type {} must be a 64-bit register", cx.reg_name(*r), r.ty()))
+        }
+        a => cx.fail(format!("{what} must be a 64-bit register, found {}", a.describe())),
+    };
+    let (a_desc, b_desc) = (desc(&args[1], "A's descriptor")?, desc(&args[2], "B's descriptor")?);
+    let scale_d = match &args[3] {
+        Arg::Op(Operand::Reg(r)) if r.ty() == Type::Pred => *r,
+        a => return cx.fail(format!("scale-d must be a `.pred` register, found {}", a.describe())),
+    };
+    let negated = |arg: &Arg, what: &str| match arg {
+        Arg::Op(Operand::Imm(1)) => Ok(false),
+        Arg::Op(Operand::Imm(-1)) => Ok(true),
+        a => cx.fail(format!("{what} must be the integer 1 or -1, found {}", a.describe())),
+    };
+    let (neg_a, neg_b) = (negated(&args[4], "imm-scale-a")?, negated(&args[5], "imm-scale-b")?);
+    Ok(Instr::Wgmma { shape, d, a_desc, b_desc, scale_d, neg_a, neg_b })
+}
+
+/// `fence.proxy.async.shared::cta`, the one proxy fence the IR has.
+pub(super) fn fence(cx: &Ctx<'_>, args: Vec<Arg>) -> Result<Instr, ParseError> {
+    if cx.opcode != "fence.proxy.async.shared::cta" {
+        return cx.fail("the emulator has `fence.proxy.async.shared::cta` only");
+    }
+    cx.arity(&args, 0)?;
+    Ok(Instr::FenceProxyAsync)
+}
