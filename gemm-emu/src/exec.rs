@@ -537,13 +537,18 @@ impl<'a> Worker<'a> {
             }
             Op::Ld { mem, d, n, size, base, off } => self.load(w, pc, m, mem, d, n, size, base, off),
             Op::St { mem, s, n, size, base, off } => self.store(w, pc, m, mem, s, n, size, base, off),
-            // One out-of-line call: with their own arms inlined here, kernels
-            // without `cp.async` ran some 5% slower.
-            Op::CpAsync(_) | Op::CpAsyncCommit | Op::CpAsyncWait { .. } => self.async_copy(w, op, pc, m),
+            // One out-of-line call for both asynchronous families: with their
+            // own arms inlined here, kernels without `cp.async` ran some 5%
+            // slower, and a separate arm for `wgmma` cost others 1-3%.
+            Op::CpAsync(_)
+            | Op::CpAsyncCommit
+            | Op::CpAsyncWait { .. }
+            | Op::Wgmma(_)
+            | Op::WgmmaFence
+            | Op::WgmmaCommit
+            | Op::WgmmaWait { .. }
+            | Op::FenceProxyAsync => self.async_copy(w, op, pc, m),
             Op::Mma(i) => mma::run(w, &self.prog.mmas[i as usize], m),
-            Op::Wgmma(_) | Op::WgmmaFence | Op::WgmmaCommit | Op::WgmmaWait { .. } | Op::FenceProxyAsync => {
-                self.wgmma_family(w, op, pc, m)
-            }
             Op::Bar { .. } | Op::Bra { .. } | Op::Ret => unreachable!("control flow is handled by run_warp"),
         }
     }

@@ -133,7 +133,8 @@ fn kernel(s: &Shape) -> String {
     let d: Vec<Reg> = (0..s.n / 2).map(|i| b.reg(format!("d{i}"), Type::F32)).collect();
     let descs = ["adesc0", "adesc1", "bdesc0", "bdesc1"].map(|name| b.reg(name, Type::B64));
     let base = b.reg("base", Type::U64);
-    let [first, then, odd, warp1] = ["first", "then", "odd", "warp1"].map(|name| b.reg(name, Type::Pred));
+    let [first, then, odd, warp1, late] =
+        ["first", "then", "odd", "warp1", "late"].map(|name| b.reg(name, Type::Pred));
     let a_tile = b.shared("a_tile", s.warpgroups * 64 * K * 4, 128);
     let b_tile = b.shared("b_tile", s.n * K * 4, 128);
 
@@ -148,6 +149,7 @@ fn kernel(s: &Shape) -> String {
     b.push(Instr::setp(Cmp::Ne, Type::U32, odd, c.tmp, Operand::imm(0)));
     b.push(Instr::binary(ptx::BinOp::Shr, c.tmp, tid, Operand::imm(5)));
     b.push(Instr::setp(Cmp::Eq, Type::U32, warp1, c.tmp, Operand::imm(1)));
+    b.push(Instr::setp(Cmp::Ne, Type::U32, late, wg, Operand::imm(0)));
 
     b.section("A: each warpgroup its 64 rows, 8 elements a thread");
     for it in 0..64 * K / WARPGROUP {
@@ -599,4 +601,66 @@ fn an_unsupported_shape_is_an_error() {
         };
         assert!(e.to_string().contains(&want), "{e}");
     }
+}
+
+/// `wgmma.wait_group n` retires all but the `n` newest committed groups,
+/// oldest first: with each `wgmma` in its own group, `wait 1` leaves the
+/// second in flight, and `wait 0` then retires it.
+#[test]
+fn a_wait_retires_all_but_the_newest_groups() {
+    let s = Shape::new(1, 64);
+    let split = |t: String| {
+        let second = t.lines().filter(|l| l.contains("wgmma.mma_async")).nth(1).expect("two").to_owned();
+        let t = t.replacen(&second, &format!("\twgmma.commit_group.sync.aligned;\n{second}"), 1);
+        t.replacen(
+            "wait_group.sync.aligned\t0;",
+            "wait_group.sync.aligned\t1;\n\twgmma.wait_group.sync.aligned\t0;",
+            1,
+        )
+    };
+    assert_product(&s, &emulate_edited(&s, split), 1.0);
+    let run = emulate_edited(&s, |t| without(&split(t), "wait_group.sync.aligned\t0;"));
+    let wgmma_line = run.line_of("wgmma.mma_async", 1);
+    assert_eq!(run.fault().kind, FaultKind::WgmmaRegisterInFlight { reg: "%d0".into(), wgmma_line });
+    assert_eq!(run.fault().line, run.line_of("st.global.f32", 0));
+}
+
+/// A descriptor, or `scale-d`, that differs between the lanes of a warp is
+/// refused.
+#[test]
+fn operands_that_differ_in_a_warp_are_refused() {
+    let s = Shape::new(1, 64);
+    let run = emulate_edited(&s, |t| {
+        t.replacen("\twgmma.fence", "\t@%odd add.u64\t%adesc0, %adesc0, 16;\n\twgmma.fence", 1)
+    });
+    let FaultKind::WgmmaNotUniform { operand, thread, value, first } = run.fault().kind else {
+        panic!("{}", run.fault());
+    };
+    assert_eq!((operand, thread, value - first), ("A's descriptor", 1, 16));
+    let run = emulate_edited(&s, |t| t.replacen("%first, 1, 1;", "%odd, 1, 1;", 1));
+    let want = FaultKind::WgmmaNotUniform { operand: "scale-d", thread: 1, value: 1, first: 0 };
+    assert_eq!(run.fault().kind, want);
+}
+
+/// A warpgroup overwriting B after its own wait, with no barrier, races
+/// with the other warpgroup's `wgmma`, which read B in the same barrier
+/// interval.
+#[test]
+fn overwriting_a_shared_operand_after_the_wait_without_a_barrier_races() {
+    let s = Shape::new(2, 64);
+    let run = emulate_edited(&s, |t| {
+        let store =
+            t.lines().rfind(|l| l.contains("st.shared.f32")).expect("a store").trim_start().to_owned();
+        t.replacen(
+            "\twgmma.wait_group.sync.aligned\t0;",
+            &format!("\twgmma.wait_group.sync.aligned\t0;\n\t@%late {store}"),
+            1,
+        )
+    });
+    let f = run.fault();
+    let FaultKind::Race { other_thread, other_line, .. } = f.kind else { panic!("{f}") };
+    assert_eq!(f.thread, 128);
+    assert_eq!(other_thread % 32, 0, "a warp's read, as its first thread: {f}");
+    assert!(other_thread < 128, "warpgroup 0's read: {f}");
+    assert!([0, 1].map(|i| run.line_of("wgmma.mma_async", i)).contains(&other_line), "{f}");
 }

@@ -113,7 +113,10 @@ impl AsyncCopies {
 }
 
 impl Worker<'_> {
-    /// Executes `cp.async`, `cp.async.commit_group` or a wait for lanes `m`.
+    /// Executes `cp.async`, `cp.async.commit_group` or a wait for lanes `m`;
+    /// hands the `wgmma` family and `fence.proxy.async` to
+    /// [`Worker::wgmma_family`] (one call out of the interpreter's loop for
+    /// both).
     #[cold]
     #[inline(never)]
     pub(super) fn async_copy(&mut self, w: &mut Warp, op: &Op, pc: u32, m: u32) -> Result<(), LaneTrap> {
@@ -124,7 +127,7 @@ impl Worker<'_> {
                 Ok(())
             }
             Op::CpAsyncWait { keep } => self.cp_async_wait(w, pc, m, keep),
-            _ => unreachable!("not an asynchronous copy"),
+            _ => self.wgmma_family(w, op, pc, m),
         }
     }
 
