@@ -36,8 +36,8 @@
 //! - a thread exiting with `wgmma`s not retired faults
 //!   ([`FaultKind::WgmmaPendingAtExit`]).
 //!
-//! A kernel without `wgmma` pays nothing for any of this: the interpreter
-//! runs a version of its loop without the accumulator checks.
+//! A kernel without `wgmma` pays one test of a flag per instruction and
+//! per shared store for all of this.
 
 use std::collections::VecDeque;
 
