@@ -190,6 +190,8 @@ impl Worker<'_> {
         self.touch(w, slots, m)
     }
 
+    /// [`Self::accumulators_touched`] for an instruction that touches
+    /// accumulator `slots`.
     #[cold]
     #[inline(never)]
     fn touch(&self, w: &mut Warp, slots: &[u32], m: u32) -> Result<(), LaneTrap> {
