@@ -354,11 +354,13 @@ fn assert_product(s: &Shape, run: &Run, sign: f64) {
 }
 
 /// The correct kernel computes `A · B` exactly (f64 reference), each
-/// element where [`WgmmaShape::d_at`] puts it: N = 8, 16, 64, 128, one and
-/// two warpgroups, D zeroed first and accumulated into, A by `cp.async`.
+/// element where [`WgmmaShape::d_at`] puts it: N = 8, 16, 64, 128, 256,
+/// one and two warpgroups, D zeroed first and accumulated into, A by
+/// `cp.async`.
 #[test]
 fn the_product_is_exact_for_every_n_and_two_warpgroups() {
-    for s in [Shape::new(1, 8), Shape::new(1, 64), Shape::new(1, 128), Shape::new(2, 64), Shape::new(2, 8)] {
+    let shapes = [(1, 8), (1, 64), (1, 128), (1, 256), (2, 64), (2, 8)];
+    for s in shapes.map(|(groups, n)| Shape::new(groups, n)) {
         assert_product(&s, &emulate(&s), 1.0);
     }
     let s = Shape { zero_init: true, ..Shape::new(1, 64) };
