@@ -310,22 +310,24 @@ impl<'a> Worker<'a> {
         if self.avx2_fma {
             // SAFETY: `avx2_fma` is set only when the running CPU reports both
             // features (see `Worker::new`), which is all `run_warp_avx2` needs.
-            return unsafe {
-                if wgmma { self.run_warp_avx2::<true>(w) } else { self.run_warp_avx2::<false>(w) }
-            };
+            return unsafe { self.run_warp_avx2(w, wgmma) };
         }
-        if wgmma { self.run_warp_any::<true>(w) } else { self.run_warp_any::<false>(w) }
+        self.run_warp_any(w, wgmma)
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma")]
-    fn run_warp_avx2<const WG: bool>(&mut self, w: &mut Warp) -> Result<(), Fault> {
-        self.run_warp_any::<WG>(w)
+    fn run_warp_avx2(&mut self, w: &mut Warp, wgmma: bool) -> Result<(), Fault> {
+        self.run_warp_any(w, wgmma)
     }
 
-    /// [`Self::run_warp`]; `WG`: whether the kernel uses `wgmma`.
+    /// [`Self::run_warp`]; `wgmma`: whether the kernel uses `wgmma` (and so
+    /// needs the accumulator checks). One test of it per instruction: a
+    /// second copy of this loop without the checks, chosen once, made the
+    /// compiler inline the loop's helpers differently and cost kernels
+    /// without `wgmma` up to 4% (`emu_speed`).
     #[inline(always)]
-    fn run_warp_any<const WG: bool>(&mut self, w: &mut Warp) -> Result<(), Fault> {
+    fn run_warp_any(&mut self, w: &mut Warp, wgmma: bool) -> Result<(), Fault> {
         let prog = self.prog;
         let code: &[Inst] = &prog.code;
         let limit = self.info.options.max_warp_steps;
@@ -355,7 +357,7 @@ impl<'a> Worker<'a> {
                     if let Err(f) = self.copies_at_exit(w, mask, pc) {
                         break Err(f);
                     }
-                    if WG && let Err(f) = self.wgmma_at_exit(w, mask, pc) {
+                    if wgmma && let Err(f) = self.wgmma_at_exit(w, mask, pc) {
                         break Err(f);
                     }
                     w.exited |= mask;
@@ -413,7 +415,7 @@ impl<'a> Worker<'a> {
                         if let Err(f) = self.copies_at_exit(w, m, pc) {
                             break Err(f);
                         }
-                        if WG
+                        if wgmma
                             && m != 0
                             && let Err(f) = self.wgmma_at_exit(w, m, pc)
                         {
@@ -428,7 +430,7 @@ impl<'a> Worker<'a> {
                         pc += 1;
                     }
                     ref op => {
-                        if WG
+                        if wgmma
                             && m != 0
                             && let Err(t) = self.accumulators_touched(w, pc, m)
                         {
@@ -539,7 +541,7 @@ impl<'a> Worker<'a> {
             Op::St { mem, s, n, size, base, off } => self.store(w, pc, m, mem, s, n, size, base, off),
             // One out-of-line call for both asynchronous families: with their
             // own arms inlined here, kernels without `cp.async` ran some 5%
-            // slower, and a separate arm for `wgmma` cost others 1-3%.
+            // slower; `wgmma` shares the call, leaving this match as it was.
             Op::CpAsync(_)
             | Op::CpAsyncCommit
             | Op::CpAsyncWait { .. }

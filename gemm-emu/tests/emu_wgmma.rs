@@ -16,6 +16,7 @@ use gemm_emu::{Buffer, EmuError, Fault, FaultKind, Launch, ParamValue, Program, 
 /// K are 128 bytes apart (contiguous), those adjacent along M or N 512
 /// (the four core matrices of K = 16 in between).
 const LBO: u32 = 128;
+/// See [`LBO`].
 const SBO: u32 = 512;
 /// The depth of the product: two `m64nNk8`.
 const K: u32 = 16;
@@ -47,6 +48,7 @@ struct Shape {
 }
 
 impl Shape {
+    /// The correct kernel of `warpgroups` warpgroups and N = `n`.
     fn new(warpgroups: u32, n: u32) -> Shape {
         Shape {
             warpgroups,
@@ -62,10 +64,12 @@ impl Shape {
         }
     }
 
+    /// Threads in the block.
     fn threads(&self) -> u32 {
         WARPGROUP * self.warpgroups
     }
 
+    /// The shape of its `wgmma`s.
     fn wgmma(&self) -> WgmmaShape {
         WgmmaShape::tf32(self.n).expect("a TF32 wgmma shape")
     }
@@ -279,6 +283,7 @@ impl Run {
         at.unwrap_or_else(|| panic!("no line {nth} with {needle}\n{}", self.text)).0 as u32 + 1
     }
 
+    /// The fault the run ended with.
     fn fault(&self) -> &Fault {
         match &self.result {
             Err(EmuError::Fault(f)) => f,
@@ -324,6 +329,7 @@ fn emulate_edited(s: &Shape, edit: impl FnOnce(String) -> String) -> Run {
     emulate_text(s, edit(kernel(s)), s.threads(), &a, &b)
 }
 
+/// Runs [`kernel`]`(s)` on its inputs.
 fn emulate(s: &Shape) -> Run {
     emulate_edited(s, |t| t)
 }
@@ -347,9 +353,14 @@ fn assert_product(s: &Shape, run: &Run, sign: f64) {
     }
 }
 
+/// The correct kernel computes `A · B` exactly (f64 reference), each
+/// element where [`WgmmaShape::d_at`] puts it: N = 8, 16, 64, 128, 256,
+/// one and two warpgroups, D zeroed first and accumulated into, A by
+/// `cp.async`.
 #[test]
 fn the_product_is_exact_for_every_n_and_two_warpgroups() {
-    for s in [Shape::new(1, 8), Shape::new(1, 64), Shape::new(1, 128), Shape::new(2, 64), Shape::new(2, 8)] {
+    let shapes = [(1, 8), (1, 64), (1, 128), (1, 256), (2, 64), (2, 8)];
+    for s in shapes.map(|(groups, n)| Shape::new(groups, n)) {
         assert_product(&s, &emulate(&s), 1.0);
     }
     let s = Shape { zero_init: true, ..Shape::new(1, 64) };
@@ -420,14 +431,15 @@ fn a_missing_proxy_fence_is_refused() {
     assert_eq!((writer, write_line), (0, run.line_of("cp.async.ca", 0)));
 }
 
-/// Descriptors whose LBO and SBO are swapped address other elements (all
-/// written, so nothing faults): the product is wrong.
+/// Descriptors whose LBO and SBO are swapped, or whose SBO is half the
+/// stride, address other elements (all written, so nothing faults): the
+/// product is wrong.
 #[test]
 fn a_wrong_lbo_or_sbo_is_a_wrong_product() {
     let s = Shape::new(1, 64);
     let (a, b) = inputs(&s);
     let want = reference(&s, &a, &b);
-    for desc in [(SBO, LBO), (LBO, 2 * SBO / 4)] {
+    for desc in [(SBO, LBO), (LBO, SBO / 2)] {
         let s = Shape { desc, ..s };
         let run = emulate(&s);
         run.result.as_ref().unwrap_or_else(|e| panic!("{e}"));

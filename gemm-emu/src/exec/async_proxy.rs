@@ -60,6 +60,7 @@ struct GenericWrite {
     pc: u32,
 }
 
+/// A word no thread has written in this block.
 const UNWRITTEN: GenericWrite = GenericWrite { thread: NO_THREAD, epoch: 0, pc: 0 };
 
 /// The async proxy's view of one block's shared memory.

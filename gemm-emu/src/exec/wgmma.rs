@@ -36,8 +36,8 @@
 //! - a thread exiting with `wgmma`s not retired faults
 //!   ([`FaultKind::WgmmaPendingAtExit`]).
 //!
-//! A kernel without `wgmma` pays nothing for any of this: the interpreter
-//! runs a version of its loop without the accumulator checks.
+//! A kernel without `wgmma` pays one test of a flag per instruction and
+//! per shared store for all of this.
 
 use std::collections::VecDeque;
 
@@ -190,6 +190,8 @@ impl Worker<'_> {
         self.touch(w, slots, m)
     }
 
+    /// [`Self::accumulators_touched`] for an instruction that touches
+    /// accumulator `slots`.
     #[cold]
     #[inline(never)]
     fn touch(&self, w: &mut Warp, slots: &[u32], m: u32) -> Result<(), LaneTrap> {
