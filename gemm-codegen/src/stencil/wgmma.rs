@@ -46,8 +46,8 @@
 //! tensor cores' own f32 sums truncate (see `mma.rs`). `tf32` accumulates
 //! in C's registers directly.
 //!
-//! The accumulators of warp `q` of a warpgroup are rows `16q + g`, `16q + g
-//! + 8` and columns `2t, 2t + 1` of each 8-column block (`WgmmaShape::d_at`):
+//! The accumulators of warp `q` of a warpgroup are rows `16q + g` and `16q +
+//! g + 8`, columns `2t, 2t + 1` of each 8-column block (`WgmmaShape::d_at`):
 //! the [`super::CLayout`] of a `wgmma` plan, rows in runs of 1 at step 8,
 //! columns in runs of 2 at step 8, so the stencil's epilogue stores them.
 
@@ -238,11 +238,15 @@ impl Warpgroup {
         cx.b.comment(format!("{}: the landed stripe -> its TF32 parts", conv.operand.lower()));
         cx.shared_address(scratch.slot, conv.ring);
         cx.b.push(Instr::add(scratch.slot, scratch.slot, stage));
-        for &(off, place, guard) in &conv.units {
-            let emit = |cx: &mut Cx<'_>, instr: Instr| match guard {
-                Some(p) => cx.b.push_if(p, instr),
-                None => cx.b.push(instr),
-            };
+        for (i, &(off, place, guard)) in conv.units.iter().enumerate() {
+            // A thread past the last unit branches over it: a guard on the
+            // loads and stores alone would leave the split reading registers
+            // nothing wrote (the emulator refuses that).
+            let skip = guard.map(|p| {
+                let skip = cx.b.label(&format!("{}_no_unit_{i}", conv.operand.lower()));
+                cx.b.push_unless(p, Instr::bra(skip));
+                skip
+            });
             cx.b.push(Instr::add(scratch.addr, scratch.slot, off));
             cx.b.push(Instr::add(scratch.place, place, set));
             // Rows of 4 k values each: `x[4 j + c]` is row c, k j of a K-major
@@ -250,27 +254,21 @@ impl Warpgroup {
             let blocks: Vec<[Reg; 4]> = if conv.k_major {
                 for j in 0..4 {
                     let at = Address::reg(scratch.addr, (j * conv.row_bytes) as i64);
-                    emit(
-                        cx,
-                        Instr::ld(
-                            Space::Shared,
-                            crate::ptx::CacheQual::None,
-                            &scratch.x[4 * j as usize..][..4],
-                            at,
-                        ),
-                    );
+                    cx.b.push(Instr::ld(
+                        Space::Shared,
+                        crate::ptx::CacheQual::None,
+                        &scratch.x[4 * j as usize..][..4],
+                        at,
+                    ));
                 }
                 (0..4).map(|c| [0, 1, 2, 3].map(|j| scratch.x[4 * j + c])).collect()
             } else {
-                emit(
-                    cx,
-                    Instr::ld(
-                        Space::Shared,
-                        crate::ptx::CacheQual::None,
-                        &scratch.x[..4],
-                        Address::reg(scratch.addr, 0),
-                    ),
-                );
+                cx.b.push(Instr::ld(
+                    Space::Shared,
+                    crate::ptx::CacheQual::None,
+                    &scratch.x[..4],
+                    Address::reg(scratch.addr, 0),
+                ));
                 vec![[0, 1, 2, 3].map(|j| scratch.x[j])]
             };
             for (c, row) in blocks.iter().enumerate() {
@@ -279,10 +277,13 @@ impl Warpgroup {
                     split_tf32(cx, x, scratch.half, scratch.big[j], small);
                 }
                 let at = |extra: u32| Address::reg(scratch.place, (16 * c as u32 + extra) as i64);
-                emit(cx, Instr::st(Space::Shared, at(0), &scratch.big));
+                cx.b.push(Instr::st(Space::Shared, at(0), &scratch.big));
                 if let Some(small) = conv.small_offset {
-                    emit(cx, Instr::st(Space::Shared, at(small), &scratch.small));
+                    cx.b.push(Instr::st(Space::Shared, at(small), &scratch.small));
                 }
+            }
+            if let Some(skip) = skip {
+                cx.b.place(skip);
             }
         }
     }
