@@ -335,6 +335,7 @@ impl<'k> Decoder<'k> {
                     wgmmas.push(self.wgmma(*shape, d, (*a_desc, *b_desc), *scale_d, (*neg_a, *neg_b))?);
                     Op::Wgmma(wgmmas.len() as u32 - 1)
                 }
+                Instr::WgmmaRs { .. } => return self.unsupported(text.trim().to_owned()),
                 Instr::WgmmaFence => Op::WgmmaFence,
                 Instr::WgmmaCommit => Op::WgmmaCommit,
                 Instr::WgmmaWait { n } => Op::WgmmaWait { keep: *n },
@@ -608,6 +609,7 @@ impl<'k> Decoder<'k> {
             Instr::Ret => Op::Ret,
             Instr::Mma { .. }
             | Instr::Wgmma { .. }
+            | Instr::WgmmaRs { .. }
             | Instr::WgmmaFence
             | Instr::WgmmaCommit
             | Instr::WgmmaWait { .. }

@@ -109,7 +109,7 @@ impl InstrMix {
                 self.mma_kind = Some(*kind);
             }
             // Per thread: its warpgroup's 64 · N · 8 products over 128 threads.
-            Instr::Wgmma { shape, .. } => {
+            Instr::Wgmma { shape, .. } | Instr::WgmmaRs { shape, .. } => {
                 self.mma += 1;
                 self.mma_fmas += shape.n * 4;
                 self.mma_kind = Some(crate::ptx::MmaKind::Tf32);
@@ -326,6 +326,9 @@ fn reads(instr: &Instr) -> Vec<usize> {
         Instr::Wgmma { d, a_desc, b_desc, scale_d, .. } => {
             d.iter().chain([a_desc, b_desc, scale_d]).map(|r| r.index()).collect()
         }
+        Instr::WgmmaRs { d, a, b_desc, scale_d, .. } => {
+            d.iter().chain(a).chain([b_desc, scale_d]).map(|r| r.index()).collect()
+        }
         Instr::CpAsync { dst, src, src_bytes, .. } => {
             [base(dst), base(src), src_bytes.iter().filter_map(|o| o.reg()).map(|r| r.index()).collect()]
                 .concat()
@@ -357,9 +360,10 @@ pub(super) fn written(instr: &Instr) -> Vec<usize> {
         | Instr::Fma { dst, .. }
         | Instr::Setp { dst, .. }
         | Instr::Selp { dst, .. } => vec![dst.index()],
-        Instr::Ld { dst, .. } | Instr::Mma { d: dst, .. } | Instr::Wgmma { d: dst, .. } => {
-            dst.iter().map(|r| r.index()).collect()
-        }
+        Instr::Ld { dst, .. }
+        | Instr::Mma { d: dst, .. }
+        | Instr::Wgmma { d: dst, .. }
+        | Instr::WgmmaRs { d: dst, .. } => dst.iter().map(|r| r.index()).collect(),
         Instr::St { .. }
         | Instr::WgmmaFence
         | Instr::WgmmaCommit

@@ -613,6 +613,24 @@ impl Instr {
         Instr::Wgmma { shape, d: d.to_vec(), a_desc, b_desc, scale_d, neg_a, neg_b }
     }
 
+    /// [`Instr::wgmma`] with A from registers (see [`Instr::WgmmaRs`]): four
+    /// `.b32` registers of TF32 values.
+    #[track_caller]
+    pub fn wgmma_rs(
+        shape: WgmmaShape,
+        d: &[Reg],
+        (a, b_desc): ([Reg; 4], Reg),
+        scale_d: Reg,
+        (neg_a, neg_b): (bool, bool),
+    ) -> Instr {
+        assert_eq!(d.len(), shape.d_per_thread() as usize, "wgmma {}: D has N / 2 registers", shape.name());
+        assert!(d.iter().all(|r| r.ty == Type::F32), "wgmma: D in a register not .f32");
+        assert!(a.iter().all(|r| r.ty == Type::B32), "wgmma: A's registers are .b32");
+        assert!(matches!(b_desc.ty, Type::B64 | Type::U64), "wgmma: descriptors are 64-bit");
+        assert!(scale_d.ty == Type::Pred, "wgmma: scale-d is a predicate");
+        Instr::WgmmaRs { shape, d: d.to_vec(), a, b_desc, scale_d, neg_a, neg_b }
+    }
+
     /// `wgmma.fence.sync.aligned`.
     pub const fn wgmma_fence() -> Instr {
         Instr::WgmmaFence

@@ -297,6 +297,9 @@ fn opcode(kernel: &Kernel, instr: &Instr) -> String {
             format!("mma.sync.aligned.{}.row.col{}", shape.name(), kind.suffixes())
         }
         Instr::Wgmma { shape, .. } => format!("wgmma.mma_async.sync.aligned.{}.f32.tf32.tf32", shape.name()),
+        Instr::WgmmaRs { shape, .. } => {
+            format!("wgmma.mma_async.sync.aligned.{}.f32.tf32.tf32", shape.name())
+        }
         Instr::WgmmaFence => "wgmma.fence.sync.aligned".to_owned(),
         Instr::WgmmaCommit => "wgmma.commit_group.sync.aligned".to_owned(),
         Instr::WgmmaWait { .. } => "wgmma.wait_group.sync.aligned".to_owned(),
@@ -348,6 +351,17 @@ fn operands(instr: &Instr) -> Vec<Piece> {
             vec![
                 Vec(d.iter().map(|&r| r.into()).collect()),
                 Op((*a_desc).into()),
+                Op((*b_desc).into()),
+                Op((*scale_d).into()),
+                scale(*neg_a),
+                scale(*neg_b),
+            ]
+        }
+        Instr::WgmmaRs { d, a, b_desc, scale_d, neg_a, neg_b, .. } => {
+            let scale = |neg: bool| Op(Operand::Imm(if neg { -1 } else { 1 }));
+            vec![
+                Vec(d.iter().map(|&r| r.into()).collect()),
+                Vec(a.iter().map(|&r| r.into()).collect()),
                 Op((*b_desc).into()),
                 Op((*scale_d).into()),
                 scale(*neg_a),

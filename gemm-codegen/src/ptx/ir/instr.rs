@@ -503,6 +503,28 @@ pub enum Instr {
         /// `imm-scale-b = -1`: B negated.
         neg_b: bool,
     },
+    /// `wgmma.mma_async.sync.aligned.{shape}.f32.tf32.tf32 {d}, {a0, a1,
+    /// a2, a3}, b_desc, scale_d, ±1, ±1`: [`Instr::Wgmma`] with A from
+    /// registers: each warp `q` of the warpgroup holds its 16 rows `16q …
+    /// 16q + 15` of the `64 × 8` A, four TF32 values a lane in the layout of
+    /// [`super::WgmmaShape::a_at`] (`mma.sync`'s m16n8k8 A fragment). The
+    /// registers, like D's, must not be written until the group retires.
+    WgmmaRs {
+        /// The shape.
+        shape: WgmmaShape,
+        /// The thread's accumulators (`.f32`).
+        d: Vec<Reg>,
+        /// The thread's four elements of A (`.b32`, TF32 values).
+        a: [Reg; 4],
+        /// B's descriptor (64-bit).
+        b_desc: Reg,
+        /// Whether D is accumulated into (else overwritten): a predicate.
+        scale_d: Reg,
+        /// `imm-scale-a = -1`: A negated.
+        neg_a: bool,
+        /// `imm-scale-b = -1`: B negated.
+        neg_b: bool,
+    },
     /// `wgmma.fence.sync.aligned`: orders the warpgroup's earlier accesses
     /// of registers (and shared memory) before its next `wgmma`s.
     WgmmaFence,

@@ -75,6 +75,16 @@ impl WgmmaShape {
         (16 * warp + lane / 4 + 8 * ((i / 2) % 2), 2 * (lane % 4) + i % 2 + 8 * (i / 4))
     }
 
+    /// Where thread `thread` (0 … 127) holds its `i`-th element of A
+    /// (0 … 3) when A comes from registers, `(row, k)` of the `64 × 8` A:
+    /// warp `q`, lane `(g, t)`: rows `16q + g` and `16q + g + 8` (`i` even,
+    /// odd), k `t` and `t + 4` (`i` below 2, from 2) — `mma.sync`'s m16n8k8
+    /// TF32 A fragment, the warp's 16 rows.
+    pub const fn a_at(self, thread: u32, i: u32) -> (u32, u32) {
+        let (warp, lane) = (thread / 32, thread % 32);
+        (16 * warp + lane / 4 + 8 * (i % 2), lane % 4 + 4 * (i / 2))
+    }
+
     /// `m64n128k8`, as PTX writes it.
     pub fn name(self) -> String {
         format!("m{}n{}k{}", Self::M, self.n, Self::K)
@@ -191,6 +201,26 @@ mod tests {
             for k in 0..16 {
                 let element = (row % 8) * 4 + (row / 8) * 32 + (k % 4) + (k / 4) * 64;
                 assert_eq!(d.k_major_tf32_at(row, k), Some(4 * element));
+            }
+        }
+    }
+
+    /// The 128 threads' A elements (from registers) cover the 64 × 8 A once.
+    #[test]
+    fn register_a_covers_a_once() {
+        let shape = WgmmaShape::tf32(64).unwrap();
+        let mut owned = [0u32; 64 * 8];
+        for thread in 0..WARPGROUP {
+            for i in 0..4 {
+                let (row, k) = shape.a_at(thread, i);
+                owned[(row * 8 + k) as usize] += 1;
+            }
+        }
+        assert!(owned.iter().all(|&c| c == 1));
+        let m16n8k8 = crate::ptx::MmaShape { m: 16, n: 8, k: 8 };
+        for lane in 0..32 {
+            for i in 0..4 {
+                assert_eq!(shape.a_at(lane, i), m16n8k8.a_at(lane, i), "mma.sync's A fragment");
             }
         }
     }
