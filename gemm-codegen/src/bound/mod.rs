@@ -287,7 +287,7 @@ impl AnalyticBound {
         // The rates below count the multiply-adds executed; a tf32x3 loop
         // executes three for each of the GEMM's.
         let useful = 1.0 / f64::from(mix.passes.max(1));
-        let per_instruction = fmas / f64::from(m.total().max(1));
+        let per_instruction = fmas / f64::from(m.issued().max(1));
         let issue = gpu.issue_per_clock * f64::from(lanes::WARP) * per_instruction;
         let shared =
             (mix.shared.cycles > 0).then(|| f64::from(mix.shared.threads) * fmas / mix.shared.cycles as f64);

@@ -115,22 +115,25 @@ fn a_hand_counted_loop() {
         global_store_bytes: 0,
         barriers: 1,
         folded: 1,
-        other: 3,
+        address: 1,
+        other: 2,
     };
     assert_eq!(mix.mix, want);
     assert_eq!(mix.mix.total(), 36);
+    // The loop counter's `add` may be folded by ptxas: not charged an issue slot.
+    assert_eq!(mix.mix.issued(), 35);
     assert_eq!(mix.fma_chains, 4);
     assert_eq!(mix.shared, SharedCycles { threads: 32, cycles: 11, unknown: 1 });
 
     // On 1 SM at 1 GHz: FMA units 128 per clock = 0.256 TFLOP/s; issue
-    // 4 × 32 × 24/36; shared 32 × 24 / 11 per clock.
+    // 4 × 32 × 24/35; shared 32 × 24 / 11 per clock.
     let gpu = unit_gpu();
     let b =
         AnalyticBound::new(&mix, &gpu, Some(Residency { threads_per_block: 32, blocks_per_sm: 1 })).unwrap();
     let tflops = |per_clock: f64| 2.0 * per_clock * 1e-3;
     assert_eq!(b.pipe, Pipe::Fp32);
     assert!((b.fma_tflops - tflops(128.0)).abs() < 1e-12);
-    assert!((b.issue_tflops - tflops(128.0 * 24.0 / 36.0)).abs() < 1e-12);
+    assert!((b.issue_tflops - tflops(128.0 * 24.0 / 35.0)).abs() < 1e-12);
     assert!((b.shared_tflops.unwrap() - tflops(32.0 * 24.0 / 11.0)).abs() < 1e-12);
     assert_eq!((b.limiter, b.tflops), (Limiter::SharedMemory, b.shared_tflops.unwrap()));
     // One block of one warp: 1/4 warp per scheduler × 4 chains < 4 clocks;
