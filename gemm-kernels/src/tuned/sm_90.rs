@@ -4,7 +4,7 @@
 // configuration were timed at the same size, back to back in one confirmation run after the search:
 //
 //   type                   size   TFLOP/s   Table 2    cuBLAS   ratio
-//   sgemm_nn     9216x9216x9216     63.29     30.73     50.60    1.25
+//   sgemm_nn     9216x9216x9216     80.43     31.92     50.53    1.59
 //   sgemm_nn       8192x8192x64     48.43     28.12     32.46    1.49
 //   sgemm_nn     1024x1024x1024     25.32     12.86     31.53    0.80
 //   sgemm_nn        128x128x128     50.72     13.52     34.28    1.48  batch of 4096
@@ -12,13 +12,13 @@
 //   sgemm_nn           32x32x32     14.67      3.15     12.76    1.15  batch of 65536
 //   sgemm_nn           16x16x16      6.65      0.74      3.33    2.00  batch of 262144
 //   sgemm_nn              8x8x8      1.56      0.09      0.53    2.93  batch of 1048576
-//   sgemm_nt     9216x9216x9216     62.17     32.76     53.98    1.15
+//   sgemm_nt     9216x9216x9216     75.05     32.72     54.19    1.38
 //   sgemm_nt       8192x8192x64     47.43     29.25     32.55    1.46
 //   sgemm_nt     1024x1024x1024     26.38     13.73     34.49    0.76
-//   sgemm_tn     9216x9216x9216     67.02     32.60     51.94    1.29
+//   sgemm_tn     9216x9216x9216     80.14     32.72     52.06    1.54
 //   sgemm_tn       8192x8192x64     50.15     29.55     30.51    1.64
 //   sgemm_tn     1024x1024x1024     26.41     16.40     30.71    0.86
-//   sgemm_tt     9216x9216x9216     67.32     33.60     51.43    1.31
+//   sgemm_tt     9216x9216x9216     76.22     33.30     51.04    1.49
 //   sgemm_tt       8192x8192x64     49.31     29.77     32.16    1.53
 //   sgemm_tt     1024x1024x1024     26.29     12.90     32.32    0.81
 //   dgemm_nn     6656x6656x6656     53.38     16.09     51.49    1.04
@@ -81,8 +81,11 @@ use gemm_macros::gemm_kernel;
 
 use crate::KernelEntry;
 
-// Tuned at 9216^3 and 8192x8192x64 and 128^3 (batched).
-gemm_kernel! { name = SgemmNN, precision = f32, op = (N, N), tile = (128, 128, 32), threads = (16, 8), load_a = (32, 4), load_b = (8, 16), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+// Tuned at 9216^3.
+gemm_kernel! { name = SgemmNN, precision = f32, op = (N, N), tile = (128, 128, 32), threads = (64, 4), load_a = (32, 8), load_b = (8, 32), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8) }
+
+// Tuned at 8192x8192x64 and 128^3 (batched).
+gemm_kernel! { name = SgemmNN8192x8192x64, precision = f32, op = (N, N), tile = (128, 128, 32), threads = (16, 8), load_a = (32, 4), load_b = (8, 16), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Tuned at 1024^3.
 gemm_kernel! { name = SgemmNN1024, precision = f32, op = (N, N), tile = (128, 128, 32), threads = (16, 16), load_a = (32, 8), load_b = (8, 32), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 4), raster = 8, frag_sets = 2, math = tf32x3, mma = (16, 8, 8) }
@@ -99,35 +102,59 @@ gemm_kernel! { name = SgemmNN16, precision = f32, op = (N, N), tile = (16, 16, 1
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = SgemmNN8, precision = f32, op = (N, N), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Tuned at 9216^3 and 8192x8192x64.
-gemm_kernel! { name = SgemmNT, precision = f32, op = (N, T), tile = (128, 128, 32), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+// Tuned at 9216^3.
+gemm_kernel! { name = SgemmNT, precision = f32, op = (N, T), tile = (128, 128, 32), threads = (64, 4), load_a = (32, 8), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8) }
+
+// Tuned at 8192x8192x64.
+gemm_kernel! { name = SgemmNT8192x8192x64, precision = f32, op = (N, T), tile = (128, 128, 32), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Tuned at 1024^3.
 gemm_kernel! { name = SgemmNT1024, precision = f32, op = (N, T), tile = (128, 96, 64), threads = (32, 8), load_a = (32, 8), load_b = (8, 32), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, interleave = 8 }
 
-// Reuses the sgemm_nt winner at 9216^3 and 8192x8192x64.
-gemm_kernel! { name = SgemmNC, precision = f32, op = (N, C), tile = (128, 128, 32), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+// Reuses the sgemm_nt winner at 9216^3.
+gemm_kernel! { name = SgemmNC, precision = f32, op = (N, C), tile = (128, 128, 32), threads = (64, 4), load_a = (32, 8), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8) }
+
+// Reuses the sgemm_nt winner at 8192x8192x64.
+gemm_kernel! { name = SgemmNC8192x8192x64, precision = f32, op = (N, C), tile = (128, 128, 32), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Reuses the sgemm_nt winner at 1024^3.
 gemm_kernel! { name = SgemmNC1024, precision = f32, op = (N, C), tile = (128, 96, 64), threads = (32, 8), load_a = (32, 8), load_b = (8, 32), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, interleave = 8 }
 
-// Tuned at 9216^3 and 8192x8192x64 and 1024^3.
-gemm_kernel! { name = SgemmTN, precision = f32, op = (T, N), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+// Tuned at 9216^3.
+gemm_kernel! { name = SgemmTN, precision = f32, op = (T, N), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (8, 32), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8) }
 
-// Tuned at 9216^3 and 8192x8192x64 and 1024^3.
-gemm_kernel! { name = SgemmTT, precision = f32, op = (T, T), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+// Tuned at 8192x8192x64 and 1024^3.
+gemm_kernel! { name = SgemmTN8192x8192x64, precision = f32, op = (T, N), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Reuses the sgemm_tt winner at 9216^3 and 8192x8192x64 and 1024^3.
-gemm_kernel! { name = SgemmTC, precision = f32, op = (T, C), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+// Tuned at 9216^3.
+gemm_kernel! { name = SgemmTT, precision = f32, op = (T, T), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), math = tf32x3, mma = (64, 128, 8) }
 
-// Reuses the sgemm_tn winner at 9216^3 and 8192x8192x64 and 1024^3.
-gemm_kernel! { name = SgemmCN, precision = f32, op = (C, N), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+// Tuned at 8192x8192x64 and 1024^3.
+gemm_kernel! { name = SgemmTT8192x8192x64, precision = f32, op = (T, T), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Reuses the sgemm_tt winner at 9216^3 and 8192x8192x64 and 1024^3.
-gemm_kernel! { name = SgemmCT, precision = f32, op = (C, T), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+// Reuses the sgemm_tt winner at 9216^3.
+gemm_kernel! { name = SgemmTC, precision = f32, op = (T, C), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), math = tf32x3, mma = (64, 128, 8) }
 
-// Reuses the sgemm_tt winner at 9216^3 and 8192x8192x64 and 1024^3.
-gemm_kernel! { name = SgemmCC, precision = f32, op = (C, C), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+// Reuses the sgemm_tt winner at 8192x8192x64 and 1024^3.
+gemm_kernel! { name = SgemmTC8192x8192x64, precision = f32, op = (T, C), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+
+// Reuses the sgemm_tn winner at 9216^3.
+gemm_kernel! { name = SgemmCN, precision = f32, op = (C, N), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (8, 32), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8) }
+
+// Reuses the sgemm_tn winner at 8192x8192x64 and 1024^3.
+gemm_kernel! { name = SgemmCN8192x8192x64, precision = f32, op = (C, N), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+
+// Reuses the sgemm_tt winner at 9216^3.
+gemm_kernel! { name = SgemmCT, precision = f32, op = (C, T), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), math = tf32x3, mma = (64, 128, 8) }
+
+// Reuses the sgemm_tt winner at 8192x8192x64 and 1024^3.
+gemm_kernel! { name = SgemmCT8192x8192x64, precision = f32, op = (C, T), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+
+// Reuses the sgemm_tt winner at 9216^3.
+gemm_kernel! { name = SgemmCC, precision = f32, op = (C, C), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), math = tf32x3, mma = (64, 128, 8) }
+
+// Reuses the sgemm_tt winner at 8192x8192x64 and 1024^3.
+gemm_kernel! { name = SgemmCC8192x8192x64, precision = f32, op = (C, C), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Tuned at 6656^3 and 128^3 (batched).
 gemm_kernel! { name = DgemmNN, precision = f64, op = (N, N), tile = (128, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (8, 32), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
@@ -309,37 +336,37 @@ gemm_kernel! { name = ZgemmCC8192x8192x64, precision = c64, op = (C, C), tile = 
 /// Every tuned kernel of this family.
 pub static KERNELS: [KernelEntry; 119] = [
     KernelEntry::tuned::<SgemmNN>("sm_90::SgemmNN", [9216, 9216, 9216]),
-    KernelEntry::tuned::<SgemmNN>("sm_90::SgemmNN", [8192, 8192, 64]),
-    KernelEntry::tuned_batch::<SgemmNN>("sm_90::SgemmNN", [128, 128, 128]),
+    KernelEntry::tuned::<SgemmNN8192x8192x64>("sm_90::SgemmNN8192x8192x64", [8192, 8192, 64]),
+    KernelEntry::tuned_batch::<SgemmNN8192x8192x64>("sm_90::SgemmNN8192x8192x64", [128, 128, 128]),
     KernelEntry::tuned::<SgemmNN1024>("sm_90::SgemmNN1024", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<SgemmNN64>("sm_90::SgemmNN64", [64, 64, 64]),
     KernelEntry::tuned_batch::<SgemmNN32>("sm_90::SgemmNN32", [32, 32, 32]),
     KernelEntry::tuned_batch::<SgemmNN16>("sm_90::SgemmNN16", [16, 16, 16]),
     KernelEntry::tuned_batch::<SgemmNN8>("sm_90::SgemmNN8", [8, 8, 8]),
     KernelEntry::tuned::<SgemmNT>("sm_90::SgemmNT", [9216, 9216, 9216]),
-    KernelEntry::tuned::<SgemmNT>("sm_90::SgemmNT", [8192, 8192, 64]),
+    KernelEntry::tuned::<SgemmNT8192x8192x64>("sm_90::SgemmNT8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned::<SgemmNT1024>("sm_90::SgemmNT1024", [1024, 1024, 1024]),
     KernelEntry::tuned::<SgemmNC>("sm_90::SgemmNC", [9216, 9216, 9216]),
-    KernelEntry::tuned::<SgemmNC>("sm_90::SgemmNC", [8192, 8192, 64]),
+    KernelEntry::tuned::<SgemmNC8192x8192x64>("sm_90::SgemmNC8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned::<SgemmNC1024>("sm_90::SgemmNC1024", [1024, 1024, 1024]),
     KernelEntry::tuned::<SgemmTN>("sm_90::SgemmTN", [9216, 9216, 9216]),
-    KernelEntry::tuned::<SgemmTN>("sm_90::SgemmTN", [8192, 8192, 64]),
-    KernelEntry::tuned::<SgemmTN>("sm_90::SgemmTN", [1024, 1024, 1024]),
+    KernelEntry::tuned::<SgemmTN8192x8192x64>("sm_90::SgemmTN8192x8192x64", [8192, 8192, 64]),
+    KernelEntry::tuned::<SgemmTN8192x8192x64>("sm_90::SgemmTN8192x8192x64", [1024, 1024, 1024]),
     KernelEntry::tuned::<SgemmTT>("sm_90::SgemmTT", [9216, 9216, 9216]),
-    KernelEntry::tuned::<SgemmTT>("sm_90::SgemmTT", [8192, 8192, 64]),
-    KernelEntry::tuned::<SgemmTT>("sm_90::SgemmTT", [1024, 1024, 1024]),
+    KernelEntry::tuned::<SgemmTT8192x8192x64>("sm_90::SgemmTT8192x8192x64", [8192, 8192, 64]),
+    KernelEntry::tuned::<SgemmTT8192x8192x64>("sm_90::SgemmTT8192x8192x64", [1024, 1024, 1024]),
     KernelEntry::tuned::<SgemmTC>("sm_90::SgemmTC", [9216, 9216, 9216]),
-    KernelEntry::tuned::<SgemmTC>("sm_90::SgemmTC", [8192, 8192, 64]),
-    KernelEntry::tuned::<SgemmTC>("sm_90::SgemmTC", [1024, 1024, 1024]),
+    KernelEntry::tuned::<SgemmTC8192x8192x64>("sm_90::SgemmTC8192x8192x64", [8192, 8192, 64]),
+    KernelEntry::tuned::<SgemmTC8192x8192x64>("sm_90::SgemmTC8192x8192x64", [1024, 1024, 1024]),
     KernelEntry::tuned::<SgemmCN>("sm_90::SgemmCN", [9216, 9216, 9216]),
-    KernelEntry::tuned::<SgemmCN>("sm_90::SgemmCN", [8192, 8192, 64]),
-    KernelEntry::tuned::<SgemmCN>("sm_90::SgemmCN", [1024, 1024, 1024]),
+    KernelEntry::tuned::<SgemmCN8192x8192x64>("sm_90::SgemmCN8192x8192x64", [8192, 8192, 64]),
+    KernelEntry::tuned::<SgemmCN8192x8192x64>("sm_90::SgemmCN8192x8192x64", [1024, 1024, 1024]),
     KernelEntry::tuned::<SgemmCT>("sm_90::SgemmCT", [9216, 9216, 9216]),
-    KernelEntry::tuned::<SgemmCT>("sm_90::SgemmCT", [8192, 8192, 64]),
-    KernelEntry::tuned::<SgemmCT>("sm_90::SgemmCT", [1024, 1024, 1024]),
+    KernelEntry::tuned::<SgemmCT8192x8192x64>("sm_90::SgemmCT8192x8192x64", [8192, 8192, 64]),
+    KernelEntry::tuned::<SgemmCT8192x8192x64>("sm_90::SgemmCT8192x8192x64", [1024, 1024, 1024]),
     KernelEntry::tuned::<SgemmCC>("sm_90::SgemmCC", [9216, 9216, 9216]),
-    KernelEntry::tuned::<SgemmCC>("sm_90::SgemmCC", [8192, 8192, 64]),
-    KernelEntry::tuned::<SgemmCC>("sm_90::SgemmCC", [1024, 1024, 1024]),
+    KernelEntry::tuned::<SgemmCC8192x8192x64>("sm_90::SgemmCC8192x8192x64", [8192, 8192, 64]),
+    KernelEntry::tuned::<SgemmCC8192x8192x64>("sm_90::SgemmCC8192x8192x64", [1024, 1024, 1024]),
     KernelEntry::tuned::<DgemmNN>("sm_90::DgemmNN", [6656, 6656, 6656]),
     KernelEntry::tuned_batch::<DgemmNN>("sm_90::DgemmNN", [128, 128, 128]),
     KernelEntry::tuned::<DgemmNN8192x8192x64>("sm_90::DgemmNN8192x8192x64", [8192, 8192, 64]),
