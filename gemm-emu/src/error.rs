@@ -354,10 +354,12 @@ pub enum FaultKind {
     },
     /// A `wgmma.mma_async` without the `wgmma.fence` the PTX ISA requires:
     /// before the warp's first `wgmma`, and between any other instruction's
-    /// access of an accumulator register and a `wgmma` on it.
+    /// access of an accumulator register (read or write) or write of an A
+    /// fragment register and a `wgmma` using it.
     WgmmaWithoutFence {
-        /// The accumulator accessed since the warp's last `wgmma.fence`;
-        /// `None`: the warp has executed no `wgmma.fence` at all.
+        /// The register (an accumulator, or one A comes from) accessed
+        /// since the warp's last `wgmma.fence`; `None`: the warp has
+        /// executed no `wgmma.fence` at all.
         reg: Option<String>,
     },
     /// An instruction reads or writes an accumulator of a `wgmma.mma_async`
@@ -368,6 +370,31 @@ pub enum FaultKind {
         reg: String,
         /// The PTX line of the `wgmma.mma_async` that has it in flight.
         wgmma_line: u32,
+    },
+    /// An instruction writes a register a `wgmma.mma_async` still in
+    /// flight takes A from: the ISA forbids modifying it until the `wgmma`
+    /// completes (it may read the old or the new value).
+    WgmmaOperandRegisterWritten {
+        /// The register, with `%`.
+        reg: String,
+        /// The PTX line of the `wgmma.mma_async` that reads it.
+        wgmma_line: u32,
+    },
+    /// A `wgmma.mma_async` with A from registers, issued while a lane's
+    /// register holds a value that is not TF32 (its 13 low bits are not
+    /// zero): it was not rounded with `cvt.rna.tf32.f32`. The hardware
+    /// would drop the bits silently.
+    WgmmaRegisterNotTf32 {
+        /// The thread (linear index in the block) holding it.
+        thread: u32,
+        /// The register, with `%`.
+        reg: String,
+        /// The element of the `64 × 8` A it holds: row.
+        row: u32,
+        /// Its column along K.
+        k: u32,
+        /// Its bits.
+        bits: u32,
     },
     /// A `wgmma.mma_async` descriptor the emulator does not model: a
     /// swizzled layout or base offset (gemmforge emits neither), or
@@ -620,14 +647,26 @@ impl fmt::Display for FaultKind {
             ),
             FaultKind::WgmmaWithoutFence { reg: Some(reg) } => write!(
                 f,
-                "accumulator {reg} was read or written by another instruction since the warp's last \
-                 `wgmma.fence`: put a `wgmma.fence.sync.aligned` between that access and this `wgmma`"
+                "{reg}, which this `wgmma` uses (as an accumulator, or A's register), was accessed by another \
+                 instruction since the warp's last `wgmma.fence` (an accumulator read or written, A's register \
+                 written): put a `wgmma.fence.sync.aligned` between that access and this `wgmma`"
             ),
             FaultKind::WgmmaRegisterInFlight { reg, wgmma_line } => write!(
                 f,
                 "register {reg} is an accumulator of the `wgmma.mma_async` at line {wgmma_line}, which is still \
                  in flight: commit its group (`wgmma.commit_group`) and retire it (`wgmma.wait_group`) before \
                  touching the register"
+            ),
+            FaultKind::WgmmaOperandRegisterWritten { reg, wgmma_line } => write!(
+                f,
+                "register {reg} holds part of A for the `wgmma.mma_async` at line {wgmma_line}, which is still in \
+                 flight: it may read the old or the new value; retire it (`wgmma.commit_group`, \
+                 `wgmma.wait_group`) before writing the register"
+            ),
+            FaultKind::WgmmaRegisterNotTf32 { thread, reg, row, k, bits } => write!(
+                f,
+                "`wgmma.mma_async` with A from registers: thread {thread}'s {reg}, A({row}, {k}), 0x{bits:08x} is \
+                 not a TF32 value (its 13 low bits are set): round it with `cvt.rna.tf32.f32` first"
             ),
             FaultKind::WgmmaUnsupportedDescriptor { operand, bits } => {
                 let desc = SmemDesc::decode(*bits);

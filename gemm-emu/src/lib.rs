@@ -91,8 +91,10 @@
 //!   different `wgmma`s or descriptors; a `wgmma.mma_async` without the
 //!   `wgmma.fence` the ISA requires ([`FaultKind::WgmmaWithoutFence`]); an
 //!   access to an accumulator in flight
-//!   ([`FaultKind::WgmmaRegisterInFlight`]); a swizzled descriptor, an
-//!   operand outside the shared arrays, an operand value that is not TF32,
+//!   ([`FaultKind::WgmmaRegisterInFlight`]) or write of an A register in
+//!   flight ([`FaultKind::WgmmaOperandRegisterWritten`]); a swizzled
+//!   descriptor, an operand outside the shared arrays, an operand value
+//!   (in shared memory or an A register) that is not TF32,
 //!   a shared write a `fence.proxy.async` of its thread did not make
 //!   visible ([`FaultKind::MissingProxyFence`]), a shared write to an
 //!   operand of a `wgmma` in flight

@@ -18,7 +18,7 @@ mod op;
 mod wgmma;
 
 pub(crate) use op::{Base, Class, CpAsync, F2, I1, I2, I3, IDiv, Inst, Mem, Mma, Op, Src};
-pub(crate) use wgmma::{Accumulators, Wgmma};
+pub(crate) use wgmma::{ASource, Accumulators, Wgmma};
 
 /// A shared array placed in the emulated shared window.
 #[derive(Clone, Debug)]
@@ -61,7 +61,8 @@ pub struct Program {
     pub(crate) uses_wgmma: bool,
     /// The `wgmma.mma_async` instructions, which [`Op::Wgmma`] indexes.
     pub(crate) wgmmas: Vec<Wgmma>,
-    /// Their accumulator registers, and the instructions touching them.
+    /// Their accumulator and A fragment registers, and the instructions
+    /// touching them.
     pub(crate) accumulators: Accumulators,
     /// PTX line of each instruction.
     pub(crate) lines: Vec<u32>,
@@ -332,10 +333,15 @@ impl<'k> Decoder<'k> {
                     Op::Mma(mmas.len() as u32 - 1)
                 }
                 Instr::Wgmma { shape, d, a_desc, b_desc, scale_d, neg_a, neg_b } => {
-                    wgmmas.push(self.wgmma(*shape, d, (*a_desc, *b_desc), *scale_d, (*neg_a, *neg_b))?);
+                    let a = (ASource::Desc(*a_desc), *b_desc);
+                    wgmmas.push(self.wgmma(*shape, d, a, *scale_d, (*neg_a, *neg_b))?);
                     Op::Wgmma(wgmmas.len() as u32 - 1)
                 }
-                Instr::WgmmaRs { .. } => return self.unsupported(text.trim().to_owned()),
+                Instr::WgmmaRs { shape, d, a, b_desc, scale_d, neg_a, neg_b } => {
+                    let a = (ASource::Regs(*a), *b_desc);
+                    wgmmas.push(self.wgmma(*shape, d, a, *scale_d, (*neg_a, *neg_b))?);
+                    Op::Wgmma(wgmmas.len() as u32 - 1)
+                }
                 Instr::WgmmaFence => Op::WgmmaFence,
                 Instr::WgmmaCommit => Op::WgmmaCommit,
                 Instr::WgmmaWait { n } => Op::WgmmaWait { keep: *n },

@@ -234,7 +234,8 @@ fn cp_async_mistakes_are_named_with_their_line() {
 }
 
 /// A kernel with every `wgmma` form (three shapes, every negation, a
-/// guarded one) and `fence.proxy.async`.
+/// guarded one; A by descriptor and from registers) and
+/// `fence.proxy.async`.
 fn wgmma_module() -> ptx::Module {
     use ptx::{Instr, KernelBuilder, Operand, SmemDesc, Type, WgmmaShape};
     let mut b = KernelBuilder::new("warpgroup");
@@ -244,6 +245,9 @@ fn wgmma_module() -> ptx::Module {
     let a_desc = b.reg("a_desc", Type::B64);
     let b_desc = b.reg("b_desc", Type::B64);
     let acc = b.reg("acc", Type::Pred);
+    b.reg_group("A fragments");
+    let a: Vec<ptx::Reg> = (0..8).map(|i| b.reg(format!("a{i}"), Type::B32)).collect();
+    let frag = |i: usize| [a[i], a[i + 1], a[i + 2], a[i + 3]];
     b.push(Instr::mov(a_desc, Operand::imm(SmemDesc::k_major(256, 128, 256).encode() as i64)));
     b.push(Instr::mov(b_desc, Operand::imm(SmemDesc::k_major(4096, 2048, 128).encode() as i64)));
     b.push(Instr::setp(ptx::Cmp::Ne, Type::U32, acc, Operand::imm(0), Operand::imm(0)));
@@ -256,6 +260,14 @@ fn wgmma_module() -> ptx::Module {
     b.push_if(
         acc,
         Instr::wgmma(WgmmaShape::tf32(16).unwrap(), &d[..8], (a_desc, b_desc), acc, (false, false)),
+    );
+    for (n, negs, i) in [(8, (false, false), 0), (128, (true, false), 4), (256, (false, true), 0)] {
+        let shape = WgmmaShape::tf32(n).unwrap();
+        b.push(Instr::wgmma_rs(shape, &d[..n as usize / 2], (frag(i), b_desc), acc, negs));
+    }
+    b.push_if(
+        acc,
+        Instr::wgmma_rs(WgmmaShape::tf32(16).unwrap(), &d[..8], (frag(4), b_desc), acc, (true, true)),
     );
     b.push(Instr::wgmma_commit());
     b.push(Instr::wgmma_wait(1));
@@ -288,7 +300,27 @@ fn wgmma_and_proxy_fence_round_trip() {
     for line in [neg(64, -1, 1), neg(256, 1, -1), neg(128, -1, -1)] {
         assert!(text.lines().any(|l| l == line), "no line {line:?} in\n{text}");
     }
+    let rs = |n: u32, a: u32, sa: i32, sb: i32| {
+        let d: Vec<String> = (0..n / 2).map(|i| format!("%d{i}")).collect();
+        let a: Vec<String> = (a..a + 4).map(|i| format!("%a{i}")).collect();
+        format!(
+            "\twgmma.mma_async.sync.aligned.m64n{n}k8.f32.tf32.tf32\t{{{}}}, {{{}}}, %b_desc, %acc, {sa}, {sb};",
+            d.join(", "),
+            a.join(", ")
+        )
+    };
+    for line in [rs(8, 0, 1, 1), rs(128, 4, -1, 1), rs(256, 0, 1, -1)] {
+        assert!(text.lines().any(|l| l == line), "no line {line:?} in\n{text}");
+    }
+    let guarded = format!("\t@%acc {}", rs(16, 4, -1, -1).trim_start());
+    assert!(text.lines().any(|l| l == guarded), "no line {guarded:?} in\n{text}");
     let parsed = parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let forms = parsed.kernels[0].instrs().fold((0, 0), |(ss, rs), i| match i {
+        ptx::Instr::Wgmma { .. } => (ss + 1, rs),
+        ptx::Instr::WgmmaRs { .. } => (ss, rs + 1),
+        _ => (ss, rs),
+    });
+    assert_eq!(forms, (5, 4), "each form reads back as itself");
     assert_eq!(parsed, module);
     assert_eq!(write_string(&parsed), text);
 }
@@ -321,6 +353,17 @@ fn wgmma_mistakes_are_named_with_their_line() {
     assert!(m.contains("scale-d must be a `.pred` register"), "{m}");
     let m = error("%d3}, %a_desc, %b_desc, %acc, 1, 1;", "%d3}, %a_desc, %b_desc, %acc, 1, 0;");
     assert!(m.contains("imm-scale-b must be the integer 1 or -1"), "{m}");
+    let rs = "{%a0, %a1, %a2, %a3}, %b_desc";
+    let m = error(rs, "{%a0, %a1, %d4, %a3}, %b_desc");
+    assert!(m.contains("A %d4 of type .f32 must be a `.b32` register"), "{m}");
+    let m = error(rs, "{%a0, %a1, %a2, %a_desc}, %b_desc");
+    assert!(m.contains("A %a_desc of type .b64 must be a `.b32` register"), "{m}");
+    let m = error(rs, "{%a0, %a1, %a2}, %b_desc");
+    assert!(m.contains("A from registers has 3 registers, not 4 a thread"), "{m}");
+    let m = error(rs, "{%a0, %a1, %a2, 0}, %b_desc");
+    assert!(m.contains("A's vector must hold registers only"), "{m}");
+    let m = error(rs, "%a0, %b_desc");
+    assert!(m.contains("A's descriptor %a0 of type .b32 must be a 64-bit register"), "{m}");
     let m = error("wgmma.wait_group.sync.aligned\t1;", "wgmma.wait_group.sync.aligned\t%acc;");
     assert!(m.contains("immediate group count"), "{m}");
     let m = error("wgmma.fence.sync.aligned;", "wgmma.fence.sync.aligned\t0;");

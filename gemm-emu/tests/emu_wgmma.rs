@@ -4,7 +4,10 @@
 //! `wgmma`s over K = 16, commit, wait, D stored) computes `A · B` exactly
 //! for several N and one or two warpgroups; and each mistake a `wgmma`
 //! kernel can make is refused with its own fault, or (a layout mistake)
-//! gives a result that differs from the reference.
+//! gives a result that differs from the reference. The same for A from
+//! registers (`Instr::WgmmaRs`): each thread loads its elements of A from
+//! global memory where `WgmmaShape::a_at` says, four `.b32` registers a
+//! `wgmma`.
 
 use gemm_codegen::ptx::{
     self, Address, CacheQual, Cmp, CpAsyncCache, Instr, KernelBuilder, Operand, Reg, SmemDesc, Space,
@@ -45,6 +48,9 @@ struct Shape {
     warp1_skips: bool,
     /// Whether D is stored to global after the wait.
     epilogue: bool,
+    /// Whether A comes from registers (`%a0 … %a3` for the first `wgmma`,
+    /// `%a4 … %a7` for the second), not shared memory.
+    a_regs: bool,
 }
 
 impl Shape {
@@ -61,7 +67,13 @@ impl Shape {
             zero_init: false,
             warp1_skips: false,
             epilogue: true,
+            a_regs: false,
         }
+    }
+
+    /// [`Shape::new`] with A from registers.
+    fn rs(warpgroups: u32, n: u32) -> Shape {
+        Shape { a_regs: true, ..Shape::new(warpgroups, n) }
     }
 
     /// Threads in the block.
@@ -136,6 +148,7 @@ fn kernel(s: &Shape) -> String {
     b.reg_group("wgmma");
     let d: Vec<Reg> = (0..s.n / 2).map(|i| b.reg(format!("d{i}"), Type::F32)).collect();
     let descs = ["adesc0", "adesc1", "bdesc0", "bdesc1"].map(|name| b.reg(name, Type::B64));
+    let a_frag: Vec<Reg> = (0..8).map(|i| b.reg(format!("a{i}"), Type::B32)).collect();
     let base = b.reg("base", Type::U64);
     let [first, then, odd, warp1, late] =
         ["first", "then", "odd", "warp1", "late"].map(|name| b.reg(name, Type::Pred));
@@ -155,24 +168,56 @@ fn kernel(s: &Shape) -> String {
     b.push(Instr::setp(Cmp::Eq, Type::U32, warp1, c.tmp, Operand::imm(1)));
     b.push(Instr::setp(Cmp::Ne, Type::U32, late, wg, Operand::imm(0)));
 
-    b.section("A: each warpgroup its 64 rows, 8 elements a thread");
-    for it in 0..64 * K / WARPGROUP {
-        b.push(Instr::add(c.e, t, Operand::imm(WARPGROUP * it)));
-        c.offset(&mut b);
-        b.push(Instr::mov(c.saddr, a_tile));
-        b.push(Instr::mad(c.off, wg, Operand::imm(64 * K * 4), c.off));
-        b.push(Instr::add(c.saddr, c.saddr, c.off));
-        b.push(Instr::mad(c.e, wg, Operand::imm(64 * K), c.e));
+    if s.a_regs {
+        b.section("A into registers: thread t's i-th of each k8 step at a_at(t, i)");
+        // `e`: A's index of row 64·wg + 16q + g, k t4 (q = t / 32, g = t mod
+        // 32 / 4, t4 = t mod 4); element i of k8 step `step` lies 8·(i mod 2)
+        // rows and 8·step + 4·(i / 2) columns further.
+        b.push(Instr::binary(ptx::BinOp::Shr, c.row, t, Operand::imm(5)));
+        b.push(Instr::mul(c.row, c.row, Operand::imm(16)));
+        b.push(Instr::binary(ptx::BinOp::And, c.tmp, t, Operand::imm(31)));
+        b.push(Instr::binary(ptx::BinOp::Shr, c.tmp, c.tmp, Operand::imm(2)));
+        b.push(Instr::add(c.row, c.row, c.tmp));
+        b.push(Instr::mad(c.row, wg, Operand::imm(64), c.row));
+        b.push(Instr::mul(c.e, c.row, Operand::imm(K)));
+        b.push(Instr::binary(ptx::BinOp::And, c.tmp, t, Operand::imm(3)));
+        b.push(Instr::add(c.e, c.e, c.tmp));
         c.global(&mut b, ga);
-        if s.cp_async {
-            b.push(Instr::cp_async(CpAsyncCache::Ca, Address::reg(c.saddr, 0), Address::reg(c.gaddr, 0), 4));
-        } else {
-            b.push(Instr::ld(Space::Global, CacheQual::None, &[c.v], Address::reg(c.gaddr, 0)));
-            b.push(Instr::st(Space::Shared, Address::reg(c.saddr, 0), &[c.v]));
+        for (j, &r) in a_frag.iter().enumerate() {
+            let (step, i) = (j as u32 / 4, j as u32 % 4);
+            let off = 8 * (i % 2) * K + 8 * step + 4 * (i / 2);
+            b.push(Instr::ld(
+                Space::Global,
+                CacheQual::None,
+                &[r],
+                Address::reg(c.gaddr, 4 * i64::from(off)),
+            ));
         }
-    }
-    if s.cp_async {
-        b.push(Instr::cp_async_wait_all());
+    } else {
+        b.section("A: each warpgroup its 64 rows, 8 elements a thread");
+        for it in 0..64 * K / WARPGROUP {
+            b.push(Instr::add(c.e, t, Operand::imm(WARPGROUP * it)));
+            c.offset(&mut b);
+            b.push(Instr::mov(c.saddr, a_tile));
+            b.push(Instr::mad(c.off, wg, Operand::imm(64 * K * 4), c.off));
+            b.push(Instr::add(c.saddr, c.saddr, c.off));
+            b.push(Instr::mad(c.e, wg, Operand::imm(64 * K), c.e));
+            c.global(&mut b, ga);
+            if s.cp_async {
+                b.push(Instr::cp_async(
+                    CpAsyncCache::Ca,
+                    Address::reg(c.saddr, 0),
+                    Address::reg(c.gaddr, 0),
+                    4,
+                ));
+            } else {
+                b.push(Instr::ld(Space::Global, CacheQual::None, &[c.v], Address::reg(c.gaddr, 0)));
+                b.push(Instr::st(Space::Shared, Address::reg(c.saddr, 0), &[c.v]));
+            }
+        }
+        if s.cp_async {
+            b.push(Instr::cp_async_wait_all());
+        }
     }
     b.section("B: shared by the warpgroups");
     let total = s.n * K;
@@ -194,7 +239,7 @@ fn kernel(s: &Shape) -> String {
 
     b.section("descriptors: the second wgmma starts two core matrices later along K");
     let (lbo, sbo) = s.desc;
-    for (i, &desc) in descs.iter().enumerate() {
+    for (i, &desc) in descs.iter().enumerate().skip(if s.a_regs { 2 } else { 0 }) {
         let (tile, chunk) = if i < 2 { (a_tile, i) } else { (b_tile, i - 2) };
         let mut bits = SmemDesc::k_major(2 * LBO * chunk as u32, lbo, sbo).encode();
         if i == 0 {
@@ -226,8 +271,16 @@ fn kernel(s: &Shape) -> String {
     let shape = s.wgmma();
     let start = if s.zero_init { then } else { first };
     b.push(Instr::wgmma_fence());
-    b.push(Instr::wgmma(shape, &d, (descs[0], descs[2]), start, s.neg));
-    let second = Instr::wgmma(shape, &d, (descs[1], descs[3]), then, s.neg);
+    let wgmma = |step: usize, scale_d: Reg| {
+        if s.a_regs {
+            let a = std::array::from_fn(|i| a_frag[4 * step + i]);
+            Instr::wgmma_rs(shape, &d, (a, descs[2 + step]), scale_d, s.neg)
+        } else {
+            Instr::wgmma(shape, &d, (descs[step], descs[2 + step]), scale_d, s.neg)
+        }
+    };
+    b.push(wgmma(0, start));
+    let second = wgmma(1, then);
     if s.warp1_skips {
         b.push_unless(warp1, second);
     } else {
@@ -675,4 +728,105 @@ fn overwriting_a_shared_operand_after_the_wait_without_a_barrier_races() {
     assert_eq!(other_thread % 32, 0, "a warp's read, as its first thread: {f}");
     assert!(other_thread < 128, "warpgroup 0's read: {f}");
     assert!([0, 1].map(|i| run.line_of("wgmma.mma_async", i)).contains(&other_line), "{f}");
+}
+
+/// The text with a copy of the first line containing `needle` (a load of an
+/// A register, say) put after the `nth` line containing `after`.
+fn copied_after(text: &str, needle: &str, after: &str, nth: usize) -> String {
+    let line = text.lines().find(|l| l.contains(needle)).unwrap_or_else(|| panic!("no {needle}"));
+    let at = text.lines().filter(|l| l.contains(after)).nth(nth).unwrap_or_else(|| panic!("no {after}"));
+    text.replacen(&format!("{at}\n"), &format!("{at}\n{line}\n"), 1)
+}
+
+/// A from registers (each thread's elements where [`WgmmaShape::a_at`]
+/// puts them, two chained `wgmma`s on `%a0 … %a3` then `%a4 … %a7`)
+/// computes `A · B` exactly: N = 8 and 128, one and two warpgroups, D
+/// zeroed first; reading the A registers between the fence and the
+/// `wgmma`, and while it is in flight, is allowed, and so is writing them
+/// once it has retired.
+#[test]
+fn a_from_registers_gives_the_exact_product() {
+    for s in [(1, 8), (1, 128), (2, 8), (2, 128)].map(|(groups, n)| Shape::rs(groups, n)) {
+        let run = emulate(&s);
+        assert!(run.text.contains("}, {%a4, %a5, %a6, %a7}, %bdesc1, "), "{}", run.text);
+        assert_product(&s, &run, 1.0);
+    }
+    let s = Shape { zero_init: true, ..Shape::rs(1, 64) };
+    assert_product(&s, &emulate(&s), 1.0);
+    let s = Shape::rs(1, 64);
+    let read = "\tsetp.ne.b32\t%p, %a4, 0;";
+    let run = emulate_edited(&s, |t| {
+        let t =
+            t.replacen("\twgmma.fence.sync.aligned;\n", &format!("\twgmma.fence.sync.aligned;\n{read}\n"), 1);
+        let t = t.replacen("\twgmma.commit_group", &format!("{read}\n\twgmma.commit_group"), 1);
+        copied_after(&t, "\t%a0,", "wgmma.wait_group", 0)
+    });
+    assert_eq!(run.text.matches(read).count(), 2);
+    assert_product(&s, &run, 1.0);
+}
+
+/// `imm-scale-a = -1` negates A from registers too.
+#[test]
+fn a_from_registers_negated_negates_the_product() {
+    for (neg, sign) in [((true, false), -1.0), ((true, true), 1.0)] {
+        let s = Shape { neg, ..Shape::rs(1, 128) };
+        assert_product(&s, &emulate(&s), sign);
+    }
+}
+
+/// Writing an A register before the `wgmma.wait_group` that retires the
+/// `wgmma` reading it is refused at the write, naming the register and
+/// that `wgmma`, even one writing the value already there: `%a4` (the
+/// second's) and `%a0` (the first's) after the second `wgmma`.
+#[test]
+fn writing_an_a_register_in_flight_is_refused() {
+    let s = Shape::rs(1, 64);
+    for (reg, nth) in [("%a4", 1), ("%a0", 0)] {
+        let run = emulate_edited(&s, |t| copied_after(&t, &format!("\t{reg},"), "wgmma.mma_async", 1));
+        let f = run.fault();
+        let wgmma_line = run.line_of("wgmma.mma_async", nth);
+        assert_eq!(f.kind, FaultKind::WgmmaOperandRegisterWritten { reg: reg.into(), wgmma_line });
+        assert_eq!((f.thread, f.line), (0, run.line_of("wgmma.mma_async", 1) + 1));
+        assert!(f.to_string().contains("`wgmma.wait_group`"), "{f}");
+    }
+}
+
+/// An A register written after the warp's last `wgmma.fence` needs another
+/// fence before the `wgmma` that reads it.
+#[test]
+fn writing_an_a_register_after_the_fence_is_refused() {
+    let s = Shape::rs(1, 64);
+    for (reg, nth) in [("%a0", 0), ("%a6", 1)] {
+        let run = emulate_edited(&s, |t| copied_after(&t, &format!("\t{reg},"), "wgmma.fence", 0));
+        assert_eq!(run.fault().kind, FaultKind::WgmmaWithoutFence { reg: Some(reg.into()) });
+        assert_eq!(run.fault().line, run.line_of("wgmma.mma_async", nth));
+    }
+}
+
+/// An A value that is not TF32 is refused when the `wgmma` reading it is
+/// issued, naming the thread and register holding it: A(13, 11) is the
+/// second `wgmma`'s (k 8 + 3) `%a5` (row g + 8, g = 5) of lane 4g + 3.
+#[test]
+fn an_a_register_not_rounded_to_tf32_is_refused() {
+    let s = Shape::rs(1, 8);
+    let (mut a, b) = inputs(&s);
+    let bits = (1.0 + f32::EPSILON).to_bits();
+    a[(13 * K + 11) as usize] = f32::from_bits(bits);
+    let run = emulate_text(&s, kernel(&s), s.threads(), &a, &b);
+    let want = FaultKind::WgmmaRegisterNotTf32 { thread: 23, reg: "%a5".into(), row: 13, k: 3, bits };
+    assert_eq!(run.fault().kind, want);
+    assert_eq!((run.fault().thread, run.fault().line), (23, run.line_of("wgmma.mma_async", 1)));
+}
+
+/// A fragment in the wrong lane order (`%a0` and `%a1` swapped: rows g and
+/// g + 8 exchanged) is valid PTX: nothing faults, the product is wrong.
+#[test]
+fn a_fragment_in_the_wrong_order_is_a_wrong_product() {
+    let s = Shape::rs(1, 64);
+    let run = emulate_edited(&s, |t| t.replacen("{%a0, %a1, %a2, %a3}", "{%a1, %a0, %a2, %a3}", 1));
+    run.result.as_ref().unwrap_or_else(|e| panic!("{e}\n{}", run.text));
+    let (a, b) = inputs(&s);
+    let want = reference(&s, &a, &b);
+    let wrong = run.d.iter().zip(&want).filter(|&(&got, &w)| f64::from(got) != w).count();
+    assert!(wrong > want.len() / 2, "{wrong} of {} wrong", want.len());
 }

@@ -80,11 +80,13 @@ pub(super) struct AsyncProxy {
     in_flight: Vec<(Operands, u32, u32)>,
 }
 
-/// One warp's part of a `wgmma.mma_async`: what it reads.
+/// One warp's part of a `wgmma.mma_async`: what it reads from shared
+/// memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Operands {
     pub shape: WgmmaShape,
-    pub a: SmemDesc,
+    /// A's descriptor; `None` for A from registers.
+    pub a: Option<SmemDesc>,
     pub b: SmemDesc,
     /// The warp's quarter of the warpgroup: it reads rows `16q … 16q + 15`
     /// of A.
@@ -93,12 +95,15 @@ pub(super) struct Operands {
 
 impl Operands {
     /// Every element the warp's part reads, as `(operand, row, k,
-    /// address)`: its 16 rows of A, then all of B (`N × 8`, K-major).
+    /// address)`: its 16 rows of A (if A is in shared memory), then all of
+    /// B (`N × 8`, K-major).
     fn elements(&self) -> impl Iterator<Item = (char, u32, u32, u32)> + '_ {
         let at =
             |d: SmemDesc, row: u32, k: u32| d.k_major_tf32_at(row, k).expect("a non-swizzled descriptor");
-        let a = (16 * self.quarter..16 * self.quarter + 16)
-            .flat_map(move |row| (0..WgmmaShape::K).map(move |k| ('A', row, k, at(self.a, row, k))));
+        let a = self.a.into_iter().flat_map(move |a| {
+            (16 * self.quarter..16 * self.quarter + 16)
+                .flat_map(move |row| (0..WgmmaShape::K).map(move |k| ('A', row, k, at(a, row, k))))
+        });
         let b = (0..self.shape.n)
             .flat_map(move |row| (0..WgmmaShape::K).map(move |k| ('B', row, k, at(self.b, row, k))));
         a.chain(b)
@@ -253,9 +258,9 @@ impl Worker<'_> {
     }
 
     /// Reads the shared operands of a warp's part of the `wgmma` at `pc`,
-    /// issued by thread `tid`, as it retires: A's 16 rows into `a` and B
-    /// into `b` (row-major, 8 values a row), no longer marked read. Faults
-    /// a value that is not TF32.
+    /// issued by thread `tid`, as it retires: A's 16 rows into `a` (if A is
+    /// in shared memory) and B into `b` (row-major, 8 values a row), no
+    /// longer marked read. Faults a value that is not TF32.
     pub(super) fn retire_operands(
         &mut self,
         ops: &Operands,
@@ -299,11 +304,12 @@ mod tests {
 
     /// A warp's part reads its 16 rows of A and all of B, each element
     /// where [`SmemDesc::k_major_tf32_at`] puts it, and the core matrices
-    /// are those elements' first rows and columns of each 8 × 4 block.
+    /// are those elements' first rows and columns of each 8 × 4 block; with
+    /// A from registers, B only.
     #[test]
     fn a_warp_reads_its_rows_of_a_and_all_of_b() {
         let (a, b) = (SmemDesc::k_major(1024, 128, 512), SmemDesc::k_major(8192, 256, 128));
-        let ops = Operands { shape: WgmmaShape::tf32(24).unwrap(), a, b, quarter: 2 };
+        let ops = Operands { shape: WgmmaShape::tf32(24).unwrap(), a: Some(a), b, quarter: 2 };
         let all: Vec<_> = ops.elements().collect();
         assert_eq!(all.len(), 16 * 8 + 24 * 8);
         assert_eq!(all[0], ('A', 32, 0, 1024 + 4 * 512));
@@ -314,5 +320,9 @@ mod tests {
         let mut want = vec![('A', 32, 0), ('A', 32, 4), ('A', 40, 0), ('A', 40, 4)];
         want.extend((0..3).flat_map(|r| [('B', 8 * r, 0), ('B', 8 * r, 4)]));
         assert_eq!(cores, want);
+        // A from registers: B only.
+        let ops = Operands { a: None, ..ops };
+        assert_eq!(ops.elements().collect::<Vec<_>>(), all[128..]);
+        assert_eq!(ops.core_matrices().count(), 6);
     }
 }

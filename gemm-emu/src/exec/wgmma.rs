@@ -19,17 +19,24 @@
 //! - `wgmma.mma_async` reads its descriptors and `scale-d` when issued,
 //!   each the same in every lane ([`FaultKind::WgmmaNotUniform`]); it needs
 //!   a `wgmma.fence` before the warp's first `wgmma` and between any other
-//!   instruction's access (read or write) of one of its accumulators and
-//!   the `wgmma` ([`FaultKind::WgmmaWithoutFence`]); a chain of `wgmma`s of
-//!   one shape on the same accumulators needs none between them;
+//!   instruction's access (read or write) of one of its accumulators, or
+//!   write of one of its A registers, and the `wgmma`
+//!   ([`FaultKind::WgmmaWithoutFence`]); a chain of `wgmma`s of one shape
+//!   on the same accumulators needs none between them;
+//! - with A from registers (`mma.sync`'s A fragment in each warp,
+//!   [`WgmmaShape::a_at`]), it reads them when issued, as register
+//!   operands are read, each value TF32
+//!   ([`FaultKind::WgmmaRegisterNotTf32`]);
 //! - it joins the warp's open *wgmma-group*, and its accumulators are in
 //!   flight: any other instruction touching them, or a `wgmma` of another
 //!   shape or accumulator list, faults
-//!   ([`FaultKind::WgmmaRegisterInFlight`]);
+//!   ([`FaultKind::WgmmaRegisterInFlight`]); so are its A registers, which
+//!   may be read but not written
+//!   ([`FaultKind::WgmmaOperandRegisterWritten`]);
 //! - `wgmma.commit_group` closes the open group (possibly empty);
 //!   `wgmma.wait_group n` retires every committed group but the `n` newest,
-//!   oldest first, executing their `wgmma`s then: operands are read from
-//!   shared memory at retirement ([`super::async_proxy`]), each element of
+//!   oldest first, executing their `wgmma`s then: operands in shared
+//!   memory are read at retirement ([`super::async_proxy`]), each element of
 //!   D computed as `mma.sync`'s `.tf32` path does (products of TF32 values
 //!   in f32, a chain of FMAs along K in f32, from D if `scale-d`, else from
 //!   zero; `imm-scale = -1` negates A or B), and the accumulators written;
@@ -45,9 +52,10 @@ use gemm_codegen::ptx::{DescSwizzle, SmemDesc, WARPGROUP, WgmmaShape};
 
 use super::async_proxy::Operands;
 use super::lanes::{need, need_pred, store};
+use super::mma::TF32_LOW;
 use super::{LaneTrap, Trap, WARP, Warp, Worker, first};
 use crate::error::{Fault, FaultKind, WarpgroupMismatch};
-use crate::program::{Op, Src};
+use crate::program::{ASource, Op, Src, Wgmma};
 
 /// All 32 lanes.
 const FULL: u32 = u32::MAX;
@@ -59,8 +67,11 @@ struct Pending {
     wgmma: u32,
     /// Its instruction.
     pc: u32,
-    /// What it reads.
+    /// What it reads from shared memory.
     operands: Operands,
+    /// With A from registers, the warp's 16 rows of A as read at issue
+    /// (row-major, 8 values a row).
+    a: [f32; 16 * 8],
     /// Whether it accumulates into D.
     scale_d: bool,
 }
@@ -70,13 +81,14 @@ struct Pending {
 pub(super) struct WarpWgmma {
     /// Whether the warp has executed a `wgmma.fence`.
     fenced: bool,
-    /// Per accumulator slot: touched by another instruction since the
-    /// warp's last `wgmma.fence`.
+    /// Per slot ([`crate::program::Accumulators`]): touched by another
+    /// instruction since the warp's last `wgmma.fence`.
     touched: Vec<bool>,
-    /// Per accumulator slot: `wgmma`s in flight writing it.
+    /// Per slot: `wgmma`s in flight writing it (an accumulator) or reading
+    /// it (an A register).
     in_flight: Vec<u32>,
-    /// Per accumulator slot: one of those `wgmma`s (all of them have the
-    /// same shape and accumulator list).
+    /// Per slot: one of those `wgmma`s, the latest issued (for an
+    /// accumulator, all of them have the same shape and accumulator list).
     owner: Vec<u32>,
     /// The open group.
     open: Vec<Pending>,
@@ -87,8 +99,8 @@ pub(super) struct WarpWgmma {
 }
 
 impl WarpWgmma {
-    /// The state of a warp of a kernel with `accumulators` accumulator
-    /// registers.
+    /// The state of a warp of a kernel with `accumulators` slots
+    /// (accumulators and A registers).
     pub fn new(accumulators: usize) -> WarpWgmma {
         WarpWgmma {
             touched: vec![false; accumulators],
@@ -178,9 +190,10 @@ impl Worker<'_> {
         }
     }
 
-    /// Faults if another instruction touches an accumulator in flight at
-    /// `pc`, and records the accesses for the `wgmma.fence` check (lanes
-    /// `m`, not empty).
+    /// Faults if another instruction touches a `wgmma` register in flight
+    /// at `pc` (an accumulator read or written, an A register written), and
+    /// records the accesses for the `wgmma.fence` check (lanes `m`, not
+    /// empty).
     #[inline(always)]
     pub(super) fn accumulators_touched(&self, w: &mut Warp, pc: u32, m: u32) -> Result<(), LaneTrap> {
         let slots = self.prog.accumulators.touched(pc);
@@ -191,7 +204,7 @@ impl Worker<'_> {
     }
 
     /// [`Self::accumulators_touched`] for an instruction that touches
-    /// accumulator `slots`.
+    /// `slots`.
     #[cold]
     #[inline(never)]
     fn touch(&self, w: &mut Warp, slots: &[u32], m: u32) -> Result<(), LaneTrap> {
@@ -204,14 +217,18 @@ impl Worker<'_> {
         Ok(())
     }
 
-    /// [`FaultKind::WgmmaRegisterInFlight`] for accumulator `slot`.
+    /// [`FaultKind::WgmmaRegisterInFlight`] for accumulator `slot`,
+    /// [`FaultKind::WgmmaOperandRegisterWritten`] for an A register.
     fn in_flight_fault(&self, w: &Warp, slot: u32) -> FaultKind {
-        let reg = self.prog.accumulators.regs[slot as usize];
+        let acc = &self.prog.accumulators;
+        let reg = self.prog.val_names[acc.regs[slot as usize] as usize].clone();
         let owner = w.wg.owner[slot as usize];
         let pc = w.wg.committed.iter().flatten().chain(&w.wg.open).find(|p| p.wgmma == owner).map(|p| p.pc);
-        FaultKind::WgmmaRegisterInFlight {
-            reg: self.prog.val_names[reg as usize].clone(),
-            wgmma_line: pc.and_then(|pc| self.prog.lines.get(pc as usize).copied()).unwrap_or(0),
+        let wgmma_line = pc.and_then(|pc| self.prog.lines.get(pc as usize).copied()).unwrap_or(0);
+        if acc.is_a(slot) {
+            FaultKind::WgmmaOperandRegisterWritten { reg, wgmma_line }
+        } else {
+            FaultKind::WgmmaRegisterInFlight { reg, wgmma_line }
         }
     }
 
@@ -219,8 +236,13 @@ impl Worker<'_> {
     fn wgmma_issue(&mut self, w: &mut Warp, i: u32, pc: u32) -> Result<(), LaneTrap> {
         let prog = self.prog;
         let g = &prog.wgmmas[i as usize];
-        need(w, Src::R(g.a_desc), FULL)?;
-        need(w, Src::R(g.b_desc), FULL)?;
+        let a_regs: &[u32] = match &g.a {
+            ASource::Desc(r) => std::slice::from_ref(r),
+            ASource::Regs(rs) => rs,
+        };
+        for &r in a_regs.iter().chain([&g.b_desc]) {
+            need(w, Src::R(r), FULL)?;
+        }
         need_pred(w, g.scale_d, FULL)?;
         let uniform =
             |operand: &'static str, lanes: [u64; WARP]| match lanes.iter().position(|&v| v != lanes[0]) {
@@ -230,19 +252,26 @@ impl Worker<'_> {
                     Err((Trap::Kind(FaultKind::WgmmaNotUniform { operand, thread, value, first }), l as u32))
                 }
             };
-        let a_bits = uniform("A's descriptor", w.vals[g.a_desc as usize])?;
+        let a_bits = match g.a {
+            ASource::Desc(r) => Some(uniform("A's descriptor", w.vals[r as usize])?),
+            ASource::Regs(_) => None,
+        };
         let b_bits = uniform("B's descriptor", w.vals[g.b_desc as usize])?;
         let scale = w.preds[g.scale_d as usize];
         let scale_d = uniform("scale-d", std::array::from_fn(|l| u64::from(scale >> l & 1)))? == 1;
         if !w.wg.fenced {
             return Err((Trap::Kind(FaultKind::WgmmaWithoutFence { reg: None }), 0));
         }
-        for (&r, &slot) in g.d.iter().zip(&g.d_slots) {
-            let slot = slot as usize;
-            if w.wg.touched[slot] {
+        let a_slots = g.a_slots.iter();
+        let regs = g.d.iter().zip(&g.d_slots).chain(a_regs.iter().zip(a_slots));
+        for (&r, &slot) in regs {
+            if w.wg.touched[slot as usize] {
                 let reg = Some(prog.val_names[r as usize].clone());
                 return Err((Trap::Kind(FaultKind::WgmmaWithoutFence { reg }), 0));
             }
+        }
+        for (&r, &slot) in g.d.iter().zip(&g.d_slots) {
+            let slot = slot as usize;
             if w.wg.in_flight[slot] != 0 {
                 let owner = &prog.wgmmas[w.wg.owner[slot] as usize];
                 if w.wg.owner[slot] != i && (owner.shape != g.shape || owner.d != g.d) {
@@ -252,18 +281,42 @@ impl Worker<'_> {
                 need(w, Src::R(r), FULL)?;
             }
         }
-        let a = descriptor('A', a_bits).map_err(|t| (t, 0))?;
+        let quarter = (w.tid0 / WARP as u32) % 4;
+        let a_values = self.a_from_registers(w, g, quarter)?;
+        let a = a_bits.map(|bits| descriptor('A', bits)).transpose().map_err(|t| (t, 0))?;
         let b = descriptor('B', b_bits).map_err(|t| (t, 0))?;
-        self.aligned(w, pc, (a_bits, b_bits))?;
-        let operands = Operands { shape: g.shape, a, b, quarter: (w.tid0 / WARP as u32) % 4 };
+        self.aligned(w, pc, (a_bits.unwrap_or(0), b_bits))?;
+        let operands = Operands { shape: g.shape, a, b, quarter };
         self.issue_operands(&operands, w.tid0, pc).map_err(|t| (t, 0))?;
-        for &slot in &g.d_slots {
+        for &slot in g.d_slots.iter().chain(&g.a_slots) {
             w.wg.in_flight[slot as usize] += 1;
             w.wg.owner[slot as usize] = i;
         }
-        w.wg.open.push(Pending { wgmma: i, pc, operands, scale_d });
+        w.wg.open.push(Pending { wgmma: i, pc, operands, a: a_values, scale_d });
         w.wg.pending += 1;
         Ok(())
+    }
+
+    /// The warp's 16 rows of A (row-major, 8 values a row) from the
+    /// registers of `g`, warp `quarter` of its warpgroup, each lane's
+    /// element where [`WgmmaShape::a_at`] puts it; zeros for A by
+    /// descriptor. Faults a value that is not TF32.
+    fn a_from_registers(&self, w: &Warp, g: &Wgmma, quarter: u32) -> Result<[f32; 16 * 8], LaneTrap> {
+        let mut a = [0f32; 16 * 8];
+        let ASource::Regs(regs) = g.a else { return Ok(a) };
+        for (i, &r) in regs.iter().enumerate() {
+            for (lane, &value) in w.vals[r as usize].iter().enumerate() {
+                let (row, k) = g.shape.a_at(WARP as u32 * quarter + lane as u32, i as u32);
+                let bits = value as u32;
+                if bits & TF32_LOW != 0 {
+                    let (thread, reg) = (w.tid0 + lane as u32, self.prog.val_names[r as usize].clone());
+                    let kind = FaultKind::WgmmaRegisterNotTf32 { thread, reg, row, k, bits };
+                    return Err((Trap::Kind(kind), lane as u32));
+                }
+                a[((row - 16 * quarter) * WgmmaShape::K + k) as usize] = f32::from_bits(bits);
+            }
+        }
+        Ok(a)
     }
 
     /// Retires the warp's part `p` of a `wgmma`: reads its operands,
@@ -272,8 +325,9 @@ impl Worker<'_> {
         let g = &self.prog.wgmmas[p.wgmma as usize];
         let n = g.shape.n as usize;
         let k = WgmmaShape::K as usize;
-        // Row-major, 8 values a row: the warp's 16 rows of A, B's N rows.
-        let (mut a, mut b) = ([0f32; 16 * 8], [0f32; 256 * 8]);
+        // Row-major, 8 values a row: the warp's 16 rows of A (from
+        // registers, or read now from shared memory), B's N rows.
+        let (mut a, mut b) = (p.a, [0f32; 256 * 8]);
         self.retire_operands(&p.operands, w.tid0, p.pc, &mut a, &mut b[..n * k])?;
         let (sa, sb) = (if g.neg_a { -1.0 } else { 1.0 }, if g.neg_b { -1.0 } else { 1.0 });
         let quarter = p.operands.quarter;
@@ -287,7 +341,7 @@ impl Worker<'_> {
             });
             store(w, r, FULL, out);
         }
-        for &slot in &g.d_slots {
+        for &slot in g.d_slots.iter().chain(&g.a_slots) {
             w.wg.in_flight[slot as usize] -= 1;
         }
         w.wg.pending -= 1;

@@ -1,14 +1,19 @@
 //! What the decoder prepares for the `wgmma` family: each
 //! `wgmma.mma_async` with its registers resolved, and, per instruction,
-//! which accumulator registers it touches.
+//! which of the registers `wgmma`s use it touches.
 //!
-//! An accumulator (a register some `wgmma.mma_async` has in its D) may be
-//! in flight, and an access to it needs a `wgmma.fence` before the next
-//! `wgmma` on it: the interpreter tracks these registers only, through
-//! *slots* (their index among the accumulators). Which slots an
-//! instruction reads or writes is worked out here once, so that the
-//! interpreter pays one look-up per instruction, and only for a kernel
-//! that uses `wgmma` at all.
+//! An accumulator (a register some `wgmma.mma_async` has in its D) or an A
+//! fragment register (one some `wgmma.mma_async` takes A from) may be in
+//! flight, and the PTX ISA wants a `wgmma.fence` between another
+//! instruction's access of one and the next `wgmma` using it. The
+//! interpreter tracks these registers only, through *slots* (their index
+//! in [`Accumulators`]). An accumulator is touched by any read or write (a
+//! read of D in flight sees a value not yet written); an A fragment
+//! register by writes only: reading an operand the `wgmma` also reads is
+//! harmless, and the ISA only forbids *modifying* it until the `wgmma`
+//! completes. Which slots an instruction touches is worked out here once,
+//! so that the interpreter pays one look-up per instruction, and only for
+//! a kernel that uses `wgmma` at all.
 
 use gemm_codegen::ptx::{self, Type, WgmmaShape};
 
@@ -16,9 +21,20 @@ use super::Decoder;
 use super::op::{Base, Mma, Op, Src};
 use crate::error::EmuError;
 
+/// Where a `wgmma.mma_async` takes A from: registers `R` (the IR's, or
+/// value registers once decoded).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum ASource<R> {
+    /// Shared memory, named by the descriptor in this register.
+    Desc(R),
+    /// These four registers of each lane, its elements of A in the order
+    /// of [`WgmmaShape::a_at`].
+    Regs([R; 4]),
+}
+
 /// `wgmma.mma_async.sync.aligned.{shape}.f32.tf32.tf32`: the warpgroup's
-/// `D = (±A) · (±B) + (scale_d ? D : 0)`, A and B in shared memory named
-/// by descriptors.
+/// `D = (±A) · (±B) + (scale_d ? D : 0)`, B in shared memory named by a
+/// descriptor, A too or in registers.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Wgmma {
     pub shape: WgmmaShape,
@@ -27,8 +43,11 @@ pub(crate) struct Wgmma {
     pub d: Vec<u32>,
     /// The accumulator slot of each register of `d`.
     pub d_slots: Vec<u32>,
-    /// The value registers holding A's and B's descriptors.
-    pub a_desc: u32,
+    /// Where A comes from (value registers).
+    pub a: ASource<u32>,
+    /// The slot of each of A's registers; empty for A by descriptor.
+    pub a_slots: Vec<u32>,
+    /// The value register holding B's descriptor.
     pub b_desc: u32,
     /// The predicate register `scale-d`.
     pub scale_d: u32,
@@ -39,13 +58,14 @@ pub(crate) struct Wgmma {
 
 impl Decoder<'_> {
     /// A `wgmma.mma_async`, its registers checked as the builder's
-    /// constructor does (the IR's fields are public, so a module may hold
-    /// what the builder refuses).
+    /// constructors ([`ptx::Instr::wgmma`], [`ptx::Instr::wgmma_rs`]) do
+    /// (the IR's fields are public, so a module may hold what the builder
+    /// refuses).
     pub(super) fn wgmma(
         &self,
         shape: WgmmaShape,
         d: &[ptx::Reg],
-        (a_desc, b_desc): (ptx::Reg, ptx::Reg),
+        (a, b_desc): (ASource<ptx::Reg>, ptx::Reg),
         scale_d: ptx::Reg,
         (neg_a, neg_b): (bool, bool),
     ) -> Result<Wgmma, EmuError> {
@@ -75,17 +95,38 @@ impl Decoder<'_> {
             }
             regs.push(v);
         }
-        for r in [a_desc, b_desc] {
+        let descriptors = match a {
+            ASource::Desc(a_desc) => vec![a_desc, b_desc],
+            ASource::Regs(_) => vec![b_desc],
+        };
+        for r in descriptors {
             if r.ty().bits() != 64 || r.ty().is_float() {
                 return self
                     .unsupported(format!("wgmma descriptor {} is not a 64-bit integer", self.name(r)));
             }
         }
+        let a = match a {
+            ASource::Desc(r) => ASource::Desc(self.val(r)?),
+            ASource::Regs(rs) => {
+                let mut a = [0; 4];
+                for (v, r) in a.iter_mut().zip(rs) {
+                    if r.ty() != Type::B32 {
+                        return self.unsupported(format!(
+                            "wgmma A register {} is not a .b32 register",
+                            self.name(r)
+                        ));
+                    }
+                    *v = self.val(r)?;
+                }
+                ASource::Regs(a)
+            }
+        };
         Ok(Wgmma {
             shape,
             d: regs,
             d_slots: Vec::new(),
-            a_desc: self.val(a_desc)?,
+            a,
+            a_slots: Vec::new(),
             b_desc: self.val(b_desc)?,
             scale_d: self.pred(scale_d)?,
             neg_a,
@@ -94,40 +135,55 @@ impl Decoder<'_> {
     }
 }
 
-/// The accumulator registers of a kernel and the instructions touching
-/// them. Empty for a kernel without `wgmma`.
+/// The registers of a kernel's `wgmma`s (accumulators, then A fragment
+/// registers) and the instructions touching them. Empty for a kernel
+/// without `wgmma`.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct Accumulators {
     /// Per slot, the value register.
     pub regs: Vec<u32>,
-    /// Per instruction, the range of [`Self::slots`] it touches; empty
-    /// unless the kernel uses `wgmma`. A `wgmma` instruction's own range is
-    /// empty: its accumulators follow their own rules.
+    /// The first slot of an A fragment register: the slots before it are
+    /// accumulators. (The two sets are disjoint: accumulators are `.f32`
+    /// registers, A's `.b32`.)
+    pub first_a: u32,
+    /// Per instruction, the range of [`Self::slots`] it touches (see the
+    /// module's documentation); empty unless the kernel uses `wgmma`. A
+    /// `wgmma` instruction's own range is empty: its registers follow
+    /// their own rules.
     pub touch: Vec<(u32, u32)>,
     /// The slots each instruction touches, concatenated.
     pub slots: Vec<u32>,
 }
 
 impl Accumulators {
-    /// The accumulators of `wgmmas` (whose `d_slots` it fills) and which
-    /// of them each operation of `code` (whose `mma`s are `mmas`) reads or
-    /// writes; `n_vals` value registers.
+    /// The accumulators and A fragment registers of `wgmmas` (whose
+    /// `d_slots` and `a_slots` it fills) and which of them each operation
+    /// of `code` (whose `mma`s are `mmas`) touches: accumulators read or
+    /// written, A fragment registers written; `n_vals` value registers.
     pub fn new(wgmmas: &mut [Wgmma], code: &[Op], mmas: &[Mma], n_vals: usize) -> Accumulators {
         let mut slot_of = vec![u32::MAX; n_vals];
         let mut regs = Vec::new();
+        let mut slots = |rs: &[u32], regs: &mut Vec<u32>| -> Vec<u32> {
+            rs.iter()
+                .map(|&r| {
+                    if slot_of[r as usize] == u32::MAX {
+                        slot_of[r as usize] = regs.len() as u32;
+                        regs.push(r);
+                    }
+                    slot_of[r as usize]
+                })
+                .collect()
+        };
         for w in wgmmas.iter_mut() {
-            w.d_slots =
-                w.d.iter()
-                    .map(|&r| {
-                        if slot_of[r as usize] == u32::MAX {
-                            slot_of[r as usize] = regs.len() as u32;
-                            regs.push(r);
-                        }
-                        slot_of[r as usize]
-                    })
-                    .collect();
+            w.d_slots = slots(&w.d, &mut regs);
         }
-        let mut acc = Accumulators { regs, ..Accumulators::default() };
+        let first_a = regs.len() as u32;
+        for w in wgmmas.iter_mut() {
+            if let ASource::Regs(a) = w.a {
+                w.a_slots = slots(&a, &mut regs);
+            }
+        }
+        let mut acc = Accumulators { regs, first_a, ..Accumulators::default() };
         if wgmmas.is_empty() {
             return acc;
         }
@@ -136,9 +192,10 @@ impl Accumulators {
             touched.clear();
             value_regs(op, mmas, &mut touched);
             let start = acc.slots.len() as u32;
-            for &r in &touched {
+            for &(r, write) in &touched {
                 let slot = slot_of[r as usize];
-                if slot != u32::MAX && !acc.slots[start as usize..].contains(&slot) {
+                let counts = slot < first_a || (slot != u32::MAX && write);
+                if counts && !acc.slots[start as usize..].contains(&slot) {
                     acc.slots.push(slot);
                 }
             }
@@ -153,29 +210,36 @@ impl Accumulators {
         let (start, len) = self.touch[pc as usize];
         &self.slots[start as usize..(start + len) as usize]
     }
+
+    /// Whether `slot` is an A fragment register (else an accumulator).
+    pub fn is_a(&self, slot: u32) -> bool {
+        slot >= self.first_a
+    }
 }
 
 /// Appends the value registers `op` reads or writes (predicates aside) to
-/// `out`; nothing for the `wgmma` family, whose accumulators are tracked
-/// by their own rules. `mmas` is the kernel's table of `mma.sync`s.
-fn value_regs(op: &Op, mmas: &[Mma], out: &mut Vec<u32>) {
+/// `out`, each with whether it is written; nothing for the `wgmma` family,
+/// whose registers are tracked by their own rules. `mmas` is the kernel's
+/// table of `mma.sync`s.
+fn value_regs(op: &Op, mmas: &[Mma], out: &mut Vec<(u32, bool)>) {
     let mut src = |s: Src| {
         if let Src::R(r) = s {
-            out.push(r);
+            out.push((r, false));
         }
     };
+    let mut dsts = Vec::new();
     match *op {
         Op::Mov { d, a } | Op::I1 { d, a, .. } | Op::FNeg32 { d, a } | Op::FNeg64 { d, a } => {
-            src(Src::R(d));
+            dsts.push(d);
             src(a);
         }
         Op::I2 { d, a, b, .. } | Op::IDiv { d, a, b, .. } | Op::F2 { d, a, b, .. } => {
-            src(Src::R(d));
+            dsts.push(d);
             src(a);
             src(b);
         }
         Op::I3 { d, a, b, c, .. } | Op::Fma32 { d, a, b, c } | Op::Fma64 { d, a, b, c } => {
-            src(Src::R(d));
+            dsts.push(d);
             src(a);
             src(b);
             src(c);
@@ -186,13 +250,13 @@ fn value_regs(op: &Op, mmas: &[Mma], out: &mut Vec<u32>) {
             src(b);
         }
         Op::Selp { d, a, b, .. } => {
-            src(Src::R(d));
+            dsts.push(d);
             src(a);
             src(b);
         }
-        Op::LdParam { d, n, .. } => d[..n as usize].iter().for_each(|&r| src(Src::R(r))),
+        Op::LdParam { d, n, .. } => dsts.extend(&d[..n as usize]),
         Op::Ld { d, n, base, .. } => {
-            d[..n as usize].iter().for_each(|&r| src(Src::R(r)));
+            dsts.extend(&d[..n as usize]);
             if let Base::Reg(r) = base {
                 src(Src::R(r));
             }
@@ -213,7 +277,8 @@ fn value_regs(op: &Op, mmas: &[Mma], out: &mut Vec<u32>) {
         }
         Op::Mma(i) => {
             let m = &mmas[i as usize];
-            out.extend(m.d.iter().chain(&m.a).chain(&m.b).chain(&m.c));
+            m.a.iter().chain(&m.b).chain(&m.c).for_each(|&r| src(Src::R(r)));
+            dsts.extend(&m.d);
         }
         Op::PMov { .. }
         | Op::PAnd { .. }
@@ -230,6 +295,7 @@ fn value_regs(op: &Op, mmas: &[Mma], out: &mut Vec<u32>) {
         | Op::Bra { .. }
         | Op::Ret => {}
     }
+    out.extend(dsts.into_iter().map(|r| (r, true)));
 }
 
 #[cfg(test)]
@@ -292,5 +358,46 @@ mod tests {
         );
         assert!(program.uses_wgmma);
         assert_eq!(program.wgmmas[0].d_slots, [0, 1, 2, 3]);
+    }
+
+    /// A registers of a `wgmma` with A from registers get slots after the
+    /// accumulators, and only writes of them count: a load into `%a1`, an
+    /// `add` writing `%a2`; not the reads by `st` and `setp`.
+    #[test]
+    fn instructions_writing_a_registers_are_found() {
+        let ptx = "
+.version 8.0
+.target sm_90a
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+    .reg .u64 %p;
+    .reg .b64 %desc;
+    .reg .f32 %d0, %d1, %d2, %d3;
+    .reg .b32 %a0, %a1, %a2, %a3;
+    .reg .pred %acc;
+    ld.param.u64 %p, [out];
+    ld.global.b32 %a1, [%p];
+    st.global.b32 [%p], %a0;
+    setp.ne.b32 %acc, %a3, 0;
+    add.u32 %a2, %a0, 1;
+    wgmma.fence.sync.aligned;
+    wgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32 {%d0, %d1, %d2, %d3}, {%a0, %a1, %a2, %a3}, %desc, %acc, 1, 1;
+    ret;
+}";
+        let program = Program::from_ptx(ptx, None).unwrap_or_else(|e| panic!("{e}"));
+        let acc = &program.accumulators;
+        let names: Vec<&str> = acc.regs.iter().map(|&r| program.val_names[r as usize].as_str()).collect();
+        assert_eq!(names, ["%d0", "%d1", "%d2", "%d3", "%a0", "%a1", "%a2", "%a3"]);
+        assert_eq!(acc.first_a, 4);
+        assert!(acc.is_a(4) && !acc.is_a(3));
+        let touched: Vec<Vec<&str>> = (0..program.len() as u32)
+            .map(|pc| acc.touched(pc).iter().map(|&s| names[s as usize]).collect())
+            .collect();
+        let none: Vec<&str> = Vec::new();
+        let (load, add) = (vec!["%a1"], vec!["%a2"]);
+        assert_eq!(touched, [&none, &load, &none, &none, &add, &none, &none, &none].map(Vec::clone));
+        assert_eq!(program.wgmmas[0].d_slots, [0, 1, 2, 3]);
+        assert_eq!(program.wgmmas[0].a_slots, [4, 5, 6, 7]);
     }
 }

@@ -7,8 +7,9 @@ use gemm_codegen::ptx::{Instr, Operand, Reg, Type, WgmmaShape};
 
 use super::{Arg, Ctx, ParseError, compatible, unknown};
 
-/// `wgmma.mma_async.sync.aligned.m64nNk8.f32.tf32.tf32 {d}, a_desc,
-/// b_desc, scale_d, ±1, ±1`, `wgmma.fence.sync.aligned`,
+/// `wgmma.mma_async.sync.aligned.m64nNk8.f32.tf32.tf32 {d}, a, b_desc,
+/// scale_d, ±1, ±1` (A by descriptor, `a_desc`, or from four registers,
+/// `{a0, a1, a2, a3}`), `wgmma.fence.sync.aligned`,
 /// `wgmma.commit_group.sync.aligned` and `wgmma.wait_group.sync.aligned n`.
 pub(super) fn wgmma(cx: &Ctx<'_>, parts: &[&str], args: Vec<Arg>) -> Result<Instr, ParseError> {
     match parts {
@@ -32,14 +33,16 @@ pub(super) fn wgmma(cx: &Ctx<'_>, parts: &[&str], args: Vec<Arg>) -> Result<Inst
             }
         }
         ["wgmma", "mma_async", ..] => cx.fail(
-            "expected `wgmma.mma_async.sync.aligned.m64nNk8.f32.tf32.tf32` (A and B by descriptor): the \
-             emulator has this wgmma only",
+            "expected `wgmma.mma_async.sync.aligned.m64nNk8.f32.tf32.tf32` (B by descriptor, A by descriptor \
+             or from registers): the emulator has this wgmma only",
         ),
         _ => unknown(cx),
     }
 }
 
-/// The operands of a TF32 `wgmma.mma_async` of shape `shape`.
+/// The operands of a TF32 `wgmma.mma_async` of shape `shape`: A by
+/// descriptor ([`Instr::Wgmma`]) or, given as a vector, from four `.b32`
+/// registers ([`Instr::WgmmaRs`]).
 fn mma_async(cx: &Ctx<'_>, shape: WgmmaShape, args: Vec<Arg>) -> Result<Instr, ParseError> {
     cx.arity(&args, 6)?;
     let count = shape.d_per_thread() as usize;
@@ -69,7 +72,11 @@ fn mma_async(cx: &Ctx<'_>, shape: WgmmaShape, args: Vec<Arg>) -> Result<Instr, P
         }
         a => cx.fail(format!("{what} must be a 64-bit register, found {}", a.describe())),
     };
-    let (a_desc, b_desc) = (desc(&args[1], "A's descriptor")?, desc(&args[2], "B's descriptor")?);
+    let a = match &args[1] {
+        Arg::Vec(ops) => A::Regs(a_fragment(cx, ops)?),
+        arg => A::Desc(desc(arg, "A's descriptor")?),
+    };
+    let b_desc = desc(&args[2], "B's descriptor")?;
     let scale_d = match &args[3] {
         Arg::Op(Operand::Reg(r)) if r.ty() == Type::Pred => *r,
         a => return cx.fail(format!("scale-d must be a `.pred` register, found {}", a.describe())),
@@ -80,7 +87,36 @@ fn mma_async(cx: &Ctx<'_>, shape: WgmmaShape, args: Vec<Arg>) -> Result<Instr, P
         a => cx.fail(format!("{what} must be the integer 1 or -1, found {}", a.describe())),
     };
     let (neg_a, neg_b) = (negated(&args[4], "imm-scale-a")?, negated(&args[5], "imm-scale-b")?);
-    Ok(Instr::Wgmma { shape, d, a_desc, b_desc, scale_d, neg_a, neg_b })
+    Ok(match a {
+        A::Desc(a_desc) => Instr::Wgmma { shape, d, a_desc, b_desc, scale_d, neg_a, neg_b },
+        A::Regs(a) => Instr::WgmmaRs { shape, d, a, b_desc, scale_d, neg_a, neg_b },
+    })
+}
+
+/// Where a `wgmma.mma_async` takes A from, as parsed.
+enum A {
+    Desc(Reg),
+    Regs([Reg; 4]),
+}
+
+/// A's four registers `{a0, a1, a2, a3}` of a `wgmma.mma_async` with A from
+/// registers: `.b32`, as the builder's [`Instr::wgmma_rs`] wants them (they
+/// hold TF32 values, which PTX types as `.b32`).
+fn a_fragment(cx: &Ctx<'_>, ops: &[Operand]) -> Result<[Reg; 4], ParseError> {
+    let regs = ops
+        .iter()
+        .map(|&op| match op {
+            Operand::Reg(r) if r.ty() == Type::B32 => Ok(r),
+            Operand::Reg(r) => {
+                cx.fail(format!("A {} of type {} must be a `.b32` register", cx.reg_name(r), r.ty()))
+            }
+            _ => cx.fail("A's vector must hold registers only"),
+        })
+        .collect::<Result<Vec<Reg>, _>>()?;
+    match <[Reg; 4]>::try_from(regs) {
+        Ok(a) => Ok(a),
+        Err(regs) => cx.fail(format!("A from registers has {} registers, not 4 a thread", regs.len())),
+    }
 }
 
 /// `fence.proxy.async.shared::cta`, the one proxy fence the IR has.
