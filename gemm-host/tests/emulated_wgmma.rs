@@ -67,10 +67,11 @@ const OPS: [(Op, Op); 4] = [(Op::N, Op::N), (Op::N, Op::T), (Op::T, Op::N), (Op:
 
 /// Ragged shapes around a `tile`: partial tiles in every dimension, k
 /// under one stripe, over one, and several stripes (the two sets of parts
-/// alternating), with `alpha`, `beta` and padded leading dimensions.
+/// alternating, six stripes deep), with `alpha`, `beta` and padded
+/// leading dimensions.
 fn shapes(tile: (u32, u32, u32)) -> Vec<(i64, i64, i64)> {
     let (m, n, k) = (i64::from(tile.0), i64::from(tile.1), i64::from(tile.2));
-    vec![(m + 3, n - 5, 3 * k + 7), (1, 1, 1), (m - 1, 2 * n + 1, k), (2 * m + 5, 3, 2 * k - 1), (7, n, 0)]
+    vec![(m + 3, n - 5, 5 * k + 7), (1, 1, 1), (m - 1, 2 * n + 1, k), (2 * m + 5, 3, 2 * k - 1), (7, n, 0)]
 }
 
 fn every_op_pair(math: &str, tile: (u32, u32, u32), n: u32) {
