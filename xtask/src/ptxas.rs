@@ -156,8 +156,15 @@ fn report(ptxas: &Path, archs: &[String], filter: Option<&str>) -> Result<()> {
                         results.lock().unwrap()[i] = Some(Ok(None));
                         continue;
                     }
+                    // An architecture-specific kernel (`arch = sm_90a`) assembles for
+                    // the `a` target of its column's chip: ptxas refuses it for sm_90.
+                    let own = kernels[k].spec.arch.ptx_arch();
+                    let target = match gemm_codegen::ptx::Arch::from_name(&archs[a]) {
+                        Some(column) if own.specific && column.sm == own.sm => own.to_string(),
+                        _ => archs[a].clone(),
+                    };
                     let file = scratch.join(format!("w{w}"));
-                    let r = assemble(ptxas, kernels[k].ptx, &archs[a], &file);
+                    let r = assemble(ptxas, kernels[k].ptx, &target, &file);
                     results.lock().unwrap()[i] = Some(r.map(Some).map_err(|e| format!("{e:#}")));
                 }
             });
