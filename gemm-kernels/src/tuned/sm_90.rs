@@ -15,12 +15,27 @@
 //   sgemm_nt     9216x9216x9216     75.05     32.72     54.19    1.38
 //   sgemm_nt       8192x8192x64     47.43     29.25     32.55    1.46
 //   sgemm_nt     1024x1024x1024     26.38     13.73     34.49    0.76
+//   sgemm_nt        128x128x128     51.27     13.81     35.83    1.43  batch of 4096
+//   sgemm_nt           64x64x64     24.28     13.31     26.02    0.93  batch of 16384
+//   sgemm_nt           32x32x32     14.40      3.30     13.76    1.05  batch of 65536
+//   sgemm_nt           16x16x16      6.66      0.73      3.17    2.10  batch of 262144
+//   sgemm_nt              8x8x8      1.55      0.09      0.53    2.96  batch of 1048576
 //   sgemm_tn     9216x9216x9216     80.14     32.72     52.06    1.54
 //   sgemm_tn       8192x8192x64     50.15     29.55     30.51    1.64
 //   sgemm_tn     1024x1024x1024     26.41     16.40     30.71    0.86
+//   sgemm_tn        128x128x128     55.42     14.20     34.18    1.62  batch of 4096
+//   sgemm_tn           64x64x64     21.81     12.92     24.56    0.89  batch of 16384
+//   sgemm_tn           32x32x32     13.40      3.27     12.34    1.09  batch of 65536
+//   sgemm_tn           16x16x16      6.83      0.78      3.59    1.90  batch of 262144
+//   sgemm_tn              8x8x8      1.56      0.10      0.56    2.76  batch of 1048576
 //   sgemm_tt     9216x9216x9216     76.22     33.30     51.04    1.49
 //   sgemm_tt       8192x8192x64     49.31     29.77     32.16    1.53
 //   sgemm_tt     1024x1024x1024     26.29     12.90     32.32    0.81
+//   sgemm_tt        128x128x128     54.18     14.00     34.54    1.57  batch of 4096
+//   sgemm_tt           64x64x64     22.95     12.63     23.83    0.96  batch of 16384
+//   sgemm_tt           32x32x32     13.73      3.27     11.47    1.20  batch of 65536
+//   sgemm_tt           16x16x16      6.60      0.74      3.21    2.06  batch of 262144
+//   sgemm_tt              8x8x8      1.55      0.10      0.52    3.00  batch of 1048576
 //   dgemm_nn     6656x6656x6656     53.38     16.09     51.49    1.04
 //   dgemm_nn       8192x8192x64     15.79     11.39     17.02    0.93  *
 //   dgemm_nn        128x128x128     30.59     15.59     30.58    1.00  batch of 4096
@@ -30,10 +45,25 @@
 //   dgemm_nn              8x8x8      1.28      0.13      0.31    4.17  batch of 1048576
 //   dgemm_nt     6656x6656x6656     50.60     16.57     48.74    1.04
 //   dgemm_nt       8192x8192x64     18.01     12.44     15.62    1.15  *
+//   dgemm_nt        128x128x128     31.16     16.57     31.05    1.00  batch of 4096
+//   dgemm_nt           64x64x64     15.82     13.19     14.88    1.06  batch of 16384
+//   dgemm_nt           32x32x32      7.84      4.04      7.72    1.02  batch of 65536
+//   dgemm_nt           16x16x16      3.67      1.04      2.24    1.64  batch of 262144
+//   dgemm_nt              8x8x8      1.26      0.13      0.31    4.10  batch of 1048576
 //   dgemm_tn     6656x6656x6656     53.70     16.31     51.19    1.05
 //   dgemm_tn       8192x8192x64     15.20     12.14     17.50    0.87  *
+//   dgemm_tn        128x128x128     30.39     15.99     30.62    0.99  batch of 4096
+//   dgemm_tn           64x64x64     14.51     12.84     15.40    0.94  batch of 16384
+//   dgemm_tn           32x32x32      5.47      3.96      7.68    0.71  batch of 65536
+//   dgemm_tn           16x16x16      3.66      1.02      2.22    1.65  batch of 262144
+//   dgemm_tn              8x8x8      1.29      0.13      0.32    4.09  batch of 1048576
 //   dgemm_tt     6656x6656x6656     52.72     15.94     54.03    0.98
 //   dgemm_tt       8192x8192x64     16.58     11.41     15.63    1.06  *
+//   dgemm_tt        128x128x128     30.75     15.59     30.68    1.00  batch of 4096
+//   dgemm_tt           64x64x64     15.33     13.04     15.73    0.97  batch of 16384
+//   dgemm_tt           32x32x32      7.61      3.79      7.89    0.96  batch of 65536
+//   dgemm_tt           16x16x16      3.75      1.02      2.22    1.69  batch of 262144
+//   dgemm_tt              8x8x8      1.28      0.13      0.31    4.16  batch of 1048576
 //   cgemm_nn     6656x6656x6656     65.29     44.08     52.71    1.24
 //   cgemm_nn       8192x8192x64     54.99     41.89     43.78    1.26
 //   cgemm_nn     1024x1024x1024     59.76     37.89     50.05    1.19
@@ -45,12 +75,23 @@
 //   cgemm_nt     6656x6656x6656     61.98     46.99     52.62    1.18
 //   cgemm_nt       8192x8192x64     53.40     44.30     46.76    1.14
 //   cgemm_nt     1024x1024x1024     55.30     43.44     48.36    1.14
+//   cgemm_nt        128x128x128     59.14     43.13     49.33    1.20  batch of 4096
+//   cgemm_nt           64x64x64     53.11     34.92     42.18    1.26  batch of 16384
+//   cgemm_nt           32x32x32     28.16      9.89     28.54    0.99  batch of 65536
+//   cgemm_nt           16x16x16     12.11      2.30      6.17    1.96  batch of 262144
+//   cgemm_nt              8x8x8      6.15      0.29      1.09    5.64  batch of 1048576
 //   cgemm_tn     6656x6656x6656     65.15     43.91     53.41    1.22
 //   cgemm_tn       8192x8192x64     56.13     43.54     48.36    1.16
 //   cgemm_tn     1024x1024x1024     57.75     41.69     49.42    1.17
+//   cgemm_tn           32x32x32     26.16      9.27     26.72    0.98  batch of 65536
+//   cgemm_tn           16x16x16     11.71      2.31      6.30    1.86  batch of 262144
+//   cgemm_tn              8x8x8      6.18      0.29      1.09    5.65  batch of 1048576
 //   cgemm_tt     6656x6656x6656     63.23     42.43     53.25    1.19
 //   cgemm_tt       8192x8192x64     54.25     42.45     45.48    1.19
 //   cgemm_tt     1024x1024x1024     55.99     37.49     28.38    1.97
+//   cgemm_tt           32x32x32     28.96      9.41     27.97    1.04  batch of 65536
+//   cgemm_tt           16x16x16     12.87      2.35      6.20    2.08  batch of 262144
+//   cgemm_tt              8x8x8      6.20      0.29      1.09    5.70  batch of 1048576
 //   zgemm_nn     4608x4608x4608     51.59     15.12     48.67    1.06
 //   zgemm_nn       8192x8192x64     23.32     16.16     29.07    0.80  *
 //   zgemm_nn     1024x1024x1024     51.54     14.50     51.98    0.99
@@ -62,12 +103,21 @@
 //   zgemm_nt     4608x4608x4608     50.96     16.40     48.24    1.06
 //   zgemm_nt       8192x8192x64     23.89     18.21     29.15    0.82  *
 //   zgemm_nt     1024x1024x1024     53.70     17.02     53.40    1.01
+//   zgemm_nt           32x32x32     14.66     11.63     15.68    0.93  batch of 65536
+//   zgemm_nt           16x16x16      8.01      8.01      7.13    1.12  batch of 262144
+//   zgemm_nt              8x8x8      3.90      2.66      2.01    1.95  batch of 1048576
 //   zgemm_tn     4608x4608x4608     50.71     14.75     49.55    1.02
 //   zgemm_tn       8192x8192x64     21.72     16.35     28.32    0.77  *
 //   zgemm_tn     1024x1024x1024     53.08     14.64     53.56    0.99
+//   zgemm_tn           32x32x32     15.45     10.42     15.85    0.97  batch of 65536
+//   zgemm_tn           16x16x16      7.79      7.67      7.15    1.09  batch of 262144
+//   zgemm_tn              8x8x8      3.90      2.50      1.98    1.97  batch of 1048576
 //   zgemm_tt     4608x4608x4608     51.06     15.66     48.71    1.05
 //   zgemm_tt       8192x8192x64     22.28     17.05     28.39    0.78  *
 //   zgemm_tt     1024x1024x1024     53.54     16.68     53.49    1.00
+//   zgemm_tt           32x32x32     13.52     10.70     16.14    0.84  batch of 65536
+//   zgemm_tt           16x16x16      7.83      7.82      7.01    1.12  batch of 262144
+//   zgemm_tt              8x8x8      3.89      2.56      1.97    1.97  batch of 1048576
 //
 // batch of N: timed as N packed problems in one call (strided batched), TFLOP/s of the whole call.
 //
@@ -105,56 +155,152 @@ gemm_kernel! { name = SgemmNN8, precision = f32, op = (N, N), tile = (8, 8, 8), 
 // Tuned at 9216^3.
 gemm_kernel! { name = SgemmNT, precision = f32, op = (N, T), tile = (128, 128, 32), threads = (64, 4), load_a = (32, 8), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8) }
 
-// Tuned at 8192x8192x64.
+// Tuned at 8192x8192x64 and 128^3 (batched).
 gemm_kernel! { name = SgemmNT8192x8192x64, precision = f32, op = (N, T), tile = (128, 128, 32), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Tuned at 1024^3.
 gemm_kernel! { name = SgemmNT1024, precision = f32, op = (N, T), tile = (128, 96, 64), threads = (32, 8), load_a = (32, 8), load_b = (8, 32), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, interleave = 8 }
 
+// Tuned at 64^3 (batched).
+gemm_kernel! { name = SgemmNT64, precision = f32, op = (N, T), tile = (72, 64, 24), threads = (12, 8), load_a = (12, 8), load_b = (32, 3), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (3, 1), raster = 8 }
+
+// Tuned at 32^3 (batched).
+gemm_kernel! { name = SgemmNT32, precision = f32, op = (N, T), tile = (32, 40, 8), threads = (8, 8), load_a = (32, 2), load_b = (8, 8), arch = sm_90, stages = 3, warps = (1, 2), raster = 8 }
+
+// Tuned at 16^3 (batched).
+gemm_kernel! { name = SgemmNT16, precision = f32, op = (N, T), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
+
+// Tuned at 8^3 (batched).
+gemm_kernel! { name = SgemmNT8, precision = f32, op = (N, T), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
+
 // Reuses the sgemm_nt winner at 9216^3.
 gemm_kernel! { name = SgemmNC, precision = f32, op = (N, C), tile = (128, 128, 32), threads = (64, 4), load_a = (32, 8), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8) }
 
-// Reuses the sgemm_nt winner at 8192x8192x64.
+// Reuses the sgemm_nt winner at 8192x8192x64 and 128^3 (batched).
 gemm_kernel! { name = SgemmNC8192x8192x64, precision = f32, op = (N, C), tile = (128, 128, 32), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Reuses the sgemm_nt winner at 1024^3.
 gemm_kernel! { name = SgemmNC1024, precision = f32, op = (N, C), tile = (128, 96, 64), threads = (32, 8), load_a = (32, 8), load_b = (8, 32), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, interleave = 8 }
 
+// Reuses the sgemm_nt winner at 64^3 (batched).
+gemm_kernel! { name = SgemmNC64, precision = f32, op = (N, C), tile = (72, 64, 24), threads = (12, 8), load_a = (12, 8), load_b = (32, 3), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (3, 1), raster = 8 }
+
+// Reuses the sgemm_nt winner at 32^3 (batched).
+gemm_kernel! { name = SgemmNC32, precision = f32, op = (N, C), tile = (32, 40, 8), threads = (8, 8), load_a = (32, 2), load_b = (8, 8), arch = sm_90, stages = 3, warps = (1, 2), raster = 8 }
+
+// Reuses the sgemm_nt winner at 16^3 (batched).
+gemm_kernel! { name = SgemmNC16, precision = f32, op = (N, C), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
+
+// Reuses the sgemm_nt winner at 8^3 (batched).
+gemm_kernel! { name = SgemmNC8, precision = f32, op = (N, C), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
+
 // Tuned at 9216^3.
 gemm_kernel! { name = SgemmTN, precision = f32, op = (T, N), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (8, 32), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8) }
 
-// Tuned at 8192x8192x64 and 1024^3.
+// Tuned at 8192x8192x64 and 1024^3 and 128^3 (batched).
 gemm_kernel! { name = SgemmTN8192x8192x64, precision = f32, op = (T, N), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+
+// Tuned at 64^3 (batched).
+gemm_kernel! { name = SgemmTN64, precision = f32, op = (T, N), tile = (72, 64, 24), threads = (12, 8), load_a = (12, 8), load_b = (12, 8), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (3, 1), raster = 8 }
+
+// Tuned at 32^3 (batched).
+gemm_kernel! { name = SgemmTN32, precision = f32, op = (T, N), tile = (32, 40, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8), arch = sm_90, stages = 3, warps = (1, 2), raster = 8 }
+
+// Tuned at 16^3 (batched).
+gemm_kernel! { name = SgemmTN16, precision = f32, op = (T, N), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
+
+// Tuned at 8^3 (batched).
+gemm_kernel! { name = SgemmTN8, precision = f32, op = (T, N), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
 // Tuned at 9216^3.
 gemm_kernel! { name = SgemmTT, precision = f32, op = (T, T), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), math = tf32x3, mma = (64, 128, 8) }
 
-// Tuned at 8192x8192x64 and 1024^3.
+// Tuned at 8192x8192x64 and 1024^3 and 128^3 (batched).
 gemm_kernel! { name = SgemmTT8192x8192x64, precision = f32, op = (T, T), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+
+// Tuned at 64^3 (batched).
+gemm_kernel! { name = SgemmTT64, precision = f32, op = (T, T), tile = (72, 64, 24), threads = (12, 8), load_a = (12, 8), load_b = (32, 3), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (3, 1), raster = 8 }
+
+// Tuned at 32^3 (batched).
+gemm_kernel! { name = SgemmTT32, precision = f32, op = (T, T), tile = (32, 40, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8), arch = sm_90, stages = 3, warps = (1, 2), raster = 8 }
+
+// Tuned at 16^3 (batched).
+gemm_kernel! { name = SgemmTT16, precision = f32, op = (T, T), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
+
+// Tuned at 8^3 (batched).
+gemm_kernel! { name = SgemmTT8, precision = f32, op = (T, T), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
 // Reuses the sgemm_tt winner at 9216^3.
 gemm_kernel! { name = SgemmTC, precision = f32, op = (T, C), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), math = tf32x3, mma = (64, 128, 8) }
 
-// Reuses the sgemm_tt winner at 8192x8192x64 and 1024^3.
+// Reuses the sgemm_tt winner at 8192x8192x64 and 1024^3 and 128^3 (batched).
 gemm_kernel! { name = SgemmTC8192x8192x64, precision = f32, op = (T, C), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+
+// Reuses the sgemm_tt winner at 64^3 (batched).
+gemm_kernel! { name = SgemmTC64, precision = f32, op = (T, C), tile = (72, 64, 24), threads = (12, 8), load_a = (12, 8), load_b = (32, 3), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (3, 1), raster = 8 }
+
+// Reuses the sgemm_tt winner at 32^3 (batched).
+gemm_kernel! { name = SgemmTC32, precision = f32, op = (T, C), tile = (32, 40, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8), arch = sm_90, stages = 3, warps = (1, 2), raster = 8 }
+
+// Reuses the sgemm_tt winner at 16^3 (batched).
+gemm_kernel! { name = SgemmTC16, precision = f32, op = (T, C), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
+
+// Reuses the sgemm_tt winner at 8^3 (batched).
+gemm_kernel! { name = SgemmTC8, precision = f32, op = (T, C), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
 // Reuses the sgemm_tn winner at 9216^3.
 gemm_kernel! { name = SgemmCN, precision = f32, op = (C, N), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (8, 32), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8) }
 
-// Reuses the sgemm_tn winner at 8192x8192x64 and 1024^3.
+// Reuses the sgemm_tn winner at 8192x8192x64 and 1024^3 and 128^3 (batched).
 gemm_kernel! { name = SgemmCN8192x8192x64, precision = f32, op = (C, N), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+
+// Reuses the sgemm_tn winner at 64^3 (batched).
+gemm_kernel! { name = SgemmCN64, precision = f32, op = (C, N), tile = (72, 64, 24), threads = (12, 8), load_a = (12, 8), load_b = (12, 8), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (3, 1), raster = 8 }
+
+// Reuses the sgemm_tn winner at 32^3 (batched).
+gemm_kernel! { name = SgemmCN32, precision = f32, op = (C, N), tile = (32, 40, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8), arch = sm_90, stages = 3, warps = (1, 2), raster = 8 }
+
+// Reuses the sgemm_tn winner at 16^3 (batched).
+gemm_kernel! { name = SgemmCN16, precision = f32, op = (C, N), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
+
+// Reuses the sgemm_tn winner at 8^3 (batched).
+gemm_kernel! { name = SgemmCN8, precision = f32, op = (C, N), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
 // Reuses the sgemm_tt winner at 9216^3.
 gemm_kernel! { name = SgemmCT, precision = f32, op = (C, T), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), math = tf32x3, mma = (64, 128, 8) }
 
-// Reuses the sgemm_tt winner at 8192x8192x64 and 1024^3.
+// Reuses the sgemm_tt winner at 8192x8192x64 and 1024^3 and 128^3 (batched).
 gemm_kernel! { name = SgemmCT8192x8192x64, precision = f32, op = (C, T), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+
+// Reuses the sgemm_tt winner at 64^3 (batched).
+gemm_kernel! { name = SgemmCT64, precision = f32, op = (C, T), tile = (72, 64, 24), threads = (12, 8), load_a = (12, 8), load_b = (32, 3), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (3, 1), raster = 8 }
+
+// Reuses the sgemm_tt winner at 32^3 (batched).
+gemm_kernel! { name = SgemmCT32, precision = f32, op = (C, T), tile = (32, 40, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8), arch = sm_90, stages = 3, warps = (1, 2), raster = 8 }
+
+// Reuses the sgemm_tt winner at 16^3 (batched).
+gemm_kernel! { name = SgemmCT16, precision = f32, op = (C, T), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
+
+// Reuses the sgemm_tt winner at 8^3 (batched).
+gemm_kernel! { name = SgemmCT8, precision = f32, op = (C, T), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
 // Reuses the sgemm_tt winner at 9216^3.
 gemm_kernel! { name = SgemmCC, precision = f32, op = (C, C), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), math = tf32x3, mma = (64, 128, 8) }
 
-// Reuses the sgemm_tt winner at 8192x8192x64 and 1024^3.
+// Reuses the sgemm_tt winner at 8192x8192x64 and 1024^3 and 128^3 (batched).
 gemm_kernel! { name = SgemmCC8192x8192x64, precision = f32, op = (C, C), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+
+// Reuses the sgemm_tt winner at 64^3 (batched).
+gemm_kernel! { name = SgemmCC64, precision = f32, op = (C, C), tile = (72, 64, 24), threads = (12, 8), load_a = (12, 8), load_b = (32, 3), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (3, 1), raster = 8 }
+
+// Reuses the sgemm_tt winner at 32^3 (batched).
+gemm_kernel! { name = SgemmCC32, precision = f32, op = (C, C), tile = (32, 40, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8), arch = sm_90, stages = 3, warps = (1, 2), raster = 8 }
+
+// Reuses the sgemm_tt winner at 16^3 (batched).
+gemm_kernel! { name = SgemmCC16, precision = f32, op = (C, C), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
+
+// Reuses the sgemm_tt winner at 8^3 (batched).
+gemm_kernel! { name = SgemmCC8, precision = f32, op = (C, C), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
 // Tuned at 6656^3 and 128^3 (batched).
 gemm_kernel! { name = DgemmNN, precision = f64, op = (N, N), tile = (128, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (8, 32), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
@@ -171,53 +317,125 @@ gemm_kernel! { name = DgemmNN16, precision = f64, op = (N, N), tile = (16, 16, 1
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = DgemmNN8, precision = f64, op = (N, N), tile = (12, 32, 8), threads = (2, 16), load_a = (4, 8), load_b = (8, 4), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 1), raster = 8 }
 
-// Tuned at 6656^3.
+// Tuned at 6656^3 and 128^3 (batched).
 gemm_kernel! { name = DgemmNT, precision = f64, op = (N, T), tile = (128, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
-// Tuned at 8192x8192x64.
+// Tuned at 8192x8192x64 and 64^3 (batched) and 32^3 (batched).
 gemm_kernel! { name = DgemmNT8192x8192x64, precision = f64, op = (N, T), tile = (32, 64, 4), threads = (8, 16), load_a = (32, 4), load_b = (64, 2), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 4), raster = 8, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the dgemm_nt winner at 6656^3.
+// Tuned at 16^3 (batched).
+gemm_kernel! { name = DgemmNT16, precision = f64, op = (N, T), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
+
+// Tuned at 8^3 (batched).
+gemm_kernel! { name = DgemmNT8, precision = f64, op = (N, T), tile = (12, 32, 8), threads = (2, 16), load_a = (4, 8), load_b = (16, 2), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 1), raster = 8 }
+
+// Reuses the dgemm_nt winner at 6656^3 and 128^3 (batched).
 gemm_kernel! { name = DgemmNC, precision = f64, op = (N, C), tile = (128, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the dgemm_nt winner at 8192x8192x64.
+// Reuses the dgemm_nt winner at 8192x8192x64 and 64^3 (batched) and 32^3 (batched).
 gemm_kernel! { name = DgemmNC8192x8192x64, precision = f64, op = (N, C), tile = (32, 64, 4), threads = (8, 16), load_a = (32, 4), load_b = (64, 2), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 4), raster = 8, math = dmma, mma = (16, 8, 4) }
 
-// Tuned at 6656^3.
+// Reuses the dgemm_nt winner at 16^3 (batched).
+gemm_kernel! { name = DgemmNC16, precision = f64, op = (N, C), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
+
+// Reuses the dgemm_nt winner at 8^3 (batched).
+gemm_kernel! { name = DgemmNC8, precision = f64, op = (N, C), tile = (12, 32, 8), threads = (2, 16), load_a = (4, 8), load_b = (16, 2), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 1), raster = 8 }
+
+// Tuned at 6656^3 and 128^3 (batched).
 gemm_kernel! { name = DgemmTN, precision = f64, op = (T, N), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (8, 32), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 8192x8192x64.
 gemm_kernel! { name = DgemmTN8192x8192x64, precision = f64, op = (T, N), tile = (64, 256, 16), threads = (16, 64), load_a = (16, 64), load_b = (16, 64), lds_width = 2, arch = sm_90, stages = 3, warps = (2, 16), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
-// Tuned at 6656^3.
+// Tuned at 64^3 (batched).
+gemm_kernel! { name = DgemmTN64, precision = f64, op = (T, N), tile = (64, 80, 12), threads = (16, 4), load_a = (4, 16), load_b = (4, 16), lds_width = 2, arch = sm_90, stages = 3, warps = (2, 1), raster = 8, interleave = 1, math = dmma, mma = (16, 8, 4) }
+
+// Tuned at 32^3 (batched).
+gemm_kernel! { name = DgemmTN32, precision = f64, op = (T, N), tile = (32, 44, 32), threads = (16, 2), load_a = (16, 2), load_b = (16, 2), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (1, 1), raster = 8 }
+
+// Tuned at 16^3 (batched).
+gemm_kernel! { name = DgemmTN16, precision = f64, op = (T, N), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
+
+// Tuned at 8^3 (batched).
+gemm_kernel! { name = DgemmTN8, precision = f64, op = (T, N), tile = (12, 32, 8), threads = (2, 16), load_a = (8, 4), load_b = (8, 4), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 1), raster = 8 }
+
+// Tuned at 6656^3 and 128^3 (batched).
 gemm_kernel! { name = DgemmTT, precision = f64, op = (T, T), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
-// Tuned at 8192x8192x64.
+// Tuned at 8192x8192x64 and 32^3 (batched).
 gemm_kernel! { name = DgemmTT8192x8192x64, precision = f64, op = (T, T), tile = (32, 64, 4), threads = (8, 16), load_a = (4, 32), load_b = (64, 2), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 4), raster = 8, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the dgemm_tt winner at 6656^3.
+// Tuned at 64^3 (batched).
+gemm_kernel! { name = DgemmTT64, precision = f64, op = (T, T), tile = (64, 80, 12), threads = (16, 4), load_a = (4, 16), load_b = (16, 4), lds_width = 2, arch = sm_90, stages = 3, warps = (2, 1), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4) }
+
+// Tuned at 16^3 (batched).
+gemm_kernel! { name = DgemmTT16, precision = f64, op = (T, T), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
+
+// Tuned at 8^3 (batched).
+gemm_kernel! { name = DgemmTT8, precision = f64, op = (T, T), tile = (12, 32, 8), threads = (2, 16), load_a = (8, 4), load_b = (32, 1), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 1), raster = 8 }
+
+// Reuses the dgemm_tt winner at 6656^3 and 128^3 (batched).
 gemm_kernel! { name = DgemmTC, precision = f64, op = (T, C), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the dgemm_tt winner at 8192x8192x64.
+// Reuses the dgemm_tt winner at 8192x8192x64 and 32^3 (batched).
 gemm_kernel! { name = DgemmTC8192x8192x64, precision = f64, op = (T, C), tile = (32, 64, 4), threads = (8, 16), load_a = (4, 32), load_b = (64, 2), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 4), raster = 8, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the dgemm_tn winner at 6656^3.
+// Reuses the dgemm_tt winner at 64^3 (batched).
+gemm_kernel! { name = DgemmTC64, precision = f64, op = (T, C), tile = (64, 80, 12), threads = (16, 4), load_a = (4, 16), load_b = (16, 4), lds_width = 2, arch = sm_90, stages = 3, warps = (2, 1), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4) }
+
+// Reuses the dgemm_tt winner at 16^3 (batched).
+gemm_kernel! { name = DgemmTC16, precision = f64, op = (T, C), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
+
+// Reuses the dgemm_tt winner at 8^3 (batched).
+gemm_kernel! { name = DgemmTC8, precision = f64, op = (T, C), tile = (12, 32, 8), threads = (2, 16), load_a = (8, 4), load_b = (32, 1), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 1), raster = 8 }
+
+// Reuses the dgemm_tn winner at 6656^3 and 128^3 (batched).
 gemm_kernel! { name = DgemmCN, precision = f64, op = (C, N), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (8, 32), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the dgemm_tn winner at 8192x8192x64.
 gemm_kernel! { name = DgemmCN8192x8192x64, precision = f64, op = (C, N), tile = (64, 256, 16), threads = (16, 64), load_a = (16, 64), load_b = (16, 64), lds_width = 2, arch = sm_90, stages = 3, warps = (2, 16), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the dgemm_tt winner at 6656^3.
+// Reuses the dgemm_tn winner at 64^3 (batched).
+gemm_kernel! { name = DgemmCN64, precision = f64, op = (C, N), tile = (64, 80, 12), threads = (16, 4), load_a = (4, 16), load_b = (4, 16), lds_width = 2, arch = sm_90, stages = 3, warps = (2, 1), raster = 8, interleave = 1, math = dmma, mma = (16, 8, 4) }
+
+// Reuses the dgemm_tn winner at 32^3 (batched).
+gemm_kernel! { name = DgemmCN32, precision = f64, op = (C, N), tile = (32, 44, 32), threads = (16, 2), load_a = (16, 2), load_b = (16, 2), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (1, 1), raster = 8 }
+
+// Reuses the dgemm_tn winner at 16^3 (batched).
+gemm_kernel! { name = DgemmCN16, precision = f64, op = (C, N), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
+
+// Reuses the dgemm_tn winner at 8^3 (batched).
+gemm_kernel! { name = DgemmCN8, precision = f64, op = (C, N), tile = (12, 32, 8), threads = (2, 16), load_a = (8, 4), load_b = (8, 4), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 1), raster = 8 }
+
+// Reuses the dgemm_tt winner at 6656^3 and 128^3 (batched).
 gemm_kernel! { name = DgemmCT, precision = f64, op = (C, T), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the dgemm_tt winner at 8192x8192x64.
+// Reuses the dgemm_tt winner at 8192x8192x64 and 32^3 (batched).
 gemm_kernel! { name = DgemmCT8192x8192x64, precision = f64, op = (C, T), tile = (32, 64, 4), threads = (8, 16), load_a = (4, 32), load_b = (64, 2), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 4), raster = 8, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the dgemm_tt winner at 6656^3.
+// Reuses the dgemm_tt winner at 64^3 (batched).
+gemm_kernel! { name = DgemmCT64, precision = f64, op = (C, T), tile = (64, 80, 12), threads = (16, 4), load_a = (4, 16), load_b = (16, 4), lds_width = 2, arch = sm_90, stages = 3, warps = (2, 1), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4) }
+
+// Reuses the dgemm_tt winner at 16^3 (batched).
+gemm_kernel! { name = DgemmCT16, precision = f64, op = (C, T), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
+
+// Reuses the dgemm_tt winner at 8^3 (batched).
+gemm_kernel! { name = DgemmCT8, precision = f64, op = (C, T), tile = (12, 32, 8), threads = (2, 16), load_a = (8, 4), load_b = (32, 1), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 1), raster = 8 }
+
+// Reuses the dgemm_tt winner at 6656^3 and 128^3 (batched).
 gemm_kernel! { name = DgemmCC, precision = f64, op = (C, C), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the dgemm_tt winner at 8192x8192x64.
+// Reuses the dgemm_tt winner at 8192x8192x64 and 32^3 (batched).
 gemm_kernel! { name = DgemmCC8192x8192x64, precision = f64, op = (C, C), tile = (32, 64, 4), threads = (8, 16), load_a = (4, 32), load_b = (64, 2), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 4), raster = 8, math = dmma, mma = (16, 8, 4) }
+
+// Reuses the dgemm_tt winner at 64^3 (batched).
+gemm_kernel! { name = DgemmCC64, precision = f64, op = (C, C), tile = (64, 80, 12), threads = (16, 4), load_a = (4, 16), load_b = (16, 4), lds_width = 2, arch = sm_90, stages = 3, warps = (2, 1), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4) }
+
+// Reuses the dgemm_tt winner at 16^3 (batched).
+gemm_kernel! { name = DgemmCC16, precision = f64, op = (C, C), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
+
+// Reuses the dgemm_tt winner at 8^3 (batched).
+gemm_kernel! { name = DgemmCC8, precision = f64, op = (C, C), tile = (12, 32, 8), threads = (2, 16), load_a = (8, 4), load_b = (32, 1), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 1), raster = 8 }
 
 // Tuned at 6656^3 and 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmNN, precision = c32, op = (N, N), tile = (64, 64, 16), threads = (16, 8), load_a = (32, 4), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
@@ -231,14 +449,41 @@ gemm_kernel! { name = CgemmNN16, precision = c32, op = (N, N), tile = (16, 32, 8
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = CgemmNN8, precision = c32, op = (N, N), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Tuned at 6656^3 and 8192x8192x64 and 1024^3.
+// Tuned at 6656^3 and 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmNT, precision = c32, op = (N, T), tile = (64, 64, 16), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Reuses the cgemm_nt winner at 6656^3 and 8192x8192x64 and 1024^3.
+// Tuned at 32^3 (batched).
+gemm_kernel! { name = CgemmNT32, precision = c32, op = (N, T), tile = (16, 32, 8), threads = (16, 4), load_a = (8, 8), load_b = (16, 4), arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 1), raster = 8, interleave = 1 }
+
+// Tuned at 16^3 (batched).
+gemm_kernel! { name = CgemmNT16, precision = c32, op = (N, T), tile = (16, 32, 8), threads = (16, 4), load_a = (8, 8), load_b = (16, 4), arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 1), raster = 8 }
+
+// Tuned at 8^3 (batched).
+gemm_kernel! { name = CgemmNT8, precision = c32, op = (N, T), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
+
+// Reuses the cgemm_nt winner at 6656^3 and 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmNC, precision = c32, op = (N, C), tile = (64, 64, 16), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+
+// Reuses the cgemm_nt winner at 32^3 (batched).
+gemm_kernel! { name = CgemmNC32, precision = c32, op = (N, C), tile = (16, 32, 8), threads = (16, 4), load_a = (8, 8), load_b = (16, 4), arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 1), raster = 8, interleave = 1 }
+
+// Reuses the cgemm_nt winner at 16^3 (batched).
+gemm_kernel! { name = CgemmNC16, precision = c32, op = (N, C), tile = (16, 32, 8), threads = (16, 4), load_a = (8, 8), load_b = (16, 4), arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 1), raster = 8 }
+
+// Reuses the cgemm_nt winner at 8^3 (batched).
+gemm_kernel! { name = CgemmNC8, precision = c32, op = (N, C), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
 // Tuned at 6656^3 and 8192x8192x64 and 1024^3.
 gemm_kernel! { name = CgemmTN, precision = c32, op = (T, N), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+
+// Tuned at 32^3 (batched).
+gemm_kernel! { name = CgemmTN32, precision = c32, op = (T, N), tile = (40, 32, 16), threads = (8, 16), load_a = (16, 8), load_b = (16, 8), arch = sm_90, stages = 3, warps = (2, 2), raster = 8 }
+
+// Tuned at 16^3 (batched).
+gemm_kernel! { name = CgemmTN16, precision = c32, op = (T, N), tile = (16, 16, 16), threads = (16, 16), load_a = (16, 16), load_b = (16, 16) }
+
+// Tuned at 8^3 (batched).
+gemm_kernel! { name = CgemmTN8, precision = c32, op = (T, N), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
 // Tuned at 6656^3.
 gemm_kernel! { name = CgemmTT, precision = c32, op = (T, T), tile = (80, 64, 48), threads = (8, 16), load_a = (8, 16), load_b = (16, 8), lds_width = 2, arch = sm_90, stages = 2, ldg_width = 2, warps = (1, 4), raster = 8, math = tf32x3, mma = (16, 8, 8) }
@@ -246,14 +491,35 @@ gemm_kernel! { name = CgemmTT, precision = c32, op = (T, T), tile = (80, 64, 48)
 // Tuned at 8192x8192x64 and 1024^3.
 gemm_kernel! { name = CgemmTT8192x8192x64, precision = c32, op = (T, T), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
+// Tuned at 32^3 (batched) and 16^3 (batched).
+gemm_kernel! { name = CgemmTT32, precision = c32, op = (T, T), tile = (16, 32, 8), threads = (16, 4), load_a = (4, 16), load_b = (16, 4), arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 1), raster = 8 }
+
+// Tuned at 8^3 (batched).
+gemm_kernel! { name = CgemmTT8, precision = c32, op = (T, T), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
+
 // Reuses the cgemm_tt winner at 6656^3.
 gemm_kernel! { name = CgemmTC, precision = c32, op = (T, C), tile = (80, 64, 48), threads = (8, 16), load_a = (8, 16), load_b = (16, 8), lds_width = 2, arch = sm_90, stages = 2, ldg_width = 2, warps = (1, 4), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Reuses the cgemm_tt winner at 8192x8192x64 and 1024^3.
 gemm_kernel! { name = CgemmTC8192x8192x64, precision = c32, op = (T, C), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
+// Reuses the cgemm_tt winner at 32^3 (batched) and 16^3 (batched).
+gemm_kernel! { name = CgemmTC32, precision = c32, op = (T, C), tile = (16, 32, 8), threads = (16, 4), load_a = (4, 16), load_b = (16, 4), arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 1), raster = 8 }
+
+// Reuses the cgemm_tt winner at 8^3 (batched).
+gemm_kernel! { name = CgemmTC8, precision = c32, op = (T, C), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
+
 // Reuses the cgemm_tn winner at 6656^3 and 8192x8192x64 and 1024^3.
 gemm_kernel! { name = CgemmCN, precision = c32, op = (C, N), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+
+// Reuses the cgemm_tn winner at 32^3 (batched).
+gemm_kernel! { name = CgemmCN32, precision = c32, op = (C, N), tile = (40, 32, 16), threads = (8, 16), load_a = (16, 8), load_b = (16, 8), arch = sm_90, stages = 3, warps = (2, 2), raster = 8 }
+
+// Reuses the cgemm_tn winner at 16^3 (batched).
+gemm_kernel! { name = CgemmCN16, precision = c32, op = (C, N), tile = (16, 16, 16), threads = (16, 16), load_a = (16, 16), load_b = (16, 16) }
+
+// Reuses the cgemm_tn winner at 8^3 (batched).
+gemm_kernel! { name = CgemmCN8, precision = c32, op = (C, N), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
 // Reuses the cgemm_tt winner at 6656^3.
 gemm_kernel! { name = CgemmCT, precision = c32, op = (C, T), tile = (80, 64, 48), threads = (8, 16), load_a = (8, 16), load_b = (16, 8), lds_width = 2, arch = sm_90, stages = 2, ldg_width = 2, warps = (1, 4), raster = 8, math = tf32x3, mma = (16, 8, 8) }
@@ -261,11 +527,23 @@ gemm_kernel! { name = CgemmCT, precision = c32, op = (C, T), tile = (80, 64, 48)
 // Reuses the cgemm_tt winner at 8192x8192x64 and 1024^3.
 gemm_kernel! { name = CgemmCT8192x8192x64, precision = c32, op = (C, T), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
+// Reuses the cgemm_tt winner at 32^3 (batched) and 16^3 (batched).
+gemm_kernel! { name = CgemmCT32, precision = c32, op = (C, T), tile = (16, 32, 8), threads = (16, 4), load_a = (4, 16), load_b = (16, 4), arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 1), raster = 8 }
+
+// Reuses the cgemm_tt winner at 8^3 (batched).
+gemm_kernel! { name = CgemmCT8, precision = c32, op = (C, T), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
+
 // Reuses the cgemm_tt winner at 6656^3.
 gemm_kernel! { name = CgemmCC, precision = c32, op = (C, C), tile = (80, 64, 48), threads = (8, 16), load_a = (8, 16), load_b = (16, 8), lds_width = 2, arch = sm_90, stages = 2, ldg_width = 2, warps = (1, 4), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Reuses the cgemm_tt winner at 8192x8192x64 and 1024^3.
 gemm_kernel! { name = CgemmCC8192x8192x64, precision = c32, op = (C, C), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+
+// Reuses the cgemm_tt winner at 32^3 (batched) and 16^3 (batched).
+gemm_kernel! { name = CgemmCC32, precision = c32, op = (C, C), tile = (16, 32, 8), threads = (16, 4), load_a = (4, 16), load_b = (16, 4), arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 1), raster = 8 }
+
+// Reuses the cgemm_tt winner at 8^3 (batched).
+gemm_kernel! { name = CgemmCC8, precision = c32, op = (C, C), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
 // Tuned at 4608^3 and 1024^3 and 128^3 (batched).
 gemm_kernel! { name = ZgemmNN, precision = c64, op = (N, N), tile = (64, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (16, 16), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
@@ -288,53 +566,101 @@ gemm_kernel! { name = ZgemmNN8, precision = c64, op = (N, N), tile = (8, 8, 8), 
 // Tuned at 4608^3 and 1024^3.
 gemm_kernel! { name = ZgemmNT, precision = c64, op = (N, T), tile = (64, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (128, 2), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
-// Tuned at 8192x8192x64.
+// Tuned at 8192x8192x64 and 32^3 (batched).
 gemm_kernel! { name = ZgemmNT8192x8192x64, precision = c64, op = (N, T), tile = (64, 32, 4), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 1, math = dmma, mma = (16, 8, 4) }
+
+// Tuned at 16^3 (batched).
+gemm_kernel! { name = ZgemmNT16, precision = c64, op = (N, T), tile = (16, 24, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
+
+// Tuned at 8^3 (batched).
+gemm_kernel! { name = ZgemmNT8, precision = c64, op = (N, T), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
 // Reuses the zgemm_nt winner at 4608^3 and 1024^3.
 gemm_kernel! { name = ZgemmNC, precision = c64, op = (N, C), tile = (64, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (128, 2), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the zgemm_nt winner at 8192x8192x64.
+// Reuses the zgemm_nt winner at 8192x8192x64 and 32^3 (batched).
 gemm_kernel! { name = ZgemmNC8192x8192x64, precision = c64, op = (N, C), tile = (64, 32, 4), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 1, math = dmma, mma = (16, 8, 4) }
+
+// Reuses the zgemm_nt winner at 16^3 (batched).
+gemm_kernel! { name = ZgemmNC16, precision = c64, op = (N, C), tile = (16, 24, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
+
+// Reuses the zgemm_nt winner at 8^3 (batched).
+gemm_kernel! { name = ZgemmNC8, precision = c64, op = (N, C), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
 // Tuned at 4608^3 and 1024^3.
 gemm_kernel! { name = ZgemmTN, precision = c64, op = (T, N), tile = (64, 128, 16), threads = (16, 16), load_a = (16, 16), load_b = (16, 16), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
-// Tuned at 8192x8192x64.
+// Tuned at 8192x8192x64 and 32^3 (batched).
 gemm_kernel! { name = ZgemmTN8192x8192x64, precision = c64, op = (T, N), tile = (64, 32, 8), threads = (32, 4), load_a = (8, 16), load_b = (8, 16), arch = sm_90, stages = 3, warps = (4, 1), raster = 8, math = dmma, mma = (16, 8, 4) }
+
+// Tuned at 16^3 (batched).
+gemm_kernel! { name = ZgemmTN16, precision = c64, op = (T, N), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
+
+// Tuned at 8^3 (batched).
+gemm_kernel! { name = ZgemmTN8, precision = c64, op = (T, N), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
 // Tuned at 4608^3 and 1024^3.
 gemm_kernel! { name = ZgemmTT, precision = c64, op = (T, T), tile = (64, 128, 16), threads = (16, 16), load_a = (16, 16), load_b = (128, 2), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
-// Tuned at 8192x8192x64.
+// Tuned at 8192x8192x64 and 32^3 (batched).
 gemm_kernel! { name = ZgemmTT8192x8192x64, precision = c64, op = (T, T), tile = (64, 32, 4), threads = (16, 8), load_a = (2, 64), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, math = dmma, mma = (16, 8, 4) }
+
+// Tuned at 16^3 (batched).
+gemm_kernel! { name = ZgemmTT16, precision = c64, op = (T, T), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
+
+// Tuned at 8^3 (batched).
+gemm_kernel! { name = ZgemmTT8, precision = c64, op = (T, T), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
 // Reuses the zgemm_tt winner at 4608^3 and 1024^3.
 gemm_kernel! { name = ZgemmTC, precision = c64, op = (T, C), tile = (64, 128, 16), threads = (16, 16), load_a = (16, 16), load_b = (128, 2), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the zgemm_tt winner at 8192x8192x64.
+// Reuses the zgemm_tt winner at 8192x8192x64 and 32^3 (batched).
 gemm_kernel! { name = ZgemmTC8192x8192x64, precision = c64, op = (T, C), tile = (64, 32, 4), threads = (16, 8), load_a = (2, 64), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, math = dmma, mma = (16, 8, 4) }
+
+// Reuses the zgemm_tt winner at 16^3 (batched).
+gemm_kernel! { name = ZgemmTC16, precision = c64, op = (T, C), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
+
+// Reuses the zgemm_tt winner at 8^3 (batched).
+gemm_kernel! { name = ZgemmTC8, precision = c64, op = (T, C), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
 // Reuses the zgemm_tn winner at 4608^3 and 1024^3.
 gemm_kernel! { name = ZgemmCN, precision = c64, op = (C, N), tile = (64, 128, 16), threads = (16, 16), load_a = (16, 16), load_b = (16, 16), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the zgemm_tn winner at 8192x8192x64.
+// Reuses the zgemm_tn winner at 8192x8192x64 and 32^3 (batched).
 gemm_kernel! { name = ZgemmCN8192x8192x64, precision = c64, op = (C, N), tile = (64, 32, 8), threads = (32, 4), load_a = (8, 16), load_b = (8, 16), arch = sm_90, stages = 3, warps = (4, 1), raster = 8, math = dmma, mma = (16, 8, 4) }
+
+// Reuses the zgemm_tn winner at 16^3 (batched).
+gemm_kernel! { name = ZgemmCN16, precision = c64, op = (C, N), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
+
+// Reuses the zgemm_tn winner at 8^3 (batched).
+gemm_kernel! { name = ZgemmCN8, precision = c64, op = (C, N), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
 // Reuses the zgemm_tt winner at 4608^3 and 1024^3.
 gemm_kernel! { name = ZgemmCT, precision = c64, op = (C, T), tile = (64, 128, 16), threads = (16, 16), load_a = (16, 16), load_b = (128, 2), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the zgemm_tt winner at 8192x8192x64.
+// Reuses the zgemm_tt winner at 8192x8192x64 and 32^3 (batched).
 gemm_kernel! { name = ZgemmCT8192x8192x64, precision = c64, op = (C, T), tile = (64, 32, 4), threads = (16, 8), load_a = (2, 64), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, math = dmma, mma = (16, 8, 4) }
+
+// Reuses the zgemm_tt winner at 16^3 (batched).
+gemm_kernel! { name = ZgemmCT16, precision = c64, op = (C, T), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
+
+// Reuses the zgemm_tt winner at 8^3 (batched).
+gemm_kernel! { name = ZgemmCT8, precision = c64, op = (C, T), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
 // Reuses the zgemm_tt winner at 4608^3 and 1024^3.
 gemm_kernel! { name = ZgemmCC, precision = c64, op = (C, C), tile = (64, 128, 16), threads = (16, 16), load_a = (16, 16), load_b = (128, 2), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the zgemm_tt winner at 8192x8192x64.
+// Reuses the zgemm_tt winner at 8192x8192x64 and 32^3 (batched).
 gemm_kernel! { name = ZgemmCC8192x8192x64, precision = c64, op = (C, C), tile = (64, 32, 4), threads = (16, 8), load_a = (2, 64), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, math = dmma, mma = (16, 8, 4) }
 
+// Reuses the zgemm_tt winner at 16^3 (batched).
+gemm_kernel! { name = ZgemmCC16, precision = c64, op = (C, C), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
+
+// Reuses the zgemm_tt winner at 8^3 (batched).
+gemm_kernel! { name = ZgemmCC8, precision = c64, op = (C, C), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
+
 /// Every tuned kernel of this family.
-pub static KERNELS: [KernelEntry; 119] = [
+pub static KERNELS: [KernelEntry; 251] = [
     KernelEntry::tuned::<SgemmNN>("sm_90::SgemmNN", [9216, 9216, 9216]),
     KernelEntry::tuned::<SgemmNN8192x8192x64>("sm_90::SgemmNN8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<SgemmNN8192x8192x64>("sm_90::SgemmNN8192x8192x64", [128, 128, 128]),
@@ -345,28 +671,68 @@ pub static KERNELS: [KernelEntry; 119] = [
     KernelEntry::tuned_batch::<SgemmNN8>("sm_90::SgemmNN8", [8, 8, 8]),
     KernelEntry::tuned::<SgemmNT>("sm_90::SgemmNT", [9216, 9216, 9216]),
     KernelEntry::tuned::<SgemmNT8192x8192x64>("sm_90::SgemmNT8192x8192x64", [8192, 8192, 64]),
+    KernelEntry::tuned_batch::<SgemmNT8192x8192x64>("sm_90::SgemmNT8192x8192x64", [128, 128, 128]),
     KernelEntry::tuned::<SgemmNT1024>("sm_90::SgemmNT1024", [1024, 1024, 1024]),
+    KernelEntry::tuned_batch::<SgemmNT64>("sm_90::SgemmNT64", [64, 64, 64]),
+    KernelEntry::tuned_batch::<SgemmNT32>("sm_90::SgemmNT32", [32, 32, 32]),
+    KernelEntry::tuned_batch::<SgemmNT16>("sm_90::SgemmNT16", [16, 16, 16]),
+    KernelEntry::tuned_batch::<SgemmNT8>("sm_90::SgemmNT8", [8, 8, 8]),
     KernelEntry::tuned::<SgemmNC>("sm_90::SgemmNC", [9216, 9216, 9216]),
     KernelEntry::tuned::<SgemmNC8192x8192x64>("sm_90::SgemmNC8192x8192x64", [8192, 8192, 64]),
+    KernelEntry::tuned_batch::<SgemmNC8192x8192x64>("sm_90::SgemmNC8192x8192x64", [128, 128, 128]),
     KernelEntry::tuned::<SgemmNC1024>("sm_90::SgemmNC1024", [1024, 1024, 1024]),
+    KernelEntry::tuned_batch::<SgemmNC64>("sm_90::SgemmNC64", [64, 64, 64]),
+    KernelEntry::tuned_batch::<SgemmNC32>("sm_90::SgemmNC32", [32, 32, 32]),
+    KernelEntry::tuned_batch::<SgemmNC16>("sm_90::SgemmNC16", [16, 16, 16]),
+    KernelEntry::tuned_batch::<SgemmNC8>("sm_90::SgemmNC8", [8, 8, 8]),
     KernelEntry::tuned::<SgemmTN>("sm_90::SgemmTN", [9216, 9216, 9216]),
     KernelEntry::tuned::<SgemmTN8192x8192x64>("sm_90::SgemmTN8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned::<SgemmTN8192x8192x64>("sm_90::SgemmTN8192x8192x64", [1024, 1024, 1024]),
+    KernelEntry::tuned_batch::<SgemmTN8192x8192x64>("sm_90::SgemmTN8192x8192x64", [128, 128, 128]),
+    KernelEntry::tuned_batch::<SgemmTN64>("sm_90::SgemmTN64", [64, 64, 64]),
+    KernelEntry::tuned_batch::<SgemmTN32>("sm_90::SgemmTN32", [32, 32, 32]),
+    KernelEntry::tuned_batch::<SgemmTN16>("sm_90::SgemmTN16", [16, 16, 16]),
+    KernelEntry::tuned_batch::<SgemmTN8>("sm_90::SgemmTN8", [8, 8, 8]),
     KernelEntry::tuned::<SgemmTT>("sm_90::SgemmTT", [9216, 9216, 9216]),
     KernelEntry::tuned::<SgemmTT8192x8192x64>("sm_90::SgemmTT8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned::<SgemmTT8192x8192x64>("sm_90::SgemmTT8192x8192x64", [1024, 1024, 1024]),
+    KernelEntry::tuned_batch::<SgemmTT8192x8192x64>("sm_90::SgemmTT8192x8192x64", [128, 128, 128]),
+    KernelEntry::tuned_batch::<SgemmTT64>("sm_90::SgemmTT64", [64, 64, 64]),
+    KernelEntry::tuned_batch::<SgemmTT32>("sm_90::SgemmTT32", [32, 32, 32]),
+    KernelEntry::tuned_batch::<SgemmTT16>("sm_90::SgemmTT16", [16, 16, 16]),
+    KernelEntry::tuned_batch::<SgemmTT8>("sm_90::SgemmTT8", [8, 8, 8]),
     KernelEntry::tuned::<SgemmTC>("sm_90::SgemmTC", [9216, 9216, 9216]),
     KernelEntry::tuned::<SgemmTC8192x8192x64>("sm_90::SgemmTC8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned::<SgemmTC8192x8192x64>("sm_90::SgemmTC8192x8192x64", [1024, 1024, 1024]),
+    KernelEntry::tuned_batch::<SgemmTC8192x8192x64>("sm_90::SgemmTC8192x8192x64", [128, 128, 128]),
+    KernelEntry::tuned_batch::<SgemmTC64>("sm_90::SgemmTC64", [64, 64, 64]),
+    KernelEntry::tuned_batch::<SgemmTC32>("sm_90::SgemmTC32", [32, 32, 32]),
+    KernelEntry::tuned_batch::<SgemmTC16>("sm_90::SgemmTC16", [16, 16, 16]),
+    KernelEntry::tuned_batch::<SgemmTC8>("sm_90::SgemmTC8", [8, 8, 8]),
     KernelEntry::tuned::<SgemmCN>("sm_90::SgemmCN", [9216, 9216, 9216]),
     KernelEntry::tuned::<SgemmCN8192x8192x64>("sm_90::SgemmCN8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned::<SgemmCN8192x8192x64>("sm_90::SgemmCN8192x8192x64", [1024, 1024, 1024]),
+    KernelEntry::tuned_batch::<SgemmCN8192x8192x64>("sm_90::SgemmCN8192x8192x64", [128, 128, 128]),
+    KernelEntry::tuned_batch::<SgemmCN64>("sm_90::SgemmCN64", [64, 64, 64]),
+    KernelEntry::tuned_batch::<SgemmCN32>("sm_90::SgemmCN32", [32, 32, 32]),
+    KernelEntry::tuned_batch::<SgemmCN16>("sm_90::SgemmCN16", [16, 16, 16]),
+    KernelEntry::tuned_batch::<SgemmCN8>("sm_90::SgemmCN8", [8, 8, 8]),
     KernelEntry::tuned::<SgemmCT>("sm_90::SgemmCT", [9216, 9216, 9216]),
     KernelEntry::tuned::<SgemmCT8192x8192x64>("sm_90::SgemmCT8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned::<SgemmCT8192x8192x64>("sm_90::SgemmCT8192x8192x64", [1024, 1024, 1024]),
+    KernelEntry::tuned_batch::<SgemmCT8192x8192x64>("sm_90::SgemmCT8192x8192x64", [128, 128, 128]),
+    KernelEntry::tuned_batch::<SgemmCT64>("sm_90::SgemmCT64", [64, 64, 64]),
+    KernelEntry::tuned_batch::<SgemmCT32>("sm_90::SgemmCT32", [32, 32, 32]),
+    KernelEntry::tuned_batch::<SgemmCT16>("sm_90::SgemmCT16", [16, 16, 16]),
+    KernelEntry::tuned_batch::<SgemmCT8>("sm_90::SgemmCT8", [8, 8, 8]),
     KernelEntry::tuned::<SgemmCC>("sm_90::SgemmCC", [9216, 9216, 9216]),
     KernelEntry::tuned::<SgemmCC8192x8192x64>("sm_90::SgemmCC8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned::<SgemmCC8192x8192x64>("sm_90::SgemmCC8192x8192x64", [1024, 1024, 1024]),
+    KernelEntry::tuned_batch::<SgemmCC8192x8192x64>("sm_90::SgemmCC8192x8192x64", [128, 128, 128]),
+    KernelEntry::tuned_batch::<SgemmCC64>("sm_90::SgemmCC64", [64, 64, 64]),
+    KernelEntry::tuned_batch::<SgemmCC32>("sm_90::SgemmCC32", [32, 32, 32]),
+    KernelEntry::tuned_batch::<SgemmCC16>("sm_90::SgemmCC16", [16, 16, 16]),
+    KernelEntry::tuned_batch::<SgemmCC8>("sm_90::SgemmCC8", [8, 8, 8]),
     KernelEntry::tuned::<DgemmNN>("sm_90::DgemmNN", [6656, 6656, 6656]),
     KernelEntry::tuned_batch::<DgemmNN>("sm_90::DgemmNN", [128, 128, 128]),
     KernelEntry::tuned::<DgemmNN8192x8192x64>("sm_90::DgemmNN8192x8192x64", [8192, 8192, 64]),
@@ -375,21 +741,61 @@ pub static KERNELS: [KernelEntry; 119] = [
     KernelEntry::tuned_batch::<DgemmNN16>("sm_90::DgemmNN16", [16, 16, 16]),
     KernelEntry::tuned_batch::<DgemmNN8>("sm_90::DgemmNN8", [8, 8, 8]),
     KernelEntry::tuned::<DgemmNT>("sm_90::DgemmNT", [6656, 6656, 6656]),
+    KernelEntry::tuned_batch::<DgemmNT>("sm_90::DgemmNT", [128, 128, 128]),
     KernelEntry::tuned::<DgemmNT8192x8192x64>("sm_90::DgemmNT8192x8192x64", [8192, 8192, 64]),
+    KernelEntry::tuned_batch::<DgemmNT8192x8192x64>("sm_90::DgemmNT8192x8192x64", [64, 64, 64]),
+    KernelEntry::tuned_batch::<DgemmNT8192x8192x64>("sm_90::DgemmNT8192x8192x64", [32, 32, 32]),
+    KernelEntry::tuned_batch::<DgemmNT16>("sm_90::DgemmNT16", [16, 16, 16]),
+    KernelEntry::tuned_batch::<DgemmNT8>("sm_90::DgemmNT8", [8, 8, 8]),
     KernelEntry::tuned::<DgemmNC>("sm_90::DgemmNC", [6656, 6656, 6656]),
+    KernelEntry::tuned_batch::<DgemmNC>("sm_90::DgemmNC", [128, 128, 128]),
     KernelEntry::tuned::<DgemmNC8192x8192x64>("sm_90::DgemmNC8192x8192x64", [8192, 8192, 64]),
+    KernelEntry::tuned_batch::<DgemmNC8192x8192x64>("sm_90::DgemmNC8192x8192x64", [64, 64, 64]),
+    KernelEntry::tuned_batch::<DgemmNC8192x8192x64>("sm_90::DgemmNC8192x8192x64", [32, 32, 32]),
+    KernelEntry::tuned_batch::<DgemmNC16>("sm_90::DgemmNC16", [16, 16, 16]),
+    KernelEntry::tuned_batch::<DgemmNC8>("sm_90::DgemmNC8", [8, 8, 8]),
     KernelEntry::tuned::<DgemmTN>("sm_90::DgemmTN", [6656, 6656, 6656]),
+    KernelEntry::tuned_batch::<DgemmTN>("sm_90::DgemmTN", [128, 128, 128]),
     KernelEntry::tuned::<DgemmTN8192x8192x64>("sm_90::DgemmTN8192x8192x64", [8192, 8192, 64]),
+    KernelEntry::tuned_batch::<DgemmTN64>("sm_90::DgemmTN64", [64, 64, 64]),
+    KernelEntry::tuned_batch::<DgemmTN32>("sm_90::DgemmTN32", [32, 32, 32]),
+    KernelEntry::tuned_batch::<DgemmTN16>("sm_90::DgemmTN16", [16, 16, 16]),
+    KernelEntry::tuned_batch::<DgemmTN8>("sm_90::DgemmTN8", [8, 8, 8]),
     KernelEntry::tuned::<DgemmTT>("sm_90::DgemmTT", [6656, 6656, 6656]),
+    KernelEntry::tuned_batch::<DgemmTT>("sm_90::DgemmTT", [128, 128, 128]),
     KernelEntry::tuned::<DgemmTT8192x8192x64>("sm_90::DgemmTT8192x8192x64", [8192, 8192, 64]),
+    KernelEntry::tuned_batch::<DgemmTT8192x8192x64>("sm_90::DgemmTT8192x8192x64", [32, 32, 32]),
+    KernelEntry::tuned_batch::<DgemmTT64>("sm_90::DgemmTT64", [64, 64, 64]),
+    KernelEntry::tuned_batch::<DgemmTT16>("sm_90::DgemmTT16", [16, 16, 16]),
+    KernelEntry::tuned_batch::<DgemmTT8>("sm_90::DgemmTT8", [8, 8, 8]),
     KernelEntry::tuned::<DgemmTC>("sm_90::DgemmTC", [6656, 6656, 6656]),
+    KernelEntry::tuned_batch::<DgemmTC>("sm_90::DgemmTC", [128, 128, 128]),
     KernelEntry::tuned::<DgemmTC8192x8192x64>("sm_90::DgemmTC8192x8192x64", [8192, 8192, 64]),
+    KernelEntry::tuned_batch::<DgemmTC8192x8192x64>("sm_90::DgemmTC8192x8192x64", [32, 32, 32]),
+    KernelEntry::tuned_batch::<DgemmTC64>("sm_90::DgemmTC64", [64, 64, 64]),
+    KernelEntry::tuned_batch::<DgemmTC16>("sm_90::DgemmTC16", [16, 16, 16]),
+    KernelEntry::tuned_batch::<DgemmTC8>("sm_90::DgemmTC8", [8, 8, 8]),
     KernelEntry::tuned::<DgemmCN>("sm_90::DgemmCN", [6656, 6656, 6656]),
+    KernelEntry::tuned_batch::<DgemmCN>("sm_90::DgemmCN", [128, 128, 128]),
     KernelEntry::tuned::<DgemmCN8192x8192x64>("sm_90::DgemmCN8192x8192x64", [8192, 8192, 64]),
+    KernelEntry::tuned_batch::<DgemmCN64>("sm_90::DgemmCN64", [64, 64, 64]),
+    KernelEntry::tuned_batch::<DgemmCN32>("sm_90::DgemmCN32", [32, 32, 32]),
+    KernelEntry::tuned_batch::<DgemmCN16>("sm_90::DgemmCN16", [16, 16, 16]),
+    KernelEntry::tuned_batch::<DgemmCN8>("sm_90::DgemmCN8", [8, 8, 8]),
     KernelEntry::tuned::<DgemmCT>("sm_90::DgemmCT", [6656, 6656, 6656]),
+    KernelEntry::tuned_batch::<DgemmCT>("sm_90::DgemmCT", [128, 128, 128]),
     KernelEntry::tuned::<DgemmCT8192x8192x64>("sm_90::DgemmCT8192x8192x64", [8192, 8192, 64]),
+    KernelEntry::tuned_batch::<DgemmCT8192x8192x64>("sm_90::DgemmCT8192x8192x64", [32, 32, 32]),
+    KernelEntry::tuned_batch::<DgemmCT64>("sm_90::DgemmCT64", [64, 64, 64]),
+    KernelEntry::tuned_batch::<DgemmCT16>("sm_90::DgemmCT16", [16, 16, 16]),
+    KernelEntry::tuned_batch::<DgemmCT8>("sm_90::DgemmCT8", [8, 8, 8]),
     KernelEntry::tuned::<DgemmCC>("sm_90::DgemmCC", [6656, 6656, 6656]),
+    KernelEntry::tuned_batch::<DgemmCC>("sm_90::DgemmCC", [128, 128, 128]),
     KernelEntry::tuned::<DgemmCC8192x8192x64>("sm_90::DgemmCC8192x8192x64", [8192, 8192, 64]),
+    KernelEntry::tuned_batch::<DgemmCC8192x8192x64>("sm_90::DgemmCC8192x8192x64", [32, 32, 32]),
+    KernelEntry::tuned_batch::<DgemmCC64>("sm_90::DgemmCC64", [64, 64, 64]),
+    KernelEntry::tuned_batch::<DgemmCC16>("sm_90::DgemmCC16", [16, 16, 16]),
+    KernelEntry::tuned_batch::<DgemmCC8>("sm_90::DgemmCC8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmNN>("sm_90::CgemmNN", [6656, 6656, 6656]),
     KernelEntry::tuned::<CgemmNN>("sm_90::CgemmNN", [8192, 8192, 64]),
     KernelEntry::tuned::<CgemmNN>("sm_90::CgemmNN", [1024, 1024, 1024]),
@@ -401,27 +807,55 @@ pub static KERNELS: [KernelEntry; 119] = [
     KernelEntry::tuned::<CgemmNT>("sm_90::CgemmNT", [6656, 6656, 6656]),
     KernelEntry::tuned::<CgemmNT>("sm_90::CgemmNT", [8192, 8192, 64]),
     KernelEntry::tuned::<CgemmNT>("sm_90::CgemmNT", [1024, 1024, 1024]),
+    KernelEntry::tuned_batch::<CgemmNT>("sm_90::CgemmNT", [128, 128, 128]),
+    KernelEntry::tuned_batch::<CgemmNT>("sm_90::CgemmNT", [64, 64, 64]),
+    KernelEntry::tuned_batch::<CgemmNT32>("sm_90::CgemmNT32", [32, 32, 32]),
+    KernelEntry::tuned_batch::<CgemmNT16>("sm_90::CgemmNT16", [16, 16, 16]),
+    KernelEntry::tuned_batch::<CgemmNT8>("sm_90::CgemmNT8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmNC>("sm_90::CgemmNC", [6656, 6656, 6656]),
     KernelEntry::tuned::<CgemmNC>("sm_90::CgemmNC", [8192, 8192, 64]),
     KernelEntry::tuned::<CgemmNC>("sm_90::CgemmNC", [1024, 1024, 1024]),
+    KernelEntry::tuned_batch::<CgemmNC>("sm_90::CgemmNC", [128, 128, 128]),
+    KernelEntry::tuned_batch::<CgemmNC>("sm_90::CgemmNC", [64, 64, 64]),
+    KernelEntry::tuned_batch::<CgemmNC32>("sm_90::CgemmNC32", [32, 32, 32]),
+    KernelEntry::tuned_batch::<CgemmNC16>("sm_90::CgemmNC16", [16, 16, 16]),
+    KernelEntry::tuned_batch::<CgemmNC8>("sm_90::CgemmNC8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmTN>("sm_90::CgemmTN", [6656, 6656, 6656]),
     KernelEntry::tuned::<CgemmTN>("sm_90::CgemmTN", [8192, 8192, 64]),
     KernelEntry::tuned::<CgemmTN>("sm_90::CgemmTN", [1024, 1024, 1024]),
+    KernelEntry::tuned_batch::<CgemmTN32>("sm_90::CgemmTN32", [32, 32, 32]),
+    KernelEntry::tuned_batch::<CgemmTN16>("sm_90::CgemmTN16", [16, 16, 16]),
+    KernelEntry::tuned_batch::<CgemmTN8>("sm_90::CgemmTN8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmTT>("sm_90::CgemmTT", [6656, 6656, 6656]),
     KernelEntry::tuned::<CgemmTT8192x8192x64>("sm_90::CgemmTT8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned::<CgemmTT8192x8192x64>("sm_90::CgemmTT8192x8192x64", [1024, 1024, 1024]),
+    KernelEntry::tuned_batch::<CgemmTT32>("sm_90::CgemmTT32", [32, 32, 32]),
+    KernelEntry::tuned_batch::<CgemmTT32>("sm_90::CgemmTT32", [16, 16, 16]),
+    KernelEntry::tuned_batch::<CgemmTT8>("sm_90::CgemmTT8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmTC>("sm_90::CgemmTC", [6656, 6656, 6656]),
     KernelEntry::tuned::<CgemmTC8192x8192x64>("sm_90::CgemmTC8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned::<CgemmTC8192x8192x64>("sm_90::CgemmTC8192x8192x64", [1024, 1024, 1024]),
+    KernelEntry::tuned_batch::<CgemmTC32>("sm_90::CgemmTC32", [32, 32, 32]),
+    KernelEntry::tuned_batch::<CgemmTC32>("sm_90::CgemmTC32", [16, 16, 16]),
+    KernelEntry::tuned_batch::<CgemmTC8>("sm_90::CgemmTC8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmCN>("sm_90::CgemmCN", [6656, 6656, 6656]),
     KernelEntry::tuned::<CgemmCN>("sm_90::CgemmCN", [8192, 8192, 64]),
     KernelEntry::tuned::<CgemmCN>("sm_90::CgemmCN", [1024, 1024, 1024]),
+    KernelEntry::tuned_batch::<CgemmCN32>("sm_90::CgemmCN32", [32, 32, 32]),
+    KernelEntry::tuned_batch::<CgemmCN16>("sm_90::CgemmCN16", [16, 16, 16]),
+    KernelEntry::tuned_batch::<CgemmCN8>("sm_90::CgemmCN8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmCT>("sm_90::CgemmCT", [6656, 6656, 6656]),
     KernelEntry::tuned::<CgemmCT8192x8192x64>("sm_90::CgemmCT8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned::<CgemmCT8192x8192x64>("sm_90::CgemmCT8192x8192x64", [1024, 1024, 1024]),
+    KernelEntry::tuned_batch::<CgemmCT32>("sm_90::CgemmCT32", [32, 32, 32]),
+    KernelEntry::tuned_batch::<CgemmCT32>("sm_90::CgemmCT32", [16, 16, 16]),
+    KernelEntry::tuned_batch::<CgemmCT8>("sm_90::CgemmCT8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmCC>("sm_90::CgemmCC", [6656, 6656, 6656]),
     KernelEntry::tuned::<CgemmCC8192x8192x64>("sm_90::CgemmCC8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned::<CgemmCC8192x8192x64>("sm_90::CgemmCC8192x8192x64", [1024, 1024, 1024]),
+    KernelEntry::tuned_batch::<CgemmCC32>("sm_90::CgemmCC32", [32, 32, 32]),
+    KernelEntry::tuned_batch::<CgemmCC32>("sm_90::CgemmCC32", [16, 16, 16]),
+    KernelEntry::tuned_batch::<CgemmCC8>("sm_90::CgemmCC8", [8, 8, 8]),
     KernelEntry::tuned::<ZgemmNN>("sm_90::ZgemmNN", [4608, 4608, 4608]),
     KernelEntry::tuned::<ZgemmNN>("sm_90::ZgemmNN", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<ZgemmNN>("sm_90::ZgemmNN", [128, 128, 128]),
@@ -433,25 +867,49 @@ pub static KERNELS: [KernelEntry; 119] = [
     KernelEntry::tuned::<ZgemmNT>("sm_90::ZgemmNT", [4608, 4608, 4608]),
     KernelEntry::tuned::<ZgemmNT>("sm_90::ZgemmNT", [1024, 1024, 1024]),
     KernelEntry::tuned::<ZgemmNT8192x8192x64>("sm_90::ZgemmNT8192x8192x64", [8192, 8192, 64]),
+    KernelEntry::tuned_batch::<ZgemmNT8192x8192x64>("sm_90::ZgemmNT8192x8192x64", [32, 32, 32]),
+    KernelEntry::tuned_batch::<ZgemmNT16>("sm_90::ZgemmNT16", [16, 16, 16]),
+    KernelEntry::tuned_batch::<ZgemmNT8>("sm_90::ZgemmNT8", [8, 8, 8]),
     KernelEntry::tuned::<ZgemmNC>("sm_90::ZgemmNC", [4608, 4608, 4608]),
     KernelEntry::tuned::<ZgemmNC>("sm_90::ZgemmNC", [1024, 1024, 1024]),
     KernelEntry::tuned::<ZgemmNC8192x8192x64>("sm_90::ZgemmNC8192x8192x64", [8192, 8192, 64]),
+    KernelEntry::tuned_batch::<ZgemmNC8192x8192x64>("sm_90::ZgemmNC8192x8192x64", [32, 32, 32]),
+    KernelEntry::tuned_batch::<ZgemmNC16>("sm_90::ZgemmNC16", [16, 16, 16]),
+    KernelEntry::tuned_batch::<ZgemmNC8>("sm_90::ZgemmNC8", [8, 8, 8]),
     KernelEntry::tuned::<ZgemmTN>("sm_90::ZgemmTN", [4608, 4608, 4608]),
     KernelEntry::tuned::<ZgemmTN>("sm_90::ZgemmTN", [1024, 1024, 1024]),
     KernelEntry::tuned::<ZgemmTN8192x8192x64>("sm_90::ZgemmTN8192x8192x64", [8192, 8192, 64]),
+    KernelEntry::tuned_batch::<ZgemmTN8192x8192x64>("sm_90::ZgemmTN8192x8192x64", [32, 32, 32]),
+    KernelEntry::tuned_batch::<ZgemmTN16>("sm_90::ZgemmTN16", [16, 16, 16]),
+    KernelEntry::tuned_batch::<ZgemmTN8>("sm_90::ZgemmTN8", [8, 8, 8]),
     KernelEntry::tuned::<ZgemmTT>("sm_90::ZgemmTT", [4608, 4608, 4608]),
     KernelEntry::tuned::<ZgemmTT>("sm_90::ZgemmTT", [1024, 1024, 1024]),
     KernelEntry::tuned::<ZgemmTT8192x8192x64>("sm_90::ZgemmTT8192x8192x64", [8192, 8192, 64]),
+    KernelEntry::tuned_batch::<ZgemmTT8192x8192x64>("sm_90::ZgemmTT8192x8192x64", [32, 32, 32]),
+    KernelEntry::tuned_batch::<ZgemmTT16>("sm_90::ZgemmTT16", [16, 16, 16]),
+    KernelEntry::tuned_batch::<ZgemmTT8>("sm_90::ZgemmTT8", [8, 8, 8]),
     KernelEntry::tuned::<ZgemmTC>("sm_90::ZgemmTC", [4608, 4608, 4608]),
     KernelEntry::tuned::<ZgemmTC>("sm_90::ZgemmTC", [1024, 1024, 1024]),
     KernelEntry::tuned::<ZgemmTC8192x8192x64>("sm_90::ZgemmTC8192x8192x64", [8192, 8192, 64]),
+    KernelEntry::tuned_batch::<ZgemmTC8192x8192x64>("sm_90::ZgemmTC8192x8192x64", [32, 32, 32]),
+    KernelEntry::tuned_batch::<ZgemmTC16>("sm_90::ZgemmTC16", [16, 16, 16]),
+    KernelEntry::tuned_batch::<ZgemmTC8>("sm_90::ZgemmTC8", [8, 8, 8]),
     KernelEntry::tuned::<ZgemmCN>("sm_90::ZgemmCN", [4608, 4608, 4608]),
     KernelEntry::tuned::<ZgemmCN>("sm_90::ZgemmCN", [1024, 1024, 1024]),
     KernelEntry::tuned::<ZgemmCN8192x8192x64>("sm_90::ZgemmCN8192x8192x64", [8192, 8192, 64]),
+    KernelEntry::tuned_batch::<ZgemmCN8192x8192x64>("sm_90::ZgemmCN8192x8192x64", [32, 32, 32]),
+    KernelEntry::tuned_batch::<ZgemmCN16>("sm_90::ZgemmCN16", [16, 16, 16]),
+    KernelEntry::tuned_batch::<ZgemmCN8>("sm_90::ZgemmCN8", [8, 8, 8]),
     KernelEntry::tuned::<ZgemmCT>("sm_90::ZgemmCT", [4608, 4608, 4608]),
     KernelEntry::tuned::<ZgemmCT>("sm_90::ZgemmCT", [1024, 1024, 1024]),
     KernelEntry::tuned::<ZgemmCT8192x8192x64>("sm_90::ZgemmCT8192x8192x64", [8192, 8192, 64]),
+    KernelEntry::tuned_batch::<ZgemmCT8192x8192x64>("sm_90::ZgemmCT8192x8192x64", [32, 32, 32]),
+    KernelEntry::tuned_batch::<ZgemmCT16>("sm_90::ZgemmCT16", [16, 16, 16]),
+    KernelEntry::tuned_batch::<ZgemmCT8>("sm_90::ZgemmCT8", [8, 8, 8]),
     KernelEntry::tuned::<ZgemmCC>("sm_90::ZgemmCC", [4608, 4608, 4608]),
     KernelEntry::tuned::<ZgemmCC>("sm_90::ZgemmCC", [1024, 1024, 1024]),
     KernelEntry::tuned::<ZgemmCC8192x8192x64>("sm_90::ZgemmCC8192x8192x64", [8192, 8192, 64]),
+    KernelEntry::tuned_batch::<ZgemmCC8192x8192x64>("sm_90::ZgemmCC8192x8192x64", [32, 32, 32]),
+    KernelEntry::tuned_batch::<ZgemmCC16>("sm_90::ZgemmCC16", [16, 16, 16]),
+    KernelEntry::tuned_batch::<ZgemmCC8>("sm_90::ZgemmCC8", [8, 8, 8]),
 ];
