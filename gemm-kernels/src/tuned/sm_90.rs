@@ -83,12 +83,16 @@
 //   cgemm_tn     6656x6656x6656     65.15     43.91     53.41    1.22
 //   cgemm_tn       8192x8192x64     56.13     43.54     48.36    1.16
 //   cgemm_tn     1024x1024x1024     57.75     41.69     49.42    1.17
+//   cgemm_tn        128x128x128     60.30     41.07     51.24    1.18  batch of 4096
+//   cgemm_tn           64x64x64     55.16     34.46     43.59    1.27  batch of 16384
 //   cgemm_tn           32x32x32     26.16      9.27     26.72    0.98  batch of 65536
 //   cgemm_tn           16x16x16     11.71      2.31      6.30    1.86  batch of 262144
 //   cgemm_tn              8x8x8      6.18      0.29      1.09    5.65  batch of 1048576
 //   cgemm_tt     6656x6656x6656     63.23     42.43     53.25    1.19
 //   cgemm_tt       8192x8192x64     54.25     42.45     45.48    1.19
 //   cgemm_tt     1024x1024x1024     55.99     37.49     28.38    1.97
+//   cgemm_tt        128x128x128     59.62     36.09     46.65    1.28  batch of 4096
+//   cgemm_tt           64x64x64     55.19     31.58     42.57    1.30  batch of 16384
 //   cgemm_tt           32x32x32     28.96      9.41     27.97    1.04  batch of 65536
 //   cgemm_tt           16x16x16     12.87      2.35      6.20    2.08  batch of 262144
 //   cgemm_tt              8x8x8      6.20      0.29      1.09    5.70  batch of 1048576
@@ -103,18 +107,24 @@
 //   zgemm_nt     4608x4608x4608     50.96     16.40     48.24    1.06
 //   zgemm_nt       8192x8192x64     23.89     18.21     29.15    0.82  *
 //   zgemm_nt     1024x1024x1024     53.70     17.02     53.40    1.01
+//   zgemm_nt        128x128x128     46.47     16.18     42.10    1.10  batch of 4096
+//   zgemm_nt           64x64x64     29.98     16.28     29.64    1.01  batch of 16384
 //   zgemm_nt           32x32x32     14.66     11.63     15.68    0.93  batch of 65536
 //   zgemm_nt           16x16x16      8.01      8.01      7.13    1.12  batch of 262144
 //   zgemm_nt              8x8x8      3.90      2.66      2.01    1.95  batch of 1048576
 //   zgemm_tn     4608x4608x4608     50.71     14.75     49.55    1.02
 //   zgemm_tn       8192x8192x64     21.72     16.35     28.32    0.77  *
 //   zgemm_tn     1024x1024x1024     53.08     14.64     53.56    0.99
+//   zgemm_tn        128x128x128     46.74     13.99     43.70    1.07  batch of 4096
+//   zgemm_tn           64x64x64     32.26     14.66     29.60    1.09  batch of 16384
 //   zgemm_tn           32x32x32     15.45     10.42     15.85    0.97  batch of 65536
 //   zgemm_tn           16x16x16      7.79      7.67      7.15    1.09  batch of 262144
 //   zgemm_tn              8x8x8      3.90      2.50      1.98    1.97  batch of 1048576
 //   zgemm_tt     4608x4608x4608     51.06     15.66     48.71    1.05
 //   zgemm_tt       8192x8192x64     22.28     17.05     28.39    0.78  *
 //   zgemm_tt     1024x1024x1024     53.54     16.68     53.49    1.00
+//   zgemm_tt        128x128x128     46.90     15.10     43.71    1.07  batch of 4096
+//   zgemm_tt           64x64x64     31.91     14.62     29.05    1.10  batch of 16384
 //   zgemm_tt           32x32x32     13.52     10.70     16.14    0.84  batch of 65536
 //   zgemm_tt           16x16x16      7.83      7.82      7.01    1.12  batch of 262144
 //   zgemm_tt              8x8x8      3.89      2.56      1.97    1.97  batch of 1048576
@@ -473,7 +483,7 @@ gemm_kernel! { name = CgemmNC16, precision = c32, op = (N, C), tile = (16, 32, 8
 // Reuses the cgemm_nt winner at 8^3 (batched).
 gemm_kernel! { name = CgemmNC8, precision = c32, op = (N, C), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Tuned at 6656^3 and 8192x8192x64 and 1024^3.
+// Tuned at 6656^3 and 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmTN, precision = c32, op = (T, N), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Tuned at 32^3 (batched).
@@ -488,7 +498,7 @@ gemm_kernel! { name = CgemmTN8, precision = c32, op = (T, N), tile = (8, 8, 8), 
 // Tuned at 6656^3.
 gemm_kernel! { name = CgemmTT, precision = c32, op = (T, T), tile = (80, 64, 48), threads = (8, 16), load_a = (8, 16), load_b = (16, 8), lds_width = 2, arch = sm_90, stages = 2, ldg_width = 2, warps = (1, 4), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Tuned at 8192x8192x64 and 1024^3.
+// Tuned at 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmTT8192x8192x64, precision = c32, op = (T, T), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Tuned at 32^3 (batched) and 16^3 (batched).
@@ -500,7 +510,7 @@ gemm_kernel! { name = CgemmTT8, precision = c32, op = (T, T), tile = (8, 8, 8), 
 // Reuses the cgemm_tt winner at 6656^3.
 gemm_kernel! { name = CgemmTC, precision = c32, op = (T, C), tile = (80, 64, 48), threads = (8, 16), load_a = (8, 16), load_b = (16, 8), lds_width = 2, arch = sm_90, stages = 2, ldg_width = 2, warps = (1, 4), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Reuses the cgemm_tt winner at 8192x8192x64 and 1024^3.
+// Reuses the cgemm_tt winner at 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmTC8192x8192x64, precision = c32, op = (T, C), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Reuses the cgemm_tt winner at 32^3 (batched) and 16^3 (batched).
@@ -509,7 +519,7 @@ gemm_kernel! { name = CgemmTC32, precision = c32, op = (T, C), tile = (16, 32, 8
 // Reuses the cgemm_tt winner at 8^3 (batched).
 gemm_kernel! { name = CgemmTC8, precision = c32, op = (T, C), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Reuses the cgemm_tn winner at 6656^3 and 8192x8192x64 and 1024^3.
+// Reuses the cgemm_tn winner at 6656^3 and 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmCN, precision = c32, op = (C, N), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Reuses the cgemm_tn winner at 32^3 (batched).
@@ -524,7 +534,7 @@ gemm_kernel! { name = CgemmCN8, precision = c32, op = (C, N), tile = (8, 8, 8), 
 // Reuses the cgemm_tt winner at 6656^3.
 gemm_kernel! { name = CgemmCT, precision = c32, op = (C, T), tile = (80, 64, 48), threads = (8, 16), load_a = (8, 16), load_b = (16, 8), lds_width = 2, arch = sm_90, stages = 2, ldg_width = 2, warps = (1, 4), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Reuses the cgemm_tt winner at 8192x8192x64 and 1024^3.
+// Reuses the cgemm_tt winner at 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmCT8192x8192x64, precision = c32, op = (C, T), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Reuses the cgemm_tt winner at 32^3 (batched) and 16^3 (batched).
@@ -536,7 +546,7 @@ gemm_kernel! { name = CgemmCT8, precision = c32, op = (C, T), tile = (8, 8, 8), 
 // Reuses the cgemm_tt winner at 6656^3.
 gemm_kernel! { name = CgemmCC, precision = c32, op = (C, C), tile = (80, 64, 48), threads = (8, 16), load_a = (8, 16), load_b = (16, 8), lds_width = 2, arch = sm_90, stages = 2, ldg_width = 2, warps = (1, 4), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Reuses the cgemm_tt winner at 8192x8192x64 and 1024^3.
+// Reuses the cgemm_tt winner at 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmCC8192x8192x64, precision = c32, op = (C, C), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Reuses the cgemm_tt winner at 32^3 (batched) and 16^3 (batched).
@@ -563,11 +573,14 @@ gemm_kernel! { name = ZgemmNN16, precision = c64, op = (N, N), tile = (16, 16, 1
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = ZgemmNN8, precision = c64, op = (N, N), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Tuned at 4608^3 and 1024^3.
+// Tuned at 4608^3 and 1024^3 and 128^3 (batched).
 gemm_kernel! { name = ZgemmNT, precision = c64, op = (N, T), tile = (64, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (128, 2), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 8192x8192x64 and 32^3 (batched).
 gemm_kernel! { name = ZgemmNT8192x8192x64, precision = c64, op = (N, T), tile = (64, 32, 4), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 1, math = dmma, mma = (16, 8, 4) }
+
+// Tuned at 64^3 (batched).
+gemm_kernel! { name = ZgemmNT64, precision = c64, op = (N, T), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 16^3 (batched).
 gemm_kernel! { name = ZgemmNT16, precision = c64, op = (N, T), tile = (16, 24, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
@@ -575,11 +588,14 @@ gemm_kernel! { name = ZgemmNT16, precision = c64, op = (N, T), tile = (16, 24, 8
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = ZgemmNT8, precision = c64, op = (N, T), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Reuses the zgemm_nt winner at 4608^3 and 1024^3.
+// Reuses the zgemm_nt winner at 4608^3 and 1024^3 and 128^3 (batched).
 gemm_kernel! { name = ZgemmNC, precision = c64, op = (N, C), tile = (64, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (128, 2), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the zgemm_nt winner at 8192x8192x64 and 32^3 (batched).
 gemm_kernel! { name = ZgemmNC8192x8192x64, precision = c64, op = (N, C), tile = (64, 32, 4), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 1, math = dmma, mma = (16, 8, 4) }
+
+// Reuses the zgemm_nt winner at 64^3 (batched).
+gemm_kernel! { name = ZgemmNC64, precision = c64, op = (N, C), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the zgemm_nt winner at 16^3 (batched).
 gemm_kernel! { name = ZgemmNC16, precision = c64, op = (N, C), tile = (16, 24, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
@@ -593,17 +609,26 @@ gemm_kernel! { name = ZgemmTN, precision = c64, op = (T, N), tile = (64, 128, 16
 // Tuned at 8192x8192x64 and 32^3 (batched).
 gemm_kernel! { name = ZgemmTN8192x8192x64, precision = c64, op = (T, N), tile = (64, 32, 8), threads = (32, 4), load_a = (8, 16), load_b = (8, 16), arch = sm_90, stages = 3, warps = (4, 1), raster = 8, math = dmma, mma = (16, 8, 4) }
 
+// Tuned at 128^3 (batched).
+gemm_kernel! { name = ZgemmTN128, precision = c64, op = (T, N), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
+
+// Tuned at 64^3 (batched).
+gemm_kernel! { name = ZgemmTN64, precision = c64, op = (T, N), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4) }
+
 // Tuned at 16^3 (batched).
 gemm_kernel! { name = ZgemmTN16, precision = c64, op = (T, N), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
 
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = ZgemmTN8, precision = c64, op = (T, N), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Tuned at 4608^3 and 1024^3.
+// Tuned at 4608^3 and 1024^3 and 128^3 (batched).
 gemm_kernel! { name = ZgemmTT, precision = c64, op = (T, T), tile = (64, 128, 16), threads = (16, 16), load_a = (16, 16), load_b = (128, 2), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 8192x8192x64 and 32^3 (batched).
 gemm_kernel! { name = ZgemmTT8192x8192x64, precision = c64, op = (T, T), tile = (64, 32, 4), threads = (16, 8), load_a = (2, 64), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, math = dmma, mma = (16, 8, 4) }
+
+// Tuned at 64^3 (batched).
+gemm_kernel! { name = ZgemmTT64, precision = c64, op = (T, T), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (16, 8), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 16^3 (batched).
 gemm_kernel! { name = ZgemmTT16, precision = c64, op = (T, T), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
@@ -611,11 +636,14 @@ gemm_kernel! { name = ZgemmTT16, precision = c64, op = (T, T), tile = (16, 16, 1
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = ZgemmTT8, precision = c64, op = (T, T), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Reuses the zgemm_tt winner at 4608^3 and 1024^3.
+// Reuses the zgemm_tt winner at 4608^3 and 1024^3 and 128^3 (batched).
 gemm_kernel! { name = ZgemmTC, precision = c64, op = (T, C), tile = (64, 128, 16), threads = (16, 16), load_a = (16, 16), load_b = (128, 2), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the zgemm_tt winner at 8192x8192x64 and 32^3 (batched).
 gemm_kernel! { name = ZgemmTC8192x8192x64, precision = c64, op = (T, C), tile = (64, 32, 4), threads = (16, 8), load_a = (2, 64), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, math = dmma, mma = (16, 8, 4) }
+
+// Reuses the zgemm_tt winner at 64^3 (batched).
+gemm_kernel! { name = ZgemmTC64, precision = c64, op = (T, C), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (16, 8), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the zgemm_tt winner at 16^3 (batched).
 gemm_kernel! { name = ZgemmTC16, precision = c64, op = (T, C), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
@@ -629,17 +657,26 @@ gemm_kernel! { name = ZgemmCN, precision = c64, op = (C, N), tile = (64, 128, 16
 // Reuses the zgemm_tn winner at 8192x8192x64 and 32^3 (batched).
 gemm_kernel! { name = ZgemmCN8192x8192x64, precision = c64, op = (C, N), tile = (64, 32, 8), threads = (32, 4), load_a = (8, 16), load_b = (8, 16), arch = sm_90, stages = 3, warps = (4, 1), raster = 8, math = dmma, mma = (16, 8, 4) }
 
+// Reuses the zgemm_tn winner at 128^3 (batched).
+gemm_kernel! { name = ZgemmCN128, precision = c64, op = (C, N), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
+
+// Reuses the zgemm_tn winner at 64^3 (batched).
+gemm_kernel! { name = ZgemmCN64, precision = c64, op = (C, N), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4) }
+
 // Reuses the zgemm_tn winner at 16^3 (batched).
 gemm_kernel! { name = ZgemmCN16, precision = c64, op = (C, N), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
 
 // Reuses the zgemm_tn winner at 8^3 (batched).
 gemm_kernel! { name = ZgemmCN8, precision = c64, op = (C, N), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Reuses the zgemm_tt winner at 4608^3 and 1024^3.
+// Reuses the zgemm_tt winner at 4608^3 and 1024^3 and 128^3 (batched).
 gemm_kernel! { name = ZgemmCT, precision = c64, op = (C, T), tile = (64, 128, 16), threads = (16, 16), load_a = (16, 16), load_b = (128, 2), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the zgemm_tt winner at 8192x8192x64 and 32^3 (batched).
 gemm_kernel! { name = ZgemmCT8192x8192x64, precision = c64, op = (C, T), tile = (64, 32, 4), threads = (16, 8), load_a = (2, 64), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, math = dmma, mma = (16, 8, 4) }
+
+// Reuses the zgemm_tt winner at 64^3 (batched).
+gemm_kernel! { name = ZgemmCT64, precision = c64, op = (C, T), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (16, 8), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the zgemm_tt winner at 16^3 (batched).
 gemm_kernel! { name = ZgemmCT16, precision = c64, op = (C, T), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
@@ -647,11 +684,14 @@ gemm_kernel! { name = ZgemmCT16, precision = c64, op = (C, T), tile = (16, 16, 1
 // Reuses the zgemm_tt winner at 8^3 (batched).
 gemm_kernel! { name = ZgemmCT8, precision = c64, op = (C, T), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Reuses the zgemm_tt winner at 4608^3 and 1024^3.
+// Reuses the zgemm_tt winner at 4608^3 and 1024^3 and 128^3 (batched).
 gemm_kernel! { name = ZgemmCC, precision = c64, op = (C, C), tile = (64, 128, 16), threads = (16, 16), load_a = (16, 16), load_b = (128, 2), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the zgemm_tt winner at 8192x8192x64 and 32^3 (batched).
 gemm_kernel! { name = ZgemmCC8192x8192x64, precision = c64, op = (C, C), tile = (64, 32, 4), threads = (16, 8), load_a = (2, 64), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, math = dmma, mma = (16, 8, 4) }
+
+// Reuses the zgemm_tt winner at 64^3 (batched).
+gemm_kernel! { name = ZgemmCC64, precision = c64, op = (C, C), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (16, 8), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the zgemm_tt winner at 16^3 (batched).
 gemm_kernel! { name = ZgemmCC16, precision = c64, op = (C, C), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
@@ -660,7 +700,7 @@ gemm_kernel! { name = ZgemmCC16, precision = c64, op = (C, C), tile = (16, 16, 1
 gemm_kernel! { name = ZgemmCC8, precision = c64, op = (C, C), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
 /// Every tuned kernel of this family.
-pub static KERNELS: [KernelEntry; 251] = [
+pub static KERNELS: [KernelEntry; 279] = [
     KernelEntry::tuned::<SgemmNN>("sm_90::SgemmNN", [9216, 9216, 9216]),
     KernelEntry::tuned::<SgemmNN8192x8192x64>("sm_90::SgemmNN8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<SgemmNN8192x8192x64>("sm_90::SgemmNN8192x8192x64", [128, 128, 128]),
@@ -823,36 +863,48 @@ pub static KERNELS: [KernelEntry; 251] = [
     KernelEntry::tuned::<CgemmTN>("sm_90::CgemmTN", [6656, 6656, 6656]),
     KernelEntry::tuned::<CgemmTN>("sm_90::CgemmTN", [8192, 8192, 64]),
     KernelEntry::tuned::<CgemmTN>("sm_90::CgemmTN", [1024, 1024, 1024]),
+    KernelEntry::tuned_batch::<CgemmTN>("sm_90::CgemmTN", [128, 128, 128]),
+    KernelEntry::tuned_batch::<CgemmTN>("sm_90::CgemmTN", [64, 64, 64]),
     KernelEntry::tuned_batch::<CgemmTN32>("sm_90::CgemmTN32", [32, 32, 32]),
     KernelEntry::tuned_batch::<CgemmTN16>("sm_90::CgemmTN16", [16, 16, 16]),
     KernelEntry::tuned_batch::<CgemmTN8>("sm_90::CgemmTN8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmTT>("sm_90::CgemmTT", [6656, 6656, 6656]),
     KernelEntry::tuned::<CgemmTT8192x8192x64>("sm_90::CgemmTT8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned::<CgemmTT8192x8192x64>("sm_90::CgemmTT8192x8192x64", [1024, 1024, 1024]),
+    KernelEntry::tuned_batch::<CgemmTT8192x8192x64>("sm_90::CgemmTT8192x8192x64", [128, 128, 128]),
+    KernelEntry::tuned_batch::<CgemmTT8192x8192x64>("sm_90::CgemmTT8192x8192x64", [64, 64, 64]),
     KernelEntry::tuned_batch::<CgemmTT32>("sm_90::CgemmTT32", [32, 32, 32]),
     KernelEntry::tuned_batch::<CgemmTT32>("sm_90::CgemmTT32", [16, 16, 16]),
     KernelEntry::tuned_batch::<CgemmTT8>("sm_90::CgemmTT8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmTC>("sm_90::CgemmTC", [6656, 6656, 6656]),
     KernelEntry::tuned::<CgemmTC8192x8192x64>("sm_90::CgemmTC8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned::<CgemmTC8192x8192x64>("sm_90::CgemmTC8192x8192x64", [1024, 1024, 1024]),
+    KernelEntry::tuned_batch::<CgemmTC8192x8192x64>("sm_90::CgemmTC8192x8192x64", [128, 128, 128]),
+    KernelEntry::tuned_batch::<CgemmTC8192x8192x64>("sm_90::CgemmTC8192x8192x64", [64, 64, 64]),
     KernelEntry::tuned_batch::<CgemmTC32>("sm_90::CgemmTC32", [32, 32, 32]),
     KernelEntry::tuned_batch::<CgemmTC32>("sm_90::CgemmTC32", [16, 16, 16]),
     KernelEntry::tuned_batch::<CgemmTC8>("sm_90::CgemmTC8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmCN>("sm_90::CgemmCN", [6656, 6656, 6656]),
     KernelEntry::tuned::<CgemmCN>("sm_90::CgemmCN", [8192, 8192, 64]),
     KernelEntry::tuned::<CgemmCN>("sm_90::CgemmCN", [1024, 1024, 1024]),
+    KernelEntry::tuned_batch::<CgemmCN>("sm_90::CgemmCN", [128, 128, 128]),
+    KernelEntry::tuned_batch::<CgemmCN>("sm_90::CgemmCN", [64, 64, 64]),
     KernelEntry::tuned_batch::<CgemmCN32>("sm_90::CgemmCN32", [32, 32, 32]),
     KernelEntry::tuned_batch::<CgemmCN16>("sm_90::CgemmCN16", [16, 16, 16]),
     KernelEntry::tuned_batch::<CgemmCN8>("sm_90::CgemmCN8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmCT>("sm_90::CgemmCT", [6656, 6656, 6656]),
     KernelEntry::tuned::<CgemmCT8192x8192x64>("sm_90::CgemmCT8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned::<CgemmCT8192x8192x64>("sm_90::CgemmCT8192x8192x64", [1024, 1024, 1024]),
+    KernelEntry::tuned_batch::<CgemmCT8192x8192x64>("sm_90::CgemmCT8192x8192x64", [128, 128, 128]),
+    KernelEntry::tuned_batch::<CgemmCT8192x8192x64>("sm_90::CgemmCT8192x8192x64", [64, 64, 64]),
     KernelEntry::tuned_batch::<CgemmCT32>("sm_90::CgemmCT32", [32, 32, 32]),
     KernelEntry::tuned_batch::<CgemmCT32>("sm_90::CgemmCT32", [16, 16, 16]),
     KernelEntry::tuned_batch::<CgemmCT8>("sm_90::CgemmCT8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmCC>("sm_90::CgemmCC", [6656, 6656, 6656]),
     KernelEntry::tuned::<CgemmCC8192x8192x64>("sm_90::CgemmCC8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned::<CgemmCC8192x8192x64>("sm_90::CgemmCC8192x8192x64", [1024, 1024, 1024]),
+    KernelEntry::tuned_batch::<CgemmCC8192x8192x64>("sm_90::CgemmCC8192x8192x64", [128, 128, 128]),
+    KernelEntry::tuned_batch::<CgemmCC8192x8192x64>("sm_90::CgemmCC8192x8192x64", [64, 64, 64]),
     KernelEntry::tuned_batch::<CgemmCC32>("sm_90::CgemmCC32", [32, 32, 32]),
     KernelEntry::tuned_batch::<CgemmCC32>("sm_90::CgemmCC32", [16, 16, 16]),
     KernelEntry::tuned_batch::<CgemmCC8>("sm_90::CgemmCC8", [8, 8, 8]),
@@ -866,50 +918,66 @@ pub static KERNELS: [KernelEntry; 251] = [
     KernelEntry::tuned_batch::<ZgemmNN8>("sm_90::ZgemmNN8", [8, 8, 8]),
     KernelEntry::tuned::<ZgemmNT>("sm_90::ZgemmNT", [4608, 4608, 4608]),
     KernelEntry::tuned::<ZgemmNT>("sm_90::ZgemmNT", [1024, 1024, 1024]),
+    KernelEntry::tuned_batch::<ZgemmNT>("sm_90::ZgemmNT", [128, 128, 128]),
     KernelEntry::tuned::<ZgemmNT8192x8192x64>("sm_90::ZgemmNT8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<ZgemmNT8192x8192x64>("sm_90::ZgemmNT8192x8192x64", [32, 32, 32]),
+    KernelEntry::tuned_batch::<ZgemmNT64>("sm_90::ZgemmNT64", [64, 64, 64]),
     KernelEntry::tuned_batch::<ZgemmNT16>("sm_90::ZgemmNT16", [16, 16, 16]),
     KernelEntry::tuned_batch::<ZgemmNT8>("sm_90::ZgemmNT8", [8, 8, 8]),
     KernelEntry::tuned::<ZgemmNC>("sm_90::ZgemmNC", [4608, 4608, 4608]),
     KernelEntry::tuned::<ZgemmNC>("sm_90::ZgemmNC", [1024, 1024, 1024]),
+    KernelEntry::tuned_batch::<ZgemmNC>("sm_90::ZgemmNC", [128, 128, 128]),
     KernelEntry::tuned::<ZgemmNC8192x8192x64>("sm_90::ZgemmNC8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<ZgemmNC8192x8192x64>("sm_90::ZgemmNC8192x8192x64", [32, 32, 32]),
+    KernelEntry::tuned_batch::<ZgemmNC64>("sm_90::ZgemmNC64", [64, 64, 64]),
     KernelEntry::tuned_batch::<ZgemmNC16>("sm_90::ZgemmNC16", [16, 16, 16]),
     KernelEntry::tuned_batch::<ZgemmNC8>("sm_90::ZgemmNC8", [8, 8, 8]),
     KernelEntry::tuned::<ZgemmTN>("sm_90::ZgemmTN", [4608, 4608, 4608]),
     KernelEntry::tuned::<ZgemmTN>("sm_90::ZgemmTN", [1024, 1024, 1024]),
     KernelEntry::tuned::<ZgemmTN8192x8192x64>("sm_90::ZgemmTN8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<ZgemmTN8192x8192x64>("sm_90::ZgemmTN8192x8192x64", [32, 32, 32]),
+    KernelEntry::tuned_batch::<ZgemmTN128>("sm_90::ZgemmTN128", [128, 128, 128]),
+    KernelEntry::tuned_batch::<ZgemmTN64>("sm_90::ZgemmTN64", [64, 64, 64]),
     KernelEntry::tuned_batch::<ZgemmTN16>("sm_90::ZgemmTN16", [16, 16, 16]),
     KernelEntry::tuned_batch::<ZgemmTN8>("sm_90::ZgemmTN8", [8, 8, 8]),
     KernelEntry::tuned::<ZgemmTT>("sm_90::ZgemmTT", [4608, 4608, 4608]),
     KernelEntry::tuned::<ZgemmTT>("sm_90::ZgemmTT", [1024, 1024, 1024]),
+    KernelEntry::tuned_batch::<ZgemmTT>("sm_90::ZgemmTT", [128, 128, 128]),
     KernelEntry::tuned::<ZgemmTT8192x8192x64>("sm_90::ZgemmTT8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<ZgemmTT8192x8192x64>("sm_90::ZgemmTT8192x8192x64", [32, 32, 32]),
+    KernelEntry::tuned_batch::<ZgemmTT64>("sm_90::ZgemmTT64", [64, 64, 64]),
     KernelEntry::tuned_batch::<ZgemmTT16>("sm_90::ZgemmTT16", [16, 16, 16]),
     KernelEntry::tuned_batch::<ZgemmTT8>("sm_90::ZgemmTT8", [8, 8, 8]),
     KernelEntry::tuned::<ZgemmTC>("sm_90::ZgemmTC", [4608, 4608, 4608]),
     KernelEntry::tuned::<ZgemmTC>("sm_90::ZgemmTC", [1024, 1024, 1024]),
+    KernelEntry::tuned_batch::<ZgemmTC>("sm_90::ZgemmTC", [128, 128, 128]),
     KernelEntry::tuned::<ZgemmTC8192x8192x64>("sm_90::ZgemmTC8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<ZgemmTC8192x8192x64>("sm_90::ZgemmTC8192x8192x64", [32, 32, 32]),
+    KernelEntry::tuned_batch::<ZgemmTC64>("sm_90::ZgemmTC64", [64, 64, 64]),
     KernelEntry::tuned_batch::<ZgemmTC16>("sm_90::ZgemmTC16", [16, 16, 16]),
     KernelEntry::tuned_batch::<ZgemmTC8>("sm_90::ZgemmTC8", [8, 8, 8]),
     KernelEntry::tuned::<ZgemmCN>("sm_90::ZgemmCN", [4608, 4608, 4608]),
     KernelEntry::tuned::<ZgemmCN>("sm_90::ZgemmCN", [1024, 1024, 1024]),
     KernelEntry::tuned::<ZgemmCN8192x8192x64>("sm_90::ZgemmCN8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<ZgemmCN8192x8192x64>("sm_90::ZgemmCN8192x8192x64", [32, 32, 32]),
+    KernelEntry::tuned_batch::<ZgemmCN128>("sm_90::ZgemmCN128", [128, 128, 128]),
+    KernelEntry::tuned_batch::<ZgemmCN64>("sm_90::ZgemmCN64", [64, 64, 64]),
     KernelEntry::tuned_batch::<ZgemmCN16>("sm_90::ZgemmCN16", [16, 16, 16]),
     KernelEntry::tuned_batch::<ZgemmCN8>("sm_90::ZgemmCN8", [8, 8, 8]),
     KernelEntry::tuned::<ZgemmCT>("sm_90::ZgemmCT", [4608, 4608, 4608]),
     KernelEntry::tuned::<ZgemmCT>("sm_90::ZgemmCT", [1024, 1024, 1024]),
+    KernelEntry::tuned_batch::<ZgemmCT>("sm_90::ZgemmCT", [128, 128, 128]),
     KernelEntry::tuned::<ZgemmCT8192x8192x64>("sm_90::ZgemmCT8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<ZgemmCT8192x8192x64>("sm_90::ZgemmCT8192x8192x64", [32, 32, 32]),
+    KernelEntry::tuned_batch::<ZgemmCT64>("sm_90::ZgemmCT64", [64, 64, 64]),
     KernelEntry::tuned_batch::<ZgemmCT16>("sm_90::ZgemmCT16", [16, 16, 16]),
     KernelEntry::tuned_batch::<ZgemmCT8>("sm_90::ZgemmCT8", [8, 8, 8]),
     KernelEntry::tuned::<ZgemmCC>("sm_90::ZgemmCC", [4608, 4608, 4608]),
     KernelEntry::tuned::<ZgemmCC>("sm_90::ZgemmCC", [1024, 1024, 1024]),
+    KernelEntry::tuned_batch::<ZgemmCC>("sm_90::ZgemmCC", [128, 128, 128]),
     KernelEntry::tuned::<ZgemmCC8192x8192x64>("sm_90::ZgemmCC8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<ZgemmCC8192x8192x64>("sm_90::ZgemmCC8192x8192x64", [32, 32, 32]),
+    KernelEntry::tuned_batch::<ZgemmCC64>("sm_90::ZgemmCC64", [64, 64, 64]),
     KernelEntry::tuned_batch::<ZgemmCC16>("sm_90::ZgemmCC16", [16, 16, 16]),
     KernelEntry::tuned_batch::<ZgemmCC8>("sm_90::ZgemmCC8", [8, 8, 8]),
 ];
