@@ -149,6 +149,28 @@ impl<T: Element> Case<T> {
         }
     }
 
+    /// Runs `image` on this case in `emulator` (C with its guards) and
+    /// [`Case::check`]s the result: the one emulated run every test of a
+    /// generated kernel makes.
+    pub fn emulate(
+        &self,
+        emulator: &crate::emulate::Emulator,
+        image: &gemm_codegen::KernelImage,
+    ) -> Result<f64, String> {
+        let mut c = self.guarded(Matrix::C).to_vec();
+        let len = c.len();
+        emulator
+            .gemm_image(
+                image,
+                &self.cfg,
+                self.input(Matrix::A),
+                self.input(Matrix::B),
+                &mut c[GUARD..len - GUARD],
+            )
+            .map_err(|e| format!("{}: {e}", describe(&self.cfg)))?;
+        self.check(self.guarded(Matrix::A), self.guarded(Matrix::B), &c, image.spec.math)
+    }
+
     /// The checks of [`Case::check`] that need no reference: A and B
     /// untouched, nothing outside C's `m × n` part written. For a call too
     /// large for the `f64` reference, whose C is compared otherwise (with

@@ -12,7 +12,7 @@
 //! all 125 shapes with all nine pairs.
 
 use gemm_codegen::{Element, KernelSpec, Precision};
-use gemm_host::case::{Case, GUARD};
+use gemm_host::case::Case;
 use gemm_host::emulate::Emulator;
 use gemm_host::num_complex::Complex;
 use gemm_host::reference::{self, Random};
@@ -100,13 +100,7 @@ fn run<T: Element>(
     rng: &mut Random,
     cfg: GemmConfig<T>,
 ) -> Result<f64, String> {
-    let case = Case::random(cfg, rng);
-    let mut c = case.guarded(Matrix::C).to_vec();
-    let len = c.len();
-    emulator
-        .gemm_image(image, &cfg, case.input(Matrix::A), case.input(Matrix::B), &mut c[GUARD..len - GUARD])
-        .map_err(|e| format!("{}: {e}", gemm_host::case::describe(&cfg)))?;
-    case.check(case.guarded(Matrix::A), case.guarded(Matrix::B), &c, image.spec.math)
+    Case::random(cfg, rng).emulate(emulator, image)
 }
 
 #[test]

@@ -8,7 +8,7 @@
 //! PTX, each caught.
 
 use gemm_codegen::{KernelImage, KernelSpec, Op};
-use gemm_host::case::{self, Case, GUARD};
+use gemm_host::case::Case;
 use gemm_host::emulate::Emulator;
 use gemm_host::reference::Random;
 use gemm_host::{GemmConfig, Matrix};
@@ -54,13 +54,7 @@ fn run(
     rng: &mut Random,
     cfg: GemmConfig<f32>,
 ) -> Result<f64, String> {
-    let case = Case::random(cfg, rng);
-    let mut c = case.guarded(Matrix::C).to_vec();
-    let len = c.len();
-    emulator
-        .gemm_image(image, &cfg, case.input(Matrix::A), case.input(Matrix::B), &mut c[GUARD..len - GUARD])
-        .map_err(|e| format!("{}: {e}", case::describe(&cfg)))?;
-    case.check(case.guarded(Matrix::A), case.guarded(Matrix::B), &c, image.spec.math)
+    Case::random(cfg, rng).emulate(emulator, image)
 }
 
 const OPS: [(Op, Op); 4] = [(Op::N, Op::N), (Op::N, Op::T), (Op::T, Op::N), (Op::T, Op::T)];
