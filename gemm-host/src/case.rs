@@ -16,7 +16,7 @@ use gemm_codegen::{Element, Math};
 use num_complex::Complex;
 
 use crate::config::{GemmConfig, Matrix};
-use crate::reference::{self, Random};
+use crate::reference::{self, Dist, Random};
 
 /// Sentinel elements before and after each buffer.
 pub const GUARD: usize = 67;
@@ -81,12 +81,23 @@ pub struct Case<T: Element> {
 }
 
 impl<T: Element> Case<T> {
-    /// Random inputs for `cfg`.
+    /// Random inputs for `cfg`, each part uniform in `[-1, 1)`.
     pub fn random(cfg: GemmConfig<T>, rng: &mut Random) -> Case<T> {
+        Case::random_of(cfg, Dist::Uniform, rng)
+    }
+
+    /// Random inputs for `cfg`, each part drawn from `dist` (C NaN-poisoned
+    /// where `beta = 0`).
+    pub fn random_of(cfg: GemmConfig<T>, dist: Dist, rng: &mut Random) -> Case<T> {
         let poisoned = cfg.beta == T::ZERO;
-        let a = guarded(&matrix_buffer(&cfg, Matrix::A, || rng.element()));
-        let b = guarded(&matrix_buffer(&cfg, Matrix::B, || rng.element()));
-        let c = guarded(&matrix_buffer(&cfg, Matrix::C, || if poisoned { poison() } else { rng.element() }));
+        let a = guarded(&matrix_buffer(&cfg, Matrix::A, || rng.element_of(dist)));
+        let b = guarded(&matrix_buffer(&cfg, Matrix::B, || rng.element_of(dist)));
+        let c =
+            guarded(&matrix_buffer(
+                &cfg,
+                Matrix::C,
+                || if poisoned { poison() } else { rng.element_of(dist) },
+            ));
         Case { cfg, buffers: [a, b, c], expected: OnceLock::new() }
     }
 
@@ -139,9 +150,25 @@ impl<T: Element> Case<T> {
     /// [`reference::tolerance`]. Returns C's error against the reference
     /// ([`Case::error`]).
     pub fn check(&self, a: &[T], b: &[T], c: &[T], math: Math) -> Result<f64, String> {
+        self.check_split(a, b, c, math, (self.cfg.k.max(0) as u64, 1))
+    }
+
+    /// [`Case::check`] of a run that split K into `slices` slices none
+    /// deeper than `depth` (`crate::pass::slicing`; summed by an FMA
+    /// kernel), against [`reference::split_tolerance`]: the same checks
+    /// with the bound of that order of summation, much tighter at large k
+    /// (and finite where the unsplit one is not).
+    pub fn check_split(
+        &self,
+        a: &[T],
+        b: &[T],
+        c: &[T],
+        math: Math,
+        (depth, slices): (u64, u64),
+    ) -> Result<f64, String> {
         self.check_buffers(a, b, c)?;
         let err = self.error(inner(c));
-        let tol = reference::tolerance(T::PRECISION, math, self.cfg.k.max(0) as u64);
+        let tol = reference::split_tolerance(T::PRECISION, math, depth, slices);
         if err < tol || (err == 0.0 && self.expected().is_empty()) {
             Ok(err)
         } else {

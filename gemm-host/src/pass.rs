@@ -156,20 +156,25 @@ pub fn default_slices(tiles: u64, k: u64, resident: u64) -> u32 {
     (resident / tiles).min(k / 1024).min(u64::from(MAX_SLICES)) as u32
 }
 
-/// The split of `launch` into at most `slices` slices (fewer when K is
-/// short: each at least [`SLICE_GRAIN`] deep), or `None` when it would not
-/// split (fewer than two slices, or nothing to reduce).
-pub fn split_k<T: Element>(launch: &Launch<T>, slices: u32) -> Option<SplitK<T>> {
-    let k = launch.k;
+/// How a depth `k` is cut when asked for `slices` slices: the slices made
+/// and the depth of every one but the last (a multiple of [`SLICE_GRAIN`];
+/// the last is shorter or as deep), or `None` when it is not cut.
+pub fn slicing(k: u32, slices: u32) -> Option<(u32, u32)> {
     let slices = slices.min(MAX_SLICES);
     if k == 0 || slices < 2 {
         return None;
     }
     let depth = k.div_ceil(slices).next_multiple_of(SLICE_GRAIN);
     let slices = k.div_ceil(depth);
-    if slices < 2 {
-        return None;
-    }
+    (slices >= 2).then_some((slices, depth))
+}
+
+/// The split of `launch` into at most `slices` slices (fewer when K is
+/// short: each at least [`SLICE_GRAIN`] deep), or `None` when it would not
+/// split (fewer than two slices, or nothing to reduce).
+pub fn split_k<T: Element>(launch: &Launch<T>, slices: u32) -> Option<SplitK<T>> {
+    let k = launch.k;
+    let (slices, depth) = slicing(k, slices)?;
     let k_last = k - (slices - 1) * depth;
     let (m, n) = (u64::from(launch.m), u64::from(launch.n));
     let deep = u64::from(depth);

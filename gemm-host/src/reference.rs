@@ -68,6 +68,25 @@ pub fn tolerance(precision: Precision, math: Math, k: u64) -> f64 {
     modulus * ((1.0 + product) * (1.0 + gamma(rounding)) - 1.0 + gamma(F64_U))
 }
 
+/// [`tolerance`] of a product split into `slices` slices of K, none deeper
+/// than `depth` (split K: `crate::pass::slicing`): each slice a product of
+/// at most `depth` by `math` into a partial C, then the partials summed in
+/// slice order (with `alpha` and `beta`) by an FMA kernel, a product of
+/// depth `slices`. The computed C is within `(1 + θ)(1 + φ) − 1` of the
+/// exact one relative to `|alpha|·|A|·|B| + |beta|·|C|`, θ the slices'
+/// bound and φ the sum's: far below the unsplit bound at large k (at
+/// k = 2^20 in 128 slices, complex tf32x3's is about 1e-2 where the
+/// unsplit one is infinite). One slice is [`tolerance`] at `depth`.
+pub fn split_tolerance(precision: Precision, math: Math, depth: u64, slices: u64) -> f64 {
+    let theta = tolerance(precision, math, depth);
+    if slices <= 1 {
+        return theta;
+    }
+    let phi = tolerance(precision, Math::Fma, slices);
+    // (1 + θ)(1 + φ) − 1, without the cancellation of the − 1.
+    theta + phi + theta * phi
+}
+
 /// Widens an element to `Complex<f64>` (imaginary part 0 for reals).
 pub fn widen<T: Element>(x: T) -> C64 {
     let [re, im] = x.parts();
@@ -88,6 +107,11 @@ pub enum Dist {
     /// Uniform in `[-1, 1)` scaled by `2^-118`: normal f32 values whose
     /// TF32 split leaves a small part below f32's smallest normal (`2^-126`).
     Tiny,
+    /// Uniform in `[0, 1)`: no cancellation, so C's error relative to
+    /// `|A|·|B|` (the check's denominator) is its relative error, and a
+    /// wrong C cannot hide under the bound of a deep product as it can
+    /// with mean-zero inputs (whose `|AB|` is about `|A|·|B| / √k`).
+    Positive,
 }
 
 impl Dist {
@@ -147,6 +171,7 @@ impl Random {
                 if self.rng.random_bool(0.5) { x } else { -x }
             }
             Dist::Tiny => self.rng.random_range(-1.0..1.0) * 2f64.powi(Dist::TINY_EXPONENT),
+            Dist::Positive => self.rng.random_range(0.0..1.0),
         }
     }
 
@@ -698,6 +723,33 @@ mod tests {
         // Past n·u = 1/2 the bound says nothing: infinite, never negative.
         assert_eq!(tolerance(Precision::F32, Math::Fma, 1 << 23), f64::INFINITY);
         assert_eq!(tolerance(Precision::F32, Math::Fma, u64::MAX), f64::INFINITY);
+    }
+
+    #[test]
+    fn a_split_product_is_bounded_by_its_slices_and_their_sum() {
+        let close = |got: f64, want: f64| (got - want).abs() <= 1e-9 * want;
+        // One slice is the product itself.
+        for s in [0, 1] {
+            assert_eq!(
+                split_tolerance(Precision::C32, Math::Tf32x3, 1000, s),
+                tolerance(Precision::C32, Math::Tf32x3, 1000)
+            );
+        }
+        // Slices of at most `depth`, then their sum by FMA at depth s.
+        let (theta, phi) =
+            (tolerance(Precision::F64, Math::Dmma, 352), tolerance(Precision::F64, Math::Fma, 3));
+        assert!(close(split_tolerance(Precision::F64, Math::Dmma, 352, 3), theta + phi + theta * phi));
+        // Where the unsplit bound says nothing, the split one still does:
+        // complex tf32x3 at k = 2^20 in 128 slices is about 1e-2.
+        assert_eq!(tolerance(Precision::C32, Math::Tf32x3, 1 << 20), f64::INFINITY);
+        let t = split_tolerance(Precision::C32, Math::Tf32x3, 1 << 13, 128);
+        assert!(t > 5e-3 && t < 1e-2, "{t:e}");
+        // A split never loosens the bound of a deep product.
+        let (whole, split) = (
+            tolerance(Precision::F32, Math::Fma, 1 << 16),
+            split_tolerance(Precision::F32, Math::Fma, 1 << 12, 16),
+        );
+        assert!(split < whole / 10.0, "{split:e} {whole:e}");
     }
 
     #[test]
