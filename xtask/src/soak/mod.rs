@@ -15,12 +15,23 @@
 //! C). A failed check prints the call's line, which `--replay` runs again
 //! alone; the same `--seed` and `--threads` draw the same calls again.
 //!
+//! Memory is read when no call is in flight: at the start, and after each
+//! pass over the calls. The first pass loads what first use loads (our
+//! kernels, cuBLAS's, the driver's caches); `--repeat N` makes each
+//! worker's calls N times again, on new streams, runners and cuBLAS
+//! handles, so what a repeated pass adds is what no first use explains: a
+//! leak grows memory by the same amount every pass, a cache does not. The
+//! host's side is read twice: its resident set, and the heap in use
+//! (`mallinfo2`: bytes allocated and not freed, by us, cuBLAS or the
+//! driver), which tells memory held from memory the allocator keeps.
+//!
 //! Output, under `--out` (default `target/soak`): `soak.csv`, a row every
-//! `--interval` seconds and at the end (minutes, calls, GFLOP, mismatches,
-//! host RSS and device memory in use in MiB, errors), rewritten each time;
-//! a progress line per row; and a summary with the memory at start and end
-//! and its growth. The task fails on any mismatch or error (after 10
-//! errors the workers stop: a failed launch can leave the context unusable).
+//! `--interval` seconds and at the end of each pass (minutes, calls, GFLOP,
+//! mismatches, host RSS and device memory in use in MiB, errors), rewritten
+//! each time; a progress line per row; and a summary with the memory at
+//! start, between the passes and at the end. The task fails on any mismatch
+//! or error (after 10 errors the workers stop: a failed launch can leave the
+//! context unusable).
 
 mod call;
 mod exec;
@@ -71,9 +82,22 @@ pub struct Args {
     /// Run only this call (the line a mismatch printed) on one stream, check it, and stop.
     #[arg(long, value_name = "CALL")]
     replay: Option<Call>,
+    /// Then make every worker's calls this many times again (the same count from the same seed), and report
+    /// the memory each repeated pass adds, which no first use of a kernel or library explains.
+    #[arg(long, default_value_t = 0)]
+    repeat: u32,
     /// Folder for soak.csv.
     #[arg(long, default_value = "target/soak")]
     out: PathBuf,
+}
+
+/// When a worker stops drawing calls.
+#[derive(Clone, Copy, Debug)]
+enum Until {
+    /// At this instant (calls in flight finish).
+    Deadline(Instant),
+    /// After this many calls.
+    Calls(u64),
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -108,47 +132,29 @@ pub fn run(args: Args) -> Result<()> {
     let totals = Mutex::new(Totals::default());
     let stop = AtomicBool::new(false);
     let started = Instant::now();
-    let deadline = started + Duration::from_secs_f64(args.minutes * 60.0);
-    let interval = Duration::from_secs_f64(args.interval);
-    let sample = |totals: &Mutex<Totals>| {
-        let t = totals.lock().unwrap_or_else(|p| p.into_inner()).clone();
-        Sample::of(started.elapsed().as_secs_f64() / 60.0, &t, Memory::now(&gemm))
-    };
-    let setup_failures: Vec<String> = std::thread::scope(|s| {
-        let workers: Vec<_> = (0..args.threads)
-            .map(|i| {
-                let (gemm, totals, stop, args) = (&gemm, &totals, &stop, &args);
-                s.spawn(move || worker(i, gemm, args, thread_seed(seed, i), deadline, totals, stop))
-            })
-            .collect();
-        let mut next = started + interval;
-        while !workers.iter().all(|w| w.is_finished()) {
-            std::thread::sleep(Duration::from_millis(200));
-            if Instant::now() >= next {
-                next += interval;
-                samples.push(sample(&totals));
-                println!("{}", report::progress(samples.last().expect("pushed")));
-                if let Err(e) = write(&samples) {
-                    eprintln!("{e:#}");
-                }
-            }
+    let deadline = Until::Deadline(started + Duration::from_secs_f64(args.minutes * 60.0));
+    let pass = Pass { gemm: &gemm, args: &args, seed, totals: &totals, stop: &stop, started };
+    let (counts, mut failures) = pass.run(&vec![deadline; args.threads], &mut samples, &write)?;
+    let first = *samples.last().expect("pushed");
+    let mut memory = vec![start, first.memory];
+    for again in 1..=args.repeat {
+        if !failures.is_empty() || stop.load(Ordering::Relaxed) {
+            break;
         }
-        let joined = workers.into_iter().enumerate().map(|(i, w)| match w.join() {
-            Ok(Ok(())) => None,
-            Ok(Err(e)) => Some(format!("thread {i}: {e:#}")),
-            Err(_) => Some(format!("thread {i} panicked")),
-        });
-        joined.flatten().collect()
-    });
+        println!(
+            "pass {}: the same {} calls again, on new streams, runners and cuBLAS handles",
+            again + 1,
+            first.calls
+        );
+        let same: Vec<Until> = counts.iter().map(|&n| Until::Calls(n)).collect();
+        failures = pass.run(&same, &mut samples, &write)?.1;
+        memory.push(samples.last().expect("pushed").memory);
+    }
     let seconds = started.elapsed().as_secs_f64();
-    gemm.synchronize()?;
-    samples.push(sample(&totals));
-    write(&samples)?;
     let totals = totals.into_inner().unwrap_or_else(|p| p.into_inner());
-    let end = samples.last().expect("pushed").memory;
-    println!("{}", report::progress(samples.last().expect("pushed")));
-    print!("{}", report::summary(&totals, seconds, start, end));
+    print!("{}", report::summary(&totals, seconds, &memory));
     println!("  seed {seed}, {} threads; soak.csv in {}", args.threads, args.out.display());
+    let setup_failures = failures;
     if !setup_failures.is_empty() {
         bail!("workers failed to start or stopped: {}", setup_failures.join("; "));
     }
@@ -160,6 +166,72 @@ pub fn run(args: Args) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// What every pass of the workers shares.
+struct Pass<'a> {
+    gemm: &'a Gemm,
+    args: &'a Args,
+    seed: u64,
+    totals: &'a Mutex<Totals>,
+    stop: &'a AtomicBool,
+    started: Instant,
+}
+
+impl Pass<'_> {
+    /// Runs one worker per entry of `until` (worker i on its own stream,
+    /// drawing from its own seed), pushing a sample every interval and one
+    /// when all have finished and the device is idle; returns the calls
+    /// each made and the workers that failed to start or panicked.
+    fn run(
+        &self,
+        until: &[Until],
+        samples: &mut Vec<Sample>,
+        write: &dyn Fn(&[Sample]) -> Result<()>,
+    ) -> Result<(Vec<u64>, Vec<String>)> {
+        let Pass { gemm, args, seed, totals, stop, started } = *self;
+        let sample = || {
+            let t = totals.lock().unwrap_or_else(|p| p.into_inner()).clone();
+            Sample::of(started.elapsed().as_secs_f64() / 60.0, &t, Memory::now(gemm))
+        };
+        let interval = Duration::from_secs_f64(args.interval);
+        let mut counts = vec![0; until.len()];
+        let failures: Vec<String> = std::thread::scope(|s| {
+            let workers: Vec<_> = until
+                .iter()
+                .enumerate()
+                .map(|(i, &until)| {
+                    s.spawn(move || worker(i, gemm, args, thread_seed(seed, i), until, totals, stop))
+                })
+                .collect();
+            let mut next = Instant::now() + interval;
+            while !workers.iter().all(|w| w.is_finished()) {
+                std::thread::sleep(Duration::from_millis(200));
+                if Instant::now() >= next {
+                    next += interval;
+                    samples.push(sample());
+                    println!("{}", report::progress(samples.last().expect("pushed")));
+                    if let Err(e) = write(samples) {
+                        eprintln!("{e:#}");
+                    }
+                }
+            }
+            let joined = workers.into_iter().enumerate().map(|(i, w)| match w.join() {
+                Ok(Ok(made)) => {
+                    counts[i] = made;
+                    None
+                }
+                Ok(Err(e)) => Some(format!("thread {i}: {e:#}")),
+                Err(_) => Some(format!("thread {i} panicked")),
+            });
+            joined.flatten().collect()
+        });
+        gemm.synchronize()?;
+        samples.push(sample());
+        write(samples)?;
+        println!("{}", report::progress(samples.last().expect("pushed")));
+        Ok((counts, failures))
+    }
 }
 
 /// Checks the arguments before the GPU is touched.
@@ -200,24 +272,30 @@ fn thread_seed(seed: u64, index: usize) -> u64 {
 }
 
 /// One worker: its own stream and cuBLAS handle, calls from its own
-/// generator until `deadline` (or `stop`), each counted in `totals`; every
-/// failed call printed with its line.
+/// generator until `until` (or `stop`), each counted in `totals`; every
+/// failed call printed with its line. Returns the calls it made.
 fn worker(
     index: usize,
     gemm: &Gemm,
     args: &Args,
     seed: u64,
-    deadline: Instant,
+    until: Until,
     totals: &Mutex<Totals>,
     stop: &AtomicBool,
-) -> Result<()> {
+) -> Result<u64> {
     let stream = gemm.context().new_stream().context("creating a stream")?;
     let runner = Runner::new(gemm.with_stream(stream)?)?;
     let mut draw = Draw::new(seed, &args.precision, args.max_size);
+    let mut made = 0;
     for n in 0.. {
-        if Instant::now() >= deadline || stop.load(Ordering::Relaxed) {
+        let done = match until {
+            Until::Deadline(at) => Instant::now() >= at,
+            Until::Calls(calls) => n >= calls,
+        };
+        if done || stop.load(Ordering::Relaxed) {
             break;
         }
+        made += 1;
         let call = draw.call();
         let done = exec::run(&runner, &call, args.reference_max);
         let errors = {
@@ -235,7 +313,7 @@ fn worker(
             println!("{MAX_ERRORS} errors: stopping every worker");
         }
     }
-    Ok(())
+    Ok(made)
 }
 
 /// Runs one call on `gemm`'s stream and says how it ended.
@@ -278,6 +356,7 @@ mod tests {
         let args = parse(&["--minutes", "0.5"]).unwrap();
         assert_eq!((args.threads, args.max_size, args.precision.len()), (4, 8192, 4));
         check_args(&args).unwrap();
+        assert_eq!((args.repeat, parse(&["--repeat", "3"]).unwrap().repeat), (0, 3));
         let line = "z row cn 17x4000x33 gaps=0,3,120 alpha=r beta=0 batch=3:shared-a seed=1234";
         let args = parse(&["--replay", line]).unwrap();
         assert_eq!(args.replay.unwrap().to_string(), line);

@@ -1,7 +1,7 @@
 //! What `cargo xtask soak` counts and writes: the running [`Totals`], one
 //! [`Sample`] per interval (a row of `soak.csv`), the host's resident set
-//! (`/proc/self/statm`) and the device's used memory (`cuMemGetInfo`), and
-//! the closing summary.
+//! (`/proc/self/statm`) and heap in use (`mallinfo2`), the device's used
+//! memory (`cuMemGetInfo`), and the closing summary.
 
 use std::fmt::Write as _;
 
@@ -61,6 +61,9 @@ pub struct Memory {
     pub rss: Option<u64>,
     /// Device memory in use (total − free).
     pub device_used: Option<u64>,
+    /// Heap bytes allocated and not freed (glibc's `mallinfo2`: `uordblks`
+    /// of every arena plus `hblkhd`, the blocks mapped on their own).
+    pub heap: Option<u64>,
 }
 
 impl Memory {
@@ -74,7 +77,7 @@ impl Memory {
         let rss = std::fs::read_to_string("/proc/self/statm").ok().and_then(|s| rss_bytes(&s, page_size()));
         let device_used =
             gemm.context().mem_get_info().ok().map(|(free, total)| total.saturating_sub(free) as u64);
-        Memory { rss, device_used }
+        Memory { rss, device_used, heap: heap_in_use() }
     }
 }
 
@@ -83,6 +86,14 @@ impl Memory {
 pub fn rss_bytes(statm: &str, page: u64) -> Option<u64> {
     let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
     pages.checked_mul(page)
+}
+
+/// Heap bytes in use, from glibc's allocator statistics.
+fn heap_in_use() -> Option<u64> {
+    // SAFETY: mallinfo2 only reads the allocator's counters (it takes each
+    // arena's lock).
+    let info = unsafe { libc::mallinfo2() };
+    u64::try_from(info.uordblks).ok()?.checked_add(u64::try_from(info.hblkhd).ok()?)
 }
 
 /// The system's page size in bytes.
@@ -125,7 +136,7 @@ impl Sample {
 }
 
 /// `soak.csv`'s header.
-pub const CSV_HEADER: &str = "minutes,calls,gflop,mismatches,rss_mib,device_used_mib,errors";
+pub const CSV_HEADER: &str = "minutes,calls,gflop,mismatches,rss_mib,device_used_mib,errors,heap_mib";
 
 /// Bytes in MiB, to one decimal; empty when unknown.
 fn mib(bytes: Option<u64>) -> String {
@@ -138,14 +149,15 @@ pub fn csv(samples: &[Sample]) -> String {
     for s in samples {
         let _ = writeln!(
             out,
-            "{:.2},{},{:.1},{},{},{},{}",
+            "{:.2},{},{:.1},{},{},{},{},{}",
             s.minutes,
             s.calls,
             s.gflop,
             s.mismatches,
             mib(s.memory.rss),
             mib(s.memory.device_used),
-            s.errors
+            s.errors,
+            mib(s.memory.heap)
         );
     }
     out
@@ -154,26 +166,42 @@ pub fn csv(samples: &[Sample]) -> String {
 /// A progress line for `sample`.
 pub fn progress(sample: &Sample) -> String {
     format!(
-        "{:>7.2} min  {:>8} calls  {:>12.1} GFLOP  {} mismatches  {} errors  rss {} MiB  device {} MiB",
+        "{:>7.2} min  {:>8} calls  {:>12.1} GFLOP  {} mismatches  {} errors  rss {} MiB  heap {} MiB  device {} MiB",
         sample.minutes,
         sample.calls,
         sample.gflop,
         sample.mismatches,
         sample.errors,
         mib(sample.memory.rss),
+        mib(sample.memory.heap),
         mib(sample.memory.device_used)
     )
 }
 
-/// The closing summary: totals, the mix of calls, and memory at start and
-/// end with its growth.
-pub fn summary(totals: &Totals, seconds: f64, start: Memory, end: Memory) -> String {
+/// `b − a` in MiB with its sign, or "unknown".
+fn growth(a: Option<u64>, b: Option<u64>) -> String {
+    match (a, b) {
+        (Some(a), Some(b)) => format!("{:+.1}", (b as f64 - a as f64) / (1u64 << 20) as f64),
+        _ => "unknown".to_owned(),
+    }
+}
+
+/// One memory's line of the summary: `what` read at the start and after
+/// each pass (`at`), with what each pass added.
+fn memory_line(what: &str, at: &[Option<u64>]) -> String {
+    let shown = |b: Option<u64>| if b.is_some() { mib(b) } else { "unknown".to_owned() };
+    let mut line = format!("  {what} (MiB): {} at start", shown(at[0]));
+    for (pass, w) in at.windows(2).enumerate() {
+        let _ = write!(line, ", {} after pass {} ({})", shown(w[1]), pass + 1, growth(w[0], w[1]));
+    }
+    line
+}
+
+/// The closing summary: totals, the mix of calls, and memory read at the
+/// start and after each pass (`memory`), with what each pass added.
+pub fn summary(totals: &Totals, seconds: f64, memory: &[Memory]) -> String {
     let [s, d, c, z] = totals.by_precision;
     let [plain, batch, split] = totals.by_form;
-    let growth = |a: Option<u64>, b: Option<u64>| match (a, b) {
-        (Some(a), Some(b)) => format!("{:+.1} MiB", (b as f64 - a as f64) / (1u64 << 20) as f64),
-        _ => "unknown".to_owned(),
-    };
     let mut out = format!(
         "soak: {} calls in {:.1} min ({:.1} calls/s), {:.1} GFLOP of ours; {} mismatches, {} errors\n",
         totals.calls,
@@ -196,17 +224,16 @@ pub fn summary(totals: &Totals, seconds: f64, start: Memory, end: Memory) -> Str
             totals.cublas_outside
         );
     }
-    let shown = |b: Option<u64>| if b.is_some() { format!("{} MiB", mib(b)) } else { "unknown".to_owned() };
-    let _ = writeln!(
-        out,
-        "  host RSS {} at start, {} at end ({}); device used {} at start, {} at end ({})",
-        shown(start.rss),
-        shown(end.rss),
-        growth(start.rss, end.rss),
-        shown(start.device_used),
-        shown(end.device_used),
-        growth(start.device_used, end.device_used)
-    );
+    let read = |f: fn(&Memory) -> Option<u64>| memory.iter().map(f).collect::<Vec<_>>();
+    if !memory.is_empty() {
+        let _ = writeln!(out, "{}", memory_line("host RSS", &read(|m| m.rss)));
+        let _ = writeln!(out, "{}", memory_line("host heap in use", &read(|m| m.heap)));
+        let _ = writeln!(out, "{}", memory_line("device used", &read(|m| m.device_used)));
+    }
+    if memory.len() > 2 {
+        let _ =
+            writeln!(out, "  (passes 2 on make pass 1's calls again: what they add, no first use explains)");
+    }
     out
 }
 
@@ -250,16 +277,24 @@ mod tests {
     fn csv_and_summary_show_memory_and_its_growth() {
         let mut t = Totals::default();
         t.add(Precision::F32, Form::Plain, &done(Verdict::Pass, Reference::F64));
-        let start = Memory { rss: Some(100 << 20), device_used: Some(1 << 30) };
-        let end = Memory { rss: Some(150 << 20), device_used: None };
+        let start = Memory { rss: Some(100 << 20), device_used: Some(1 << 30), heap: Some(10 << 20) };
+        let end = Memory { rss: Some(150 << 20), device_used: None, heap: Some(12 << 20) };
         let rows = [Sample::of(0.0, &Totals::default(), start), Sample::of(1.5, &t, end)];
         let text = csv(&rows);
         let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines, [CSV_HEADER, "0.00,0,0.0,0,100.0,1024.0,0", "1.50,1,2.0,0,150.0,,0"]);
-        let s = summary(&t, 90.0, start, end);
+        assert_eq!(lines, [CSV_HEADER, "0.00,0,0.0,0,100.0,1024.0,0,10.0", "1.50,1,2.0,0,150.0,,0,12.0"]);
+        let s = summary(&t, 90.0, &[start, end]);
         assert!(s.contains("1 calls in 1.5 min"), "{s}");
-        assert!(s.contains("host RSS 100.0 MiB at start, 150.0 MiB at end (+50.0 MiB)"), "{s}");
-        assert!(s.contains("device used 1024.0 MiB at start, unknown at end (unknown)"), "{s}");
+        assert!(s.contains("host RSS (MiB): 100.0 at start, 150.0 after pass 1 (+50.0)\n"), "{s}");
+        assert!(s.contains("host heap in use (MiB): 10.0 at start, 12.0 after pass 1 (+2.0)\n"), "{s}");
+        assert!(s.contains("device used (MiB): 1024.0 at start, unknown after pass 1 (unknown)\n"), "{s}");
+        assert!(!s.contains("passes 2 on"), "{s}");
+        let again = Memory { rss: Some(149 << 20), device_used: Some(1 << 30), heap: Some(12 << 20) };
+        let s = summary(&t, 90.0, &[start, end, again]);
+        assert!(s.contains("150.0 after pass 1 (+50.0), 149.0 after pass 2 (-1.0)\n"), "{s}");
+        assert!(s.contains("unknown after pass 1 (unknown), 1024.0 after pass 2 (unknown)\n"), "{s}");
+        assert!(s.contains("passes 2 on make pass 1's calls again"), "{s}");
         assert!(progress(&rows[1]).contains("1 calls"));
+        assert!(heap_in_use().is_some_and(|h| h > 0));
     }
 }
