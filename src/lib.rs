@@ -108,6 +108,32 @@
 //! Without a GPU, [`host::emulate::Emulator`] runs the same checked call on
 //! host slices in gemmforge's PTX emulator.
 //!
+//! Which kernel `sgemm` and friends run is the runner's
+//! [`kernels::Dispatch`] (by default the tuner's tables: of the shape
+//! classes tuned for the GPU's family, the one nearest the call's shape),
+//! and how they split K its [`host::SplitRule`]. Both can be replaced, e.g.
+//! by a kernel of one's own for one class:
+//!
+//! ```no_run
+//! use gemmforge::host::{Dispatch, Gemm, GemmError, KernelEntry, SplitRule};
+//! use gemmforge::kernels::tuned::Family;
+//!
+//! gemmforge::gemm_kernel! {
+//!     name = Dgemm768, precision = f64, op = (N, N), tile = (64, 64, 16), threads = (16, 16),
+//!     load_a = (64, 4), load_b = (16, 16)
+//! }
+//! static MINE: [KernelEntry; 1] = [KernelEntry::tuned::<Dgemm768>("mine::Dgemm768", [768, 768, 768])];
+//! static FAMILIES: [Family; 1] = [Family { arch: 90, kernels: &MINE }];
+//!
+//! # fn main() -> Result<(), GemmError> {
+//! // Beside the tuned classes (the nearest shape wins, ties go to ours);
+//! // `Dispatch::only(&FAMILIES)` would use ours instead of them.
+//! let gemm = Gemm::open(0)?.with_dispatch(Dispatch::TUNED.with(&FAMILIES)).with_split(SplitRule::Never);
+//! # let _ = gemm;
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! # The crates
 //!
 //! - [`codegen`] (`gemm-codegen`): the kernel compiler, plain Rust with no

@@ -243,3 +243,59 @@ fn depth_two_to_the_twenty_within_the_bound() {
     .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+gemmforge::gemm_kernel! {
+    name = MineDgemmNN, precision = f64, op = (N, N), tile = (32, 32, 16), threads = (8, 8),
+    load_a = (32, 2), load_b = (16, 4)
+}
+static MINE: [gemm_host::KernelEntry; 1] =
+    [gemm_host::KernelEntry::tuned::<MineDgemmNN>("mine::MineDgemmNN", [300, 200, 100])];
+static MINE_FAMILIES: [gemm_kernels::tuned::Family; 1] =
+    [gemm_kernels::tuned::Family { arch: 90, kernels: &MINE }];
+
+/// A runner given a dispatch of the user's classes and a split rule runs
+/// its default calls by them: `dgemm` NN near 300 × 200 × 100 takes the
+/// user's kernel on sm_90 (elsewhere the class is for another GPU family:
+/// Table 2's), and the split rule decides the slices; each result checked
+/// against the f64 reference.
+#[test]
+fn a_runner_follows_its_dispatch_and_split_rule() {
+    use gemm_host::{Dispatch, SplitRule};
+    let Some(gemm) = gpu() else { return };
+    let mine = gemm.clone().with_dispatch(Dispatch::TUNED.with(&MINE_FAMILIES));
+    let mut rng = Random::new(31);
+    let cfg = GemmConfig::<f64>::new(Op::N, Op::N, 301, 199, 97).alpha(rng.scalar()).beta(rng.scalar());
+    let want = if gemm.device().arch() / 10 == 9 { "mine::MineDgemmNN" } else { "DgemmNN" };
+    assert_eq!(mine.default_kernel(&cfg).name, want);
+    assert_ne!(gemm.default_kernel(&cfg).name, "mine::MineDgemmNN", "the original runner keeps its tables");
+    let deep = GemmConfig::<f64>::new(Op::N, Op::N, 64, 64, 1 << 16).alpha(rng.scalar()).beta(rng.scalar());
+    let mut failures = Vec::new();
+    for (runner, cfg, slices) in [
+        (mine.clone(), cfg, None),
+        (gemm.clone().with_split(SplitRule::Never), deep, Some(1)),
+        (gemm.clone().with_split(SplitRule::Slices(5)), deep, Some(5)),
+        (mine.with_stream(gemm.stream().clone()).unwrap().with_split(SplitRule::Auto), cfg, None),
+    ] {
+        let case = Case::random(cfg, &mut rng);
+        let kernel = runner.load(&runner.default_kernel(&cfg).image()).expect("the default kernel loads");
+        if let Some(s) = slices {
+            assert_eq!(runner.default_slices(&kernel, &cfg), s, "{:?}", runner.split());
+        }
+        let [a, b, mut c] =
+            [Matrix::A, Matrix::B, Matrix::C].map(|x| Guarded::upload(&runner, case.guarded(x).to_vec()));
+        let what = format!("{} with {:?}", gemm_host::case::describe(&cfg), runner.split());
+        match runner.gemm_default(&cfg, &a.view(), &b.view(), &mut c.view_mut()) {
+            Err(e) => failures.push(format!("{what}: {e}")),
+            Ok(()) => match case.check(
+                &a.download(&runner),
+                &b.download(&runner),
+                &c.download(&runner),
+                kernel.spec().math,
+            ) {
+                Ok(err) => say(&format!("{what}: {} error {err:.2e}", kernel.entry())),
+                Err(e) => failures.push(format!("{what}: {e}")),
+            },
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -8,7 +8,7 @@ use cudarc::driver::{
 };
 use gemm_codegen::abi::{Abi, Arg as AbiArg, Batch, GemmValues};
 use gemm_codegen::{Element, GemmKernel, KernelImage, Precision};
-use gemm_kernels::KernelEntry;
+use gemm_kernels::{Dispatch, KernelEntry};
 use num_complex::Complex;
 
 use crate::config::GemmConfig;
@@ -16,7 +16,7 @@ use crate::device::{self, DeviceInfo};
 use crate::error::GemmError;
 use crate::kernel::{self, KernelCache, KernelCode, LoadedBespoke, LoadedKernel};
 use crate::memory;
-use crate::pass::{Pass, Place};
+use crate::pass::{Pass, Place, SplitRule};
 use crate::validate::{Arg, ArgError, BufferInfo, Buffers, Launch};
 
 mod batched;
@@ -56,6 +56,10 @@ pub struct Gemm {
     pub(crate) bespoke: Arc<KernelCache<LoadedBespoke>>,
     /// Split K's partial products, this runner's (its stream's) alone.
     workspace: Arc<std::sync::Mutex<batched::Workspace>>,
+    /// Which kernel a default call runs ([`Gemm::with_dispatch`]).
+    dispatch: Dispatch,
+    /// How a default call splits K ([`Gemm::with_split`]).
+    split: SplitRule,
 }
 
 impl Gemm {
@@ -64,7 +68,15 @@ impl Gemm {
         let device = DeviceInfo::query(stream.context())?;
         let cache = KernelCache::for_context(stream.context());
         let bespoke = KernelCache::for_context(stream.context());
-        Ok(Gemm { stream, device: Arc::new(device), cache, bespoke, workspace: Arc::default() })
+        Ok(Gemm {
+            stream,
+            device: Arc::new(device),
+            cache,
+            bespoke,
+            workspace: Arc::default(),
+            dispatch: Dispatch::TUNED,
+            split: SplitRule::Auto,
+        })
     }
 
     /// A GEMM runner on the default stream of device `ordinal`, or
@@ -76,9 +88,10 @@ impl Gemm {
 
     /// The same runner on another stream (without querying the device again
     /// when the stream is of the same context).
+    /// The runner's dispatch and split rule come along.
     pub fn with_stream(&self, stream: Arc<CudaStream>) -> Result<Gemm, GemmError> {
         if stream.context() != self.stream.context() {
-            return Gemm::new(stream);
+            return Ok(Gemm::new(stream)?.with_dispatch(self.dispatch).with_split(self.split));
         }
         // A workspace of its own: work on another stream is not ordered
         // with this one's.
@@ -88,7 +101,39 @@ impl Gemm {
             cache: Arc::clone(&self.cache),
             bespoke: Arc::clone(&self.bespoke),
             workspace: Arc::default(),
+            dispatch: self.dispatch,
+            split: self.split,
         })
+    }
+
+    /// This runner choosing its default calls' kernels by `dispatch`
+    /// instead of [`Dispatch::TUNED`] (the generated tables): the way to
+    /// give some shapes a kernel of one's own, beside the tuned classes or
+    /// instead of them (see [`Dispatch`]). It applies to everything that
+    /// picks a kernel itself — [`Gemm::sgemm`] … [`Gemm::zgemm`],
+    /// [`Gemm::gemm_default`], the raw-pointer and batched entry points —
+    /// not to calls given a kernel.
+    pub fn with_dispatch(mut self, dispatch: Dispatch) -> Gemm {
+        self.dispatch = dispatch;
+        self
+    }
+
+    /// This runner splitting its default calls' K by `split` instead of
+    /// [`SplitRule::Auto`] (e.g. [`SplitRule::Never`], for one kernel per
+    /// call and no workspace).
+    pub fn with_split(mut self, split: SplitRule) -> Gemm {
+        self.split = split;
+        self
+    }
+
+    /// The rule picking this runner's default kernels.
+    pub fn dispatch(&self) -> Dispatch {
+        self.dispatch
+    }
+
+    /// The rule splitting this runner's default calls' K.
+    pub fn split(&self) -> SplitRule {
+        self.split
     }
 
     /// The stream launches go to.
@@ -293,17 +338,19 @@ impl Gemm {
         }
     }
 
-    /// The kernel [`Gemm::sgemm`] and its siblings run `cfg` with:
-    /// `gemm_kernels::kernel_for` this device's architecture, the precision,
-    /// the call's column-major ops (after the row-major swap) and its shape.
-    /// Of the kernels tuned for the device family, the one tuned at the size
-    /// nearest the call's; else the Table 2 kernel of the op pair.
+    /// The kernel [`Gemm::sgemm`] and its siblings run `cfg` with: the
+    /// runner's [`Dispatch`] ([`Gemm::with_dispatch`]; by default the tuned
+    /// tables, `gemm_kernels::kernel_for`) for this device's architecture,
+    /// the precision, the call's column-major ops (after the row-major
+    /// swap) and its shape. Of the kernels tuned for the device family, the
+    /// one tuned at the size nearest the call's; else the Table 2 kernel of
+    /// the op pair.
     pub fn default_kernel<E: Element>(&self, cfg: &GemmConfig<E>) -> &'static KernelEntry {
         let col = cfg.to_column_major();
         // Negative dimensions are refused later, by the launch's checks.
         let dim = |d: i64| u64::try_from(d).unwrap_or(0);
         let shape = (dim(col.m), dim(col.n), dim(col.k));
-        gemm_kernels::kernel_for(self.device.arch(), E::PRECISION, col.op_a, col.op_b, shape)
+        self.dispatch.kernel_for(self.device.arch(), E::PRECISION, col.op_a, col.op_b, shape)
     }
 
     /// `C = alpha · op(A) · op(B) + beta · C` with the default kernel for the
@@ -356,26 +403,26 @@ impl Gemm {
     }
 
     /// The kernel a batch of `cfg` problems runs with
-    /// ([`Gemm::gemm_strided_batched`], [`Gemm::gemm_batched`]):
-    /// `gemm_kernels::batch_kernel_for`, where the classes tuned on batches
-    /// of small problems join [`Gemm::default_kernel`]'s choice.
+    /// ([`Gemm::gemm_strided_batched`], [`Gemm::gemm_batched`]): the
+    /// runner's [`Dispatch::batch_kernel_for`], where the classes tuned on
+    /// batches of small problems join [`Gemm::default_kernel`]'s choice.
     pub fn default_batch_kernel<E: Element>(&self, cfg: &GemmConfig<E>) -> &'static KernelEntry {
         let col = cfg.to_column_major();
         let dim = |d: i64| u64::try_from(d).unwrap_or(0);
         let shape = (dim(col.m), dim(col.n), dim(col.k));
-        gemm_kernels::batch_kernel_for(self.device.arch(), E::PRECISION, col.op_a, col.op_b, shape)
+        self.dispatch.batch_kernel_for(self.device.arch(), E::PRECISION, col.op_a, col.op_b, shape)
     }
 
     /// The slices [`Gemm::gemm_default`] splits `cfg`'s K into with
-    /// `kernel` ([`crate::pass::default_slices`] of the kernel's tiles for
-    /// the call and the blocks of it this device holds at once); 1 for no
-    /// split.
+    /// `kernel`: the runner's [`SplitRule`] ([`Gemm::with_split`]; by
+    /// default [`crate::pass::default_slices`] of the kernel's tiles for the
+    /// call and the blocks of it this device holds at once); 1 for no split.
     pub fn default_slices<E: Element>(&self, kernel: &LoadedKernel, cfg: &GemmConfig<E>) -> u32 {
         let col = cfg.to_column_major();
         let dim = |d: i64| u32::try_from(d).unwrap_or(0);
         let (tm, tn) = kernel.image().launch().tiles(dim(col.m), dim(col.n));
         let resident = u64::from(self.device.sm_count) * u64::from(kernel.info().blocks_per_sm.max(1));
-        crate::pass::default_slices(tm * tn, u64::try_from(col.k).unwrap_or(0), resident)
+        self.split.slices(tm * tn, u64::try_from(col.k).unwrap_or(0), resident)
     }
 
     /// SGEMM: `C = alpha · op(A) · op(B) + beta · C` on `f32`, any ops and layout.

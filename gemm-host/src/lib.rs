@@ -56,7 +56,9 @@
 //!
 //! [`Gemm::sgemm`] and friends take the kernel `gemm-kernels` tuned for the
 //! GPU's family and the call's shape (`gemm_kernels::kernel_for`: the shape
-//! class nearest the call, e.g. a large square, 1024³ or a skinny K). On an
+//! class nearest the call, e.g. a large square, 1024³ or a skinny K; a
+//! runner given a [`Dispatch`] of the user's classes, [`Gemm::with_dispatch`],
+//! and a [`SplitRule`], [`Gemm::with_split`], chooses by those instead). On an
 //! H100/H200 (sm_90) those are tensor-core kernels, with nothing computed in
 //! a lower precision than the call's:
 //!
@@ -113,8 +115,9 @@ pub use device::DeviceInfo;
 pub use error::GemmError;
 pub use gemm::Gemm;
 pub use gemm_codegen::{Element, GemmKernel, KernelImage, KernelSpec, Op, Precision};
-pub use gemm_kernels::KernelEntry;
+pub use gemm_kernels::{Dispatch, KernelEntry};
 pub use kernel::{CodeView, KernelCode, KernelInfo, LoadedBespoke, LoadedKernel};
+pub use pass::SplitRule;
 pub use validate::{Arg, ArgError};
 
 /// Re-exported so that users name the same cudarc as this crate.

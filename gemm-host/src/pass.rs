@@ -141,6 +141,32 @@ impl<T> SplitK<T> {
     }
 }
 
+/// How a runner's default calls split K ([`crate::Gemm::with_split`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SplitRule {
+    /// [`default_slices`]: split where the call's tiles leave the GPU idle
+    /// and K is long.
+    #[default]
+    Auto,
+    /// Never split: one kernel over the whole K.
+    Never,
+    /// Ask for this many slices on every call (fewer where K is short:
+    /// [`slicing`]; 0 and 1 mean no split).
+    Slices(u32),
+}
+
+impl SplitRule {
+    /// The slices asked for on a call whose kernel has `tiles` output tiles
+    /// of depth `k` on a GPU holding `resident` of its blocks at once.
+    pub fn slices(self, tiles: u64, k: u64, resident: u64) -> u32 {
+        match self {
+            SplitRule::Auto => default_slices(tiles, k, resident),
+            SplitRule::Never => 1,
+            SplitRule::Slices(n) => n.max(1),
+        }
+    }
+}
+
 /// The slices the default dispatch splits a call's K into: none (1) unless
 /// the call's `tiles` output tiles fill at most half of the blocks the GPU
 /// holds at once (`resident`: its multiprocessors times the kernel's blocks
@@ -271,6 +297,17 @@ mod tests {
                 assert_eq!(s.partial.launch.k, s.depth);
             }
         }
+    }
+
+    #[test]
+    fn a_split_rule_asks_for_its_slices() {
+        let (tiles, k, resident) = (4, 1 << 16, 264);
+        assert_eq!(SplitRule::Auto.slices(tiles, k, resident), default_slices(tiles, k, resident));
+        assert!(SplitRule::Auto.slices(tiles, k, resident) > 1);
+        assert_eq!(SplitRule::Never.slices(tiles, k, resident), 1);
+        assert_eq!(SplitRule::Slices(7).slices(1000, 64, resident), 7);
+        assert_eq!(SplitRule::Slices(0).slices(tiles, k, resident), 1);
+        assert_eq!(SplitRule::default(), SplitRule::Auto);
     }
 
     #[test]

@@ -15,6 +15,9 @@
 //!   at); [`kernel_for`] picks by the call's shape, [`default_kernel`] the
 //!   largest, [`batch_kernel_for`] by the shape of a batch's problems, with
 //!   the classes tuned on batches ([`KernelEntry::batch`]) taking part.
+//!   These choices are [`Dispatch::TUNED`]'s; a [`Dispatch`] of the
+//!   caller's own classes (beside the tuned ones or instead of them) is how
+//!   a user overrides them (`gemm_host::Gemm::with_dispatch`).
 //! - [`bespoke`](mod@bespoke): bespoke constant-A kernels compiled by
 //!   `gemm_bespoke!` from the element operators in `data/bespoke/`, each a
 //!   type implementing `gemm_codegen::bespoke::BespokeKernel` and a
@@ -31,6 +34,7 @@
 //! ```
 
 pub mod bespoke;
+mod dispatch;
 pub mod table2;
 pub mod tuned;
 
@@ -38,6 +42,7 @@ use std::borrow::Cow;
 
 use gemm_codegen::{GemmKernel, KernelImage, KernelSpec, Op, Precision};
 
+pub use dispatch::Dispatch;
 pub use table2::*;
 
 /// One kernel instance compiled into this crate.
@@ -137,8 +142,7 @@ fn table2_index(precision: Precision, op_a: Op, op_b: Op) -> usize {
 /// A kernel tuned on exactly `arch` is preferred, then one tuned on the same
 /// major architecture (`arch / 10`: sm_80 for an sm_86 GPU).
 pub fn default_kernel(arch: u32, precision: Precision, op_a: Op, op_b: Op) -> &'static KernelEntry {
-    tuned::find(&tuned::families::FAMILIES, arch, precision, op_a, op_b, None, false)
-        .unwrap_or_else(|| table2(precision, op_a, op_b))
+    Dispatch::TUNED.default_kernel(arch, precision, op_a, op_b)
 }
 
 /// The kernel gemm-host uses on a GPU of compute capability `arch` for an
@@ -152,7 +156,7 @@ pub fn kernel_for(
     op_b: Op,
     shape: (u64, u64, u64),
 ) -> &'static KernelEntry {
-    nearest(arch, precision, op_a, op_b, shape, false)
+    Dispatch::TUNED.kernel_for(arch, precision, op_a, op_b, shape)
 }
 
 /// [`kernel_for`] for a batch of `m × n × k` problems: the batch classes
@@ -164,21 +168,7 @@ pub fn batch_kernel_for(
     op_b: Op,
     shape: (u64, u64, u64),
 ) -> &'static KernelEntry {
-    nearest(arch, precision, op_a, op_b, shape, true)
-}
-
-/// [`kernel_for`] and [`batch_kernel_for`]: the tuned kernel nearest
-/// `shape`, else Table 2.
-fn nearest(
-    arch: u32,
-    precision: Precision,
-    op_a: Op,
-    op_b: Op,
-    shape: (u64, u64, u64),
-    batched: bool,
-) -> &'static KernelEntry {
-    tuned::find(&tuned::families::FAMILIES, arch, precision, op_a, op_b, Some(shape), batched)
-        .unwrap_or_else(|| table2(precision, op_a, op_b))
+    Dispatch::TUNED.batch_kernel_for(arch, precision, op_a, op_b, shape)
 }
 
 /// Every tuned kernel gemm-host may use for the type on a GPU of compute

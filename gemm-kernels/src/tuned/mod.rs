@@ -76,18 +76,19 @@ fn larger(a: &KernelEntry, b: &KernelEntry) -> Ordering {
 
 /// The tuned kernel of a type for a call of `shape` (`m, n, k`), or of an
 /// unknown shape (`None`: the largest tuning volume), on a GPU of compute
-/// capability `arch` ([`family_for`]); `None` if none was tuned. Allocates
-/// nothing: it runs on every call.
+/// capability `arch`, among the classes of every layer of `layers` (in each
+/// layer, the family [`family_for`] picks); `None` if none was tuned.
+/// Allocates nothing: it runs on every call.
 ///
 /// A call takes the kernel whose tuning shape is nearest its own on a log
 /// scale, `|ln m − ln m'| + |ln n − ln n'| + |ln k − ln k'|`: between two
 /// square sizes the boundary is their geometric mean, and a skinny call
 /// (large m and n, small k) goes to a kernel tuned on a skinny shape before
-/// a square one of the same volume. A tie goes to the larger; an empty call
-/// (a zero dimension) takes the smallest. Batch classes take part only for
-/// a `batched` call.
+/// a square one of the same volume. A tie goes to the larger, then to the
+/// earlier layer; an empty call (a zero dimension) takes the smallest. Batch
+/// classes take part only for a `batched` call.
 pub(crate) fn find(
-    families: &'static [Family],
+    layers: &[&'static [Family]],
     arch: u32,
     precision: Precision,
     op_a: Op,
@@ -95,12 +96,16 @@ pub(crate) fn find(
     shape: Option<(u64, u64, u64)>,
     batched: bool,
 ) -> Option<&'static KernelEntry> {
-    let kernels = of_type_in(family_for(families, arch, precision, op_a, op_b)?, precision, op_a, op_b)
+    let kernels = layers
+        .iter()
+        .filter_map(move |&families| family_for(families, arch, precision, op_a, op_b))
+        .flat_map(move |f| of_type_in(f, precision, op_a, op_b))
         .filter(move |e| batched || !e.batch);
-    let larger = |a: &&KernelEntry, b: &&KernelEntry| larger(a, b);
+    // `min_by` keeps the first of equals: the earlier layer's.
+    let smaller = |a: &&KernelEntry, b: &&KernelEntry| larger(a, b);
     match shape {
-        None => kernels.max_by(larger),
-        Some((m, n, k)) if m == 0 || n == 0 || k == 0 => kernels.min_by(larger),
+        None => kernels.min_by(|a, b| smaller(b, a)),
+        Some((m, n, k)) if m == 0 || n == 0 || k == 0 => kernels.min_by(smaller),
         Some((m, n, k)) => {
             let distance = |e: &&KernelEntry| {
                 [m, n, k]
@@ -145,7 +150,7 @@ mod tests {
     #[test]
     fn a_call_takes_the_kernel_tuned_nearest_its_size() {
         let f32nn =
-            |shape| find(&SIZED, 90, Precision::F32, Op::N, Op::N, shape, false).map(|e| e.tuned_for[0]);
+            |shape| find(&[&SIZED], 90, Precision::F32, Op::N, Op::N, shape, false).map(|e| e.tuned_for[0]);
         assert_eq!(f32nn(None), Some(9216), "unknown shape: the largest");
         for (shape, size) in [
             ((16384, 16384, 16384), 9216),
@@ -176,7 +181,7 @@ mod tests {
     #[test]
     fn a_call_takes_the_shape_class_nearest_its_shape() {
         let f32nn =
-            |shape| find(&SHAPED, 90, Precision::F32, Op::N, Op::N, shape, false).map(|e| e.tuned_for);
+            |shape| find(&[&SHAPED], 90, Precision::F32, Op::N, Op::N, shape, false).map(|e| e.tuned_for);
         assert_eq!(f32nn(None), Some([9216; 3]), "unknown shape: the largest volume");
         for (shape, class) in [
             ((8192, 8192, 32), [8192, 8192, 64]),
@@ -208,7 +213,7 @@ mod tests {
     #[test]
     fn batch_classes_serve_batches_only() {
         let pick = |shape, batched| {
-            find(&WITH_BATCHES, 90, Precision::F32, Op::N, Op::N, Some(shape), batched)
+            find(&[&WITH_BATCHES], 90, Precision::F32, Op::N, Op::N, Some(shape), batched)
                 .map(|e| e.tuned_for[0])
         };
         for shape in [(16, 16, 16), (256, 256, 256), (8, 8, 8)] {
@@ -218,7 +223,7 @@ mod tests {
         assert_eq!(pick((100, 100, 100), true), Some(128));
         assert_eq!(pick((4096, 4096, 4096), true), Some(8192));
         assert_eq!(
-            find(&WITH_BATCHES, 90, Precision::F32, Op::N, Op::N, None, false).map(|e| e.tuned_for[0]),
+            find(&[&WITH_BATCHES], 90, Precision::F32, Op::N, Op::N, None, false).map(|e| e.tuned_for[0]),
             Some(8192)
         );
     }
@@ -229,16 +234,16 @@ mod tests {
     fn exact_arch_first_then_family_then_none() {
         let (s, n, t) = (Precision::F32, Op::N, Op::T);
         // SgemmNT: tuned on 86 and 80; each asks for its own.
-        assert!(std::ptr::eq(find(&FAKE, 86, s, n, t, None, false).unwrap(), &SM86[0]));
-        assert!(std::ptr::eq(find(&FAKE, 80, s, n, t, None, false).unwrap(), &SM80[1]));
+        assert!(std::ptr::eq(find(&[&FAKE], 86, s, n, t, None, false).unwrap(), &SM86[0]));
+        assert!(std::ptr::eq(find(&[&FAKE], 80, s, n, t, None, false).unwrap(), &SM80[1]));
         // sm_89 has no exact kernel: the first of its family.
-        assert!(std::ptr::eq(find(&FAKE, 89, s, n, t, None, false).unwrap(), &SM80[1]));
+        assert!(std::ptr::eq(find(&[&FAKE], 89, s, n, t, None, false).unwrap(), &SM80[1]));
         // SgemmNN on sm_86: the family's (sm_80) kernel.
-        assert!(std::ptr::eq(find(&FAKE, 86, s, n, n, None, false).unwrap(), &SM80[0]));
+        assert!(std::ptr::eq(find(&[&FAKE], 86, s, n, n, None, false).unwrap(), &SM80[0]));
         // Another family, another precision, another op: nothing tuned.
-        assert!(find(&FAKE, 90, s, n, n, None, false).is_none());
-        assert!(find(&FAKE, 80, Precision::F64, n, n, None, false).is_none());
-        assert!(find(&FAKE, 80, s, t, n, None, false).is_none());
+        assert!(find(&[&FAKE], 90, s, n, n, None, false).is_none());
+        assert!(find(&[&FAKE], 80, Precision::F64, n, n, None, false).is_none());
+        assert!(find(&[&FAKE], 80, s, t, n, None, false).is_none());
     }
 
     #[test]
@@ -247,11 +252,11 @@ mod tests {
             for p in Precision::ALL {
                 for a in Op::ALL {
                     for b in Op::ALL {
-                        let expect =
-                            find(&families::FAMILIES, arch, p, a, b, None, false).unwrap_or(table2(p, a, b));
+                        let expect = find(&[&families::FAMILIES], arch, p, a, b, None, false)
+                            .unwrap_or(table2(p, a, b));
                         assert!(std::ptr::eq(crate::default_kernel(arch, p, a, b), expect));
                         for shape in [(256, 256, 256), (8192, 8192, 32), (16384, 16384, 16384)] {
-                            let expect = find(&families::FAMILIES, arch, p, a, b, Some(shape), false)
+                            let expect = find(&[&families::FAMILIES], arch, p, a, b, Some(shape), false)
                                 .unwrap_or(table2(p, a, b));
                             assert!(std::ptr::eq(crate::kernel_for(arch, p, a, b, shape), expect));
                         }
