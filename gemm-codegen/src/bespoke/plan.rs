@@ -346,6 +346,24 @@ mod tests {
         Operator::from_fn(m, k, f).unwrap()
     }
 
+    /// The hour-long fuzz run of session 16 (`tuning/fuzz/session16.log`,
+    /// `bespoke_grammar_prop::any_numbers_validate_without_panic`) found
+    /// this spec's shared memory overflowing u64 (2 · 10 · 3,751,494,024 ·
+    /// 245,858,636 bytes): a panic in the validator. It is now a typed error.
+    #[test]
+    fn shared_memory_past_u64_is_an_error_not_a_panic() {
+        let spec = BespokeSpec {
+            width: 61_464_659,
+            block: 3_751_494_024,
+            msplit: 2,
+            chunk: 10,
+            ..BespokeSpec::new(Precision::F32)
+        };
+        assert_eq!(spec.shared_bytes(), u64::MAX);
+        let errors = validate(&op(4, 4, |i, j| (i + j) as f64), &spec).unwrap_err();
+        assert!(errors.iter().any(|e| e.field == BespokeField::Chunk), "{errors:?}");
+    }
+
     #[test]
     fn a_legal_spec_plans_the_used_columns_and_balanced_groups() {
         let a = op(6, 5, |i, j| if j == 2 || (i + j) % 3 == 0 { 0.0 } else { (i * 5 + j) as f64 });

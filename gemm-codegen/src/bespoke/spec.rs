@@ -208,10 +208,13 @@ impl BespokeSpec {
     }
 
     /// Shared memory per block: two stages of `chunk` rows of the block's
-    /// columns when `msplit > 1`, else none.
+    /// columns when `msplit > 1`, else none. Saturates at `u64::MAX` (past
+    /// every limit) for field values whose product does not fit.
     pub const fn shared_bytes(&self) -> u64 {
         if self.msplit > 1 && matches!(self.form, Form::BStream) {
-            2 * self.chunk as u64 * self.block as u64 * self.vector_bytes() as u64
+            (2 * self.chunk as u64)
+                .saturating_mul(self.block as u64)
+                .saturating_mul(self.vector_bytes() as u64)
         } else {
             0
         }
