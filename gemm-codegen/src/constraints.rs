@@ -324,8 +324,15 @@ pub(crate) const fn proven_u32(value: u128) -> u32 {
     if value > u32::MAX as u128 { u32::MAX } else { value as u32 }
 }
 
-/// The paper's register reuse: FMAs per load in the innermost loop.
+/// The paper's register reuse: FMAs per load in the innermost loop. For a
+/// `wgmma` kernel, whose tensor cores read both operands from shared
+/// memory, the same ratio for its warpgroup: `64·n` multiply-adds per
+/// `64 + n` elements read, each 8-deep step.
 pub fn register_reuse(spec: &KernelSpec) -> f64 {
+    if let Some(wg) = spec.wgmma() {
+        let n = f64::from(wg.n);
+        return 64.0 * n / (64.0 + n);
+    }
     let (m, n) = (f64::from(spec.m_thr()), f64::from(spec.n_thr()));
     if spec.precision.is_complex() { (4.0 * m * n) / (2.0 * (m + n)) } else { (m * n) / (m + n) }
 }

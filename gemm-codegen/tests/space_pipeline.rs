@@ -364,9 +364,69 @@ fn tuner_space_on_sm90_is_pinned() {
     assert_eq!((count.hard, count.survivors), (1_311_599_976, 219_720_444));
     let tf32x3 = space.clone().with_pipeline(space.pipeline.clone().with_tf32x3()).count();
     assert_eq!((tf32x3.hard, tf32x3.survivors), (1_321_552_614, 222_994_026));
+    let wgmma = space.clone().with_pipeline(space.pipeline.clone().with_tf32x3().with_wgmma()).count();
+    assert_eq!((wgmma.hard, wgmma.survivors), (1_321_599_948, 223_024_020));
     let portable = Space::new(Precision::F32, Op::N, Op::N, sm90());
     assert_eq!(portable.pipeline, Pipeline::portable());
     assert!(count.hard > portable.count().hard);
+}
+
+/// `Pipeline::with_wgmma`: warpgroup points (`math = tf32x3`, `mma = (64,
+/// n, 8)`, `arch = sm_90a`) join the f32 tuner space of sm_90, each legal
+/// where `gemm_kernel!` checks it, with a ring, one fragment set and the
+/// whole stripe unrolled; counting equals listing; the shipped 128 × 128 × 32
+/// kernel is in it; other precisions and targets gain nothing.
+#[test]
+fn wgmma_points_join_the_sm90_tuner_space() {
+    let bounds = Bounds {
+        m_dim: 16..=32,
+        n_dim: 2..=8,
+        m_blk: 64..=64,
+        n_blk: 64..=128,
+        k_blk: 8..=32,
+        ..Bounds::paper()
+    };
+    let base = Space::for_tuning(Precision::F32, Op::N, Op::N, sm90()).with_bounds(bounds.clone());
+    let space = base.clone().with_pipeline(base.pipeline.clone().with_wgmma());
+    let specs = space.specs();
+    assert_eq!(space.count().survivors, specs.len() as u64);
+    let wgmma: Vec<&KernelSpec> = specs.iter().filter(|s| s.wgmma().is_some()).collect();
+    assert_eq!(specs.len() - wgmma.len(), base.specs().len(), "the other points are the base space's");
+    assert!(wgmma.len() > 20, "{}", wgmma.len());
+    for n in [64, 128] {
+        assert!(wgmma.iter().any(|s| s.mma.is_some_and(|m| m.n == n)), "no (64, {n}, 8)");
+    }
+    for s in &wgmma {
+        assert_eq!(
+            (s.arch, s.math, s.frag_sets, s.unroll, s.lds_width),
+            (Target::Sm90a, Math::Tf32x3, 1, None, 4),
+            "{s}"
+        );
+        assert!(s.stages >= 2, "{s}");
+        assert!(gemm_codegen::validate(s).is_ok(), "{s}");
+        assert!(space.contains(s) && !base.contains(s), "{s}");
+    }
+    // Not on an sm_90a FMA spec, nor a warpgroup spec for sm_90.
+    let fma = specs.iter().find(|s| s.wgmma().is_none()).expect("FMA points too");
+    assert!(!space.contains(&KernelSpec { arch: Target::Sm90a, ..*fma }), "{fma}");
+    assert!(!space.contains(&KernelSpec { arch: Target::Sm90, ..*wgmma[0] }));
+    assert!(!space.contains(&KernelSpec { frag_sets: 2, ..*wgmma[0] }));
+
+    let shipped: KernelSpec = "precision = f32, op = (N, N), tile = (128, 128, 32), threads = (64, 4), \
+        load_a = (32, 8), load_b = (8, 32), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, \
+        warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8)"
+        .parse()
+        .unwrap();
+    let full = Space::for_tuning(Precision::F32, Op::N, Op::N, sm90()).with_guidelines(Guidelines::NONE);
+    assert!(!full.contains(&shipped));
+    assert!(full.clone().with_pipeline(full.pipeline.clone().with_wgmma()).contains(&shipped));
+
+    for precision in [Precision::F64, Precision::C32] {
+        let other = Space::for_tuning(precision, Op::N, Op::N, sm90()).with_bounds(bounds.clone());
+        let with = other.clone().with_pipeline(other.pipeline.clone().with_wgmma());
+        assert_eq!(with.count(), other.count(), "{precision}");
+    }
+    assert_eq!(Pipeline::tuner(Target::Sm80).with_wgmma(), Pipeline::tuner(Target::Sm80));
 }
 
 /// What the H100 measured best (issue 8) is in the tuner's space,

@@ -423,16 +423,28 @@ impl Space {
         for (&lds_width, choice) in
             self.bounds.lds_widths.iter().flat_map(|w| maths.iter().map(move |c| (w, *c)))
         {
+            // A `wgmma` thread's C elements are its accumulators' (two rows,
+            // runs of two columns), whatever its shared loads: the
+            // validator's `lds_width` rule skips the division for it.
+            let wgmma = choice.mma.is_some_and(|s| s.m == crate::ptx::WgmmaShape::M);
             if !(lds_width_allowed(lds_width)
                 && lds_width_fits_precision(lds_width, precision)
-                && lds_width_divides(lds_width, m_thr, n_thr))
+                && (wgmma || lds_width_divides(lds_width, m_thr, n_thr)))
                 || (choice.math.is_mma() && lds_width != mma_lds_width(precision))
             {
                 continue;
             }
             let tile = choice.apply(KernelSpec { lds_width, ..tile });
-            for &stages in self.pipeline.stages.iter().filter(|&&s| stages_allowed(s, cp_async)) {
-                let frag_sets = self.pipeline.frag_sets.iter().copied().filter(|&f| frag_sets_allowed(f));
+            // A warpgroup product needs a ring and reads its fragments from
+            // shared memory itself (no fragment sets).
+            let stages_ok = |s: u32| stages_allowed(s, cp_async) && (!wgmma || s >= 2);
+            for &stages in self.pipeline.stages.iter().filter(|&&s| stages_ok(s)) {
+                let frag_sets = self
+                    .pipeline
+                    .frag_sets
+                    .iter()
+                    .copied()
+                    .filter(|&f| frag_sets_allowed(f) && (!wgmma || f == 1));
                 let legal = widths.iter().copied().enumerate().filter(|&(_, w)| legal_width(w));
                 for ((wi, ldg_width), frag_sets) in legal.flat_map(|w| frag_sets.clone().map(move |f| (w, f)))
                 {

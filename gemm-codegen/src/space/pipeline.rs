@@ -25,8 +25,9 @@
 
 use crate::constraints::{
     StripePlan, ldg_width_allowed, ldg_width_divides, ldg_width_fits_precision, math_allowed, mma_allowed,
-    mma_fits, mma_lds_width, mma_unroll_fits, stages_allowed, unroll_divides, warps_fit,
+    mma_fits, mma_lds_width, mma_unroll_fits, stages_allowed, unroll_divides, warps_fit, wgmma_allowed,
 };
+use crate::ptx::WgmmaShape;
 use crate::spec::{KernelSpec, Math, MmaShape, Precision, Target, WarpShape};
 
 use super::Space;
@@ -184,6 +185,25 @@ impl Pipeline {
         self
     }
 
+    /// This pipeline with Hopper's warpgroup `wgmma` for f32 where the
+    /// target is sm_90: `math = tf32x3` with `mma = (64, 64, 8)` and `(64,
+    /// 128, 8)` (`stencil/wgmma.rs`). Its points are `arch = sm_90a` (the
+    /// only target that has `wgmma`), within a space of `arch = sm_90`; a
+    /// ring (`stages ≥ 2`), one fragment set and the whole stripe unrolled
+    /// (the warpgroup product reads its fragments from shared memory
+    /// itself). Not in [`Pipeline::tuner`] by default: on the H100 the
+    /// hand-written 128 × 128 × 32 kernels won the large squares
+    /// (`tuning/sm_90-wgmma`); this lets the tuner try smaller tiles on
+    /// smaller problems.
+    pub fn with_wgmma(mut self) -> Pipeline {
+        if self.target.is_some_and(|t| t.sm() == 90) {
+            for n in [64, 128] {
+                self.mmas.push((Math::Tf32x3, MmaShape { m: WgmmaShape::M, n, k: WgmmaShape::K }));
+            }
+        }
+        self
+    }
+
     /// Whether `tile`'s register bound fits `limits` with some math the
     /// pipeline lists for it (`fma`, or a listed `mma` shape the precision
     /// and architecture have, whether or not the tile fits its fragments):
@@ -216,9 +236,18 @@ impl Pipeline {
             let warps = Some(WarpShape { m: m_dim / 8, n: n_dim / 4 });
             let choice = MathChoice { math, mma: Some(shape), warps };
             let spec = choice.apply(KernelSpec { unroll: None, ..tile });
-            let ok = math_allowed(spec.math, spec.precision, spec.arch)
-                && mma_allowed(spec.math, spec.mma, spec.arch)
-                && mma_fits(&spec);
+            let ok = match spec.wgmma() {
+                // The ring its rule asks for (stages are a later loop).
+                Some(_) => {
+                    wgmma_allowed(spec.math, spec.precision, shape, spec.arch)
+                        && mma_fits(&KernelSpec { stages: 2, ..spec })
+                }
+                None => {
+                    math_allowed(spec.math, spec.precision, spec.arch)
+                        && mma_allowed(spec.math, spec.mma, spec.arch)
+                        && mma_fits(&spec)
+                }
+            };
             ok.then_some(choice)
         });
         std::iter::once(fma).chain(mmas)
@@ -228,11 +257,11 @@ impl Pipeline {
     /// it, in list order (the space's `unroll` values are `None`, the whole
     /// stripe, then these).
     fn partial_unrolls(&self, spec: &KernelSpec) -> impl Iterator<Item = u32> + '_ {
-        let (k_blk, step) = (spec.k_blk, spec.k_per_step());
+        let (k_blk, step, wgmma) = (spec.k_blk, spec.k_per_step(), spec.wgmma().is_some());
         self.unrolls
             .iter()
             .copied()
-            .filter(move |&u| unroll_divides(u, k_blk) && mma_unroll_fits(Some(u), step))
+            .filter(move |&u| !wgmma && unroll_divides(u, k_blk) && mma_unroll_fits(Some(u), step))
     }
 
     /// The listed `interleave`s a point of `spec`'s stages and `tile.2`
@@ -309,7 +338,12 @@ impl Pipeline {
                     .is_some_and(|c| c.warps == spec.warps && spec.lds_width == mma_lds_width(spec.precision))
             }
         };
-        math && spec.arch == self.arch()
+        let (arch, frag_sets) = match spec.wgmma() {
+            Some(_) => (self.arch().sm() == 90 && spec.arch == Target::Sm90a, spec.frag_sets == 1),
+            None => (spec.arch == self.arch(), true),
+        };
+        math && arch
+            && frag_sets
             && self.stages.contains(&spec.stages)
             && self.rasters.contains(&spec.raster)
             && self.frag_sets.contains(&spec.frag_sets)
@@ -360,17 +394,21 @@ pub(super) struct MathChoice {
 
 impl MathChoice {
     /// `spec` with this math (and, for a tensor-core one, its warps and
-    /// `lds_width`).
+    /// `lds_width`; for a warpgroup shape, `arch = sm_90a`).
     pub fn apply(self, spec: KernelSpec) -> KernelSpec {
         match self.math {
             Math::Fma => KernelSpec { math: Math::Fma, mma: None, ..spec },
-            Math::Dmma | Math::Tf32 | Math::Tf32x3 => KernelSpec {
-                math: self.math,
-                mma: self.mma,
-                warps: self.warps,
-                lds_width: mma_lds_width(spec.precision),
-                ..spec
-            },
+            Math::Dmma | Math::Tf32 | Math::Tf32x3 => {
+                let wgmma = self.mma.is_some_and(|s| s.m == WgmmaShape::M);
+                KernelSpec {
+                    math: self.math,
+                    mma: self.mma,
+                    warps: self.warps,
+                    lds_width: mma_lds_width(spec.precision),
+                    arch: if wgmma { Target::Sm90a } else { spec.arch },
+                    ..spec
+                }
+            }
         }
     }
 }

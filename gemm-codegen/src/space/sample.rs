@@ -38,6 +38,15 @@ impl Space {
     /// The result is in dealing order, so a prefix of it is itself a spread
     /// sample.
     pub fn sample(&self, n: usize) -> Vec<Candidate> {
+        self.sample_where(n, |_| true)
+    }
+
+    /// [`Space::sample`] of the specs `keep` accepts (a stratum of the
+    /// space, e.g. one math), by the same rule over their tile
+    /// configurations. `keep` sees each point's spec: its tile, threads and
+    /// point dimensions (`lds_width`, `stages`, `ldg_width`, `frag_sets`,
+    /// `math`, `mma`), and must not depend on the free dimensions.
+    pub fn sample_where(&self, n: usize, keep: impl Fn(&KernelSpec) -> bool) -> Vec<Candidate> {
         if n == 0 {
             return Vec::new();
         }
@@ -48,7 +57,7 @@ impl Space {
             threads_per_sm: u32,
         }
         let mut groups: Vec<Group> = Vec::new();
-        for p in self.points().filter(|p| p.admitted) {
+        for p in self.points().filter(|p| p.admitted && keep(&p.spec)) {
             let threads_per_sm = p.stats.occupancy.threads_per_sm();
             match groups.last_mut() {
                 Some(g) if tile_key(&g.first) == tile_key(&p.spec) => {
@@ -76,7 +85,7 @@ impl Space {
         let mut share = n.div_ceil(chosen.len());
         loop {
             let variants: Vec<Vec<Candidate>> =
-                chosen.iter().map(|&g| self.tile_variants(&groups[g].first, share)).collect();
+                chosen.iter().map(|&g| self.tile_variants_where(&groups[g].first, share, &keep)).collect();
             let out = deal(&variants, n);
             let short = out.len() < n && variants.iter().any(|v| v.len() == share);
             if !short || share >= n {
@@ -100,6 +109,16 @@ impl Space {
     ///   then `ldg` in [`GlobalLoad::ALL`] order;
     /// - then generation order.
     pub fn tile_variants(&self, tile: &KernelSpec, n: usize) -> Vec<Candidate> {
+        self.tile_variants_where(tile, n, &|_| true)
+    }
+
+    /// [`Space::tile_variants`] among the points `keep` accepts.
+    fn tile_variants_where(
+        &self,
+        tile: &KernelSpec,
+        n: usize,
+        keep: &dyn Fn(&KernelSpec) -> bool,
+    ) -> Vec<Candidate> {
         let one = |x: u32| x..=x;
         let sub = Space {
             bounds: Bounds {
@@ -112,7 +131,7 @@ impl Space {
             },
             ..self.clone()
         };
-        let mut points: Vec<Point> = sub.points().filter(|p| p.admitted).collect();
+        let mut points: Vec<Point> = sub.points().filter(|p| p.admitted && keep(&p.spec)).collect();
         // Stable sorts keep generation order among equals.
         points.sort_by_key(|p| {
             let s = &p.spec;

@@ -164,6 +164,12 @@ pub struct Args {
     /// shows it ahead of the FMA kernels.
     #[arg(long)]
     tf32x3: bool,
+    /// Also search Hopper's warpgroup `wgmma` for f32 on sm_90 (`math =
+    /// tf32x3`, `mma = (64, 64, 8)` and `(64, 128, 8)`, `arch = sm_90a`):
+    /// the large squares' kernels are hand-written ones of this family
+    /// (`tuning/sm_90-wgmma`); this lets the tuner try its smaller tiles.
+    #[arg(long)]
+    wgmma: bool,
     /// With --prune-only: the GPU architecture (sm_90, 90, 9.0).
     #[arg(long)]
     arch: Option<String>,
@@ -314,11 +320,14 @@ pub fn run(args: Args) -> Result<()> {
 fn space(args: &Args, kt: KernelType, limits: &DeviceLimits) -> Space {
     let space = Space::for_tuning(kt.precision, kt.op_a, kt.op_b, limits.clone())
         .with_guidelines(args.guidelines(kt.precision));
+    let mut pipeline = space.pipeline.clone();
     if args.tf32x3 {
-        let pipeline = space.pipeline.clone().with_tf32x3();
-        return space.with_pipeline(pipeline);
+        pipeline = pipeline.with_tf32x3();
     }
-    space
+    if args.wgmma {
+        pipeline = pipeline.with_wgmma();
+    }
+    space.with_pipeline(pipeline)
 }
 
 /// The seeds of pruning: the Table 2 configuration, the kernels gemm-host

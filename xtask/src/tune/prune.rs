@@ -240,7 +240,17 @@ pub fn candidates(
         })
     };
     let mut pool: Vec<Entry> = par_map(seeds, |s| entry(s, true)).into_iter().flatten().collect();
-    let sample: Vec<KernelSpec> = space.sample(config.sample).into_iter().map(|c| c.spec).collect();
+    let mut sample: Vec<KernelSpec> = space.sample(config.sample).into_iter().map(|c| c.spec).collect();
+    // Warpgroup points are a sliver of the space (30 thousand of the 223
+    // million f32 specs on sm_90) that a spread sample of a few hundred
+    // almost never meets: they get a sample of their own, an eighth as
+    // large.
+    if space.pipeline.mmas.iter().any(|&(_, s)| s.m == gemm_codegen::ptx::WgmmaShape::M) {
+        let wgmma = space.sample_where(config.sample.div_ceil(8), |s| s.wgmma().is_some());
+        let new: Vec<KernelSpec> =
+            wgmma.into_iter().map(|c| c.spec).filter(|s| !sample.contains(s)).collect();
+        sample.extend(new);
+    }
     pool.extend(par_map(&sample, |s| entry(s, false)).into_iter().flatten());
     // The best tiles' pipelines.
     let mut by_tile: Vec<Entry> = pool.iter().filter(|e| !e.seed).copied().collect();
@@ -266,6 +276,11 @@ pub fn candidates(
     });
     let mut signatures = HashSet::new();
     let mut per_tile: HashMap<TileKey, usize> = HashMap::new();
+    // At most half of those kept are `wgmma` points: their bound is loose
+    // (the H100's best `wgmma` kernels run at 45% of it, FMA ones at 80–90%
+    // of theirs), so ranked by bound alone they would leave no room for the
+    // FMA and `mma.sync` kernels that win at many shapes.
+    let mut wgmma = 0;
     let ranked: Vec<Entry> = pool
         .into_iter()
         .filter(|e| !seeds.iter().any(|s| s.spec == e.spec) && signatures.insert(signature(&e.spec)))
@@ -273,6 +288,10 @@ pub fn candidates(
             let n = per_tile.entry(tile_key(&e.spec)).or_default();
             *n += 1;
             *n <= config.per_tile
+        })
+        .filter(|e| {
+            wgmma += usize::from(e.spec.wgmma().is_some());
+            e.spec.wgmma().is_none() || wgmma <= config.keep.div_ceil(2)
         })
         .collect();
     let ranked = with_interleave_siblings(space, ranked, config.interleaved);
@@ -283,14 +302,15 @@ pub fn candidates(
     };
     let scratch = ptxas::tempdir()?;
     std::fs::create_dir_all(cubins).with_context(|| format!("{}", cubins.display()))?;
-    let arch = space.pipeline.arch().token();
     // The cubin of a candidate that passes is kept for the timed rounds
-    // (`Gemm::load_assembled`: no JIT on the GPU machine).
+    // (`Gemm::load_assembled`: no JIT on the GPU machine). Each for its own
+    // architecture: a `wgmma` point is sm_90a in a space of sm_90, and
+    // ptxas refuses sm_90a PTX for sm_90.
     let check = |e: &Entry| -> Option<Ranked> {
         let file = scratch.join(format!("k{}", e.spec.entry_name()));
         let image = gemm_codegen::compile(&e.spec).ok()?;
         let cubin = cubin_path(cubins, &image);
-        let r = ptxas::assemble_to(ptxas, &image.ptx, arch, &file, &cubin).ok()?;
+        let r = ptxas::assemble_to(ptxas, &image.ptx, e.spec.arch.token(), &file, &cubin).ok()?;
         let spills = r.spill_stores + r.spill_loads;
         let blocks = space.device.occupancy(e.spec.block().0, image.shared_bytes, r.registers).blocks_per_sm;
         let pass = spills == 0 && blocks > 0;
@@ -409,6 +429,34 @@ mod tests {
         assert!(tiles.values().all(|&n| n <= 3), "{tiles:?}");
         assert!(found.iter().any(|r| r.spec.stages > 1));
         assert_eq!(found, candidates(&space, &[table2], &gpu, None, Path::new("unused"), &config).unwrap());
+    }
+
+    /// With `--wgmma`, warpgroup points reach the candidates through a
+    /// sample of their own (the spread sample of 40 meets none), and fill
+    /// at most half of those kept (their loose bound would take them all).
+    #[test]
+    fn wgmma_points_are_sampled_and_capped() {
+        let h100 = DeviceLimits::for_arch("sm_90").unwrap();
+        let space = Space::for_tuning(Precision::F32, Op::N, Op::N, h100);
+        let gpu = crate::bound::machine_for_arch("NVIDIA H100 80GB HBM3", 90, None).unwrap();
+        let config = Config {
+            sample: 40,
+            top_tiles: 4,
+            per_tile: 3,
+            interleaved: 0,
+            keep: 12,
+            shape: (1024, 1024, 1024),
+            problems: 1,
+        };
+        assert!(space.sample(40).iter().all(|c| c.spec.wgmma().is_none()));
+        let plain = candidates(&space, &[], &gpu, None, Path::new("unused"), &config).unwrap();
+        assert!(plain.iter().all(|r| r.spec.wgmma().is_none()));
+        let space = space.clone().with_pipeline(space.pipeline.clone().with_wgmma());
+        let found = candidates(&space, &[], &gpu, None, Path::new("unused"), &config).unwrap();
+        let wgmma = found.iter().filter(|r| r.spec.wgmma().is_some()).count();
+        assert!(wgmma > 0 && wgmma <= 6, "{wgmma} of {}", found.len());
+        assert!(found.len() > wgmma, "FMA candidates stay");
+        assert!(found.iter().all(|r| space.contains(&r.spec)));
     }
 
     /// The best-ranked rings are followed by their `interleave` siblings,
