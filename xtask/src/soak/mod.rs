@@ -27,7 +27,8 @@
 //!
 //! Output, under `--out` (default `target/soak`): `soak.csv`, a row every
 //! `--interval` seconds and at the end of each pass (minutes, calls, GFLOP,
-//! mismatches, host RSS and device memory in use in MiB, errors), rewritten
+//! mismatches, host RSS and device memory in use in MiB, errors, heap in
+//! use in MiB), rewritten
 //! each time; a progress line per row; and a summary with the memory at
 //! start, between the passes and at the end. The task fails on any mismatch
 //! or error (after 10 errors the workers stop: a failed launch can leave the
@@ -154,9 +155,8 @@ pub fn run(args: Args) -> Result<()> {
     let totals = totals.into_inner().unwrap_or_else(|p| p.into_inner());
     print!("{}", report::summary(&totals, seconds, &memory));
     println!("  seed {seed}, {} threads; soak.csv in {}", args.threads, args.out.display());
-    let setup_failures = failures;
-    if !setup_failures.is_empty() {
-        bail!("workers failed to start or stopped: {}", setup_failures.join("; "));
+    if !failures.is_empty() {
+        bail!("workers failed to start or stopped: {}", failures.join("; "));
     }
     if totals.mismatches + totals.errors > 0 {
         bail!(
