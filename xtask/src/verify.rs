@@ -159,6 +159,7 @@ fn choose(args: &Args) -> Result<Vec<Chosen>> {
         })?;
         return Ok(vec![Chosen { name: "spec".into(), image }]);
     }
+    check_names(&args.kernel)?;
     let ops = cli::parse_op_list(&args.op)?;
     let chosen: Vec<Chosen> = gemm_kernels::all()
         .filter(|k| args.precision.contains(&k.spec.precision))
@@ -170,6 +171,32 @@ fn choose(args: &Args) -> Result<Vec<Chosen>> {
         bail!("no kernel of gemm-kernels matches the given precisions, ops and names");
     }
     Ok(chosen)
+}
+
+/// Every name given to `--kernel` names a kernel of gemm-kernels (a typo
+/// among several names would otherwise verify fewer kernels than asked and
+/// pass); an unknown one is an error suggesting the names it may have
+/// meant. A Table 2 name that a tuned kernel also ends with (`SgemmNN`,
+/// `sm_90::SgemmNN`) gets a note saying which one runs.
+fn check_names(names: &[String]) -> Result<()> {
+    let short = |name: &str| name.rsplit("::").next().unwrap_or(name).to_owned();
+    for name in names {
+        let others: Vec<&str> =
+            gemm_kernels::all().map(|k| k.name).filter(|k| *k != name && short(k) == short(name)).collect();
+        if gemm_kernels::all().any(|k| k.name == name) {
+            if !others.is_empty() {
+                println!(
+                    "note: --kernel {name} names that kernel alone, not {} (give the full name for that)",
+                    others.join(", ")
+                );
+            }
+            continue;
+        }
+        let hint =
+            if others.is_empty() { String::new() } else { format!(" (did you mean {}?)", others.join(", ")) };
+        bail!("--kernel {name}: no kernel of gemm-kernels has this name{hint}");
+    }
+    Ok(())
 }
 
 enum Backend {
@@ -438,4 +465,29 @@ fn perf_precision<T: Element>(
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An unknown name is an error with the names it may have meant; known
+    /// names pass, Table 2's and tuned ones alike.
+    #[test]
+    fn every_kernel_name_must_name_a_kernel() {
+        let names = |list: &[&str]| list.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        check_names(&names(&["SgemmNN", "DgemmTT"])).unwrap();
+        let tuned = gemm_kernels::all().find(|k| k.name.contains("::")).map(|k| k.name.to_owned());
+        if let Some(tuned) = &tuned {
+            check_names(std::slice::from_ref(tuned)).unwrap();
+            let bare = tuned.rsplit("::").next().unwrap();
+            let e = check_names(&names(&["SgemmNN", &format!("sm_00::{bare}")])).unwrap_err().to_string();
+            assert!(
+                e.contains("no kernel of gemm-kernels has this name") && e.contains(tuned.as_str()),
+                "{e}"
+            );
+        }
+        let e = check_names(&names(&["SgemmNX"])).unwrap_err().to_string();
+        assert_eq!(e, "--kernel SgemmNX: no kernel of gemm-kernels has this name");
+    }
 }
