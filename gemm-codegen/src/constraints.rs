@@ -515,6 +515,18 @@ pub const fn lds_width_divides(width: u32, m_thr: u32, n_thr: u32) -> bool {
     m_thr.is_multiple_of(width) && n_thr.is_multiple_of(width)
 }
 
+/// [`Rule::LdsWidth`], third part, as it applies to `spec` (whose
+/// `lds_width` is nonzero): [`lds_width_divides`] its thread's block of C —
+/// but for a `wgmma` spec, whose thread's C elements are its accumulators'
+/// (two rows, runs of two columns) whatever its 16-byte shared loads; true
+/// where the tile does not divide (the tile rule reports that).
+pub const fn lds_width_fits_tile(spec: &KernelSpec) -> bool {
+    !tile_divides(spec.m_blk, spec.m_dim)
+        || !tile_divides(spec.n_blk, spec.n_dim)
+        || spec.wgmma().is_some()
+        || lds_width_divides(spec.lds_width, spec.m_thr(), spec.n_thr())
+}
+
 /// [`Rule::SharedMemory`]: whether `spec`'s shared memory fits a block.
 pub const fn shared_fits(spec: &KernelSpec, limits: &Limits) -> bool {
     shared_bytes(spec) <= limits.max_shared_per_block as u128
@@ -711,17 +723,8 @@ fn check_lds_width(spec: &KernelSpec, out: &mut Vec<Violation>) {
         );
         return;
     }
-    // Only meaningful when the tile divides; check_tile reports otherwise.
-    // A `wgmma` thread's C elements are its accumulators' (two rows, runs
-    // of two columns), whatever its 16-byte shared loads.
-    if !tile_divides(spec.m_blk, spec.m_dim)
-        || !tile_divides(spec.n_blk, spec.n_dim)
-        || spec.wgmma().is_some()
-    {
-        return;
-    }
-    let (m_thr, n_thr) = (spec.m_thr(), spec.n_thr());
-    if !lds_width_divides(w, m_thr, n_thr) {
+    if !lds_width_fits_tile(spec) {
+        let (m_thr, n_thr) = (spec.m_thr(), spec.n_thr());
         violation(
             out,
             at,

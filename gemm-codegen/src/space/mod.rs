@@ -74,7 +74,7 @@ pub use pipeline::{LdgWidths, Pipeline, Warps};
 
 use crate::constraints::{
     Limits, Operand, StripePlan, frag_sets_allowed, ldg_width_allowed, ldg_width_fits_precision,
-    lds_width_allowed, lds_width_divides, lds_width_fits_precision, mma_lds_width, proven_u32, regs_fit,
+    lds_width_allowed, lds_width_fits_precision, lds_width_fits_tile, mma_lds_width, proven_u32, regs_fit,
     shared_fits, stages_allowed, threads_rule, tile_divides,
 };
 use crate::device::DeviceLimits;
@@ -417,26 +417,23 @@ impl Space {
         let widths = self.pipeline.ldg_widths.candidates();
         let legal_width = |w: u32| ldg_width_allowed(w) && ldg_width_fits_precision(w, precision);
         let pairs_of = |i: usize| u64::from(loads_a[i].0) * u64::from(loads_b[i].0);
-        let (m_thr, n_thr) = (tile.m_thr(), tile.n_thr());
         let mut out = Vec::new();
         let maths: Vec<MathChoice> = self.pipeline.maths(&tile).collect();
         for (&lds_width, choice) in
             self.bounds.lds_widths.iter().flat_map(|w| maths.iter().map(move |c| (w, *c)))
         {
-            // A `wgmma` thread's C elements are its accumulators' (two rows,
-            // runs of two columns), whatever its shared loads: the
-            // validator's `lds_width` rule skips the division for it.
-            let wgmma = choice.mma.is_some_and(|s| s.m == crate::ptx::WgmmaShape::M);
-            if !(lds_width_allowed(lds_width)
-                && lds_width_fits_precision(lds_width, precision)
-                && (wgmma || lds_width_divides(lds_width, m_thr, n_thr)))
+            if !(lds_width_allowed(lds_width) && lds_width_fits_precision(lds_width, precision))
                 || (choice.math.is_mma() && lds_width != mma_lds_width(precision))
             {
                 continue;
             }
             let tile = choice.apply(KernelSpec { lds_width, ..tile });
+            if !lds_width_fits_tile(&tile) {
+                continue;
+            }
             // A warpgroup product needs a ring and reads its fragments from
             // shared memory itself (no fragment sets).
+            let wgmma = tile.wgmma().is_some();
             let stages_ok = |s: u32| stages_allowed(s, cp_async) && (!wgmma || s >= 2);
             for &stages in self.pipeline.stages.iter().filter(|&&s| stages_ok(s)) {
                 let frag_sets = self

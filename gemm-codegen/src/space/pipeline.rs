@@ -204,6 +204,11 @@ impl Pipeline {
         self
     }
 
+    /// Whether the pipeline lists a `wgmma` shape ([`Pipeline::with_wgmma`]).
+    pub fn has_wgmma(&self) -> bool {
+        self.mmas.iter().any(|&(_, shape)| shape.m == WgmmaShape::M)
+    }
+
     /// Whether `tile`'s register bound fits `limits` with some math the
     /// pipeline lists for it (`fma`, or a listed `mma` shape the precision
     /// and architecture have, whether or not the tile fits its fragments):
@@ -399,15 +404,14 @@ impl MathChoice {
         match self.math {
             Math::Fma => KernelSpec { math: Math::Fma, mma: None, ..spec },
             Math::Dmma | Math::Tf32 | Math::Tf32x3 => {
-                let wgmma = self.mma.is_some_and(|s| s.m == WgmmaShape::M);
-                KernelSpec {
+                let spec = KernelSpec {
                     math: self.math,
                     mma: self.mma,
                     warps: self.warps,
                     lds_width: mma_lds_width(spec.precision),
-                    arch: if wgmma { Target::Sm90a } else { spec.arch },
                     ..spec
-                }
+                };
+                KernelSpec { arch: if spec.wgmma().is_some() { Target::Sm90a } else { spec.arch }, ..spec }
             }
         }
     }

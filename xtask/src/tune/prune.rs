@@ -241,11 +241,11 @@ pub fn candidates(
     };
     let mut pool: Vec<Entry> = par_map(seeds, |s| entry(s, true)).into_iter().flatten().collect();
     let mut sample: Vec<KernelSpec> = space.sample(config.sample).into_iter().map(|c| c.spec).collect();
-    // Warpgroup points are a sliver of the space (30 thousand of the 223
-    // million f32 specs on sm_90) that a spread sample of a few hundred
-    // almost never meets: they get a sample of their own, an eighth as
-    // large.
-    if space.pipeline.mmas.iter().any(|&(_, s)| s.m == gemm_codegen::ptx::WgmmaShape::M) {
+    // Warpgroup points are a sliver of the space (29,994 of the 223 million
+    // f32 specs admitted on sm_90: `space_pipeline.rs`'s pinned counts) that
+    // a spread sample almost never meets: they get a sample of their own,
+    // an eighth as large.
+    if space.pipeline.has_wgmma() {
         let wgmma = space.sample_where(config.sample.div_ceil(8), |s| s.wgmma().is_some());
         let new: Vec<KernelSpec> =
             wgmma.into_iter().map(|c| c.spec).filter(|s| !sample.contains(s)).collect();
@@ -277,9 +277,10 @@ pub fn candidates(
     let mut signatures = HashSet::new();
     let mut per_tile: HashMap<TileKey, usize> = HashMap::new();
     // At most half of those kept are `wgmma` points: their bound is loose
-    // (the H100's best `wgmma` kernels run at 45% of it, FMA ones at 80–90%
-    // of theirs), so ranked by bound alone they would leave no room for the
-    // FMA and `mma.sync` kernels that win at many shapes.
+    // (on the H100 the best `wgmma` kernel of each SGEMM type runs at 44–45%
+    // of it, the best FMA one at 73–81% of its own: `python3
+    // tuning/sm_90-wgmma/bound-ratio.py`), so ranked by bound alone they
+    // would leave no room for the FMA kernels that win at many shapes.
     let mut wgmma = 0;
     let ranked: Vec<Entry> = pool
         .into_iter()
