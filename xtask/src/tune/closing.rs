@@ -8,7 +8,7 @@ use std::path::Path;
 use anyhow::Result;
 use gemm_codegen::bound::GpuThroughput;
 
-use super::record::{DeviceKey, Journal, KernelType, Phase, Record, Status, Subject, shape_name};
+use super::record::{self, DeviceKey, Journal, KernelType, Phase, Record, Status, Subject, shape_name};
 use super::{Args, Tally, report as csv_svg, winners};
 use crate::bound::KernelBound;
 
@@ -38,7 +38,15 @@ pub(super) fn report(
 ) -> Result<()> {
     let records: Vec<&Record> = journal.records().iter().filter(|r| &r.device == device).collect();
     std::fs::create_dir_all(&args.out)?;
-    std::fs::write(args.out.join("tune.csv"), csv_svg::csv(&records, machine))?;
+    let table = csv_svg::csv(&records, machine);
+    if journal.compressed() {
+        // A compressed journal's table is as large: compressed beside it.
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        std::io::Write::write_all(&mut gz, table.as_bytes())?;
+        std::fs::write(record::gz_path(&args.out.join("tune.csv")), gz.finish()?)?;
+    } else {
+        std::fs::write(args.out.join("tune.csv"), table)?;
+    }
     let title = format!("{} (sm_{}): TFLOP/s of every tuned variant", device.device, device.arch);
     csv_svg::svg(&records, &title, &args.out.join("tune.svg"))?;
 

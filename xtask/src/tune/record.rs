@@ -186,23 +186,45 @@ pub struct RecordKey {
 }
 
 /// The append-only JSON-lines file of a tuning run.
+///
+/// A journal kept in the repository is stored compressed: `tune.jsonl.gz`
+/// beside where `tune.jsonl` would be ([`Journal::open`] reads it when the
+/// plain file is absent). Gzip members concatenate, so a record appended to
+/// a compressed journal is one more member, and `zcat` reads the whole file.
 #[derive(Debug)]
 pub struct Journal {
     path: PathBuf,
+    compressed: bool,
     records: Vec<Record>,
     done: HashSet<RecordKey>,
 }
 
 impl Journal {
-    /// Opens `path`, reading every record already in it (a missing file is an
-    /// empty journal). A line that does not parse — a record cut short when a
-    /// run was killed mid-write — is skipped with a warning.
+    /// Opens `path` (or, where it is absent, `path` + `.gz`), reading every
+    /// record already in it (no file is an empty journal). A line that does
+    /// not parse — a record cut short when a run was killed mid-write — is
+    /// skipped with a warning, and so is a compressed member cut short.
     pub fn open(path: &Path) -> Result<Journal> {
+        let gz = gz_path(path);
+        let compressed = !path.exists() && gz.exists();
+        let path = if compressed { gz } else { path.to_owned() };
         let mut records = Vec::new();
         if path.exists() {
-            let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
-            for (i, line) in BufReader::new(file).lines().enumerate() {
-                let line = line?;
+            let file = File::open(&path).with_context(|| format!("opening {}", path.display()))?;
+            let reader: Box<dyn BufRead> = if compressed {
+                Box::new(BufReader::new(flate2::read::MultiGzDecoder::new(file)))
+            } else {
+                Box::new(BufReader::new(file))
+            };
+            for (i, line) in reader.lines().enumerate() {
+                let line = match line {
+                    Ok(line) => line,
+                    Err(e) if compressed => {
+                        eprintln!("warning: {}: skipping a torn member after line {i} ({e})", path.display());
+                        break;
+                    }
+                    Err(e) => return Err(e.into()),
+                };
                 if line.trim().is_empty() {
                     continue;
                 }
@@ -215,7 +237,12 @@ impl Journal {
             }
         }
         let done = records.iter().map(Record::key).collect();
-        Ok(Journal { path: path.to_owned(), records, done })
+        Ok(Journal { path, compressed, records, done })
+    }
+
+    /// Whether the journal is stored gzip-compressed (its report then is too).
+    pub fn compressed(&self) -> bool {
+        self.compressed
     }
 
     /// Whether a record with this key is already in the journal.
@@ -234,17 +261,33 @@ impl Journal {
             std::fs::create_dir_all(dir)?;
         }
         let mut file = OpenOptions::new().create(true).append(true).open(&self.path)?;
-        // Start on a fresh line even if a killed run left half a record.
-        let needs_newline = std::fs::metadata(&self.path)?.len() > 0 && !ends_with_newline(&self.path)?;
-        let mut line = if needs_newline { "\n".to_owned() } else { String::new() };
+        let mut line = String::new();
+        // Start on a fresh line even if a killed run left half a record (a
+        // compressed journal's torn member is skipped whole on reading).
+        if !self.compressed && std::fs::metadata(&self.path)?.len() > 0 && !ends_with_newline(&self.path)? {
+            line.push('\n');
+        }
         line += &serde_json::to_string(&record)?;
         line.push('\n');
-        file.write_all(line.as_bytes())?;
+        if self.compressed {
+            let mut member = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+            member.write_all(line.as_bytes())?;
+            file.write_all(&member.finish()?)?;
+        } else {
+            file.write_all(line.as_bytes())?;
+        }
         file.sync_data()?;
         self.done.insert(record.key());
         self.records.push(record);
         Ok(())
     }
+}
+
+/// `path` with `.gz` appended: where a compressed journal or report lies.
+pub fn gz_path(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".gz");
+    PathBuf::from(name)
 }
 
 fn ends_with_newline(path: &Path) -> Result<bool> {
@@ -293,6 +336,41 @@ pub(crate) mod tests {
         let dir = std::env::temp_dir().join(format!("gemmforge-journal-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         dir.join("tune.jsonl")
+    }
+
+    /// A compressed journal reads as the plain one, takes appends as new
+    /// gzip members, and loses only a torn last member.
+    #[test]
+    fn a_compressed_journal_reads_appends_and_survives_a_torn_member() {
+        use flate2::{Compression, write::GzEncoder};
+        let path = scratch("gz");
+        let gz = gz_path(&path);
+        std::fs::create_dir_all(gz.parent().unwrap()).unwrap();
+        let (a, b, c) = (record(spec(64), 1.0), record(spec(128), 2.0), record(spec(64), 3.0));
+        let mut member = GzEncoder::new(Vec::new(), Compression::default());
+        for r in [&a, &b] {
+            writeln!(member, "{}", serde_json::to_string(r).unwrap()).unwrap();
+        }
+        std::fs::write(&gz, member.finish().unwrap()).unwrap();
+        let mut j = Journal::open(&path).unwrap();
+        assert!(j.compressed());
+        assert_eq!(j.records(), &[a.clone(), b.clone()]);
+        let c = Record { phase: Phase::Confirm { run: 1 }, ..c };
+        j.append(c.clone()).unwrap();
+        assert!(!path.exists(), "appending to a compressed journal wrote a plain one");
+        let j = Journal::open(&path).unwrap();
+        assert_eq!(j.records(), &[a.clone(), b.clone(), c.clone()]);
+        // A member cut short by a kill: the records before it stay.
+        let mut bytes = std::fs::read(&gz).unwrap();
+        let mut torn = GzEncoder::new(Vec::new(), Compression::default());
+        writeln!(torn, "{}", serde_json::to_string(&a).unwrap()).unwrap();
+        let torn = torn.finish().unwrap();
+        bytes.extend_from_slice(&torn[..torn.len() / 2]);
+        std::fs::write(&gz, bytes).unwrap();
+        assert_eq!(Journal::open(&path).unwrap().records(), &[a, b, c]);
+        // A plain journal beside it wins: it is the one a run appends to.
+        std::fs::write(&path, "").unwrap();
+        assert!(!Journal::open(&path).unwrap().compressed());
     }
 
     #[test]
