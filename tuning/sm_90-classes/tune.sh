@@ -4,7 +4,8 @@
 # the hand-written small specs (seeds.txt: tuning/sm_90-batched/tune/seeds-small.txt and
 # tune-ops/seeds-ops.txt). Arguments: shapes m,n,k (a trailing ":update" times C = C - A.B).
 # PRECISION (default s,d,c,z) picks the types; RESUME=DIR resumes each shape's journal from DIR's
-# tune-<shape>.jsonl.gz (an earlier call's output).
+# tune-<shape>.jsonl.gz (an earlier call's output); EXTRA adds tune flags (e.g. --wgmma); LIMIT is each
+# shape's time limit in seconds (default 275) and BUDGET its --budget-minutes (default 4.3); PEAK=FILE takes a measured peak.json instead of measuring.
 set -u
 export LD_LIBRARY_PATH=/usr/local/cuda-13.0/targets/x86_64-linux/lib
 export GEMMFORGE_PTXAS=/usr/local/cuda/bin/ptxas
@@ -12,11 +13,11 @@ mkdir -p /tmp/none $OUT && xz -dc .devc/x.xz > /tmp/x && chmod +x /tmp/x
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader | tee $OUT/device.txt
 SEEDS=(); while IFS= read -r spec; do SEEDS+=(--seed "$spec"); done < tuning/sm_90-classes/seeds.txt
 G=(--min-reuse 0 --min-threads-per-sm 0 --min-blocks-per-sm 0 --min-threads-per-sm-ring 0 --min-blocks-per-sm-ring 0 --max-variants 24 --tf32x3 --repo /tmp/none)
-if [[ -n ${RESUME:-} ]]; then cp $RESUME/peak.json $OUT/peak.json; else /tmp/x peak --out $OUT > $OUT/peak-log.txt 2>&1; fi
+if [[ -n ${RESUME:-}${PEAK:-} ]]; then cp ${PEAK:-$RESUME/peak.json} $OUT/peak.json; else /tmp/x peak --out $OUT > $OUT/peak-log.txt 2>&1; fi
 for arg in "$@"; do
   shape=${arg%%:*}; name=${shape//,/x}; U=(); [[ $arg == *:update ]] && U=(--update)
   R=(); if [[ -n ${RESUME:-} ]]; then mkdir -p /tmp/t$name && zcat $RESUME/tune-$name.jsonl.gz > /tmp/t$name/tune.jsonl && R=(--resume); fi
-  ( time timeout 275 /tmp/x tune --precision ${PRECISION:-s,d,c,z} "${R[@]}" --op nn,nt,tn,tt --shape $shape "${U[@]}" "${G[@]}" --gpu-minutes 4 --budget-minutes 4.3 --peak $OUT/peak.json --out /tmp/t$name "${SEEDS[@]}" ) > $OUT/tune-$name.log 2>&1; echo "$name rc $?"
+  ( time timeout ${LIMIT:-275} /tmp/x tune --precision ${PRECISION:-s,d,c,z} "${R[@]}" --op nn,nt,tn,tt --shape $shape "${U[@]}" "${G[@]}" ${EXTRA:-} --gpu-minutes 4 --budget-minutes ${BUDGET:-4.3} --peak $OUT/peak.json --out /tmp/t$name "${SEEDS[@]}" ) > $OUT/tune-$name.log 2>&1; echo "$name rc $?"
   gzip -c /tmp/t$name/tune.jsonl > $OUT/tune-$name.jsonl.gz
 done
 grep -E "^[sdcz]gemm_.. .*confirmed|budget|left" $OUT/tune-*.log | cut -c1-200

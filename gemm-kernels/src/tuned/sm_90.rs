@@ -5,9 +5,11 @@
 //
 //   type                   size   TFLOP/s   Table 2    cuBLAS   ratio
 //   sgemm_nn     9216x9216x9216     80.43     31.92     50.53    1.59
+//   sgemm_nn      16384x64x4096     60.95     11.46     41.06    1.48
 //   sgemm_nn       8192x8192x64     48.43     28.12     32.46    1.49
-//   sgemm_nn     1024x1024x1024     25.32     12.86     31.53    0.80
-//   sgemm_nn        512x512x512      7.47      4.26      9.86    0.76
+//   sgemm_nn     1024x1024x1024     49.99     13.26     29.52    1.69
+//   sgemm_nn        768x768x768     16.98      7.02     16.60    1.02
+//   sgemm_nn        512x512x512      7.49      4.21      8.63    0.87
 //   sgemm_nn        256x256x256      1.97      0.93      1.15    1.71
 //   sgemm_nn        128x128x128     50.72     13.52     34.28    1.48  batch of 4096
 //   sgemm_nn           64x64x64     22.84     12.32     24.67    0.93  batch of 16384
@@ -15,9 +17,11 @@
 //   sgemm_nn           16x16x16      6.65      0.74      3.33    2.00  batch of 262144
 //   sgemm_nn              8x8x8      1.56      0.09      0.53    2.93  batch of 1048576
 //   sgemm_nt     9216x9216x9216     75.05     32.72     54.19    1.38
+//   sgemm_nt      16384x64x4096     38.22     12.34     42.92    0.89
 //   sgemm_nt       8192x8192x64     47.43     29.25     32.55    1.46
-//   sgemm_nt     1024x1024x1024     26.38     13.73     34.49    0.76
-//   sgemm_nt        512x512x512      9.13      4.22     11.94    0.76
+//   sgemm_nt     1024x1024x1024     42.18     13.69     33.84    1.25
+//   sgemm_nt        768x768x768     21.96      7.79     21.14    1.04
+//   sgemm_nt        512x512x512      9.82      4.09      9.92    0.99
 //   sgemm_nt        256x256x256      2.40      0.95      2.04    1.17
 //   sgemm_nt        128x128x128     51.27     13.81     35.83    1.43  batch of 4096
 //   sgemm_nt           64x64x64     24.28     13.31     26.02    0.93  batch of 16384
@@ -26,7 +30,8 @@
 //   sgemm_nt              8x8x8      1.55      0.09      0.53    2.96  batch of 1048576
 //   sgemm_tn     9216x9216x9216     80.14     32.72     52.06    1.54
 //   sgemm_tn       8192x8192x64     50.15     29.55     30.51    1.64
-//   sgemm_tn     1024x1024x1024     26.41     16.40     30.71    0.86
+//   sgemm_tn     1024x1024x1024     53.01     15.64     28.53    1.86
+//   sgemm_tn        768x768x768     18.36      8.64     18.51    0.99
 //   sgemm_tn        512x512x512      7.84      4.59      9.82    0.80
 //   sgemm_tn        256x256x256      2.53      1.02      1.61    1.57
 //   sgemm_tn        128x128x128     55.42     14.20     34.18    1.62  batch of 4096
@@ -36,7 +41,8 @@
 //   sgemm_tn              8x8x8      1.56      0.10      0.56    2.76  batch of 1048576
 //   sgemm_tt     9216x9216x9216     76.22     33.30     51.04    1.49
 //   sgemm_tt       8192x8192x64     49.31     29.77     32.16    1.53
-//   sgemm_tt     1024x1024x1024     26.29     12.90     32.32    0.81
+//   sgemm_tt     1024x1024x1024     48.81     14.71     30.29    1.61
+//   sgemm_tt        768x768x768     20.32      8.11     17.88    1.14
 //   sgemm_tt        512x512x512      9.07      4.63     11.51    0.79
 //   sgemm_tt        256x256x256      2.83      1.04      1.96    1.44
 //   sgemm_tt        128x128x128     54.18     14.00     34.54    1.57  batch of 4096
@@ -45,8 +51,11 @@
 //   sgemm_tt           16x16x16      6.60      0.74      3.21    2.06  batch of 262144
 //   sgemm_tt              8x8x8      1.55      0.10      0.52    3.00  batch of 1048576
 //   dgemm_nn     6656x6656x6656     53.38     16.09     51.49    1.04
+//   dgemm_nn      16384x64x4096     41.33     13.68     37.84    1.09
 //   dgemm_nn       8192x8192x64     15.79     11.39     17.02    0.93  *
+//   dgemm_nn      64x16384x4096     36.42     13.92     38.34    0.95
 //   dgemm_nn     1024x1024x1024     37.78     13.57     38.21    0.99
+//   dgemm_nn        768x768x768     21.32      7.45     21.00    1.02
 //   dgemm_nn        512x512x512     14.09      3.97     13.46    1.05
 //   dgemm_nn        256x256x256      2.50      1.05      2.26    1.11
 //   dgemm_nn        128x128x128     30.59     15.59     30.58    1.00  batch of 4096
@@ -55,8 +64,11 @@
 //   dgemm_nn           16x16x16      3.69      1.02      2.24    1.65  batch of 262144
 //   dgemm_nn              8x8x8      1.28      0.13      0.31    4.17  batch of 1048576
 //   dgemm_nt     6656x6656x6656     50.60     16.57     48.74    1.04
+//   dgemm_nt      16384x64x4096     39.24     15.72     37.20    1.06
 //   dgemm_nt       8192x8192x64     18.01     12.44     15.62    1.15  *
+//   dgemm_nt      64x16384x4096     38.62     15.99     39.42    0.98
 //   dgemm_nt     1024x1024x1024     36.81     15.68     41.53    0.89
+//   dgemm_nt        768x768x768     19.85      8.50     22.57    0.88
 //   dgemm_nt        512x512x512     13.44      4.76     14.36    0.94
 //   dgemm_nt        256x256x256      2.54      1.29      1.91    1.33
 //   dgemm_nt        128x128x128     31.16     16.57     31.05    1.00  batch of 4096
@@ -65,8 +77,11 @@
 //   dgemm_nt           16x16x16      3.67      1.04      2.24    1.64  batch of 262144
 //   dgemm_nt              8x8x8      1.26      0.13      0.31    4.10  batch of 1048576
 //   dgemm_tn     6656x6656x6656     53.70     16.31     51.19    1.05
+//   dgemm_tn      16384x64x4096     39.76     15.27     39.33    1.01
 //   dgemm_tn       8192x8192x64     15.20     12.14     17.50    0.87  *
+//   dgemm_tn      64x16384x4096     37.87     15.02     38.82    0.98
 //   dgemm_tn     1024x1024x1024     34.83     15.00     38.30    0.91
+//   dgemm_tn        768x768x768     19.83      8.10     23.07    0.86
 //   dgemm_tn        512x512x512     13.07      4.58     13.72    0.95
 //   dgemm_tn        256x256x256      2.25      1.26      2.41    0.93
 //   dgemm_tn        128x128x128     30.39     15.99     30.62    0.99  batch of 4096
@@ -75,8 +90,11 @@
 //   dgemm_tn           16x16x16      3.66      1.02      2.22    1.65  batch of 262144
 //   dgemm_tn              8x8x8      1.29      0.13      0.32    4.09  batch of 1048576
 //   dgemm_tt     6656x6656x6656     52.72     15.94     54.03    0.98
+//   dgemm_tt      16384x64x4096     37.66     13.81     36.31    1.04
 //   dgemm_tt       8192x8192x64     16.58     11.41     15.63    1.06  *
+//   dgemm_tt      64x16384x4096     40.69     14.00     40.60    1.00
 //   dgemm_tt     1024x1024x1024     36.57     13.83     41.77    0.88
+//   dgemm_tt        768x768x768     20.36      7.79     25.17    0.81
 //   dgemm_tt        512x512x512     12.47      3.89     10.96    1.14
 //   dgemm_tt        256x256x256      2.12      1.04      1.79    1.19
 //   dgemm_tt        128x128x128     30.75     15.59     30.68    1.00  batch of 4096
@@ -86,7 +104,9 @@
 //   dgemm_tt              8x8x8      1.28      0.13      0.31    4.16  batch of 1048576
 //   cgemm_nn     6656x6656x6656     65.29     44.08     52.71    1.24
 //   cgemm_nn       8192x8192x64     54.99     41.89     43.78    1.26
+//   cgemm_nn      64x16384x4096     61.89     37.59     52.11    1.19
 //   cgemm_nn     1024x1024x1024     59.76     37.89     50.05    1.19
+//   cgemm_nn        768x768x768     35.97     20.54     36.96    0.97
 //   cgemm_nn        512x512x512     23.48     12.82     24.27    0.97
 //   cgemm_nn        256x256x256      4.89      2.95      3.09    1.58
 //   cgemm_nn        128x128x128     60.48     41.76     50.82    1.19  batch of 4096
@@ -96,7 +116,9 @@
 //   cgemm_nn              8x8x8      6.20      0.29      1.08    5.76  batch of 1048576
 //   cgemm_nt     6656x6656x6656     61.98     46.99     52.62    1.18
 //   cgemm_nt       8192x8192x64     53.40     44.30     46.76    1.14
+//   cgemm_nt      64x16384x4096     59.70     44.12     51.78    1.15
 //   cgemm_nt     1024x1024x1024     55.30     43.44     48.36    1.14
+//   cgemm_nt        768x768x768     37.12     24.12     36.17    1.03
 //   cgemm_nt        512x512x512     25.87     14.61     25.73    1.01
 //   cgemm_nt        256x256x256     10.21      4.18      6.68    1.53
 //   cgemm_nt        128x128x128     59.14     43.13     49.33    1.20  batch of 4096
@@ -107,6 +129,7 @@
 //   cgemm_tn     6656x6656x6656     65.15     43.91     53.41    1.22
 //   cgemm_tn       8192x8192x64     56.13     43.54     48.36    1.16
 //   cgemm_tn     1024x1024x1024     57.75     41.69     49.42    1.17
+//   cgemm_tn        768x768x768     34.94     22.76     34.68    1.01
 //   cgemm_tn        512x512x512     24.54     14.25     26.15    0.94
 //   cgemm_tn        256x256x256      9.87      3.93      7.28    1.36
 //   cgemm_tn        128x128x128     60.30     41.07     51.24    1.18  batch of 4096
@@ -117,6 +140,7 @@
 //   cgemm_tt     6656x6656x6656     63.23     42.43     53.25    1.19
 //   cgemm_tt       8192x8192x64     54.25     42.45     45.48    1.19
 //   cgemm_tt     1024x1024x1024     55.99     37.49     28.38    1.97
+//   cgemm_tt        768x768x768     37.51     21.56     36.91    1.02
 //   cgemm_tt        512x512x512     23.67     11.11     27.10    0.87
 //   cgemm_tt        256x256x256      9.52      3.18      7.16    1.33
 //   cgemm_tt        128x128x128     59.62     36.09     46.65    1.28  batch of 4096
@@ -125,8 +149,10 @@
 //   cgemm_tt           16x16x16     12.87      2.35      6.20    2.08  batch of 262144
 //   cgemm_tt              8x8x8      6.20      0.29      1.09    5.70  batch of 1048576
 //   zgemm_nn     4608x4608x4608     51.59     15.12     48.67    1.06
+//   zgemm_nn      16384x64x4096     50.82     13.65     55.51    0.92
 //   zgemm_nn       8192x8192x64     23.32     16.16     29.07    0.80  *
 //   zgemm_nn     1024x1024x1024     51.54     14.50     51.98    0.99
+//   zgemm_nn        768x768x768     33.51     12.92     43.43    0.77
 //   zgemm_nn        512x512x512     35.47     12.68     34.31    1.03
 //   zgemm_nn        256x256x256      7.36      4.71      8.47    0.87
 //   zgemm_nn        128x128x128     44.73     15.09     43.83    1.02  batch of 4096
@@ -135,8 +161,10 @@
 //   zgemm_nn           16x16x16      7.89      7.71      7.13    1.11  batch of 262144
 //   zgemm_nn              8x8x8      3.91      2.53      1.99    1.96  batch of 1048576
 //   zgemm_nt     4608x4608x4608     50.96     16.40     48.24    1.06
+//   zgemm_nt      16384x64x4096     48.98     15.03     51.77    0.95
 //   zgemm_nt       8192x8192x64     23.89     18.21     29.15    0.82  *
 //   zgemm_nt     1024x1024x1024     53.70     17.02     53.40    1.01
+//   zgemm_nt        768x768x768     36.02     16.25     42.01    0.86
 //   zgemm_nt        512x512x512     29.84     13.21     33.69    0.89
 //   zgemm_nt        256x256x256      7.31      5.18      8.45    0.87
 //   zgemm_nt        128x128x128     46.47     16.18     42.10    1.10  batch of 4096
@@ -145,8 +173,10 @@
 //   zgemm_nt           16x16x16      8.01      8.01      7.13    1.12  batch of 262144
 //   zgemm_nt              8x8x8      3.90      2.66      2.01    1.95  batch of 1048576
 //   zgemm_tn     4608x4608x4608     50.71     14.75     49.55    1.02
+//   zgemm_tn      16384x64x4096     50.56     14.02     53.63    0.94
 //   zgemm_tn       8192x8192x64     21.72     16.35     28.32    0.77  *
 //   zgemm_tn     1024x1024x1024     53.08     14.64     53.56    0.99
+//   zgemm_tn        768x768x768     33.52     12.19     41.41    0.81
 //   zgemm_tn        512x512x512     34.75     12.42     29.18    1.19
 //   zgemm_tn        256x256x256      6.86      4.67      7.04    0.97
 //   zgemm_tn        128x128x128     46.74     13.99     43.70    1.07  batch of 4096
@@ -155,8 +185,10 @@
 //   zgemm_tn           16x16x16      7.79      7.67      7.15    1.09  batch of 262144
 //   zgemm_tn              8x8x8      3.90      2.50      1.98    1.97  batch of 1048576
 //   zgemm_tt     4608x4608x4608     51.06     15.66     48.71    1.05
+//   zgemm_tt      16384x64x4096     50.75     13.91     54.81    0.93
 //   zgemm_tt       8192x8192x64     22.28     17.05     28.39    0.78  *
 //   zgemm_tt     1024x1024x1024     53.54     16.68     53.49    1.00
+//   zgemm_tt        768x768x768     34.09     15.46     43.49    0.78
 //   zgemm_tt        512x512x512     32.67     12.06     30.62    1.07
 //   zgemm_tt        256x256x256      6.71      4.65      6.74    1.00
 //   zgemm_tt        128x128x128     46.90     15.10     43.71    1.07  batch of 4096
@@ -180,14 +212,14 @@ use crate::KernelEntry;
 // Tuned at 9216^3.
 gemm_kernel! { name = SgemmNN, precision = f32, op = (N, N), tile = (128, 128, 32), threads = (64, 4), load_a = (32, 8), load_b = (8, 32), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8) }
 
+// Tuned at 16384x64x4096 and 1024^3.
+gemm_kernel! { name = SgemmNN16384x64x4096, precision = f32, op = (N, N), tile = (128, 64, 32), threads = (64, 4), load_a = (32, 8), load_b = (8, 32), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, interleave = 4, math = tf32x3, mma = (64, 64, 8) }
+
 // Tuned at 8192x8192x64 and 128^3 (batched).
 gemm_kernel! { name = SgemmNN8192x8192x64, precision = f32, op = (N, N), tile = (128, 128, 32), threads = (16, 8), load_a = (32, 4), load_b = (8, 16), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Tuned at 1024^3.
-gemm_kernel! { name = SgemmNN1024, precision = f32, op = (N, N), tile = (128, 128, 32), threads = (16, 16), load_a = (32, 8), load_b = (8, 32), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 4), raster = 8, frag_sets = 2, math = tf32x3, mma = (16, 8, 8) }
-
-// Tuned at 512^3 and 64^3 (batched).
-gemm_kernel! { name = SgemmNN512, precision = f32, op = (N, N), tile = (72, 64, 24), threads = (12, 8), load_a = (12, 8), load_b = (12, 8), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (3, 1), raster = 8, unroll = 2 }
+// Tuned at 768^3 and 512^3 and 64^3 (batched).
+gemm_kernel! { name = SgemmNN768, precision = f32, op = (N, N), tile = (72, 64, 24), threads = (12, 8), load_a = (12, 8), load_b = (12, 8), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (3, 1), raster = 8, unroll = 2 }
 
 // Tuned at 256^3 and 16^3 (batched).
 gemm_kernel! { name = SgemmNN256, precision = f32, op = (N, N), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
@@ -198,17 +230,20 @@ gemm_kernel! { name = SgemmNN32, precision = f32, op = (N, N), tile = (32, 40, 8
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = SgemmNN8, precision = f32, op = (N, N), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Tuned at 9216^3.
+// Tuned at 9216^3 and 16384x64x4096.
 gemm_kernel! { name = SgemmNT, precision = f32, op = (N, T), tile = (128, 128, 32), threads = (64, 4), load_a = (32, 8), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8) }
 
 // Tuned at 8192x8192x64 and 128^3 (batched).
 gemm_kernel! { name = SgemmNT8192x8192x64, precision = f32, op = (N, T), tile = (128, 128, 32), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Tuned at 1024^3.
-gemm_kernel! { name = SgemmNT1024, precision = f32, op = (N, T), tile = (128, 96, 64), threads = (32, 8), load_a = (32, 8), load_b = (8, 32), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, interleave = 8 }
+gemm_kernel! { name = SgemmNT1024, precision = f32, op = (N, T), tile = (64, 128, 24), threads = (32, 4), load_a = (16, 8), load_b = (32, 4), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (4, 1), raster = 8, interleave = 2, math = tf32x3, mma = (64, 128, 8) }
 
-// Tuned at 512^3 and 64^3 (batched).
-gemm_kernel! { name = SgemmNT512, precision = f32, op = (N, T), tile = (72, 64, 24), threads = (12, 8), load_a = (12, 8), load_b = (32, 3), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (3, 1), raster = 8 }
+// Tuned at 768^3 and 64^3 (batched).
+gemm_kernel! { name = SgemmNT768, precision = f32, op = (N, T), tile = (72, 64, 24), threads = (12, 8), load_a = (12, 8), load_b = (32, 3), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (3, 1), raster = 8 }
+
+// Tuned at 512^3.
+gemm_kernel! { name = SgemmNT512, precision = f32, op = (N, T), tile = (24, 64, 64), threads = (4, 32), load_a = (2, 64), load_b = (16, 8), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 4, warps = (1, 4), raster = 8 }
 
 // Tuned at 256^3 and 16^3 (batched).
 gemm_kernel! { name = SgemmNT256, precision = f32, op = (N, T), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
@@ -219,17 +254,20 @@ gemm_kernel! { name = SgemmNT32, precision = f32, op = (N, T), tile = (32, 40, 8
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = SgemmNT8, precision = f32, op = (N, T), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Reuses the sgemm_nt winner at 9216^3.
+// Reuses the sgemm_nt winner at 9216^3 and 16384x64x4096.
 gemm_kernel! { name = SgemmNC, precision = f32, op = (N, C), tile = (128, 128, 32), threads = (64, 4), load_a = (32, 8), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8) }
 
 // Reuses the sgemm_nt winner at 8192x8192x64 and 128^3 (batched).
 gemm_kernel! { name = SgemmNC8192x8192x64, precision = f32, op = (N, C), tile = (128, 128, 32), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Reuses the sgemm_nt winner at 1024^3.
-gemm_kernel! { name = SgemmNC1024, precision = f32, op = (N, C), tile = (128, 96, 64), threads = (32, 8), load_a = (32, 8), load_b = (8, 32), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, interleave = 8 }
+gemm_kernel! { name = SgemmNC1024, precision = f32, op = (N, C), tile = (64, 128, 24), threads = (32, 4), load_a = (16, 8), load_b = (32, 4), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (4, 1), raster = 8, interleave = 2, math = tf32x3, mma = (64, 128, 8) }
 
-// Reuses the sgemm_nt winner at 512^3 and 64^3 (batched).
-gemm_kernel! { name = SgemmNC512, precision = f32, op = (N, C), tile = (72, 64, 24), threads = (12, 8), load_a = (12, 8), load_b = (32, 3), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (3, 1), raster = 8 }
+// Reuses the sgemm_nt winner at 768^3 and 64^3 (batched).
+gemm_kernel! { name = SgemmNC768, precision = f32, op = (N, C), tile = (72, 64, 24), threads = (12, 8), load_a = (12, 8), load_b = (32, 3), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (3, 1), raster = 8 }
+
+// Reuses the sgemm_nt winner at 512^3.
+gemm_kernel! { name = SgemmNC512, precision = f32, op = (N, C), tile = (24, 64, 64), threads = (4, 32), load_a = (2, 64), load_b = (16, 8), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 4, warps = (1, 4), raster = 8 }
 
 // Reuses the sgemm_nt winner at 256^3 and 16^3 (batched).
 gemm_kernel! { name = SgemmNC256, precision = f32, op = (N, C), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
@@ -243,11 +281,14 @@ gemm_kernel! { name = SgemmNC8, precision = f32, op = (N, C), tile = (8, 8, 8), 
 // Tuned at 9216^3.
 gemm_kernel! { name = SgemmTN, precision = f32, op = (T, N), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (8, 32), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8) }
 
-// Tuned at 8192x8192x64 and 1024^3 and 128^3 (batched).
+// Tuned at 8192x8192x64 and 128^3 (batched).
 gemm_kernel! { name = SgemmTN8192x8192x64, precision = f32, op = (T, N), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Tuned at 512^3 and 64^3 (batched).
-gemm_kernel! { name = SgemmTN512, precision = f32, op = (T, N), tile = (72, 64, 24), threads = (12, 8), load_a = (12, 8), load_b = (12, 8), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (3, 1), raster = 8 }
+// Tuned at 1024^3.
+gemm_kernel! { name = SgemmTN1024, precision = f32, op = (T, N), tile = (128, 64, 32), threads = (64, 4), load_a = (8, 32), load_b = (8, 32), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, interleave = 1, math = tf32x3, mma = (64, 64, 8) }
+
+// Tuned at 768^3 and 512^3 and 64^3 (batched).
+gemm_kernel! { name = SgemmTN768, precision = f32, op = (T, N), tile = (72, 64, 24), threads = (12, 8), load_a = (12, 8), load_b = (12, 8), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (3, 1), raster = 8 }
 
 // Tuned at 256^3.
 gemm_kernel! { name = SgemmTN256, precision = f32, op = (T, N), tile = (16, 16, 16), threads = (16, 16), load_a = (16, 16), load_b = (16, 16) }
@@ -264,17 +305,20 @@ gemm_kernel! { name = SgemmTN8, precision = f32, op = (T, N), tile = (8, 8, 8), 
 // Tuned at 9216^3.
 gemm_kernel! { name = SgemmTT, precision = f32, op = (T, T), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), math = tf32x3, mma = (64, 128, 8) }
 
-// Tuned at 8192x8192x64 and 1024^3 and 128^3 (batched).
+// Tuned at 8192x8192x64 and 128^3 (batched).
 gemm_kernel! { name = SgemmTT8192x8192x64, precision = f32, op = (T, T), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+
+// Tuned at 1024^3.
+gemm_kernel! { name = SgemmTT1024, precision = f32, op = (T, T), tile = (128, 64, 32), threads = (64, 4), load_a = (8, 32), load_b = (16, 16), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, interleave = 2, math = tf32x3, mma = (64, 64, 8) }
+
+// Tuned at 768^3 and 64^3 (batched).
+gemm_kernel! { name = SgemmTT768, precision = f32, op = (T, T), tile = (72, 64, 24), threads = (12, 8), load_a = (12, 8), load_b = (32, 3), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (3, 1), raster = 8 }
 
 // Tuned at 512^3.
 gemm_kernel! { name = SgemmTT512, precision = f32, op = (T, T), tile = (16, 48, 60), threads = (4, 8), load_a = (2, 16), load_b = (8, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (1, 1), raster = 8 }
 
 // Tuned at 256^3.
 gemm_kernel! { name = SgemmTT256, precision = f32, op = (T, T), tile = (16, 16, 16), threads = (16, 16), load_a = (16, 16), load_b = (16, 16) }
-
-// Tuned at 64^3 (batched).
-gemm_kernel! { name = SgemmTT64, precision = f32, op = (T, T), tile = (72, 64, 24), threads = (12, 8), load_a = (12, 8), load_b = (32, 3), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (3, 1), raster = 8 }
 
 // Tuned at 32^3 (batched).
 gemm_kernel! { name = SgemmTT32, precision = f32, op = (T, T), tile = (32, 40, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8), arch = sm_90, stages = 3, warps = (1, 2), raster = 8 }
@@ -288,17 +332,20 @@ gemm_kernel! { name = SgemmTT8, precision = f32, op = (T, T), tile = (8, 8, 8), 
 // Reuses the sgemm_tt winner at 9216^3.
 gemm_kernel! { name = SgemmTC, precision = f32, op = (T, C), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), math = tf32x3, mma = (64, 128, 8) }
 
-// Reuses the sgemm_tt winner at 8192x8192x64 and 1024^3 and 128^3 (batched).
+// Reuses the sgemm_tt winner at 8192x8192x64 and 128^3 (batched).
 gemm_kernel! { name = SgemmTC8192x8192x64, precision = f32, op = (T, C), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+
+// Reuses the sgemm_tt winner at 1024^3.
+gemm_kernel! { name = SgemmTC1024, precision = f32, op = (T, C), tile = (128, 64, 32), threads = (64, 4), load_a = (8, 32), load_b = (16, 16), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, interleave = 2, math = tf32x3, mma = (64, 64, 8) }
+
+// Reuses the sgemm_tt winner at 768^3 and 64^3 (batched).
+gemm_kernel! { name = SgemmTC768, precision = f32, op = (T, C), tile = (72, 64, 24), threads = (12, 8), load_a = (12, 8), load_b = (32, 3), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (3, 1), raster = 8 }
 
 // Reuses the sgemm_tt winner at 512^3.
 gemm_kernel! { name = SgemmTC512, precision = f32, op = (T, C), tile = (16, 48, 60), threads = (4, 8), load_a = (2, 16), load_b = (8, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (1, 1), raster = 8 }
 
 // Reuses the sgemm_tt winner at 256^3.
 gemm_kernel! { name = SgemmTC256, precision = f32, op = (T, C), tile = (16, 16, 16), threads = (16, 16), load_a = (16, 16), load_b = (16, 16) }
-
-// Reuses the sgemm_tt winner at 64^3 (batched).
-gemm_kernel! { name = SgemmTC64, precision = f32, op = (T, C), tile = (72, 64, 24), threads = (12, 8), load_a = (12, 8), load_b = (32, 3), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (3, 1), raster = 8 }
 
 // Reuses the sgemm_tt winner at 32^3 (batched).
 gemm_kernel! { name = SgemmTC32, precision = f32, op = (T, C), tile = (32, 40, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8), arch = sm_90, stages = 3, warps = (1, 2), raster = 8 }
@@ -312,11 +359,14 @@ gemm_kernel! { name = SgemmTC8, precision = f32, op = (T, C), tile = (8, 8, 8), 
 // Reuses the sgemm_tn winner at 9216^3.
 gemm_kernel! { name = SgemmCN, precision = f32, op = (C, N), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (8, 32), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8) }
 
-// Reuses the sgemm_tn winner at 8192x8192x64 and 1024^3 and 128^3 (batched).
+// Reuses the sgemm_tn winner at 8192x8192x64 and 128^3 (batched).
 gemm_kernel! { name = SgemmCN8192x8192x64, precision = f32, op = (C, N), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Reuses the sgemm_tn winner at 512^3 and 64^3 (batched).
-gemm_kernel! { name = SgemmCN512, precision = f32, op = (C, N), tile = (72, 64, 24), threads = (12, 8), load_a = (12, 8), load_b = (12, 8), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (3, 1), raster = 8 }
+// Reuses the sgemm_tn winner at 1024^3.
+gemm_kernel! { name = SgemmCN1024, precision = f32, op = (C, N), tile = (128, 64, 32), threads = (64, 4), load_a = (8, 32), load_b = (8, 32), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, interleave = 1, math = tf32x3, mma = (64, 64, 8) }
+
+// Reuses the sgemm_tn winner at 768^3 and 512^3 and 64^3 (batched).
+gemm_kernel! { name = SgemmCN768, precision = f32, op = (C, N), tile = (72, 64, 24), threads = (12, 8), load_a = (12, 8), load_b = (12, 8), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (3, 1), raster = 8 }
 
 // Reuses the sgemm_tn winner at 256^3.
 gemm_kernel! { name = SgemmCN256, precision = f32, op = (C, N), tile = (16, 16, 16), threads = (16, 16), load_a = (16, 16), load_b = (16, 16) }
@@ -333,17 +383,20 @@ gemm_kernel! { name = SgemmCN8, precision = f32, op = (C, N), tile = (8, 8, 8), 
 // Reuses the sgemm_tt winner at 9216^3.
 gemm_kernel! { name = SgemmCT, precision = f32, op = (C, T), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), math = tf32x3, mma = (64, 128, 8) }
 
-// Reuses the sgemm_tt winner at 8192x8192x64 and 1024^3 and 128^3 (batched).
+// Reuses the sgemm_tt winner at 8192x8192x64 and 128^3 (batched).
 gemm_kernel! { name = SgemmCT8192x8192x64, precision = f32, op = (C, T), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+
+// Reuses the sgemm_tt winner at 1024^3.
+gemm_kernel! { name = SgemmCT1024, precision = f32, op = (C, T), tile = (128, 64, 32), threads = (64, 4), load_a = (8, 32), load_b = (16, 16), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, interleave = 2, math = tf32x3, mma = (64, 64, 8) }
+
+// Reuses the sgemm_tt winner at 768^3 and 64^3 (batched).
+gemm_kernel! { name = SgemmCT768, precision = f32, op = (C, T), tile = (72, 64, 24), threads = (12, 8), load_a = (12, 8), load_b = (32, 3), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (3, 1), raster = 8 }
 
 // Reuses the sgemm_tt winner at 512^3.
 gemm_kernel! { name = SgemmCT512, precision = f32, op = (C, T), tile = (16, 48, 60), threads = (4, 8), load_a = (2, 16), load_b = (8, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (1, 1), raster = 8 }
 
 // Reuses the sgemm_tt winner at 256^3.
 gemm_kernel! { name = SgemmCT256, precision = f32, op = (C, T), tile = (16, 16, 16), threads = (16, 16), load_a = (16, 16), load_b = (16, 16) }
-
-// Reuses the sgemm_tt winner at 64^3 (batched).
-gemm_kernel! { name = SgemmCT64, precision = f32, op = (C, T), tile = (72, 64, 24), threads = (12, 8), load_a = (12, 8), load_b = (32, 3), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (3, 1), raster = 8 }
 
 // Reuses the sgemm_tt winner at 32^3 (batched).
 gemm_kernel! { name = SgemmCT32, precision = f32, op = (C, T), tile = (32, 40, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8), arch = sm_90, stages = 3, warps = (1, 2), raster = 8 }
@@ -357,17 +410,20 @@ gemm_kernel! { name = SgemmCT8, precision = f32, op = (C, T), tile = (8, 8, 8), 
 // Reuses the sgemm_tt winner at 9216^3.
 gemm_kernel! { name = SgemmCC, precision = f32, op = (C, C), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), math = tf32x3, mma = (64, 128, 8) }
 
-// Reuses the sgemm_tt winner at 8192x8192x64 and 1024^3 and 128^3 (batched).
+// Reuses the sgemm_tt winner at 8192x8192x64 and 128^3 (batched).
 gemm_kernel! { name = SgemmCC8192x8192x64, precision = f32, op = (C, C), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+
+// Reuses the sgemm_tt winner at 1024^3.
+gemm_kernel! { name = SgemmCC1024, precision = f32, op = (C, C), tile = (128, 64, 32), threads = (64, 4), load_a = (8, 32), load_b = (16, 16), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, interleave = 2, math = tf32x3, mma = (64, 64, 8) }
+
+// Reuses the sgemm_tt winner at 768^3 and 64^3 (batched).
+gemm_kernel! { name = SgemmCC768, precision = f32, op = (C, C), tile = (72, 64, 24), threads = (12, 8), load_a = (12, 8), load_b = (32, 3), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (3, 1), raster = 8 }
 
 // Reuses the sgemm_tt winner at 512^3.
 gemm_kernel! { name = SgemmCC512, precision = f32, op = (C, C), tile = (16, 48, 60), threads = (4, 8), load_a = (2, 16), load_b = (8, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (1, 1), raster = 8 }
 
 // Reuses the sgemm_tt winner at 256^3.
 gemm_kernel! { name = SgemmCC256, precision = f32, op = (C, C), tile = (16, 16, 16), threads = (16, 16), load_a = (16, 16), load_b = (16, 16) }
-
-// Reuses the sgemm_tt winner at 64^3 (batched).
-gemm_kernel! { name = SgemmCC64, precision = f32, op = (C, C), tile = (72, 64, 24), threads = (12, 8), load_a = (12, 8), load_b = (32, 3), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (3, 1), raster = 8 }
 
 // Reuses the sgemm_tt winner at 32^3 (batched).
 gemm_kernel! { name = SgemmCC32, precision = f32, op = (C, C), tile = (32, 40, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8), arch = sm_90, stages = 3, warps = (1, 2), raster = 8 }
@@ -381,11 +437,17 @@ gemm_kernel! { name = SgemmCC8, precision = f32, op = (C, C), tile = (8, 8, 8), 
 // Tuned at 6656^3 and 128^3 (batched).
 gemm_kernel! { name = DgemmNN, precision = f64, op = (N, N), tile = (128, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (8, 32), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
+// Tuned at 16384x64x4096 and 1024^3.
+gemm_kernel! { name = DgemmNN16384x64x4096, precision = f64, op = (N, N), tile = (128, 64, 48), threads = (32, 4), load_a = (32, 4), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
+
 // Tuned at 8192x8192x64 and 64^3 (batched).
 gemm_kernel! { name = DgemmNN8192x8192x64, precision = f64, op = (N, N), tile = (64, 32, 24), threads = (8, 8), load_a = (16, 4), load_b = (4, 16), lds_width = 2, arch = sm_90, stages = 2, ldg_width = 2, warps = (1, 2), raster = 8, math = dmma, mma = (16, 8, 4) }
 
-// Tuned at 1024^3.
-gemm_kernel! { name = DgemmNN1024, precision = f64, op = (N, N), tile = (128, 64, 48), threads = (32, 4), load_a = (32, 4), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
+// Tuned at 64x16384x4096.
+gemm_kernel! { name = DgemmNN64x16384x4096, precision = f64, op = (N, N), tile = (64, 128, 48), threads = (32, 4), load_a = (32, 4), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 1, math = dmma, mma = (16, 8, 4) }
+
+// Tuned at 768^3.
+gemm_kernel! { name = DgemmNN768, precision = f64, op = (N, N), tile = (192, 32, 52), threads = (32, 4), load_a = (32, 4), load_b = (4, 32), lds_width = 2, arch = sm_90, stages = 2, warps = (4, 1), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 512^3.
 gemm_kernel! { name = DgemmNN512, precision = f64, op = (N, N), tile = (48, 48, 64), threads = (8, 12), load_a = (24, 4), load_b = (16, 6), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (1, 3), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
@@ -405,11 +467,20 @@ gemm_kernel! { name = DgemmNN8, precision = f64, op = (N, N), tile = (12, 32, 8)
 // Tuned at 6656^3 and 128^3 (batched).
 gemm_kernel! { name = DgemmNT, precision = f64, op = (N, T), tile = (128, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
+// Tuned at 16384x64x4096.
+gemm_kernel! { name = DgemmNT16384x64x4096, precision = f64, op = (N, T), tile = (128, 64, 48), threads = (32, 4), load_a = (32, 4), load_b = (16, 8), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
+
 // Tuned at 8192x8192x64 and 64^3 (batched) and 32^3 (batched).
 gemm_kernel! { name = DgemmNT8192x8192x64, precision = f64, op = (N, T), tile = (32, 64, 4), threads = (8, 16), load_a = (32, 4), load_b = (64, 2), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 4), raster = 8, math = dmma, mma = (16, 8, 4) }
 
+// Tuned at 64x16384x4096.
+gemm_kernel! { name = DgemmNT64x16384x4096, precision = f64, op = (N, T), tile = (64, 128, 48), threads = (32, 4), load_a = (16, 8), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
+
 // Tuned at 1024^3.
 gemm_kernel! { name = DgemmNT1024, precision = f64, op = (N, T), tile = (128, 64, 48), threads = (32, 4), load_a = (16, 8), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
+
+// Tuned at 768^3.
+gemm_kernel! { name = DgemmNT768, precision = f64, op = (N, T), tile = (192, 32, 52), threads = (32, 4), load_a = (32, 4), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 2, warps = (4, 1), raster = 8, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 512^3.
 gemm_kernel! { name = DgemmNT512, precision = f64, op = (N, T), tile = (48, 48, 64), threads = (8, 12), load_a = (24, 4), load_b = (24, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (1, 3), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4) }
@@ -426,11 +497,20 @@ gemm_kernel! { name = DgemmNT8, precision = f64, op = (N, T), tile = (12, 32, 8)
 // Reuses the dgemm_nt winner at 6656^3 and 128^3 (batched).
 gemm_kernel! { name = DgemmNC, precision = f64, op = (N, C), tile = (128, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
+// Reuses the dgemm_nt winner at 16384x64x4096.
+gemm_kernel! { name = DgemmNC16384x64x4096, precision = f64, op = (N, C), tile = (128, 64, 48), threads = (32, 4), load_a = (32, 4), load_b = (16, 8), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
+
 // Reuses the dgemm_nt winner at 8192x8192x64 and 64^3 (batched) and 32^3 (batched).
 gemm_kernel! { name = DgemmNC8192x8192x64, precision = f64, op = (N, C), tile = (32, 64, 4), threads = (8, 16), load_a = (32, 4), load_b = (64, 2), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 4), raster = 8, math = dmma, mma = (16, 8, 4) }
 
+// Reuses the dgemm_nt winner at 64x16384x4096.
+gemm_kernel! { name = DgemmNC64x16384x4096, precision = f64, op = (N, C), tile = (64, 128, 48), threads = (32, 4), load_a = (16, 8), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
+
 // Reuses the dgemm_nt winner at 1024^3.
 gemm_kernel! { name = DgemmNC1024, precision = f64, op = (N, C), tile = (128, 64, 48), threads = (32, 4), load_a = (16, 8), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
+
+// Reuses the dgemm_nt winner at 768^3.
+gemm_kernel! { name = DgemmNC768, precision = f64, op = (N, C), tile = (192, 32, 52), threads = (32, 4), load_a = (32, 4), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 2, warps = (4, 1), raster = 8, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the dgemm_nt winner at 512^3.
 gemm_kernel! { name = DgemmNC512, precision = f64, op = (N, C), tile = (48, 48, 64), threads = (8, 12), load_a = (24, 4), load_b = (24, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (1, 3), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4) }
@@ -447,11 +527,14 @@ gemm_kernel! { name = DgemmNC8, precision = f64, op = (N, C), tile = (12, 32, 8)
 // Tuned at 6656^3 and 128^3 (batched).
 gemm_kernel! { name = DgemmTN, precision = f64, op = (T, N), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (8, 32), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
+// Tuned at 16384x64x4096 and 1024^3 and 768^3.
+gemm_kernel! { name = DgemmTN16384x64x4096, precision = f64, op = (T, N), tile = (128, 64, 48), threads = (32, 4), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 1, math = dmma, mma = (16, 8, 4) }
+
 // Tuned at 8192x8192x64.
 gemm_kernel! { name = DgemmTN8192x8192x64, precision = f64, op = (T, N), tile = (64, 256, 16), threads = (16, 64), load_a = (16, 64), load_b = (16, 64), lds_width = 2, arch = sm_90, stages = 3, warps = (2, 16), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
-// Tuned at 1024^3.
-gemm_kernel! { name = DgemmTN1024, precision = f64, op = (T, N), tile = (128, 64, 48), threads = (32, 4), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 1, math = dmma, mma = (16, 8, 4) }
+// Tuned at 64x16384x4096.
+gemm_kernel! { name = DgemmTN64x16384x4096, precision = f64, op = (T, N), tile = (64, 128, 48), threads = (32, 4), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 1, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 512^3.
 gemm_kernel! { name = DgemmTN512, precision = f64, op = (T, N), tile = (48, 48, 64), threads = (8, 12), load_a = (16, 6), load_b = (16, 6), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (1, 3), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
@@ -471,11 +554,14 @@ gemm_kernel! { name = DgemmTN8, precision = f64, op = (T, N), tile = (12, 32, 8)
 // Tuned at 6656^3 and 128^3 (batched).
 gemm_kernel! { name = DgemmTT, precision = f64, op = (T, T), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
+// Tuned at 16384x64x4096.
+gemm_kernel! { name = DgemmTT16384x64x4096, precision = f64, op = (T, T), tile = (128, 64, 48), threads = (32, 4), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 1, math = dmma, mma = (16, 8, 4) }
+
 // Tuned at 8192x8192x64 and 32^3 (batched).
 gemm_kernel! { name = DgemmTT8192x8192x64, precision = f64, op = (T, T), tile = (32, 64, 4), threads = (8, 16), load_a = (4, 32), load_b = (64, 2), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 4), raster = 8, math = dmma, mma = (16, 8, 4) }
 
-// Tuned at 1024^3.
-gemm_kernel! { name = DgemmTT1024, precision = f64, op = (T, T), tile = (64, 128, 48), threads = (32, 4), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
+// Tuned at 64x16384x4096 and 1024^3 and 768^3.
+gemm_kernel! { name = DgemmTT64x16384x4096, precision = f64, op = (T, T), tile = (64, 128, 48), threads = (32, 4), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 512^3.
 gemm_kernel! { name = DgemmTT512, precision = f64, op = (T, T), tile = (48, 48, 64), threads = (8, 12), load_a = (32, 3), load_b = (24, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (1, 3), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
@@ -495,11 +581,14 @@ gemm_kernel! { name = DgemmTT8, precision = f64, op = (T, T), tile = (12, 32, 8)
 // Reuses the dgemm_tt winner at 6656^3 and 128^3 (batched).
 gemm_kernel! { name = DgemmTC, precision = f64, op = (T, C), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
+// Reuses the dgemm_tt winner at 16384x64x4096.
+gemm_kernel! { name = DgemmTC16384x64x4096, precision = f64, op = (T, C), tile = (128, 64, 48), threads = (32, 4), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 1, math = dmma, mma = (16, 8, 4) }
+
 // Reuses the dgemm_tt winner at 8192x8192x64 and 32^3 (batched).
 gemm_kernel! { name = DgemmTC8192x8192x64, precision = f64, op = (T, C), tile = (32, 64, 4), threads = (8, 16), load_a = (4, 32), load_b = (64, 2), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 4), raster = 8, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the dgemm_tt winner at 1024^3.
-gemm_kernel! { name = DgemmTC1024, precision = f64, op = (T, C), tile = (64, 128, 48), threads = (32, 4), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
+// Reuses the dgemm_tt winner at 64x16384x4096 and 1024^3 and 768^3.
+gemm_kernel! { name = DgemmTC64x16384x4096, precision = f64, op = (T, C), tile = (64, 128, 48), threads = (32, 4), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the dgemm_tt winner at 512^3.
 gemm_kernel! { name = DgemmTC512, precision = f64, op = (T, C), tile = (48, 48, 64), threads = (8, 12), load_a = (32, 3), load_b = (24, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (1, 3), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
@@ -519,11 +608,14 @@ gemm_kernel! { name = DgemmTC8, precision = f64, op = (T, C), tile = (12, 32, 8)
 // Reuses the dgemm_tn winner at 6656^3 and 128^3 (batched).
 gemm_kernel! { name = DgemmCN, precision = f64, op = (C, N), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (8, 32), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
+// Reuses the dgemm_tn winner at 16384x64x4096 and 1024^3 and 768^3.
+gemm_kernel! { name = DgemmCN16384x64x4096, precision = f64, op = (C, N), tile = (128, 64, 48), threads = (32, 4), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 1, math = dmma, mma = (16, 8, 4) }
+
 // Reuses the dgemm_tn winner at 8192x8192x64.
 gemm_kernel! { name = DgemmCN8192x8192x64, precision = f64, op = (C, N), tile = (64, 256, 16), threads = (16, 64), load_a = (16, 64), load_b = (16, 64), lds_width = 2, arch = sm_90, stages = 3, warps = (2, 16), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the dgemm_tn winner at 1024^3.
-gemm_kernel! { name = DgemmCN1024, precision = f64, op = (C, N), tile = (128, 64, 48), threads = (32, 4), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 1, math = dmma, mma = (16, 8, 4) }
+// Reuses the dgemm_tn winner at 64x16384x4096.
+gemm_kernel! { name = DgemmCN64x16384x4096, precision = f64, op = (C, N), tile = (64, 128, 48), threads = (32, 4), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 1, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the dgemm_tn winner at 512^3.
 gemm_kernel! { name = DgemmCN512, precision = f64, op = (C, N), tile = (48, 48, 64), threads = (8, 12), load_a = (16, 6), load_b = (16, 6), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (1, 3), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
@@ -543,11 +635,14 @@ gemm_kernel! { name = DgemmCN8, precision = f64, op = (C, N), tile = (12, 32, 8)
 // Reuses the dgemm_tt winner at 6656^3 and 128^3 (batched).
 gemm_kernel! { name = DgemmCT, precision = f64, op = (C, T), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
+// Reuses the dgemm_tt winner at 16384x64x4096.
+gemm_kernel! { name = DgemmCT16384x64x4096, precision = f64, op = (C, T), tile = (128, 64, 48), threads = (32, 4), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 1, math = dmma, mma = (16, 8, 4) }
+
 // Reuses the dgemm_tt winner at 8192x8192x64 and 32^3 (batched).
 gemm_kernel! { name = DgemmCT8192x8192x64, precision = f64, op = (C, T), tile = (32, 64, 4), threads = (8, 16), load_a = (4, 32), load_b = (64, 2), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 4), raster = 8, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the dgemm_tt winner at 1024^3.
-gemm_kernel! { name = DgemmCT1024, precision = f64, op = (C, T), tile = (64, 128, 48), threads = (32, 4), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
+// Reuses the dgemm_tt winner at 64x16384x4096 and 1024^3 and 768^3.
+gemm_kernel! { name = DgemmCT64x16384x4096, precision = f64, op = (C, T), tile = (64, 128, 48), threads = (32, 4), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the dgemm_tt winner at 512^3.
 gemm_kernel! { name = DgemmCT512, precision = f64, op = (C, T), tile = (48, 48, 64), threads = (8, 12), load_a = (32, 3), load_b = (24, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (1, 3), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
@@ -567,11 +662,14 @@ gemm_kernel! { name = DgemmCT8, precision = f64, op = (C, T), tile = (12, 32, 8)
 // Reuses the dgemm_tt winner at 6656^3 and 128^3 (batched).
 gemm_kernel! { name = DgemmCC, precision = f64, op = (C, C), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
+// Reuses the dgemm_tt winner at 16384x64x4096.
+gemm_kernel! { name = DgemmCC16384x64x4096, precision = f64, op = (C, C), tile = (128, 64, 48), threads = (32, 4), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 1, math = dmma, mma = (16, 8, 4) }
+
 // Reuses the dgemm_tt winner at 8192x8192x64 and 32^3 (batched).
 gemm_kernel! { name = DgemmCC8192x8192x64, precision = f64, op = (C, C), tile = (32, 64, 4), threads = (8, 16), load_a = (4, 32), load_b = (64, 2), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 4), raster = 8, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the dgemm_tt winner at 1024^3.
-gemm_kernel! { name = DgemmCC1024, precision = f64, op = (C, C), tile = (64, 128, 48), threads = (32, 4), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
+// Reuses the dgemm_tt winner at 64x16384x4096 and 1024^3 and 768^3.
+gemm_kernel! { name = DgemmCC64x16384x4096, precision = f64, op = (C, C), tile = (64, 128, 48), threads = (32, 4), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the dgemm_tt winner at 512^3.
 gemm_kernel! { name = DgemmCC512, precision = f64, op = (C, C), tile = (48, 48, 64), threads = (8, 12), load_a = (32, 3), load_b = (24, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (1, 3), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
@@ -588,8 +686,11 @@ gemm_kernel! { name = DgemmCC16, precision = f64, op = (C, C), tile = (16, 16, 1
 // Reuses the dgemm_tt winner at 8^3 (batched).
 gemm_kernel! { name = DgemmCC8, precision = f64, op = (C, C), tile = (12, 32, 8), threads = (2, 16), load_a = (8, 4), load_b = (32, 1), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 1), raster = 8 }
 
-// Tuned at 6656^3 and 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
+// Tuned at 6656^3 and 8192x8192x64 and 64x16384x4096 and 1024^3 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmNN, precision = c32, op = (N, N), tile = (64, 64, 16), threads = (16, 8), load_a = (32, 4), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+
+// Tuned at 768^3.
+gemm_kernel! { name = CgemmNN768, precision = c32, op = (N, N), tile = (32, 192, 40), threads = (16, 16), load_a = (32, 8), load_b = (8, 32), lds_width = 2, arch = sm_90, stages = 3, warps = (2, 4), raster = 8, interleave = 4, math = tf32x3, mma = (16, 8, 8) }
 
 // Tuned at 512^3.
 gemm_kernel! { name = CgemmNN512, precision = c32, op = (N, N), tile = (64, 32, 64), threads = (64, 4), load_a = (16, 16), load_b = (16, 16), arch = sm_90, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8 }
@@ -606,8 +707,11 @@ gemm_kernel! { name = CgemmNN16, precision = c32, op = (N, N), tile = (16, 32, 8
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = CgemmNN8, precision = c32, op = (N, N), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Tuned at 6656^3 and 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
+// Tuned at 6656^3 and 8192x8192x64 and 64x16384x4096 and 1024^3 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmNT, precision = c32, op = (N, T), tile = (64, 64, 16), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+
+// Tuned at 768^3.
+gemm_kernel! { name = CgemmNT768, precision = c32, op = (N, T), tile = (32, 192, 40), threads = (16, 16), load_a = (32, 8), load_b = (32, 8), lds_width = 2, arch = sm_90, stages = 3, warps = (2, 4), raster = 8, interleave = 4, math = tf32x3, mma = (16, 8, 8) }
 
 // Tuned at 512^3 and 32^3 (batched).
 gemm_kernel! { name = CgemmNT512, precision = c32, op = (N, T), tile = (16, 32, 8), threads = (16, 4), load_a = (8, 8), load_b = (16, 4), arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 1), raster = 8, interleave = 1 }
@@ -621,8 +725,11 @@ gemm_kernel! { name = CgemmNT16, precision = c32, op = (N, T), tile = (16, 32, 8
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = CgemmNT8, precision = c32, op = (N, T), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Reuses the cgemm_nt winner at 6656^3 and 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
+// Reuses the cgemm_nt winner at 6656^3 and 8192x8192x64 and 64x16384x4096 and 1024^3 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmNC, precision = c32, op = (N, C), tile = (64, 64, 16), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+
+// Reuses the cgemm_nt winner at 768^3.
+gemm_kernel! { name = CgemmNC768, precision = c32, op = (N, C), tile = (32, 192, 40), threads = (16, 16), load_a = (32, 8), load_b = (32, 8), lds_width = 2, arch = sm_90, stages = 3, warps = (2, 4), raster = 8, interleave = 4, math = tf32x3, mma = (16, 8, 8) }
 
 // Reuses the cgemm_nt winner at 512^3 and 32^3 (batched).
 gemm_kernel! { name = CgemmNC512, precision = c32, op = (N, C), tile = (16, 32, 8), threads = (16, 4), load_a = (8, 8), load_b = (16, 4), arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 1), raster = 8, interleave = 1 }
@@ -639,6 +746,9 @@ gemm_kernel! { name = CgemmNC8, precision = c32, op = (N, C), tile = (8, 8, 8), 
 // Tuned at 6656^3 and 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmTN, precision = c32, op = (T, N), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
+// Tuned at 768^3.
+gemm_kernel! { name = CgemmTN768, precision = c32, op = (T, N), tile = (32, 192, 40), threads = (16, 16), load_a = (8, 32), load_b = (8, 32), lds_width = 2, arch = sm_90, stages = 3, warps = (2, 4), raster = 8, interleave = 4, math = tf32x3, mma = (16, 8, 8) }
+
 // Tuned at 512^3.
 gemm_kernel! { name = CgemmTN512, precision = c32, op = (T, N), tile = (64, 32, 64), threads = (64, 4), load_a = (16, 16), load_b = (16, 16), arch = sm_90, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8 }
 
@@ -651,7 +761,7 @@ gemm_kernel! { name = CgemmTN32, precision = c32, op = (T, N), tile = (40, 32, 1
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = CgemmTN8, precision = c32, op = (T, N), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Tuned at 6656^3.
+// Tuned at 6656^3 and 768^3.
 gemm_kernel! { name = CgemmTT, precision = c32, op = (T, T), tile = (80, 64, 48), threads = (8, 16), load_a = (8, 16), load_b = (16, 8), lds_width = 2, arch = sm_90, stages = 2, ldg_width = 2, warps = (1, 4), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Tuned at 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
@@ -669,7 +779,7 @@ gemm_kernel! { name = CgemmTT32, precision = c32, op = (T, T), tile = (16, 32, 8
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = CgemmTT8, precision = c32, op = (T, T), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Reuses the cgemm_tt winner at 6656^3.
+// Reuses the cgemm_tt winner at 6656^3 and 768^3.
 gemm_kernel! { name = CgemmTC, precision = c32, op = (T, C), tile = (80, 64, 48), threads = (8, 16), load_a = (8, 16), load_b = (16, 8), lds_width = 2, arch = sm_90, stages = 2, ldg_width = 2, warps = (1, 4), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Reuses the cgemm_tt winner at 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
@@ -690,6 +800,9 @@ gemm_kernel! { name = CgemmTC8, precision = c32, op = (T, C), tile = (8, 8, 8), 
 // Reuses the cgemm_tn winner at 6656^3 and 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmCN, precision = c32, op = (C, N), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
+// Reuses the cgemm_tn winner at 768^3.
+gemm_kernel! { name = CgemmCN768, precision = c32, op = (C, N), tile = (32, 192, 40), threads = (16, 16), load_a = (8, 32), load_b = (8, 32), lds_width = 2, arch = sm_90, stages = 3, warps = (2, 4), raster = 8, interleave = 4, math = tf32x3, mma = (16, 8, 8) }
+
 // Reuses the cgemm_tn winner at 512^3.
 gemm_kernel! { name = CgemmCN512, precision = c32, op = (C, N), tile = (64, 32, 64), threads = (64, 4), load_a = (16, 16), load_b = (16, 16), arch = sm_90, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8 }
 
@@ -702,7 +815,7 @@ gemm_kernel! { name = CgemmCN32, precision = c32, op = (C, N), tile = (40, 32, 1
 // Reuses the cgemm_tn winner at 8^3 (batched).
 gemm_kernel! { name = CgemmCN8, precision = c32, op = (C, N), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Reuses the cgemm_tt winner at 6656^3.
+// Reuses the cgemm_tt winner at 6656^3 and 768^3.
 gemm_kernel! { name = CgemmCT, precision = c32, op = (C, T), tile = (80, 64, 48), threads = (8, 16), load_a = (8, 16), load_b = (16, 8), lds_width = 2, arch = sm_90, stages = 2, ldg_width = 2, warps = (1, 4), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Reuses the cgemm_tt winner at 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
@@ -720,7 +833,7 @@ gemm_kernel! { name = CgemmCT32, precision = c32, op = (C, T), tile = (16, 32, 8
 // Reuses the cgemm_tt winner at 8^3 (batched).
 gemm_kernel! { name = CgemmCT8, precision = c32, op = (C, T), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Reuses the cgemm_tt winner at 6656^3.
+// Reuses the cgemm_tt winner at 6656^3 and 768^3.
 gemm_kernel! { name = CgemmCC, precision = c32, op = (C, C), tile = (80, 64, 48), threads = (8, 16), load_a = (8, 16), load_b = (16, 8), lds_width = 2, arch = sm_90, stages = 2, ldg_width = 2, warps = (1, 4), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Reuses the cgemm_tt winner at 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
@@ -741,8 +854,14 @@ gemm_kernel! { name = CgemmCC8, precision = c32, op = (C, C), tile = (8, 8, 8), 
 // Tuned at 4608^3 and 1024^3 and 128^3 (batched).
 gemm_kernel! { name = ZgemmNN, precision = c64, op = (N, N), tile = (64, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (16, 16), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
+// Tuned at 16384x64x4096.
+gemm_kernel! { name = ZgemmNN16384x64x4096, precision = c64, op = (N, N), tile = (128, 64, 24), threads = (32, 8), load_a = (64, 4), load_b = (8, 32), arch = sm_90, stages = 3, warps = (4, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
+
 // Tuned at 8192x8192x64.
 gemm_kernel! { name = ZgemmNN8192x8192x64, precision = c64, op = (N, N), tile = (64, 32, 4), threads = (16, 8), load_a = (64, 2), load_b = (4, 32), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, math = dmma, mma = (16, 8, 4) }
+
+// Tuned at 768^3 and 32^3 (batched).
+gemm_kernel! { name = ZgemmNN768, precision = c64, op = (N, N), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 512^3.
 gemm_kernel! { name = ZgemmNN512, precision = c64, op = (N, N), tile = (32, 64, 40), threads = (16, 16), load_a = (32, 8), load_b = (8, 32), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
@@ -753,17 +872,20 @@ gemm_kernel! { name = ZgemmNN256, precision = c64, op = (N, N), tile = (16, 16, 
 // Tuned at 64^3 (batched).
 gemm_kernel! { name = ZgemmNN64, precision = c64, op = (N, N), tile = (64, 32, 16), threads = (16, 8), load_a = (16, 8), load_b = (16, 8), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
-// Tuned at 32^3 (batched).
-gemm_kernel! { name = ZgemmNN32, precision = c64, op = (N, N), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
-
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = ZgemmNN8, precision = c64, op = (N, N), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
 // Tuned at 4608^3 and 1024^3 and 128^3 (batched).
 gemm_kernel! { name = ZgemmNT, precision = c64, op = (N, T), tile = (64, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (128, 2), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
+// Tuned at 16384x64x4096.
+gemm_kernel! { name = ZgemmNT16384x64x4096, precision = c64, op = (N, T), tile = (128, 64, 24), threads = (32, 8), load_a = (64, 4), load_b = (32, 8), arch = sm_90, stages = 3, warps = (4, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
+
 // Tuned at 8192x8192x64 and 32^3 (batched).
 gemm_kernel! { name = ZgemmNT8192x8192x64, precision = c64, op = (N, T), tile = (64, 32, 4), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 1, math = dmma, mma = (16, 8, 4) }
+
+// Tuned at 768^3.
+gemm_kernel! { name = ZgemmNT768, precision = c64, op = (N, T), tile = (48, 96, 36), threads = (24, 8), load_a = (16, 12), load_b = (16, 12), arch = sm_90, stages = 2, warps = (3, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 512^3 and 64^3 (batched).
 gemm_kernel! { name = ZgemmNT512, precision = c64, op = (N, T), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
@@ -780,8 +902,14 @@ gemm_kernel! { name = ZgemmNT8, precision = c64, op = (N, T), tile = (8, 8, 8), 
 // Reuses the zgemm_nt winner at 4608^3 and 1024^3 and 128^3 (batched).
 gemm_kernel! { name = ZgemmNC, precision = c64, op = (N, C), tile = (64, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (128, 2), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
+// Reuses the zgemm_nt winner at 16384x64x4096.
+gemm_kernel! { name = ZgemmNC16384x64x4096, precision = c64, op = (N, C), tile = (128, 64, 24), threads = (32, 8), load_a = (64, 4), load_b = (32, 8), arch = sm_90, stages = 3, warps = (4, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
+
 // Reuses the zgemm_nt winner at 8192x8192x64 and 32^3 (batched).
 gemm_kernel! { name = ZgemmNC8192x8192x64, precision = c64, op = (N, C), tile = (64, 32, 4), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 1, math = dmma, mma = (16, 8, 4) }
+
+// Reuses the zgemm_nt winner at 768^3.
+gemm_kernel! { name = ZgemmNC768, precision = c64, op = (N, C), tile = (48, 96, 36), threads = (24, 8), load_a = (16, 12), load_b = (16, 12), arch = sm_90, stages = 2, warps = (3, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the zgemm_nt winner at 512^3 and 64^3 (batched).
 gemm_kernel! { name = ZgemmNC512, precision = c64, op = (N, C), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
@@ -798,17 +926,20 @@ gemm_kernel! { name = ZgemmNC8, precision = c64, op = (N, C), tile = (8, 8, 8), 
 // Tuned at 4608^3 and 1024^3.
 gemm_kernel! { name = ZgemmTN, precision = c64, op = (T, N), tile = (64, 128, 16), threads = (16, 16), load_a = (16, 16), load_b = (16, 16), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
+// Tuned at 16384x64x4096.
+gemm_kernel! { name = ZgemmTN16384x64x4096, precision = c64, op = (T, N), tile = (128, 64, 24), threads = (32, 8), load_a = (8, 32), load_b = (8, 32), arch = sm_90, stages = 3, warps = (4, 2), raster = 8, math = dmma, mma = (16, 8, 4) }
+
 // Tuned at 8192x8192x64 and 32^3 (batched).
 gemm_kernel! { name = ZgemmTN8192x8192x64, precision = c64, op = (T, N), tile = (64, 32, 8), threads = (32, 4), load_a = (8, 16), load_b = (8, 16), arch = sm_90, stages = 3, warps = (4, 1), raster = 8, math = dmma, mma = (16, 8, 4) }
+
+// Tuned at 768^3 and 128^3 (batched).
+gemm_kernel! { name = ZgemmTN768, precision = c64, op = (T, N), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 512^3.
 gemm_kernel! { name = ZgemmTN512, precision = c64, op = (T, N), tile = (32, 64, 40), threads = (16, 16), load_a = (8, 32), load_b = (8, 32), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 256^3 and 16^3 (batched).
 gemm_kernel! { name = ZgemmTN256, precision = c64, op = (T, N), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
-
-// Tuned at 128^3 (batched).
-gemm_kernel! { name = ZgemmTN128, precision = c64, op = (T, N), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 64^3 (batched).
 gemm_kernel! { name = ZgemmTN64, precision = c64, op = (T, N), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4) }
@@ -819,8 +950,14 @@ gemm_kernel! { name = ZgemmTN8, precision = c64, op = (T, N), tile = (8, 8, 8), 
 // Tuned at 4608^3 and 1024^3 and 128^3 (batched).
 gemm_kernel! { name = ZgemmTT, precision = c64, op = (T, T), tile = (64, 128, 16), threads = (16, 16), load_a = (16, 16), load_b = (128, 2), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
+// Tuned at 16384x64x4096.
+gemm_kernel! { name = ZgemmTT16384x64x4096, precision = c64, op = (T, T), tile = (128, 64, 24), threads = (32, 8), load_a = (8, 32), load_b = (32, 8), arch = sm_90, stages = 3, warps = (4, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
+
 // Tuned at 8192x8192x64 and 32^3 (batched).
 gemm_kernel! { name = ZgemmTT8192x8192x64, precision = c64, op = (T, T), tile = (64, 32, 4), threads = (16, 8), load_a = (2, 64), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, math = dmma, mma = (16, 8, 4) }
+
+// Tuned at 768^3.
+gemm_kernel! { name = ZgemmTT768, precision = c64, op = (T, T), tile = (48, 96, 36), threads = (24, 8), load_a = (12, 16), load_b = (16, 12), arch = sm_90, stages = 2, warps = (3, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 512^3.
 gemm_kernel! { name = ZgemmTT512, precision = c64, op = (T, T), tile = (32, 64, 40), threads = (16, 16), load_a = (8, 32), load_b = (32, 8), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
@@ -837,8 +974,14 @@ gemm_kernel! { name = ZgemmTT8, precision = c64, op = (T, T), tile = (8, 8, 8), 
 // Reuses the zgemm_tt winner at 4608^3 and 1024^3 and 128^3 (batched).
 gemm_kernel! { name = ZgemmTC, precision = c64, op = (T, C), tile = (64, 128, 16), threads = (16, 16), load_a = (16, 16), load_b = (128, 2), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
+// Reuses the zgemm_tt winner at 16384x64x4096.
+gemm_kernel! { name = ZgemmTC16384x64x4096, precision = c64, op = (T, C), tile = (128, 64, 24), threads = (32, 8), load_a = (8, 32), load_b = (32, 8), arch = sm_90, stages = 3, warps = (4, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
+
 // Reuses the zgemm_tt winner at 8192x8192x64 and 32^3 (batched).
 gemm_kernel! { name = ZgemmTC8192x8192x64, precision = c64, op = (T, C), tile = (64, 32, 4), threads = (16, 8), load_a = (2, 64), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, math = dmma, mma = (16, 8, 4) }
+
+// Reuses the zgemm_tt winner at 768^3.
+gemm_kernel! { name = ZgemmTC768, precision = c64, op = (T, C), tile = (48, 96, 36), threads = (24, 8), load_a = (12, 16), load_b = (16, 12), arch = sm_90, stages = 2, warps = (3, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the zgemm_tt winner at 512^3.
 gemm_kernel! { name = ZgemmTC512, precision = c64, op = (T, C), tile = (32, 64, 40), threads = (16, 16), load_a = (8, 32), load_b = (32, 8), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
@@ -855,17 +998,20 @@ gemm_kernel! { name = ZgemmTC8, precision = c64, op = (T, C), tile = (8, 8, 8), 
 // Reuses the zgemm_tn winner at 4608^3 and 1024^3.
 gemm_kernel! { name = ZgemmCN, precision = c64, op = (C, N), tile = (64, 128, 16), threads = (16, 16), load_a = (16, 16), load_b = (16, 16), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
+// Reuses the zgemm_tn winner at 16384x64x4096.
+gemm_kernel! { name = ZgemmCN16384x64x4096, precision = c64, op = (C, N), tile = (128, 64, 24), threads = (32, 8), load_a = (8, 32), load_b = (8, 32), arch = sm_90, stages = 3, warps = (4, 2), raster = 8, math = dmma, mma = (16, 8, 4) }
+
 // Reuses the zgemm_tn winner at 8192x8192x64 and 32^3 (batched).
 gemm_kernel! { name = ZgemmCN8192x8192x64, precision = c64, op = (C, N), tile = (64, 32, 8), threads = (32, 4), load_a = (8, 16), load_b = (8, 16), arch = sm_90, stages = 3, warps = (4, 1), raster = 8, math = dmma, mma = (16, 8, 4) }
+
+// Reuses the zgemm_tn winner at 768^3 and 128^3 (batched).
+gemm_kernel! { name = ZgemmCN768, precision = c64, op = (C, N), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the zgemm_tn winner at 512^3.
 gemm_kernel! { name = ZgemmCN512, precision = c64, op = (C, N), tile = (32, 64, 40), threads = (16, 16), load_a = (8, 32), load_b = (8, 32), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the zgemm_tn winner at 256^3 and 16^3 (batched).
 gemm_kernel! { name = ZgemmCN256, precision = c64, op = (C, N), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
-
-// Reuses the zgemm_tn winner at 128^3 (batched).
-gemm_kernel! { name = ZgemmCN128, precision = c64, op = (C, N), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the zgemm_tn winner at 64^3 (batched).
 gemm_kernel! { name = ZgemmCN64, precision = c64, op = (C, N), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4) }
@@ -876,8 +1022,14 @@ gemm_kernel! { name = ZgemmCN8, precision = c64, op = (C, N), tile = (8, 8, 8), 
 // Reuses the zgemm_tt winner at 4608^3 and 1024^3 and 128^3 (batched).
 gemm_kernel! { name = ZgemmCT, precision = c64, op = (C, T), tile = (64, 128, 16), threads = (16, 16), load_a = (16, 16), load_b = (128, 2), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
+// Reuses the zgemm_tt winner at 16384x64x4096.
+gemm_kernel! { name = ZgemmCT16384x64x4096, precision = c64, op = (C, T), tile = (128, 64, 24), threads = (32, 8), load_a = (8, 32), load_b = (32, 8), arch = sm_90, stages = 3, warps = (4, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
+
 // Reuses the zgemm_tt winner at 8192x8192x64 and 32^3 (batched).
 gemm_kernel! { name = ZgemmCT8192x8192x64, precision = c64, op = (C, T), tile = (64, 32, 4), threads = (16, 8), load_a = (2, 64), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, math = dmma, mma = (16, 8, 4) }
+
+// Reuses the zgemm_tt winner at 768^3.
+gemm_kernel! { name = ZgemmCT768, precision = c64, op = (C, T), tile = (48, 96, 36), threads = (24, 8), load_a = (12, 16), load_b = (16, 12), arch = sm_90, stages = 2, warps = (3, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the zgemm_tt winner at 512^3.
 gemm_kernel! { name = ZgemmCT512, precision = c64, op = (C, T), tile = (32, 64, 40), threads = (16, 16), load_a = (8, 32), load_b = (32, 8), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
@@ -894,8 +1046,14 @@ gemm_kernel! { name = ZgemmCT8, precision = c64, op = (C, T), tile = (8, 8, 8), 
 // Reuses the zgemm_tt winner at 4608^3 and 1024^3 and 128^3 (batched).
 gemm_kernel! { name = ZgemmCC, precision = c64, op = (C, C), tile = (64, 128, 16), threads = (16, 16), load_a = (16, 16), load_b = (128, 2), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
+// Reuses the zgemm_tt winner at 16384x64x4096.
+gemm_kernel! { name = ZgemmCC16384x64x4096, precision = c64, op = (C, C), tile = (128, 64, 24), threads = (32, 8), load_a = (8, 32), load_b = (32, 8), arch = sm_90, stages = 3, warps = (4, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
+
 // Reuses the zgemm_tt winner at 8192x8192x64 and 32^3 (batched).
 gemm_kernel! { name = ZgemmCC8192x8192x64, precision = c64, op = (C, C), tile = (64, 32, 4), threads = (16, 8), load_a = (2, 64), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, math = dmma, mma = (16, 8, 4) }
+
+// Reuses the zgemm_tt winner at 768^3.
+gemm_kernel! { name = ZgemmCC768, precision = c64, op = (C, C), tile = (48, 96, 36), threads = (24, 8), load_a = (12, 16), load_b = (16, 12), arch = sm_90, stages = 2, warps = (3, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the zgemm_tt winner at 512^3.
 gemm_kernel! { name = ZgemmCC512, precision = c64, op = (C, C), tile = (32, 64, 40), threads = (16, 16), load_a = (8, 32), load_b = (32, 8), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
@@ -910,102 +1068,117 @@ gemm_kernel! { name = ZgemmCC64, precision = c64, op = (C, C), tile = (64, 32, 1
 gemm_kernel! { name = ZgemmCC8, precision = c64, op = (C, C), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
 /// Every tuned kernel of this family.
-pub static KERNELS: [KernelEntry; 360] = [
+pub static KERNELS: [KernelEntry; 429] = [
     KernelEntry::tuned::<SgemmNN>("sm_90::SgemmNN", [9216, 9216, 9216]),
+    KernelEntry::tuned::<SgemmNN16384x64x4096>("sm_90::SgemmNN16384x64x4096", [16384, 64, 4096]),
+    KernelEntry::tuned::<SgemmNN16384x64x4096>("sm_90::SgemmNN16384x64x4096", [1024, 1024, 1024]),
     KernelEntry::tuned::<SgemmNN8192x8192x64>("sm_90::SgemmNN8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<SgemmNN8192x8192x64>("sm_90::SgemmNN8192x8192x64", [128, 128, 128]),
-    KernelEntry::tuned::<SgemmNN1024>("sm_90::SgemmNN1024", [1024, 1024, 1024]),
-    KernelEntry::tuned::<SgemmNN512>("sm_90::SgemmNN512", [512, 512, 512]),
-    KernelEntry::tuned_batch::<SgemmNN512>("sm_90::SgemmNN512", [64, 64, 64]),
+    KernelEntry::tuned::<SgemmNN768>("sm_90::SgemmNN768", [768, 768, 768]),
+    KernelEntry::tuned::<SgemmNN768>("sm_90::SgemmNN768", [512, 512, 512]),
+    KernelEntry::tuned_batch::<SgemmNN768>("sm_90::SgemmNN768", [64, 64, 64]),
     KernelEntry::tuned::<SgemmNN256>("sm_90::SgemmNN256", [256, 256, 256]),
     KernelEntry::tuned_batch::<SgemmNN256>("sm_90::SgemmNN256", [16, 16, 16]),
     KernelEntry::tuned_batch::<SgemmNN32>("sm_90::SgemmNN32", [32, 32, 32]),
     KernelEntry::tuned_batch::<SgemmNN8>("sm_90::SgemmNN8", [8, 8, 8]),
     KernelEntry::tuned::<SgemmNT>("sm_90::SgemmNT", [9216, 9216, 9216]),
+    KernelEntry::tuned::<SgemmNT>("sm_90::SgemmNT", [16384, 64, 4096]),
     KernelEntry::tuned::<SgemmNT8192x8192x64>("sm_90::SgemmNT8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<SgemmNT8192x8192x64>("sm_90::SgemmNT8192x8192x64", [128, 128, 128]),
     KernelEntry::tuned::<SgemmNT1024>("sm_90::SgemmNT1024", [1024, 1024, 1024]),
+    KernelEntry::tuned::<SgemmNT768>("sm_90::SgemmNT768", [768, 768, 768]),
+    KernelEntry::tuned_batch::<SgemmNT768>("sm_90::SgemmNT768", [64, 64, 64]),
     KernelEntry::tuned::<SgemmNT512>("sm_90::SgemmNT512", [512, 512, 512]),
-    KernelEntry::tuned_batch::<SgemmNT512>("sm_90::SgemmNT512", [64, 64, 64]),
     KernelEntry::tuned::<SgemmNT256>("sm_90::SgemmNT256", [256, 256, 256]),
     KernelEntry::tuned_batch::<SgemmNT256>("sm_90::SgemmNT256", [16, 16, 16]),
     KernelEntry::tuned_batch::<SgemmNT32>("sm_90::SgemmNT32", [32, 32, 32]),
     KernelEntry::tuned_batch::<SgemmNT8>("sm_90::SgemmNT8", [8, 8, 8]),
     KernelEntry::tuned::<SgemmNC>("sm_90::SgemmNC", [9216, 9216, 9216]),
+    KernelEntry::tuned::<SgemmNC>("sm_90::SgemmNC", [16384, 64, 4096]),
     KernelEntry::tuned::<SgemmNC8192x8192x64>("sm_90::SgemmNC8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<SgemmNC8192x8192x64>("sm_90::SgemmNC8192x8192x64", [128, 128, 128]),
     KernelEntry::tuned::<SgemmNC1024>("sm_90::SgemmNC1024", [1024, 1024, 1024]),
+    KernelEntry::tuned::<SgemmNC768>("sm_90::SgemmNC768", [768, 768, 768]),
+    KernelEntry::tuned_batch::<SgemmNC768>("sm_90::SgemmNC768", [64, 64, 64]),
     KernelEntry::tuned::<SgemmNC512>("sm_90::SgemmNC512", [512, 512, 512]),
-    KernelEntry::tuned_batch::<SgemmNC512>("sm_90::SgemmNC512", [64, 64, 64]),
     KernelEntry::tuned::<SgemmNC256>("sm_90::SgemmNC256", [256, 256, 256]),
     KernelEntry::tuned_batch::<SgemmNC256>("sm_90::SgemmNC256", [16, 16, 16]),
     KernelEntry::tuned_batch::<SgemmNC32>("sm_90::SgemmNC32", [32, 32, 32]),
     KernelEntry::tuned_batch::<SgemmNC8>("sm_90::SgemmNC8", [8, 8, 8]),
     KernelEntry::tuned::<SgemmTN>("sm_90::SgemmTN", [9216, 9216, 9216]),
     KernelEntry::tuned::<SgemmTN8192x8192x64>("sm_90::SgemmTN8192x8192x64", [8192, 8192, 64]),
-    KernelEntry::tuned::<SgemmTN8192x8192x64>("sm_90::SgemmTN8192x8192x64", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<SgemmTN8192x8192x64>("sm_90::SgemmTN8192x8192x64", [128, 128, 128]),
-    KernelEntry::tuned::<SgemmTN512>("sm_90::SgemmTN512", [512, 512, 512]),
-    KernelEntry::tuned_batch::<SgemmTN512>("sm_90::SgemmTN512", [64, 64, 64]),
+    KernelEntry::tuned::<SgemmTN1024>("sm_90::SgemmTN1024", [1024, 1024, 1024]),
+    KernelEntry::tuned::<SgemmTN768>("sm_90::SgemmTN768", [768, 768, 768]),
+    KernelEntry::tuned::<SgemmTN768>("sm_90::SgemmTN768", [512, 512, 512]),
+    KernelEntry::tuned_batch::<SgemmTN768>("sm_90::SgemmTN768", [64, 64, 64]),
     KernelEntry::tuned::<SgemmTN256>("sm_90::SgemmTN256", [256, 256, 256]),
     KernelEntry::tuned_batch::<SgemmTN32>("sm_90::SgemmTN32", [32, 32, 32]),
     KernelEntry::tuned_batch::<SgemmTN16>("sm_90::SgemmTN16", [16, 16, 16]),
     KernelEntry::tuned_batch::<SgemmTN8>("sm_90::SgemmTN8", [8, 8, 8]),
     KernelEntry::tuned::<SgemmTT>("sm_90::SgemmTT", [9216, 9216, 9216]),
     KernelEntry::tuned::<SgemmTT8192x8192x64>("sm_90::SgemmTT8192x8192x64", [8192, 8192, 64]),
-    KernelEntry::tuned::<SgemmTT8192x8192x64>("sm_90::SgemmTT8192x8192x64", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<SgemmTT8192x8192x64>("sm_90::SgemmTT8192x8192x64", [128, 128, 128]),
+    KernelEntry::tuned::<SgemmTT1024>("sm_90::SgemmTT1024", [1024, 1024, 1024]),
+    KernelEntry::tuned::<SgemmTT768>("sm_90::SgemmTT768", [768, 768, 768]),
+    KernelEntry::tuned_batch::<SgemmTT768>("sm_90::SgemmTT768", [64, 64, 64]),
     KernelEntry::tuned::<SgemmTT512>("sm_90::SgemmTT512", [512, 512, 512]),
     KernelEntry::tuned::<SgemmTT256>("sm_90::SgemmTT256", [256, 256, 256]),
-    KernelEntry::tuned_batch::<SgemmTT64>("sm_90::SgemmTT64", [64, 64, 64]),
     KernelEntry::tuned_batch::<SgemmTT32>("sm_90::SgemmTT32", [32, 32, 32]),
     KernelEntry::tuned_batch::<SgemmTT16>("sm_90::SgemmTT16", [16, 16, 16]),
     KernelEntry::tuned_batch::<SgemmTT8>("sm_90::SgemmTT8", [8, 8, 8]),
     KernelEntry::tuned::<SgemmTC>("sm_90::SgemmTC", [9216, 9216, 9216]),
     KernelEntry::tuned::<SgemmTC8192x8192x64>("sm_90::SgemmTC8192x8192x64", [8192, 8192, 64]),
-    KernelEntry::tuned::<SgemmTC8192x8192x64>("sm_90::SgemmTC8192x8192x64", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<SgemmTC8192x8192x64>("sm_90::SgemmTC8192x8192x64", [128, 128, 128]),
+    KernelEntry::tuned::<SgemmTC1024>("sm_90::SgemmTC1024", [1024, 1024, 1024]),
+    KernelEntry::tuned::<SgemmTC768>("sm_90::SgemmTC768", [768, 768, 768]),
+    KernelEntry::tuned_batch::<SgemmTC768>("sm_90::SgemmTC768", [64, 64, 64]),
     KernelEntry::tuned::<SgemmTC512>("sm_90::SgemmTC512", [512, 512, 512]),
     KernelEntry::tuned::<SgemmTC256>("sm_90::SgemmTC256", [256, 256, 256]),
-    KernelEntry::tuned_batch::<SgemmTC64>("sm_90::SgemmTC64", [64, 64, 64]),
     KernelEntry::tuned_batch::<SgemmTC32>("sm_90::SgemmTC32", [32, 32, 32]),
     KernelEntry::tuned_batch::<SgemmTC16>("sm_90::SgemmTC16", [16, 16, 16]),
     KernelEntry::tuned_batch::<SgemmTC8>("sm_90::SgemmTC8", [8, 8, 8]),
     KernelEntry::tuned::<SgemmCN>("sm_90::SgemmCN", [9216, 9216, 9216]),
     KernelEntry::tuned::<SgemmCN8192x8192x64>("sm_90::SgemmCN8192x8192x64", [8192, 8192, 64]),
-    KernelEntry::tuned::<SgemmCN8192x8192x64>("sm_90::SgemmCN8192x8192x64", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<SgemmCN8192x8192x64>("sm_90::SgemmCN8192x8192x64", [128, 128, 128]),
-    KernelEntry::tuned::<SgemmCN512>("sm_90::SgemmCN512", [512, 512, 512]),
-    KernelEntry::tuned_batch::<SgemmCN512>("sm_90::SgemmCN512", [64, 64, 64]),
+    KernelEntry::tuned::<SgemmCN1024>("sm_90::SgemmCN1024", [1024, 1024, 1024]),
+    KernelEntry::tuned::<SgemmCN768>("sm_90::SgemmCN768", [768, 768, 768]),
+    KernelEntry::tuned::<SgemmCN768>("sm_90::SgemmCN768", [512, 512, 512]),
+    KernelEntry::tuned_batch::<SgemmCN768>("sm_90::SgemmCN768", [64, 64, 64]),
     KernelEntry::tuned::<SgemmCN256>("sm_90::SgemmCN256", [256, 256, 256]),
     KernelEntry::tuned_batch::<SgemmCN32>("sm_90::SgemmCN32", [32, 32, 32]),
     KernelEntry::tuned_batch::<SgemmCN16>("sm_90::SgemmCN16", [16, 16, 16]),
     KernelEntry::tuned_batch::<SgemmCN8>("sm_90::SgemmCN8", [8, 8, 8]),
     KernelEntry::tuned::<SgemmCT>("sm_90::SgemmCT", [9216, 9216, 9216]),
     KernelEntry::tuned::<SgemmCT8192x8192x64>("sm_90::SgemmCT8192x8192x64", [8192, 8192, 64]),
-    KernelEntry::tuned::<SgemmCT8192x8192x64>("sm_90::SgemmCT8192x8192x64", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<SgemmCT8192x8192x64>("sm_90::SgemmCT8192x8192x64", [128, 128, 128]),
+    KernelEntry::tuned::<SgemmCT1024>("sm_90::SgemmCT1024", [1024, 1024, 1024]),
+    KernelEntry::tuned::<SgemmCT768>("sm_90::SgemmCT768", [768, 768, 768]),
+    KernelEntry::tuned_batch::<SgemmCT768>("sm_90::SgemmCT768", [64, 64, 64]),
     KernelEntry::tuned::<SgemmCT512>("sm_90::SgemmCT512", [512, 512, 512]),
     KernelEntry::tuned::<SgemmCT256>("sm_90::SgemmCT256", [256, 256, 256]),
-    KernelEntry::tuned_batch::<SgemmCT64>("sm_90::SgemmCT64", [64, 64, 64]),
     KernelEntry::tuned_batch::<SgemmCT32>("sm_90::SgemmCT32", [32, 32, 32]),
     KernelEntry::tuned_batch::<SgemmCT16>("sm_90::SgemmCT16", [16, 16, 16]),
     KernelEntry::tuned_batch::<SgemmCT8>("sm_90::SgemmCT8", [8, 8, 8]),
     KernelEntry::tuned::<SgemmCC>("sm_90::SgemmCC", [9216, 9216, 9216]),
     KernelEntry::tuned::<SgemmCC8192x8192x64>("sm_90::SgemmCC8192x8192x64", [8192, 8192, 64]),
-    KernelEntry::tuned::<SgemmCC8192x8192x64>("sm_90::SgemmCC8192x8192x64", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<SgemmCC8192x8192x64>("sm_90::SgemmCC8192x8192x64", [128, 128, 128]),
+    KernelEntry::tuned::<SgemmCC1024>("sm_90::SgemmCC1024", [1024, 1024, 1024]),
+    KernelEntry::tuned::<SgemmCC768>("sm_90::SgemmCC768", [768, 768, 768]),
+    KernelEntry::tuned_batch::<SgemmCC768>("sm_90::SgemmCC768", [64, 64, 64]),
     KernelEntry::tuned::<SgemmCC512>("sm_90::SgemmCC512", [512, 512, 512]),
     KernelEntry::tuned::<SgemmCC256>("sm_90::SgemmCC256", [256, 256, 256]),
-    KernelEntry::tuned_batch::<SgemmCC64>("sm_90::SgemmCC64", [64, 64, 64]),
     KernelEntry::tuned_batch::<SgemmCC32>("sm_90::SgemmCC32", [32, 32, 32]),
     KernelEntry::tuned_batch::<SgemmCC16>("sm_90::SgemmCC16", [16, 16, 16]),
     KernelEntry::tuned_batch::<SgemmCC8>("sm_90::SgemmCC8", [8, 8, 8]),
     KernelEntry::tuned::<DgemmNN>("sm_90::DgemmNN", [6656, 6656, 6656]),
     KernelEntry::tuned_batch::<DgemmNN>("sm_90::DgemmNN", [128, 128, 128]),
+    KernelEntry::tuned::<DgemmNN16384x64x4096>("sm_90::DgemmNN16384x64x4096", [16384, 64, 4096]),
+    KernelEntry::tuned::<DgemmNN16384x64x4096>("sm_90::DgemmNN16384x64x4096", [1024, 1024, 1024]),
     KernelEntry::tuned::<DgemmNN8192x8192x64>("sm_90::DgemmNN8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<DgemmNN8192x8192x64>("sm_90::DgemmNN8192x8192x64", [64, 64, 64]),
-    KernelEntry::tuned::<DgemmNN1024>("sm_90::DgemmNN1024", [1024, 1024, 1024]),
+    KernelEntry::tuned::<DgemmNN64x16384x4096>("sm_90::DgemmNN64x16384x4096", [64, 16384, 4096]),
+    KernelEntry::tuned::<DgemmNN768>("sm_90::DgemmNN768", [768, 768, 768]),
     KernelEntry::tuned::<DgemmNN512>("sm_90::DgemmNN512", [512, 512, 512]),
     KernelEntry::tuned::<DgemmNN256>("sm_90::DgemmNN256", [256, 256, 256]),
     KernelEntry::tuned_batch::<DgemmNN32>("sm_90::DgemmNN32", [32, 32, 32]),
@@ -1013,28 +1186,37 @@ pub static KERNELS: [KernelEntry; 360] = [
     KernelEntry::tuned_batch::<DgemmNN8>("sm_90::DgemmNN8", [8, 8, 8]),
     KernelEntry::tuned::<DgemmNT>("sm_90::DgemmNT", [6656, 6656, 6656]),
     KernelEntry::tuned_batch::<DgemmNT>("sm_90::DgemmNT", [128, 128, 128]),
+    KernelEntry::tuned::<DgemmNT16384x64x4096>("sm_90::DgemmNT16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<DgemmNT8192x8192x64>("sm_90::DgemmNT8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<DgemmNT8192x8192x64>("sm_90::DgemmNT8192x8192x64", [64, 64, 64]),
     KernelEntry::tuned_batch::<DgemmNT8192x8192x64>("sm_90::DgemmNT8192x8192x64", [32, 32, 32]),
+    KernelEntry::tuned::<DgemmNT64x16384x4096>("sm_90::DgemmNT64x16384x4096", [64, 16384, 4096]),
     KernelEntry::tuned::<DgemmNT1024>("sm_90::DgemmNT1024", [1024, 1024, 1024]),
+    KernelEntry::tuned::<DgemmNT768>("sm_90::DgemmNT768", [768, 768, 768]),
     KernelEntry::tuned::<DgemmNT512>("sm_90::DgemmNT512", [512, 512, 512]),
     KernelEntry::tuned::<DgemmNT256>("sm_90::DgemmNT256", [256, 256, 256]),
     KernelEntry::tuned_batch::<DgemmNT16>("sm_90::DgemmNT16", [16, 16, 16]),
     KernelEntry::tuned_batch::<DgemmNT8>("sm_90::DgemmNT8", [8, 8, 8]),
     KernelEntry::tuned::<DgemmNC>("sm_90::DgemmNC", [6656, 6656, 6656]),
     KernelEntry::tuned_batch::<DgemmNC>("sm_90::DgemmNC", [128, 128, 128]),
+    KernelEntry::tuned::<DgemmNC16384x64x4096>("sm_90::DgemmNC16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<DgemmNC8192x8192x64>("sm_90::DgemmNC8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<DgemmNC8192x8192x64>("sm_90::DgemmNC8192x8192x64", [64, 64, 64]),
     KernelEntry::tuned_batch::<DgemmNC8192x8192x64>("sm_90::DgemmNC8192x8192x64", [32, 32, 32]),
+    KernelEntry::tuned::<DgemmNC64x16384x4096>("sm_90::DgemmNC64x16384x4096", [64, 16384, 4096]),
     KernelEntry::tuned::<DgemmNC1024>("sm_90::DgemmNC1024", [1024, 1024, 1024]),
+    KernelEntry::tuned::<DgemmNC768>("sm_90::DgemmNC768", [768, 768, 768]),
     KernelEntry::tuned::<DgemmNC512>("sm_90::DgemmNC512", [512, 512, 512]),
     KernelEntry::tuned::<DgemmNC256>("sm_90::DgemmNC256", [256, 256, 256]),
     KernelEntry::tuned_batch::<DgemmNC16>("sm_90::DgemmNC16", [16, 16, 16]),
     KernelEntry::tuned_batch::<DgemmNC8>("sm_90::DgemmNC8", [8, 8, 8]),
     KernelEntry::tuned::<DgemmTN>("sm_90::DgemmTN", [6656, 6656, 6656]),
     KernelEntry::tuned_batch::<DgemmTN>("sm_90::DgemmTN", [128, 128, 128]),
+    KernelEntry::tuned::<DgemmTN16384x64x4096>("sm_90::DgemmTN16384x64x4096", [16384, 64, 4096]),
+    KernelEntry::tuned::<DgemmTN16384x64x4096>("sm_90::DgemmTN16384x64x4096", [1024, 1024, 1024]),
+    KernelEntry::tuned::<DgemmTN16384x64x4096>("sm_90::DgemmTN16384x64x4096", [768, 768, 768]),
     KernelEntry::tuned::<DgemmTN8192x8192x64>("sm_90::DgemmTN8192x8192x64", [8192, 8192, 64]),
-    KernelEntry::tuned::<DgemmTN1024>("sm_90::DgemmTN1024", [1024, 1024, 1024]),
+    KernelEntry::tuned::<DgemmTN64x16384x4096>("sm_90::DgemmTN64x16384x4096", [64, 16384, 4096]),
     KernelEntry::tuned::<DgemmTN512>("sm_90::DgemmTN512", [512, 512, 512]),
     KernelEntry::tuned::<DgemmTN256>("sm_90::DgemmTN256", [256, 256, 256]),
     KernelEntry::tuned_batch::<DgemmTN256>("sm_90::DgemmTN256", [16, 16, 16]),
@@ -1043,9 +1225,12 @@ pub static KERNELS: [KernelEntry; 360] = [
     KernelEntry::tuned_batch::<DgemmTN8>("sm_90::DgemmTN8", [8, 8, 8]),
     KernelEntry::tuned::<DgemmTT>("sm_90::DgemmTT", [6656, 6656, 6656]),
     KernelEntry::tuned_batch::<DgemmTT>("sm_90::DgemmTT", [128, 128, 128]),
+    KernelEntry::tuned::<DgemmTT16384x64x4096>("sm_90::DgemmTT16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<DgemmTT8192x8192x64>("sm_90::DgemmTT8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<DgemmTT8192x8192x64>("sm_90::DgemmTT8192x8192x64", [32, 32, 32]),
-    KernelEntry::tuned::<DgemmTT1024>("sm_90::DgemmTT1024", [1024, 1024, 1024]),
+    KernelEntry::tuned::<DgemmTT64x16384x4096>("sm_90::DgemmTT64x16384x4096", [64, 16384, 4096]),
+    KernelEntry::tuned::<DgemmTT64x16384x4096>("sm_90::DgemmTT64x16384x4096", [1024, 1024, 1024]),
+    KernelEntry::tuned::<DgemmTT64x16384x4096>("sm_90::DgemmTT64x16384x4096", [768, 768, 768]),
     KernelEntry::tuned::<DgemmTT512>("sm_90::DgemmTT512", [512, 512, 512]),
     KernelEntry::tuned::<DgemmTT256>("sm_90::DgemmTT256", [256, 256, 256]),
     KernelEntry::tuned_batch::<DgemmTT64>("sm_90::DgemmTT64", [64, 64, 64]),
@@ -1053,9 +1238,12 @@ pub static KERNELS: [KernelEntry; 360] = [
     KernelEntry::tuned_batch::<DgemmTT8>("sm_90::DgemmTT8", [8, 8, 8]),
     KernelEntry::tuned::<DgemmTC>("sm_90::DgemmTC", [6656, 6656, 6656]),
     KernelEntry::tuned_batch::<DgemmTC>("sm_90::DgemmTC", [128, 128, 128]),
+    KernelEntry::tuned::<DgemmTC16384x64x4096>("sm_90::DgemmTC16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<DgemmTC8192x8192x64>("sm_90::DgemmTC8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<DgemmTC8192x8192x64>("sm_90::DgemmTC8192x8192x64", [32, 32, 32]),
-    KernelEntry::tuned::<DgemmTC1024>("sm_90::DgemmTC1024", [1024, 1024, 1024]),
+    KernelEntry::tuned::<DgemmTC64x16384x4096>("sm_90::DgemmTC64x16384x4096", [64, 16384, 4096]),
+    KernelEntry::tuned::<DgemmTC64x16384x4096>("sm_90::DgemmTC64x16384x4096", [1024, 1024, 1024]),
+    KernelEntry::tuned::<DgemmTC64x16384x4096>("sm_90::DgemmTC64x16384x4096", [768, 768, 768]),
     KernelEntry::tuned::<DgemmTC512>("sm_90::DgemmTC512", [512, 512, 512]),
     KernelEntry::tuned::<DgemmTC256>("sm_90::DgemmTC256", [256, 256, 256]),
     KernelEntry::tuned_batch::<DgemmTC64>("sm_90::DgemmTC64", [64, 64, 64]),
@@ -1063,8 +1251,11 @@ pub static KERNELS: [KernelEntry; 360] = [
     KernelEntry::tuned_batch::<DgemmTC8>("sm_90::DgemmTC8", [8, 8, 8]),
     KernelEntry::tuned::<DgemmCN>("sm_90::DgemmCN", [6656, 6656, 6656]),
     KernelEntry::tuned_batch::<DgemmCN>("sm_90::DgemmCN", [128, 128, 128]),
+    KernelEntry::tuned::<DgemmCN16384x64x4096>("sm_90::DgemmCN16384x64x4096", [16384, 64, 4096]),
+    KernelEntry::tuned::<DgemmCN16384x64x4096>("sm_90::DgemmCN16384x64x4096", [1024, 1024, 1024]),
+    KernelEntry::tuned::<DgemmCN16384x64x4096>("sm_90::DgemmCN16384x64x4096", [768, 768, 768]),
     KernelEntry::tuned::<DgemmCN8192x8192x64>("sm_90::DgemmCN8192x8192x64", [8192, 8192, 64]),
-    KernelEntry::tuned::<DgemmCN1024>("sm_90::DgemmCN1024", [1024, 1024, 1024]),
+    KernelEntry::tuned::<DgemmCN64x16384x4096>("sm_90::DgemmCN64x16384x4096", [64, 16384, 4096]),
     KernelEntry::tuned::<DgemmCN512>("sm_90::DgemmCN512", [512, 512, 512]),
     KernelEntry::tuned::<DgemmCN256>("sm_90::DgemmCN256", [256, 256, 256]),
     KernelEntry::tuned_batch::<DgemmCN256>("sm_90::DgemmCN256", [16, 16, 16]),
@@ -1073,9 +1264,12 @@ pub static KERNELS: [KernelEntry; 360] = [
     KernelEntry::tuned_batch::<DgemmCN8>("sm_90::DgemmCN8", [8, 8, 8]),
     KernelEntry::tuned::<DgemmCT>("sm_90::DgemmCT", [6656, 6656, 6656]),
     KernelEntry::tuned_batch::<DgemmCT>("sm_90::DgemmCT", [128, 128, 128]),
+    KernelEntry::tuned::<DgemmCT16384x64x4096>("sm_90::DgemmCT16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<DgemmCT8192x8192x64>("sm_90::DgemmCT8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<DgemmCT8192x8192x64>("sm_90::DgemmCT8192x8192x64", [32, 32, 32]),
-    KernelEntry::tuned::<DgemmCT1024>("sm_90::DgemmCT1024", [1024, 1024, 1024]),
+    KernelEntry::tuned::<DgemmCT64x16384x4096>("sm_90::DgemmCT64x16384x4096", [64, 16384, 4096]),
+    KernelEntry::tuned::<DgemmCT64x16384x4096>("sm_90::DgemmCT64x16384x4096", [1024, 1024, 1024]),
+    KernelEntry::tuned::<DgemmCT64x16384x4096>("sm_90::DgemmCT64x16384x4096", [768, 768, 768]),
     KernelEntry::tuned::<DgemmCT512>("sm_90::DgemmCT512", [512, 512, 512]),
     KernelEntry::tuned::<DgemmCT256>("sm_90::DgemmCT256", [256, 256, 256]),
     KernelEntry::tuned_batch::<DgemmCT64>("sm_90::DgemmCT64", [64, 64, 64]),
@@ -1083,9 +1277,12 @@ pub static KERNELS: [KernelEntry; 360] = [
     KernelEntry::tuned_batch::<DgemmCT8>("sm_90::DgemmCT8", [8, 8, 8]),
     KernelEntry::tuned::<DgemmCC>("sm_90::DgemmCC", [6656, 6656, 6656]),
     KernelEntry::tuned_batch::<DgemmCC>("sm_90::DgemmCC", [128, 128, 128]),
+    KernelEntry::tuned::<DgemmCC16384x64x4096>("sm_90::DgemmCC16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<DgemmCC8192x8192x64>("sm_90::DgemmCC8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<DgemmCC8192x8192x64>("sm_90::DgemmCC8192x8192x64", [32, 32, 32]),
-    KernelEntry::tuned::<DgemmCC1024>("sm_90::DgemmCC1024", [1024, 1024, 1024]),
+    KernelEntry::tuned::<DgemmCC64x16384x4096>("sm_90::DgemmCC64x16384x4096", [64, 16384, 4096]),
+    KernelEntry::tuned::<DgemmCC64x16384x4096>("sm_90::DgemmCC64x16384x4096", [1024, 1024, 1024]),
+    KernelEntry::tuned::<DgemmCC64x16384x4096>("sm_90::DgemmCC64x16384x4096", [768, 768, 768]),
     KernelEntry::tuned::<DgemmCC512>("sm_90::DgemmCC512", [512, 512, 512]),
     KernelEntry::tuned::<DgemmCC256>("sm_90::DgemmCC256", [256, 256, 256]),
     KernelEntry::tuned_batch::<DgemmCC64>("sm_90::DgemmCC64", [64, 64, 64]),
@@ -1093,9 +1290,11 @@ pub static KERNELS: [KernelEntry; 360] = [
     KernelEntry::tuned_batch::<DgemmCC8>("sm_90::DgemmCC8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmNN>("sm_90::CgemmNN", [6656, 6656, 6656]),
     KernelEntry::tuned::<CgemmNN>("sm_90::CgemmNN", [8192, 8192, 64]),
+    KernelEntry::tuned::<CgemmNN>("sm_90::CgemmNN", [64, 16384, 4096]),
     KernelEntry::tuned::<CgemmNN>("sm_90::CgemmNN", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<CgemmNN>("sm_90::CgemmNN", [128, 128, 128]),
     KernelEntry::tuned_batch::<CgemmNN>("sm_90::CgemmNN", [64, 64, 64]),
+    KernelEntry::tuned::<CgemmNN768>("sm_90::CgemmNN768", [768, 768, 768]),
     KernelEntry::tuned::<CgemmNN512>("sm_90::CgemmNN512", [512, 512, 512]),
     KernelEntry::tuned::<CgemmNN256>("sm_90::CgemmNN256", [256, 256, 256]),
     KernelEntry::tuned_batch::<CgemmNN32>("sm_90::CgemmNN32", [32, 32, 32]),
@@ -1103,9 +1302,11 @@ pub static KERNELS: [KernelEntry; 360] = [
     KernelEntry::tuned_batch::<CgemmNN8>("sm_90::CgemmNN8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmNT>("sm_90::CgemmNT", [6656, 6656, 6656]),
     KernelEntry::tuned::<CgemmNT>("sm_90::CgemmNT", [8192, 8192, 64]),
+    KernelEntry::tuned::<CgemmNT>("sm_90::CgemmNT", [64, 16384, 4096]),
     KernelEntry::tuned::<CgemmNT>("sm_90::CgemmNT", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<CgemmNT>("sm_90::CgemmNT", [128, 128, 128]),
     KernelEntry::tuned_batch::<CgemmNT>("sm_90::CgemmNT", [64, 64, 64]),
+    KernelEntry::tuned::<CgemmNT768>("sm_90::CgemmNT768", [768, 768, 768]),
     KernelEntry::tuned::<CgemmNT512>("sm_90::CgemmNT512", [512, 512, 512]),
     KernelEntry::tuned_batch::<CgemmNT512>("sm_90::CgemmNT512", [32, 32, 32]),
     KernelEntry::tuned::<CgemmNT256>("sm_90::CgemmNT256", [256, 256, 256]),
@@ -1113,9 +1314,11 @@ pub static KERNELS: [KernelEntry; 360] = [
     KernelEntry::tuned_batch::<CgemmNT8>("sm_90::CgemmNT8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmNC>("sm_90::CgemmNC", [6656, 6656, 6656]),
     KernelEntry::tuned::<CgemmNC>("sm_90::CgemmNC", [8192, 8192, 64]),
+    KernelEntry::tuned::<CgemmNC>("sm_90::CgemmNC", [64, 16384, 4096]),
     KernelEntry::tuned::<CgemmNC>("sm_90::CgemmNC", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<CgemmNC>("sm_90::CgemmNC", [128, 128, 128]),
     KernelEntry::tuned_batch::<CgemmNC>("sm_90::CgemmNC", [64, 64, 64]),
+    KernelEntry::tuned::<CgemmNC768>("sm_90::CgemmNC768", [768, 768, 768]),
     KernelEntry::tuned::<CgemmNC512>("sm_90::CgemmNC512", [512, 512, 512]),
     KernelEntry::tuned_batch::<CgemmNC512>("sm_90::CgemmNC512", [32, 32, 32]),
     KernelEntry::tuned::<CgemmNC256>("sm_90::CgemmNC256", [256, 256, 256]),
@@ -1126,12 +1329,14 @@ pub static KERNELS: [KernelEntry; 360] = [
     KernelEntry::tuned::<CgemmTN>("sm_90::CgemmTN", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<CgemmTN>("sm_90::CgemmTN", [128, 128, 128]),
     KernelEntry::tuned_batch::<CgemmTN>("sm_90::CgemmTN", [64, 64, 64]),
+    KernelEntry::tuned::<CgemmTN768>("sm_90::CgemmTN768", [768, 768, 768]),
     KernelEntry::tuned::<CgemmTN512>("sm_90::CgemmTN512", [512, 512, 512]),
     KernelEntry::tuned::<CgemmTN256>("sm_90::CgemmTN256", [256, 256, 256]),
     KernelEntry::tuned_batch::<CgemmTN256>("sm_90::CgemmTN256", [16, 16, 16]),
     KernelEntry::tuned_batch::<CgemmTN32>("sm_90::CgemmTN32", [32, 32, 32]),
     KernelEntry::tuned_batch::<CgemmTN8>("sm_90::CgemmTN8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmTT>("sm_90::CgemmTT", [6656, 6656, 6656]),
+    KernelEntry::tuned::<CgemmTT>("sm_90::CgemmTT", [768, 768, 768]),
     KernelEntry::tuned::<CgemmTT8192x8192x64>("sm_90::CgemmTT8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned::<CgemmTT8192x8192x64>("sm_90::CgemmTT8192x8192x64", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<CgemmTT8192x8192x64>("sm_90::CgemmTT8192x8192x64", [128, 128, 128]),
@@ -1142,6 +1347,7 @@ pub static KERNELS: [KernelEntry; 360] = [
     KernelEntry::tuned_batch::<CgemmTT32>("sm_90::CgemmTT32", [16, 16, 16]),
     KernelEntry::tuned_batch::<CgemmTT8>("sm_90::CgemmTT8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmTC>("sm_90::CgemmTC", [6656, 6656, 6656]),
+    KernelEntry::tuned::<CgemmTC>("sm_90::CgemmTC", [768, 768, 768]),
     KernelEntry::tuned::<CgemmTC8192x8192x64>("sm_90::CgemmTC8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned::<CgemmTC8192x8192x64>("sm_90::CgemmTC8192x8192x64", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<CgemmTC8192x8192x64>("sm_90::CgemmTC8192x8192x64", [128, 128, 128]),
@@ -1156,12 +1362,14 @@ pub static KERNELS: [KernelEntry; 360] = [
     KernelEntry::tuned::<CgemmCN>("sm_90::CgemmCN", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<CgemmCN>("sm_90::CgemmCN", [128, 128, 128]),
     KernelEntry::tuned_batch::<CgemmCN>("sm_90::CgemmCN", [64, 64, 64]),
+    KernelEntry::tuned::<CgemmCN768>("sm_90::CgemmCN768", [768, 768, 768]),
     KernelEntry::tuned::<CgemmCN512>("sm_90::CgemmCN512", [512, 512, 512]),
     KernelEntry::tuned::<CgemmCN256>("sm_90::CgemmCN256", [256, 256, 256]),
     KernelEntry::tuned_batch::<CgemmCN256>("sm_90::CgemmCN256", [16, 16, 16]),
     KernelEntry::tuned_batch::<CgemmCN32>("sm_90::CgemmCN32", [32, 32, 32]),
     KernelEntry::tuned_batch::<CgemmCN8>("sm_90::CgemmCN8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmCT>("sm_90::CgemmCT", [6656, 6656, 6656]),
+    KernelEntry::tuned::<CgemmCT>("sm_90::CgemmCT", [768, 768, 768]),
     KernelEntry::tuned::<CgemmCT8192x8192x64>("sm_90::CgemmCT8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned::<CgemmCT8192x8192x64>("sm_90::CgemmCT8192x8192x64", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<CgemmCT8192x8192x64>("sm_90::CgemmCT8192x8192x64", [128, 128, 128]),
@@ -1172,6 +1380,7 @@ pub static KERNELS: [KernelEntry; 360] = [
     KernelEntry::tuned_batch::<CgemmCT32>("sm_90::CgemmCT32", [16, 16, 16]),
     KernelEntry::tuned_batch::<CgemmCT8>("sm_90::CgemmCT8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmCC>("sm_90::CgemmCC", [6656, 6656, 6656]),
+    KernelEntry::tuned::<CgemmCC>("sm_90::CgemmCC", [768, 768, 768]),
     KernelEntry::tuned::<CgemmCC8192x8192x64>("sm_90::CgemmCC8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned::<CgemmCC8192x8192x64>("sm_90::CgemmCC8192x8192x64", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<CgemmCC8192x8192x64>("sm_90::CgemmCC8192x8192x64", [128, 128, 128]),
@@ -1184,18 +1393,22 @@ pub static KERNELS: [KernelEntry; 360] = [
     KernelEntry::tuned::<ZgemmNN>("sm_90::ZgemmNN", [4608, 4608, 4608]),
     KernelEntry::tuned::<ZgemmNN>("sm_90::ZgemmNN", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<ZgemmNN>("sm_90::ZgemmNN", [128, 128, 128]),
+    KernelEntry::tuned::<ZgemmNN16384x64x4096>("sm_90::ZgemmNN16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<ZgemmNN8192x8192x64>("sm_90::ZgemmNN8192x8192x64", [8192, 8192, 64]),
+    KernelEntry::tuned::<ZgemmNN768>("sm_90::ZgemmNN768", [768, 768, 768]),
+    KernelEntry::tuned_batch::<ZgemmNN768>("sm_90::ZgemmNN768", [32, 32, 32]),
     KernelEntry::tuned::<ZgemmNN512>("sm_90::ZgemmNN512", [512, 512, 512]),
     KernelEntry::tuned::<ZgemmNN256>("sm_90::ZgemmNN256", [256, 256, 256]),
     KernelEntry::tuned_batch::<ZgemmNN256>("sm_90::ZgemmNN256", [16, 16, 16]),
     KernelEntry::tuned_batch::<ZgemmNN64>("sm_90::ZgemmNN64", [64, 64, 64]),
-    KernelEntry::tuned_batch::<ZgemmNN32>("sm_90::ZgemmNN32", [32, 32, 32]),
     KernelEntry::tuned_batch::<ZgemmNN8>("sm_90::ZgemmNN8", [8, 8, 8]),
     KernelEntry::tuned::<ZgemmNT>("sm_90::ZgemmNT", [4608, 4608, 4608]),
     KernelEntry::tuned::<ZgemmNT>("sm_90::ZgemmNT", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<ZgemmNT>("sm_90::ZgemmNT", [128, 128, 128]),
+    KernelEntry::tuned::<ZgemmNT16384x64x4096>("sm_90::ZgemmNT16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<ZgemmNT8192x8192x64>("sm_90::ZgemmNT8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<ZgemmNT8192x8192x64>("sm_90::ZgemmNT8192x8192x64", [32, 32, 32]),
+    KernelEntry::tuned::<ZgemmNT768>("sm_90::ZgemmNT768", [768, 768, 768]),
     KernelEntry::tuned::<ZgemmNT512>("sm_90::ZgemmNT512", [512, 512, 512]),
     KernelEntry::tuned_batch::<ZgemmNT512>("sm_90::ZgemmNT512", [64, 64, 64]),
     KernelEntry::tuned::<ZgemmNT256>("sm_90::ZgemmNT256", [256, 256, 256]),
@@ -1204,8 +1417,10 @@ pub static KERNELS: [KernelEntry; 360] = [
     KernelEntry::tuned::<ZgemmNC>("sm_90::ZgemmNC", [4608, 4608, 4608]),
     KernelEntry::tuned::<ZgemmNC>("sm_90::ZgemmNC", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<ZgemmNC>("sm_90::ZgemmNC", [128, 128, 128]),
+    KernelEntry::tuned::<ZgemmNC16384x64x4096>("sm_90::ZgemmNC16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<ZgemmNC8192x8192x64>("sm_90::ZgemmNC8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<ZgemmNC8192x8192x64>("sm_90::ZgemmNC8192x8192x64", [32, 32, 32]),
+    KernelEntry::tuned::<ZgemmNC768>("sm_90::ZgemmNC768", [768, 768, 768]),
     KernelEntry::tuned::<ZgemmNC512>("sm_90::ZgemmNC512", [512, 512, 512]),
     KernelEntry::tuned_batch::<ZgemmNC512>("sm_90::ZgemmNC512", [64, 64, 64]),
     KernelEntry::tuned::<ZgemmNC256>("sm_90::ZgemmNC256", [256, 256, 256]),
@@ -1213,19 +1428,23 @@ pub static KERNELS: [KernelEntry; 360] = [
     KernelEntry::tuned_batch::<ZgemmNC8>("sm_90::ZgemmNC8", [8, 8, 8]),
     KernelEntry::tuned::<ZgemmTN>("sm_90::ZgemmTN", [4608, 4608, 4608]),
     KernelEntry::tuned::<ZgemmTN>("sm_90::ZgemmTN", [1024, 1024, 1024]),
+    KernelEntry::tuned::<ZgemmTN16384x64x4096>("sm_90::ZgemmTN16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<ZgemmTN8192x8192x64>("sm_90::ZgemmTN8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<ZgemmTN8192x8192x64>("sm_90::ZgemmTN8192x8192x64", [32, 32, 32]),
+    KernelEntry::tuned::<ZgemmTN768>("sm_90::ZgemmTN768", [768, 768, 768]),
+    KernelEntry::tuned_batch::<ZgemmTN768>("sm_90::ZgemmTN768", [128, 128, 128]),
     KernelEntry::tuned::<ZgemmTN512>("sm_90::ZgemmTN512", [512, 512, 512]),
     KernelEntry::tuned::<ZgemmTN256>("sm_90::ZgemmTN256", [256, 256, 256]),
     KernelEntry::tuned_batch::<ZgemmTN256>("sm_90::ZgemmTN256", [16, 16, 16]),
-    KernelEntry::tuned_batch::<ZgemmTN128>("sm_90::ZgemmTN128", [128, 128, 128]),
     KernelEntry::tuned_batch::<ZgemmTN64>("sm_90::ZgemmTN64", [64, 64, 64]),
     KernelEntry::tuned_batch::<ZgemmTN8>("sm_90::ZgemmTN8", [8, 8, 8]),
     KernelEntry::tuned::<ZgemmTT>("sm_90::ZgemmTT", [4608, 4608, 4608]),
     KernelEntry::tuned::<ZgemmTT>("sm_90::ZgemmTT", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<ZgemmTT>("sm_90::ZgemmTT", [128, 128, 128]),
+    KernelEntry::tuned::<ZgemmTT16384x64x4096>("sm_90::ZgemmTT16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<ZgemmTT8192x8192x64>("sm_90::ZgemmTT8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<ZgemmTT8192x8192x64>("sm_90::ZgemmTT8192x8192x64", [32, 32, 32]),
+    KernelEntry::tuned::<ZgemmTT768>("sm_90::ZgemmTT768", [768, 768, 768]),
     KernelEntry::tuned::<ZgemmTT512>("sm_90::ZgemmTT512", [512, 512, 512]),
     KernelEntry::tuned::<ZgemmTT256>("sm_90::ZgemmTT256", [256, 256, 256]),
     KernelEntry::tuned_batch::<ZgemmTT256>("sm_90::ZgemmTT256", [16, 16, 16]),
@@ -1234,8 +1453,10 @@ pub static KERNELS: [KernelEntry; 360] = [
     KernelEntry::tuned::<ZgemmTC>("sm_90::ZgemmTC", [4608, 4608, 4608]),
     KernelEntry::tuned::<ZgemmTC>("sm_90::ZgemmTC", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<ZgemmTC>("sm_90::ZgemmTC", [128, 128, 128]),
+    KernelEntry::tuned::<ZgemmTC16384x64x4096>("sm_90::ZgemmTC16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<ZgemmTC8192x8192x64>("sm_90::ZgemmTC8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<ZgemmTC8192x8192x64>("sm_90::ZgemmTC8192x8192x64", [32, 32, 32]),
+    KernelEntry::tuned::<ZgemmTC768>("sm_90::ZgemmTC768", [768, 768, 768]),
     KernelEntry::tuned::<ZgemmTC512>("sm_90::ZgemmTC512", [512, 512, 512]),
     KernelEntry::tuned::<ZgemmTC256>("sm_90::ZgemmTC256", [256, 256, 256]),
     KernelEntry::tuned_batch::<ZgemmTC256>("sm_90::ZgemmTC256", [16, 16, 16]),
@@ -1243,19 +1464,23 @@ pub static KERNELS: [KernelEntry; 360] = [
     KernelEntry::tuned_batch::<ZgemmTC8>("sm_90::ZgemmTC8", [8, 8, 8]),
     KernelEntry::tuned::<ZgemmCN>("sm_90::ZgemmCN", [4608, 4608, 4608]),
     KernelEntry::tuned::<ZgemmCN>("sm_90::ZgemmCN", [1024, 1024, 1024]),
+    KernelEntry::tuned::<ZgemmCN16384x64x4096>("sm_90::ZgemmCN16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<ZgemmCN8192x8192x64>("sm_90::ZgemmCN8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<ZgemmCN8192x8192x64>("sm_90::ZgemmCN8192x8192x64", [32, 32, 32]),
+    KernelEntry::tuned::<ZgemmCN768>("sm_90::ZgemmCN768", [768, 768, 768]),
+    KernelEntry::tuned_batch::<ZgemmCN768>("sm_90::ZgemmCN768", [128, 128, 128]),
     KernelEntry::tuned::<ZgemmCN512>("sm_90::ZgemmCN512", [512, 512, 512]),
     KernelEntry::tuned::<ZgemmCN256>("sm_90::ZgemmCN256", [256, 256, 256]),
     KernelEntry::tuned_batch::<ZgemmCN256>("sm_90::ZgemmCN256", [16, 16, 16]),
-    KernelEntry::tuned_batch::<ZgemmCN128>("sm_90::ZgemmCN128", [128, 128, 128]),
     KernelEntry::tuned_batch::<ZgemmCN64>("sm_90::ZgemmCN64", [64, 64, 64]),
     KernelEntry::tuned_batch::<ZgemmCN8>("sm_90::ZgemmCN8", [8, 8, 8]),
     KernelEntry::tuned::<ZgemmCT>("sm_90::ZgemmCT", [4608, 4608, 4608]),
     KernelEntry::tuned::<ZgemmCT>("sm_90::ZgemmCT", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<ZgemmCT>("sm_90::ZgemmCT", [128, 128, 128]),
+    KernelEntry::tuned::<ZgemmCT16384x64x4096>("sm_90::ZgemmCT16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<ZgemmCT8192x8192x64>("sm_90::ZgemmCT8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<ZgemmCT8192x8192x64>("sm_90::ZgemmCT8192x8192x64", [32, 32, 32]),
+    KernelEntry::tuned::<ZgemmCT768>("sm_90::ZgemmCT768", [768, 768, 768]),
     KernelEntry::tuned::<ZgemmCT512>("sm_90::ZgemmCT512", [512, 512, 512]),
     KernelEntry::tuned::<ZgemmCT256>("sm_90::ZgemmCT256", [256, 256, 256]),
     KernelEntry::tuned_batch::<ZgemmCT256>("sm_90::ZgemmCT256", [16, 16, 16]),
@@ -1264,8 +1489,10 @@ pub static KERNELS: [KernelEntry; 360] = [
     KernelEntry::tuned::<ZgemmCC>("sm_90::ZgemmCC", [4608, 4608, 4608]),
     KernelEntry::tuned::<ZgemmCC>("sm_90::ZgemmCC", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<ZgemmCC>("sm_90::ZgemmCC", [128, 128, 128]),
+    KernelEntry::tuned::<ZgemmCC16384x64x4096>("sm_90::ZgemmCC16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<ZgemmCC8192x8192x64>("sm_90::ZgemmCC8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<ZgemmCC8192x8192x64>("sm_90::ZgemmCC8192x8192x64", [32, 32, 32]),
+    KernelEntry::tuned::<ZgemmCC768>("sm_90::ZgemmCC768", [768, 768, 768]),
     KernelEntry::tuned::<ZgemmCC512>("sm_90::ZgemmCC512", [512, 512, 512]),
     KernelEntry::tuned::<ZgemmCC256>("sm_90::ZgemmCC256", [256, 256, 256]),
     KernelEntry::tuned_batch::<ZgemmCC256>("sm_90::ZgemmCC256", [16, 16, 16]),
