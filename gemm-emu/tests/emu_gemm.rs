@@ -62,7 +62,7 @@ fn a_module_runs_without_its_text() {
     let gemm = Gemm::from_program(from_ir, &image).unwrap();
     let mut rng = Rng::new(7);
     for case in edge_cases(&spec, false).iter().step_by(4) {
-        check_case::<Complex<f64>>(&gemm, case, &mut rng).unwrap();
+        check_case::<Complex<f64>>(&gemm, case, &mut rng, spec.math).unwrap();
     }
 }
 

@@ -7,19 +7,17 @@ mod emu_common;
 
 use std::time::Instant;
 
-use emu_common::{Rng, TestElem, table2};
+use emu_common::table2;
 use gemm_codegen::num_complex::Complex;
-use gemm_codegen::{Op, Precision};
+use gemm_codegen::{Element, Op, Precision};
 use gemm_emu::{Gemm, GemmArgs, Options};
 
-fn measure<T: TestElem>(precision: Precision, size: u32, checks: bool) {
+fn measure<T: Element>(precision: Precision, size: u32, checks: bool) {
     let spec = table2(precision, Op::N, Op::N);
     let gemm = Gemm::new(&gemm_codegen::compile(&spec).unwrap()).unwrap();
     let n = size as usize;
-    let mut rng = Rng::new(1);
-    let a: Vec<T> = (0..n * n).map(|_| T::random(&mut rng)).collect();
-    let b: Vec<T> = (0..n * n).map(|_| T::random(&mut rng)).collect();
-    let mut c: Vec<T> = (0..n * n).map(|_| T::random(&mut rng)).collect();
+    let mut random = gemm_host::reference::Random::new(1);
+    let (a, b, mut c) = (random.matrix::<T>(n * n), random.matrix::<T>(n * n), random.matrix::<T>(n * n));
     let args = GemmArgs {
         m: size,
         n: size,

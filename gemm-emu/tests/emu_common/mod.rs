@@ -1,10 +1,14 @@
-//! Shared by the emulator tests: Table 2 specs, random inputs, an f64
-//! reference GEMM and the check of one emulated GEMM against it.
+//! Shared by the emulator tests: Table 2 specs, ragged cases, and the run
+//! of one emulated GEMM checked by gemm-host's `case::Case` (the project's
+//! one f64 reference and result check; a dev-dependency, so no cycle).
 #![allow(dead_code)]
 
 use gemm_codegen::num_complex::Complex;
-use gemm_codegen::{Element, KernelSpec, Op, Precision};
+use gemm_codegen::{Element, KernelSpec, Math, Op, Precision};
 use gemm_emu::{EmuError, Fault, Gemm, GemmArgs, Options, Stats};
+use gemm_host::case::{Case as HostCase, GUARD};
+use gemm_host::reference::Random;
+use gemm_host::{GemmConfig, Layout, Matrix};
 
 /// Whether `GEMMFORGE_SLOW=1` asks for the long version of the tests.
 pub fn slow() -> bool {
@@ -83,82 +87,6 @@ pub fn table2(precision: Precision, op_a: Op, op_b: Op) -> KernelSpec {
     spec(precision, ops, tile, threads, la, lb)
 }
 
-/// The test's view of an element type.
-pub trait TestElem: Element {
-    fn random(rng: &mut Rng) -> Self;
-    /// A NaN with a recognisable payload, filling guard regions.
-    fn sentinel() -> Self;
-    /// A NaN that a `beta = 0` GEMM must never read.
-    fn poison() -> Self;
-    fn to_c(self) -> Complex<f64>;
-    fn from_c(c: Complex<f64>) -> Self;
-    fn bits(self) -> (u64, u64);
-    /// Machine epsilon of the real type.
-    const EPS: f64;
-    /// The accuracy the tests demand.
-    const TOL: f64;
-}
-
-macro_rules! real {
-    ($t:ty, $bits:ty, $sentinel:expr, $poison:expr, $tol:expr) => {
-        impl TestElem for $t {
-            fn random(rng: &mut Rng) -> Self {
-                rng.unit() as $t
-            }
-            fn sentinel() -> Self {
-                <$t>::from_bits($sentinel)
-            }
-            fn poison() -> Self {
-                <$t>::from_bits($poison)
-            }
-            fn to_c(self) -> Complex<f64> {
-                Complex::new(self.into(), 0.0)
-            }
-            fn from_c(c: Complex<f64>) -> Self {
-                c.re as $t
-            }
-            fn bits(self) -> (u64, u64) {
-                (self.to_bits() as u64, 0)
-            }
-            const EPS: f64 = <$t>::EPSILON as f64;
-            const TOL: f64 = $tol;
-        }
-    };
-}
-
-real!(f32, u32, 0x7fc0_5e17, 0xffc0_0bad, 1e-5);
-real!(f64, u64, 0x7ff8_0000_5e17_5e17, 0xfff8_0000_0000_0bad, 1e-12);
-
-macro_rules! complex {
-    ($t:ty) => {
-        impl TestElem for Complex<$t> {
-            fn random(rng: &mut Rng) -> Self {
-                Complex::new(<$t>::random(rng), <$t>::random(rng))
-            }
-            fn sentinel() -> Self {
-                Complex::new(<$t>::sentinel(), <$t>::sentinel())
-            }
-            fn poison() -> Self {
-                Complex::new(<$t>::poison(), <$t>::poison())
-            }
-            fn to_c(self) -> Complex<f64> {
-                Complex::new(self.re.into(), self.im.into())
-            }
-            fn from_c(c: Complex<f64>) -> Self {
-                Complex::new(c.re as $t, c.im as $t)
-            }
-            fn bits(self) -> (u64, u64) {
-                (self.re.bits().0, self.im.bits().0)
-            }
-            const EPS: f64 = <$t>::EPS;
-            const TOL: f64 = <$t>::TOL;
-        }
-    };
-}
-
-complex!(f32);
-complex!(f64);
-
 /// A value of alpha or beta.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scalar {
@@ -170,11 +98,11 @@ pub enum Scalar {
 impl Scalar {
     pub const ALL: [Scalar; 3] = [Scalar::Zero, Scalar::One, Scalar::Random];
 
-    fn value<T: TestElem>(self, rng: &mut Rng) -> T {
+    fn value<T: Element>(self, random: &mut Random) -> T {
         match self {
             Scalar::Zero => T::ZERO,
             Scalar::One => T::ONE,
-            Scalar::Random => T::random(rng),
+            Scalar::Random => random.element(),
         }
     }
 }
@@ -222,156 +150,79 @@ pub fn edge_cases(spec: &KernelSpec, full: bool) -> Vec<Case> {
     out
 }
 
-/// Runs `case` on the emulator with random inputs, guard regions of
-/// sentinels (column gaps from `ld > rows`, and a tail after each matrix),
-/// NaN-poisoned C when beta = 0, and checks the result against an f64
-/// reference. Reads before a slice's start are faults of the emulator (each
-/// slice is a buffer of its own), so the guard before each matrix is exact.
-pub fn check_case<T: TestElem>(gemm: &Gemm, case: &Case, rng: &mut Rng) -> Result<Stats, String> {
-    check_case_within::<T>(gemm, case, rng, T::TOL)
-}
-
-/// The accuracy a kernel of `spec` must reach: the element type's, but
-/// [`TF32_TOL`] for `math = tf32` (tf32x3 keeps f32's).
-pub fn tolerance<T: TestElem>(spec: &KernelSpec) -> f64 {
-    if spec.math == gemm_codegen::Math::Tf32 { TF32_TOL } else { T::TOL }
-}
-
-/// 1xTF32's accuracy: each input rounded to 10 mantissa bits (unit
-/// roundoff 2^-11 ≈ 4.9e-4, twice per product), as `gemm_host::reference::
-/// tolerance` has it.
-pub const TF32_TOL: f64 = 4e-3;
-
-/// [`check_case`] against the relative normwise tolerance `tol`.
-pub fn check_case_within<T: TestElem>(
-    gemm: &Gemm,
-    case: &Case,
-    rng: &mut Rng,
-    tol: f64,
-) -> Result<Stats, String> {
+/// Runs `case` on the emulator and checks it as every generated kernel's
+/// run is checked (`gemm_host::case::Case::check`: the one f64 reference
+/// and its bound for a kernel multiplying by `math`): random inputs, leading
+/// dimensions 1 to 3 past the rows (multiples of the kernel's operand
+/// alignment for A and B) with sentinels in the gaps, C NaN-poisoned when
+/// beta = 0. Each matrix is handed over exactly as long as the call
+/// requires, a buffer of its own, so any read or write past it is a fault
+/// of the emulator.
+pub fn check_case<T: Element>(gemm: &Gemm, case: &Case, rng: &mut Rng, math: Math) -> Result<Stats, String> {
     let requires = *gemm.requires();
-    let Case { m, n, k, .. } = *case;
-    let (m, n, k) = (m as usize, n as usize, k as usize);
     let (op_a, op_b) = requires.ops;
-    let (a_rows, a_cols) = if op_a == Op::N { (m, k) } else { (k, m) };
-    let (b_rows, b_cols) = if op_b == Op::N { (k, n) } else { (n, k) };
-    let mut pad = || 1 + rng.below(3) as usize;
+    let Case { m, n, k, .. } = *case;
+    let (a_rows, b_rows) = (if op_a == Op::N { m } else { k }, if op_b == Op::N { k } else { n });
+    let mut pad = || 1 + rng.below(3) as u32;
     // A kernel with `ldg_width = w` needs A's and B's leading dimensions to
     // be multiples of w (the host guarantees it, or picks another kernel).
-    let w = requires.operand_alignment as usize;
+    let w = requires.operand_alignment;
     let (lda, ldb, ldc) = (
         (a_rows.max(1) + pad()).next_multiple_of(w),
         (b_rows.max(1) + pad()).next_multiple_of(w),
         m.max(1) + pad(),
     );
-    let (ta, tb, tc) = (pad(), pad(), pad());
-
-    let matrix =
-        |rows: usize, cols: usize, ld: usize, tail: usize, rng: &mut Rng, fill: &dyn Fn(&mut Rng) -> T| {
-            let mut v = vec![T::sentinel(); ld * cols + tail];
-            for j in 0..cols {
-                for i in 0..rows {
-                    v[i + j * ld] = fill(rng);
-                }
-            }
-            v
-        };
-    let a = matrix(a_rows, a_cols, lda, ta, rng, &|r| T::random(r));
-    let b = matrix(b_rows, b_cols, ldb, tb, rng, &|r| T::random(r));
-    let alpha: T = case.alpha.value(rng);
-    let beta: T = case.beta.value(rng);
-    let beta_zero = case.beta == Scalar::Zero;
-    let c0 = matrix(m, n, ldc, tc, rng, &|r| if beta_zero { T::poison() } else { T::random(r) });
-    let mut c = c0.clone();
-
-    let args = GemmArgs {
-        m: m as u32,
-        n: n as u32,
-        k: k as u32,
-        lda: lda as u64,
-        ldb: ldb as u64,
-        ldc: ldc as u64,
+    let mut random = Random::new(rng.next_u64());
+    let (alpha, beta): (T, T) = (case.alpha.value(&mut random), case.beta.value(&mut random));
+    let cfg = GemmConfig {
+        layout: Layout::ColMajor,
+        op_a,
+        op_b,
+        m: m.into(),
+        n: n.into(),
+        k: k.into(),
         alpha,
+        lda: lda.into(),
+        ldb: ldb.into(),
         beta,
+        ldc: ldc.into(),
     };
-    let stats = gemm.run(&args, &a, &b, &mut c, &Options::default()).map_err(|e| format!("{case:?}: {e}"))?;
-
-    // Reference, in f64.
-    let at = |i: usize, p: usize| match op_a {
-        Op::N => a[i + p * lda].to_c(),
-        Op::T => a[p + i * lda].to_c(),
-        Op::C => a[p + i * lda].to_c().conj(),
-    };
-    let bt = |p: usize, j: usize| match op_b {
-        Op::N => b[p + j * ldb].to_c(),
-        Op::T => b[j + p * ldb].to_c(),
-        Op::C => b[j + p * ldb].to_c().conj(),
-    };
-    let (alpha, beta) = (alpha.to_c(), beta.to_c());
-    let norm = |f: &dyn Fn(usize, usize) -> Complex<f64>, r: usize, cl: usize| {
-        let mut s = 0.0;
-        for j in 0..cl {
-            for i in 0..r {
-                s += f(i, j).norm_sqr();
-            }
-        }
-        s.sqrt()
-    };
-    let (na, nb) = (norm(&at, m, k), norm(&bt, k, n));
-    let nc = if beta_zero { 0.0 } else { norm(&|i, j| c0[i + j * ldc].to_c(), m, n) };
-    let scale = alpha.norm() * na * nb + beta.norm() * nc;
-    let mut err = 0.0f64;
-    for j in 0..n {
-        for i in 0..m {
-            let mut acc = Complex::new(0.0, 0.0);
-            for p in 0..k {
-                acc += at(i, p) * bt(p, j);
-            }
-            let mut want = alpha * acc;
-            if !beta_zero {
-                want += beta * c0[i + j * ldc].to_c();
-            }
-            let got = c[i + j * ldc].to_c();
-            if !(got.re.is_finite() && got.im.is_finite()) {
-                return Err(format!("{case:?}: C[{i}, {j}] = {got} is not finite (expected {want})"));
-            }
-            err += (got - want).norm_sqr();
-        }
-    }
-    let err = err.sqrt();
-    let rel = if scale == 0.0 { err } else { err / scale };
-    if rel >= tol {
-        return Err(format!("{case:?}: relative normwise error {rel:e} >= {tol:e}"));
-    }
-    // Everything outside C's m x n is untouched, bit for bit.
-    for (idx, (x, y)) in c.iter().zip(&c0).enumerate() {
-        let inside = idx < ldc * n && idx % ldc < m;
-        if !inside && x.bits() != y.bits() {
-            return Err(format!("{case:?}: C's guard element {idx} changed from {y:?} to {x:?}"));
-        }
-    }
+    let checked = HostCase::random(cfg, &mut random);
+    let mut c = checked.guarded(Matrix::C).to_vec();
+    let len = c.len();
+    let args = GemmArgs { m, n, k, lda: lda.into(), ldb: ldb.into(), ldc: ldc.into(), alpha, beta };
+    let stats = gemm
+        .run(
+            &args,
+            checked.input(Matrix::A),
+            checked.input(Matrix::B),
+            &mut c[GUARD..len - GUARD],
+            &Options::default(),
+        )
+        .map_err(|e| format!("{case:?}: {e}"))?;
+    checked.check(checked.guarded(Matrix::A), checked.guarded(Matrix::B), &c, math)?;
     Ok(stats)
 }
 
-/// Runs every case on `spec` with element type `T` within the spec's
-/// [`tolerance`], returning the first failure.
-pub fn check_spec<T: TestElem>(spec: &KernelSpec, cases: &[Case], seed: u64) -> Result<Stats, String> {
-    check_spec_within::<T>(spec, cases, seed, tolerance::<T>(spec))
+/// Runs every case on `spec` with element type `T`, each against the bound
+/// of the spec's `math`, returning the first failure.
+pub fn check_spec<T: Element>(spec: &KernelSpec, cases: &[Case], seed: u64) -> Result<Stats, String> {
+    check_spec_as::<T>(spec, cases, seed, spec.math)
 }
 
-/// [`check_spec`] within the relative normwise tolerance `tol`.
-pub fn check_spec_within<T: TestElem>(
+/// [`check_spec`] against the bound of `math`.
+pub fn check_spec_as<T: Element>(
     spec: &KernelSpec,
     cases: &[Case],
     seed: u64,
-    tol: f64,
+    math: Math,
 ) -> Result<Stats, String> {
     let image = gemm_codegen::compile(spec).map_err(|v| format!("{}: {v:?}", spec.entry_name()))?;
     let gemm = Gemm::new(&image).map_err(|e| format!("{}: {e}", spec.entry_name()))?;
     let mut rng = Rng::new(seed);
     let mut total = Stats::default();
     for case in cases {
-        total += check_case_within::<T>(&gemm, case, &mut rng, tol)
+        total += check_case::<T>(&gemm, case, &mut rng, math)
             .map_err(|e| format!("{}: {e}", spec.entry_name()))?;
     }
     Ok(total)
