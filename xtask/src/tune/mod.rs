@@ -74,7 +74,7 @@ use crate::peak;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Precisions to tune: s, d, c, z.
+    /// Precisions to tune, in this order: s, d, c, z.
     #[arg(long, value_delimiter = ',', default_value = "s,d,c,z", value_parser = cli::parse_precision)]
     precision: Vec<Precision>,
     /// Op pairs to tune (`transposes` = nn, nt, tn, tt; conjugate types reuse
@@ -388,6 +388,18 @@ fn candidates(args: &Args, kt: KernelType, limits: &DeviceLimits, name: &str) ->
     Ok(file.candidates)
 }
 
+/// The precisions of `types` in the order `--precision` named them: a call
+/// cut by its time limit has tuned the precisions its caller put first.
+fn precision_order(types: &[KernelType]) -> Vec<Precision> {
+    let mut order: Vec<Precision> = Vec::new();
+    for t in types {
+        if !order.contains(&t.precision) {
+            order.push(t.precision);
+        }
+    }
+    order
+}
+
 fn prune_only(args: &Args, types: &[KernelType]) -> Result<()> {
     let arch = args.arch.as_deref().context("--prune-only needs --arch")?;
     let limits = DeviceLimits::for_arch(arch)?;
@@ -439,11 +451,8 @@ fn tune(
         started,
         type_budget_s: args.type_budget_s(types.len()),
     };
-    for precision in Precision::ALL {
+    for precision in precision_order(types) {
         let mine: Vec<KernelType> = types.iter().copied().filter(|t| t.precision == precision).collect();
-        if mine.is_empty() {
-            continue;
-        }
         let finished = match precision {
             Precision::F32 => tuner.precision::<f32>(&mine, journal, tallies, &mut rng)?,
             Precision::F64 => tuner.precision::<f64>(&mine, journal, tallies, &mut rng)?,

@@ -76,3 +76,13 @@ fn a_batch_needs_a_shape_and_reaches_pruning() {
     assert_eq!(args.prune_config(Precision::F32).shape, (16, 16, 16));
     assert_eq!(parse(&["tune"]).unwrap().prune_config(Precision::F32).problems, 1);
 }
+
+#[test]
+fn precisions_are_tuned_in_the_order_asked() {
+    let args = parse(&["tune", "--precision", "z,d,c", "--op", "nn,tt"]).unwrap();
+    let types = args.kernel_types().unwrap();
+    assert_eq!(precision_order(&types), [Precision::C64, Precision::F64, Precision::C32]);
+    assert_eq!(types.len(), 6);
+    let args = parse(&["tune"]).unwrap();
+    assert_eq!(precision_order(&args.kernel_types().unwrap()), Precision::ALL);
+}
