@@ -28,7 +28,8 @@
 //!    again, back to back with twice the repetitions; the summary and the
 //!    generated file report these rates.
 //!
-//! Every measurement is appended to `<out>/tune.jsonl` as it finishes, with
+//! Every measurement is appended to `<out>/tune.jsonl` (or to a compressed
+//! `tune.jsonl.gz` there, see [`record::Journal`]) as it finishes, with
 //! the GPU seconds it took. `--budget-minutes` stops a call before the
 //! measurement that would overrun it; the next call with `--resume` plans
 //! the same measurements and skips the journaled ones ([`budget`]). At the
