@@ -195,6 +195,9 @@ pub struct RecordKey {
 pub struct Journal {
     path: PathBuf,
     compressed: bool,
+    /// A compressed journal that ends in a torn member: appending after it
+    /// would hide the new records from every reader, so it is refused.
+    torn: bool,
     records: Vec<Record>,
     done: HashSet<RecordKey>,
 }
@@ -209,6 +212,7 @@ impl Journal {
         let compressed = !path.exists() && gz.exists();
         let path = if compressed { gz } else { path.to_owned() };
         let mut records = Vec::new();
+        let mut torn = false;
         if path.exists() {
             let file = File::open(&path).with_context(|| format!("opening {}", path.display()))?;
             let reader: Box<dyn BufRead> = if compressed {
@@ -221,6 +225,7 @@ impl Journal {
                     Ok(line) => line,
                     Err(e) if compressed => {
                         eprintln!("warning: {}: skipping a torn member after line {i} ({e})", path.display());
+                        torn = true;
                         break;
                     }
                     Err(e) => return Err(e.into()),
@@ -237,7 +242,7 @@ impl Journal {
             }
         }
         let done = records.iter().map(Record::key).collect();
-        Ok(Journal { path, compressed, records, done })
+        Ok(Journal { path, compressed, torn, records, done })
     }
 
     /// Whether the journal is stored gzip-compressed (its report then is too).
@@ -257,13 +262,19 @@ impl Journal {
 
     /// Appends `record` and flushes it to disk before returning.
     pub fn append(&mut self, record: Record) -> Result<()> {
+        if self.torn {
+            anyhow::bail!(
+                "{} ends in a torn gzip member: records appended after it could not be read; \
+                 rewrite it (`zcat` then `gzip`) or tune into a plain tune.jsonl",
+                self.path.display()
+            );
+        }
         if let Some(dir) = self.path.parent() {
             std::fs::create_dir_all(dir)?;
         }
         let mut file = OpenOptions::new().create(true).append(true).open(&self.path)?;
         let mut line = String::new();
-        // Start on a fresh line even if a killed run left half a record (a
-        // compressed journal's torn member is skipped whole on reading).
+        // Start on a fresh line even if a killed run left half a record.
         if !self.compressed && std::fs::metadata(&self.path)?.len() > 0 && !ends_with_newline(&self.path)? {
             line.push('\n');
         }
@@ -339,7 +350,8 @@ pub(crate) mod tests {
     }
 
     /// A compressed journal reads as the plain one, takes appends as new
-    /// gzip members, and loses only a torn last member.
+    /// gzip members, and loses only a torn last member (after which it
+    /// refuses appends, which no reader would see).
     #[test]
     fn a_compressed_journal_reads_appends_and_survives_a_torn_member() {
         use flate2::{Compression, write::GzEncoder};
@@ -367,7 +379,10 @@ pub(crate) mod tests {
         let torn = torn.finish().unwrap();
         bytes.extend_from_slice(&torn[..torn.len() / 2]);
         std::fs::write(&gz, bytes).unwrap();
-        assert_eq!(Journal::open(&path).unwrap().records(), &[a, b, c]);
+        let mut j = Journal::open(&path).unwrap();
+        assert_eq!(j.records(), &[a.clone(), b, c]);
+        let err = j.append(a).unwrap_err().to_string();
+        assert!(err.contains("torn gzip member"), "{err}");
         // A plain journal beside it wins: it is the one a run appends to.
         std::fs::write(&path, "").unwrap();
         assert!(!Journal::open(&path).unwrap().compressed());
