@@ -15,7 +15,8 @@ pub fn slow() -> bool {
     std::env::var("GEMMFORGE_SLOW").is_ok_and(|v| v == "1")
 }
 
-/// SplitMix64: small, fast, reproducible.
+/// SplitMix64: small, fast, reproducible; picks the tests' shapes and
+/// scalars and seeds gemm-host's `Random`, which draws the inputs.
 #[derive(Clone, Debug)]
 pub struct Rng(u64);
 
@@ -30,11 +31,6 @@ impl Rng {
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
         z ^ (z >> 31)
-    }
-
-    /// Uniform in `[-1, 1)`.
-    pub fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 52) as f64 - 1.0
     }
 
     /// Uniform in `0..n`.
