@@ -78,6 +78,8 @@ impl ::gemmforge::codegen::bespoke::BespokeKernel for RandomSparse {
         chunk: 4,
         beta: ::gemmforge::codegen::bespoke::BetaMode::Runtime,
         arch: ::gemmforge::codegen::Target::Sm80,
+        ldb: ::core::option::Option::None,
+        ldc: ::core::option::Option::None,
     };
 
     // The PTX module, generated while the macro expanded by

@@ -75,6 +75,8 @@ fn kernels_of<T: Element>(gemm: &Gemm, seed: u64) -> Vec<String> {
                         block: 64,
                         chunk: 4,
                         arch,
+                        ldb: None,
+                        ldc: None,
                         ..BespokeSpec::new(T::PRECISION)
                     };
                     let Ok(kernel) = BespokeKernel::compile(Arc::clone(&a), &spec) else { continue };

@@ -130,16 +130,10 @@ fn specs() -> impl Strategy<Value = BespokeSpec> {
         any::<[u32; 4]>(),
         prop::sample::select(BetaMode::ALL.to_vec()),
         prop::sample::select(Target::ALL.to_vec()),
+        any::<[Option<u32>; 2]>(),
     )
-        .prop_map(|(precision, form, [width, block, msplit, chunk], beta, arch)| BespokeSpec {
-            precision,
-            form,
-            width,
-            block,
-            msplit,
-            chunk,
-            beta,
-            arch,
+        .prop_map(|(precision, form, [width, block, msplit, chunk], beta, arch, [ldb, ldc])| {
+            BespokeSpec { precision, form, width, block, msplit, chunk, beta, arch, ldb, ldc }
         })
 }
 

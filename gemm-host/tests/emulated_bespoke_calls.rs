@@ -184,3 +184,83 @@ fn zero_alpha_never_reads_b() {
         }
     }
 }
+
+/// `ldb = N` and `ldc = N` in a spec: every form computes the call with
+/// those strides (its twin too, for an odd n), the PTX multiplies by no
+/// argument, and a call with another stride is refused naming it, nothing
+/// written — the kernel would ignore it (shown by launching it anyway).
+#[test]
+fn a_fixed_stride_kernel_computes_its_strides_and_refuses_others() {
+    let a = awkward();
+    let emu = Emulator::new();
+    let mut rng = Random::new(17);
+    let (ldb, ldc) = (72u32, 74u32);
+    let fixed = BespokeSpec {
+        width: 2,
+        block: 32,
+        chunk: 4,
+        ldb: Some(ldb),
+        ldc: Some(ldc),
+        ..BespokeSpec::new(Precision::F64)
+    };
+    let specs = [
+        fixed,
+        BespokeSpec { msplit: 3, chunk: 2, ..fixed },
+        BespokeSpec { form: gemm_codegen::bespoke::Form::CStream, ..fixed },
+        BespokeSpec { form: gemm_codegen::bespoke::Form::Split, msplit: 3, ..fixed },
+        BespokeSpec { form: gemm_codegen::bespoke::Form::Mma, block: 64, ..fixed },
+        BespokeSpec { ldc: None, ..fixed },
+    ];
+    let mut failures = Vec::new();
+    for spec in specs {
+        let k = kernel(&a, spec);
+        let ptx = &k.image().ptx;
+        assert!(!ptx.contains("%ldb_bytes, %ldb,"), "{spec}: B's stride is still multiplied");
+        assert!(ptx.contains(&format!("row stride fixed at {ldb} elements")), "{spec}");
+        assert!(k.image().entry.contains("_ldb72"), "{}", k.image().entry);
+        let exact = BespokeCall::<f64>::new(70).ldb(ldb.into()).ldc(ldc.into());
+        for (what, call) in [
+            ("its strides", exact.alpha(rng.scalar()).beta(rng.scalar())),
+            ("odd n: the twin", BespokeCall { n: 67, ..exact }),
+        ] {
+            let call = if spec.beta == BetaMode::Runtime { call } else { call.beta(0.0) };
+            if let Err(e) = run(&emu, &k, call, &mut rng) {
+                failures.push(format!("{spec} {what}: {e}"));
+            }
+        }
+        let wrong = [(Arg::Ldb, exact.ldb(76)), (Arg::Ldc, exact.ldc(76))];
+        for (arg, call) in wrong.into_iter().filter(|(arg, _)| *arg == Arg::Ldb || spec.ldc.is_some()) {
+            let (b, mut c) = (vec![0.5f64; 6 * 76 + 70], vec![-7.25f64; 7 * 76 + 70]);
+            let err = emu.bespoke(&k, &call, &b, &mut c).unwrap_err();
+            let arg_err = err.as_arg().unwrap_or_else(|| panic!("{spec}: not an argument error: {err}"));
+            assert!(matches!(arg_err, ArgError::FixedStride { fixed: 72 | 74, value: 76, .. }), "{err}");
+            assert_eq!(arg_err.arg(), arg, "{err}");
+            assert!(err.to_string().contains(&format!("is generated for {} =", arg.name())), "{err}");
+            assert!(c.iter().all(|&x| x == -7.25), "{spec}: C written on a refused call");
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+
+    // Past the check, the kernel ignores the ldb argument: rows 76 apart
+    // are read 72 apart, and C is wrong.
+    let k = kernel(&a, fixed);
+    let call = BespokeCall::<f64>::new(70).ldb(76).ldc(ldc.into());
+    let case = Case::with_a(call.gemm_config(a.rows(), a.cols()), &values::<f64>(&a), &mut rng);
+    let (b, mut c) = (case.guarded(Matrix::B).to_vec(), case.guarded(Matrix::C).to_vec());
+    let len = c.len();
+    gemm_emu::Bespoke::new(k.image())
+        .unwrap()
+        .run(
+            70,
+            76,
+            ldc.into(),
+            1.0,
+            0.0,
+            &b[GUARD..b.len() - GUARD],
+            &mut c[GUARD..len - GUARD],
+            &Options::default(),
+        )
+        .unwrap();
+    let err = case.check(case.guarded(Matrix::A), &b, &c, k.image().spec.math()).unwrap_err();
+    assert!(err.contains("relative error"), "{err}");
+}

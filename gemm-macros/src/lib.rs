@@ -161,6 +161,8 @@ pub fn gemm_kernel(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
 /// | `chunk`     | `1` … `64`, default `16` | rows of B loaded together: the prefetch depth, or a shared-memory stage |
 /// | `beta`      | `0` \| `1` \| `runtime`, default `runtime` | `0` never reads C, `1` adds to it, `runtime` takes beta as an argument |
 /// | `arch`      | `sm_70` … `sm_90`, default `sm_80` | the oldest GPU architecture the kernel is for |
+/// | `ldb`       | an integer ≥ 1 (a multiple of `width`); left out, an argument | B's row stride fixed in the code: every row address an immediate offset, no multiply at run time, and a large operator's kernel assembles several times faster; a call with another `ldb` is refused |
+/// | `ldc`       | as `ldb` | C's row stride fixed in the code, as `ldb` |
 ///
 /// Parameters come in any order, separated by commas, a trailing comma
 /// allowed. `BespokeSpec`'s `Display` prints a spec in this syntax (without
@@ -181,7 +183,7 @@ pub fn gemm_kernel(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
 /// 4096, ...) and the operator's own limits (too many non-zeros); and on the
 /// value of the field it names, every rule `gemm_codegen::bespoke::validate`
 /// checks (width, block, msplit against A's rows and the registers, chunk
-/// against shared memory, arch). All errors of an invocation are reported
+/// against shared memory, arch, fixed strides). All errors of an invocation are reported
 /// together.
 #[proc_macro]
 pub fn gemm_bespoke(input: proc_macro::TokenStream) -> proc_macro::TokenStream {

@@ -40,6 +40,10 @@ pub struct BespokeRequirements {
     pub alignment: u32,
     /// The `beta`s it computes.
     pub beta: BetaMode,
+    /// The `ldb` it was generated for, if fixed ([`BespokeSpec::ldb`]).
+    pub ldb: Option<u32>,
+    /// The `ldc` it was generated for, if fixed.
+    pub ldc: Option<u32>,
 }
 
 impl BespokeRequirements {
@@ -88,6 +92,8 @@ impl BespokeImage {
             arch: self.spec.arch,
             alignment: self.spec.alignment(),
             beta: self.spec.beta,
+            ldb: self.spec.ldb,
+            ldc: self.spec.ldc,
         }
     }
 
@@ -126,13 +132,16 @@ pub fn entry_name(spec: &BespokeSpec, m: usize, k: usize, digest: u64) -> String
         Form::Mma => "mma",
         Form::Split => "bsp",
     };
+    let fixed = |key: &str, ld: Option<u32>| ld.map_or(String::new(), |ld| format!("_{key}{ld}"));
     format!(
-        "gf_bespoke_{}_{m}x{k}_{digest:016x}_{form}_w{}_b{}_s{}_c{}_beta{beta}_{}",
+        "gf_bespoke_{}_{m}x{k}_{digest:016x}_{form}_w{}_b{}_s{}_c{}_beta{beta}{}{}_{}",
         spec.precision.blas_letter(),
         spec.width,
         spec.block,
         spec.msplit,
         spec.chunk,
+        fixed("ldb", spec.ldb),
+        fixed("ldc", spec.ldc),
         spec.arch.token()
     )
 }

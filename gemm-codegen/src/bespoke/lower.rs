@@ -118,7 +118,11 @@ fn header(plan: &BespokePlan, entry: &str) -> Vec<String> {
             spec.precision.token(),
             plan.used_columns().len()
         ),
-        "B (k x n) and C (m x n) row-major, n contiguous, row strides ldb and ldc; any n".to_owned(),
+        format!(
+            "B (k x n) and C (m x n) row-major, n contiguous, row strides {} and {}; any n",
+            spec.ldb.map_or("ldb".to_owned(), |ld| format!("ldb = {ld} (fixed)")),
+            spec.ldc.map_or("ldc".to_owned(), |ld| format!("ldc = {ld} (fixed)")),
+        ),
         format!(
             "Block: {} threads ({} along n x {} row groups), {} columns of C each",
             spec.threads(),
@@ -127,6 +131,21 @@ fn header(plan: &BespokePlan, entry: &str) -> Vec<String> {
             spec.width
         ),
     ]
+}
+
+/// `dst = ld · bytes`: B's or C's row stride in bytes, from the argument
+/// `ld`, or from the spec's `fixed` stride as an immediate, so that every
+/// row address `row · dst + base` the kernel forms folds into an immediate
+/// offset (the argument is then not read: the host launches the kernel
+/// only with that stride).
+pub(super) fn stride_bytes(b: &mut KernelBuilder, dst: Reg, ld: Reg, fixed: Option<u32>, bytes: i64) {
+    match fixed {
+        Some(fixed) => {
+            b.comment(format!("row stride fixed at {fixed} elements"));
+            b.push(Instr::mov(dst, Operand::imm(i64::from(fixed) * bytes)));
+        }
+        None => b.push(Instr::mul(dst, ld, Operand::imm(bytes))),
+    }
 }
 
 /// The bespoke ABI's parameters, loaded into registers of their names; B
@@ -223,8 +242,8 @@ fn prologue<'a>(plan: &'a BespokePlan, entry: &str) -> Cx<'a> {
     b.push(Instr::mul(off, col, Operand::imm(bytes)));
     b.push(Instr::add(b_col, bp, off));
     b.push(Instr::add(c_col, cp, off));
-    b.push(Instr::mul(ldb_bytes, ldb, Operand::imm(bytes)));
-    b.push(Instr::mul(ldc_bytes, ldc, Operand::imm(bytes)));
+    stride_bytes(&mut b, ldb_bytes, ldb, spec.ldb, bytes.into());
+    stride_bytes(&mut b, ldc_bytes, ldc, spec.ldc, bytes.into());
 
     let staged = spec.msplit > 1 && spec.form == Form::BStream;
     let exit = (!staged).then(|| b.label("exit"));

@@ -253,8 +253,8 @@ pub(crate) fn lower(plan: &BespokePlan, entry: &str, header: Vec<String>) -> Mod
     b.comment("a warp wholly past n has nothing to do (mma needs whole warps: no lane leaves alone)");
     b.push(Instr::setp(Cmp::Ge, Type::U64, p_out, n0, n64));
     b.push_if(p_out, Instr::bra_uni(exit));
-    b.push(Instr::mul(ldb_bytes, ldb, Operand::imm(eb)));
-    b.push(Instr::mul(ldc_bytes, ldc, Operand::imm(eb)));
+    super::lower::stride_bytes(&mut b, ldb_bytes, ldb, spec.ldb, eb);
+    super::lower::stride_bytes(&mut b, ldc_bytes, ldc, spec.ldc, eb);
     b.comment(
         "B at (row thread_col, column col0 + group_row); C at (row group_row, column col0 + 2 thread_col)",
     );

@@ -27,6 +27,10 @@ pub enum BespokeField {
     Beta,
     /// `arch`.
     Arch,
+    /// `ldb`.
+    Ldb,
+    /// `ldc`.
+    Ldc,
     /// The operator (`a`).
     Operator,
 }
@@ -43,6 +47,8 @@ impl BespokeField {
             BespokeField::Chunk => "chunk",
             BespokeField::Beta => "beta",
             BespokeField::Arch => "arch",
+            BespokeField::Ldb => "ldb",
+            BespokeField::Ldc => "ldc",
             BespokeField::Operator => "a",
         }
     }
@@ -235,6 +241,26 @@ pub fn validate(operator: &Operator, spec: &BespokeSpec) -> Result<BespokePlan, 
             format!("msplit > 1 stages B with cp.async: use arch = sm_80 or newer, not {}", s.arch.token()),
         );
     }
+    for (field, ld) in [(BespokeField::Ldb, s.ldb), (BespokeField::Ldc, s.ldc)] {
+        let key = field.key();
+        match ld {
+            Some(0) => {
+                fail(&mut errors, field, format!("{key} is a row stride of at least 1 element, not 0"))
+            }
+            // (A width out of range has its own error.)
+            Some(ld) if matches!(s.width, 1 | 2 | 4) && !ld.is_multiple_of(s.alignment()) => fail(
+                &mut errors,
+                field,
+                format!(
+                    "{key} = {ld} breaks the {}-column vectors of width = {}: use a multiple of {}, or width = 1",
+                    s.alignment(),
+                    s.width,
+                    s.alignment()
+                ),
+            ),
+            _ => {}
+        }
+    }
     if s.arch == Target::Sm90a {
         fail(
             &mut errors,
@@ -394,6 +420,8 @@ mod tests {
             chunk: 0,
             beta: BetaMode::One,
             arch: Target::Sm70,
+            ldb: None,
+            ldc: None,
             form: Form::CStream,
         };
         let errors = validate(&a, &bad).unwrap_err();

@@ -72,6 +72,10 @@ pub struct BespokeDraft {
     pub beta: BetaMode,
     /// `arch`.
     pub arch: Target,
+    /// `ldb`, if fixed.
+    pub ldb: Option<u32>,
+    /// `ldc`, if fixed.
+    pub ldc: Option<u32>,
 }
 
 /// The draft before any parameter is stored: [`BespokeSpec::new`]'s values,
@@ -92,6 +96,8 @@ impl BespokeDraft {
             chunk: spec.chunk,
             beta: spec.beta,
             arch: spec.arch,
+            ldb: spec.ldb,
+            ldc: spec.ldc,
         }
     }
 
@@ -107,6 +113,8 @@ impl BespokeDraft {
                 chunk: self.chunk,
                 beta: self.beta,
                 arch: self.arch,
+                ldb: self.ldb,
+                ldc: self.ldc,
             }),
             None => None,
         }
@@ -256,6 +264,25 @@ pub static PARAMS: &[Param<BespokeDraft, BespokeField>] = &[
         doc: "the oldest GPU architecture the kernel is for (sm_80 and up stage B with cp.async)",
         hint: Some(arch_hint),
         set: |s, v| v.one_of(&Target::ALL).map(|t| s.arch = t),
+    },
+    Param {
+        key: "ldb",
+        shape: Shape::Int,
+        need: Need::Absent("B's row stride is an argument of each call"),
+        field: Some(BespokeField::Ldb),
+        doc: "B's row stride in elements, fixed in the code (every row address an immediate offset: faster to \
+              assemble, no multiply at run time); the kernel then takes only calls with that ldb",
+        hint: None,
+        set: |s, v| v.int().map(|ld| s.ldb = Some(ld)),
+    },
+    Param {
+        key: "ldc",
+        shape: Shape::Int,
+        need: Need::Absent("C's row stride is an argument of each call"),
+        field: Some(BespokeField::Ldc),
+        doc: "C's row stride in elements, fixed in the code as `ldb` is",
+        hint: None,
+        set: |s, v| v.int().map(|ld| s.ldc = Some(ld)),
     },
 ];
 

@@ -256,6 +256,8 @@ mod tests {
             block: 64,
             beta: BetaMode::One,
             arch: Target::Sm90,
+            ldb: None,
+            ldc: None,
             form: Form::BStream,
             precision: Precision::F64,
         };

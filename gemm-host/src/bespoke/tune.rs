@@ -306,8 +306,14 @@ impl<E: Element> BespokeGemm<E> {
         let (b, c) = (BufferInfo::new(b_ptr, b_len), BufferInfo::new(c_ptr, c_len));
         // The rules every candidate shares (a kernel adds its alignment,
         // which its twin relieves).
-        let requires =
-            BespokeRequirements { precision: E::PRECISION, arch: self.arch, alignment: 1, beta: self.beta };
+        let requires = BespokeRequirements {
+            precision: E::PRECISION,
+            arch: self.arch,
+            alignment: 1,
+            beta: self.beta,
+            ldb: None,
+            ldc: None,
+        };
         let mk = (self.operator.rows() as u32, self.operator.cols() as u32);
         match check_bespoke(mk, &requires, &self.name, call, b, c)? {
             CheckedBespoke::Skip(_) => return Ok(()),

@@ -281,6 +281,18 @@ pub enum ArgError {
         /// The `beta`s it computes.
         mode: BetaMode,
     },
+    /// An `ldb` or `ldc` other than the one a bespoke kernel was generated
+    /// for (`ldb = N` in its spec).
+    FixedStride {
+        /// [`Arg::Ldb`] or [`Arg::Ldc`].
+        arg: Arg,
+        /// The value given.
+        value: i64,
+        /// The kernel's entry name.
+        kernel: String,
+        /// The stride it was generated for.
+        fixed: u32,
+    },
     /// Two matrices whose extents share memory, one of them written: the
     /// result would depend on the order of the kernel's accesses.
     Overlap {
@@ -324,6 +336,7 @@ impl ArgError {
             | ArgError::BatchBufferTooShort { arg, .. }
             | ArgError::BatchArrays { arg, .. }
             | ArgError::BetaMode { arg, .. }
+            | ArgError::FixedStride { arg, .. }
             | ArgError::Overlap { arg, .. }
             | ArgError::OpMismatch { arg, .. } => *arg,
             ArgError::Problem { error, .. } => error.arg(),
@@ -412,6 +425,11 @@ impl fmt::Display for ArgError {
                 "argument `{arg}` = {value}: kernel `{kernel}` is generated for beta = {} alone: \
                  call it with that beta, or compile the operator with beta = runtime",
                 mode.token()
+            ),
+            ArgError::FixedStride { arg, value, kernel, fixed } => write!(
+                f,
+                "argument `{arg}` = {value}: kernel `{kernel}` is generated for {arg} = {fixed} alone: \
+                 call it with that {arg}, or compile the operator without a fixed {arg}"
             ),
             ArgError::Overlap { arg, span, other, other_span } => write!(
                 f,

@@ -16,6 +16,9 @@
 //!     bytes) do not overlap: the kernel reads B while it writes C, so the
 //!     result would depend on the order of the two. (Conservative: two
 //!     interleaved matrices that share no element are refused too.)
+//! 12. `ldb` and `ldc` are the kernel's where its spec fixes them
+//!     ([`BespokeSpec::ldb`](gemm_codegen::bespoke::BespokeSpec::ldb)): its
+//!     row addresses are compiled in.
 //!
 //! Then what to run ([`CheckedBespoke`]): nothing for BLAS's quick returns;
 //! for `alpha = 0`, `C = beta · C` without reading B (BLAS: B is not
@@ -163,6 +166,14 @@ pub fn check_bespoke<T: Element>(
         });
     }
 
+    // 12. (Checked before 11: a fixed stride is the kernel's, not the
+    // buffers'.) The strides the kernel was generated for.
+    for (arg, value, fixed) in [(Arg::Ldb, call.ldb, requires.ldb), (Arg::Ldc, call.ldc, requires.ldc)] {
+        if let Some(fixed) = fixed.filter(|&f| i64::from(f) != value) {
+            return Err(ArgError::FixedStride { arg, value, kernel: kernel.to_owned(), fixed });
+        }
+    }
+
     // 11. B and C apart.
     let esz = u64::from(T::PRECISION.element_bytes());
     let extent = |x: BufferInfo, matrix| {
@@ -209,7 +220,14 @@ mod tests {
     const K: u32 = 3;
 
     fn requires(alignment: u32, beta: BetaMode) -> BespokeRequirements {
-        BespokeRequirements { precision: Precision::F64, arch: Target::Sm80, alignment, beta }
+        BespokeRequirements {
+            precision: Precision::F64,
+            arch: Target::Sm80,
+            alignment,
+            beta,
+            ldb: None,
+            ldc: None,
+        }
     }
 
     /// Buffers exactly as long as `call` needs, far apart and aligned.

@@ -80,6 +80,13 @@ fn spec_expr(rt: &TokenStream, image: &BespokeImage) -> TokenStream {
     let arch = format_ident!("{}", format!("{:?}", spec.arch));
     let [width, block, msplit, chunk] =
         [spec.width, spec.block, spec.msplit, spec.chunk].map(Literal::u32_unsuffixed);
+    let [ldb, ldc] = [spec.ldb, spec.ldc].map(|ld| match ld {
+        Some(ld) => {
+            let ld = Literal::u32_unsuffixed(ld);
+            quote!(::core::option::Option::Some(#ld))
+        }
+        None => quote!(::core::option::Option::None),
+    });
     quote! {
         #rt::bespoke::BespokeSpec {
             precision: #rt::Precision::#precision,
@@ -90,6 +97,8 @@ fn spec_expr(rt: &TokenStream, image: &BespokeImage) -> TokenStream {
             chunk: #chunk,
             beta: #rt::bespoke::BetaMode::#beta,
             arch: #rt::Target::#arch,
+            ldb: #ldb,
+            ldc: #ldc,
         }
     }
 }
@@ -128,6 +137,17 @@ pub(crate) fn doc(kernel: &Kernel, image: &BespokeImage, nnz: usize) -> String {
         1 => String::new(),
         w => format!("\n- B's and C's addresses, `ldb`, `ldc` and n must be multiples of {w} elements"),
     };
+    let strides = match (spec.ldb, spec.ldc) {
+        (None, None) => "`ldb`, `ldc`".to_owned(),
+        (b, c) => {
+            let one = |key: &str, ld: Option<u32>| {
+                ld.map_or(format!("`{key}`"), |ld| {
+                    format!("`{key}` = {ld}, fixed: calls with another are refused")
+                })
+            };
+            format!("{}; {}", one("ldb", b), one("ldc", c))
+        }
+    };
     let shared = match spec.shared_bytes() {
         0 => "B read straight into registers, no shared memory".to_owned(),
         bytes => format!("B staged through {bytes} bytes of shared memory per block (`cp.async`)"),
@@ -142,7 +162,7 @@ pub(crate) fn doc(kernel: &Kernel, image: &BespokeImage, nnz: usize) -> String {
          gemm_bespoke! {{ name = {}, a = {:?}, {spec} }}\n\
          ```{chosen}\n\
          \n\
-         - B is {k} × n and C {m} × n, row-major with n contiguous (row strides `ldb`, `ldc`)\n\
+         - B is {k} × n and C {m} × n, row-major with n contiguous (row strides {strides})\n\
          - beta: {beta}\n\
          - PTX entry: `{}`\n\
          - block: {block}; grid: one block per {} columns of C\n\

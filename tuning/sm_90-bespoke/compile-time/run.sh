@@ -9,6 +9,7 @@ D=$(mktemp -d)
 cargo build -q --release -p gemm-codegen --example bespoke-ptx
 SPEC="precision = f32, family = bsplit, width = 1, block = 128, msplit = 16, chunk = 16, beta = 0, arch = sm_90"
 target/release/examples/bespoke-ptx rand-1000x1000-d0.01 "$SPEC" > $D/k.ptx
+target/release/examples/bespoke-ptx rand-1000x1000-d0.01 "$SPEC, ldb = 131072, ldc = 131072" > $D/k-fixed.ptx
 python3 tuning/sm_90-bespoke/compile-time/variants.py $D/k.ptx
 echo "rand-1000x1000-d0.01 f32, $SPEC; $(wc -l < $D/k.ptx) PTX lines; $(nproc) CPUs: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
 run() { # label, file, options
@@ -21,4 +22,13 @@ run "as generated, -Ofc=min" $D/k.ptx -Ofc=min
 run "imm (wrong: no ldb), -O3" $D/k-imm.ptx -O3
 run "wide (mad.wide.u32), -O3" $D/k-wide.ptx -O3
 run "run (running pointer), -O3" $D/k-run.ptx -O3
+run "ldb = ldc = 131072 fixed, -O3" $D/k-fixed.ptx -O3
+
+# A second operator: f64, 26516 non-zeros (its driver JIT took 14.1 s, ../run11-split-f64).
+SPEC2="precision = f64, family = bsplit, width = 1, block = 128, msplit = 16, chunk = 16, beta = 0, arch = sm_90"
+target/release/examples/bespoke-ptx rand-512x512-d0.10 "$SPEC2" > $D/k2.ptx
+target/release/examples/bespoke-ptx rand-512x512-d0.10 "$SPEC2, ldb = 131072, ldc = 131072" > $D/k2-fixed.ptx
+echo "rand-512x512-d0.10 f64, $SPEC2; $(wc -l < $D/k2.ptx) PTX lines"
+run "as generated, -O3" $D/k2.ptx -O3
+run "ldb = ldc = 131072 fixed, -O3" $D/k2-fixed.ptx -O3
 rm -rf $D

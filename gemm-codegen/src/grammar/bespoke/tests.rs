@@ -36,6 +36,8 @@ fn every_parameter_reaches_its_field() {
         chunk: 5,
         beta: BetaMode::One,
         arch: Target::Sm90,
+        ldb: None,
+        ldc: None,
     };
     assert_eq!(text.parse(), Ok(spec));
     assert_eq!(draft(text), BespokeDraft::of(spec));
@@ -78,6 +80,8 @@ fn display_reads_back_for_many_specs() {
                             chunk: [16, 1, 8, 64, 0, 65][(i + 2 * j) % 6],
                             beta,
                             arch,
+                            ldb: None,
+                            ldc: None,
                         };
                         let text = spec.to_string();
                         assert_eq!(text.parse(), Ok(spec), "{text}");
@@ -304,7 +308,7 @@ fn word_lists_follow_the_enums_and_every_field_has_one_row() {
     assert_eq!(super::BETAS, BetaMode::ALL.map(BetaMode::token));
     let fields = {
         use BespokeField::*;
-        [Precision, Form, Width, Block, Msplit, Chunk, Beta, Arch, Operator]
+        [Precision, Form, Width, Block, Msplit, Chunk, Beta, Arch, Ldb, Ldc, Operator]
     };
     for field in fields {
         let rows: Vec<_> = PARAMS.iter().filter(|p| p.field == Some(field)).collect();
@@ -313,4 +317,41 @@ fn word_lists_follow_the_enums_and_every_field_has_one_row() {
     }
     let keys: std::collections::HashSet<_> = PARAMS.iter().map(|p| p.key).collect();
     assert_eq!(keys.len(), PARAMS.len(), "keys are unique");
+}
+
+/// `ldb = N` and `ldc = N` fix the strides; left out, they are arguments.
+/// Both read back from `Display`, and the rules refuse a zero stride and
+/// one that breaks the vectors of `width`, each at its own value.
+#[test]
+fn fixed_strides_read_back_and_are_checked() {
+    let text = "precision = f32, family = bstream, width = 4, ldb = 4096, ldc = 8192";
+    let spec: BespokeSpec = text.parse().unwrap();
+    assert_eq!((spec.ldb, spec.ldc), (Some(4096), Some(8192)));
+    assert_eq!(spec.to_string().parse(), Ok(spec));
+    assert!(spec.to_string().ends_with(", ldb = 4096, ldc = 8192"), "{spec}");
+    let only_b: BespokeSpec = "precision = f64, family = bstream, ldb = 7".parse().unwrap();
+    assert_eq!((only_b.ldb, only_b.ldc), (Some(7), None));
+    assert!(only_b.takes_strides(7, 123) && !only_b.takes_strides(8, 123));
+    assert!(BespokeSpec::new(Precision::F64).takes_strides(1, u64::MAX));
+
+    let a = Operator::from_fn(4, 3, |i, j| (i + j) as f64).unwrap();
+    let check = |text: &str| {
+        let spec: BespokeSpec = text.parse().unwrap();
+        crate::bespoke::validate(&a, &spec).err().unwrap_or_default()
+    };
+    let zero = check("precision = f64, family = bstream, ldc = 0");
+    assert_eq!(zero.len(), 1, "{zero:?}");
+    assert_eq!(
+        (zero[0].field, zero[0].message.as_str()),
+        (BespokeField::Ldc, "ldc is a row stride of at least 1 element, not 0")
+    );
+    let odd = check("precision = f32, family = bstream, width = 4, ldb = 4098");
+    assert_eq!(odd.len(), 1, "{odd:?}");
+    assert_eq!(odd[0].field, BespokeField::Ldb);
+    assert!(odd[0].message.contains("use a multiple of 4, or width = 1"), "{}", odd[0].message);
+    assert!(check("precision = f32, family = bstream, width = 4, ldb = 4096, ldc = 4").is_empty());
+    // Where the macro points: at the value.
+    let text = "name = K, a = \"k.mtx\", precision = f64, family = bstream, ldb = 0";
+    let located = read_text(text).located;
+    assert_eq!(&text[located.at(BespokeField::Ldb).range()], "0");
 }
