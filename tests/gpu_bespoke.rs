@@ -214,3 +214,47 @@ fn bespoke_gemm_tunes_runs_and_caches() {
     let math = gemm_kernels::all().find(|e| e.name == name).unwrap().spec.math;
     check_case(&gemm, &dense, call, math, &mut rng, run).unwrap();
 }
+
+/// `TuneOptions::fixed_strides`: every bespoke candidate is timed with the
+/// packed call's strides in its code (verified at them), and a winner so
+/// compiled serves a packed call as it is and a call with other strides
+/// through its runtime-stride twin ([`BespokeSpec::with_runtime_strides`]),
+/// both matching the reference.
+#[test]
+fn bespoke_gemm_with_fixed_strides() {
+    let Some(gemm) = gpu() else { return };
+    let options =
+        TuneOptions { plan: Plan { warmup: 1, reps: 3 }, fixed_strides: true, ..TuneOptions::default() };
+    let (_, a) = operators::test_set().into_iter().find(|(name, _)| name == "hex-p3-gl-grad").unwrap();
+    let a = Arc::new(a);
+    let tuner = BespokeGemm::<f64>::new(&gemm, Arc::clone(&a), BetaMode::Zero).unwrap().with_options(options);
+    let n = 8192;
+    let report = tuner.tune(n).unwrap();
+    let fixed: Vec<&BespokeSpec> = report
+        .candidates
+        .iter()
+        .filter_map(|c| match &c.choice {
+            Choice::Bespoke(spec) => Some(spec),
+            Choice::Dense(_) => None,
+        })
+        .collect();
+    assert!(!fixed.is_empty() && fixed.iter().all(|s| (s.ldb, s.ldc) == (Some(n), Some(n))), "{report:#?}");
+    let best = report.best_bespoke().expect("a bespoke kernel for a small operator");
+    assert!(best.error.is_some_and(|e| e < 1e-12), "{report:#?}");
+    say(&format!(
+        "hex-p3-gl-grad f64 n = {n}, fixed strides: {} ({:.1} µs); best bespoke {}; compile {:.2?}",
+        report.winner.choice, report.winner.median_us, best.choice, report.compile
+    ));
+    let math = match report.winner.choice {
+        Choice::Dense(name) => gemm_kernels::all().find(|e| e.name == name).unwrap().spec.math,
+        Choice::Bespoke(spec) => spec.math(),
+    };
+    let mut rng = Random::new(5);
+    let run = |call: &BespokeCall<f64>, b: &Guarded<f64>, c: &mut Guarded<f64>| {
+        tuner.run(call, &b.view(), &mut c.view_mut())
+    };
+    let packed = BespokeCall::new(i64::from(n)).alpha(1.5);
+    check_case(&gemm, &a, packed, math, &mut rng, run).unwrap();
+    let padded = packed.ldb(i64::from(n) + 4).ldc(i64::from(n) + 8);
+    check_case(&gemm, &a, padded, math, &mut rng, run).unwrap();
+}

@@ -174,6 +174,12 @@ impl BespokeSpec {
         }
     }
 
+    /// The same kernel with `ldb` and `ldc` arguments again (for calls
+    /// whose strides are not the fixed ones).
+    pub const fn with_runtime_strides(&self) -> BespokeSpec {
+        BespokeSpec { ldb: None, ldc: None, ..*self }
+    }
+
     /// Whether a kernel of this spec computes a call with row strides
     /// `ldb` and `ldc`: any, or the fixed ones.
     pub fn takes_strides(&self, ldb: u64, ldc: u64) -> bool {

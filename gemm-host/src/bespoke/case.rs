@@ -12,7 +12,8 @@ use crate::reference::{self, Random};
 /// A bespoke call of `n` columns on random guarded inputs, and its check:
 /// the row-major GEMM [`Case`] of the call ([`BespokeCall::gemm_config`])
 /// with A the operator. Rows of B and C are 4 elements longer than `n`
-/// (their gaps are checked; the vector alignment is `n`'s), `alpha` is
+/// (their gaps are checked; the vector alignment is `n`'s) unless given,
+/// `alpha` is
 /// random, `beta` random unless the mode fixes it, and C NaN-poisoned for
 /// `beta = 0` (it must not be read). The `f64` reference is computed once,
 /// however many kernels are checked against it.
@@ -27,9 +28,24 @@ pub struct BespokeCase<E: Element> {
 impl<E: Element> BespokeCase<E> {
     /// Random inputs for `n` columns of `operator` with `beta`s of `beta`.
     pub fn random(operator: &Operator, n: u32, beta: BetaMode, rng: &mut Random) -> BespokeCase<E> {
+        let rows = u64::from(n) + 4;
+        BespokeCase::random_strided(operator, n, (rows, rows), beta, rng)
+    }
+
+    /// [`BespokeCase::random`] with rows of B and C `ldb` and `ldc`
+    /// elements apart (each at least `n`): the case of a kernel whose spec
+    /// fixes them.
+    pub fn random_strided(
+        operator: &Operator,
+        n: u32,
+        (ldb, ldc): (u64, u64),
+        beta: BetaMode,
+        rng: &mut Random,
+    ) -> BespokeCase<E> {
         let n = i64::from(n);
+        let ld = |x: u64| i64::try_from(x).unwrap_or(i64::MAX);
         let beta = if beta == BetaMode::Runtime { rng.scalar() } else { fixed_beta(beta) };
-        let call = BespokeCall::new(n).alpha(rng.scalar()).beta(beta).ldb(n + 4).ldc(n + 4);
+        let call = BespokeCall::new(n).alpha(rng.scalar()).beta(beta).ldb(ld(ldb)).ldc(ld(ldc));
         let values: Vec<E> = operator.values().iter().map(|&v| narrow(v)).collect();
         let case = Case::with_a(call.gemm_config(operator.rows(), operator.cols()), &values, rng);
         BespokeCase { call, case }

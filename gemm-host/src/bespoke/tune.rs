@@ -32,11 +32,17 @@ pub struct TuneOptions {
     pub max_candidates: Option<usize>,
     /// Seed of the random inputs.
     pub seed: u64,
+    /// Time each bespoke candidate with the tuned call's row strides fixed
+    /// in its code (`ldb = ldc = n`, packed B and C: [`BespokeSpec::ldb`]),
+    /// verified at those strides. A call with other strides runs the
+    /// winner's kernel with them as arguments
+    /// ([`BespokeSpec::with_runtime_strides`]).
+    pub fixed_strides: bool,
 }
 
 impl Default for TuneOptions {
     fn default() -> TuneOptions {
-        TuneOptions { plan: Plan::DEFAULT, max_candidates: None, seed: 2026 }
+        TuneOptions { plan: Plan::DEFAULT, max_candidates: None, seed: 2026, fixed_strides: false }
     }
 }
 
@@ -328,9 +334,17 @@ impl<E: Element> BespokeGemm<E> {
         }
         // Checked: 1 ≤ n ≤ i32::MAX.
         match self.ready(call.n as u32)? {
-            // SAFETY: live buffers of these lengths in this context,
-            // borrowed for the call (C exclusively).
-            Ready::Bespoke(kernel) => unsafe { self.gemm.bespoke_at(&kernel, call, b, c) },
+            Ready::Bespoke(kernel) => {
+                // Checked: ldb, ldc ≥ n ≥ 1.
+                let kernel = if kernel.spec().takes_strides(call.ldb as u64, call.ldc as u64) {
+                    kernel
+                } else {
+                    self.kernel(&kernel.spec().with_runtime_strides())?
+                };
+                // SAFETY: live buffers of these lengths in this context,
+                // borrowed for the call (C exclusively).
+                unsafe { self.gemm.bespoke_at(&kernel, call, b, c) }
+            }
             Ready::Dense(entry) => {
                 let a = self.dense()?;
                 let (a_ptr, _a_use) = a.device_ptr(stream);
@@ -409,7 +423,17 @@ impl<E: Element> BespokeGemm<E> {
         specs.truncate(self.options.max_candidates.unwrap_or(usize::MAX));
         let mut rng = Random::new(self.options.seed);
         let verify_n = verify_columns(n);
-        let verification = BespokeCase::random(&self.operator, verify_n, self.beta, &mut rng);
+        let verification = if self.options.fixed_strides {
+            // The strides compiled in: verified at the tuned call's, on
+            // fewer columns.
+            for spec in &mut specs {
+                *spec = BespokeSpec { ldb: Some(n), ldc: Some(n), ..*spec };
+            }
+            let packed = u64::from(n);
+            BespokeCase::random_strided(&self.operator, verify_n, (packed, packed), self.beta, &mut rng)
+        } else {
+            BespokeCase::random(&self.operator, verify_n, self.beta, &mut rng)
+        };
         let call = BespokeCall::new(i64::from(n)).beta(self.timed_beta());
         let cfg = call.gemm_config(m, k);
         let b = self.gemm.upload(&rng.matrix::<E>(cfg.required_len(Matrix::B) as usize))?;

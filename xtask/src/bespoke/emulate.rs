@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
-use gemm_codegen::bespoke::{Operator, candidates};
+use gemm_codegen::bespoke::{BespokeSpec, Operator, candidates};
 use gemm_codegen::{Element, Precision, Target};
 use gemm_host::Matrix;
 use gemm_host::bespoke::{BespokeCase, BespokeKernel};
@@ -78,7 +78,19 @@ fn operator<E: Element>(
         row.nnz,
         specs.len()
     ));
-    let case = BespokeCase::<E>::random(a, setup.n, setup.beta, rng);
+    let case = if setup.fixed_strides {
+        // The strides compiled in where n keeps the candidate's vectors
+        // aligned (else its twin runs, strides as arguments).
+        for spec in &mut specs {
+            if setup.n.is_multiple_of(spec.alignment()) {
+                *spec = BespokeSpec { ldb: Some(setup.n), ldc: Some(setup.n), ..*spec };
+            }
+        }
+        let packed = u64::from(setup.n);
+        BespokeCase::<E>::random_strided(a, setup.n, (packed, packed), setup.beta, rng)
+    } else {
+        BespokeCase::<E>::random(a, setup.n, setup.beta, rng)
+    };
     let mut failures = Vec::new();
     for spec in specs {
         row.candidates += 1;
@@ -174,6 +186,29 @@ mod tests {
         assert!(lines[1].starts_with("emulator,90,bespoke,rand-4x4-d0.50,f64,nn,4,37,4,"), "{}", lines[1]);
         let log = std::fs::read_to_string(dir.join("bespoke.log")).unwrap();
         assert!(log.contains("verified in the PTX emulator") && log.contains("ok, error"), "{log}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// `--fixed-strides`: every candidate whose vectors n keeps aligned is
+    /// compiled with `ldb = ldc = n` and verified at those strides.
+    #[test]
+    fn emulate_with_fixed_strides_verifies_them() {
+        let dir = std::env::temp_dir().join(format!("gemmforge-bespoke-fixed-{}", std::process::id()));
+        let out = dir.to_str().unwrap();
+        let argv =
+            ["--emulate", "--fixed-strides", "--operator", "quad-p1-gl-grad", "--n", "40", "--out", out];
+        let setup = parse(&argv).unwrap();
+        assert!(setup.fixed_strides);
+        std::fs::create_dir_all(&setup.out).unwrap();
+        let mut log = Log::create(&setup.out.join("bespoke.log")).unwrap();
+        run(&setup, &mut log).unwrap();
+        let log = std::fs::read_to_string(dir.join("bespoke.log")).unwrap();
+        let candidates: Vec<&str> = log.lines().filter(|l| l.contains("precision = ")).collect();
+        assert!(!candidates.is_empty(), "{log}");
+        assert!(
+            candidates.iter().all(|l| l.contains("ldb = 40, ldc = 40") && l.contains("ok, error")),
+            "{log}"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

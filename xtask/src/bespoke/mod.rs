@@ -142,7 +142,12 @@ impl Runner<'_> {
     fn operator<E: Element>(&self, name: &str, a: &Arc<Operator>, seed: u64, log: &mut Log) -> Result<Row> {
         let setup = self.setup;
         let mut row = Row::new(name, a, E::PRECISION, setup.n, setup.beta);
-        let options = TuneOptions { plan: setup.plan, max_candidates: setup.max_candidates, seed };
+        let options = TuneOptions {
+            plan: setup.plan,
+            max_candidates: setup.max_candidates,
+            seed,
+            fixed_strides: setup.fixed_strides,
+        };
         let mut rng = Random::new(seed.wrapping_add(1));
         log.say(&format!(
             "{name} {} ({}×{}, {} non-zeros, density {:.3}):",

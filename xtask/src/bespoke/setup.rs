@@ -51,6 +51,11 @@ pub struct Args {
     /// Seed of the random inputs.
     #[arg(long, default_value_t = 2026)]
     seed: u64,
+    /// Compile each bespoke candidate with the timed call's row strides
+    /// fixed in its code (`ldb = ldc = n`: no multiply per row, a faster
+    /// JIT), verified at those strides.
+    #[arg(long)]
+    fixed_strides: bool,
     /// No GPU: generate every candidate and verify it in the PTX emulator
     /// against the f64 reference at n = min(--n, 96) columns; nothing is timed.
     #[arg(long)]
@@ -88,6 +93,7 @@ pub(super) struct Setup {
     pub(super) out: PathBuf,
     pub(super) seed: u64,
     pub(super) emulate: bool,
+    pub(super) fixed_strides: bool,
 }
 
 fn parse_beta(s: &str) -> Result<BetaMode> {
@@ -139,6 +145,7 @@ pub(super) fn setup(args: &Args) -> Result<Setup> {
         out: args.out.clone(),
         seed: args.seed,
         emulate: args.emulate,
+        fixed_strides: args.fixed_strides,
     })
 }
 
