@@ -4,9 +4,9 @@
 //! Every kernel computes `C = alpha · A · B + beta · C` for the constant
 //! `m × k` operator `A`, a `k × n` `B` and an `m × n` `C`, both row-major
 //! with `n` contiguous (row strides `ldb`, `ldc`, run-time values unless the
-//! spec fixes them). A thread
-//! owns `width` adjacent columns of B and C, so every global access is one
-//! vector of `width` elements and the kernel streams B and C once.
+//! spec fixes them). A thread owns `width` adjacent columns of B and C, so
+//! every global access is one vector of `width` elements and the kernel
+//! streams B and C once.
 
 use std::fmt;
 
