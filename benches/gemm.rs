@@ -1,5 +1,5 @@
 //! Criterion benches: per precision, the kernel gemm-host runs for op NN on
-//! this GPU (`gemm_kernels::default_kernel`: tuned for the device family if
+//! this GPU (`gemm_kernels::Dispatch::default_kernel`: tuned for the device family if
 //! there is one, else Table 2) and cuBLAS, at `m = n = k` ∈ {1024, 2048,
 //! 4096}, `C = A·B`.
 //!
@@ -77,7 +77,7 @@ fn main() {
 /// The cases of one precision: its default NN kernel and cuBLAS at each size.
 fn precision<T: Element>(c: &mut Criterion, gemm: &Gemm, cublas: Option<&Cublas>, rng: &mut Random) {
     let p = T::PRECISION;
-    let entry = gemm_kernels::default_kernel(gemm.device().arch(), p, Op::N, Op::N);
+    let entry = gemm_kernels::Dispatch::TUNED.default_kernel(gemm.device().arch(), p, Op::N, Op::N);
     let table2 = std::ptr::eq(entry, gemm_kernels::table2(p, Op::N, Op::N));
     let group_name = format!("{}gemm_nn", p.blas_letter());
     eprintln!(

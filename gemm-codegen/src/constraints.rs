@@ -32,7 +32,7 @@ pub use pipeline::{
     frag_sets_allowed, interleave_allowed, ldg_width_allowed, ldg_width_divides, ldg_width_fits_precision,
     stages_allowed, unroll_divides, warps_fit,
 };
-pub use wgmma::{TF32X3_MAX_N, wgmma_allowed, wgmma_fits};
+pub use wgmma::{TF32X3_MAX_N, WGMMA_MIN_STAGES, wgmma_allowed, wgmma_fits};
 
 /// Hardware limits that decide whether a kernel can be built and launched at
 /// all (not how fast it runs).

@@ -340,16 +340,13 @@ impl Gemm {
 
     /// The kernel [`Gemm::sgemm`] and its siblings run `cfg` with: the
     /// runner's [`Dispatch`] ([`Gemm::with_dispatch`]; by default the tuned
-    /// tables, `gemm_kernels::kernel_for`) for this device's architecture,
+    /// tables, [`Dispatch::TUNED`]) for this device's architecture,
     /// the precision, the call's column-major ops (after the row-major
     /// swap) and its shape. Of the kernels tuned for the device family, the
     /// one tuned at the size nearest the call's; else the Table 2 kernel of
     /// the op pair.
     pub fn default_kernel<E: Element>(&self, cfg: &GemmConfig<E>) -> &'static KernelEntry {
-        let col = cfg.to_column_major();
-        // Negative dimensions are refused later, by the launch's checks.
-        let dim = |d: i64| u64::try_from(d).unwrap_or(0);
-        let shape = (dim(col.m), dim(col.n), dim(col.k));
+        let (col, shape) = column_shape(cfg);
         self.dispatch.kernel_for(self.device.arch(), E::PRECISION, col.op_a, col.op_b, shape)
     }
 
@@ -407,9 +404,7 @@ impl Gemm {
     /// runner's [`Dispatch::batch_kernel_for`], where the classes tuned on
     /// batches of small problems join [`Gemm::default_kernel`]'s choice.
     pub fn default_batch_kernel<E: Element>(&self, cfg: &GemmConfig<E>) -> &'static KernelEntry {
-        let col = cfg.to_column_major();
-        let dim = |d: i64| u64::try_from(d).unwrap_or(0);
-        let shape = (dim(col.m), dim(col.n), dim(col.k));
+        let (col, shape) = column_shape(cfg);
         self.dispatch.batch_kernel_for(self.device.arch(), E::PRECISION, col.op_a, col.op_b, shape)
     }
 
@@ -635,6 +630,16 @@ fn launch_args<E: Element>(
         batch,
     };
     abi.args(&values)
+}
+
+/// `cfg` as the column-major call a kernel computes, and its `(m, n, k)`
+/// for the dispatch (negative dimensions as 0: the launch's checks refuse
+/// them later).
+fn column_shape<E: Element>(cfg: &GemmConfig<E>) -> (GemmConfig<E>, (u64, u64, u64)) {
+    let col = cfg.to_column_major();
+    let dim = |d: i64| u64::try_from(d).unwrap_or(0);
+    let shape = (dim(col.m), dim(col.n), dim(col.k));
+    (col, shape)
 }
 
 #[cfg(test)]

@@ -55,7 +55,7 @@
 //! # Which math a default call runs
 //!
 //! [`Gemm::sgemm`] and friends take the kernel `gemm-kernels` tuned for the
-//! GPU's family and the call's shape (`gemm_kernels::kernel_for`: the shape
+//! GPU's family and the call's shape (`gemm_kernels::Dispatch::TUNED`: the shape
 //! class nearest the call, e.g. a large square, 1024³ or a skinny K; a
 //! runner given a [`Dispatch`] of the user's classes, [`Gemm::with_dispatch`],
 //! and a [`SplitRule`], [`Gemm::with_split`], chooses by those instead). On an

@@ -8,7 +8,7 @@ use crate::{KernelEntry, table2};
 /// The rule that picks a kernel for a call: of the shape classes of the
 /// tuned families for the GPU (each class a kernel and the `(m, n, k)` it
 /// won at, [`KernelEntry::tuned_for`]), the one nearest the call's shape on
-/// a log scale (`tuned`'s rule, [`crate::kernel_for`]); Table 2's kernel of
+/// a log scale (`tuned`'s rule: see [`tuned`](mod@crate::tuned)); Table 2's kernel of
 /// the type where no class exists. Plain data, `Copy`, and cheap to consult
 /// on every call (it allocates nothing).
 ///
@@ -74,7 +74,10 @@ impl Dispatch {
     }
 
     /// The kernel for an `m × n × k` call of the type on a GPU of compute
-    /// capability `arch` (e.g. 90): the class nearest `shape`, else Table 2.
+    /// capability `arch` (e.g. 90): the class nearest `shape` (on a log
+    /// scale of each of m, n and k), else Table 2. Classes tuned on exactly
+    /// `arch` are preferred, then those of its major architecture (`arch /
+    /// 10`: sm_80's for an sm_86 GPU).
     pub fn kernel_for(
         &self,
         arch: u32,
@@ -100,7 +103,7 @@ impl Dispatch {
     }
 
     /// The kernel for a call of unknown shape: the class of the largest
-    /// tuning volume, else Table 2.
+    /// tuning volume (`m·n·k`), else Table 2.
     pub fn default_kernel(
         &self,
         arch: u32,
@@ -176,20 +179,18 @@ mod tests {
         assert_eq!(pick(BASE.with(&OWN_FAMILIES).with(&[]), 2048), "t1024");
     }
 
-    /// The free functions are `Dispatch::TUNED`'s choices.
+    /// The default rule is `Dispatch::TUNED`: the generated families.
     #[test]
     fn the_default_is_the_tuned_tables() {
         for p in Precision::ALL {
             for shape in [(256, 256, 256), (8192, 8192, 64), (16, 16, 16)] {
                 let (a, b) = (Op::N, Op::T);
-                assert!(std::ptr::eq(
-                    Dispatch::default().kernel_for(90, p, a, b, shape),
-                    crate::kernel_for(90, p, a, b, shape)
-                ));
-                assert!(std::ptr::eq(
-                    Dispatch::TUNED.batch_kernel_for(90, p, a, b, shape),
-                    crate::batch_kernel_for(90, p, a, b, shape)
-                ));
+                let families = [&tuned::families::FAMILIES[..]];
+                let expect = |batched| {
+                    tuned::find(&families, 90, p, a, b, Some(shape), batched).unwrap_or(table2(p, a, b))
+                };
+                assert!(std::ptr::eq(Dispatch::default().kernel_for(90, p, a, b, shape), expect(false)));
+                assert!(std::ptr::eq(Dispatch::TUNED.batch_kernel_for(90, p, a, b, shape), expect(true)));
             }
         }
     }

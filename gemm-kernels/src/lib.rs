@@ -12,12 +12,13 @@
 //!   available, on every GPU.
 //! - [`tuned`]: kernels `cargo xtask tune` wrote for particular GPU
 //!   families, possibly several per type (one per shape class it was tuned
-//!   at); [`kernel_for`] picks by the call's shape, [`default_kernel`] the
-//!   largest, [`batch_kernel_for`] by the shape of a batch's problems, with
-//!   the classes tuned on batches ([`KernelEntry::batch`]) taking part.
-//!   These choices are [`Dispatch::TUNED`]'s; a [`Dispatch`] of the
-//!   caller's own classes (beside the tuned ones or instead of them) is how
-//!   a user overrides them (`gemm_host::Gemm::with_dispatch`).
+//!   at). [`Dispatch::TUNED`] picks among them: [`Dispatch::kernel_for`] by
+//!   the call's shape, [`Dispatch::default_kernel`] the largest,
+//!   [`Dispatch::batch_kernel_for`] by the shape of a batch's problems, with
+//!   the classes tuned on batches ([`KernelEntry::batch`]) taking part; a
+//!   [`Dispatch`] of the caller's own classes (beside the tuned ones or
+//!   instead of them) is how a user overrides them
+//!   (`gemm_host::Gemm::with_dispatch`).
 //! - [`bespoke`](mod@bespoke): bespoke constant-A kernels compiled by
 //!   `gemm_bespoke!` from the element operators in `data/bespoke/`, each a
 //!   type implementing `gemm_codegen::bespoke::BespokeKernel` and a
@@ -60,10 +61,10 @@ pub struct KernelEntry {
     pub shared_bytes: u32,
     /// For a tuned kernel, the `(m, n, k)` it won at: a family may hold
     /// several kernels of one type, each for the calls nearest its shape
-    /// ([`kernel_for`]). Zeros for Table 2.
+    /// ([`Dispatch::kernel_for`]). Zeros for Table 2.
     pub tuned_for: [u32; 3],
     /// Tuned on packed batches of `tuned_for` problems (`xtask tune
-    /// --batch`): a class for batched calls only ([`batch_kernel_for`]), not
+    /// --batch`): a class for batched calls only ([`Dispatch::batch_kernel_for`]), not
     /// for one problem of that shape, which wants more blocks of its own.
     pub batch: bool,
 }
@@ -132,43 +133,6 @@ fn table2_index(precision: Precision, op_a: Op, op_b: Op) -> usize {
         Op::C => 2,
     };
     p * 9 + op(op_a) * 3 + op(op_b)
-}
-
-/// The kernel gemm-host uses by default on a GPU of compute capability `arch`
-/// (e.g. 90 for sm_90) for a call of unknown shape: the tuned kernel of the
-/// largest tuning volume (`m·n·k`) for that device family when one exists,
-/// else Table 2.
-///
-/// A kernel tuned on exactly `arch` is preferred, then one tuned on the same
-/// major architecture (`arch / 10`: sm_80 for an sm_86 GPU).
-pub fn default_kernel(arch: u32, precision: Precision, op_a: Op, op_b: Op) -> &'static KernelEntry {
-    Dispatch::TUNED.default_kernel(arch, precision, op_a, op_b)
-}
-
-/// The kernel gemm-host uses on a GPU of compute capability `arch` for an
-/// `m × n × k` call: of the device family's tuned kernels of the type, the
-/// one tuned at the shape nearest the call's (on a log scale of each of m,
-/// n and k: see [`tuned`](mod@tuned)), else Table 2.
-pub fn kernel_for(
-    arch: u32,
-    precision: Precision,
-    op_a: Op,
-    op_b: Op,
-    shape: (u64, u64, u64),
-) -> &'static KernelEntry {
-    Dispatch::TUNED.kernel_for(arch, precision, op_a, op_b, shape)
-}
-
-/// [`kernel_for`] for a batch of `m × n × k` problems: the batch classes
-/// ([`KernelEntry::batch`]) join the nearest-shape choice.
-pub fn batch_kernel_for(
-    arch: u32,
-    precision: Precision,
-    op_a: Op,
-    op_b: Op,
-    shape: (u64, u64, u64),
-) -> &'static KernelEntry {
-    Dispatch::TUNED.batch_kernel_for(arch, precision, op_a, op_b, shape)
 }
 
 /// Every tuned kernel gemm-host may use for the type on a GPU of compute

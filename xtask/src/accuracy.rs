@@ -215,7 +215,7 @@ fn choose(args: &Args, arch: u32) -> Result<Vec<Subject>> {
             }
         }
         for (precision, op_a, op_b) in types {
-            let k = gemm_kernels::default_kernel(arch, precision, op_a, op_b);
+            let k = gemm_kernels::Dispatch::TUNED.default_kernel(arch, precision, op_a, op_b);
             out.push(Subject { name: k.name.to_owned(), image: k.image() });
         }
     }

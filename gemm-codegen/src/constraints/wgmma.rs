@@ -22,6 +22,10 @@ use crate::spec::{KernelSpec, Math, Precision, Target, WarpShape};
 /// sets of 64 leave room in 255 registers for the rest.
 pub const TF32X3_MAX_N: u32 = 128;
 
+/// The shallowest ring a `wgmma` kernel takes: its stripes arrive by
+/// `cp.async` and are converted in shared memory, so `stages ≥ 2`.
+pub const WGMMA_MIN_STAGES: u32 = 2;
+
 /// [`Rule::Mma`] for a warpgroup shape (`shape.m = 64`): `math = tf32` or
 /// `tf32x3` on `f32`, `arch = sm_90a`, `k = 8`, `n` a multiple of 8 up to
 /// 256 (up to [`TF32X3_MAX_N`] for `tf32x3`).
@@ -46,7 +50,7 @@ pub const fn wgmma_fits(spec: &KernelSpec, shape: WgmmaShape, warps: WarpShape) 
         && spec.m_blk as u64 == 16 * warps.m as u64
         && spec.n_blk as u64 == shape.n as u64 * warps.n as u64
         && spec.k_blk.is_multiple_of(WgmmaShape::K)
-        && spec.stages >= 2
+        && spec.stages >= WGMMA_MIN_STAGES
         && spec.lds_width == 4
 }
 
@@ -148,13 +152,14 @@ pub(super) fn check(spec: &KernelSpec, shape: WgmmaShape, warps: WarpShape, out:
             format!("`tile.2` ({}) must be a multiple of 8, the depth of one `wgmma`", spec.k_blk),
         );
     }
-    if spec.stages < 2 {
+    if spec.stages < WGMMA_MIN_STAGES {
         violation(
             out,
             ParamPath::whole(Field::Stages),
             Rule::MmaTile,
-            "a `wgmma` kernel brings its stripes in with a `cp.async` ring: set `stages = 2` or more"
-                .to_owned(),
+            format!(
+                "a `wgmma` kernel brings its stripes in with a `cp.async` ring: set `stages = {WGMMA_MIN_STAGES}` or more"
+            ),
         );
     }
     if spec.lds_width != 4 {

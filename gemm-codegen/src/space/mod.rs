@@ -73,9 +73,9 @@ pub use guidelines::{Guidelines, Stats};
 pub use pipeline::{LdgWidths, Pipeline, Warps};
 
 use crate::constraints::{
-    Limits, Operand, StripePlan, frag_sets_allowed, ldg_width_allowed, ldg_width_fits_precision,
-    lds_width_allowed, lds_width_fits_precision, lds_width_fits_tile, mma_lds_width, proven_u32, regs_fit,
-    shared_fits, stages_allowed, threads_rule, tile_divides,
+    Limits, Operand, StripePlan, WGMMA_MIN_STAGES, frag_sets_allowed, ldg_width_allowed,
+    ldg_width_fits_precision, lds_width_allowed, lds_width_fits_precision, lds_width_fits_tile,
+    mma_lds_width, proven_u32, regs_fit, shared_fits, stages_allowed, threads_rule, tile_divides,
 };
 use crate::device::DeviceLimits;
 use crate::spec::{GlobalLoad, KernelSpec, LoadShape, Op, Precision, Target};
@@ -434,7 +434,7 @@ impl Space {
             // A warpgroup product needs a ring and reads its fragments from
             // shared memory itself (no fragment sets).
             let wgmma = tile.wgmma().is_some();
-            let stages_ok = |s: u32| stages_allowed(s, cp_async) && (!wgmma || s >= 2);
+            let stages_ok = |s: u32| stages_allowed(s, cp_async) && (!wgmma || s >= WGMMA_MIN_STAGES);
             for &stages in self.pipeline.stages.iter().filter(|&&s| stages_ok(s)) {
                 let frag_sets = self
                     .pipeline

@@ -24,8 +24,9 @@
 //!   row of `FREE`; counting, listing and membership follow.
 
 use crate::constraints::{
-    StripePlan, ldg_width_allowed, ldg_width_divides, ldg_width_fits_precision, math_allowed, mma_allowed,
-    mma_fits, mma_lds_width, mma_unroll_fits, stages_allowed, unroll_divides, warps_fit, wgmma_allowed,
+    StripePlan, WGMMA_MIN_STAGES, ldg_width_allowed, ldg_width_divides, ldg_width_fits_precision,
+    math_allowed, mma_allowed, mma_fits, mma_lds_width, mma_unroll_fits, stages_allowed, unroll_divides,
+    warps_fit, wgmma_allowed,
 };
 use crate::ptx::WgmmaShape;
 use crate::spec::{KernelSpec, Math, MmaShape, Precision, Target, WarpShape};
@@ -242,10 +243,10 @@ impl Pipeline {
             let choice = MathChoice { math, mma: Some(shape), warps };
             let spec = choice.apply(KernelSpec { unroll: None, ..tile });
             let ok = match spec.wgmma() {
-                // The ring its rule asks for (stages are a later loop).
+                // The shallowest ring its rule allows (stages are a later loop).
                 Some(_) => {
                     wgmma_allowed(spec.math, spec.precision, shape, spec.arch)
-                        && mma_fits(&KernelSpec { stages: 2, ..spec })
+                        && mma_fits(&KernelSpec { stages: WGMMA_MIN_STAGES, ..spec })
                 }
                 None => {
                     math_allowed(spec.math, spec.precision, spec.arch)

@@ -1,5 +1,5 @@
 //! Kernels tuned for particular GPUs by `cargo xtask tune`, and how
-//! [`crate::default_kernel`] chooses among them.
+//! [`crate::Dispatch::TUNED`] chooses among them.
 //!
 //! The tuner writes one file per device family, `tuned/sm_XY.rs`, holding
 //! its winners as `gemm_kernel!` invocations, and regenerates
@@ -254,11 +254,14 @@ mod tests {
                     for b in Op::ALL {
                         let expect = find(&[&families::FAMILIES], arch, p, a, b, None, false)
                             .unwrap_or(table2(p, a, b));
-                        assert!(std::ptr::eq(crate::default_kernel(arch, p, a, b), expect));
+                        assert!(std::ptr::eq(crate::Dispatch::TUNED.default_kernel(arch, p, a, b), expect));
                         for shape in [(256, 256, 256), (8192, 8192, 32), (16384, 16384, 16384)] {
                             let expect = find(&[&families::FAMILIES], arch, p, a, b, Some(shape), false)
                                 .unwrap_or(table2(p, a, b));
-                            assert!(std::ptr::eq(crate::kernel_for(arch, p, a, b, shape), expect));
+                            assert!(std::ptr::eq(
+                                crate::Dispatch::TUNED.kernel_for(arch, p, a, b, shape),
+                                expect
+                            ));
                         }
                     }
                 }

@@ -202,8 +202,8 @@
 // * timed as the update C = C - A·B (alpha = -1, beta = 1), the others as C = A·B.
 //
 // Conjugate types reuse the winners of their transpose pattern. Of a type's kernels, a call
-// takes the one tuned at the shape nearest its own (gemm_kernels::kernel_for); batch classes
-// serve batched calls only (gemm_kernels::batch_kernel_for).
+// takes the one tuned at the shape nearest its own (gemm_kernels::Dispatch::kernel_for); batch
+// classes serve batched calls only (Dispatch::batch_kernel_for).
 
 use gemm_macros::gemm_kernel;
 

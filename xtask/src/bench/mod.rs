@@ -18,7 +18,7 @@
 //! 16384, `k` 4096).
 //!
 //! By default the kernels are the ones gemm-host runs on this GPU
-//! ([`gemm_kernels::default_kernel`]: tuned for the device family if there
+//! ([`gemm_kernels::Dispatch::default_kernel`]: tuned for the device family if there
 //! is one, else Table 2), one per precision and op pair; `--table2` and
 //! `--both` bench the Table 2 kernels instead or beside them, `--spec` one
 //! spec compiled now. Before any timing each kernel solves a small ragged

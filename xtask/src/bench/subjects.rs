@@ -44,7 +44,7 @@ pub(super) enum Reach {
     /// Every shape of the sweeps.
     All,
     /// Those for which gemm-host picks it on a GPU of this compute
-    /// capability (`gemm_kernels::kernel_for`): one of several tuned
+    /// capability (`gemm_kernels::Dispatch::kernel_for`): one of several tuned
     /// kernels of a type.
     Dispatch { arch: u32 },
 }
@@ -63,9 +63,9 @@ impl Subject {
                 let dim = |d: i64| u64::try_from(d).unwrap_or(0);
                 let shape = (dim(m), dim(n), dim(k));
                 let picked = if batched {
-                    gemm_kernels::batch_kernel_for(arch, s.precision, s.op_a, s.op_b, shape)
+                    gemm_kernels::Dispatch::TUNED.batch_kernel_for(arch, s.precision, s.op_a, s.op_b, shape)
                 } else {
-                    gemm_kernels::kernel_for(arch, s.precision, s.op_a, s.op_b, shape)
+                    gemm_kernels::Dispatch::TUNED.kernel_for(arch, s.precision, s.op_a, s.op_b, shape)
                 };
                 picked.entry == self.image.entry
             }
@@ -154,7 +154,7 @@ mod tests {
             let spec = subject.image.spec;
             for shape in [(256, 256, 256), (8192, 8192, 32), (16384, 16384, 16384)] {
                 let dim = |d: i64| d as u64;
-                let picked = gemm_kernels::kernel_for(
+                let picked = gemm_kernels::Dispatch::TUNED.kernel_for(
                     90,
                     spec.precision,
                     spec.op_a,

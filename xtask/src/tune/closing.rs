@@ -41,9 +41,7 @@ pub(super) fn report(
     let table = csv_svg::csv(&records, machine);
     if journal.compressed() {
         // A compressed journal's table is as large: compressed beside it.
-        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
-        std::io::Write::write_all(&mut gz, table.as_bytes())?;
-        std::fs::write(record::gz_path(&args.out.join("tune.csv")), gz.finish()?)?;
+        std::fs::write(record::gz_path(&args.out.join("tune.csv")), record::gzip(table.as_bytes())?)?;
     } else {
         std::fs::write(args.out.join("tune.csv"), table)?;
     }

@@ -281,9 +281,7 @@ impl Journal {
         line += &serde_json::to_string(&record)?;
         line.push('\n');
         if self.compressed {
-            let mut member = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
-            member.write_all(line.as_bytes())?;
-            file.write_all(&member.finish()?)?;
+            file.write_all(&gzip(line.as_bytes())?)?;
         } else {
             file.write_all(line.as_bytes())?;
         }
@@ -292,6 +290,13 @@ impl Journal {
         self.records.push(record);
         Ok(())
     }
+}
+
+/// `data` as one gzip member (a compressed journal's record, or its table).
+pub fn gzip(data: &[u8]) -> std::io::Result<Vec<u8>> {
+    let mut member = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    member.write_all(data)?;
+    member.finish()
 }
 
 /// `path` with `.gz` appended: where a compressed journal or report lies.
@@ -354,16 +359,12 @@ pub(crate) mod tests {
     /// refuses appends, which no reader would see).
     #[test]
     fn a_compressed_journal_reads_appends_and_survives_a_torn_member() {
-        use flate2::{Compression, write::GzEncoder};
         let path = scratch("gz");
         let gz = gz_path(&path);
         std::fs::create_dir_all(gz.parent().unwrap()).unwrap();
         let (a, b, c) = (record(spec(64), 1.0), record(spec(128), 2.0), record(spec(64), 3.0));
-        let mut member = GzEncoder::new(Vec::new(), Compression::default());
-        for r in [&a, &b] {
-            writeln!(member, "{}", serde_json::to_string(r).unwrap()).unwrap();
-        }
-        std::fs::write(&gz, member.finish().unwrap()).unwrap();
+        let line = |r: &Record| serde_json::to_string(r).unwrap() + "\n";
+        std::fs::write(&gz, gzip((line(&a) + &line(&b)).as_bytes()).unwrap()).unwrap();
         let mut j = Journal::open(&path).unwrap();
         assert!(j.compressed());
         assert_eq!(j.records(), &[a.clone(), b.clone()]);
@@ -374,9 +375,7 @@ pub(crate) mod tests {
         assert_eq!(j.records(), &[a.clone(), b.clone(), c.clone()]);
         // A member cut short by a kill: the records before it stay.
         let mut bytes = std::fs::read(&gz).unwrap();
-        let mut torn = GzEncoder::new(Vec::new(), Compression::default());
-        writeln!(torn, "{}", serde_json::to_string(&a).unwrap()).unwrap();
-        let torn = torn.finish().unwrap();
+        let torn = gzip(line(&a).as_bytes()).unwrap();
         bytes.extend_from_slice(&torn[..torn.len() / 2]);
         std::fs::write(&gz, bytes).unwrap();
         let mut j = Journal::open(&path).unwrap();

@@ -303,9 +303,9 @@ pub fn render_family(device: &DeviceKey, winners: &[Winner]) -> String {
     );
     let _ = writeln!(
         s,
-        "// takes the one tuned at the shape nearest its own (gemm_kernels::kernel_for); batch classes"
+        "// takes the one tuned at the shape nearest its own (gemm_kernels::Dispatch::kernel_for); batch"
     );
-    let _ = writeln!(s, "// serve batched calls only (gemm_kernels::batch_kernel_for).");
+    let _ = writeln!(s, "// classes serve batched calls only (Dispatch::batch_kernel_for).");
     let _ = writeln!(s);
     let _ = writeln!(s, "use gemm_macros::gemm_kernel;");
     let _ = writeln!(s);
