@@ -215,16 +215,16 @@ fn bespoke_gemm_tunes_runs_and_caches() {
     check_case(&gemm, &dense, call, math, &mut rng, run).unwrap();
 }
 
-/// `TuneOptions::fixed_strides`: every bespoke candidate is timed with the
-/// packed call's strides in its code (verified at them), and a winner so
+/// `TuneOptions::fixed_strides` (the default): every bespoke candidate is
+/// timed with the packed call's strides in its code (verified at them), and a winner so
 /// compiled serves a packed call as it is and a call with other strides
 /// through its runtime-stride twin ([`BespokeSpec::with_runtime_strides`]),
 /// both matching the reference.
 #[test]
 fn bespoke_gemm_with_fixed_strides() {
     let Some(gemm) = gpu() else { return };
-    let options =
-        TuneOptions { plan: Plan { warmup: 1, reps: 3 }, fixed_strides: true, ..TuneOptions::default() };
+    assert!(TuneOptions::default().fixed_strides);
+    let options = TuneOptions { plan: Plan { warmup: 1, reps: 3 }, ..TuneOptions::default() };
     let (_, a) = operators::test_set().into_iter().find(|(name, _)| name == "hex-p3-gl-grad").unwrap();
     let a = Arc::new(a);
     let tuner = BespokeGemm::<f64>::new(&gemm, Arc::clone(&a), BetaMode::Zero).unwrap().with_options(options);

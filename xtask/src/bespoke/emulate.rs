@@ -189,14 +189,16 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
-    /// `--fixed-strides`: every candidate whose vectors n keeps aligned is
-    /// compiled with `ldb = ldc = n` and verified at those strides.
+    /// By default every candidate whose vectors n keeps aligned is compiled
+    /// with `ldb = ldc = n` and verified at those strides;
+    /// `--runtime-strides` takes them as arguments.
     #[test]
     fn emulate_with_fixed_strides_verifies_them() {
+        let runtime = parse(&["--emulate", "--runtime-strides"]).unwrap();
+        assert!(!runtime.fixed_strides);
         let dir = std::env::temp_dir().join(format!("gemmforge-bespoke-fixed-{}", std::process::id()));
         let out = dir.to_str().unwrap();
-        let argv =
-            ["--emulate", "--fixed-strides", "--operator", "quad-p1-gl-grad", "--n", "40", "--out", out];
+        let argv = ["--emulate", "--operator", "quad-p1-gl-grad", "--n", "40", "--out", out];
         let setup = parse(&argv).unwrap();
         assert!(setup.fixed_strides);
         std::fs::create_dir_all(&setup.out).unwrap();

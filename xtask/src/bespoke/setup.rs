@@ -51,11 +51,12 @@ pub struct Args {
     /// Seed of the random inputs.
     #[arg(long, default_value_t = 2026)]
     seed: u64,
-    /// Compile each bespoke candidate with the timed call's row strides
-    /// fixed in its code (`ldb = ldc = n`: no multiply per row, a faster
-    /// JIT), verified at those strides.
+    /// Compile each bespoke candidate with B's and C's row strides as
+    /// kernel arguments. By default they are fixed in its code at the timed
+    /// call's (`ldb = ldc = n`: no multiply per row, faster kernels and a
+    /// faster JIT) and verified at those strides, as gemm-host's tuner does.
     #[arg(long)]
-    fixed_strides: bool,
+    runtime_strides: bool,
     /// No GPU: generate every candidate and verify it in the PTX emulator
     /// against the f64 reference at n = min(--n, 96) columns; nothing is timed.
     #[arg(long)]
@@ -145,7 +146,7 @@ pub(super) fn setup(args: &Args) -> Result<Setup> {
         out: args.out.clone(),
         seed: args.seed,
         emulate: args.emulate,
-        fixed_strides: args.fixed_strides,
+        fixed_strides: !args.runtime_strides,
     })
 }
 
