@@ -27,7 +27,7 @@
 
 use std::sync::Arc;
 
-use gemm_codegen::{Element, GemmKernel, KernelImage, Op};
+use gemm_codegen::{Element, GemmKernel, KernelImage};
 use gemm_emu::{self as emu, GemmArgs, Options, Stats};
 
 use crate::GemmConfig;
@@ -192,7 +192,7 @@ impl Emulator {
         let mut partials = vec![E::ZERO; len];
         let ones = vec![E::ONE; split.slices as usize];
         let mut stats = self.run_pass(image, &split.partial, [first, second], &mut partials)?;
-        let reduce = gemm_kernels::table2(E::PRECISION, Op::N, Op::N).image();
+        let reduce = gemm_kernels::split_sum(E::PRECISION).image();
         stats += self.run_pass(&reduce, &split.reduce, [&partials, &ones], c)?;
         Ok(stats)
     }

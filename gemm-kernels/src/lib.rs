@@ -36,6 +36,7 @@
 
 pub mod bespoke;
 mod dispatch;
+pub mod split_sum;
 pub mod table2;
 pub mod tuned;
 
@@ -44,6 +45,7 @@ use std::borrow::Cow;
 use gemm_codegen::{GemmKernel, KernelImage, KernelSpec, Op, Precision};
 
 pub use dispatch::Dispatch;
+pub use split_sum::{SPLIT_SUM, split_sum};
 pub use table2::*;
 
 /// One kernel instance compiled into this crate.
@@ -143,10 +145,13 @@ pub fn tuned_kernels(arch: u32, precision: Precision, op_a: Op, op_b: Op) -> Vec
     first_of_each(tuned::of_type(&tuned::families::FAMILIES, arch, precision, op_a, op_b))
 }
 
-/// Every kernel instance of the crate, once: Table 2, then every tuned
-/// family's.
+/// Every kernel instance of the crate, once: Table 2, the split-sum kernels
+/// ([`split_sum`]), then every tuned family's.
 pub fn all() -> impl Iterator<Item = &'static KernelEntry> {
-    TABLE2.iter().chain(tuned::families::FAMILIES.iter().flat_map(|f| first_of_each(f.kernels)))
+    TABLE2
+        .iter()
+        .chain(&SPLIT_SUM)
+        .chain(tuned::families::FAMILIES.iter().flat_map(|f| first_of_each(f.kernels)))
 }
 
 /// The first entry of each kernel instance among `entries`, in order: a

@@ -5,7 +5,7 @@ use std::sync::MutexGuard;
 
 use cudarc::driver::sys::CUdeviceptr;
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
-use gemm_codegen::{Element, Op, Precision};
+use gemm_codegen::{Element, Precision};
 
 use super::{Gemm, check_context, with_buffers};
 use crate::GemmConfig;
@@ -121,8 +121,9 @@ impl Gemm {
 
     /// `C = alpha · op(A) · op(B) + beta · C` with K split into at most
     /// `slices` slices ([`split_k`]): `kernel` computes every slice's
-    /// product in one launch into the runner's workspace, and the Table 2
-    /// FMA kernel of the precision adds them in slice order into C. The
+    /// product in one launch into the runner's workspace, and the split-sum
+    /// kernel of the precision (`gemm_kernels::split_sum`, FMA) adds them in
+    /// slice order into C. The
     /// same inputs give bitwise the same C on every run. With fewer than two
     /// slices (or K too short to cut) it is [`Gemm::gemm_loaded`].
     pub fn gemm_split_k_loaded<E: Element>(
@@ -170,7 +171,7 @@ impl Gemm {
             // within its buffer.
             return unsafe { self.run_pass(kernel, &pass, &addr, aligned) };
         };
-        let reduce = self.load(&gemm_kernels::table2(E::PRECISION, Op::N, Op::N).image())?;
+        let reduce = self.load(&gemm_kernels::split_sum(E::PRECISION).image())?;
         let mut workspace = self.workspace_for::<E>(&split)?;
         let ws = workspace.bytes.as_mut().expect("sized by workspace_for");
         let (base, _use) = ws.device_ptr_mut(&self.stream);

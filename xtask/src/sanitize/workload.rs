@@ -127,7 +127,7 @@ fn of<T: Element>(gemm: &Gemm, (op_a, op_b): (Op, Op), rng: &mut Random, out: &m
     let p = T::PRECISION;
 
     // Split K: ragged, three slices of unequal depth (352, 352, 327), the
-    // partial products then their sum by the Table 2 kernel.
+    // partial products then their sum by the split-sum kernel.
     let cfg = padded(GemmConfig::<T>::new(op_a, op_b, 65, 47, 1031).alpha(rng.scalar()).beta(rng.scalar()));
     let entry = gemm.default_kernel(&cfg);
     let kernel = gemm.load(&entry.image())?;
@@ -136,7 +136,7 @@ fn of<T: Element>(gemm: &Gemm, (op_a, op_b): (Op, Op), rng: &mut Random, out: &m
     let outcome = on_device(gemm, guarded, |a, b, c| gemm.gemm_split_k_loaded(&kernel, &cfg, 3, a, b, c))
         .map_err(|e| e.to_string())
         .and_then(|[a, b, c]| case.check(&a, &b, &c, entry.spec.math));
-    let reduce = gemm_kernels::table2(p, Op::N, Op::N).name;
+    let reduce = gemm_kernels::split_sum(p).name;
     out.record(&format!("{p} split K in 3 slices"), &[entry.name, reduce], outcome);
 
     // A strided batch of three ragged problems, their guarded buffers end
