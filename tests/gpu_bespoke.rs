@@ -216,8 +216,8 @@ fn bespoke_gemm_tunes_runs_and_caches() {
 }
 
 /// `TuneOptions::fixed_strides` (the default): every bespoke candidate is
-/// timed with the packed call's strides in its code (verified at them), and a winner so
-/// compiled serves a packed call as it is and a call with other strides
+/// timed with the packed call's strides in its code (verified at them), the
+/// fastest also with them as arguments, and a winner so compiled serves a packed call as it is and a call with other strides
 /// through its runtime-stride twin ([`BespokeSpec::with_runtime_strides`]),
 /// both matching the reference.
 #[test]
@@ -230,7 +230,7 @@ fn bespoke_gemm_with_fixed_strides() {
     let tuner = BespokeGemm::<f64>::new(&gemm, Arc::clone(&a), BetaMode::Zero).unwrap().with_options(options);
     let n = 8192;
     let report = tuner.tune(n).unwrap();
-    let fixed: Vec<&BespokeSpec> = report
+    let bespoke: Vec<&BespokeSpec> = report
         .candidates
         .iter()
         .filter_map(|c| match &c.choice {
@@ -238,7 +238,12 @@ fn bespoke_gemm_with_fixed_strides() {
             Choice::Dense(_) => None,
         })
         .collect();
+    // Every candidate with the strides in its code, but the fastest one's
+    // runtime-stride form, timed last.
+    let (runtime, fixed) = bespoke.split_last().expect("bespoke candidates");
     assert!(!fixed.is_empty() && fixed.iter().all(|s| (s.ldb, s.ldc) == (Some(n), Some(n))), "{report:#?}");
+    assert_eq!((runtime.ldb, runtime.ldc), (None, None), "{report:#?}");
+    assert!(fixed.iter().any(|s| s.with_runtime_strides() == **runtime), "{report:#?}");
     let best = report.best_bespoke().expect("a bespoke kernel for a small operator");
     assert!(best.error.is_some_and(|e| e < 1e-12), "{report:#?}");
     say(&format!(

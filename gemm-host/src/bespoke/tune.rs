@@ -34,16 +34,20 @@ pub struct TuneOptions {
     pub seed: u64,
     /// Time each bespoke candidate with the tuned call's row strides fixed
     /// in its code (`ldb = ldc = n`, packed B and C: [`BespokeSpec::ldb`]),
-    /// verified at those strides; the default. A call with other strides
-    /// runs the winner's kernel with them as arguments
-    /// ([`BespokeSpec::with_runtime_strides`], compiled on the first such
-    /// call). `false` tunes the kernels that take the strides as arguments.
+    /// verified at those strides; the default. The fastest of them is also
+    /// timed with the strides as arguments
+    /// ([`BespokeSpec::with_runtime_strides`]), which wins if it is faster.
+    /// A call with other strides than a fixed winner's runs its
+    /// runtime-stride form (compiled on the first such call). `false` tunes
+    /// only kernels that take the strides as arguments.
     ///
     /// Fixed strides fold every row's address into an offset: on the H100
-    /// the best kernel was faster on every operator measured (f64
-    /// rand-1000x1000-d0.01 1948 → 1398 µs, f32 rand-512x512-d0.01 305 →
-    /// 214 µs: `tuning/sm_90-classes/call12/bespoke`) and the JIT of a large
-    /// operator several times quicker (`tuning/sm_90-bespoke/compile-time`).
+    /// the best kernel was faster on the four large operators timed both
+    /// ways in one run (f64 rand-1000x1000-d0.01 1948 → 1398 µs, f32
+    /// rand-512x512-d0.01 305 → 214 µs: `tuning/sm_90-classes/call12/bespoke`),
+    /// and the JIT of a large operator several times quicker
+    /// (`tuning/sm_90-bespoke/compile-time`); against earlier runs a few
+    /// dense `mma` forms ran up to 10% slower (`tuning/sm_90-bespoke/call13`).
     pub fixed_strides: bool,
 }
 
@@ -447,37 +451,25 @@ impl<E: Element> BespokeGemm<E> {
         let mut c = self.gemm.upload(&rng.matrix::<E>(cfg.required_len(Matrix::C) as usize))?;
         let mut reports = Vec::new();
         for spec in specs {
-            let mut report = CandidateReport::new(Choice::Bespoke(spec));
-            if !n.is_multiple_of(spec.alignment()) {
-                report.note =
-                    format!("n = {n} is not a multiple of width {}: it would run its twin", spec.alignment());
-                reports.push(report);
-                continue;
-            }
-            let t = Instant::now();
-            let kernel = match self.kernel(&spec) {
-                Ok(kernel) => kernel,
-                Err(e) => {
-                    report.note = e.to_string();
-                    reports.push(report);
-                    continue;
-                }
-            };
-            report.generate = t.elapsed();
-            let t = Instant::now();
-            let loaded = self.gemm.loaded_bespoke(&kernel, true);
-            report.jit = t.elapsed();
+            let report = self.candidate(spec, n, &verification, &call, (&b, &mut c))?;
             compile += report.generate + report.jit;
-            match loaded {
-                Ok(loaded) => report.registers = Some(loaded.info().registers),
-                Err(e) => {
-                    report.note = e.to_string();
-                    reports.push(report);
-                    continue;
-                }
-            }
-            let ready = Ready::Bespoke(kernel);
-            self.measure(&ready, &verification, &call, (&b, &mut c), &mut report)?;
+            reports.push(report);
+        }
+        // Fixed strides fold the row addresses into offsets, which most
+        // kernels gain from but a few lose a little to (an operator's
+        // largest mma forms): the fastest fixed candidate's runtime-stride
+        // form runs too, one compile more, and wins if it is faster.
+        let fastest = reports
+            .iter()
+            .filter(|r| r.timing.is_some())
+            .min_by(|a, b| median(a).total_cmp(&median(b)))
+            .map(|r| r.choice);
+        if let Some(Choice::Bespoke(spec)) = fastest
+            && spec.ldb.is_some()
+        {
+            let runtime = spec.with_runtime_strides();
+            let report = self.candidate(runtime, n, &verification, &call, (&b, &mut c))?;
+            compile += report.generate + report.jit;
             reports.push(report);
         }
         // The dense GEMM with every shipped kernel of the type (the default
@@ -527,6 +519,46 @@ impl<E: Element> BespokeGemm<E> {
         self.ready.lock().unwrap_or_else(PoisonError::into_inner).remove(&n);
         let benchmark = started.elapsed().saturating_sub(compile);
         Ok(TuneReport { key, verify_n, candidates: reports, winner, compile, benchmark })
+    }
+
+    /// Compiles, loads, verifies and times one bespoke candidate for `n`
+    /// columns. The outer error is fatal (the context is unusable); the
+    /// candidate's own go into its report's note.
+    fn candidate(
+        &self,
+        spec: BespokeSpec,
+        n: u32,
+        verification: &BespokeCase<E>,
+        call: &BespokeCall<E>,
+        (b, c): (&CudaSlice<E>, &mut CudaSlice<E>),
+    ) -> Result<CandidateReport, GemmError> {
+        let mut report = CandidateReport::new(Choice::Bespoke(spec));
+        if !n.is_multiple_of(spec.alignment()) {
+            report.note =
+                format!("n = {n} is not a multiple of width {}: it would run its twin", spec.alignment());
+            return Ok(report);
+        }
+        let t = Instant::now();
+        let kernel = match self.kernel(&spec) {
+            Ok(kernel) => kernel,
+            Err(e) => {
+                report.note = e.to_string();
+                return Ok(report);
+            }
+        };
+        report.generate = t.elapsed();
+        let t = Instant::now();
+        let loaded = self.gemm.loaded_bespoke(&kernel, true);
+        report.jit = t.elapsed();
+        match loaded {
+            Ok(loaded) => report.registers = Some(loaded.info().registers),
+            Err(e) => {
+                report.note = e.to_string();
+                return Ok(report);
+            }
+        }
+        self.measure(&Ready::Bespoke(kernel), verification, call, (b, c), &mut report)?;
+        Ok(report)
     }
 
     /// Verifies `ready` on `verification` and, if it passes, times it
