@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The tables of this folder's README, from the committed bench.csv files (ratio = ours / cuBLAS,
 timed in the same run): the small-square sweep before (call6) and after (call9) session 17's classes,
-the cells at or above 1.0 (session 11's first sweep too), and the skinny and tall sweeps' ranges per precision (call9, before the tall
-classes). Run from the repository root: python3 tuning/sm_90-classes/tables.py"""
+then call9 against call12 (session 18: the tall classes in, another H100 of the same kind), the cells at
+or above 1.0 (session 11's first sweep too), and the skinny and tall sweeps' ranges per precision (call9,
+before the tall classes; call12, after them). Run from the repository root: python3 tuning/sm_90-classes/tables.py"""
 import csv
 from collections import defaultdict
 
@@ -18,28 +19,47 @@ def small(path):
 
 
 before, after = small("call6/small/bench.csv"), small("call9/small/bench.csv")
+latest = small("call12/small/bench.csv")
 sizes = [256, 384, 512, 768, 1024]
-print("| precision | op | " + " | ".join(map(str, sizes)) + " |")
-print("|---|---|" + "---|" * len(sizes))
-for p in ["f32", "f64", "c32", "c64"]:
-    for op in ["nn", "nt", "tn", "tt"]:
-        cells = []
-        for s in sizes:
-            x = after[(p, op, s)]
-            cells.append("%.2f → %s" % (before[(p, op, s)], ("**%.2f**" if x >= 1.0 else "%.2f") % x))
-        print("| %s | %s | %s |" % (p, op, " | ".join(cells)))
+
+
+def table(before, after):
+    print("| precision | op | " + " | ".join(map(str, sizes)) + " |")
+    print("|---|---|" + "---|" * len(sizes))
+    for p in ["f32", "f64", "c32", "c64"]:
+        for op in ["nn", "nt", "tn", "tt"]:
+            cells = []
+            for s in sizes:
+                x = after[(p, op, s)]
+                cells.append("%.2f → %s" % (before[(p, op, s)], ("**%.2f**" if x >= 1.0 else "%.2f") % x))
+            print("| %s | %s | %s |" % (p, op, " | ".join(cells)))
+
+
+table(before, after)
+print()
+table(after, latest)
 first = {}
 for r in csv.DictReader(open("tuning/sm_90-sweeps/bench.csv")):
     if r["sweep"] == "small" and r["status"] == "ok":
         first[(r["precision"], r["op"], int(r["m"]))] = float(r["ratio"])
 for name, table in [("session 11 (tuning/sm_90-sweeps)", first), ("session 16 (call6)", before),
-                    ("session 17 (call9)", after)]:
+                    ("session 17 (call9)", after), ("session 18 (call12)", latest)]:
     print("cells >= 1.0, %s: %d of %d" % (name, sum(x >= 1.0 for x in table.values()), len(table)))
 
-ranges = defaultdict(list)
-for r in csv.DictReader(open(D + "call9/shapes/bench.csv")):
-    if r["status"] == "ok":
-        what = "skinny K = %s" % r["k"] if r["sweep"] == "skinny" else r["sweep"]
-        ranges[(what, r["precision"])].append(float(r["ratio"]))
-for (what, p), xs in sorted(ranges.items()):
-    print("%-14s %s %.2f–%.2f (%d cells)" % (what, p, min(xs), max(xs), len(xs)))
+
+def ranges(path):
+    out = defaultdict(list)
+    for r in csv.DictReader(open(D + path)):
+        if r["status"] == "ok":
+            what = "skinny K = %s" % r["k"] if r["sweep"] == "skinny" else "tall %sx%s" % (r["m"], r["n"])
+            out[(what, r["precision"])].append(float(r["ratio"]))
+    return out
+
+
+old, new = ranges("call9/shapes/bench.csv"), ranges("call12/shapes/bench.csv")
+print("shape, precision: call9 → call12 (min–max over the ops)")
+for key in sorted(new):
+    (what, p), xs = key, new[key]
+    ys = old.get(key, [])
+    was = "%.2f–%.2f" % (min(ys), max(ys)) if ys else "-"
+    print("%-18s %s %s → %.2f–%.2f (%d cells)" % (what, p, was, min(xs), max(xs), len(xs)))
