@@ -22,8 +22,11 @@
 //! 4. each variant is compiled, JIT-loaded (its real registers, spills,
 //!    shared memory and occupancy read back), dropped if it cannot launch,
 //!    checked against cuBLAS on a small ragged problem (a wrong kernel is
-//!    never a winner), and timed with CUDA events; cuBLAS is timed under
-//!    the same harness at both sizes;
+//!    never a winner), and timed with CUDA events as a default call runs
+//!    it: with K split as gemm-host's dispatch splits it for the kernel
+//!    (`SplitRule::Auto`, one slice unless K is long and the kernel's tiles
+//!    leave the GPU idle: a large-K class is tuned with its split); cuBLAS
+//!    is timed under the same harness at both sizes;
 //! 5. **confirm**: the winner, the Table 2 configuration and cuBLAS are timed
 //!    again, back to back with twice the repetitions; the summary and the
 //!    generated file report these rates.
@@ -693,6 +696,20 @@ impl Tuner<'_> {
         Record { gpu_s: Some(started.elapsed().as_secs_f64()), ..record }
     }
 
+    /// Times `kernel` on the bench's call as a default call runs it: K
+    /// split as the dispatch splits it for this kernel (one slice for all
+    /// but long K with few tiles), so a class's winner is the fastest
+    /// kernel with its split.
+    fn time_ours<T: Element>(
+        &self,
+        bench: &mut Bench<T>,
+        plan: Plan,
+        kernel: &gemm_host::LoadedKernel,
+    ) -> Result<gemm_host::timing::Timing> {
+        // (A batch's problems are never split: `Bench::time_ours`.)
+        bench.time_ours(self.gemm, plan, kernel, self.gemm.default_slices(kernel, bench.cfg()))
+    }
+
     /// TFLOP/s of `spec`'s search record at `size`, if it verified and timed.
     fn search_tflops(&self, journal: &Journal, kt: KernelType, spec: KernelSpec, size: Shape) -> Option<f64> {
         journal
@@ -744,7 +761,7 @@ impl Tuner<'_> {
                 Subject::Variant { spec, .. } => {
                     let image = gemm_codegen::compile(spec).map_err(|v| anyhow::anyhow!("{}", v[0]))?;
                     let loaded = self.load(kt, &image)?;
-                    bench.time_ours(self.gemm, plan, &loaded, 1)?
+                    self.time_ours(bench, plan, &loaded)?
                 }
                 Subject::Cublas => bench.time_cublas(self.gemm, plan, self.cublas)?,
             };
@@ -831,7 +848,7 @@ impl Tuner<'_> {
         if let Some(why) = check.verdict(rel, spec.math) {
             return Record { rel_error: Some(rel), ..fail(Status::WrongResult, why) };
         }
-        let timing = bench.time_ours(self.gemm, self.args.plan(), &loaded, 1);
+        let timing = self.time_ours(bench, self.args.plan(), &loaded);
         match timing {
             Ok(t) => Record { rel_error: Some(rel), median_ms: Some(t.median_ms), ..base },
             Err(e) => fail(Status::LaunchFailed, format!("{e:#}")),
