@@ -382,7 +382,7 @@ impl Gemm {
     }
 
     /// [`Gemm::launch_default`] with `entry` instead of the default kernel
-    /// (K split as [`Gemm::default_slices`] says for it).
+    /// (K split as [`Gemm::slices_for`] says for it).
     ///
     /// # Safety
     /// As for [`Gemm::launch_default`].
@@ -394,7 +394,7 @@ impl Gemm {
     ) -> Result<(), GemmError> {
         let kernel = self.load(&entry.image())?;
         self.check_kernel::<E>(&kernel)?;
-        let slices = self.default_slices(&kernel, cfg);
+        let slices = self.slices_for(entry, &kernel, cfg);
         // SAFETY: forwarded from this function's contract.
         unsafe { self.launch_split(&kernel, cfg, slices, buffers) }
     }
@@ -408,10 +408,34 @@ impl Gemm {
         self.dispatch.batch_kernel_for(self.device.arch(), E::PRECISION, col.op_a, col.op_b, shape)
     }
 
+    /// The slices [`Gemm::gemm_default`] splits `cfg`'s K into when it runs
+    /// the class `entry` (loaded as `kernel`): the class's tuned split
+    /// ([`KernelEntry::slices`], [`crate::pass::tuned_slices`]) where the
+    /// runner's rule is [`SplitRule::Auto`] and the call has no more tiles
+    /// than the class's shape; else [`Gemm::default_slices`].
+    pub fn slices_for<E: Element>(
+        &self,
+        entry: &KernelEntry,
+        kernel: &LoadedKernel,
+        cfg: &GemmConfig<E>,
+    ) -> u32 {
+        let launch = kernel.image().launch();
+        let tiles = |m: u32, n: u32| {
+            let (tm, tn) = launch.tiles(m, n);
+            tm * tn
+        };
+        let col = cfg.to_column_major();
+        let dim = |d: i64| u32::try_from(d).unwrap_or(u32::MAX);
+        let [cm, cn, _] = entry.tuned_for;
+        crate::pass::tuned_slices(self.split, entry.slices, tiles(dim(col.m), dim(col.n)), tiles(cm, cn))
+            .unwrap_or_else(|| self.default_slices(kernel, cfg))
+    }
+
     /// The slices [`Gemm::gemm_default`] splits `cfg`'s K into with
-    /// `kernel`: the runner's [`SplitRule`] ([`Gemm::with_split`]; by
-    /// default [`crate::pass::default_slices`] of the kernel's tiles for the
-    /// call and the blocks of it this device holds at once); 1 for no split.
+    /// `kernel` where no tuned split applies ([`Gemm::slices_for`]): the
+    /// runner's [`SplitRule`] ([`Gemm::with_split`]; by default
+    /// [`crate::pass::default_slices`] of the kernel's tiles for the call
+    /// and the blocks of it this device holds at once); 1 for no split.
     pub fn default_slices<E: Element>(&self, kernel: &LoadedKernel, cfg: &GemmConfig<E>) -> u32 {
         let col = cfg.to_column_major();
         let dim = |d: i64| u32::try_from(d).unwrap_or(0);

@@ -167,6 +167,15 @@ impl SplitRule {
     }
 }
 
+/// The slices of a class's tuned split (`KernelEntry::slices`) a call with
+/// `tiles` output tiles takes under `rule`: the class's, where the rule is
+/// [`SplitRule::Auto`], the class was tuned split and the call has no more
+/// tiles than the class's shape (`class_tiles`: more tiles fill more of the
+/// GPU unsplit); `None` where the runner's rule decides.
+pub fn tuned_slices(rule: SplitRule, slices: u32, tiles: u64, class_tiles: u64) -> Option<u32> {
+    (rule == SplitRule::Auto && slices > 1 && tiles <= class_tiles).then_some(slices)
+}
+
 /// The slices the default dispatch splits a call's K into: none (1) unless
 /// the call's `tiles` output tiles fill at most half of the blocks the GPU
 /// holds at once (`resident`: its multiprocessors times the kernel's blocks
@@ -264,6 +273,16 @@ mod tests {
             swap_ab: false,
             grid: None,
         }
+    }
+
+    #[test]
+    fn a_tuned_split_serves_calls_of_no_more_tiles_under_auto() {
+        assert_eq!(tuned_slices(SplitRule::Auto, 3, 36, 36), Some(3));
+        assert_eq!(tuned_slices(SplitRule::Auto, 3, 20, 36), Some(3));
+        assert_eq!(tuned_slices(SplitRule::Auto, 3, 37, 36), None);
+        assert_eq!(tuned_slices(SplitRule::Auto, 1, 4, 36), None);
+        assert_eq!(tuned_slices(SplitRule::Never, 3, 4, 36), None);
+        assert_eq!(tuned_slices(SplitRule::Slices(5), 3, 4, 36), None);
     }
 
     #[test]

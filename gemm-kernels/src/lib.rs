@@ -69,6 +69,12 @@ pub struct KernelEntry {
     /// --batch`): a class for batched calls only ([`Dispatch::batch_kernel_for`]), not
     /// for one problem of that shape, which wants more blocks of its own.
     pub batch: bool,
+    /// For a tuned kernel, the slices its class splits K into (`xtask tune`
+    /// timed the winner split 2, 3 and 4 ways where its tiles leave the GPU
+    /// idle, and keeps the fastest): gemm-host's default split for calls of
+    /// the class with no more tiles than the class shape had. 1: not split
+    /// (the runner's rule decides, as for long K).
+    pub slices: u32,
 }
 
 impl KernelEntry {
@@ -82,6 +88,7 @@ impl KernelEntry {
             shared_bytes: K::SHARED_BYTES,
             tuned_for: [0; 3],
             batch: false,
+            slices: 1,
         }
     }
 
@@ -95,6 +102,12 @@ impl KernelEntry {
     /// batches of `shape` problems ([`KernelEntry::batch`]).
     pub const fn tuned_batch<K: GemmKernel>(name: &'static str, shape: [u32; 3]) -> KernelEntry {
         KernelEntry { batch: true, ..KernelEntry::tuned::<K>(name, shape) }
+    }
+
+    /// The same class with K split into `slices` slices
+    /// ([`KernelEntry::slices`]).
+    pub const fn split(self, slices: u32) -> KernelEntry {
+        KernelEntry { slices, ..self }
     }
 
     /// `m · n · k` of the shape it was tuned at (0 for Table 2).

@@ -153,3 +153,15 @@ fn types_carry_their_element() {
     }
     assert_eq!(gemm_kernels::SgemmNN::SPEC, TABLE2[0].spec);
 }
+
+#[test]
+fn only_tuned_classes_split_and_every_split_is_at_least_two() {
+    assert!(TABLE2.iter().chain(&gemm_kernels::SPLIT_SUM).all(|e| e.slices == 1));
+    let entries = gemm_kernels::tuned::families::FAMILIES.iter().flat_map(|f| f.kernels);
+    for e in entries {
+        assert!(e.slices >= 1, "{}: {} slices", e.name, e.slices);
+        assert!(e.slices == 1 || (!e.batch && e.tuned_for != [0; 3]), "{}: a split needs a tuned class", e.name);
+    }
+    let split = TABLE2[0].split(3);
+    assert_eq!((split.slices, split.name, split.entry), (3, TABLE2[0].name, TABLE2[0].entry));
+}

@@ -552,7 +552,16 @@ impl Runner<'_> {
                     }
                 };
                 let slices = match &self.setup.slices[..] {
-                    [] => vec![self.gemm.default_slices(&r.loaded, bench.cfg())],
+                    // As a default call splits: the class's tuned split
+                    // when the dispatch picks this kernel for the shape.
+                    [] => {
+                        let entry = self.gemm.default_kernel(bench.cfg());
+                        vec![if entry.entry == r.subject.image.entry {
+                            self.gemm.slices_for(entry, &r.loaded, bench.cfg())
+                        } else {
+                            self.gemm.default_slices(&r.loaded, bench.cfg())
+                        }]
+                    }
                     list => list.to_vec(),
                 };
                 for slices in slices {

@@ -599,6 +599,10 @@ impl Tuner<'_> {
             let confirmed =
                 self.confirm(journal, &mut bench, kt, n, table2, 3.0 * 2.0 * costs.seconds(flops(n), top))?;
             let Some(confirmed) = confirmed else { return Ok(false) };
+            let split_s = 3.0 * 2.0 * costs.seconds(flops(n), top);
+            if confirmed.is_some() && !self.split(journal, &mut bench, (kt, table2), n, split_s)? {
+                return Ok(false);
+            }
             let spent = gpu_seconds(journal.records(), self.device, kt);
             let line = match confirmed {
                 Some([winner, t2, cublas]) => format!(
@@ -694,6 +698,72 @@ impl Tuner<'_> {
             },
         };
         Record { gpu_s: Some(started.elapsed().as_secs_f64()), ..record }
+    }
+
+    /// Times the confirmed winner at `size` with K split into 2, 3 and 4
+    /// slices, twice the repetitions, as [`Phase::Split`] records: the
+    /// class's split if one is faster ([`winners::select`]). Only where the
+    /// winner's tiles fill less than one wave of the GPU's resident blocks,
+    /// the dispatch would not split the call anyway and K can be cut; not
+    /// for batches. Timings already journaled (any run) are not repeated.
+    /// `false` when the call's budget cannot hold them (`estimate_s`).
+    fn split<T: Element>(
+        &mut self,
+        journal: &mut Journal,
+        bench: &mut Bench<T>,
+        (kt, table2): (KernelType, KernelSpec),
+        size: Shape,
+        estimate_s: f64,
+    ) -> Result<bool> {
+        let Some(&winner) = fastest(journal.records(), self.device, kt, size, 1).first() else {
+            return Ok(true);
+        };
+        if self.args.batch.is_some() {
+            return Ok(true);
+        }
+        let image = gemm_codegen::compile(&winner).map_err(|v| anyhow::anyhow!("{}", v[0]))?;
+        let loaded = self.load(kt, &image)?;
+        let (m, n, k) = size;
+        let dim = |d: u64| u32::try_from(d).unwrap_or(u32::MAX);
+        let (tm, tn) = image.launch().tiles(dim(m), dim(n));
+        let resident = u64::from(self.gemm.device().sm_count) * u64::from(loaded.info().blocks_per_sm.max(1));
+        if tm * tn >= resident || self.gemm.default_slices(&loaded, bench.cfg()) > 1 {
+            return Ok(true);
+        }
+        let base = self.record_base(kt, size, Subject::Variant { spec: winner, table2: winner == table2 });
+        // The same measurement, journaled by this run or an earlier one.
+        let timed = |slices: u32| {
+            journal.records().iter().any(|r| {
+                matches!(r.phase, Phase::Split { slices: s, .. } if s == slices)
+                    && (&r.device, r.kernel_type, r.size, r.update, r.batch)
+                        == (&base.device, base.kernel_type, base.size, base.update, base.batch)
+                    && r.subject == base.subject
+            })
+        };
+        // Each count K can be cut into (slices at least SLICE_GRAIN deep).
+        let todo: Vec<u32> = (2..=4)
+            .filter(|&s| gemm_host::pass::slicing(dim(k), s).is_some_and(|(made, _)| made == s))
+            .filter(|&s| !timed(s))
+            .collect();
+        if todo.is_empty() {
+            return Ok(true);
+        }
+        self.call.used_s = self.started.elapsed().as_secs_f64();
+        if !self.call.allows(estimate_s) {
+            return Ok(false);
+        }
+        let plan = Plan { warmup: 1, reps: 2 * self.args.reps.max(1) };
+        for slices in todo {
+            let started = Instant::now();
+            let timing = bench.time_ours(self.gemm, plan, &loaded, slices)?;
+            journal.append(Record {
+                phase: Phase::Split { run: self.run, slices },
+                median_ms: Some(timing.median_ms),
+                gpu_s: Some(started.elapsed().as_secs_f64()),
+                ..base.clone()
+            })?;
+        }
+        Ok(true)
     }
 
     /// Times `kernel` on the bench's call as a default call runs it: K

@@ -85,6 +85,11 @@ pub enum Phase {
     /// run and the winner is not flattered by being the best of many noisy
     /// timings.
     Confirm { run: u64 },
+    /// The confirmed winner timed with K split into `slices` slices in run
+    /// `run` (twice the repetitions, as the confirmation), where its tiles
+    /// leave the GPU idle: its class's split if faster than unsplit
+    /// ([`super::winners::select`]).
+    Split { run: u64, slices: u32 },
 }
 
 /// How a variant fared.

@@ -74,6 +74,7 @@ pub fn csv(records: &[&Record], machine: Option<&GpuThroughput>) -> String {
             match r.phase {
                 Phase::Search => "search".to_owned(),
                 Phase::Confirm { run } => format!("confirm {run}"),
+                Phase::Split { run, slices } => format!("split {slices} {run}"),
             },
             spec,
             format!("{:?}", r.status).to_lowercase(),

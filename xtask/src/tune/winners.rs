@@ -32,7 +32,10 @@ pub struct Winner {
     pub update: bool,
     /// Timed as a batch of this many problems ([`Record::batch`]).
     pub batch: Option<u64>,
+    /// Its rate as its class runs it (split in `slices` slices).
     pub tflops: f64,
+    /// The slices its class splits K into ([`Phase::Split`]); 1: unsplit.
+    pub slices: u32,
     pub table2_tflops: Option<f64>,
     pub cublas_tflops: Option<f64>,
     /// Variants of this type that were timed successfully.
@@ -100,7 +103,7 @@ pub fn select(
             .filter(|r| is_winner(&r.subject))
             .filter_map(|r| match r.phase {
                 Phase::Confirm { run } => Some(run),
-                Phase::Search => None,
+                Phase::Search | Phase::Split { .. } => None,
             })
             .max();
         let (tflops, table2_tflops, cublas_tflops, confirmed) = match run {
@@ -116,6 +119,18 @@ pub fn select(
             }
             None => (tflops, best_of(&search, &is_table2), best_of(&search, &is_cublas), false),
         };
+        // The class's split: the fastest of the winner's split timings, if it
+        // beats the unsplit rate by more than the noise (2%).
+        let split = rs
+            .iter()
+            .filter(|r| is_winner(&r.subject))
+            .filter_map(|r| match r.phase {
+                Phase::Split { slices, .. } => Some((slices, r.tflops()?)),
+                _ => None,
+            })
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .filter(|&(_, rate)| rate > 1.02 * tflops);
+        let (slices, tflops) = split.unwrap_or((1, tflops));
         winners.push(Winner {
             kernel_type,
             spec: *spec,
@@ -123,6 +138,7 @@ pub fn select(
             update,
             batch,
             tflops,
+            slices,
             table2_tflops,
             cublas_tflops,
             variants_ok: variants.len(),
@@ -148,7 +164,7 @@ pub fn confirmed_rates(
         .filter(|r| matches!(&r.subject, Subject::Variant { spec, .. } if *spec == winner))
         .filter_map(|r| match r.phase {
             Phase::Confirm { run } => Some(run),
-            Phase::Search => None,
+            Phase::Search | Phase::Split { .. } => None,
         })
         .max()?;
     let rate = |pick: &dyn Fn(&Subject) -> bool| {
@@ -214,7 +230,7 @@ fn for_ops(winners: &[Winner], precision: Precision, op_a: Op, op_b: Op) -> Vec<
 fn distinct_kernels(kernels: Vec<(&Winner, KernelSpec)>) -> Vec<(&Winner, KernelSpec, Vec<Class>)> {
     let mut items: Vec<(&Winner, KernelSpec, Vec<Class>)> = Vec::new();
     for (w, spec) in kernels {
-        let class = Class { shape: w.size, batch: w.batch.is_some() };
+        let class = Class { shape: w.size, batch: w.batch.is_some(), slices: w.slices };
         match items.iter_mut().find(|(_, s, _)| *s == spec) {
             Some((_, _, classes)) => classes.push(class),
             None => items.push((w, spec, vec![class])),
@@ -223,12 +239,14 @@ fn distinct_kernels(kernels: Vec<(&Winner, KernelSpec)>) -> Vec<(&Winner, Kernel
     items
 }
 
-/// A shape class a kernel serves: its shape, and whether it is a batch
-/// class (`KernelEntry::tuned_batch`).
+/// A shape class a kernel serves: its shape, whether it is a batch class
+/// (`KernelEntry::tuned_batch`), and the slices it splits K into
+/// (`KernelEntry::split`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Class {
     shape: Shape,
     batch: bool,
+    slices: u32,
 }
 
 /// The Rust item name of a shape class's kernel: the type's name for the
@@ -275,11 +293,12 @@ pub fn render_family(device: &DeviceKey, winners: &[Winner]) -> String {
             fmt(w.table2_tflops),
             fmt(w.cublas_tflops),
             ratio,
-            match (w.update, w.batch) {
-                (true, _) => "  *".to_owned(),
-                (false, Some(n)) => format!("  batch of {n}"),
-                (false, None) => String::new(),
-            }
+            [
+                if w.update { "  *".to_owned() } else { String::new() },
+                w.batch.map_or(String::new(), |n| format!("  batch of {n}")),
+                if w.slices > 1 { format!("  K split {} ways", w.slices) } else { String::new() },
+            ]
+            .concat()
         );
     }
     if batches {
@@ -322,8 +341,10 @@ pub fn render_family(device: &DeviceKey, winners: &[Winner]) -> String {
                     let name = class_item_name(&base, i == 0, classes[0].shape);
                     let at = classes
                         .iter()
-                        .map(|c| {
-                            format!("{}{}", shape_name(c.shape), if c.batch { " (batched)" } else { "" })
+                        .map(|c| match (c.batch, c.slices) {
+                            (true, _) => format!("{} (batched)", shape_name(c.shape)),
+                            (false, 1) => shape_name(c.shape),
+                            (false, s) => format!("{} (K split {s} ways)", shape_name(c.shape)),
                         })
                         .collect::<Vec<_>>()
                         .join(" and ");
@@ -342,10 +363,13 @@ pub fn render_family(device: &DeviceKey, winners: &[Winner]) -> String {
     let _ = writeln!(s);
     let _ = writeln!(s, "/// Every tuned kernel of this family.");
     let _ = writeln!(s, "pub static KERNELS: [KernelEntry; {}] = [", entries.len());
-    for (name, Class { shape: (m, n, k), batch }) in &entries {
+    for (name, Class { shape: (m, n, k), batch, slices }) in &entries {
         let constructor = if *batch { "tuned_batch" } else { "tuned" };
-        let _ =
-            writeln!(s, "    KernelEntry::{constructor}::<{name}>(\"{family}::{name}\", [{m}, {n}, {k}]),");
+        let split = if *slices > 1 { format!(".split({slices})") } else { String::new() };
+        let _ = writeln!(
+            s,
+            "    KernelEntry::{constructor}::<{name}>(\"{family}::{name}\", [{m}, {n}, {k}]){split},"
+        );
     }
     let _ = writeln!(s, "];");
     s
@@ -518,6 +542,35 @@ mod tests {
         assert!(text.contains("KernelEntry::tuned::<SgemmNN>(\"sm_90::SgemmNN\", [2048, 2048, 2048]),"));
         assert!(text.contains("KernelEntry::tuned::<SgemmNN512>(\"sm_90::SgemmNN512\", [512, 512, 512]),"));
         assert!(text.contains("pub static KERNELS: [KernelEntry; 3]"));
+    }
+
+    /// A confirmed winner's split timings: the fastest becomes its class's
+    /// split (rate, header, `.split(n)` in the entry) when it beats the
+    /// unsplit confirmation by more than 2%; one within the noise does not.
+    #[test]
+    fn a_faster_split_is_the_class_split() {
+        let (fast, slow) = (spec(64), spec(32));
+        let winner = Subject::Variant { spec: fast, table2: false };
+        let at = |ms, phase| Record { subject: winner.clone(), phase, ..record(fast, ms) };
+        let split = |slices, ms| at(ms, Phase::Split { run: 1, slices });
+        let base = vec![record(fast, 1.0), record(slow, 2.0), at(1.0, Phase::Confirm { run: 1 })];
+        let records = [base.clone(), vec![split(2, 0.9), split(3, 0.7), split(4, 0.8)]].concat();
+        let w = &select(&records, &device(), size)[0];
+        assert_eq!((w.spec, w.slices), (fast, 3));
+        assert_eq!(w.tflops, record(fast, 0.7).tflops().unwrap());
+        let text = render_family(&device(), std::slice::from_ref(w));
+        syn::parse_file(&text).expect("the generated file is Rust");
+        assert!(text.contains("K split 3 ways"), "{text}");
+        assert!(
+            text.contains("KernelEntry::tuned::<SgemmNN>(\"sm_90::SgemmNN\", [1024, 1024, 1024]).split(3),"),
+            "{text}"
+        );
+        // 1% faster split: noise, not a split.
+        let records = [base, vec![split(2, 0.99)]].concat();
+        let w = &select(&records, &device(), size)[0];
+        assert_eq!((w.slices, w.tflops), (1, record(fast, 1.0).tflops().unwrap()));
+        let text = render_family(&device(), std::slice::from_ref(w));
+        assert!(!text.contains(".split(") && !text.contains("K split"), "{text}");
     }
 
     /// A class timed as the update is its own class and says so in the
