@@ -4,7 +4,7 @@
 # the hand-written small specs (seeds.txt: tuning/sm_90-batched/tune/seeds-small.txt and
 # tune-ops/seeds-ops.txt). Arguments: shapes m,n,k (a trailing ":update" times C = C - A.B).
 # PRECISION (default s,d,c,z) picks the types; RESUME=DIR resumes each shape's journal from DIR's
-# tune-<shape>.jsonl.gz (an earlier call's output); EXTRA adds tune flags (e.g. --wgmma); LIMIT is each
+# tune-<shape>.jsonl.gz (an earlier call's output); EXTRA adds tune flags (e.g. --wgmma); MAXV is --max-variants (default 24); LIMIT is each
 # shape's time limit in seconds (default 275) and BUDGET its --budget-minutes (default 4.3); PEAK=FILE takes a measured peak.json instead of measuring.
 set -u
 export LD_LIBRARY_PATH=/usr/local/cuda-13.0/targets/x86_64-linux/lib
@@ -12,7 +12,7 @@ export GEMMFORGE_PTXAS=/usr/local/cuda/bin/ptxas
 mkdir -p /tmp/none $OUT && xz -dc .devc/x.xz > /tmp/x && chmod +x /tmp/x
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader | tee $OUT/device.txt
 SEEDS=(); while IFS= read -r spec; do SEEDS+=(--seed "$spec"); done < tuning/sm_90-classes/seeds.txt
-G=(--min-reuse 0 --min-threads-per-sm 0 --min-blocks-per-sm 0 --min-threads-per-sm-ring 0 --min-blocks-per-sm-ring 0 --max-variants 24 --tf32x3 --repo /tmp/none)
+G=(--min-reuse 0 --min-threads-per-sm 0 --min-blocks-per-sm 0 --min-threads-per-sm-ring 0 --min-blocks-per-sm-ring 0 --max-variants ${MAXV:-24} --tf32x3 --repo /tmp/none)
 if [[ -n ${RESUME:-}${PEAK:-} ]]; then cp ${PEAK:-$RESUME/peak.json} $OUT/peak.json; else /tmp/x peak --out $OUT > $OUT/peak-log.txt 2>&1; fi
 for arg in "$@"; do
   shape=${arg%%:*}; name=${shape//,/x}; U=(); [[ $arg == *:update ]] && U=(--update)

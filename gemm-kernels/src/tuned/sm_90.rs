@@ -5,8 +5,10 @@
 //
 //   type                   size   TFLOP/s   Table 2    cuBLAS   ratio
 //   sgemm_nn     9216x9216x9216     80.43     31.92     50.53    1.59
+//   sgemm_nn      512x512x65536     75.73     21.51     49.85    1.52
 //   sgemm_nn      16384x64x4096     60.95     11.46     41.06    1.48
 //   sgemm_nn       8192x8192x64     48.43     28.12     32.46    1.49
+//   sgemm_nn      256x256x65536     66.40     21.45     44.79    1.48
 //   sgemm_nn     1024x1024x1024     49.99     13.26     29.52    1.69
 //   sgemm_nn        768x768x768     16.98      7.02     16.60    1.02
 //   sgemm_nn        512x512x512      7.49      4.21      8.63    0.87
@@ -17,8 +19,10 @@
 //   sgemm_nn           16x16x16      6.65      0.74      3.33    2.00  batch of 262144
 //   sgemm_nn              8x8x8      1.56      0.09      0.53    2.93  batch of 1048576
 //   sgemm_nt     9216x9216x9216     75.05     32.72     54.19    1.38
+//   sgemm_nt      512x512x65536     73.07     23.67     51.37    1.42
 //   sgemm_nt      16384x64x4096     38.22     12.34     42.92    0.89
 //   sgemm_nt       8192x8192x64     47.43     29.25     32.55    1.46
+//   sgemm_nt      256x256x65536     64.96     22.00     45.68    1.42
 //   sgemm_nt     1024x1024x1024     42.18     13.69     33.84    1.25
 //   sgemm_nt        768x768x768     21.96      7.79     21.14    1.04
 //   sgemm_nt        512x512x512      9.82      4.09      9.92    0.99
@@ -29,7 +33,9 @@
 //   sgemm_nt           16x16x16      6.66      0.73      3.17    2.10  batch of 262144
 //   sgemm_nt              8x8x8      1.55      0.09      0.53    2.96  batch of 1048576
 //   sgemm_tn     9216x9216x9216     80.14     32.72     52.06    1.54
+//   sgemm_tn      512x512x65536     72.40     23.23     47.39    1.53
 //   sgemm_tn       8192x8192x64     50.15     29.55     30.51    1.64
+//   sgemm_tn      256x256x65536     66.87     21.98     41.07    1.63
 //   sgemm_tn     1024x1024x1024     53.01     15.64     28.53    1.86
 //   sgemm_tn        768x768x768     18.36      8.64     18.51    0.99
 //   sgemm_tn        512x512x512      7.84      4.59      9.82    0.80
@@ -41,6 +47,7 @@
 //   sgemm_tn              8x8x8      1.56      0.10      0.56    2.76  batch of 1048576
 //   sgemm_tt     9216x9216x9216     76.22     33.30     51.04    1.49
 //   sgemm_tt       8192x8192x64     49.31     29.77     32.16    1.53
+//   sgemm_tt      256x256x65536     64.03     22.08     42.16    1.52
 //   sgemm_tt     1024x1024x1024     48.81     14.71     30.29    1.61
 //   sgemm_tt        768x768x768     20.32      8.11     17.88    1.14
 //   sgemm_tt        512x512x512      9.07      4.63     11.51    0.79
@@ -209,7 +216,7 @@ use gemm_macros::gemm_kernel;
 
 use crate::KernelEntry;
 
-// Tuned at 9216^3.
+// Tuned at 9216^3 and 512x512x65536 and 256x256x65536.
 gemm_kernel! { name = SgemmNN, precision = f32, op = (N, N), tile = (128, 128, 32), threads = (64, 4), load_a = (32, 8), load_b = (8, 32), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8) }
 
 // Tuned at 16384x64x4096 and 1024^3.
@@ -230,7 +237,7 @@ gemm_kernel! { name = SgemmNN32, precision = f32, op = (N, N), tile = (32, 40, 8
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = SgemmNN8, precision = f32, op = (N, N), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Tuned at 9216^3 and 16384x64x4096.
+// Tuned at 9216^3 and 512x512x65536 and 16384x64x4096 and 256x256x65536.
 gemm_kernel! { name = SgemmNT, precision = f32, op = (N, T), tile = (128, 128, 32), threads = (64, 4), load_a = (32, 8), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8) }
 
 // Tuned at 8192x8192x64 and 128^3 (batched).
@@ -254,7 +261,7 @@ gemm_kernel! { name = SgemmNT32, precision = f32, op = (N, T), tile = (32, 40, 8
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = SgemmNT8, precision = f32, op = (N, T), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Reuses the sgemm_nt winner at 9216^3 and 16384x64x4096.
+// Reuses the sgemm_nt winner at 9216^3 and 512x512x65536 and 16384x64x4096 and 256x256x65536.
 gemm_kernel! { name = SgemmNC, precision = f32, op = (N, C), tile = (128, 128, 32), threads = (64, 4), load_a = (32, 8), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8) }
 
 // Reuses the sgemm_nt winner at 8192x8192x64 and 128^3 (batched).
@@ -278,7 +285,7 @@ gemm_kernel! { name = SgemmNC32, precision = f32, op = (N, C), tile = (32, 40, 8
 // Reuses the sgemm_nt winner at 8^3 (batched).
 gemm_kernel! { name = SgemmNC8, precision = f32, op = (N, C), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Tuned at 9216^3.
+// Tuned at 9216^3 and 512x512x65536 and 256x256x65536.
 gemm_kernel! { name = SgemmTN, precision = f32, op = (T, N), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (8, 32), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8) }
 
 // Tuned at 8192x8192x64 and 128^3 (batched).
@@ -302,7 +309,7 @@ gemm_kernel! { name = SgemmTN16, precision = f32, op = (T, N), tile = (16, 16, 1
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = SgemmTN8, precision = f32, op = (T, N), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Tuned at 9216^3.
+// Tuned at 9216^3 and 256x256x65536.
 gemm_kernel! { name = SgemmTT, precision = f32, op = (T, T), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), math = tf32x3, mma = (64, 128, 8) }
 
 // Tuned at 8192x8192x64 and 128^3 (batched).
@@ -329,7 +336,7 @@ gemm_kernel! { name = SgemmTT16, precision = f32, op = (T, T), tile = (16, 16, 1
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = SgemmTT8, precision = f32, op = (T, T), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Reuses the sgemm_tt winner at 9216^3.
+// Reuses the sgemm_tt winner at 9216^3 and 256x256x65536.
 gemm_kernel! { name = SgemmTC, precision = f32, op = (T, C), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), math = tf32x3, mma = (64, 128, 8) }
 
 // Reuses the sgemm_tt winner at 8192x8192x64 and 128^3 (batched).
@@ -356,7 +363,7 @@ gemm_kernel! { name = SgemmTC16, precision = f32, op = (T, C), tile = (16, 16, 1
 // Reuses the sgemm_tt winner at 8^3 (batched).
 gemm_kernel! { name = SgemmTC8, precision = f32, op = (T, C), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Reuses the sgemm_tn winner at 9216^3.
+// Reuses the sgemm_tn winner at 9216^3 and 512x512x65536 and 256x256x65536.
 gemm_kernel! { name = SgemmCN, precision = f32, op = (C, N), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (8, 32), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8) }
 
 // Reuses the sgemm_tn winner at 8192x8192x64 and 128^3 (batched).
@@ -380,7 +387,7 @@ gemm_kernel! { name = SgemmCN16, precision = f32, op = (C, N), tile = (16, 16, 1
 // Reuses the sgemm_tn winner at 8^3 (batched).
 gemm_kernel! { name = SgemmCN8, precision = f32, op = (C, N), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Reuses the sgemm_tt winner at 9216^3.
+// Reuses the sgemm_tt winner at 9216^3 and 256x256x65536.
 gemm_kernel! { name = SgemmCT, precision = f32, op = (C, T), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), math = tf32x3, mma = (64, 128, 8) }
 
 // Reuses the sgemm_tt winner at 8192x8192x64 and 128^3 (batched).
@@ -407,7 +414,7 @@ gemm_kernel! { name = SgemmCT16, precision = f32, op = (C, T), tile = (16, 16, 1
 // Reuses the sgemm_tt winner at 8^3 (batched).
 gemm_kernel! { name = SgemmCT8, precision = f32, op = (C, T), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Reuses the sgemm_tt winner at 9216^3.
+// Reuses the sgemm_tt winner at 9216^3 and 256x256x65536.
 gemm_kernel! { name = SgemmCC, precision = f32, op = (C, C), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), math = tf32x3, mma = (64, 128, 8) }
 
 // Reuses the sgemm_tt winner at 8192x8192x64 and 128^3 (batched).
@@ -1068,8 +1075,10 @@ gemm_kernel! { name = ZgemmCC64, precision = c64, op = (C, C), tile = (64, 32, 1
 gemm_kernel! { name = ZgemmCC8, precision = c64, op = (C, C), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
 /// Every tuned kernel of this family.
-pub static KERNELS: [KernelEntry; 429] = [
+pub static KERNELS: [KernelEntry; 443] = [
     KernelEntry::tuned::<SgemmNN>("sm_90::SgemmNN", [9216, 9216, 9216]),
+    KernelEntry::tuned::<SgemmNN>("sm_90::SgemmNN", [512, 512, 65536]),
+    KernelEntry::tuned::<SgemmNN>("sm_90::SgemmNN", [256, 256, 65536]),
     KernelEntry::tuned::<SgemmNN16384x64x4096>("sm_90::SgemmNN16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<SgemmNN16384x64x4096>("sm_90::SgemmNN16384x64x4096", [1024, 1024, 1024]),
     KernelEntry::tuned::<SgemmNN8192x8192x64>("sm_90::SgemmNN8192x8192x64", [8192, 8192, 64]),
@@ -1082,7 +1091,9 @@ pub static KERNELS: [KernelEntry; 429] = [
     KernelEntry::tuned_batch::<SgemmNN32>("sm_90::SgemmNN32", [32, 32, 32]),
     KernelEntry::tuned_batch::<SgemmNN8>("sm_90::SgemmNN8", [8, 8, 8]),
     KernelEntry::tuned::<SgemmNT>("sm_90::SgemmNT", [9216, 9216, 9216]),
+    KernelEntry::tuned::<SgemmNT>("sm_90::SgemmNT", [512, 512, 65536]),
     KernelEntry::tuned::<SgemmNT>("sm_90::SgemmNT", [16384, 64, 4096]),
+    KernelEntry::tuned::<SgemmNT>("sm_90::SgemmNT", [256, 256, 65536]),
     KernelEntry::tuned::<SgemmNT8192x8192x64>("sm_90::SgemmNT8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<SgemmNT8192x8192x64>("sm_90::SgemmNT8192x8192x64", [128, 128, 128]),
     KernelEntry::tuned::<SgemmNT1024>("sm_90::SgemmNT1024", [1024, 1024, 1024]),
@@ -1094,7 +1105,9 @@ pub static KERNELS: [KernelEntry; 429] = [
     KernelEntry::tuned_batch::<SgemmNT32>("sm_90::SgemmNT32", [32, 32, 32]),
     KernelEntry::tuned_batch::<SgemmNT8>("sm_90::SgemmNT8", [8, 8, 8]),
     KernelEntry::tuned::<SgemmNC>("sm_90::SgemmNC", [9216, 9216, 9216]),
+    KernelEntry::tuned::<SgemmNC>("sm_90::SgemmNC", [512, 512, 65536]),
     KernelEntry::tuned::<SgemmNC>("sm_90::SgemmNC", [16384, 64, 4096]),
+    KernelEntry::tuned::<SgemmNC>("sm_90::SgemmNC", [256, 256, 65536]),
     KernelEntry::tuned::<SgemmNC8192x8192x64>("sm_90::SgemmNC8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<SgemmNC8192x8192x64>("sm_90::SgemmNC8192x8192x64", [128, 128, 128]),
     KernelEntry::tuned::<SgemmNC1024>("sm_90::SgemmNC1024", [1024, 1024, 1024]),
@@ -1106,6 +1119,8 @@ pub static KERNELS: [KernelEntry; 429] = [
     KernelEntry::tuned_batch::<SgemmNC32>("sm_90::SgemmNC32", [32, 32, 32]),
     KernelEntry::tuned_batch::<SgemmNC8>("sm_90::SgemmNC8", [8, 8, 8]),
     KernelEntry::tuned::<SgemmTN>("sm_90::SgemmTN", [9216, 9216, 9216]),
+    KernelEntry::tuned::<SgemmTN>("sm_90::SgemmTN", [512, 512, 65536]),
+    KernelEntry::tuned::<SgemmTN>("sm_90::SgemmTN", [256, 256, 65536]),
     KernelEntry::tuned::<SgemmTN8192x8192x64>("sm_90::SgemmTN8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<SgemmTN8192x8192x64>("sm_90::SgemmTN8192x8192x64", [128, 128, 128]),
     KernelEntry::tuned::<SgemmTN1024>("sm_90::SgemmTN1024", [1024, 1024, 1024]),
@@ -1117,6 +1132,7 @@ pub static KERNELS: [KernelEntry; 429] = [
     KernelEntry::tuned_batch::<SgemmTN16>("sm_90::SgemmTN16", [16, 16, 16]),
     KernelEntry::tuned_batch::<SgemmTN8>("sm_90::SgemmTN8", [8, 8, 8]),
     KernelEntry::tuned::<SgemmTT>("sm_90::SgemmTT", [9216, 9216, 9216]),
+    KernelEntry::tuned::<SgemmTT>("sm_90::SgemmTT", [256, 256, 65536]),
     KernelEntry::tuned::<SgemmTT8192x8192x64>("sm_90::SgemmTT8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<SgemmTT8192x8192x64>("sm_90::SgemmTT8192x8192x64", [128, 128, 128]),
     KernelEntry::tuned::<SgemmTT1024>("sm_90::SgemmTT1024", [1024, 1024, 1024]),
@@ -1128,6 +1144,7 @@ pub static KERNELS: [KernelEntry; 429] = [
     KernelEntry::tuned_batch::<SgemmTT16>("sm_90::SgemmTT16", [16, 16, 16]),
     KernelEntry::tuned_batch::<SgemmTT8>("sm_90::SgemmTT8", [8, 8, 8]),
     KernelEntry::tuned::<SgemmTC>("sm_90::SgemmTC", [9216, 9216, 9216]),
+    KernelEntry::tuned::<SgemmTC>("sm_90::SgemmTC", [256, 256, 65536]),
     KernelEntry::tuned::<SgemmTC8192x8192x64>("sm_90::SgemmTC8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<SgemmTC8192x8192x64>("sm_90::SgemmTC8192x8192x64", [128, 128, 128]),
     KernelEntry::tuned::<SgemmTC1024>("sm_90::SgemmTC1024", [1024, 1024, 1024]),
@@ -1139,6 +1156,8 @@ pub static KERNELS: [KernelEntry; 429] = [
     KernelEntry::tuned_batch::<SgemmTC16>("sm_90::SgemmTC16", [16, 16, 16]),
     KernelEntry::tuned_batch::<SgemmTC8>("sm_90::SgemmTC8", [8, 8, 8]),
     KernelEntry::tuned::<SgemmCN>("sm_90::SgemmCN", [9216, 9216, 9216]),
+    KernelEntry::tuned::<SgemmCN>("sm_90::SgemmCN", [512, 512, 65536]),
+    KernelEntry::tuned::<SgemmCN>("sm_90::SgemmCN", [256, 256, 65536]),
     KernelEntry::tuned::<SgemmCN8192x8192x64>("sm_90::SgemmCN8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<SgemmCN8192x8192x64>("sm_90::SgemmCN8192x8192x64", [128, 128, 128]),
     KernelEntry::tuned::<SgemmCN1024>("sm_90::SgemmCN1024", [1024, 1024, 1024]),
@@ -1150,6 +1169,7 @@ pub static KERNELS: [KernelEntry; 429] = [
     KernelEntry::tuned_batch::<SgemmCN16>("sm_90::SgemmCN16", [16, 16, 16]),
     KernelEntry::tuned_batch::<SgemmCN8>("sm_90::SgemmCN8", [8, 8, 8]),
     KernelEntry::tuned::<SgemmCT>("sm_90::SgemmCT", [9216, 9216, 9216]),
+    KernelEntry::tuned::<SgemmCT>("sm_90::SgemmCT", [256, 256, 65536]),
     KernelEntry::tuned::<SgemmCT8192x8192x64>("sm_90::SgemmCT8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<SgemmCT8192x8192x64>("sm_90::SgemmCT8192x8192x64", [128, 128, 128]),
     KernelEntry::tuned::<SgemmCT1024>("sm_90::SgemmCT1024", [1024, 1024, 1024]),
@@ -1161,6 +1181,7 @@ pub static KERNELS: [KernelEntry; 429] = [
     KernelEntry::tuned_batch::<SgemmCT16>("sm_90::SgemmCT16", [16, 16, 16]),
     KernelEntry::tuned_batch::<SgemmCT8>("sm_90::SgemmCT8", [8, 8, 8]),
     KernelEntry::tuned::<SgemmCC>("sm_90::SgemmCC", [9216, 9216, 9216]),
+    KernelEntry::tuned::<SgemmCC>("sm_90::SgemmCC", [256, 256, 65536]),
     KernelEntry::tuned::<SgemmCC8192x8192x64>("sm_90::SgemmCC8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<SgemmCC8192x8192x64>("sm_90::SgemmCC8192x8192x64", [128, 128, 128]),
     KernelEntry::tuned::<SgemmCC1024>("sm_90::SgemmCC1024", [1024, 1024, 1024]),
