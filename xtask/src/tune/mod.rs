@@ -29,7 +29,12 @@
 //!    is timed under the same harness at both sizes;
 //! 5. **confirm**: the winner, the Table 2 configuration and cuBLAS are timed
 //!    again, back to back with twice the repetitions; the summary and the
-//!    generated file report these rates.
+//!    generated file report these rates;
+//! 6. **split**: a winner whose tiles fill less than one wave of the GPU is
+//!    timed unsplit and with K split 2, 3 and 4 ways, back to back; a split
+//!    faster by more than 2% becomes its class's (`KernelEntry::split` in
+//!    the generated file). `--split-only` runs this step alone for every
+//!    class the journal confirmed.
 //!
 //! Every measurement is appended to `<out>/tune.jsonl` (or to a compressed
 //! `tune.jsonl.gz` there, see [`record::Journal`]) as it finishes, with
@@ -45,6 +50,7 @@
 
 pub mod budget;
 mod closing;
+mod confirm;
 pub mod halving;
 pub mod prune;
 pub mod record;
@@ -70,7 +76,6 @@ use self::closing::{gpu_seconds, print_gpu_time, report};
 use self::halving::{Costs, Problem};
 use self::prune::Ranked;
 use self::record::{DeviceKey, Journal, KernelType, Phase, Record, Shape, Status, Subject, shape_name};
-use self::winners::{confirmed_rates, fastest};
 use crate::bound;
 use crate::cli;
 use crate::measure::{Bench, CublasCheck, Plan};
@@ -157,6 +162,12 @@ pub struct Args {
     /// No GPU: prune the space of --arch and cache the candidates in <OUT>.
     #[arg(long, requires = "arch")]
     prune_only: bool,
+    /// No search: time the winner of every class the journal in <OUT>
+    /// confirmed (of the --precision and --op types; at --shape only, if
+    /// given) with K split 2, 3 and 4 ways where its tiles leave the GPU
+    /// idle, as a tune does after each confirmation: the classes' splits.
+    #[arg(long, conflicts_with_all = ["report_only", "prune_only", "batch"])]
+    split_only: bool,
     /// A spec (in `gemm_kernel!` syntax) always timed for its kernel type,
     /// beside Table 2's and the shipped one: a measured winner the sample
     /// may miss. Repeat for more.
@@ -457,11 +468,15 @@ fn tune(
     };
     for precision in precision_order(types) {
         let mine: Vec<KernelType> = types.iter().copied().filter(|t| t.precision == precision).collect();
-        let finished = match precision {
-            Precision::F32 => tuner.precision::<f32>(&mine, journal, tallies, &mut rng)?,
-            Precision::F64 => tuner.precision::<f64>(&mine, journal, tallies, &mut rng)?,
-            Precision::C32 => tuner.precision::<Complex<f32>>(&mine, journal, tallies, &mut rng)?,
-            Precision::C64 => tuner.precision::<Complex<f64>>(&mine, journal, tallies, &mut rng)?,
+        let finished = match (precision, args.split_only) {
+            (Precision::F32, false) => tuner.precision::<f32>(&mine, journal, tallies, &mut rng)?,
+            (Precision::F64, false) => tuner.precision::<f64>(&mine, journal, tallies, &mut rng)?,
+            (Precision::C32, false) => tuner.precision::<Complex<f32>>(&mine, journal, tallies, &mut rng)?,
+            (Precision::C64, false) => tuner.precision::<Complex<f64>>(&mine, journal, tallies, &mut rng)?,
+            (Precision::F32, true) => tuner.split_classes::<f32>(&mine, journal, &mut rng)?,
+            (Precision::F64, true) => tuner.split_classes::<f64>(&mine, journal, &mut rng)?,
+            (Precision::C32, true) => tuner.split_classes::<Complex<f32>>(&mine, journal, &mut rng)?,
+            (Precision::C64, true) => tuner.split_classes::<Complex<f64>>(&mine, journal, &mut rng)?,
         };
         if !finished {
             println!(
@@ -700,86 +715,6 @@ impl Tuner<'_> {
         Record { gpu_s: Some(started.elapsed().as_secs_f64()), ..record }
     }
 
-    /// Times the confirmed winner at `size` with K split into 2, 3 and 4
-    /// slices, twice the repetitions, as [`Phase::Split`] records: the
-    /// class's split if one is faster ([`winners::select`]). Only where the
-    /// winner's tiles fill less than one wave of the GPU's resident blocks,
-    /// the dispatch would not split the call anyway and K can be cut; not
-    /// for batches. Timings already journaled (any run) are not repeated.
-    /// `false` when the call's budget cannot hold them (`estimate_s`).
-    fn split<T: Element>(
-        &mut self,
-        journal: &mut Journal,
-        bench: &mut Bench<T>,
-        (kt, table2): (KernelType, KernelSpec),
-        size: Shape,
-        estimate_s: f64,
-    ) -> Result<bool> {
-        let Some(&winner) = fastest(journal.records(), self.device, kt, size, 1).first() else {
-            return Ok(true);
-        };
-        if self.args.batch.is_some() {
-            return Ok(true);
-        }
-        let image = gemm_codegen::compile(&winner).map_err(|v| anyhow::anyhow!("{}", v[0]))?;
-        let loaded = self.load(kt, &image)?;
-        let (m, n, k) = size;
-        let dim = |d: u64| u32::try_from(d).unwrap_or(u32::MAX);
-        let (tm, tn) = image.launch().tiles(dim(m), dim(n));
-        let resident = u64::from(self.gemm.device().sm_count) * u64::from(loaded.info().blocks_per_sm.max(1));
-        if tm * tn >= resident || self.gemm.default_slices(&loaded, bench.cfg()) > 1 {
-            return Ok(true);
-        }
-        let base = self.record_base(kt, size, Subject::Variant { spec: winner, table2: winner == table2 });
-        // The same measurement, journaled by this run or an earlier one.
-        let timed = |slices: u32| {
-            journal.records().iter().any(|r| {
-                matches!(r.phase, Phase::Split { slices: s, .. } if s == slices)
-                    && (&r.device, r.kernel_type, r.size, r.update, r.batch)
-                        == (&base.device, base.kernel_type, base.size, base.update, base.batch)
-                    && r.subject == base.subject
-            })
-        };
-        // Each count K can be cut into (slices at least SLICE_GRAIN deep).
-        let todo: Vec<u32> = (2..=4)
-            .filter(|&s| gemm_host::pass::slicing(dim(k), s).is_some_and(|(made, _)| made == s))
-            .filter(|&s| !timed(s))
-            .collect();
-        if todo.is_empty() {
-            return Ok(true);
-        }
-        self.call.used_s = self.started.elapsed().as_secs_f64();
-        if !self.call.allows(estimate_s) {
-            return Ok(false);
-        }
-        let plan = Plan { warmup: 1, reps: 2 * self.args.reps.max(1) };
-        for slices in todo {
-            let started = Instant::now();
-            let timing = bench.time_ours(self.gemm, plan, &loaded, slices)?;
-            journal.append(Record {
-                phase: Phase::Split { run: self.run, slices },
-                median_ms: Some(timing.median_ms),
-                gpu_s: Some(started.elapsed().as_secs_f64()),
-                ..base.clone()
-            })?;
-        }
-        Ok(true)
-    }
-
-    /// Times `kernel` on the bench's call as a default call runs it: K
-    /// split as the dispatch splits it for this kernel (one slice for all
-    /// but long K with few tiles), so a class's winner is the fastest
-    /// kernel with its split.
-    fn time_ours<T: Element>(
-        &self,
-        bench: &mut Bench<T>,
-        plan: Plan,
-        kernel: &gemm_host::LoadedKernel,
-    ) -> Result<gemm_host::timing::Timing> {
-        // (A batch's problems are never split: `Bench::time_ours`.)
-        bench.time_ours(self.gemm, plan, kernel, self.gemm.default_slices(kernel, bench.cfg()))
-    }
-
     /// TFLOP/s of `spec`'s search record at `size`, if it verified and timed.
     fn search_tflops(&self, journal: &Journal, kt: KernelType, spec: KernelSpec, size: Shape) -> Option<f64> {
         journal
@@ -790,61 +725,6 @@ impl Tuner<'_> {
             .filter(|r| matches!(&r.subject, Subject::Variant { spec: s, .. } if *s == spec))
             .filter_map(Record::tflops)
             .reduce(f64::max)
-    }
-
-    /// Times the search's winner, the Table 2 configuration and cuBLAS back
-    /// to back, with twice the repetitions, and journals them as this run's
-    /// confirmation. Returns their TFLOP/s, or `None` if nothing verified.
-    ///
-    /// A winner already confirmed in the journal (by an earlier call) is
-    /// not timed again; `None` when the call's budget cannot hold the
-    /// confirmation's `estimate_s`.
-    fn confirm<T: Element>(
-        &mut self,
-        journal: &mut Journal,
-        bench: &mut Bench<T>,
-        kt: KernelType,
-        size: (u64, u64, u64),
-        table2: KernelSpec,
-        estimate_s: f64,
-    ) -> Result<Option<Option<[f64; 3]>>> {
-        let Some(&winner) = fastest(journal.records(), self.device, kt, size, 1).first() else {
-            return Ok(Some(None));
-        };
-        if let Some(rates) = confirmed_rates(journal.records(), self.device, kt, size, winner) {
-            return Ok(Some(Some(rates)));
-        }
-        self.call.used_s = self.started.elapsed().as_secs_f64();
-        if !self.call.allows(estimate_s) {
-            return Ok(None);
-        }
-        let plan = Plan { warmup: 1, reps: 2 * self.args.reps.max(1) };
-        let mut rates = [0.0; 3];
-        let subjects = [
-            Subject::Variant { spec: winner, table2: winner == table2 },
-            Subject::Variant { spec: table2, table2: true },
-            Subject::Cublas,
-        ];
-        for (rate, subject) in rates.iter_mut().zip(subjects) {
-            let started = Instant::now();
-            let timing = match &subject {
-                Subject::Variant { spec, .. } => {
-                    let image = gemm_codegen::compile(spec).map_err(|v| anyhow::anyhow!("{}", v[0]))?;
-                    let loaded = self.load(kt, &image)?;
-                    self.time_ours(bench, plan, &loaded)?
-                }
-                Subject::Cublas => bench.time_cublas(self.gemm, plan, self.cublas)?,
-            };
-            let record = Record {
-                phase: Phase::Confirm { run: self.run },
-                median_ms: Some(timing.median_ms),
-                gpu_s: Some(started.elapsed().as_secs_f64()),
-                ..self.record_base(kt, size, subject)
-            };
-            *rate = record.tflops().unwrap_or(0.0);
-            journal.append(record)?;
-        }
-        Ok(Some(Some(rates)))
     }
 
     /// Loads a candidate of `kt` from the cubin its pruning assembled, else

@@ -119,17 +119,26 @@ pub fn select(
             }
             None => (tflops, best_of(&search, &is_table2), best_of(&search, &is_cublas), false),
         };
-        // The class's split: the fastest of the winner's split timings, if it
-        // beats the unsplit rate by more than the noise (2%).
-        let split = rs
+        // The class's split: of the latest run that timed the winner split,
+        // the fastest split, if it beats that run's unsplit timing by more
+        // than the noise (2%); the class's rate then scales by the gain.
+        let splits: Vec<(u64, u32, f64)> = rs
             .iter()
             .filter(|r| is_winner(&r.subject))
             .filter_map(|r| match r.phase {
-                Phase::Split { slices, .. } => Some((slices, r.tflops()?)),
+                Phase::Split { run, slices } => Some((run, slices, r.tflops()?)),
                 _ => None,
             })
-            .max_by(|a, b| a.1.total_cmp(&b.1))
-            .filter(|&(_, rate)| rate > 1.02 * tflops);
+            .collect();
+        let latest = splits.iter().map(|s| s.0).max();
+        let of_latest = splits.iter().filter(|s| Some(s.0) == latest);
+        let unsplit = of_latest.clone().find(|s| s.1 == 1).map(|s| s.2);
+        let split = of_latest
+            .filter(|s| s.1 > 1)
+            .max_by(|a, b| a.2.total_cmp(&b.2))
+            .zip(unsplit)
+            .filter(|&(best, base)| best.2 > 1.02 * base)
+            .map(|(best, base)| (best.1, tflops * best.2 / base));
         let (slices, tflops) = split.unwrap_or((1, tflops));
         winners.push(Winner {
             kernel_type,
@@ -552,12 +561,14 @@ mod tests {
         let (fast, slow) = (spec(64), spec(32));
         let winner = Subject::Variant { spec: fast, table2: false };
         let at = |ms, phase| Record { subject: winner.clone(), phase, ..record(fast, ms) };
-        let split = |slices, ms| at(ms, Phase::Split { run: 1, slices });
+        let split = |slices, ms| at(ms, Phase::Split { run: 2, slices });
         let base = vec![record(fast, 1.0), record(slow, 2.0), at(1.0, Phase::Confirm { run: 1 })];
-        let records = [base.clone(), vec![split(2, 0.9), split(3, 0.7), split(4, 0.8)]].concat();
+        // The same run's unsplit timing (1.4 ms, on a slower day) is the bar.
+        let records =
+            [base.clone(), vec![split(1, 1.4), split(2, 1.3), split(3, 0.7), split(4, 0.8)]].concat();
         let w = &select(&records, &device(), size)[0];
         assert_eq!((w.spec, w.slices), (fast, 3));
-        assert_eq!(w.tflops, record(fast, 0.7).tflops().unwrap());
+        assert_eq!(w.tflops, 2.0 * record(fast, 1.0).tflops().unwrap());
         let text = render_family(&device(), std::slice::from_ref(w));
         syn::parse_file(&text).expect("the generated file is Rust");
         assert!(text.contains("K split 3 ways"), "{text}");
@@ -565,8 +576,12 @@ mod tests {
             text.contains("KernelEntry::tuned::<SgemmNN>(\"sm_90::SgemmNN\", [1024, 1024, 1024]).split(3),"),
             "{text}"
         );
-        // 1% faster split: noise, not a split.
-        let records = [base, vec![split(2, 0.99)]].concat();
+        // 1% faster split: noise, not a split; so is a split without its
+        // run's unsplit timing.
+        let records = [base.clone(), vec![split(1, 1.0), split(2, 0.99)]].concat();
+        let w = &select(&records, &device(), size)[0];
+        assert_eq!((w.slices, w.tflops), (1, record(fast, 1.0).tflops().unwrap()));
+        let records = [base, vec![split(2, 0.5)]].concat();
         let w = &select(&records, &device(), size)[0];
         assert_eq!((w.slices, w.tflops), (1, record(fast, 1.0).tflops().unwrap()));
         let text = render_family(&device(), std::slice::from_ref(w));
