@@ -46,6 +46,7 @@
 //   sgemm_tn           16x16x16      6.83      0.78      3.59    1.90  batch of 262144
 //   sgemm_tn              8x8x8      1.56      0.10      0.56    2.76  batch of 1048576
 //   sgemm_tt     9216x9216x9216     76.22     33.30     51.04    1.49
+//   sgemm_tt      512x512x65536     71.08     23.09     49.47    1.44
 //   sgemm_tt       8192x8192x64     49.31     29.77     32.16    1.53
 //   sgemm_tt      256x256x65536     64.03     22.08     42.16    1.52
 //   sgemm_tt     1024x1024x1024     48.81     14.71     30.29    1.61
@@ -58,6 +59,7 @@
 //   sgemm_tt           16x16x16      6.60      0.74      3.21    2.06  batch of 262144
 //   sgemm_tt              8x8x8      1.55      0.10      0.52    3.00  batch of 1048576
 //   dgemm_nn     6656x6656x6656     53.38     16.09     51.49    1.04
+//   dgemm_nn      512x512x65536     58.53     15.78     56.13    1.04
 //   dgemm_nn      16384x64x4096     41.33     13.68     37.84    1.09
 //   dgemm_nn       8192x8192x64     15.79     11.39     17.02    0.93  *
 //   dgemm_nn      64x16384x4096     36.42     13.92     38.34    0.95
@@ -71,6 +73,7 @@
 //   dgemm_nn           16x16x16      3.69      1.02      2.24    1.65  batch of 262144
 //   dgemm_nn              8x8x8      1.28      0.13      0.31    4.17  batch of 1048576
 //   dgemm_nt     6656x6656x6656     50.60     16.57     48.74    1.04
+//   dgemm_nt      512x512x65536     56.51     16.32     56.65    1.00
 //   dgemm_nt      16384x64x4096     39.24     15.72     37.20    1.06
 //   dgemm_nt       8192x8192x64     18.01     12.44     15.62    1.15  *
 //   dgemm_nt      64x16384x4096     38.62     15.99     39.42    0.98
@@ -84,6 +87,7 @@
 //   dgemm_nt           16x16x16      3.67      1.04      2.24    1.64  batch of 262144
 //   dgemm_nt              8x8x8      1.26      0.13      0.31    4.10  batch of 1048576
 //   dgemm_tn     6656x6656x6656     53.70     16.31     51.19    1.05
+//   dgemm_tn      512x512x65536     59.15     16.06     57.08    1.04
 //   dgemm_tn      16384x64x4096     39.76     15.27     39.33    1.01
 //   dgemm_tn       8192x8192x64     15.20     12.14     17.50    0.87  *
 //   dgemm_tn      64x16384x4096     37.87     15.02     38.82    0.98
@@ -97,6 +101,7 @@
 //   dgemm_tn           16x16x16      3.66      1.02      2.22    1.65  batch of 262144
 //   dgemm_tn              8x8x8      1.29      0.13      0.32    4.09  batch of 1048576
 //   dgemm_tt     6656x6656x6656     52.72     15.94     54.03    0.98
+//   dgemm_tt      512x512x65536     57.79     15.87     55.67    1.04
 //   dgemm_tt      16384x64x4096     37.66     13.81     36.31    1.04
 //   dgemm_tt       8192x8192x64     16.58     11.41     15.63    1.06  *
 //   dgemm_tt      64x16384x4096     40.69     14.00     40.60    1.00
@@ -110,6 +115,7 @@
 //   dgemm_tt           16x16x16      3.75      1.02      2.22    1.69  batch of 262144
 //   dgemm_tt              8x8x8      1.28      0.13      0.31    4.16  batch of 1048576
 //   cgemm_nn     6656x6656x6656     65.29     44.08     52.71    1.24
+//   cgemm_nn      512x512x65536     61.88     38.98     53.54    1.16
 //   cgemm_nn       8192x8192x64     54.99     41.89     43.78    1.26
 //   cgemm_nn      64x16384x4096     61.89     37.59     52.11    1.19
 //   cgemm_nn     1024x1024x1024     59.76     37.89     50.05    1.19
@@ -122,6 +128,7 @@
 //   cgemm_nn           16x16x16     12.14      2.31      6.07    2.00  batch of 262144
 //   cgemm_nn              8x8x8      6.20      0.29      1.08    5.76  batch of 1048576
 //   cgemm_nt     6656x6656x6656     61.98     46.99     52.62    1.18
+//   cgemm_nt      512x512x65536     59.11     44.32     53.92    1.10
 //   cgemm_nt       8192x8192x64     53.40     44.30     46.76    1.14
 //   cgemm_nt      64x16384x4096     59.70     44.12     51.78    1.15
 //   cgemm_nt     1024x1024x1024     55.30     43.44     48.36    1.14
@@ -134,6 +141,7 @@
 //   cgemm_nt           16x16x16     12.11      2.30      6.17    1.96  batch of 262144
 //   cgemm_nt              8x8x8      6.15      0.29      1.09    5.64  batch of 1048576
 //   cgemm_tn     6656x6656x6656     65.15     43.91     53.41    1.22
+//   cgemm_tn      512x512x65536     60.60     42.46     55.75    1.09
 //   cgemm_tn       8192x8192x64     56.13     43.54     48.36    1.16
 //   cgemm_tn     1024x1024x1024     57.75     41.69     49.42    1.17
 //   cgemm_tn        768x768x768     34.94     22.76     34.68    1.01
@@ -145,6 +153,7 @@
 //   cgemm_tn           16x16x16     11.71      2.31      6.30    1.86  batch of 262144
 //   cgemm_tn              8x8x8      6.18      0.29      1.09    5.65  batch of 1048576
 //   cgemm_tt     6656x6656x6656     63.23     42.43     53.25    1.19
+//   cgemm_tt      512x512x65536     59.72     38.49     54.26    1.10
 //   cgemm_tt       8192x8192x64     54.25     42.45     45.48    1.19
 //   cgemm_tt     1024x1024x1024     55.99     37.49     28.38    1.97
 //   cgemm_tt        768x768x768     37.51     21.56     36.91    1.02
@@ -156,6 +165,7 @@
 //   cgemm_tt           16x16x16     12.87      2.35      6.20    2.08  batch of 262144
 //   cgemm_tt              8x8x8      6.20      0.29      1.09    5.70  batch of 1048576
 //   zgemm_nn     4608x4608x4608     51.59     15.12     48.67    1.06
+//   zgemm_nn      512x512x65536     56.73     13.49     60.42    0.94
 //   zgemm_nn      16384x64x4096     50.82     13.65     55.51    0.92
 //   zgemm_nn       8192x8192x64     23.32     16.16     29.07    0.80  *
 //   zgemm_nn     1024x1024x1024     51.54     14.50     51.98    0.99
@@ -168,6 +178,7 @@
 //   zgemm_nn           16x16x16      7.89      7.71      7.13    1.11  batch of 262144
 //   zgemm_nn              8x8x8      3.91      2.53      1.99    1.96  batch of 1048576
 //   zgemm_nt     4608x4608x4608     50.96     16.40     48.24    1.06
+//   zgemm_nt      512x512x65536     57.96     15.13     59.36    0.98
 //   zgemm_nt      16384x64x4096     48.98     15.03     51.77    0.95
 //   zgemm_nt       8192x8192x64     23.89     18.21     29.15    0.82  *
 //   zgemm_nt     1024x1024x1024     53.70     17.02     53.40    1.01
@@ -180,6 +191,7 @@
 //   zgemm_nt           16x16x16      8.01      8.01      7.13    1.12  batch of 262144
 //   zgemm_nt              8x8x8      3.90      2.66      2.01    1.95  batch of 1048576
 //   zgemm_tn     4608x4608x4608     50.71     14.75     49.55    1.02
+//   zgemm_tn      512x512x65536     56.24     12.70     55.61    1.01
 //   zgemm_tn      16384x64x4096     50.56     14.02     53.63    0.94
 //   zgemm_tn       8192x8192x64     21.72     16.35     28.32    0.77  *
 //   zgemm_tn     1024x1024x1024     53.08     14.64     53.56    0.99
@@ -192,6 +204,7 @@
 //   zgemm_tn           16x16x16      7.79      7.67      7.15    1.09  batch of 262144
 //   zgemm_tn              8x8x8      3.90      2.50      1.98    1.97  batch of 1048576
 //   zgemm_tt     4608x4608x4608     51.06     15.66     48.71    1.05
+//   zgemm_tt      512x512x65536     56.55     14.16     60.61    0.93
 //   zgemm_tt      16384x64x4096     50.75     13.91     54.81    0.93
 //   zgemm_tt       8192x8192x64     22.28     17.05     28.39    0.78  *
 //   zgemm_tt     1024x1024x1024     53.54     16.68     53.49    1.00
@@ -309,7 +322,7 @@ gemm_kernel! { name = SgemmTN16, precision = f32, op = (T, N), tile = (16, 16, 1
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = SgemmTN8, precision = f32, op = (T, N), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Tuned at 9216^3 and 256x256x65536.
+// Tuned at 9216^3 and 512x512x65536 and 256x256x65536.
 gemm_kernel! { name = SgemmTT, precision = f32, op = (T, T), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), math = tf32x3, mma = (64, 128, 8) }
 
 // Tuned at 8192x8192x64 and 128^3 (batched).
@@ -336,7 +349,7 @@ gemm_kernel! { name = SgemmTT16, precision = f32, op = (T, T), tile = (16, 16, 1
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = SgemmTT8, precision = f32, op = (T, T), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Reuses the sgemm_tt winner at 9216^3 and 256x256x65536.
+// Reuses the sgemm_tt winner at 9216^3 and 512x512x65536 and 256x256x65536.
 gemm_kernel! { name = SgemmTC, precision = f32, op = (T, C), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), math = tf32x3, mma = (64, 128, 8) }
 
 // Reuses the sgemm_tt winner at 8192x8192x64 and 128^3 (batched).
@@ -387,7 +400,7 @@ gemm_kernel! { name = SgemmCN16, precision = f32, op = (C, N), tile = (16, 16, 1
 // Reuses the sgemm_tn winner at 8^3 (batched).
 gemm_kernel! { name = SgemmCN8, precision = f32, op = (C, N), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Reuses the sgemm_tt winner at 9216^3 and 256x256x65536.
+// Reuses the sgemm_tt winner at 9216^3 and 512x512x65536 and 256x256x65536.
 gemm_kernel! { name = SgemmCT, precision = f32, op = (C, T), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), math = tf32x3, mma = (64, 128, 8) }
 
 // Reuses the sgemm_tt winner at 8192x8192x64 and 128^3 (batched).
@@ -414,7 +427,7 @@ gemm_kernel! { name = SgemmCT16, precision = f32, op = (C, T), tile = (16, 16, 1
 // Reuses the sgemm_tt winner at 8^3 (batched).
 gemm_kernel! { name = SgemmCT8, precision = f32, op = (C, T), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Reuses the sgemm_tt winner at 9216^3 and 256x256x65536.
+// Reuses the sgemm_tt winner at 9216^3 and 512x512x65536 and 256x256x65536.
 gemm_kernel! { name = SgemmCC, precision = f32, op = (C, C), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), math = tf32x3, mma = (64, 128, 8) }
 
 // Reuses the sgemm_tt winner at 8192x8192x64 and 128^3 (batched).
@@ -441,7 +454,7 @@ gemm_kernel! { name = SgemmCC16, precision = f32, op = (C, C), tile = (16, 16, 1
 // Reuses the sgemm_tt winner at 8^3 (batched).
 gemm_kernel! { name = SgemmCC8, precision = f32, op = (C, C), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Tuned at 6656^3 and 128^3 (batched).
+// Tuned at 6656^3 and 512x512x65536 and 128^3 (batched).
 gemm_kernel! { name = DgemmNN, precision = f64, op = (N, N), tile = (128, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (8, 32), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 16384x64x4096 and 1024^3.
@@ -471,7 +484,7 @@ gemm_kernel! { name = DgemmNN16, precision = f64, op = (N, N), tile = (16, 16, 1
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = DgemmNN8, precision = f64, op = (N, N), tile = (12, 32, 8), threads = (2, 16), load_a = (4, 8), load_b = (8, 4), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 1), raster = 8 }
 
-// Tuned at 6656^3 and 128^3 (batched).
+// Tuned at 6656^3 and 512x512x65536 and 128^3 (batched).
 gemm_kernel! { name = DgemmNT, precision = f64, op = (N, T), tile = (128, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 16384x64x4096.
@@ -501,7 +514,7 @@ gemm_kernel! { name = DgemmNT16, precision = f64, op = (N, T), tile = (16, 16, 1
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = DgemmNT8, precision = f64, op = (N, T), tile = (12, 32, 8), threads = (2, 16), load_a = (4, 8), load_b = (16, 2), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 1), raster = 8 }
 
-// Reuses the dgemm_nt winner at 6656^3 and 128^3 (batched).
+// Reuses the dgemm_nt winner at 6656^3 and 512x512x65536 and 128^3 (batched).
 gemm_kernel! { name = DgemmNC, precision = f64, op = (N, C), tile = (128, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the dgemm_nt winner at 16384x64x4096.
@@ -531,7 +544,7 @@ gemm_kernel! { name = DgemmNC16, precision = f64, op = (N, C), tile = (16, 16, 1
 // Reuses the dgemm_nt winner at 8^3 (batched).
 gemm_kernel! { name = DgemmNC8, precision = f64, op = (N, C), tile = (12, 32, 8), threads = (2, 16), load_a = (4, 8), load_b = (16, 2), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 1), raster = 8 }
 
-// Tuned at 6656^3 and 128^3 (batched).
+// Tuned at 6656^3 and 512x512x65536 and 128^3 (batched).
 gemm_kernel! { name = DgemmTN, precision = f64, op = (T, N), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (8, 32), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 16384x64x4096 and 1024^3 and 768^3.
@@ -558,7 +571,7 @@ gemm_kernel! { name = DgemmTN32, precision = f64, op = (T, N), tile = (32, 44, 3
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = DgemmTN8, precision = f64, op = (T, N), tile = (12, 32, 8), threads = (2, 16), load_a = (8, 4), load_b = (8, 4), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 1), raster = 8 }
 
-// Tuned at 6656^3 and 128^3 (batched).
+// Tuned at 6656^3 and 512x512x65536 and 128^3 (batched).
 gemm_kernel! { name = DgemmTT, precision = f64, op = (T, T), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 16384x64x4096.
@@ -585,7 +598,7 @@ gemm_kernel! { name = DgemmTT16, precision = f64, op = (T, T), tile = (16, 16, 1
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = DgemmTT8, precision = f64, op = (T, T), tile = (12, 32, 8), threads = (2, 16), load_a = (8, 4), load_b = (32, 1), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 1), raster = 8 }
 
-// Reuses the dgemm_tt winner at 6656^3 and 128^3 (batched).
+// Reuses the dgemm_tt winner at 6656^3 and 512x512x65536 and 128^3 (batched).
 gemm_kernel! { name = DgemmTC, precision = f64, op = (T, C), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the dgemm_tt winner at 16384x64x4096.
@@ -612,7 +625,7 @@ gemm_kernel! { name = DgemmTC16, precision = f64, op = (T, C), tile = (16, 16, 1
 // Reuses the dgemm_tt winner at 8^3 (batched).
 gemm_kernel! { name = DgemmTC8, precision = f64, op = (T, C), tile = (12, 32, 8), threads = (2, 16), load_a = (8, 4), load_b = (32, 1), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 1), raster = 8 }
 
-// Reuses the dgemm_tn winner at 6656^3 and 128^3 (batched).
+// Reuses the dgemm_tn winner at 6656^3 and 512x512x65536 and 128^3 (batched).
 gemm_kernel! { name = DgemmCN, precision = f64, op = (C, N), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (8, 32), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the dgemm_tn winner at 16384x64x4096 and 1024^3 and 768^3.
@@ -639,7 +652,7 @@ gemm_kernel! { name = DgemmCN32, precision = f64, op = (C, N), tile = (32, 44, 3
 // Reuses the dgemm_tn winner at 8^3 (batched).
 gemm_kernel! { name = DgemmCN8, precision = f64, op = (C, N), tile = (12, 32, 8), threads = (2, 16), load_a = (8, 4), load_b = (8, 4), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 1), raster = 8 }
 
-// Reuses the dgemm_tt winner at 6656^3 and 128^3 (batched).
+// Reuses the dgemm_tt winner at 6656^3 and 512x512x65536 and 128^3 (batched).
 gemm_kernel! { name = DgemmCT, precision = f64, op = (C, T), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the dgemm_tt winner at 16384x64x4096.
@@ -666,7 +679,7 @@ gemm_kernel! { name = DgemmCT16, precision = f64, op = (C, T), tile = (16, 16, 1
 // Reuses the dgemm_tt winner at 8^3 (batched).
 gemm_kernel! { name = DgemmCT8, precision = f64, op = (C, T), tile = (12, 32, 8), threads = (2, 16), load_a = (8, 4), load_b = (32, 1), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 1), raster = 8 }
 
-// Reuses the dgemm_tt winner at 6656^3 and 128^3 (batched).
+// Reuses the dgemm_tt winner at 6656^3 and 512x512x65536 and 128^3 (batched).
 gemm_kernel! { name = DgemmCC, precision = f64, op = (C, C), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the dgemm_tt winner at 16384x64x4096.
@@ -693,7 +706,7 @@ gemm_kernel! { name = DgemmCC16, precision = f64, op = (C, C), tile = (16, 16, 1
 // Reuses the dgemm_tt winner at 8^3 (batched).
 gemm_kernel! { name = DgemmCC8, precision = f64, op = (C, C), tile = (12, 32, 8), threads = (2, 16), load_a = (8, 4), load_b = (32, 1), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 1), raster = 8 }
 
-// Tuned at 6656^3 and 8192x8192x64 and 64x16384x4096 and 1024^3 and 128^3 (batched) and 64^3 (batched).
+// Tuned at 6656^3 and 512x512x65536 and 8192x8192x64 and 64x16384x4096 and 1024^3 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmNN, precision = c32, op = (N, N), tile = (64, 64, 16), threads = (16, 8), load_a = (32, 4), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Tuned at 768^3.
@@ -714,7 +727,7 @@ gemm_kernel! { name = CgemmNN16, precision = c32, op = (N, N), tile = (16, 32, 8
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = CgemmNN8, precision = c32, op = (N, N), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Tuned at 6656^3 and 8192x8192x64 and 64x16384x4096 and 1024^3 and 128^3 (batched) and 64^3 (batched).
+// Tuned at 6656^3 and 512x512x65536 and 8192x8192x64 and 64x16384x4096 and 1024^3 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmNT, precision = c32, op = (N, T), tile = (64, 64, 16), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Tuned at 768^3.
@@ -732,7 +745,7 @@ gemm_kernel! { name = CgemmNT16, precision = c32, op = (N, T), tile = (16, 32, 8
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = CgemmNT8, precision = c32, op = (N, T), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Reuses the cgemm_nt winner at 6656^3 and 8192x8192x64 and 64x16384x4096 and 1024^3 and 128^3 (batched) and 64^3 (batched).
+// Reuses the cgemm_nt winner at 6656^3 and 512x512x65536 and 8192x8192x64 and 64x16384x4096 and 1024^3 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmNC, precision = c32, op = (N, C), tile = (64, 64, 16), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Reuses the cgemm_nt winner at 768^3.
@@ -750,7 +763,7 @@ gemm_kernel! { name = CgemmNC16, precision = c32, op = (N, C), tile = (16, 32, 8
 // Reuses the cgemm_nt winner at 8^3 (batched).
 gemm_kernel! { name = CgemmNC8, precision = c32, op = (N, C), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Tuned at 6656^3 and 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
+// Tuned at 6656^3 and 512x512x65536 and 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmTN, precision = c32, op = (T, N), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Tuned at 768^3.
@@ -771,8 +784,8 @@ gemm_kernel! { name = CgemmTN8, precision = c32, op = (T, N), tile = (8, 8, 8), 
 // Tuned at 6656^3 and 768^3.
 gemm_kernel! { name = CgemmTT, precision = c32, op = (T, T), tile = (80, 64, 48), threads = (8, 16), load_a = (8, 16), load_b = (16, 8), lds_width = 2, arch = sm_90, stages = 2, ldg_width = 2, warps = (1, 4), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Tuned at 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
-gemm_kernel! { name = CgemmTT8192x8192x64, precision = c32, op = (T, T), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+// Tuned at 512x512x65536 and 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
+gemm_kernel! { name = CgemmTT512x512x65536, precision = c32, op = (T, T), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Tuned at 512^3.
 gemm_kernel! { name = CgemmTT512, precision = c32, op = (T, T), tile = (64, 32, 64), threads = (64, 4), load_a = (16, 16), load_b = (16, 16), arch = sm_90, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8 }
@@ -789,8 +802,8 @@ gemm_kernel! { name = CgemmTT8, precision = c32, op = (T, T), tile = (8, 8, 8), 
 // Reuses the cgemm_tt winner at 6656^3 and 768^3.
 gemm_kernel! { name = CgemmTC, precision = c32, op = (T, C), tile = (80, 64, 48), threads = (8, 16), load_a = (8, 16), load_b = (16, 8), lds_width = 2, arch = sm_90, stages = 2, ldg_width = 2, warps = (1, 4), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Reuses the cgemm_tt winner at 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
-gemm_kernel! { name = CgemmTC8192x8192x64, precision = c32, op = (T, C), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+// Reuses the cgemm_tt winner at 512x512x65536 and 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
+gemm_kernel! { name = CgemmTC512x512x65536, precision = c32, op = (T, C), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Reuses the cgemm_tt winner at 512^3.
 gemm_kernel! { name = CgemmTC512, precision = c32, op = (T, C), tile = (64, 32, 64), threads = (64, 4), load_a = (16, 16), load_b = (16, 16), arch = sm_90, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8 }
@@ -804,7 +817,7 @@ gemm_kernel! { name = CgemmTC32, precision = c32, op = (T, C), tile = (16, 32, 8
 // Reuses the cgemm_tt winner at 8^3 (batched).
 gemm_kernel! { name = CgemmTC8, precision = c32, op = (T, C), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Reuses the cgemm_tn winner at 6656^3 and 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
+// Reuses the cgemm_tn winner at 6656^3 and 512x512x65536 and 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmCN, precision = c32, op = (C, N), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Reuses the cgemm_tn winner at 768^3.
@@ -825,8 +838,8 @@ gemm_kernel! { name = CgemmCN8, precision = c32, op = (C, N), tile = (8, 8, 8), 
 // Reuses the cgemm_tt winner at 6656^3 and 768^3.
 gemm_kernel! { name = CgemmCT, precision = c32, op = (C, T), tile = (80, 64, 48), threads = (8, 16), load_a = (8, 16), load_b = (16, 8), lds_width = 2, arch = sm_90, stages = 2, ldg_width = 2, warps = (1, 4), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Reuses the cgemm_tt winner at 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
-gemm_kernel! { name = CgemmCT8192x8192x64, precision = c32, op = (C, T), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+// Reuses the cgemm_tt winner at 512x512x65536 and 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
+gemm_kernel! { name = CgemmCT512x512x65536, precision = c32, op = (C, T), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Reuses the cgemm_tt winner at 512^3.
 gemm_kernel! { name = CgemmCT512, precision = c32, op = (C, T), tile = (64, 32, 64), threads = (64, 4), load_a = (16, 16), load_b = (16, 16), arch = sm_90, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8 }
@@ -843,8 +856,8 @@ gemm_kernel! { name = CgemmCT8, precision = c32, op = (C, T), tile = (8, 8, 8), 
 // Reuses the cgemm_tt winner at 6656^3 and 768^3.
 gemm_kernel! { name = CgemmCC, precision = c32, op = (C, C), tile = (80, 64, 48), threads = (8, 16), load_a = (8, 16), load_b = (16, 8), lds_width = 2, arch = sm_90, stages = 2, ldg_width = 2, warps = (1, 4), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Reuses the cgemm_tt winner at 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
-gemm_kernel! { name = CgemmCC8192x8192x64, precision = c32, op = (C, C), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+// Reuses the cgemm_tt winner at 512x512x65536 and 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
+gemm_kernel! { name = CgemmCC512x512x65536, precision = c32, op = (C, C), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Reuses the cgemm_tt winner at 512^3.
 gemm_kernel! { name = CgemmCC512, precision = c32, op = (C, C), tile = (64, 32, 64), threads = (64, 4), load_a = (16, 16), load_b = (16, 16), arch = sm_90, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8 }
@@ -858,7 +871,7 @@ gemm_kernel! { name = CgemmCC32, precision = c32, op = (C, C), tile = (16, 32, 8
 // Reuses the cgemm_tt winner at 8^3 (batched).
 gemm_kernel! { name = CgemmCC8, precision = c32, op = (C, C), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Tuned at 4608^3 and 1024^3 and 128^3 (batched).
+// Tuned at 4608^3 and 512x512x65536 and 1024^3 and 128^3 (batched).
 gemm_kernel! { name = ZgemmNN, precision = c64, op = (N, N), tile = (64, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (16, 16), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 16384x64x4096.
@@ -882,7 +895,7 @@ gemm_kernel! { name = ZgemmNN64, precision = c64, op = (N, N), tile = (64, 32, 1
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = ZgemmNN8, precision = c64, op = (N, N), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Tuned at 4608^3 and 1024^3 and 128^3 (batched).
+// Tuned at 4608^3 and 512x512x65536 and 1024^3 and 128^3 (batched).
 gemm_kernel! { name = ZgemmNT, precision = c64, op = (N, T), tile = (64, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (128, 2), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 16384x64x4096.
@@ -906,7 +919,7 @@ gemm_kernel! { name = ZgemmNT16, precision = c64, op = (N, T), tile = (16, 24, 8
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = ZgemmNT8, precision = c64, op = (N, T), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Reuses the zgemm_nt winner at 4608^3 and 1024^3 and 128^3 (batched).
+// Reuses the zgemm_nt winner at 4608^3 and 512x512x65536 and 1024^3 and 128^3 (batched).
 gemm_kernel! { name = ZgemmNC, precision = c64, op = (N, C), tile = (64, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (128, 2), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the zgemm_nt winner at 16384x64x4096.
@@ -930,7 +943,7 @@ gemm_kernel! { name = ZgemmNC16, precision = c64, op = (N, C), tile = (16, 24, 8
 // Reuses the zgemm_nt winner at 8^3 (batched).
 gemm_kernel! { name = ZgemmNC8, precision = c64, op = (N, C), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Tuned at 4608^3 and 1024^3.
+// Tuned at 4608^3 and 512x512x65536 and 1024^3.
 gemm_kernel! { name = ZgemmTN, precision = c64, op = (T, N), tile = (64, 128, 16), threads = (16, 16), load_a = (16, 16), load_b = (16, 16), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 16384x64x4096.
@@ -954,7 +967,7 @@ gemm_kernel! { name = ZgemmTN64, precision = c64, op = (T, N), tile = (64, 32, 1
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = ZgemmTN8, precision = c64, op = (T, N), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Tuned at 4608^3 and 1024^3 and 128^3 (batched).
+// Tuned at 4608^3 and 512x512x65536 and 1024^3 and 128^3 (batched).
 gemm_kernel! { name = ZgemmTT, precision = c64, op = (T, T), tile = (64, 128, 16), threads = (16, 16), load_a = (16, 16), load_b = (128, 2), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 16384x64x4096.
@@ -978,7 +991,7 @@ gemm_kernel! { name = ZgemmTT64, precision = c64, op = (T, T), tile = (64, 32, 1
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = ZgemmTT8, precision = c64, op = (T, T), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Reuses the zgemm_tt winner at 4608^3 and 1024^3 and 128^3 (batched).
+// Reuses the zgemm_tt winner at 4608^3 and 512x512x65536 and 1024^3 and 128^3 (batched).
 gemm_kernel! { name = ZgemmTC, precision = c64, op = (T, C), tile = (64, 128, 16), threads = (16, 16), load_a = (16, 16), load_b = (128, 2), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the zgemm_tt winner at 16384x64x4096.
@@ -1002,7 +1015,7 @@ gemm_kernel! { name = ZgemmTC64, precision = c64, op = (T, C), tile = (64, 32, 1
 // Reuses the zgemm_tt winner at 8^3 (batched).
 gemm_kernel! { name = ZgemmTC8, precision = c64, op = (T, C), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Reuses the zgemm_tn winner at 4608^3 and 1024^3.
+// Reuses the zgemm_tn winner at 4608^3 and 512x512x65536 and 1024^3.
 gemm_kernel! { name = ZgemmCN, precision = c64, op = (C, N), tile = (64, 128, 16), threads = (16, 16), load_a = (16, 16), load_b = (16, 16), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the zgemm_tn winner at 16384x64x4096.
@@ -1026,7 +1039,7 @@ gemm_kernel! { name = ZgemmCN64, precision = c64, op = (C, N), tile = (64, 32, 1
 // Reuses the zgemm_tn winner at 8^3 (batched).
 gemm_kernel! { name = ZgemmCN8, precision = c64, op = (C, N), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Reuses the zgemm_tt winner at 4608^3 and 1024^3 and 128^3 (batched).
+// Reuses the zgemm_tt winner at 4608^3 and 512x512x65536 and 1024^3 and 128^3 (batched).
 gemm_kernel! { name = ZgemmCT, precision = c64, op = (C, T), tile = (64, 128, 16), threads = (16, 16), load_a = (16, 16), load_b = (128, 2), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the zgemm_tt winner at 16384x64x4096.
@@ -1050,7 +1063,7 @@ gemm_kernel! { name = ZgemmCT64, precision = c64, op = (C, T), tile = (64, 32, 1
 // Reuses the zgemm_tt winner at 8^3 (batched).
 gemm_kernel! { name = ZgemmCT8, precision = c64, op = (C, T), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Reuses the zgemm_tt winner at 4608^3 and 1024^3 and 128^3 (batched).
+// Reuses the zgemm_tt winner at 4608^3 and 512x512x65536 and 1024^3 and 128^3 (batched).
 gemm_kernel! { name = ZgemmCC, precision = c64, op = (C, C), tile = (64, 128, 16), threads = (16, 16), load_a = (16, 16), load_b = (128, 2), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the zgemm_tt winner at 16384x64x4096.
@@ -1075,7 +1088,7 @@ gemm_kernel! { name = ZgemmCC64, precision = c64, op = (C, C), tile = (64, 32, 1
 gemm_kernel! { name = ZgemmCC8, precision = c64, op = (C, C), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
 /// Every tuned kernel of this family.
-pub static KERNELS: [KernelEntry; 443] = [
+pub static KERNELS: [KernelEntry; 474] = [
     KernelEntry::tuned::<SgemmNN>("sm_90::SgemmNN", [9216, 9216, 9216]),
     KernelEntry::tuned::<SgemmNN>("sm_90::SgemmNN", [512, 512, 65536]),
     KernelEntry::tuned::<SgemmNN>("sm_90::SgemmNN", [256, 256, 65536]),
@@ -1132,6 +1145,7 @@ pub static KERNELS: [KernelEntry; 443] = [
     KernelEntry::tuned_batch::<SgemmTN16>("sm_90::SgemmTN16", [16, 16, 16]),
     KernelEntry::tuned_batch::<SgemmTN8>("sm_90::SgemmTN8", [8, 8, 8]),
     KernelEntry::tuned::<SgemmTT>("sm_90::SgemmTT", [9216, 9216, 9216]),
+    KernelEntry::tuned::<SgemmTT>("sm_90::SgemmTT", [512, 512, 65536]),
     KernelEntry::tuned::<SgemmTT>("sm_90::SgemmTT", [256, 256, 65536]),
     KernelEntry::tuned::<SgemmTT8192x8192x64>("sm_90::SgemmTT8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<SgemmTT8192x8192x64>("sm_90::SgemmTT8192x8192x64", [128, 128, 128]),
@@ -1144,6 +1158,7 @@ pub static KERNELS: [KernelEntry; 443] = [
     KernelEntry::tuned_batch::<SgemmTT16>("sm_90::SgemmTT16", [16, 16, 16]),
     KernelEntry::tuned_batch::<SgemmTT8>("sm_90::SgemmTT8", [8, 8, 8]),
     KernelEntry::tuned::<SgemmTC>("sm_90::SgemmTC", [9216, 9216, 9216]),
+    KernelEntry::tuned::<SgemmTC>("sm_90::SgemmTC", [512, 512, 65536]),
     KernelEntry::tuned::<SgemmTC>("sm_90::SgemmTC", [256, 256, 65536]),
     KernelEntry::tuned::<SgemmTC8192x8192x64>("sm_90::SgemmTC8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<SgemmTC8192x8192x64>("sm_90::SgemmTC8192x8192x64", [128, 128, 128]),
@@ -1169,6 +1184,7 @@ pub static KERNELS: [KernelEntry; 443] = [
     KernelEntry::tuned_batch::<SgemmCN16>("sm_90::SgemmCN16", [16, 16, 16]),
     KernelEntry::tuned_batch::<SgemmCN8>("sm_90::SgemmCN8", [8, 8, 8]),
     KernelEntry::tuned::<SgemmCT>("sm_90::SgemmCT", [9216, 9216, 9216]),
+    KernelEntry::tuned::<SgemmCT>("sm_90::SgemmCT", [512, 512, 65536]),
     KernelEntry::tuned::<SgemmCT>("sm_90::SgemmCT", [256, 256, 65536]),
     KernelEntry::tuned::<SgemmCT8192x8192x64>("sm_90::SgemmCT8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<SgemmCT8192x8192x64>("sm_90::SgemmCT8192x8192x64", [128, 128, 128]),
@@ -1181,6 +1197,7 @@ pub static KERNELS: [KernelEntry; 443] = [
     KernelEntry::tuned_batch::<SgemmCT16>("sm_90::SgemmCT16", [16, 16, 16]),
     KernelEntry::tuned_batch::<SgemmCT8>("sm_90::SgemmCT8", [8, 8, 8]),
     KernelEntry::tuned::<SgemmCC>("sm_90::SgemmCC", [9216, 9216, 9216]),
+    KernelEntry::tuned::<SgemmCC>("sm_90::SgemmCC", [512, 512, 65536]),
     KernelEntry::tuned::<SgemmCC>("sm_90::SgemmCC", [256, 256, 65536]),
     KernelEntry::tuned::<SgemmCC8192x8192x64>("sm_90::SgemmCC8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<SgemmCC8192x8192x64>("sm_90::SgemmCC8192x8192x64", [128, 128, 128]),
@@ -1193,6 +1210,7 @@ pub static KERNELS: [KernelEntry; 443] = [
     KernelEntry::tuned_batch::<SgemmCC16>("sm_90::SgemmCC16", [16, 16, 16]),
     KernelEntry::tuned_batch::<SgemmCC8>("sm_90::SgemmCC8", [8, 8, 8]),
     KernelEntry::tuned::<DgemmNN>("sm_90::DgemmNN", [6656, 6656, 6656]),
+    KernelEntry::tuned::<DgemmNN>("sm_90::DgemmNN", [512, 512, 65536]),
     KernelEntry::tuned_batch::<DgemmNN>("sm_90::DgemmNN", [128, 128, 128]),
     KernelEntry::tuned::<DgemmNN16384x64x4096>("sm_90::DgemmNN16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<DgemmNN16384x64x4096>("sm_90::DgemmNN16384x64x4096", [1024, 1024, 1024]),
@@ -1206,6 +1224,7 @@ pub static KERNELS: [KernelEntry; 443] = [
     KernelEntry::tuned_batch::<DgemmNN16>("sm_90::DgemmNN16", [16, 16, 16]),
     KernelEntry::tuned_batch::<DgemmNN8>("sm_90::DgemmNN8", [8, 8, 8]),
     KernelEntry::tuned::<DgemmNT>("sm_90::DgemmNT", [6656, 6656, 6656]),
+    KernelEntry::tuned::<DgemmNT>("sm_90::DgemmNT", [512, 512, 65536]),
     KernelEntry::tuned_batch::<DgemmNT>("sm_90::DgemmNT", [128, 128, 128]),
     KernelEntry::tuned::<DgemmNT16384x64x4096>("sm_90::DgemmNT16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<DgemmNT8192x8192x64>("sm_90::DgemmNT8192x8192x64", [8192, 8192, 64]),
@@ -1219,6 +1238,7 @@ pub static KERNELS: [KernelEntry; 443] = [
     KernelEntry::tuned_batch::<DgemmNT16>("sm_90::DgemmNT16", [16, 16, 16]),
     KernelEntry::tuned_batch::<DgemmNT8>("sm_90::DgemmNT8", [8, 8, 8]),
     KernelEntry::tuned::<DgemmNC>("sm_90::DgemmNC", [6656, 6656, 6656]),
+    KernelEntry::tuned::<DgemmNC>("sm_90::DgemmNC", [512, 512, 65536]),
     KernelEntry::tuned_batch::<DgemmNC>("sm_90::DgemmNC", [128, 128, 128]),
     KernelEntry::tuned::<DgemmNC16384x64x4096>("sm_90::DgemmNC16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<DgemmNC8192x8192x64>("sm_90::DgemmNC8192x8192x64", [8192, 8192, 64]),
@@ -1232,6 +1252,7 @@ pub static KERNELS: [KernelEntry; 443] = [
     KernelEntry::tuned_batch::<DgemmNC16>("sm_90::DgemmNC16", [16, 16, 16]),
     KernelEntry::tuned_batch::<DgemmNC8>("sm_90::DgemmNC8", [8, 8, 8]),
     KernelEntry::tuned::<DgemmTN>("sm_90::DgemmTN", [6656, 6656, 6656]),
+    KernelEntry::tuned::<DgemmTN>("sm_90::DgemmTN", [512, 512, 65536]),
     KernelEntry::tuned_batch::<DgemmTN>("sm_90::DgemmTN", [128, 128, 128]),
     KernelEntry::tuned::<DgemmTN16384x64x4096>("sm_90::DgemmTN16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<DgemmTN16384x64x4096>("sm_90::DgemmTN16384x64x4096", [1024, 1024, 1024]),
@@ -1245,6 +1266,7 @@ pub static KERNELS: [KernelEntry; 443] = [
     KernelEntry::tuned_batch::<DgemmTN32>("sm_90::DgemmTN32", [32, 32, 32]),
     KernelEntry::tuned_batch::<DgemmTN8>("sm_90::DgemmTN8", [8, 8, 8]),
     KernelEntry::tuned::<DgemmTT>("sm_90::DgemmTT", [6656, 6656, 6656]),
+    KernelEntry::tuned::<DgemmTT>("sm_90::DgemmTT", [512, 512, 65536]),
     KernelEntry::tuned_batch::<DgemmTT>("sm_90::DgemmTT", [128, 128, 128]),
     KernelEntry::tuned::<DgemmTT16384x64x4096>("sm_90::DgemmTT16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<DgemmTT8192x8192x64>("sm_90::DgemmTT8192x8192x64", [8192, 8192, 64]),
@@ -1258,6 +1280,7 @@ pub static KERNELS: [KernelEntry; 443] = [
     KernelEntry::tuned_batch::<DgemmTT16>("sm_90::DgemmTT16", [16, 16, 16]),
     KernelEntry::tuned_batch::<DgemmTT8>("sm_90::DgemmTT8", [8, 8, 8]),
     KernelEntry::tuned::<DgemmTC>("sm_90::DgemmTC", [6656, 6656, 6656]),
+    KernelEntry::tuned::<DgemmTC>("sm_90::DgemmTC", [512, 512, 65536]),
     KernelEntry::tuned_batch::<DgemmTC>("sm_90::DgemmTC", [128, 128, 128]),
     KernelEntry::tuned::<DgemmTC16384x64x4096>("sm_90::DgemmTC16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<DgemmTC8192x8192x64>("sm_90::DgemmTC8192x8192x64", [8192, 8192, 64]),
@@ -1271,6 +1294,7 @@ pub static KERNELS: [KernelEntry; 443] = [
     KernelEntry::tuned_batch::<DgemmTC16>("sm_90::DgemmTC16", [16, 16, 16]),
     KernelEntry::tuned_batch::<DgemmTC8>("sm_90::DgemmTC8", [8, 8, 8]),
     KernelEntry::tuned::<DgemmCN>("sm_90::DgemmCN", [6656, 6656, 6656]),
+    KernelEntry::tuned::<DgemmCN>("sm_90::DgemmCN", [512, 512, 65536]),
     KernelEntry::tuned_batch::<DgemmCN>("sm_90::DgemmCN", [128, 128, 128]),
     KernelEntry::tuned::<DgemmCN16384x64x4096>("sm_90::DgemmCN16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<DgemmCN16384x64x4096>("sm_90::DgemmCN16384x64x4096", [1024, 1024, 1024]),
@@ -1284,6 +1308,7 @@ pub static KERNELS: [KernelEntry; 443] = [
     KernelEntry::tuned_batch::<DgemmCN32>("sm_90::DgemmCN32", [32, 32, 32]),
     KernelEntry::tuned_batch::<DgemmCN8>("sm_90::DgemmCN8", [8, 8, 8]),
     KernelEntry::tuned::<DgemmCT>("sm_90::DgemmCT", [6656, 6656, 6656]),
+    KernelEntry::tuned::<DgemmCT>("sm_90::DgemmCT", [512, 512, 65536]),
     KernelEntry::tuned_batch::<DgemmCT>("sm_90::DgemmCT", [128, 128, 128]),
     KernelEntry::tuned::<DgemmCT16384x64x4096>("sm_90::DgemmCT16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<DgemmCT8192x8192x64>("sm_90::DgemmCT8192x8192x64", [8192, 8192, 64]),
@@ -1297,6 +1322,7 @@ pub static KERNELS: [KernelEntry; 443] = [
     KernelEntry::tuned_batch::<DgemmCT16>("sm_90::DgemmCT16", [16, 16, 16]),
     KernelEntry::tuned_batch::<DgemmCT8>("sm_90::DgemmCT8", [8, 8, 8]),
     KernelEntry::tuned::<DgemmCC>("sm_90::DgemmCC", [6656, 6656, 6656]),
+    KernelEntry::tuned::<DgemmCC>("sm_90::DgemmCC", [512, 512, 65536]),
     KernelEntry::tuned_batch::<DgemmCC>("sm_90::DgemmCC", [128, 128, 128]),
     KernelEntry::tuned::<DgemmCC16384x64x4096>("sm_90::DgemmCC16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<DgemmCC8192x8192x64>("sm_90::DgemmCC8192x8192x64", [8192, 8192, 64]),
@@ -1310,6 +1336,7 @@ pub static KERNELS: [KernelEntry; 443] = [
     KernelEntry::tuned_batch::<DgemmCC16>("sm_90::DgemmCC16", [16, 16, 16]),
     KernelEntry::tuned_batch::<DgemmCC8>("sm_90::DgemmCC8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmNN>("sm_90::CgemmNN", [6656, 6656, 6656]),
+    KernelEntry::tuned::<CgemmNN>("sm_90::CgemmNN", [512, 512, 65536]),
     KernelEntry::tuned::<CgemmNN>("sm_90::CgemmNN", [8192, 8192, 64]),
     KernelEntry::tuned::<CgemmNN>("sm_90::CgemmNN", [64, 16384, 4096]),
     KernelEntry::tuned::<CgemmNN>("sm_90::CgemmNN", [1024, 1024, 1024]),
@@ -1322,6 +1349,7 @@ pub static KERNELS: [KernelEntry; 443] = [
     KernelEntry::tuned_batch::<CgemmNN16>("sm_90::CgemmNN16", [16, 16, 16]),
     KernelEntry::tuned_batch::<CgemmNN8>("sm_90::CgemmNN8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmNT>("sm_90::CgemmNT", [6656, 6656, 6656]),
+    KernelEntry::tuned::<CgemmNT>("sm_90::CgemmNT", [512, 512, 65536]),
     KernelEntry::tuned::<CgemmNT>("sm_90::CgemmNT", [8192, 8192, 64]),
     KernelEntry::tuned::<CgemmNT>("sm_90::CgemmNT", [64, 16384, 4096]),
     KernelEntry::tuned::<CgemmNT>("sm_90::CgemmNT", [1024, 1024, 1024]),
@@ -1334,6 +1362,7 @@ pub static KERNELS: [KernelEntry; 443] = [
     KernelEntry::tuned_batch::<CgemmNT16>("sm_90::CgemmNT16", [16, 16, 16]),
     KernelEntry::tuned_batch::<CgemmNT8>("sm_90::CgemmNT8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmNC>("sm_90::CgemmNC", [6656, 6656, 6656]),
+    KernelEntry::tuned::<CgemmNC>("sm_90::CgemmNC", [512, 512, 65536]),
     KernelEntry::tuned::<CgemmNC>("sm_90::CgemmNC", [8192, 8192, 64]),
     KernelEntry::tuned::<CgemmNC>("sm_90::CgemmNC", [64, 16384, 4096]),
     KernelEntry::tuned::<CgemmNC>("sm_90::CgemmNC", [1024, 1024, 1024]),
@@ -1346,6 +1375,7 @@ pub static KERNELS: [KernelEntry; 443] = [
     KernelEntry::tuned_batch::<CgemmNC16>("sm_90::CgemmNC16", [16, 16, 16]),
     KernelEntry::tuned_batch::<CgemmNC8>("sm_90::CgemmNC8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmTN>("sm_90::CgemmTN", [6656, 6656, 6656]),
+    KernelEntry::tuned::<CgemmTN>("sm_90::CgemmTN", [512, 512, 65536]),
     KernelEntry::tuned::<CgemmTN>("sm_90::CgemmTN", [8192, 8192, 64]),
     KernelEntry::tuned::<CgemmTN>("sm_90::CgemmTN", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<CgemmTN>("sm_90::CgemmTN", [128, 128, 128]),
@@ -1358,10 +1388,11 @@ pub static KERNELS: [KernelEntry; 443] = [
     KernelEntry::tuned_batch::<CgemmTN8>("sm_90::CgemmTN8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmTT>("sm_90::CgemmTT", [6656, 6656, 6656]),
     KernelEntry::tuned::<CgemmTT>("sm_90::CgemmTT", [768, 768, 768]),
-    KernelEntry::tuned::<CgemmTT8192x8192x64>("sm_90::CgemmTT8192x8192x64", [8192, 8192, 64]),
-    KernelEntry::tuned::<CgemmTT8192x8192x64>("sm_90::CgemmTT8192x8192x64", [1024, 1024, 1024]),
-    KernelEntry::tuned_batch::<CgemmTT8192x8192x64>("sm_90::CgemmTT8192x8192x64", [128, 128, 128]),
-    KernelEntry::tuned_batch::<CgemmTT8192x8192x64>("sm_90::CgemmTT8192x8192x64", [64, 64, 64]),
+    KernelEntry::tuned::<CgemmTT512x512x65536>("sm_90::CgemmTT512x512x65536", [512, 512, 65536]),
+    KernelEntry::tuned::<CgemmTT512x512x65536>("sm_90::CgemmTT512x512x65536", [8192, 8192, 64]),
+    KernelEntry::tuned::<CgemmTT512x512x65536>("sm_90::CgemmTT512x512x65536", [1024, 1024, 1024]),
+    KernelEntry::tuned_batch::<CgemmTT512x512x65536>("sm_90::CgemmTT512x512x65536", [128, 128, 128]),
+    KernelEntry::tuned_batch::<CgemmTT512x512x65536>("sm_90::CgemmTT512x512x65536", [64, 64, 64]),
     KernelEntry::tuned::<CgemmTT512>("sm_90::CgemmTT512", [512, 512, 512]),
     KernelEntry::tuned::<CgemmTT256>("sm_90::CgemmTT256", [256, 256, 256]),
     KernelEntry::tuned_batch::<CgemmTT32>("sm_90::CgemmTT32", [32, 32, 32]),
@@ -1369,16 +1400,18 @@ pub static KERNELS: [KernelEntry; 443] = [
     KernelEntry::tuned_batch::<CgemmTT8>("sm_90::CgemmTT8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmTC>("sm_90::CgemmTC", [6656, 6656, 6656]),
     KernelEntry::tuned::<CgemmTC>("sm_90::CgemmTC", [768, 768, 768]),
-    KernelEntry::tuned::<CgemmTC8192x8192x64>("sm_90::CgemmTC8192x8192x64", [8192, 8192, 64]),
-    KernelEntry::tuned::<CgemmTC8192x8192x64>("sm_90::CgemmTC8192x8192x64", [1024, 1024, 1024]),
-    KernelEntry::tuned_batch::<CgemmTC8192x8192x64>("sm_90::CgemmTC8192x8192x64", [128, 128, 128]),
-    KernelEntry::tuned_batch::<CgemmTC8192x8192x64>("sm_90::CgemmTC8192x8192x64", [64, 64, 64]),
+    KernelEntry::tuned::<CgemmTC512x512x65536>("sm_90::CgemmTC512x512x65536", [512, 512, 65536]),
+    KernelEntry::tuned::<CgemmTC512x512x65536>("sm_90::CgemmTC512x512x65536", [8192, 8192, 64]),
+    KernelEntry::tuned::<CgemmTC512x512x65536>("sm_90::CgemmTC512x512x65536", [1024, 1024, 1024]),
+    KernelEntry::tuned_batch::<CgemmTC512x512x65536>("sm_90::CgemmTC512x512x65536", [128, 128, 128]),
+    KernelEntry::tuned_batch::<CgemmTC512x512x65536>("sm_90::CgemmTC512x512x65536", [64, 64, 64]),
     KernelEntry::tuned::<CgemmTC512>("sm_90::CgemmTC512", [512, 512, 512]),
     KernelEntry::tuned::<CgemmTC256>("sm_90::CgemmTC256", [256, 256, 256]),
     KernelEntry::tuned_batch::<CgemmTC32>("sm_90::CgemmTC32", [32, 32, 32]),
     KernelEntry::tuned_batch::<CgemmTC32>("sm_90::CgemmTC32", [16, 16, 16]),
     KernelEntry::tuned_batch::<CgemmTC8>("sm_90::CgemmTC8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmCN>("sm_90::CgemmCN", [6656, 6656, 6656]),
+    KernelEntry::tuned::<CgemmCN>("sm_90::CgemmCN", [512, 512, 65536]),
     KernelEntry::tuned::<CgemmCN>("sm_90::CgemmCN", [8192, 8192, 64]),
     KernelEntry::tuned::<CgemmCN>("sm_90::CgemmCN", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<CgemmCN>("sm_90::CgemmCN", [128, 128, 128]),
@@ -1391,10 +1424,11 @@ pub static KERNELS: [KernelEntry; 443] = [
     KernelEntry::tuned_batch::<CgemmCN8>("sm_90::CgemmCN8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmCT>("sm_90::CgemmCT", [6656, 6656, 6656]),
     KernelEntry::tuned::<CgemmCT>("sm_90::CgemmCT", [768, 768, 768]),
-    KernelEntry::tuned::<CgemmCT8192x8192x64>("sm_90::CgemmCT8192x8192x64", [8192, 8192, 64]),
-    KernelEntry::tuned::<CgemmCT8192x8192x64>("sm_90::CgemmCT8192x8192x64", [1024, 1024, 1024]),
-    KernelEntry::tuned_batch::<CgemmCT8192x8192x64>("sm_90::CgemmCT8192x8192x64", [128, 128, 128]),
-    KernelEntry::tuned_batch::<CgemmCT8192x8192x64>("sm_90::CgemmCT8192x8192x64", [64, 64, 64]),
+    KernelEntry::tuned::<CgemmCT512x512x65536>("sm_90::CgemmCT512x512x65536", [512, 512, 65536]),
+    KernelEntry::tuned::<CgemmCT512x512x65536>("sm_90::CgemmCT512x512x65536", [8192, 8192, 64]),
+    KernelEntry::tuned::<CgemmCT512x512x65536>("sm_90::CgemmCT512x512x65536", [1024, 1024, 1024]),
+    KernelEntry::tuned_batch::<CgemmCT512x512x65536>("sm_90::CgemmCT512x512x65536", [128, 128, 128]),
+    KernelEntry::tuned_batch::<CgemmCT512x512x65536>("sm_90::CgemmCT512x512x65536", [64, 64, 64]),
     KernelEntry::tuned::<CgemmCT512>("sm_90::CgemmCT512", [512, 512, 512]),
     KernelEntry::tuned::<CgemmCT256>("sm_90::CgemmCT256", [256, 256, 256]),
     KernelEntry::tuned_batch::<CgemmCT32>("sm_90::CgemmCT32", [32, 32, 32]),
@@ -1402,16 +1436,18 @@ pub static KERNELS: [KernelEntry; 443] = [
     KernelEntry::tuned_batch::<CgemmCT8>("sm_90::CgemmCT8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmCC>("sm_90::CgemmCC", [6656, 6656, 6656]),
     KernelEntry::tuned::<CgemmCC>("sm_90::CgemmCC", [768, 768, 768]),
-    KernelEntry::tuned::<CgemmCC8192x8192x64>("sm_90::CgemmCC8192x8192x64", [8192, 8192, 64]),
-    KernelEntry::tuned::<CgemmCC8192x8192x64>("sm_90::CgemmCC8192x8192x64", [1024, 1024, 1024]),
-    KernelEntry::tuned_batch::<CgemmCC8192x8192x64>("sm_90::CgemmCC8192x8192x64", [128, 128, 128]),
-    KernelEntry::tuned_batch::<CgemmCC8192x8192x64>("sm_90::CgemmCC8192x8192x64", [64, 64, 64]),
+    KernelEntry::tuned::<CgemmCC512x512x65536>("sm_90::CgemmCC512x512x65536", [512, 512, 65536]),
+    KernelEntry::tuned::<CgemmCC512x512x65536>("sm_90::CgemmCC512x512x65536", [8192, 8192, 64]),
+    KernelEntry::tuned::<CgemmCC512x512x65536>("sm_90::CgemmCC512x512x65536", [1024, 1024, 1024]),
+    KernelEntry::tuned_batch::<CgemmCC512x512x65536>("sm_90::CgemmCC512x512x65536", [128, 128, 128]),
+    KernelEntry::tuned_batch::<CgemmCC512x512x65536>("sm_90::CgemmCC512x512x65536", [64, 64, 64]),
     KernelEntry::tuned::<CgemmCC512>("sm_90::CgemmCC512", [512, 512, 512]),
     KernelEntry::tuned::<CgemmCC256>("sm_90::CgemmCC256", [256, 256, 256]),
     KernelEntry::tuned_batch::<CgemmCC32>("sm_90::CgemmCC32", [32, 32, 32]),
     KernelEntry::tuned_batch::<CgemmCC32>("sm_90::CgemmCC32", [16, 16, 16]),
     KernelEntry::tuned_batch::<CgemmCC8>("sm_90::CgemmCC8", [8, 8, 8]),
     KernelEntry::tuned::<ZgemmNN>("sm_90::ZgemmNN", [4608, 4608, 4608]),
+    KernelEntry::tuned::<ZgemmNN>("sm_90::ZgemmNN", [512, 512, 65536]),
     KernelEntry::tuned::<ZgemmNN>("sm_90::ZgemmNN", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<ZgemmNN>("sm_90::ZgemmNN", [128, 128, 128]),
     KernelEntry::tuned::<ZgemmNN16384x64x4096>("sm_90::ZgemmNN16384x64x4096", [16384, 64, 4096]),
@@ -1424,6 +1460,7 @@ pub static KERNELS: [KernelEntry; 443] = [
     KernelEntry::tuned_batch::<ZgemmNN64>("sm_90::ZgemmNN64", [64, 64, 64]),
     KernelEntry::tuned_batch::<ZgemmNN8>("sm_90::ZgemmNN8", [8, 8, 8]),
     KernelEntry::tuned::<ZgemmNT>("sm_90::ZgemmNT", [4608, 4608, 4608]),
+    KernelEntry::tuned::<ZgemmNT>("sm_90::ZgemmNT", [512, 512, 65536]),
     KernelEntry::tuned::<ZgemmNT>("sm_90::ZgemmNT", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<ZgemmNT>("sm_90::ZgemmNT", [128, 128, 128]),
     KernelEntry::tuned::<ZgemmNT16384x64x4096>("sm_90::ZgemmNT16384x64x4096", [16384, 64, 4096]),
@@ -1436,6 +1473,7 @@ pub static KERNELS: [KernelEntry; 443] = [
     KernelEntry::tuned_batch::<ZgemmNT16>("sm_90::ZgemmNT16", [16, 16, 16]),
     KernelEntry::tuned_batch::<ZgemmNT8>("sm_90::ZgemmNT8", [8, 8, 8]),
     KernelEntry::tuned::<ZgemmNC>("sm_90::ZgemmNC", [4608, 4608, 4608]),
+    KernelEntry::tuned::<ZgemmNC>("sm_90::ZgemmNC", [512, 512, 65536]),
     KernelEntry::tuned::<ZgemmNC>("sm_90::ZgemmNC", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<ZgemmNC>("sm_90::ZgemmNC", [128, 128, 128]),
     KernelEntry::tuned::<ZgemmNC16384x64x4096>("sm_90::ZgemmNC16384x64x4096", [16384, 64, 4096]),
@@ -1448,6 +1486,7 @@ pub static KERNELS: [KernelEntry; 443] = [
     KernelEntry::tuned_batch::<ZgemmNC16>("sm_90::ZgemmNC16", [16, 16, 16]),
     KernelEntry::tuned_batch::<ZgemmNC8>("sm_90::ZgemmNC8", [8, 8, 8]),
     KernelEntry::tuned::<ZgemmTN>("sm_90::ZgemmTN", [4608, 4608, 4608]),
+    KernelEntry::tuned::<ZgemmTN>("sm_90::ZgemmTN", [512, 512, 65536]),
     KernelEntry::tuned::<ZgemmTN>("sm_90::ZgemmTN", [1024, 1024, 1024]),
     KernelEntry::tuned::<ZgemmTN16384x64x4096>("sm_90::ZgemmTN16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<ZgemmTN8192x8192x64>("sm_90::ZgemmTN8192x8192x64", [8192, 8192, 64]),
@@ -1460,6 +1499,7 @@ pub static KERNELS: [KernelEntry; 443] = [
     KernelEntry::tuned_batch::<ZgemmTN64>("sm_90::ZgemmTN64", [64, 64, 64]),
     KernelEntry::tuned_batch::<ZgemmTN8>("sm_90::ZgemmTN8", [8, 8, 8]),
     KernelEntry::tuned::<ZgemmTT>("sm_90::ZgemmTT", [4608, 4608, 4608]),
+    KernelEntry::tuned::<ZgemmTT>("sm_90::ZgemmTT", [512, 512, 65536]),
     KernelEntry::tuned::<ZgemmTT>("sm_90::ZgemmTT", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<ZgemmTT>("sm_90::ZgemmTT", [128, 128, 128]),
     KernelEntry::tuned::<ZgemmTT16384x64x4096>("sm_90::ZgemmTT16384x64x4096", [16384, 64, 4096]),
@@ -1472,6 +1512,7 @@ pub static KERNELS: [KernelEntry; 443] = [
     KernelEntry::tuned_batch::<ZgemmTT64>("sm_90::ZgemmTT64", [64, 64, 64]),
     KernelEntry::tuned_batch::<ZgemmTT8>("sm_90::ZgemmTT8", [8, 8, 8]),
     KernelEntry::tuned::<ZgemmTC>("sm_90::ZgemmTC", [4608, 4608, 4608]),
+    KernelEntry::tuned::<ZgemmTC>("sm_90::ZgemmTC", [512, 512, 65536]),
     KernelEntry::tuned::<ZgemmTC>("sm_90::ZgemmTC", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<ZgemmTC>("sm_90::ZgemmTC", [128, 128, 128]),
     KernelEntry::tuned::<ZgemmTC16384x64x4096>("sm_90::ZgemmTC16384x64x4096", [16384, 64, 4096]),
@@ -1484,6 +1525,7 @@ pub static KERNELS: [KernelEntry; 443] = [
     KernelEntry::tuned_batch::<ZgemmTC64>("sm_90::ZgemmTC64", [64, 64, 64]),
     KernelEntry::tuned_batch::<ZgemmTC8>("sm_90::ZgemmTC8", [8, 8, 8]),
     KernelEntry::tuned::<ZgemmCN>("sm_90::ZgemmCN", [4608, 4608, 4608]),
+    KernelEntry::tuned::<ZgemmCN>("sm_90::ZgemmCN", [512, 512, 65536]),
     KernelEntry::tuned::<ZgemmCN>("sm_90::ZgemmCN", [1024, 1024, 1024]),
     KernelEntry::tuned::<ZgemmCN16384x64x4096>("sm_90::ZgemmCN16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<ZgemmCN8192x8192x64>("sm_90::ZgemmCN8192x8192x64", [8192, 8192, 64]),
@@ -1496,6 +1538,7 @@ pub static KERNELS: [KernelEntry; 443] = [
     KernelEntry::tuned_batch::<ZgemmCN64>("sm_90::ZgemmCN64", [64, 64, 64]),
     KernelEntry::tuned_batch::<ZgemmCN8>("sm_90::ZgemmCN8", [8, 8, 8]),
     KernelEntry::tuned::<ZgemmCT>("sm_90::ZgemmCT", [4608, 4608, 4608]),
+    KernelEntry::tuned::<ZgemmCT>("sm_90::ZgemmCT", [512, 512, 65536]),
     KernelEntry::tuned::<ZgemmCT>("sm_90::ZgemmCT", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<ZgemmCT>("sm_90::ZgemmCT", [128, 128, 128]),
     KernelEntry::tuned::<ZgemmCT16384x64x4096>("sm_90::ZgemmCT16384x64x4096", [16384, 64, 4096]),
@@ -1508,6 +1551,7 @@ pub static KERNELS: [KernelEntry; 443] = [
     KernelEntry::tuned_batch::<ZgemmCT64>("sm_90::ZgemmCT64", [64, 64, 64]),
     KernelEntry::tuned_batch::<ZgemmCT8>("sm_90::ZgemmCT8", [8, 8, 8]),
     KernelEntry::tuned::<ZgemmCC>("sm_90::ZgemmCC", [4608, 4608, 4608]),
+    KernelEntry::tuned::<ZgemmCC>("sm_90::ZgemmCC", [512, 512, 65536]),
     KernelEntry::tuned::<ZgemmCC>("sm_90::ZgemmCC", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<ZgemmCC>("sm_90::ZgemmCC", [128, 128, 128]),
     KernelEntry::tuned::<ZgemmCC16384x64x4096>("sm_90::ZgemmCC16384x64x4096", [16384, 64, 4096]),
