@@ -29,6 +29,12 @@ impl Precision {
     /// Every precision, in BLAS order S, D, C, Z.
     pub const ALL: [Precision; 4] = [Precision::F32, Precision::F64, Precision::C32, Precision::C64];
 
+    /// Its position in [`Precision::ALL`] (BLAS order: S 0, D 1, C 2, Z 3),
+    /// for tables indexed by precision.
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
     /// The token used in `gemm_kernel!` (`f32`, `f64`, `c32`, `c64`).
     pub const fn token(self) -> &'static str {
         match self {

@@ -136,18 +136,12 @@ pub fn table2(precision: Precision, op_a: Op, op_b: Op) -> &'static KernelEntry 
 
 /// Position in [`TABLE2`]: BLAS order S, D, C, Z, then ops NN NT NC TN ...
 fn table2_index(precision: Precision, op_a: Op, op_b: Op) -> usize {
-    let p = match precision {
-        Precision::F32 => 0,
-        Precision::F64 => 1,
-        Precision::C32 => 2,
-        Precision::C64 => 3,
-    };
     let op = |op: Op| match op {
         Op::N => 0,
         Op::T => 1,
         Op::C => 2,
     };
-    p * 9 + op(op_a) * 3 + op(op_b)
+    precision.index() * 9 + op(op_a) * 3 + op(op_b)
 }
 
 /// Every tuned kernel gemm-host may use for the type on a GPU of compute

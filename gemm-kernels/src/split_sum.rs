@@ -82,10 +82,5 @@ pub static SPLIT_SUM: [KernelEntry; 4] = [
 
 /// The kernel that sums a split K's partial products in `precision`.
 pub fn split_sum(precision: Precision) -> &'static KernelEntry {
-    &SPLIT_SUM[match precision {
-        Precision::F32 => 0,
-        Precision::F64 => 1,
-        Precision::C32 => 2,
-        Precision::C64 => 3,
-    }]
+    &SPLIT_SUM[precision.index()]
 }

@@ -160,7 +160,11 @@ fn only_tuned_classes_split_and_every_split_is_at_least_two() {
     let entries = gemm_kernels::tuned::families::FAMILIES.iter().flat_map(|f| f.kernels);
     for e in entries {
         assert!(e.slices >= 1, "{}: {} slices", e.name, e.slices);
-        assert!(e.slices == 1 || (!e.batch && e.tuned_for != [0; 3]), "{}: a split needs a tuned class", e.name);
+        assert!(
+            e.slices == 1 || (!e.batch && e.tuned_for != [0; 3]),
+            "{}: a split needs a tuned class",
+            e.name
+        );
     }
     let split = TABLE2[0].split(3);
     assert_eq!((split.slices, split.name, split.entry), (3, TABLE2[0].name, TABLE2[0].entry));

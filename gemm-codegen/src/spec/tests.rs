@@ -110,3 +110,10 @@ fn text_round_trips_through_the_invocation_syntax() {
     let bad = "precision = f16, op = (N, N)".parse::<KernelSpec>().unwrap_err();
     assert_eq!(bad.errors()[0].message, "`precision` must be `f32`, `f64`, `c32` or `c64`");
 }
+
+#[test]
+fn a_precision_index_is_its_place_in_all() {
+    for (i, p) in Precision::ALL.into_iter().enumerate() {
+        assert_eq!(p.index(), i, "{p}");
+    }
+}

@@ -10,9 +10,9 @@
 //   sgemm_nn       8192x8192x64     48.43     28.12     32.46    1.49
 //   sgemm_nn      256x256x65536     66.40     21.45     44.79    1.48
 //   sgemm_nn     1024x1024x1024     49.99     13.26     29.52    1.69
-//   sgemm_nn        768x768x768     16.98      7.02     16.60    1.02
-//   sgemm_nn        512x512x512      7.49      4.21      8.63    0.87
-//   sgemm_nn        256x256x256      1.97      0.93      1.15    1.71
+//   sgemm_nn        768x768x768     19.44      7.02     16.60    1.17  K split 4 ways
+//   sgemm_nn        512x512x512     10.01      4.21      8.63    1.16  K split 4 ways
+//   sgemm_nn        256x256x256      2.18      0.93      1.15    1.89  K split 3 ways
 //   sgemm_nn        128x128x128     50.72     13.52     34.28    1.48  batch of 4096
 //   sgemm_nn           64x64x64     22.84     12.32     24.67    0.93  batch of 16384
 //   sgemm_nn           32x32x32     14.67      3.15     12.76    1.15  batch of 65536
@@ -26,7 +26,7 @@
 //   sgemm_nt     1024x1024x1024     42.18     13.69     33.84    1.25
 //   sgemm_nt        768x768x768     21.96      7.79     21.14    1.04
 //   sgemm_nt        512x512x512      9.82      4.09      9.92    0.99
-//   sgemm_nt        256x256x256      2.40      0.95      2.04    1.17
+//   sgemm_nt        256x256x256      2.68      0.95      2.04    1.31  K split 4 ways
 //   sgemm_nt        128x128x128     51.27     13.81     35.83    1.43  batch of 4096
 //   sgemm_nt           64x64x64     24.28     13.31     26.02    0.93  batch of 16384
 //   sgemm_nt           32x32x32     14.40      3.30     13.76    1.05  batch of 65536
@@ -37,8 +37,8 @@
 //   sgemm_tn       8192x8192x64     50.15     29.55     30.51    1.64
 //   sgemm_tn      256x256x65536     66.87     21.98     41.07    1.63
 //   sgemm_tn     1024x1024x1024     53.01     15.64     28.53    1.86
-//   sgemm_tn        768x768x768     18.36      8.64     18.51    0.99
-//   sgemm_tn        512x512x512      7.84      4.59      9.82    0.80
+//   sgemm_tn        768x768x768     19.90      8.64     18.51    1.08  K split 4 ways
+//   sgemm_tn        512x512x512     10.69      4.59      9.82    1.09  K split 4 ways
 //   sgemm_tn        256x256x256      2.53      1.02      1.61    1.57
 //   sgemm_tn        128x128x128     55.42     14.20     34.18    1.62  batch of 4096
 //   sgemm_tn           64x64x64     21.81     12.92     24.56    0.89  batch of 16384
@@ -50,7 +50,7 @@
 //   sgemm_tt       8192x8192x64     49.31     29.77     32.16    1.53
 //   sgemm_tt      256x256x65536     64.03     22.08     42.16    1.52
 //   sgemm_tt     1024x1024x1024     48.81     14.71     30.29    1.61
-//   sgemm_tt        768x768x768     20.32      8.11     17.88    1.14
+//   sgemm_tt        768x768x768     21.07      8.11     17.88    1.18  K split 4 ways
 //   sgemm_tt        512x512x512      9.07      4.63     11.51    0.79
 //   sgemm_tt        256x256x256      2.83      1.04      1.96    1.44
 //   sgemm_tt        128x128x128     54.18     14.00     34.54    1.57  batch of 4096
@@ -94,7 +94,7 @@
 //   dgemm_tn     1024x1024x1024     34.83     15.00     38.30    0.91
 //   dgemm_tn        768x768x768     19.83      8.10     23.07    0.86
 //   dgemm_tn        512x512x512     13.07      4.58     13.72    0.95
-//   dgemm_tn        256x256x256      2.25      1.26      2.41    0.93
+//   dgemm_tn        256x256x256      2.33      1.26      2.41    0.97  K split 3 ways
 //   dgemm_tn        128x128x128     30.39     15.99     30.62    0.99  batch of 4096
 //   dgemm_tn           64x64x64     14.51     12.84     15.40    0.94  batch of 16384
 //   dgemm_tn           32x32x32      5.47      3.96      7.68    0.71  batch of 65536
@@ -132,7 +132,7 @@
 //   cgemm_nt       8192x8192x64     53.40     44.30     46.76    1.14
 //   cgemm_nt      64x16384x4096     59.70     44.12     51.78    1.15
 //   cgemm_nt     1024x1024x1024     55.30     43.44     48.36    1.14
-//   cgemm_nt        768x768x768     37.12     24.12     36.17    1.03
+//   cgemm_nt        768x768x768     38.44     24.12     36.17    1.06  K split 4 ways
 //   cgemm_nt        512x512x512     25.87     14.61     25.73    1.01
 //   cgemm_nt        256x256x256     10.21      4.18      6.68    1.53
 //   cgemm_nt        128x128x128     59.14     43.13     49.33    1.20  batch of 4096
@@ -144,7 +144,7 @@
 //   cgemm_tn      512x512x65536     60.60     42.46     55.75    1.09
 //   cgemm_tn       8192x8192x64     56.13     43.54     48.36    1.16
 //   cgemm_tn     1024x1024x1024     57.75     41.69     49.42    1.17
-//   cgemm_tn        768x768x768     34.94     22.76     34.68    1.01
+//   cgemm_tn        768x768x768     36.13     22.76     34.68    1.04  K split 4 ways
 //   cgemm_tn        512x512x512     24.54     14.25     26.15    0.94
 //   cgemm_tn        256x256x256      9.87      3.93      7.28    1.36
 //   cgemm_tn        128x128x128     60.30     41.07     51.24    1.18  batch of 4096
@@ -156,7 +156,7 @@
 //   cgemm_tt      512x512x65536     59.72     38.49     54.26    1.10
 //   cgemm_tt       8192x8192x64     54.25     42.45     45.48    1.19
 //   cgemm_tt     1024x1024x1024     55.99     37.49     28.38    1.97
-//   cgemm_tt        768x768x768     37.51     21.56     36.91    1.02
+//   cgemm_tt        768x768x768     41.33     21.56     36.91    1.12  K split 4 ways
 //   cgemm_tt        512x512x512     23.67     11.11     27.10    0.87
 //   cgemm_tt        256x256x256      9.52      3.18      7.16    1.33
 //   cgemm_tt        128x128x128     59.62     36.09     46.65    1.28  batch of 4096
@@ -171,7 +171,7 @@
 //   zgemm_nn     1024x1024x1024     51.54     14.50     51.98    0.99
 //   zgemm_nn        768x768x768     33.51     12.92     43.43    0.77
 //   zgemm_nn        512x512x512     35.47     12.68     34.31    1.03
-//   zgemm_nn        256x256x256      7.36      4.71      8.47    0.87
+//   zgemm_nn        256x256x256      8.77      4.71      8.47    1.03  K split 4 ways
 //   zgemm_nn        128x128x128     44.73     15.09     43.83    1.02  batch of 4096
 //   zgemm_nn           64x64x64     31.51     14.15     28.81    1.09  batch of 16384
 //   zgemm_nn           32x32x32     16.13     10.44     16.05    1.01  batch of 65536
@@ -195,7 +195,7 @@
 //   zgemm_tn      16384x64x4096     50.56     14.02     53.63    0.94
 //   zgemm_tn       8192x8192x64     21.72     16.35     28.32    0.77  *
 //   zgemm_tn     1024x1024x1024     53.08     14.64     53.56    0.99
-//   zgemm_tn        768x768x768     33.52     12.19     41.41    0.81
+//   zgemm_tn        768x768x768     34.24     12.19     41.41    0.83  K split 3 ways
 //   zgemm_tn        512x512x512     34.75     12.42     29.18    1.19
 //   zgemm_tn        256x256x256      6.86      4.67      7.04    0.97
 //   zgemm_tn        128x128x128     46.74     13.99     43.70    1.07  batch of 4096
@@ -238,10 +238,10 @@ gemm_kernel! { name = SgemmNN16384x64x4096, precision = f32, op = (N, N), tile =
 // Tuned at 8192x8192x64 and 128^3 (batched).
 gemm_kernel! { name = SgemmNN8192x8192x64, precision = f32, op = (N, N), tile = (128, 128, 32), threads = (16, 8), load_a = (32, 4), load_b = (8, 16), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Tuned at 768^3 and 512^3 and 64^3 (batched).
+// Tuned at 768^3 (K split 4 ways) and 512^3 (K split 4 ways) and 64^3 (batched).
 gemm_kernel! { name = SgemmNN768, precision = f32, op = (N, N), tile = (72, 64, 24), threads = (12, 8), load_a = (12, 8), load_b = (12, 8), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (3, 1), raster = 8, unroll = 2 }
 
-// Tuned at 256^3 and 16^3 (batched).
+// Tuned at 256^3 (K split 3 ways) and 16^3 (batched).
 gemm_kernel! { name = SgemmNN256, precision = f32, op = (N, N), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
 
 // Tuned at 32^3 (batched).
@@ -265,7 +265,7 @@ gemm_kernel! { name = SgemmNT768, precision = f32, op = (N, T), tile = (72, 64, 
 // Tuned at 512^3.
 gemm_kernel! { name = SgemmNT512, precision = f32, op = (N, T), tile = (24, 64, 64), threads = (4, 32), load_a = (2, 64), load_b = (16, 8), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 4, warps = (1, 4), raster = 8 }
 
-// Tuned at 256^3 and 16^3 (batched).
+// Tuned at 256^3 (K split 4 ways) and 16^3 (batched).
 gemm_kernel! { name = SgemmNT256, precision = f32, op = (N, T), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
 
 // Tuned at 32^3 (batched).
@@ -289,7 +289,7 @@ gemm_kernel! { name = SgemmNC768, precision = f32, op = (N, C), tile = (72, 64, 
 // Reuses the sgemm_nt winner at 512^3.
 gemm_kernel! { name = SgemmNC512, precision = f32, op = (N, C), tile = (24, 64, 64), threads = (4, 32), load_a = (2, 64), load_b = (16, 8), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 4, warps = (1, 4), raster = 8 }
 
-// Reuses the sgemm_nt winner at 256^3 and 16^3 (batched).
+// Reuses the sgemm_nt winner at 256^3 (K split 4 ways) and 16^3 (batched).
 gemm_kernel! { name = SgemmNC256, precision = f32, op = (N, C), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
 
 // Reuses the sgemm_nt winner at 32^3 (batched).
@@ -307,7 +307,7 @@ gemm_kernel! { name = SgemmTN8192x8192x64, precision = f32, op = (T, N), tile = 
 // Tuned at 1024^3.
 gemm_kernel! { name = SgemmTN1024, precision = f32, op = (T, N), tile = (128, 64, 32), threads = (64, 4), load_a = (8, 32), load_b = (8, 32), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, interleave = 1, math = tf32x3, mma = (64, 64, 8) }
 
-// Tuned at 768^3 and 512^3 and 64^3 (batched).
+// Tuned at 768^3 (K split 4 ways) and 512^3 (K split 4 ways) and 64^3 (batched).
 gemm_kernel! { name = SgemmTN768, precision = f32, op = (T, N), tile = (72, 64, 24), threads = (12, 8), load_a = (12, 8), load_b = (12, 8), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (3, 1), raster = 8 }
 
 // Tuned at 256^3.
@@ -331,7 +331,7 @@ gemm_kernel! { name = SgemmTT8192x8192x64, precision = f32, op = (T, T), tile = 
 // Tuned at 1024^3.
 gemm_kernel! { name = SgemmTT1024, precision = f32, op = (T, T), tile = (128, 64, 32), threads = (64, 4), load_a = (8, 32), load_b = (16, 16), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, interleave = 2, math = tf32x3, mma = (64, 64, 8) }
 
-// Tuned at 768^3 and 64^3 (batched).
+// Tuned at 768^3 (K split 4 ways) and 64^3 (batched).
 gemm_kernel! { name = SgemmTT768, precision = f32, op = (T, T), tile = (72, 64, 24), threads = (12, 8), load_a = (12, 8), load_b = (32, 3), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (3, 1), raster = 8 }
 
 // Tuned at 512^3.
@@ -358,7 +358,7 @@ gemm_kernel! { name = SgemmTC8192x8192x64, precision = f32, op = (T, C), tile = 
 // Reuses the sgemm_tt winner at 1024^3.
 gemm_kernel! { name = SgemmTC1024, precision = f32, op = (T, C), tile = (128, 64, 32), threads = (64, 4), load_a = (8, 32), load_b = (16, 16), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, interleave = 2, math = tf32x3, mma = (64, 64, 8) }
 
-// Reuses the sgemm_tt winner at 768^3 and 64^3 (batched).
+// Reuses the sgemm_tt winner at 768^3 (K split 4 ways) and 64^3 (batched).
 gemm_kernel! { name = SgemmTC768, precision = f32, op = (T, C), tile = (72, 64, 24), threads = (12, 8), load_a = (12, 8), load_b = (32, 3), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (3, 1), raster = 8 }
 
 // Reuses the sgemm_tt winner at 512^3.
@@ -385,7 +385,7 @@ gemm_kernel! { name = SgemmCN8192x8192x64, precision = f32, op = (C, N), tile = 
 // Reuses the sgemm_tn winner at 1024^3.
 gemm_kernel! { name = SgemmCN1024, precision = f32, op = (C, N), tile = (128, 64, 32), threads = (64, 4), load_a = (8, 32), load_b = (8, 32), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, interleave = 1, math = tf32x3, mma = (64, 64, 8) }
 
-// Reuses the sgemm_tn winner at 768^3 and 512^3 and 64^3 (batched).
+// Reuses the sgemm_tn winner at 768^3 (K split 4 ways) and 512^3 (K split 4 ways) and 64^3 (batched).
 gemm_kernel! { name = SgemmCN768, precision = f32, op = (C, N), tile = (72, 64, 24), threads = (12, 8), load_a = (12, 8), load_b = (12, 8), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (3, 1), raster = 8 }
 
 // Reuses the sgemm_tn winner at 256^3.
@@ -409,7 +409,7 @@ gemm_kernel! { name = SgemmCT8192x8192x64, precision = f32, op = (C, T), tile = 
 // Reuses the sgemm_tt winner at 1024^3.
 gemm_kernel! { name = SgemmCT1024, precision = f32, op = (C, T), tile = (128, 64, 32), threads = (64, 4), load_a = (8, 32), load_b = (16, 16), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, interleave = 2, math = tf32x3, mma = (64, 64, 8) }
 
-// Reuses the sgemm_tt winner at 768^3 and 64^3 (batched).
+// Reuses the sgemm_tt winner at 768^3 (K split 4 ways) and 64^3 (batched).
 gemm_kernel! { name = SgemmCT768, precision = f32, op = (C, T), tile = (72, 64, 24), threads = (12, 8), load_a = (12, 8), load_b = (32, 3), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (3, 1), raster = 8 }
 
 // Reuses the sgemm_tt winner at 512^3.
@@ -436,7 +436,7 @@ gemm_kernel! { name = SgemmCC8192x8192x64, precision = f32, op = (C, C), tile = 
 // Reuses the sgemm_tt winner at 1024^3.
 gemm_kernel! { name = SgemmCC1024, precision = f32, op = (C, C), tile = (128, 64, 32), threads = (64, 4), load_a = (8, 32), load_b = (16, 16), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, interleave = 2, math = tf32x3, mma = (64, 64, 8) }
 
-// Reuses the sgemm_tt winner at 768^3 and 64^3 (batched).
+// Reuses the sgemm_tt winner at 768^3 (K split 4 ways) and 64^3 (batched).
 gemm_kernel! { name = SgemmCC768, precision = f32, op = (C, C), tile = (72, 64, 24), threads = (12, 8), load_a = (12, 8), load_b = (32, 3), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (3, 1), raster = 8 }
 
 // Reuses the sgemm_tt winner at 512^3.
@@ -559,7 +559,7 @@ gemm_kernel! { name = DgemmTN64x16384x4096, precision = f64, op = (T, N), tile =
 // Tuned at 512^3.
 gemm_kernel! { name = DgemmTN512, precision = f64, op = (T, N), tile = (48, 48, 64), threads = (8, 12), load_a = (16, 6), load_b = (16, 6), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (1, 3), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
 
-// Tuned at 256^3 and 16^3 (batched).
+// Tuned at 256^3 (K split 3 ways) and 16^3 (batched).
 gemm_kernel! { name = DgemmTN256, precision = f64, op = (T, N), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
 
 // Tuned at 64^3 (batched).
@@ -640,7 +640,7 @@ gemm_kernel! { name = DgemmCN64x16384x4096, precision = f64, op = (C, N), tile =
 // Reuses the dgemm_tn winner at 512^3.
 gemm_kernel! { name = DgemmCN512, precision = f64, op = (C, N), tile = (48, 48, 64), threads = (8, 12), load_a = (16, 6), load_b = (16, 6), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (1, 3), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the dgemm_tn winner at 256^3 and 16^3 (batched).
+// Reuses the dgemm_tn winner at 256^3 (K split 3 ways) and 16^3 (batched).
 gemm_kernel! { name = DgemmCN256, precision = f64, op = (C, N), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
 
 // Reuses the dgemm_tn winner at 64^3 (batched).
@@ -730,7 +730,7 @@ gemm_kernel! { name = CgemmNN8, precision = c32, op = (N, N), tile = (8, 8, 8), 
 // Tuned at 6656^3 and 512x512x65536 and 8192x8192x64 and 64x16384x4096 and 1024^3 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmNT, precision = c32, op = (N, T), tile = (64, 64, 16), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Tuned at 768^3.
+// Tuned at 768^3 (K split 4 ways).
 gemm_kernel! { name = CgemmNT768, precision = c32, op = (N, T), tile = (32, 192, 40), threads = (16, 16), load_a = (32, 8), load_b = (32, 8), lds_width = 2, arch = sm_90, stages = 3, warps = (2, 4), raster = 8, interleave = 4, math = tf32x3, mma = (16, 8, 8) }
 
 // Tuned at 512^3 and 32^3 (batched).
@@ -748,7 +748,7 @@ gemm_kernel! { name = CgemmNT8, precision = c32, op = (N, T), tile = (8, 8, 8), 
 // Reuses the cgemm_nt winner at 6656^3 and 512x512x65536 and 8192x8192x64 and 64x16384x4096 and 1024^3 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmNC, precision = c32, op = (N, C), tile = (64, 64, 16), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Reuses the cgemm_nt winner at 768^3.
+// Reuses the cgemm_nt winner at 768^3 (K split 4 ways).
 gemm_kernel! { name = CgemmNC768, precision = c32, op = (N, C), tile = (32, 192, 40), threads = (16, 16), load_a = (32, 8), load_b = (32, 8), lds_width = 2, arch = sm_90, stages = 3, warps = (2, 4), raster = 8, interleave = 4, math = tf32x3, mma = (16, 8, 8) }
 
 // Reuses the cgemm_nt winner at 512^3 and 32^3 (batched).
@@ -766,7 +766,7 @@ gemm_kernel! { name = CgemmNC8, precision = c32, op = (N, C), tile = (8, 8, 8), 
 // Tuned at 6656^3 and 512x512x65536 and 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmTN, precision = c32, op = (T, N), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Tuned at 768^3.
+// Tuned at 768^3 (K split 4 ways).
 gemm_kernel! { name = CgemmTN768, precision = c32, op = (T, N), tile = (32, 192, 40), threads = (16, 16), load_a = (8, 32), load_b = (8, 32), lds_width = 2, arch = sm_90, stages = 3, warps = (2, 4), raster = 8, interleave = 4, math = tf32x3, mma = (16, 8, 8) }
 
 // Tuned at 512^3.
@@ -781,7 +781,7 @@ gemm_kernel! { name = CgemmTN32, precision = c32, op = (T, N), tile = (40, 32, 1
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = CgemmTN8, precision = c32, op = (T, N), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Tuned at 6656^3 and 768^3.
+// Tuned at 6656^3 and 768^3 (K split 4 ways).
 gemm_kernel! { name = CgemmTT, precision = c32, op = (T, T), tile = (80, 64, 48), threads = (8, 16), load_a = (8, 16), load_b = (16, 8), lds_width = 2, arch = sm_90, stages = 2, ldg_width = 2, warps = (1, 4), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Tuned at 512x512x65536 and 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
@@ -799,7 +799,7 @@ gemm_kernel! { name = CgemmTT32, precision = c32, op = (T, T), tile = (16, 32, 8
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = CgemmTT8, precision = c32, op = (T, T), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Reuses the cgemm_tt winner at 6656^3 and 768^3.
+// Reuses the cgemm_tt winner at 6656^3 and 768^3 (K split 4 ways).
 gemm_kernel! { name = CgemmTC, precision = c32, op = (T, C), tile = (80, 64, 48), threads = (8, 16), load_a = (8, 16), load_b = (16, 8), lds_width = 2, arch = sm_90, stages = 2, ldg_width = 2, warps = (1, 4), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Reuses the cgemm_tt winner at 512x512x65536 and 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
@@ -820,7 +820,7 @@ gemm_kernel! { name = CgemmTC8, precision = c32, op = (T, C), tile = (8, 8, 8), 
 // Reuses the cgemm_tn winner at 6656^3 and 512x512x65536 and 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmCN, precision = c32, op = (C, N), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Reuses the cgemm_tn winner at 768^3.
+// Reuses the cgemm_tn winner at 768^3 (K split 4 ways).
 gemm_kernel! { name = CgemmCN768, precision = c32, op = (C, N), tile = (32, 192, 40), threads = (16, 16), load_a = (8, 32), load_b = (8, 32), lds_width = 2, arch = sm_90, stages = 3, warps = (2, 4), raster = 8, interleave = 4, math = tf32x3, mma = (16, 8, 8) }
 
 // Reuses the cgemm_tn winner at 512^3.
@@ -835,7 +835,7 @@ gemm_kernel! { name = CgemmCN32, precision = c32, op = (C, N), tile = (40, 32, 1
 // Reuses the cgemm_tn winner at 8^3 (batched).
 gemm_kernel! { name = CgemmCN8, precision = c32, op = (C, N), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Reuses the cgemm_tt winner at 6656^3 and 768^3.
+// Reuses the cgemm_tt winner at 6656^3 and 768^3 (K split 4 ways).
 gemm_kernel! { name = CgemmCT, precision = c32, op = (C, T), tile = (80, 64, 48), threads = (8, 16), load_a = (8, 16), load_b = (16, 8), lds_width = 2, arch = sm_90, stages = 2, ldg_width = 2, warps = (1, 4), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Reuses the cgemm_tt winner at 512x512x65536 and 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
@@ -853,7 +853,7 @@ gemm_kernel! { name = CgemmCT32, precision = c32, op = (C, T), tile = (16, 32, 8
 // Reuses the cgemm_tt winner at 8^3 (batched).
 gemm_kernel! { name = CgemmCT8, precision = c32, op = (C, T), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Reuses the cgemm_tt winner at 6656^3 and 768^3.
+// Reuses the cgemm_tt winner at 6656^3 and 768^3 (K split 4 ways).
 gemm_kernel! { name = CgemmCC, precision = c32, op = (C, C), tile = (80, 64, 48), threads = (8, 16), load_a = (8, 16), load_b = (16, 8), lds_width = 2, arch = sm_90, stages = 2, ldg_width = 2, warps = (1, 4), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Reuses the cgemm_tt winner at 512x512x65536 and 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
@@ -886,7 +886,7 @@ gemm_kernel! { name = ZgemmNN768, precision = c64, op = (N, N), tile = (64, 32, 
 // Tuned at 512^3.
 gemm_kernel! { name = ZgemmNN512, precision = c64, op = (N, N), tile = (32, 64, 40), threads = (16, 16), load_a = (32, 8), load_b = (8, 32), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
 
-// Tuned at 256^3 and 16^3 (batched).
+// Tuned at 256^3 (K split 4 ways) and 16^3 (batched).
 gemm_kernel! { name = ZgemmNN256, precision = c64, op = (N, N), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
 
 // Tuned at 64^3 (batched).
@@ -952,7 +952,7 @@ gemm_kernel! { name = ZgemmTN16384x64x4096, precision = c64, op = (T, N), tile =
 // Tuned at 8192x8192x64 and 32^3 (batched).
 gemm_kernel! { name = ZgemmTN8192x8192x64, precision = c64, op = (T, N), tile = (64, 32, 8), threads = (32, 4), load_a = (8, 16), load_b = (8, 16), arch = sm_90, stages = 3, warps = (4, 1), raster = 8, math = dmma, mma = (16, 8, 4) }
 
-// Tuned at 768^3 and 128^3 (batched).
+// Tuned at 768^3 (K split 3 ways) and 128^3 (batched).
 gemm_kernel! { name = ZgemmTN768, precision = c64, op = (T, N), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 512^3.
@@ -1024,7 +1024,7 @@ gemm_kernel! { name = ZgemmCN16384x64x4096, precision = c64, op = (C, N), tile =
 // Reuses the zgemm_tn winner at 8192x8192x64 and 32^3 (batched).
 gemm_kernel! { name = ZgemmCN8192x8192x64, precision = c64, op = (C, N), tile = (64, 32, 8), threads = (32, 4), load_a = (8, 16), load_b = (8, 16), arch = sm_90, stages = 3, warps = (4, 1), raster = 8, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the zgemm_tn winner at 768^3 and 128^3 (batched).
+// Reuses the zgemm_tn winner at 768^3 (K split 3 ways) and 128^3 (batched).
 gemm_kernel! { name = ZgemmCN768, precision = c64, op = (C, N), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the zgemm_tn winner at 512^3.
@@ -1096,10 +1096,10 @@ pub static KERNELS: [KernelEntry; 474] = [
     KernelEntry::tuned::<SgemmNN16384x64x4096>("sm_90::SgemmNN16384x64x4096", [1024, 1024, 1024]),
     KernelEntry::tuned::<SgemmNN8192x8192x64>("sm_90::SgemmNN8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<SgemmNN8192x8192x64>("sm_90::SgemmNN8192x8192x64", [128, 128, 128]),
-    KernelEntry::tuned::<SgemmNN768>("sm_90::SgemmNN768", [768, 768, 768]),
-    KernelEntry::tuned::<SgemmNN768>("sm_90::SgemmNN768", [512, 512, 512]),
+    KernelEntry::tuned::<SgemmNN768>("sm_90::SgemmNN768", [768, 768, 768]).split(4),
+    KernelEntry::tuned::<SgemmNN768>("sm_90::SgemmNN768", [512, 512, 512]).split(4),
     KernelEntry::tuned_batch::<SgemmNN768>("sm_90::SgemmNN768", [64, 64, 64]),
-    KernelEntry::tuned::<SgemmNN256>("sm_90::SgemmNN256", [256, 256, 256]),
+    KernelEntry::tuned::<SgemmNN256>("sm_90::SgemmNN256", [256, 256, 256]).split(3),
     KernelEntry::tuned_batch::<SgemmNN256>("sm_90::SgemmNN256", [16, 16, 16]),
     KernelEntry::tuned_batch::<SgemmNN32>("sm_90::SgemmNN32", [32, 32, 32]),
     KernelEntry::tuned_batch::<SgemmNN8>("sm_90::SgemmNN8", [8, 8, 8]),
@@ -1113,7 +1113,7 @@ pub static KERNELS: [KernelEntry; 474] = [
     KernelEntry::tuned::<SgemmNT768>("sm_90::SgemmNT768", [768, 768, 768]),
     KernelEntry::tuned_batch::<SgemmNT768>("sm_90::SgemmNT768", [64, 64, 64]),
     KernelEntry::tuned::<SgemmNT512>("sm_90::SgemmNT512", [512, 512, 512]),
-    KernelEntry::tuned::<SgemmNT256>("sm_90::SgemmNT256", [256, 256, 256]),
+    KernelEntry::tuned::<SgemmNT256>("sm_90::SgemmNT256", [256, 256, 256]).split(4),
     KernelEntry::tuned_batch::<SgemmNT256>("sm_90::SgemmNT256", [16, 16, 16]),
     KernelEntry::tuned_batch::<SgemmNT32>("sm_90::SgemmNT32", [32, 32, 32]),
     KernelEntry::tuned_batch::<SgemmNT8>("sm_90::SgemmNT8", [8, 8, 8]),
@@ -1127,7 +1127,7 @@ pub static KERNELS: [KernelEntry; 474] = [
     KernelEntry::tuned::<SgemmNC768>("sm_90::SgemmNC768", [768, 768, 768]),
     KernelEntry::tuned_batch::<SgemmNC768>("sm_90::SgemmNC768", [64, 64, 64]),
     KernelEntry::tuned::<SgemmNC512>("sm_90::SgemmNC512", [512, 512, 512]),
-    KernelEntry::tuned::<SgemmNC256>("sm_90::SgemmNC256", [256, 256, 256]),
+    KernelEntry::tuned::<SgemmNC256>("sm_90::SgemmNC256", [256, 256, 256]).split(4),
     KernelEntry::tuned_batch::<SgemmNC256>("sm_90::SgemmNC256", [16, 16, 16]),
     KernelEntry::tuned_batch::<SgemmNC32>("sm_90::SgemmNC32", [32, 32, 32]),
     KernelEntry::tuned_batch::<SgemmNC8>("sm_90::SgemmNC8", [8, 8, 8]),
@@ -1137,8 +1137,8 @@ pub static KERNELS: [KernelEntry; 474] = [
     KernelEntry::tuned::<SgemmTN8192x8192x64>("sm_90::SgemmTN8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<SgemmTN8192x8192x64>("sm_90::SgemmTN8192x8192x64", [128, 128, 128]),
     KernelEntry::tuned::<SgemmTN1024>("sm_90::SgemmTN1024", [1024, 1024, 1024]),
-    KernelEntry::tuned::<SgemmTN768>("sm_90::SgemmTN768", [768, 768, 768]),
-    KernelEntry::tuned::<SgemmTN768>("sm_90::SgemmTN768", [512, 512, 512]),
+    KernelEntry::tuned::<SgemmTN768>("sm_90::SgemmTN768", [768, 768, 768]).split(4),
+    KernelEntry::tuned::<SgemmTN768>("sm_90::SgemmTN768", [512, 512, 512]).split(4),
     KernelEntry::tuned_batch::<SgemmTN768>("sm_90::SgemmTN768", [64, 64, 64]),
     KernelEntry::tuned::<SgemmTN256>("sm_90::SgemmTN256", [256, 256, 256]),
     KernelEntry::tuned_batch::<SgemmTN32>("sm_90::SgemmTN32", [32, 32, 32]),
@@ -1150,7 +1150,7 @@ pub static KERNELS: [KernelEntry; 474] = [
     KernelEntry::tuned::<SgemmTT8192x8192x64>("sm_90::SgemmTT8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<SgemmTT8192x8192x64>("sm_90::SgemmTT8192x8192x64", [128, 128, 128]),
     KernelEntry::tuned::<SgemmTT1024>("sm_90::SgemmTT1024", [1024, 1024, 1024]),
-    KernelEntry::tuned::<SgemmTT768>("sm_90::SgemmTT768", [768, 768, 768]),
+    KernelEntry::tuned::<SgemmTT768>("sm_90::SgemmTT768", [768, 768, 768]).split(4),
     KernelEntry::tuned_batch::<SgemmTT768>("sm_90::SgemmTT768", [64, 64, 64]),
     KernelEntry::tuned::<SgemmTT512>("sm_90::SgemmTT512", [512, 512, 512]),
     KernelEntry::tuned::<SgemmTT256>("sm_90::SgemmTT256", [256, 256, 256]),
@@ -1163,7 +1163,7 @@ pub static KERNELS: [KernelEntry; 474] = [
     KernelEntry::tuned::<SgemmTC8192x8192x64>("sm_90::SgemmTC8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<SgemmTC8192x8192x64>("sm_90::SgemmTC8192x8192x64", [128, 128, 128]),
     KernelEntry::tuned::<SgemmTC1024>("sm_90::SgemmTC1024", [1024, 1024, 1024]),
-    KernelEntry::tuned::<SgemmTC768>("sm_90::SgemmTC768", [768, 768, 768]),
+    KernelEntry::tuned::<SgemmTC768>("sm_90::SgemmTC768", [768, 768, 768]).split(4),
     KernelEntry::tuned_batch::<SgemmTC768>("sm_90::SgemmTC768", [64, 64, 64]),
     KernelEntry::tuned::<SgemmTC512>("sm_90::SgemmTC512", [512, 512, 512]),
     KernelEntry::tuned::<SgemmTC256>("sm_90::SgemmTC256", [256, 256, 256]),
@@ -1176,8 +1176,8 @@ pub static KERNELS: [KernelEntry; 474] = [
     KernelEntry::tuned::<SgemmCN8192x8192x64>("sm_90::SgemmCN8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<SgemmCN8192x8192x64>("sm_90::SgemmCN8192x8192x64", [128, 128, 128]),
     KernelEntry::tuned::<SgemmCN1024>("sm_90::SgemmCN1024", [1024, 1024, 1024]),
-    KernelEntry::tuned::<SgemmCN768>("sm_90::SgemmCN768", [768, 768, 768]),
-    KernelEntry::tuned::<SgemmCN768>("sm_90::SgemmCN768", [512, 512, 512]),
+    KernelEntry::tuned::<SgemmCN768>("sm_90::SgemmCN768", [768, 768, 768]).split(4),
+    KernelEntry::tuned::<SgemmCN768>("sm_90::SgemmCN768", [512, 512, 512]).split(4),
     KernelEntry::tuned_batch::<SgemmCN768>("sm_90::SgemmCN768", [64, 64, 64]),
     KernelEntry::tuned::<SgemmCN256>("sm_90::SgemmCN256", [256, 256, 256]),
     KernelEntry::tuned_batch::<SgemmCN32>("sm_90::SgemmCN32", [32, 32, 32]),
@@ -1189,7 +1189,7 @@ pub static KERNELS: [KernelEntry; 474] = [
     KernelEntry::tuned::<SgemmCT8192x8192x64>("sm_90::SgemmCT8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<SgemmCT8192x8192x64>("sm_90::SgemmCT8192x8192x64", [128, 128, 128]),
     KernelEntry::tuned::<SgemmCT1024>("sm_90::SgemmCT1024", [1024, 1024, 1024]),
-    KernelEntry::tuned::<SgemmCT768>("sm_90::SgemmCT768", [768, 768, 768]),
+    KernelEntry::tuned::<SgemmCT768>("sm_90::SgemmCT768", [768, 768, 768]).split(4),
     KernelEntry::tuned_batch::<SgemmCT768>("sm_90::SgemmCT768", [64, 64, 64]),
     KernelEntry::tuned::<SgemmCT512>("sm_90::SgemmCT512", [512, 512, 512]),
     KernelEntry::tuned::<SgemmCT256>("sm_90::SgemmCT256", [256, 256, 256]),
@@ -1202,7 +1202,7 @@ pub static KERNELS: [KernelEntry; 474] = [
     KernelEntry::tuned::<SgemmCC8192x8192x64>("sm_90::SgemmCC8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<SgemmCC8192x8192x64>("sm_90::SgemmCC8192x8192x64", [128, 128, 128]),
     KernelEntry::tuned::<SgemmCC1024>("sm_90::SgemmCC1024", [1024, 1024, 1024]),
-    KernelEntry::tuned::<SgemmCC768>("sm_90::SgemmCC768", [768, 768, 768]),
+    KernelEntry::tuned::<SgemmCC768>("sm_90::SgemmCC768", [768, 768, 768]).split(4),
     KernelEntry::tuned_batch::<SgemmCC768>("sm_90::SgemmCC768", [64, 64, 64]),
     KernelEntry::tuned::<SgemmCC512>("sm_90::SgemmCC512", [512, 512, 512]),
     KernelEntry::tuned::<SgemmCC256>("sm_90::SgemmCC256", [256, 256, 256]),
@@ -1260,7 +1260,7 @@ pub static KERNELS: [KernelEntry; 474] = [
     KernelEntry::tuned::<DgemmTN8192x8192x64>("sm_90::DgemmTN8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned::<DgemmTN64x16384x4096>("sm_90::DgemmTN64x16384x4096", [64, 16384, 4096]),
     KernelEntry::tuned::<DgemmTN512>("sm_90::DgemmTN512", [512, 512, 512]),
-    KernelEntry::tuned::<DgemmTN256>("sm_90::DgemmTN256", [256, 256, 256]),
+    KernelEntry::tuned::<DgemmTN256>("sm_90::DgemmTN256", [256, 256, 256]).split(3),
     KernelEntry::tuned_batch::<DgemmTN256>("sm_90::DgemmTN256", [16, 16, 16]),
     KernelEntry::tuned_batch::<DgemmTN64>("sm_90::DgemmTN64", [64, 64, 64]),
     KernelEntry::tuned_batch::<DgemmTN32>("sm_90::DgemmTN32", [32, 32, 32]),
@@ -1302,7 +1302,7 @@ pub static KERNELS: [KernelEntry; 474] = [
     KernelEntry::tuned::<DgemmCN8192x8192x64>("sm_90::DgemmCN8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned::<DgemmCN64x16384x4096>("sm_90::DgemmCN64x16384x4096", [64, 16384, 4096]),
     KernelEntry::tuned::<DgemmCN512>("sm_90::DgemmCN512", [512, 512, 512]),
-    KernelEntry::tuned::<DgemmCN256>("sm_90::DgemmCN256", [256, 256, 256]),
+    KernelEntry::tuned::<DgemmCN256>("sm_90::DgemmCN256", [256, 256, 256]).split(3),
     KernelEntry::tuned_batch::<DgemmCN256>("sm_90::DgemmCN256", [16, 16, 16]),
     KernelEntry::tuned_batch::<DgemmCN64>("sm_90::DgemmCN64", [64, 64, 64]),
     KernelEntry::tuned_batch::<DgemmCN32>("sm_90::DgemmCN32", [32, 32, 32]),
@@ -1355,7 +1355,7 @@ pub static KERNELS: [KernelEntry; 474] = [
     KernelEntry::tuned::<CgemmNT>("sm_90::CgemmNT", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<CgemmNT>("sm_90::CgemmNT", [128, 128, 128]),
     KernelEntry::tuned_batch::<CgemmNT>("sm_90::CgemmNT", [64, 64, 64]),
-    KernelEntry::tuned::<CgemmNT768>("sm_90::CgemmNT768", [768, 768, 768]),
+    KernelEntry::tuned::<CgemmNT768>("sm_90::CgemmNT768", [768, 768, 768]).split(4),
     KernelEntry::tuned::<CgemmNT512>("sm_90::CgemmNT512", [512, 512, 512]),
     KernelEntry::tuned_batch::<CgemmNT512>("sm_90::CgemmNT512", [32, 32, 32]),
     KernelEntry::tuned::<CgemmNT256>("sm_90::CgemmNT256", [256, 256, 256]),
@@ -1368,7 +1368,7 @@ pub static KERNELS: [KernelEntry; 474] = [
     KernelEntry::tuned::<CgemmNC>("sm_90::CgemmNC", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<CgemmNC>("sm_90::CgemmNC", [128, 128, 128]),
     KernelEntry::tuned_batch::<CgemmNC>("sm_90::CgemmNC", [64, 64, 64]),
-    KernelEntry::tuned::<CgemmNC768>("sm_90::CgemmNC768", [768, 768, 768]),
+    KernelEntry::tuned::<CgemmNC768>("sm_90::CgemmNC768", [768, 768, 768]).split(4),
     KernelEntry::tuned::<CgemmNC512>("sm_90::CgemmNC512", [512, 512, 512]),
     KernelEntry::tuned_batch::<CgemmNC512>("sm_90::CgemmNC512", [32, 32, 32]),
     KernelEntry::tuned::<CgemmNC256>("sm_90::CgemmNC256", [256, 256, 256]),
@@ -1380,14 +1380,14 @@ pub static KERNELS: [KernelEntry; 474] = [
     KernelEntry::tuned::<CgemmTN>("sm_90::CgemmTN", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<CgemmTN>("sm_90::CgemmTN", [128, 128, 128]),
     KernelEntry::tuned_batch::<CgemmTN>("sm_90::CgemmTN", [64, 64, 64]),
-    KernelEntry::tuned::<CgemmTN768>("sm_90::CgemmTN768", [768, 768, 768]),
+    KernelEntry::tuned::<CgemmTN768>("sm_90::CgemmTN768", [768, 768, 768]).split(4),
     KernelEntry::tuned::<CgemmTN512>("sm_90::CgemmTN512", [512, 512, 512]),
     KernelEntry::tuned::<CgemmTN256>("sm_90::CgemmTN256", [256, 256, 256]),
     KernelEntry::tuned_batch::<CgemmTN256>("sm_90::CgemmTN256", [16, 16, 16]),
     KernelEntry::tuned_batch::<CgemmTN32>("sm_90::CgemmTN32", [32, 32, 32]),
     KernelEntry::tuned_batch::<CgemmTN8>("sm_90::CgemmTN8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmTT>("sm_90::CgemmTT", [6656, 6656, 6656]),
-    KernelEntry::tuned::<CgemmTT>("sm_90::CgemmTT", [768, 768, 768]),
+    KernelEntry::tuned::<CgemmTT>("sm_90::CgemmTT", [768, 768, 768]).split(4),
     KernelEntry::tuned::<CgemmTT512x512x65536>("sm_90::CgemmTT512x512x65536", [512, 512, 65536]),
     KernelEntry::tuned::<CgemmTT512x512x65536>("sm_90::CgemmTT512x512x65536", [8192, 8192, 64]),
     KernelEntry::tuned::<CgemmTT512x512x65536>("sm_90::CgemmTT512x512x65536", [1024, 1024, 1024]),
@@ -1399,7 +1399,7 @@ pub static KERNELS: [KernelEntry; 474] = [
     KernelEntry::tuned_batch::<CgemmTT32>("sm_90::CgemmTT32", [16, 16, 16]),
     KernelEntry::tuned_batch::<CgemmTT8>("sm_90::CgemmTT8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmTC>("sm_90::CgemmTC", [6656, 6656, 6656]),
-    KernelEntry::tuned::<CgemmTC>("sm_90::CgemmTC", [768, 768, 768]),
+    KernelEntry::tuned::<CgemmTC>("sm_90::CgemmTC", [768, 768, 768]).split(4),
     KernelEntry::tuned::<CgemmTC512x512x65536>("sm_90::CgemmTC512x512x65536", [512, 512, 65536]),
     KernelEntry::tuned::<CgemmTC512x512x65536>("sm_90::CgemmTC512x512x65536", [8192, 8192, 64]),
     KernelEntry::tuned::<CgemmTC512x512x65536>("sm_90::CgemmTC512x512x65536", [1024, 1024, 1024]),
@@ -1416,14 +1416,14 @@ pub static KERNELS: [KernelEntry; 474] = [
     KernelEntry::tuned::<CgemmCN>("sm_90::CgemmCN", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<CgemmCN>("sm_90::CgemmCN", [128, 128, 128]),
     KernelEntry::tuned_batch::<CgemmCN>("sm_90::CgemmCN", [64, 64, 64]),
-    KernelEntry::tuned::<CgemmCN768>("sm_90::CgemmCN768", [768, 768, 768]),
+    KernelEntry::tuned::<CgemmCN768>("sm_90::CgemmCN768", [768, 768, 768]).split(4),
     KernelEntry::tuned::<CgemmCN512>("sm_90::CgemmCN512", [512, 512, 512]),
     KernelEntry::tuned::<CgemmCN256>("sm_90::CgemmCN256", [256, 256, 256]),
     KernelEntry::tuned_batch::<CgemmCN256>("sm_90::CgemmCN256", [16, 16, 16]),
     KernelEntry::tuned_batch::<CgemmCN32>("sm_90::CgemmCN32", [32, 32, 32]),
     KernelEntry::tuned_batch::<CgemmCN8>("sm_90::CgemmCN8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmCT>("sm_90::CgemmCT", [6656, 6656, 6656]),
-    KernelEntry::tuned::<CgemmCT>("sm_90::CgemmCT", [768, 768, 768]),
+    KernelEntry::tuned::<CgemmCT>("sm_90::CgemmCT", [768, 768, 768]).split(4),
     KernelEntry::tuned::<CgemmCT512x512x65536>("sm_90::CgemmCT512x512x65536", [512, 512, 65536]),
     KernelEntry::tuned::<CgemmCT512x512x65536>("sm_90::CgemmCT512x512x65536", [8192, 8192, 64]),
     KernelEntry::tuned::<CgemmCT512x512x65536>("sm_90::CgemmCT512x512x65536", [1024, 1024, 1024]),
@@ -1435,7 +1435,7 @@ pub static KERNELS: [KernelEntry; 474] = [
     KernelEntry::tuned_batch::<CgemmCT32>("sm_90::CgemmCT32", [16, 16, 16]),
     KernelEntry::tuned_batch::<CgemmCT8>("sm_90::CgemmCT8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmCC>("sm_90::CgemmCC", [6656, 6656, 6656]),
-    KernelEntry::tuned::<CgemmCC>("sm_90::CgemmCC", [768, 768, 768]),
+    KernelEntry::tuned::<CgemmCC>("sm_90::CgemmCC", [768, 768, 768]).split(4),
     KernelEntry::tuned::<CgemmCC512x512x65536>("sm_90::CgemmCC512x512x65536", [512, 512, 65536]),
     KernelEntry::tuned::<CgemmCC512x512x65536>("sm_90::CgemmCC512x512x65536", [8192, 8192, 64]),
     KernelEntry::tuned::<CgemmCC512x512x65536>("sm_90::CgemmCC512x512x65536", [1024, 1024, 1024]),
@@ -1455,7 +1455,7 @@ pub static KERNELS: [KernelEntry; 474] = [
     KernelEntry::tuned::<ZgemmNN768>("sm_90::ZgemmNN768", [768, 768, 768]),
     KernelEntry::tuned_batch::<ZgemmNN768>("sm_90::ZgemmNN768", [32, 32, 32]),
     KernelEntry::tuned::<ZgemmNN512>("sm_90::ZgemmNN512", [512, 512, 512]),
-    KernelEntry::tuned::<ZgemmNN256>("sm_90::ZgemmNN256", [256, 256, 256]),
+    KernelEntry::tuned::<ZgemmNN256>("sm_90::ZgemmNN256", [256, 256, 256]).split(4),
     KernelEntry::tuned_batch::<ZgemmNN256>("sm_90::ZgemmNN256", [16, 16, 16]),
     KernelEntry::tuned_batch::<ZgemmNN64>("sm_90::ZgemmNN64", [64, 64, 64]),
     KernelEntry::tuned_batch::<ZgemmNN8>("sm_90::ZgemmNN8", [8, 8, 8]),
@@ -1491,7 +1491,7 @@ pub static KERNELS: [KernelEntry; 474] = [
     KernelEntry::tuned::<ZgemmTN16384x64x4096>("sm_90::ZgemmTN16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<ZgemmTN8192x8192x64>("sm_90::ZgemmTN8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<ZgemmTN8192x8192x64>("sm_90::ZgemmTN8192x8192x64", [32, 32, 32]),
-    KernelEntry::tuned::<ZgemmTN768>("sm_90::ZgemmTN768", [768, 768, 768]),
+    KernelEntry::tuned::<ZgemmTN768>("sm_90::ZgemmTN768", [768, 768, 768]).split(3),
     KernelEntry::tuned_batch::<ZgemmTN768>("sm_90::ZgemmTN768", [128, 128, 128]),
     KernelEntry::tuned::<ZgemmTN512>("sm_90::ZgemmTN512", [512, 512, 512]),
     KernelEntry::tuned::<ZgemmTN256>("sm_90::ZgemmTN256", [256, 256, 256]),
@@ -1530,7 +1530,7 @@ pub static KERNELS: [KernelEntry; 474] = [
     KernelEntry::tuned::<ZgemmCN16384x64x4096>("sm_90::ZgemmCN16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<ZgemmCN8192x8192x64>("sm_90::ZgemmCN8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<ZgemmCN8192x8192x64>("sm_90::ZgemmCN8192x8192x64", [32, 32, 32]),
-    KernelEntry::tuned::<ZgemmCN768>("sm_90::ZgemmCN768", [768, 768, 768]),
+    KernelEntry::tuned::<ZgemmCN768>("sm_90::ZgemmCN768", [768, 768, 768]).split(3),
     KernelEntry::tuned_batch::<ZgemmCN768>("sm_90::ZgemmCN768", [128, 128, 128]),
     KernelEntry::tuned::<ZgemmCN512>("sm_90::ZgemmCN512", [512, 512, 512]),
     KernelEntry::tuned::<ZgemmCN256>("sm_90::ZgemmCN256", [256, 256, 256]),
