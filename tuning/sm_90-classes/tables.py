@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The tables of this folder's README, from the committed bench.csv files (ratio = ours / cuBLAS,
 timed in the same run): the small-square sweep before (call6) and after (call9) session 17's classes,
-then call9 against call12 (session 18: the tall classes in, another H100 of the same kind), the cells at
+then call9 against call12 (session 18: the tall classes in, another H100 of the same kind) and call12
+against call18 (the large-K classes in, before the classes' tuned splits), the cells at
 or above 1.0 (session 11's first sweep too), and the skinny and tall sweeps' ranges per precision (call9,
 before the tall classes; call12, after them). Run from the repository root: python3 tuning/sm_90-classes/tables.py"""
 import csv
@@ -20,6 +21,7 @@ def small(path):
 
 before, after = small("call6/small/bench.csv"), small("call9/small/bench.csv")
 latest = small("call12/small/bench.csv")
+final = small("call18/small/bench.csv")
 sizes = [256, 384, 512, 768, 1024]
 
 
@@ -38,12 +40,15 @@ def table(before, after):
 table(before, after)
 print()
 table(after, latest)
+print()
+table(latest, final)
 first = {}
 for r in csv.DictReader(open("tuning/sm_90-sweeps/bench.csv")):
     if r["sweep"] == "small" and r["status"] == "ok":
         first[(r["precision"], r["op"], int(r["m"]))] = float(r["ratio"])
 for name, table in [("session 11 (tuning/sm_90-sweeps)", first), ("session 16 (call6)", before),
-                    ("session 17 (call9)", after), ("session 18 (call12)", latest)]:
+                    ("session 17 (call9)", after), ("session 18 (call12)", latest),
+                    ("session 18 (call18, large-K classes in, before the tuned splits)", final)]:
     print("cells >= 1.0, %s: %d of %d" % (name, sum(x >= 1.0 for x in table.values()), len(table)))
 
 
@@ -57,6 +62,12 @@ def ranges(path):
 
 
 old, new = ranges("call9/shapes/bench.csv"), ranges("call12/shapes/bench.csv")
+lk = defaultdict(list)
+for r in csv.DictReader(open(D + "call18/large-k/bench.csv")):
+    if r["status"] == "ok":
+        lk[r["precision"]].append(float(r["ratio"]))
+for p, xs in sorted(lk.items()):
+    print("large K (call18) %s %.2f–%.2f (%d cells)" % (p, min(xs), max(xs), len(xs)))
 print("shape, precision: call9 → call12 (min–max over the ops)")
 for key in sorted(new):
     (what, p), xs = key, new[key]
