@@ -299,3 +299,55 @@ fn a_runner_follows_its_dispatch_and_split_rule() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// A class the tuner split (`KernelEntry::slices`, `xtask tune`'s split
+/// phase) runs its default calls split: at its own shape the runner picks
+/// it and `slices_for` gives its slices (the runner's rule when that is not
+/// `Auto`); the call matches the f64 reference, and a second run is bitwise
+/// equal. On a GPU with no split class (another family) it says so.
+#[test]
+fn a_tuned_split_class_runs_split() {
+    use gemm_host::{Dispatch, SplitRule};
+    let Some(gemm) = gpu() else { return };
+    let arch = gemm.device().arch();
+    let split = gemm_kernels::tuned::families::FAMILIES
+        .iter()
+        .filter(|f| f.arch == arch)
+        .flat_map(|f| f.kernels)
+        .find(|e| e.slices > 1 && e.spec.precision == gemm_codegen::Precision::F32);
+    let Some(entry) = split else {
+        say(&format!("sm_{arch}: no f32 class with a tuned split; nothing to check"));
+        return;
+    };
+    let [m, n, k] = entry.tuned_for.map(i64::from);
+    let mut rng = Random::new(37);
+    let cfg = GemmConfig::<f32>::new(entry.spec.op_a, entry.spec.op_b, m, n, k)
+        .alpha(rng.scalar())
+        .beta(rng.scalar());
+    assert_eq!(
+        Dispatch::TUNED
+            .kernel_for(arch, entry.spec.precision, cfg.op_a, cfg.op_b, (m as u64, n as u64, k as u64))
+            .name,
+        entry.name
+    );
+    let chosen = gemm.default_kernel(&cfg);
+    assert_eq!((chosen.name, chosen.tuned_for, chosen.slices), (entry.name, entry.tuned_for, entry.slices));
+    let kernel = gemm.load(&entry.image()).expect("the class's kernel loads");
+    assert_eq!(gemm.slices_for(entry, &kernel, &cfg), entry.slices);
+    let never = gemm.clone().with_split(SplitRule::Never);
+    assert_eq!(never.slices_for(entry, &kernel, &cfg), 1);
+    let case = Case::random(cfg, &mut rng);
+    let [a, b, c0] = [Matrix::A, Matrix::B, Matrix::C].map(|x| case.guarded(x).to_vec());
+    let mut results = Vec::new();
+    for _ in 0..2 {
+        let [a, b, mut c] = [&a, &b, &c0].map(|x| Guarded::upload(&gemm, x.clone()));
+        gemm.gemm_default(&cfg, &a.view(), &b.view(), &mut c.view_mut()).expect("the default call runs");
+        let got = c.download(&gemm);
+        let err = case
+            .check(&a.download(&gemm), &b.download(&gemm), &got, entry.spec.math)
+            .unwrap_or_else(|e| panic!("{}: {e}", entry.name));
+        say(&format!("{} at {m} x {n} x {k}, K in {} slices: error {err:.2e}", entry.name, entry.slices));
+        results.push(got.iter().map(|&v| to_bits(v)).collect::<Vec<_>>());
+    }
+    assert_eq!(results[0], results[1], "{}: two runs differ", entry.name);
+}
