@@ -58,11 +58,11 @@ impl Tuner<'_> {
     /// 3 and 4 slices, back to back with twice the repetitions, as
     /// [`Phase::Split`] records (`slices = 1` the unsplit one): the class's
     /// split if one is faster than the same run's unsplit timing
-    /// ([`winners::select`]). Only where the
-    /// winner's tiles fill less than one wave of the GPU's resident blocks,
-    /// the dispatch would not split the call anyway and K can be cut; not
-    /// for batches. Timings already journaled (any run) are not repeated.
-    /// `false` when the call's budget cannot hold them (`estimate_s`).
+    /// ([`winners::select`]). Only where the winner's tiles fill less than
+    /// one wave of the GPU's resident blocks, the dispatch would not split
+    /// the call anyway and K can be cut; not for batches. Timings already
+    /// journaled (any run) are not repeated. `false` when the call's budget
+    /// cannot hold them (`estimate_s`).
     pub(super) fn split<T: Element>(
         &mut self,
         journal: &mut Journal,
