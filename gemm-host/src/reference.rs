@@ -479,26 +479,41 @@ where
     if m == 0 || n == 0 {
         return c;
     }
-    let threads = std::thread::available_parallelism().map_or(1, |t| t.get()).min(n);
+    // Columns `first..` of C, in `cols`.
+    let columns = move |first: usize, cols: &mut [W]| {
+        for (jj, col) in cols.chunks_mut(m).enumerate() {
+            let j = first + jj;
+            for l in 0..k {
+                let blj = b[l + j * k];
+                let a_col = &a[l * m..(l + 1) * m];
+                for (ci, &ai) in col.iter_mut().zip(a_col) {
+                    *ci = *ci + ai * blj;
+                }
+            }
+        }
+    };
+    // Threads for large products only: spawning them costs ~0.1 ms, more
+    // than a small problem's whole product (a batch test checks 70,000).
+    let threads = if m.saturating_mul(n).saturating_mul(k) < PARALLEL_PRODUCT {
+        1
+    } else {
+        std::thread::available_parallelism().map_or(1, |t| t.get()).min(n)
+    };
+    if threads == 1 {
+        columns(0, &mut c);
+        return c;
+    }
     let cols_per = n.div_ceil(threads);
     std::thread::scope(|s| {
         for (chunk, cols) in c.chunks_mut(cols_per * m).enumerate() {
-            s.spawn(move || {
-                for (jj, col) in cols.chunks_mut(m).enumerate() {
-                    let j = chunk * cols_per + jj;
-                    for l in 0..k {
-                        let blj = b[l + j * k];
-                        let a_col = &a[l * m..(l + 1) * m];
-                        for (ci, &ai) in col.iter_mut().zip(a_col) {
-                            *ci = *ci + ai * blj;
-                        }
-                    }
-                }
-            });
+            s.spawn(move || columns(chunk * cols_per, cols));
         }
     });
     c
 }
+
+/// Multiply-adds below which [`product`] runs on the calling thread.
+const PARALLEL_PRODUCT: usize = 1 << 16;
 
 /// `‖out − reference‖_F / ‖reference‖_F` (the absolute error when the
 /// reference is 0). NaN anywhere in `out` gives NaN, which compares as
