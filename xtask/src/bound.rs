@@ -88,13 +88,17 @@ fn calibrate(
     }
 }
 
-/// A kernel's bound and the FMA peak of its precision on one GPU.
+/// A kernel's bound, the FMA peak of its precision and the copy bandwidth
+/// on one GPU.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct KernelBound {
     /// The bound of its loop; `None` without a machine model or a kernel.
     pub bound: Option<AnalyticBound>,
     /// The FMA peak of its precision, TFLOP/s (measured or datasheet).
     pub peak_tflops: Option<f64>,
+    /// Device-memory bandwidth, GB/s read + written: the measured copy's
+    /// when the peak was measured, else the datasheet's DRAM rate.
+    pub copy_gbps: Option<f64>,
 }
 
 impl KernelBound {
@@ -120,7 +124,11 @@ impl KernelBound {
 
     /// Only the FMA peak of `precision` (for cuBLAS).
     pub fn peak_only(precision: Precision, gpu: Option<&GpuThroughput>) -> KernelBound {
-        KernelBound { bound: None, peak_tflops: gpu.map(|g| g.peak_tflops(Pipe::of(precision))) }
+        KernelBound {
+            bound: None,
+            peak_tflops: gpu.map(|g| g.peak_tflops(Pipe::of(precision))),
+            copy_gbps: gpu.map(|g| g.dram_gbps),
+        }
     }
 
     /// `measured` as a percentage of the FMA peak.

@@ -19,6 +19,15 @@ pub fn flops<T: Element>(cfg: &GemmConfig<T>) -> f64 {
     T::PRECISION.flops_per_fma() as f64 * cfg.m as f64 * cfg.n as f64 * cfg.k as f64
 }
 
+/// Bytes one `m × n × k` GEMM of `T` must move at least: A and B read once,
+/// C written once, and read once where `beta ≠ 0` (what a kernel bound by
+/// memory is measured against: skinny K, batches of small problems).
+pub fn bytes<T: Element>(cfg: &GemmConfig<T>) -> f64 {
+    let (m, n, k) = (cfg.m as f64, cfg.n as f64, cfg.k as f64);
+    let c_times = if cfg.beta == T::ZERO { 1.0 } else { 2.0 };
+    T::PRECISION.element_bytes() as f64 * (m * k + k * n + c_times * m * n)
+}
+
 /// Device inputs of one problem (or of a packed batch of `count` problems,
 /// [`Bench::new_batch`]), reused for every kernel timed on it.
 pub struct Bench<T: Element> {

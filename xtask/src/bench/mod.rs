@@ -143,8 +143,13 @@ struct Row {
     spec: KernelSpec,
     /// `(m, n, k)`.
     shape: (i64, i64, i64),
-    /// Floating-point operations of one GEMM ([`measure::flops`]).
+    /// Floating-point operations of one call ([`measure::flops`]).
     flops: f64,
+    /// Bytes one call must move ([`measure::bytes`]), and the GPU's copy
+    /// bandwidth (read + written) they are set against: the run's measured
+    /// peak, else the datasheet's DRAM rate.
+    bytes: f64,
+    copy_gbps: Option<f64>,
     ours: Option<Timing>,
     cublas: Option<Timing>,
     status: Status,
@@ -154,8 +159,15 @@ struct Row {
 }
 
 impl Row {
-    /// `subject` (of bound `bound`) on `shape`, not measured yet.
-    fn new(sweep: Sweep, subject: &Subject, bound: &KernelBound, shape: (i64, i64, i64), flops: f64) -> Row {
+    /// `subject` (of bound `bound`) on `shape`, not measured yet: one call
+    /// does `flops` and moves `bytes` ([`Row::bytes`]).
+    fn new(
+        sweep: Sweep,
+        subject: &Subject,
+        bound: &KernelBound,
+        shape: (i64, i64, i64),
+        (flops, bytes): (f64, f64),
+    ) -> Row {
         Row {
             sweep,
             name: subject.name.clone(),
@@ -163,6 +175,8 @@ impl Row {
             spec: subject.image.spec,
             shape,
             flops,
+            bytes,
+            copy_gbps: bound.copy_gbps,
             ours: None,
             cublas: None,
             status: Status::Ok,
@@ -185,6 +199,16 @@ impl Row {
 
     fn ratio(&self) -> Option<f64> {
         Some(self.ours_tflops()? / self.cublas_tflops()?)
+    }
+
+    /// GB/s of the bytes a call must move, ours and cuBLAS's.
+    fn gbps(&self) -> [Option<f64>; 2] {
+        [self.ours, self.cublas].map(|t| t.map(|t| self.bytes / (t.median_ms * 1e-3) / 1e9))
+    }
+
+    /// Ours as a fraction of the copy bandwidth.
+    fn copy_fraction(&self) -> Option<f64> {
+        Some(self.gbps()[0]? / self.copy_gbps?)
     }
 
     /// `4416³` or `16384×16384×32`.
@@ -388,7 +412,7 @@ impl Runner<'_> {
                     self.say(format!("{:<16} FAILED, not timed: {reason}", subject.label()));
                     self.bar.inc(shapes_of(self.setup, &subject.image.spec) as u64);
                     let bound = KernelBound::of_spec(&subject.image.spec, self.machine, None);
-                    let row = Row::new(Sweep::Check, subject, &bound, CHECK_SHAPE, 0.0);
+                    let row = Row::new(Sweep::Check, subject, &bound, CHECK_SHAPE, (0.0, 0.0));
                     self.rows.push(Row { status: Status::Failed, note: reason, ..row });
                 }
             }
@@ -506,9 +530,10 @@ impl Runner<'_> {
         );
         let skip = |this: &mut Self, note: String| {
             for &shape in shapes {
-                let flops = count as f64 * measure::flops(&cfg((Op::N, Op::N), shape));
+                let call = cfg((Op::N, Op::N), shape);
+                let cost = (count as f64 * measure::flops(&call), count as f64 * measure::bytes(&call));
                 for r in users {
-                    let row = Row::new(sweep, r.subject, &r.bound, shape, flops);
+                    let row = Row::new(sweep, r.subject, &r.bound, shape, cost);
                     this.rows.push(Row { status: Status::Skipped, note: note.clone(), ..row });
                     this.bar.inc(1);
                 }
@@ -569,19 +594,10 @@ impl Runner<'_> {
                     if ours.is_err() {
                         self.context_alive(&r.subject.label())?;
                     }
-                    let mut row = Row::new(sweep, r.subject, &r.bound, shape, flops);
+                    let cost = (flops, count as f64 * measure::bytes(bench.cfg()));
+                    let mut row = Row::new(sweep, r.subject, &r.bound, shape, cost);
                     if sweep == Sweep::Batched {
-                        // Bytes each side moves: A and B read, C written once (beta = 0).
-                        let moved = count as f64
-                            * (bench.cfg().a_len() + bench.cfg().b_len() + bench.cfg().c_len()) as f64
-                            * esz as f64;
-                        let tbps =
-                            |t: Option<&Timing>| t.map_or(f64::NAN, |t| moved / (t.median_ms * 1e-3) / 1e12);
-                        row.note = format!(
-                            "batch of {count}: ours {:.2} TB/s, cuBLAS {:.2} TB/s",
-                            tbps(ours.as_ref().ok()),
-                            tbps(theirs.as_ref().ok()),
-                        );
+                        row.note = format!("batch of {count}");
                     } else if slices > 1 {
                         row.note = format!("K split in up to {slices} slices");
                     }
@@ -632,18 +648,23 @@ pub(super) mod tests {
     ) -> Row {
         let spec = gemm_kernels::table2(kernel.0, kernel.1, kernel.2);
         let t = |ms| Timing { median_ms: ms, min_ms: ms * 0.9, max_ms: ms * 1.1 };
+        let bound = KernelBound::of_spec(&spec.spec, Some(&h100()), Some(2));
+        let (m, n, k) = shape;
         Row {
             sweep,
             name: spec.name.to_owned(),
             source,
             spec: spec.spec,
             shape,
-            flops: kernel.0.flops_per_fma() as f64 * (shape.0 * shape.1 * shape.2) as f64,
+            flops: kernel.0.flops_per_fma() as f64 * (m * n * k) as f64,
+            // A and B read, C written (beta = 0).
+            bytes: f64::from(kernel.0.element_bytes()) * (m * k + k * n + m * n) as f64,
+            copy_gbps: bound.copy_gbps,
             ours: Some(t(ms)),
             cublas: Some(t(ms / 2.0)),
             status: Status::Ok,
             note: String::new(),
-            bound: KernelBound::of_spec(&spec.spec, Some(&h100()), Some(2)),
+            bound,
         }
     }
 

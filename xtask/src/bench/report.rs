@@ -34,7 +34,7 @@ pub(super) fn tile_text(spec: &KernelSpec) -> String {
 }
 
 /// CSV header, in column order; [`crate::bound::COLUMNS`] follow.
-pub(super) const COLUMNS: [&str; 24] = [
+pub(super) const COLUMNS: [&str; 27] = [
     "device",
     "arch",
     "sweep",
@@ -59,6 +59,9 @@ pub(super) const COLUMNS: [&str; 24] = [
     "status",
     "note",
     "spec",
+    "gbps",
+    "cublas_gbps",
+    "copy_fraction",
 ];
 
 /// A CSV field, quoted when it holds a comma, quote or newline.
@@ -100,6 +103,9 @@ pub(super) fn csv(rows: &[Row], device: &str, arch: u32) -> String {
             r.status.name().to_owned(),
             r.note.clone(),
             spec.to_invocation_body(),
+            num(r.gbps()[0], 1),
+            num(r.gbps()[1], 1),
+            num(r.copy_fraction(), 3),
         ];
         let bound = r.bound.cells(r.ours_tflops());
         let line: Vec<String> = fields.iter().chain(&bound).map(|f| csv_field(f)).collect();
@@ -109,7 +115,8 @@ pub(super) fn csv(rows: &[Row], device: &str, arch: u32) -> String {
 }
 
 /// Every row: kernel, sweep, shape, TFLOP/s of ours and cuBLAS, the ratio,
-/// and why a row has no number.
+/// why a row has no number, and for the sweeps bound by memory (skinny K,
+/// batches) the GB/s each side moved and ours as a fraction of the copy.
 pub(super) fn table(rows: &[Row]) -> String {
     let mut out = String::new();
     let _ = writeln!(
@@ -121,14 +128,21 @@ pub(super) fn table(rows: &[Row]) -> String {
     for r in rows {
         let _ = writeln!(
             out,
-            "{:<16} {:<6} {:>16} {:>8} {:>8} {:>6}{}",
+            "{:<16} {:<6} {:>16} {:>8} {:>8} {:>6}{}{}",
             r.label(),
             r.sweep.name(),
             r.shape_text(),
             num(r.ours_tflops()),
             num(r.cublas_tflops()),
             num(r.ratio()),
-            if r.note.is_empty() { String::new() } else { format!("  {}: {}", r.status.name(), r.note) }
+            if r.note.is_empty() { String::new() } else { format!("  {}: {}", r.status.name(), r.note) },
+            match (r.sweep, r.gbps(), r.copy_fraction()) {
+                (Sweep::Skinny | Sweep::Batched, [Some(ours), Some(theirs)], fraction) => format!(
+                    "  {ours:.0} GB/s{}, cuBLAS {theirs:.0} GB/s",
+                    fraction.map_or(String::new(), |f| format!(" ({:.0}% of the copy)", 100.0 * f))
+                ),
+                _ => String::new(),
+            }
         );
     }
     out
@@ -219,10 +233,14 @@ mod tests {
         );
         let kb = &rows[0].bound;
         let b = kb.bound.as_ref().unwrap();
+        // 3 · 960² f32 moved: 11.06 MB in 1 ms (ours) and 0.5 ms (cuBLAS).
+        let copy = kb.copy_gbps.expect("the datasheet's DRAM rate");
+        assert!(copy > 1000.0, "{copy}");
         assert!(
             first.ends_with(&format!(
                 ",1.0000,0.9000,1.1000,1.769,0.5000,0.4500,0.5500,3.539,default,0.500,ok,,\"precision = f32, op = (N, N), \
-                 tile = (96, 96, 16), threads = (16, 16), load_a = (32, 8), load_b = (8, 32)\",{:.3},66.908,2.6,{},{}",
+                 tile = (96, 96, 16), threads = (16, 16), load_a = (32, 8), load_b = (8, 32)\",11.1,22.1,{:.3},{:.3},66.908,2.6,{},{}",
+                11.0592 / copy,
                 b.tflops,
                 b.limiter.name(),
                 b.caveat_names(),
@@ -260,10 +278,14 @@ mod tests {
             table.contains("SgemmNN/tuned    square             960³     1.77     3.54   0.50"),
             "{table}"
         );
+        // A skinny row says what it moved: 16 · (2 · 8192 · 64 + 8192²) bytes
+        // in 2 ms (ours) and 1 ms (cuBLAS); a square row does not.
         assert!(
-            table.contains("ZgemmTN/table2   skinny     8192×8192×64    17.18    34.36   0.50\n"),
+            table.contains("ZgemmTN/table2   skinny     8192×8192×64    17.18    34.36   0.50  545 GB/s (")
+                && table.contains("of the copy), cuBLAS 1091 GB/s\n"),
             "{table}"
         );
+        assert!(table.contains("960³     1.77     3.54   0.50\n"), "{table}");
         assert!(table.contains("32640³        -        -      -  skipped: needs 47.6 GiB"), "{table}");
         let summary = summary(&rows, &[32, 64]);
         let lines: Vec<&str> = summary.lines().collect();
