@@ -1,5 +1,7 @@
 //! Tests of the tuner's arguments: sizes, space, budget, seeds.
 
+use std::path::Path;
+
 use super::*;
 
 #[test]
@@ -85,4 +87,25 @@ fn precisions_are_tuned_in_the_order_asked() {
     assert_eq!(types.len(), 6);
     let args = parse(&["tune"]).unwrap();
     assert_eq!(precision_order(&args.kernel_types().unwrap()), Precision::ALL);
+}
+
+/// The dispatch table shipped for sm_90 is what the committed journal gives
+/// (`xtask tune --report-only --out tuning/sm_90`): every class, its kernel
+/// and its split come from measurements on record, and a journal appended
+/// without regenerating the table (or a table edited by hand) fails here.
+#[test]
+fn the_shipped_sm_90_table_is_the_journal_s() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let journal = Journal::open(&root.join("tuning/sm_90/tune.jsonl")).unwrap();
+    let device = journal.records().last().expect("the journal has records").device.clone();
+    assert_eq!(device.arch, 90);
+    let args = parse(&["tune"]).unwrap();
+    let mine: Vec<Record> = journal.records().iter().filter(|r| r.device == device).cloned().collect();
+    assert!(mine.len() > 10_000, "{} records of {device:?}", mine.len());
+    let generated = winners::render_family(&device, &winners::select(&mine, &device, |p| args.shape(p)));
+    let shipped = std::fs::read_to_string(root.join("gemm-kernels/src/tuned/sm_90.rs")).unwrap();
+    assert!(
+        generated == shipped,
+        "gemm-kernels/src/tuned/sm_90.rs differs from its journal: run --report-only"
+    );
 }
