@@ -79,6 +79,22 @@ fn a_batch_needs_a_shape_and_reaches_pruning() {
     assert_eq!(parse(&["tune"]).unwrap().prune_config(Precision::F32).problems, 1);
 }
 
+/// `--split-only` times the journal's classes: with a `--shape` filter,
+/// never with a batch (batches are not split) or another no-search mode.
+#[test]
+fn split_only_is_its_own_mode() {
+    let args = parse(&["tune", "--split-only", "--shape", "512,512,512"]).unwrap();
+    assert!(args.split_only && args.shape == Some((512, 512, 512)));
+    for other in [
+        &["--report-only"][..],
+        &["--prune-only", "--arch", "sm_90"],
+        &["--shape", "16,16,16", "--batch", "8"],
+    ] {
+        let argv = [&["tune", "--split-only"][..], other].concat();
+        assert!(parse(&argv).is_err(), "{argv:?}");
+    }
+}
+
 #[test]
 fn precisions_are_tuned_in_the_order_asked() {
     let args = parse(&["tune", "--precision", "z,d,c", "--op", "nn,tt"]).unwrap();
