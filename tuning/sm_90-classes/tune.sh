@@ -4,7 +4,9 @@
 # the hand-written small specs (seeds.txt: tuning/sm_90-batched/tune/seeds-small.txt and
 # tune-ops/seeds-ops.txt). Arguments: shapes m,n,k (a trailing ":update" times C = C - A.B).
 # PRECISION (default s,d,c,z) picks the types; RESUME=DIR resumes each shape's journal from DIR's
-# tune-<shape>.jsonl.gz (an earlier call's output); EXTRA adds tune flags (e.g. --wgmma); MAXV is --max-variants (default 24); LIMIT is each
+# tune-<shape>.jsonl.gz (an earlier call's output); PRUNED=DIR takes each shape's pruned candidates from
+# DIR/t<shape>/candidates/*.json (made here by xtask tune --prune-only --arch sm_90 with these flags: a
+# fresh GPU machine spends ~1 min a type pruning); EXTRA adds tune flags (e.g. --wgmma); MAXV is --max-variants (default 24); LIMIT is each
 # shape's time limit in seconds (default 275) and BUDGET its --budget-minutes (default 4.3); PEAK=FILE takes a measured peak.json instead of measuring.
 set -u
 export LD_LIBRARY_PATH=/usr/local/cuda-13.0/targets/x86_64-linux/lib
@@ -17,6 +19,7 @@ if [[ -n ${RESUME:-}${PEAK:-} ]]; then cp ${PEAK:-$RESUME/peak.json} $OUT/peak.j
 for arg in "$@"; do
   shape=${arg%%:*}; name=${shape//,/x}; U=(); [[ $arg == *:update ]] && U=(--update)
   R=(); if [[ -n ${RESUME:-} ]]; then mkdir -p /tmp/t$name && zcat $RESUME/tune-$name.jsonl.gz > /tmp/t$name/tune.jsonl && R=(--resume); fi
+  if [[ -n ${PRUNED:-} && -d $PRUNED/t$name/candidates ]]; then mkdir -p /tmp/t$name/candidates && cp $PRUNED/t$name/candidates/*.json /tmp/t$name/candidates/; fi
   ( time timeout ${LIMIT:-275} /tmp/x tune --precision ${PRECISION:-s,d,c,z} "${R[@]}" --op nn,nt,tn,tt --shape $shape "${U[@]}" "${G[@]}" ${EXTRA:-} --gpu-minutes 4 --budget-minutes ${BUDGET:-4.3} --peak $OUT/peak.json --out /tmp/t$name "${SEEDS[@]}" ) > $OUT/tune-$name.log 2>&1; echo "$name rc $?"
   gzip -c /tmp/t$name/tune.jsonl > $OUT/tune-$name.jsonl.gz
 done
