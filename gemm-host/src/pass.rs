@@ -144,8 +144,9 @@ impl<T> SplitK<T> {
 /// How a runner's default calls split K ([`crate::Gemm::with_split`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum SplitRule {
-    /// [`default_slices`]: split where the call's tiles leave the GPU idle
-    /// and K is long.
+    /// The class's tuned split where it has one and the call has no more
+    /// tiles than its shape ([`tuned_slices`]), else [`default_slices`]:
+    /// split where the call's tiles leave the GPU idle and K is long.
     #[default]
     Auto,
     /// Never split: one kernel over the whole K.
