@@ -174,6 +174,17 @@ impl BespokeSpec {
         }
     }
 
+    /// The same kernel with `ldb = ldc = n` fixed in its code, for calls of
+    /// `n` packed columns, where `n` keeps its vectors aligned (else the
+    /// spec as it is: its runtime-stride twin serves such calls anyway).
+    pub const fn packed_at(&self, n: u32) -> BespokeSpec {
+        if n.is_multiple_of(self.alignment()) {
+            BespokeSpec { ldb: Some(n), ldc: Some(n), ..*self }
+        } else {
+            *self
+        }
+    }
+
     /// The same kernel with `ldb` and `ldc` arguments again (for calls
     /// whose strides are not the fixed ones).
     pub const fn with_runtime_strides(&self) -> BespokeSpec {

@@ -438,7 +438,7 @@ impl<E: Element> BespokeGemm<E> {
             // The strides compiled in: verified at the tuned call's, on
             // fewer columns.
             for spec in &mut specs {
-                *spec = BespokeSpec { ldb: Some(n), ldc: Some(n), ..*spec };
+                *spec = spec.packed_at(n);
             }
             let packed = u64::from(n);
             BespokeCase::random_strided(&self.operator, verify_n, (packed, packed), self.beta, &mut rng)

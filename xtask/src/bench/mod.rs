@@ -145,11 +145,9 @@ struct Row {
     shape: (i64, i64, i64),
     /// Floating-point operations of one call ([`measure::flops`]).
     flops: f64,
-    /// Bytes one call must move ([`measure::bytes`]), and the GPU's copy
-    /// bandwidth (read + written) they are set against: the run's measured
-    /// peak, else the datasheet's DRAM rate.
+    /// Bytes one call must move ([`measure::bytes`]), set against the
+    /// bound's copy bandwidth ([`KernelBound::copy_gbps`]).
     bytes: f64,
-    copy_gbps: Option<f64>,
     ours: Option<Timing>,
     cublas: Option<Timing>,
     status: Status,
@@ -176,7 +174,6 @@ impl Row {
             shape,
             flops,
             bytes,
-            copy_gbps: bound.copy_gbps,
             ours: None,
             cublas: None,
             status: Status::Ok,
@@ -208,7 +205,7 @@ impl Row {
 
     /// Ours as a fraction of the copy bandwidth.
     fn copy_fraction(&self) -> Option<f64> {
-        Some(self.gbps()[0]? / self.copy_gbps?)
+        Some(self.gbps()[0]? / self.bound.copy_gbps?)
     }
 
     /// `4416³` or `16384×16384×32`.
@@ -659,7 +656,6 @@ pub(super) mod tests {
             flops: kernel.0.flops_per_fma() as f64 * (m * n * k) as f64,
             // A and B read, C written (beta = 0).
             bytes: f64::from(kernel.0.element_bytes()) * (m * k + k * n + m * n) as f64,
-            copy_gbps: bound.copy_gbps,
             ours: Some(t(ms)),
             cublas: Some(t(ms / 2.0)),
             status: Status::Ok,

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
-use gemm_codegen::bespoke::{BespokeSpec, Operator, candidates};
+use gemm_codegen::bespoke::{Operator, candidates};
 use gemm_codegen::{Element, Precision, Target};
 use gemm_host::Matrix;
 use gemm_host::bespoke::{BespokeCase, BespokeKernel};
@@ -82,9 +82,7 @@ fn operator<E: Element>(
         // The strides compiled in where n keeps the candidate's vectors
         // aligned (else its twin runs, strides as arguments).
         for spec in &mut specs {
-            if setup.n.is_multiple_of(spec.alignment()) {
-                *spec = BespokeSpec { ldb: Some(setup.n), ldc: Some(setup.n), ..*spec };
-            }
+            *spec = spec.packed_at(setup.n);
         }
         let packed = u64::from(setup.n);
         BespokeCase::<E>::random_strided(a, setup.n, (packed, packed), setup.beta, rng)

@@ -333,6 +333,11 @@ fn fixed_strides_read_back_and_are_checked() {
     assert_eq!((only_b.ldb, only_b.ldc), (Some(7), None));
     assert!(only_b.takes_strides(7, 123) && !only_b.takes_strides(8, 123));
     assert!(BespokeSpec::new(Precision::F64).takes_strides(1, u64::MAX));
+    // Packed at n: fixed where n keeps width's vectors aligned, else as is.
+    let w4 = BespokeSpec { ldb: None, ldc: None, ..spec };
+    assert_eq!((w4.packed_at(96).ldb, w4.packed_at(96).ldc), (Some(96), Some(96)));
+    assert_eq!(w4.packed_at(98), w4);
+    assert_eq!(w4.packed_at(96).with_runtime_strides(), w4);
 
     let a = Operator::from_fn(4, 3, |i, j| (i + j) as f64).unwrap();
     let check = |text: &str| {
