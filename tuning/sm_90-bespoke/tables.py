@@ -108,3 +108,18 @@ report("f32", current(with_dense(merged('run2-f32', 'run3-hex-f32'), 'run4-dense
 for name, rows in (("f64", merged('run1-f64', 'run3-large-f64')), ("f32", merged('run2-f32', 'run3-hex-f32'))):
     d = [float(r['cublas_us']) / float(r['dense_us']) for r in rows.values() if not r['ratio']]
     print(f"- {name}, runs 1-3: the dense fallback with the default dispatch's kernel: {min(d):.2f}-{max(d):.2f}x cuBLAS")
+
+# Session 18: runtime against fixed strides, one device call (tuning/sm_90-classes/call12/bespoke), and
+# the f64 set's random operators with fixed strides (call13) against the runs above.
+print("\n## Fixed strides (session 18)")
+pair = [os.path.join(HERE, "../sm_90-classes/call12/bespoke", x) for x in ("plain", "fixed")]
+plain, fixed = (list(csv.DictReader(open(os.path.join(d, "bench.csv")))) for d in pair)
+for p, f in zip(plain, fixed):
+    print("%-22s %s runtime %s %8.1f us %5.2fx compile %5.1f s | fixed %s %8.1f us %5.2fx compile %5.1f s" % (
+        p["operator"], p["precision"], p["family"], float(p["us"]), float(p["ratio"]),
+        float(p["tuner_compile_ms"]) / 1e3, f["family"], float(f["us"]), float(f["ratio"]),
+        float(f["tuner_compile_ms"]) / 1e3))
+before = merged('run1-f64', 'run3-large-f64', 'run11-split-f64', 'run12-split-f64', 'run13-split-f64', 'run14-split-f64')
+for name, r in load('call13/run16-d').items():
+    if r["ratio"]:
+        print("%-22s f64 fixed (call13) %5.2fx, before %s" % (name, float(r["ratio"]), before[name]["ratio"] or "dense"))

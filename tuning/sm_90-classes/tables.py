@@ -6,6 +6,9 @@ against call18 (the large-K classes in, before the classes' tuned splits), the c
 or above 1.0 (session 11's first sweep too), and the skinny and tall sweeps' ranges per precision (call9,
 before the tall classes; call12, after them). Run from the repository root: python3 tuning/sm_90-classes/tables.py"""
 import csv
+import gzip
+import json
+import re
 from collections import defaultdict
 
 D = "tuning/sm_90-classes/"
@@ -74,3 +77,44 @@ for key in sorted(new):
     ys = old.get(key, [])
     was = "%.2f–%.2f" % (min(ys), max(ys)) if ys else "-"
     print("%-18s %s %s → %.2f–%.2f (%d cells)" % (what, p, was, min(xs), max(xs), len(xs)))
+
+
+# Session 18: split K on the small squares, with Table 2's sum (call12/slices) and with the split-sum
+# kernels (tuning/sm_90-splitk/call14/sum/slices): split time / unsplit time over every cell and slice
+# count, and the cells where some split is faster.
+def slices(path):
+    out = defaultdict(dict)
+    for r in csv.DictReader(open(path)):
+        m = re.search(r"up to (\d+) slices", r["note"])
+        out[(r["precision"], r["op"], r["m"])][int(m.group(1)) if m else 1] = float(r["median_ms"])
+    return out
+
+
+for name, path in [("Table 2's sum (call12)", D + "call12/slices/bench.csv"),
+                   ("split-sum kernels (splitk call14)", "tuning/sm_90-splitk/call14/sum/slices/bench.csv")]:
+    cells = slices(path)
+    x = [v[s] / v[1] for v in cells.values() for s in v if s > 1]
+    faster = sum(min(t for s, t in v.items() if s > 1) < v[1] for v in cells.values())
+    print("small squares split, %s: split/unsplit time %.2f–%.2f; %d of %d cells faster split"
+          % (name, min(x), max(x), faster, len(cells)))
+
+# Large K through the dispatch: session 13 (tuning/sm_90-splitk/dispatch), after the small classes
+# (call 14), with the large-K classes (call 18, above).
+for name, path in [("session 13", "tuning/sm_90-splitk/dispatch/bench.csv"),
+                   ("call 14", "tuning/sm_90-splitk/call14/sum/large-k/bench.csv")]:
+    xs = [float(r["ratio"]) for r in csv.DictReader(open(path)) if r["ratio"]]
+    print("large K, %s: %.2f–%.2f (%d cells)" % (name, min(xs), max(xs), len(xs)))
+
+# The split phase of call 18 (xtask tune --split-only): per class, the best split against the same
+# run's unsplit timing; a split > 2% faster became the class's.
+runs = defaultdict(dict)
+for line in gzip.open(D + "call18/split-new.jsonl.gz", "rt"):
+    r = json.loads(line)
+    kt = r["kernel_type"]
+    runs[(kt["precision"] + kt["op_a"] + kt["op_b"], "x".join(map(str, r["size"])))][r["phase"]["split"]["slices"]] = r["median_ms"]
+split = [(k, min((s for s in v if s > 1), key=v.get), v[1] / min(v[s] for s in v if s > 1))
+         for k, v in sorted(runs.items()) if len(v) > 1]
+chosen = [(k, s, g) for k, s, g in split if g > 1.02]
+print("split phase (call18): %d classes timed, %d split:" % (len(runs), len(chosen)))
+for (t, shape), s, g in chosen:
+    print("  %s %s: %d slices, %.2fx faster" % (t, shape, s, g))

@@ -31,4 +31,12 @@ target/release/examples/bespoke-ptx rand-512x512-d0.10 "$SPEC2, ldb = 131072, ld
 echo "rand-512x512-d0.10 f64, $SPEC2; $(wc -l < $D/k2.ptx) PTX lines"
 run "as generated, -O3" $D/k2.ptx -O3
 run "ldb = ldc = 131072 fixed, -O3" $D/k2-fixed.ptx -O3
+
+# Session 18: with the strides fixed, does a lower optimization level help? (-O0 is slower still.)
+target/release/examples/bespoke-ptx rand-1000x1000-d0.01 "$SPEC, ldb = 131072, ldc = 131072" > $D/k-fixed.ptx
+target/release/examples/bespoke-ptx rand-512x512-d0.10 "$SPEC2, ldb = 131072, ldc = 131072" > $D/k2-fixed.ptx
+for o in -O1 -Ofc=min; do
+  run "f32 fixed, $o" $D/k-fixed.ptx $o
+  run "f64 fixed, $o" $D/k2-fixed.ptx $o
+done
 rm -rf $D
