@@ -97,6 +97,7 @@ impl ::gemmforge::codegen::GemmKernel for SgemmNN {
         unroll: None,
         frag_sets: 1,
         interleave: 0,
+        c_batch: 1,
         math: ::gemmforge::codegen::Math::Fma,
         mma: None,
     };

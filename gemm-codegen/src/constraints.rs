@@ -29,8 +29,8 @@ pub use math::{
     mma_warp_block, mma_warp_tile_fits,
 };
 pub use pipeline::{
-    frag_sets_allowed, interleave_allowed, ldg_width_allowed, ldg_width_divides, ldg_width_fits_precision,
-    stages_allowed, unroll_divides, warps_fit,
+    c_batch_allowed, frag_sets_allowed, interleave_allowed, ldg_width_allowed, ldg_width_divides,
+    ldg_width_fits_precision, stages_allowed, unroll_divides, warps_fit,
 };
 pub use wgmma::{TF32X3_MAX_N, WGMMA_MIN_STAGES, wgmma_allowed, wgmma_fits};
 
@@ -591,6 +591,7 @@ fn check_nonzero(spec: &KernelSpec, out: &mut Vec<Violation>) {
         (ParamPath::whole(Field::Raster), spec.raster),
         (ParamPath::whole(Field::Unroll), spec.unroll.unwrap_or(1)),
         (ParamPath::whole(Field::FragSets), spec.frag_sets),
+        (ParamPath::whole(Field::CBatch), spec.c_batch),
         (ParamPath::at(Field::Warps, 0), spec.warps.map_or(1, |w| w.m)),
         (ParamPath::at(Field::Warps, 1), spec.warps.map_or(1, |w| w.n)),
     ];

@@ -502,6 +502,17 @@ pub struct KernelSpec {
     /// the H100, `tuning/sm_90-copies`), so it is tuned.
     #[cfg_attr(feature = "serde", serde(default))]
     pub interleave: u32,
+    /// Columns of a thread's C elements whose old values the epilogue reads
+    /// together, before it writes any of them (`c_batch = 1..=N_thr`,
+    /// default 1). The kernel cannot tell `ptxas` that a column's stores do
+    /// not alias the next column's loads, so with 1 every column's loads
+    /// wait for the previous column's stores: `N_thr` round trips to memory
+    /// in a row, which dominate when K is short (skinny and small shapes).
+    /// With `b`, `⌈N_thr / b⌉` round trips, for `b · M_thr` more registers
+    /// in the epilogue (where the fragments' registers are free). Only a
+    /// call with `beta ≠ 0` reads C.
+    #[cfg_attr(feature = "serde", serde(default = "one"))]
+    pub c_batch: u32,
     /// How the inner product multiplies (`math = fma | dmma`, default
     /// `fma`). With `dmma` each warp computes its `tile.0 / warps.0 ×
     /// tile.1 / warps.1` part of the C tile with `mma.sync` of shape `mma`,
@@ -517,7 +528,7 @@ pub struct KernelSpec {
 }
 
 /// The default of the pipeline parameters that count (`stages`,
-/// `ldg_width`, `raster`, `frag_sets`) in records written before they existed.
+/// `ldg_width`, `raster`, `frag_sets`, `c_batch`) in records written before they existed.
 #[cfg(feature = "serde")]
 const fn one() -> u32 {
     1
@@ -544,6 +555,8 @@ impl KernelSpec {
     pub const DEFAULT_FRAG_SETS: u32 = 1;
     /// Default of [`KernelSpec::interleave`].
     pub const DEFAULT_INTERLEAVE: u32 = 0;
+    /// Default of [`KernelSpec::c_batch`].
+    pub const DEFAULT_C_BATCH: u32 = 1;
     /// Default of [`KernelSpec::math`].
     pub const DEFAULT_MATH: Math = Math::Fma;
 
@@ -581,6 +594,7 @@ impl KernelSpec {
             unroll: Self::DEFAULT_UNROLL,
             frag_sets: Self::DEFAULT_FRAG_SETS,
             interleave: Self::DEFAULT_INTERLEAVE,
+            c_batch: Self::DEFAULT_C_BATCH,
             math: Self::DEFAULT_MATH,
             mma: None,
         }
@@ -653,133 +667,6 @@ impl KernelSpec {
         self.op_b.effective(self.precision)
     }
 
-    /// A stable, unique identifier, used as the PTX entry name and the key of
-    /// tuning records: `gemmforge_sgemm_nt_96x96x16_16x16_a32x8_b32x8_w1_nc`,
-    /// followed by the parameters that differ from their defaults
-    /// (`_s3_v4_wp2x4_r8_sm80`), so names given before they existed stay.
-    pub fn entry_name(&self) -> String {
-        let mut name = format!(
-            "gemmforge_{}gemm_{}{}_{}x{}x{}_{}x{}_a{}x{}_b{}x{}_w{}_{}",
-            self.precision.blas_letter(),
-            self.op_a.letter().to_ascii_lowercase(),
-            self.op_b.letter().to_ascii_lowercase(),
-            self.m_blk,
-            self.n_blk,
-            self.k_blk,
-            self.m_dim,
-            self.n_dim,
-            self.load_a.lead,
-            self.load_a.cross,
-            self.load_b.lead,
-            self.load_b.cross,
-            self.lds_width,
-            self.ldg,
-        );
-        name += &self.pipeline_suffix();
-        name
-    }
-
-    /// `_s3_v4_wp2x4_r8_u4_f2_i4_sm80`: the non-default pipeline parameters, for
-    /// [`KernelSpec::entry_name`].
-    fn pipeline_suffix(&self) -> String {
-        let mut s = String::new();
-        if self.stages != Self::DEFAULT_STAGES {
-            s += &format!("_s{}", self.stages);
-        }
-        if self.ldg_width != Self::DEFAULT_LDG_WIDTH {
-            s += &format!("_v{}", self.ldg_width);
-        }
-        if let Some(w) = self.warps {
-            s += &format!("_wp{}x{}", w.m, w.n);
-        }
-        if self.raster != Self::DEFAULT_RASTER {
-            s += &format!("_r{}", self.raster);
-        }
-        if let Some(u) = self.unroll {
-            s += &format!("_u{u}");
-        }
-        if self.frag_sets != Self::DEFAULT_FRAG_SETS {
-            s += &format!("_f{}", self.frag_sets);
-        }
-        if self.interleave != Self::DEFAULT_INTERLEAVE {
-            s += &format!("_i{}", self.interleave);
-        }
-        if self.math != Self::DEFAULT_MATH {
-            s += &format!("_{}", self.math);
-        }
-        if let Some(shape) = self.mma {
-            s += &format!("_{}", shape.name());
-        }
-        if self.arch != Self::DEFAULT_ARCH {
-            s += &format!("_{}", self.arch.token().replace('_', ""));
-        }
-        s
-    }
-
-    /// The body of a `gemm_kernel!` invocation naming this spec, without the
-    /// `name = ...,` line (see [`KernelSpec::to_invocation`]). Optional
-    /// parameters are written only where they differ from their defaults.
-    pub fn to_invocation_body(&self) -> String {
-        let mut s = format!(
-            "precision = {}, op = ({}, {}), tile = ({}, {}, {}), threads = ({}, {}), \
-             load_a = ({}, {}), load_b = ({}, {})",
-            self.precision,
-            self.op_a,
-            self.op_b,
-            self.m_blk,
-            self.n_blk,
-            self.k_blk,
-            self.m_dim,
-            self.n_dim,
-            self.load_a.lead,
-            self.load_a.cross,
-            self.load_b.lead,
-            self.load_b.cross,
-        );
-        if self.lds_width != Self::DEFAULT_LDS_WIDTH {
-            s += &format!(", lds_width = {}", self.lds_width);
-        }
-        if self.ldg != Self::DEFAULT_LDG {
-            s += &format!(", ldg = {}", self.ldg);
-        }
-        if self.arch != Self::DEFAULT_ARCH {
-            s += &format!(", arch = {}", self.arch);
-        }
-        if self.stages != Self::DEFAULT_STAGES {
-            s += &format!(", stages = {}", self.stages);
-        }
-        if self.ldg_width != Self::DEFAULT_LDG_WIDTH {
-            s += &format!(", ldg_width = {}", self.ldg_width);
-        }
-        if let Some(w) = self.warps {
-            s += &format!(", warps = ({}, {})", w.m, w.n);
-        }
-        if self.raster != Self::DEFAULT_RASTER {
-            s += &format!(", raster = {}", self.raster);
-        }
-        if let Some(u) = self.unroll {
-            s += &format!(", unroll = {u}");
-        }
-        if self.frag_sets != Self::DEFAULT_FRAG_SETS {
-            s += &format!(", frag_sets = {}", self.frag_sets);
-        }
-        if self.interleave != Self::DEFAULT_INTERLEAVE {
-            s += &format!(", interleave = {}", self.interleave);
-        }
-        if self.math != Self::DEFAULT_MATH {
-            s += &format!(", math = {}", self.math);
-        }
-        if let Some(shape) = self.mma {
-            s += &format!(", mma = ({}, {}, {})", shape.m, shape.n, shape.k);
-        }
-        s
-    }
-
-    /// A complete `gemm_kernel! { name = ..., ... }` invocation.
-    pub fn to_invocation(&self, name: &str) -> String {
-        format!("gemm_kernel! {{ name = {name}, {} }}", self.to_invocation_body())
-    }
-
     /// The block shape: one dimension of `m_dim × n_dim` threads. Exact for
     /// every spec that validates (its thread count is at most a `u32`
     /// limit); for one whose count exceeds `u32`, it saturates at
@@ -789,29 +676,9 @@ impl KernelSpec {
     }
 }
 
-impl fmt::Display for KernelSpec {
-    /// Formats as the body of a `gemm_kernel!` invocation.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.to_invocation_body())
-    }
-}
-
 pub use crate::grammar::text::SpecParseError;
 
-impl std::str::FromStr for KernelSpec {
-    type Err = SpecParseError;
-
-    /// Reads the body of a `gemm_kernel!` invocation, or the whole
-    /// invocation, as [`KernelSpec::to_invocation_body`] and
-    /// [`KernelSpec::to_invocation`] write them. This is the macro's own
-    /// grammar ([`crate::grammar`]): the same text is accepted, with the same
-    /// errors, except that `name` may be left out (and is ignored). The
-    /// result is not yet validated: see [`crate::validate`], and
-    /// [`crate::grammar::text::parse`] to point its violations at the text.
-    fn from_str(text: &str) -> Result<KernelSpec, SpecParseError> {
-        crate::grammar::text::parse(text).map(|(spec, _)| spec)
-    }
-}
+mod text;
 
 #[cfg(test)]
 mod tests;

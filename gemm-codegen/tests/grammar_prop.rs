@@ -126,7 +126,7 @@ fn specs() -> impl Strategy<Value = KernelSpec> {
         (shape(), shape(), any::<u32>(), prop::sample::select(GlobalLoad::ALL.to_vec())),
         (
             prop::sample::select(Target::ALL.to_vec()),
-            any::<[u32; 5]>(),
+            any::<[u32; 6]>(),
             warps,
             prop::option::of(any::<u32>()),
         ),
@@ -139,7 +139,7 @@ fn specs() -> impl Strategy<Value = KernelSpec> {
             |(
                 (precision, op_a, op_b, [m_blk, n_blk, k_blk], [m_dim, n_dim]),
                 (load_a, load_b, lds_width, ldg),
-                (arch, [stages, ldg_width, raster, frag_sets, interleave], warps, unroll),
+                (arch, [stages, ldg_width, raster, frag_sets, interleave, c_batch], warps, unroll),
                 (math, mma),
             )| {
                 KernelSpec {
@@ -163,6 +163,7 @@ fn specs() -> impl Strategy<Value = KernelSpec> {
                     unroll,
                     frag_sets,
                     interleave,
+                    c_batch,
                     math,
                     mma,
                 }
@@ -191,6 +192,7 @@ fn items_of(spec: &KernelSpec) -> Vec<(&'static str, String)> {
         s.unroll.map_or_else(String::new, |u| u.to_string()),
         s.frag_sets.to_string(),
         s.interleave.to_string(),
+        s.c_batch.to_string(),
         s.math.to_string(),
         s.mma.map_or_else(String::new, |m| format!("({}, {}, {})", m.m, m.n, m.k)),
     ];

@@ -302,6 +302,7 @@ fn toy_sub_range_breaks_every_rule() {
                                     unroll: None,
                                     frag_sets: 1,
                                     interleave: 0,
+                                    c_batch: 1,
                                     math: Math::Fma,
                                     mma: None,
                                 };

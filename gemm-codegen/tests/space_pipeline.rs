@@ -96,6 +96,7 @@ fn brute_force(space: &Space) -> BTreeSet<KernelSpec> {
                                         unroll: None,
                                         frag_sets,
                                         interleave: 0,
+                                        c_batch: 1,
                                         math,
                                         mma,
                                     };

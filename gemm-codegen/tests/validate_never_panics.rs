@@ -24,10 +24,10 @@
 //! the run takes seconds.
 
 use gemm_codegen::constraints::{
-    frag_sets_allowed, interleave_allowed, ldg_width_allowed, ldg_width_divides, ldg_width_fits_precision,
-    lds_width_allowed, lds_width_divides, lds_width_fits_precision, math_allowed, mma_allowed, mma_fits,
-    regs_fit, regs_lower_bound, shared_bytes, shared_fits, smem_stride, stages_allowed, threads_rule,
-    tile_divides, unroll_divides, warps_fit,
+    c_batch_allowed, frag_sets_allowed, interleave_allowed, ldg_width_allowed, ldg_width_divides,
+    ldg_width_fits_precision, lds_width_allowed, lds_width_divides, lds_width_fits_precision, math_allowed,
+    mma_allowed, mma_fits, regs_fit, regs_lower_bound, shared_bytes, shared_fits, smem_stride,
+    stages_allowed, threads_rule, tile_divides, unroll_divides, warps_fit,
 };
 use gemm_codegen::device::DeviceLimits;
 use gemm_codegen::space::{Bounds, Guidelines, Space, Stats};
@@ -77,13 +77,24 @@ fn kind() -> impl Strategy<Value = (Precision, Op, Op, GlobalLoad)> {
 }
 
 /// The pipeline parameters, `(arch, stages, ldg_width, warps, raster,
-/// unroll, frag_sets, interleave)`, each drawn like `value` draws a field.
+/// unroll, frag_sets, interleave, c_batch)`, each drawn like `value` draws
+/// a field.
 fn pipeline<S: Strategy<Value = u32>>(
     value: impl Fn() -> S,
-) -> impl Strategy<Value = (Target, u32, u32, Option<WarpShape>, u32, Option<u32>, u32, u32)> {
+) -> impl Strategy<Value = (Target, u32, u32, Option<WarpShape>, u32, Option<u32>, u32, u32, u32)> {
     let warps = prop::option::weighted(0.2, (value(), value()).prop_map(|(m, n)| WarpShape { m, n }));
     let unroll = prop::option::weighted(0.2, value());
-    (prop::sample::select(Target::ALL.to_vec()), value(), value(), warps, value(), unroll, value(), value())
+    (
+        prop::sample::select(Target::ALL.to_vec()),
+        value(),
+        value(),
+        warps,
+        value(),
+        unroll,
+        value(),
+        value(),
+        value(),
+    )
 }
 
 /// `(math, mma)`: mostly `fma` without a shape; otherwise any math with
@@ -119,7 +130,7 @@ fn arbitrary() -> impl Strategy<Value = KernelSpec> {
                 load_a,
                 load_b,
                 lds_width,
-                (arch, stages, ldg_width, warps, raster, unroll, frag_sets, interleave),
+                (arch, stages, ldg_width, warps, raster, unroll, frag_sets, interleave, c_batch),
                 (math, mma),
             )| {
                 KernelSpec {
@@ -143,6 +154,7 @@ fn arbitrary() -> impl Strategy<Value = KernelSpec> {
                     unroll,
                     frag_sets,
                     interleave,
+                    c_batch,
                     math,
                     mma,
                 }
@@ -180,7 +192,8 @@ fn matching() -> impl Strategy<Value = KernelSpec> {
                 pipeline,
                 (math, mma),
             )| {
-                let (arch, stages, ldg_width, warps, raster, unroll, frag_sets, interleave) = pipeline;
+                let (arch, stages, ldg_width, warps, raster, unroll, frag_sets, interleave, c_batch) =
+                    pipeline;
                 // `interleave` is legal at 0 (mostly drawn here) and needs a
                 // ring otherwise.
                 let interleave = interleave.wrapping_sub(1);
@@ -207,6 +220,7 @@ fn matching() -> impl Strategy<Value = KernelSpec> {
                     unroll,
                     frag_sets,
                     interleave,
+                    c_batch,
                     math,
                     mma,
                 };
@@ -281,6 +295,7 @@ fn predicates_hold(spec: &KernelSpec, limits: &Limits) -> bool {
         s.warps.map_or(1, |w| w.n),
         s.unroll.unwrap_or(1),
         s.frag_sets,
+        s.c_batch,
     ]
     .iter()
     .all(|&v| v != 0);
@@ -300,7 +315,8 @@ fn predicates_hold(spec: &KernelSpec, limits: &Limits) -> bool {
         && s.warps.is_none_or(|w| warps_fit(w.m, w.n, s.m_dim, s.n_dim))
         && s.unroll.is_none_or(|u| unroll_divides(u, s.k_blk))
         && frag_sets_allowed(s.frag_sets)
-        && interleave_allowed(s.interleave, s.stages, s.unroll.is_none(), s.k_blk / s.k_per_step());
+        && interleave_allowed(s.interleave, s.stages, s.unroll.is_none(), s.k_blk / s.k_per_step())
+        && (s.n_thr() == 0 || c_batch_allowed(s.c_batch, s.n_thr()));
     let math = math_allowed(s.math, s.precision, s.arch) && mma_allowed(s.math, s.mma, s.arch) && mma_fits(s);
     nonzero
         && math
@@ -403,6 +419,7 @@ fn check_space(spec: &KernelSpec) -> Result<(), TestCaseError> {
         unroll: KernelSpec::DEFAULT_UNROLL,
         frag_sets: KernelSpec::DEFAULT_FRAG_SETS,
         interleave: KernelSpec::DEFAULT_INTERLEAVE,
+        c_batch: KernelSpec::DEFAULT_C_BATCH,
         ..*spec
     };
     let device = sm90();
@@ -479,7 +496,7 @@ fn the_draw_reaches_every_rule_and_the_overflow_region() {
         "rules {rules:?}; {passed} pass, {passed_uncapped} pass uncapped; shared bytes past u32 {beyond_u32}, \
          past u64 {beyond_u64}"
     );
-    assert_eq!(rules.len(), 18, "rules reached: {rules:?}");
+    assert_eq!(rules.len(), 19, "rules reached: {rules:?}");
     assert!(passed >= 50 && passed_uncapped >= 100, "{passed} and {passed_uncapped} specs pass");
     assert!(beyond_u32 >= 100 && beyond_u64 >= 10, "{beyond_u32} past u32, {beyond_u64} past u64");
 }

@@ -70,8 +70,8 @@ fn complex_products_and_conjugates() {
 }
 
 /// The pipeline around the product: copies interleaved with its steps, a
-/// loop over the stripe, a deeper ring, the register-staged pipeline, wide
-/// global loads and a rasterized grid.
+/// loop over the stripe, a deeper ring, the register-staged pipeline, C read
+/// in groups of columns, wide global loads and a rasterized grid.
 #[test]
 fn the_pipeline_around_the_product() {
     let nn = dmma((Op::N, Op::N), (16, 8, 4));
@@ -83,6 +83,8 @@ fn the_pipeline_around_the_product() {
         KernelSpec { unroll: Some(8), frag_sets: 2, ..k8 },
         KernelSpec { stages: 4, raster: 2, ..k8 },
         KernelSpec { stages: 1, ..nn },
+        KernelSpec { c_batch: 2, ..nn },
+        KernelSpec { c_batch: 3, ..dmma_of(Precision::C64, (Op::T, Op::C), (16, 8, 4)) },
         KernelSpec {
             ldg_width: 2,
             load_a: LoadShape { lead: 16, cross: 8 },

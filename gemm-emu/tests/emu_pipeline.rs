@@ -1,5 +1,5 @@
 //! The pipeline parameters of the stencil (`ldg_width`, `warps`, `raster`,
-//! `stages`, `arch`, `unroll`, `frag_sets`, `interleave`) in the emulator: each spec on the ragged shapes of
+//! `stages`, `arch`, `unroll`, `frag_sets`, `interleave`, `c_batch`) in the emulator: each spec on the ragged shapes of
 //! every dimension, against the f64 reference, with every safety check on.
 
 mod emu_common;
@@ -272,4 +272,24 @@ fn interleaved_copies_are_committed_after_the_last_group() {
         let err = run_64x64x40(&image, &(moved.join("\n") + "\n")).expect_err("copies outside their group");
         assert!(err.contains("is still copying"), "frag_sets = {frag_sets}: {err}");
     }
+}
+
+/// The epilogue reading C's old values a group of columns at a time: groups
+/// that divide the thread's 8 columns and one that leaves a shorter last
+/// group, on both of its paths (runs of `lds_width` rows on the tiles inside
+/// an aligned C, element by element on the edges), every precision.
+#[test]
+fn the_epilogue_reads_c_in_groups_of_columns() {
+    let mut specs = Vec::new();
+    for (precision, lds_width, ops) in [
+        (Precision::F32, 4, (Op::N, Op::N)),
+        (Precision::F64, 2, (Op::T, Op::N)),
+        (Precision::C32, 2, (Op::N, Op::C)),
+        (Precision::C64, 1, (Op::T, Op::T)),
+    ] {
+        for c_batch in [2, 3, 8] {
+            specs.push(KernelSpec { c_batch, lds_width, ..base(precision, ops) });
+        }
+    }
+    run_all(&specs);
 }

@@ -74,7 +74,8 @@ fn cgemm_tf32x3_with_conjugates() {
 }
 
 /// The pipeline around the product: interleaved copies, a loop over the
-/// stripe, the register-staged pipeline, and 1xTF32 within its tolerance.
+/// stripe, the register-staged pipeline, C read two columns at a time, and
+/// 1xTF32 within its tolerance.
 #[test]
 fn the_pipeline_around_the_tf32_product() {
     let nn = tf32(Precision::F32, (Op::N, Op::N), K8, Math::Tf32x3);
@@ -82,6 +83,7 @@ fn the_pipeline_around_the_tf32_product() {
         KernelSpec { interleave: 2, ..nn },
         KernelSpec { unroll: Some(8), frag_sets: 2, ..nn },
         KernelSpec { stages: 1, ..nn },
+        KernelSpec { c_batch: 2, ..nn },
         tf32(Precision::F32, (Op::T, Op::N), K4, Math::Tf32),
         tf32(Precision::C32, (Op::N, Op::T), K8, Math::Tf32),
     ];

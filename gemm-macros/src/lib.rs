@@ -85,6 +85,7 @@ mod validate;
 /// | `warps`     | `(wm, wn)`, default threads along M | warps over the C tile, each a sub-grid of 32 threads |
 /// | `raster`    | `1` …, default `1` | tile rows per group of the block order (1: the plain 2-D grid) |
 /// | `frag_sets` | `1` or `2`, default `1` | register sets of fragments; 2 double-buffers them |
+/// | `c_batch` | `1` to `tile.1 / threads.1`, default `1` | columns of a thread's C elements whose old values the epilogue reads before it writes any: fewer round trips to memory when `beta ≠ 0`, for registers |
 /// | `interleave` | `0` to the product's steps, default `0` | a ring's copies of a stripe in that many groups beside the product's k steps (needs `stages ≥ 2`, no `unroll`); 0 issues them together before it |
 /// | `unroll`    | a divisor of `tile.2`, default the whole stripe | K steps per iteration of the inner product's loop |
 /// | `math`      | `fma` \| `dmma` \| `tf32x3` \| `tf32`, default `fma` | how the inner product multiplies: FMA units, the FP64 tensor cores (`f64`, `c64`), or the TF32 tensor cores (`f32`, `c32`; `tf32x3` f32-accurate, `tf32` TF32-accurate), sm_80+ |

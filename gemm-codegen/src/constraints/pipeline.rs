@@ -1,6 +1,6 @@
 //! The hard constraints of the pipeline parameters: `stages`, `ldg_width`,
-//! `warps`, `unroll`, `frag_sets`, `interleave` and (through [`check_nonzero`](super::check_nonzero))
-//! `raster`.
+//! `warps`, `unroll`, `frag_sets`, `interleave`, `c_batch` and (through
+//! [`check_nonzero`](super::check_nonzero)) `raster`.
 //! Part of the one constraints implementation: [`super::validate_with`]
 //! calls [`check`], and the search space uses the public predicates.
 
@@ -51,6 +51,12 @@ pub const fn warps_fit(wm: u32, wn: u32, m_dim: u32, n_dim: u32) -> bool {
 /// so one kernel never has two names.
 pub const fn unroll_divides(unroll: u32, k_blk: u32) -> bool {
     unroll != 0 && unroll < k_blk && k_blk.is_multiple_of(unroll)
+}
+
+/// [`Rule::CBatch`]: the epilogue reads the old C of `batch` (nonzero)
+/// columns together, at most the `n_thr` columns a thread writes.
+pub const fn c_batch_allowed(batch: u32, n_thr: u32) -> bool {
+    batch >= 1 && batch <= n_thr
 }
 
 /// [`Rule::FragSets`]: one or two register sets of fragments.
@@ -116,6 +122,18 @@ pub(super) fn check(spec: &KernelSpec, a: &StripePlan, b: &StripePlan, out: &mut
         );
     }
     check_interleave(spec, out);
+    let n_thr = spec.n_thr();
+    if spec.c_batch != 0 && n_thr != 0 && !c_batch_allowed(spec.c_batch, n_thr) {
+        violation(
+            out,
+            ParamPath::whole(Field::CBatch),
+            Rule::CBatch,
+            format!(
+                "`c_batch` ({}) must be at most {n_thr}, the columns of C each thread writes (`tile.1 / threads.1`)",
+                spec.c_batch
+            ),
+        );
+    }
     if let Some(w) = spec.warps
         && !warps_fit(w.m, w.n, spec.m_dim, spec.n_dim)
     {
@@ -230,6 +248,7 @@ mod tests {
             unroll: None,
             frag_sets: 1,
             interleave: 0,
+            c_batch: 1,
             math: crate::Math::Fma,
             mma: None,
         }
@@ -290,6 +309,10 @@ mod tests {
         assert_eq!(rules(&KernelSpec { frag_sets: 3, ..s }), [("frag_sets".into(), Rule::FragSets)]);
         assert_eq!(rules(&KernelSpec { frag_sets: 0, ..s }), [("frag_sets".into(), Rule::Zero)]);
         assert_eq!(rules(&KernelSpec { frag_sets: 2, ..s }), []);
+        // 128 / 16 = 8 columns of C per thread.
+        assert_eq!(rules(&KernelSpec { c_batch: 8, ..s }), []);
+        assert_eq!(rules(&KernelSpec { c_batch: 9, ..s }), [("c_batch".into(), Rule::CBatch)]);
+        assert_eq!(rules(&KernelSpec { c_batch: 0, ..s }), [("c_batch".into(), Rule::Zero)]);
         for g in [1, 2, 8] {
             assert_eq!(rules(&KernelSpec { interleave: g, ..s }), []);
         }

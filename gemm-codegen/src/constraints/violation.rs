@@ -39,6 +39,8 @@ pub enum Field {
     FragSets,
     /// `interleave`.
     Interleave,
+    /// `c_batch`.
+    CBatch,
     /// `math`.
     Math,
     /// `mma`.
@@ -65,6 +67,7 @@ impl Field {
             Field::Unroll => "unroll",
             Field::FragSets => "frag_sets",
             Field::Interleave => "interleave",
+            Field::CBatch => "c_batch",
             Field::Math => "math",
             Field::Mma => "mma",
         }
@@ -138,6 +141,8 @@ pub enum Rule {
     FragSets,
     /// `interleave` without a ring, with `unroll`, or above `k` steps.
     Interleave,
+    /// `c_batch` above the columns of C a thread writes.
+    CBatch,
     /// A `math` this precision or architecture does not have.
     Math,
     /// An `mma` shape missing, unknown, on an architecture without it, or

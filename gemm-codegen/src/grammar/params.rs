@@ -324,6 +324,16 @@ pub static PARAMS: &[Param] = &[
         set: |s, v| v.int().map(|g| s.interleave = g),
     },
     Param {
+        key: "c_batch",
+        shape: Shape::Int,
+        need: Need::Optional("1"),
+        field: Some(Field::CBatch),
+        doc: "columns of a thread's C elements whose old values the epilogue reads before writing any \
+              of them: fewer round trips to memory when beta ≠ 0, for registers (at most `tile.1 / threads.1`)",
+        hint: None,
+        set: |s, v| v.int().map(|b| s.c_batch = b),
+    },
+    Param {
         key: "math",
         shape: Shape::Word(MATHS),
         need: Need::Optional("fma"),

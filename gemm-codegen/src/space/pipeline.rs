@@ -22,6 +22,12 @@
 //!   threads are the lane grid of. A new
 //!   parameter of this kind is one more list in [`Pipeline`] and one more
 //!   row of `FREE`; counting, listing and membership follow.
+//!
+//! The epilogue's `c_batch` (columns of old C read before any is written)
+//! is in neither: it matters only where K is short, which the space does
+//! not know, and the analytic bound does not see it. The space holds the
+//! default (1); the tuner times the other values as siblings of its best
+//! candidates and of the class's shipped kernel (`xtask tune --c-batched`).
 
 use crate::constraints::{
     StripePlan, WGMMA_MIN_STAGES, ldg_width_allowed, ldg_width_divides, ldg_width_fits_precision,
@@ -350,6 +356,7 @@ impl Pipeline {
         };
         math && arch
             && frag_sets
+            && spec.c_batch == KernelSpec::DEFAULT_C_BATCH
             && self.stages.contains(&spec.stages)
             && self.rasters.contains(&spec.raster)
             && self.frag_sets.contains(&spec.frag_sets)

@@ -154,15 +154,28 @@ fn runs_test(cx: &mut Cx<'_>, bytes: i64, w: i64) -> Reg {
 /// One path, `C = alpha · C_regs + beta · C` then `C = alpha · C_regs`
 /// behind the uniform branch on `beta_zero`, both ending at `done` (the
 /// second falls through to the end of the path without one).
+///
+/// Reading C, the thread's columns go in groups of `c_batch`: the old
+/// values of a group are all loaded before any of them is combined and
+/// stored. `ptxas` cannot move a load above a store it might alias (the
+/// columns lie `ldc` apart, a run-time value), so with groups of one each
+/// column's loads wait for the previous column's stores.
 fn emit_path(cx: &mut Cx<'_>, s: &Shared<'_>, path: &Path, beta_zero: Reg, name: &str, done: Option<Label>) {
     let end = done.is_none().then(|| cx.b.label(&format!("epilogue_{name}_done")));
     let target = done.or(end).expect("a label to end at");
     let (m_thr, n_thr) = (cx.plan.m_thr(), cx.plan.n_thr());
+    let batch = cx.plan.spec().c_batch.clamp(1, n_thr.max(1));
     let w = match path {
         Path::Runs => s.layout.row_width(),
         Path::Elements { .. } => 1,
     };
-    let olds: Vec<Elem> = (0..w).map(|e| cx.elem(&format!("c_{name}_old_{e}"))).collect();
+    // Old values: one run's worth with groups of one, else a group's worth
+    // (column `c` of the group, row `i` of the thread at `c · m_thr + i`).
+    let olds: Vec<Elem> = if batch == 1 {
+        (0..w).map(|e| cx.elem(&format!("c_{name}_old_{e}"))).collect()
+    } else {
+        (0..batch * m_thr).map(|e| cx.elem(&format!("c_{name}_old_{}_{}", e / m_thr, e % m_thr))).collect()
+    };
     let news: Vec<Elem> = (0..w).map(|e| cx.elem(&format!("c_{name}_new_{e}"))).collect();
     let overwrite = cx.b.label(&format!("epilogue_{name}_beta_zero"));
     cx.b.push_if(beta_zero, Instr::bra_uni(overwrite));
@@ -173,38 +186,44 @@ fn emit_path(cx: &mut Cx<'_>, s: &Shared<'_>, path: &Path, beta_zero: Reg, name:
             cx.b.place(overwrite);
             cx.b.comment(format!("{name}: C = alpha * C_regs"));
         }
-        for j in 0..n_thr {
-            let col_offset = i64::from(s.layout.col_offset(j));
-            cx.b.push(Instr::mad(s.col_ptr, s.ldc_bytes, Op::imm(col_offset), s.base));
-            for first in (0..m_thr).step_by(w as usize) {
-                let addr = Address::reg(s.col_ptr, i64::from(s.layout.row_offset(first)) * s.esz);
-                let guard = match path {
-                    Path::Runs => None,
-                    Path::Elements { row_ok, col_ok, ok } => {
-                        cx.b.push(Instr::and_pred(*ok, row_ok[first as usize], col_ok[j as usize]));
-                        Some(*ok)
-                    }
-                };
-                let guarded = |p: Option<Reg>| {
-                    move |cx: &mut Cx<'_>, instr| match p {
-                        Some(p) => cx.b.push_if(p, instr),
-                        None => cx.b.push(instr),
-                    }
-                };
-                let push = guarded(guard);
-                if read_c {
-                    let regs: Vec<Reg> = olds.iter().flat_map(Elem::regs).collect();
-                    push(cx, Instr::ld(Space::Global, CacheQual::None, &regs, addr));
+        let group = if read_c { batch } else { 1 };
+        for first_col in (0..n_thr).step_by(group as usize) {
+            let cols = first_col..(first_col + group).min(n_thr);
+            let batched = read_c && batch > 1;
+            if batched {
+                cx.b.comment(format!(
+                    "{name}: old C of columns {}..{} before any is written",
+                    cols.start, cols.end
+                ));
+                for j in cols.clone() {
+                    for_each_run(cx, s, path, j, w, |cx, first, addr, push| {
+                        let at = ((j - first_col) * m_thr + first) as usize;
+                        let regs: Vec<Reg> = olds[at..at + w as usize].iter().flat_map(Elem::regs).collect();
+                        push(cx, Instr::ld(Space::Global, CacheQual::None, &regs, addr));
+                    });
                 }
-                // The arithmetic is guarded only where it reads C's old
-                // value (which exists where it was loaded).
-                let arithmetic = guarded(guard.filter(|_| read_c));
-                for (e, (new, old)) in news.iter().zip(&olds).enumerate() {
-                    let c = s.acc[((first + e as u32) * n_thr + j) as usize];
-                    combine(cx, s, &arithmetic, *new, c, read_c.then_some(*old));
-                }
-                let regs: Vec<Reg> = news.iter().flat_map(Elem::regs).collect();
-                push(cx, Instr::st(Space::Global, addr, &regs));
+            }
+            for j in cols {
+                for_each_run(cx, s, path, j, w, |cx, first, addr, push| {
+                    let old_at = if batched { ((j - first_col) * m_thr + first) as usize } else { 0 };
+                    let old = &olds[old_at..old_at + w as usize];
+                    if read_c && !batched {
+                        let regs: Vec<Reg> = old.iter().flat_map(Elem::regs).collect();
+                        push(cx, Instr::ld(Space::Global, CacheQual::None, &regs, addr));
+                    }
+                    // The arithmetic is guarded only where it reads C's old
+                    // value (which exists where it was loaded).
+                    let guard = match path {
+                        Path::Elements { ok, .. } if read_c => Some(*ok),
+                        _ => None,
+                    };
+                    for (e, (new, old)) in news.iter().zip(old).enumerate() {
+                        let c = s.acc[((first + e as u32) * n_thr + j) as usize];
+                        combine(cx, s, guard, *new, c, read_c.then_some(*old));
+                    }
+                    let regs: Vec<Reg> = news.iter().flat_map(Elem::regs).collect();
+                    push(cx, Instr::st(Space::Global, addr, &regs));
+                });
             }
         }
         if read_c || end.is_none() {
@@ -216,16 +235,46 @@ fn emit_path(cx: &mut Cx<'_>, s: &Shared<'_>, path: &Path, beta_zero: Reg, name:
     }
 }
 
-/// `new = alpha · c (+ beta · old)`, complex where the elements are.
-fn combine(
+/// Column `j`'s runs of `w` rows: points `col_ptr` at the column, then
+/// calls `body` with each run's first row, its address and a push that
+/// guards an instruction by whether the run's element exists (elements
+/// path; the runs path needs no guard).
+fn for_each_run(
     cx: &mut Cx<'_>,
     s: &Shared<'_>,
-    push: &impl Fn(&mut Cx<'_>, Instr),
-    new: Elem,
-    c: Elem,
-    old: Option<Elem>,
+    path: &Path,
+    j: u32,
+    w: u32,
+    mut body: impl FnMut(&mut Cx<'_>, u32, Address, &dyn Fn(&mut Cx<'_>, Instr)),
 ) {
+    let m_thr = cx.plan.m_thr();
+    let col_offset = i64::from(s.layout.col_offset(j));
+    cx.b.push(Instr::mad(s.col_ptr, s.ldc_bytes, Op::imm(col_offset), s.base));
+    for first in (0..m_thr).step_by(w as usize) {
+        let addr = Address::reg(s.col_ptr, i64::from(s.layout.row_offset(first)) * s.esz);
+        let guard = match path {
+            Path::Runs => None,
+            Path::Elements { row_ok, col_ok, ok } => {
+                cx.b.push(Instr::and_pred(*ok, row_ok[first as usize], col_ok[j as usize]));
+                Some(*ok)
+            }
+        };
+        body(cx, first, addr, &|cx, instr| push_guarded(cx, guard, instr));
+    }
+}
+
+/// `instr`, predicated on `guard` if there is one.
+fn push_guarded(cx: &mut Cx<'_>, guard: Option<Reg>, instr: Instr) {
+    match guard {
+        Some(p) => cx.b.push_if(p, instr),
+        None => cx.b.push(instr),
+    }
+}
+
+/// `new = alpha · c (+ beta · old)`, complex where the elements are.
+fn combine(cx: &mut Cx<'_>, s: &Shared<'_>, guard: Option<Reg>, new: Elem, c: Elem, old: Option<Elem>) {
     let params = cx.params;
+    let push = |cx: &mut Cx<'_>, instr| push_guarded(cx, guard, instr);
     push(cx, Instr::mul(new.re, params.alpha.re, c.re));
     if let (Some(n_im), Some(c_im), Some(a_im), Some(a_nim)) = (new.im, c.im, params.alpha.im, s.alpha_nim) {
         push(cx, Instr::fma(new.re, a_nim, c_im, new.re));

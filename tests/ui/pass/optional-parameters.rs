@@ -14,6 +14,8 @@ gemm_kernel! {
     name = Tuned
 }
 
+gemm_kernel! { name = Grouped, precision = c32, op = (N, N), tile = (64, 64, 16), threads = (16, 16), load_a = (16, 16), load_b = (16, 16), c_batch = 4 }
+
 gemm_kernel! { name = Defaults, precision = f64, op = (N, N), tile = (64, 64, 16), threads = (16, 16), load_a = (16, 16), load_b = (16, 16) }
 
 fn main() {
@@ -21,6 +23,11 @@ fn main() {
     assert_eq!(Tuned::SPEC.ldg, GlobalLoad::Cg);
     assert_eq!(Defaults::SPEC.lds_width, 1);
     assert_eq!(Defaults::SPEC.ldg, GlobalLoad::Nc);
+    assert_eq!(Defaults::SPEC.c_batch, 1);
+    assert_eq!(Grouped::SPEC.c_batch, 4);
+    assert_eq!(Grouped::image(), gemmforge::codegen::compile(&Grouped::SPEC).unwrap());
+    // The epilogue reads the old C of the thread's four columns together.
+    assert!(Grouped::PTX.contains("old C of columns 0..4 before any is written"));
     let image = gemmforge::codegen::compile(&Tuned::SPEC).unwrap();
     assert_eq!(Tuned::image(), image);
     assert!(Tuned::PTX.contains("ld.global.cg"));
