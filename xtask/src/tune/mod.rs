@@ -133,6 +133,13 @@ pub struct Args {
     /// the seeds and the `interleave` siblings of the best-ranked rings.
     #[arg(long, default_value_t = 48)]
     max_variants: usize,
+    /// Follow this many best-ranked candidates, the shipped kernel of the
+    /// class tuned and the `--seed` specs by their siblings that read old C
+    /// in groups of 2, 4, 8 … columns (`c_batch`): for calls that read C
+    /// (`--update`) with a short K, where the epilogue's round trips to
+    /// memory are in the way.
+    #[arg(long, default_value_t = 0)]
+    c_batched: usize,
     /// One in this many small-problem candidates goes on to the full size.
     #[arg(long, default_value_t = 4)]
     eta: usize,
@@ -266,6 +273,7 @@ impl Args {
             top_tiles: 8,
             per_tile: 4,
             interleaved: 24,
+            c_batched: self.c_batched,
             keep: self.max_variants,
             shape,
             problems: self.batch.unwrap_or(1),
@@ -345,28 +353,13 @@ fn space(args: &Args, kt: KernelType, limits: &DeviceLimits) -> Space {
     space.with_pipeline(pipeline)
 }
 
-/// The seeds of pruning: the Table 2 configuration, the kernels gemm-host
-/// ships for `arch` (the bar to beat, one per size they were tuned at), and
-/// those of `extra` (`--seed`) of `kt`'s precision and ops, each once.
-fn seeds(kt: KernelType, arch: u32, extra: &[KernelSpec]) -> Vec<KernelSpec> {
-    let table2 = gemm_kernels::table2(kt.precision, kt.op_a, kt.op_b).spec;
-    let shipped = gemm_kernels::tuned_kernels(arch, kt.precision, kt.op_a, kt.op_b);
-    let given = extra.iter().filter(|s| (s.precision, s.op_a, s.op_b) == (kt.precision, kt.op_a, kt.op_b));
-    let mut out: Vec<KernelSpec> = Vec::new();
-    for s in [table2].iter().chain(shipped.iter().map(|k| &k.spec)).chain(given) {
-        if !out.contains(s) {
-            out.push(*s);
-        }
-    }
-    out
-}
-
 /// The pruned candidates of `kt` on `limits` (a GPU of `name`), from the
 /// cache in `<out>/candidates` or computed and cached.
 fn candidates(args: &Args, kt: KernelType, limits: &DeviceLimits, name: &str) -> Result<Vec<Ranked>> {
     let arch = limits.compute_capability().sm();
     let config = args.prune_config(kt.precision);
-    let seeds = seeds(kt, arch, &args.seed);
+    let class = (args.c_batched > 0).then(|| (args.shape(kt.precision), args.batch.is_some()));
+    let seeds = prune::seeds(kt, arch, &args.seed, class);
     if let Some(found) = prune::load(&args.out, kt, arch, &config, &seeds) {
         return Ok(found);
     }

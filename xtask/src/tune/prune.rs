@@ -24,7 +24,11 @@
 //!    schedules, and no value wins everywhere (`tuning/sm_90-copies`): each
 //!    ring among the `interleaved` best-ranked candidates is followed by its
 //!    siblings with the space's other `interleave` values, for the timed
-//!    rounds to choose. Siblings come on top of `keep`.
+//!    rounds to choose. Nor does it see the epilogue's `c_batch` (how many
+//!    columns of old C a thread reads before it writes any): each of the
+//!    `c_batched` best-ranked candidates is followed by its siblings with
+//!    `c_batch` 2, 4, 8 … up to the thread's columns, and ptxas drops
+//!    those whose registers spill. Siblings come on top of `keep`.
 //! 3. **Registers**: `ptxas` assembles candidates in rank order; a kernel
 //!    that spills, or whose real registers leave no block resident, is
 //!    dropped, until `keep` remain. Without `ptxas` (not installed on the
@@ -66,6 +70,10 @@ pub struct Config {
     /// their `interleave` siblings.
     #[serde(default)]
     pub interleaved: usize,
+    /// This many best-ranked candidates are followed by their `c_batch`
+    /// siblings.
+    #[serde(default)]
+    pub c_batched: usize,
     /// Candidates returned, besides the siblings and the seeds.
     pub keep: usize,
     /// `(m, n, k)` of the problem tuned: bounds are scaled by how well a
@@ -209,7 +217,7 @@ struct Entry {
     threads_per_sm: u32,
     blocks_per_sm: u32,
     seed: bool,
-    /// Another `interleave` of the entry before it.
+    /// Another `interleave` or `c_batch` of the entry before it.
     sibling: bool,
 }
 
@@ -295,7 +303,7 @@ pub fn candidates(
             e.spec.wgmma().is_none() || wgmma <= config.keep.div_ceil(2)
         })
         .collect();
-    let ranked = with_interleave_siblings(space, ranked, config.interleaved);
+    let ranked = with_siblings(space, ranked, config);
 
     let Some(ptxas) = ptxas else {
         let best = ranked[..keep_cut(&ranked, |e| e.sibling, config.keep)].iter().chain(&seeds);
@@ -337,36 +345,92 @@ pub fn candidates(
 }
 
 /// What the bound sees of a spec: all but the cache path, the
-/// rasterization and the placement of a ring's copies.
+/// rasterization, the placement of a ring's copies and the epilogue's
+/// grouping of C's columns.
 fn signature(spec: &KernelSpec) -> KernelSpec {
     KernelSpec {
         ldg: KernelSpec::DEFAULT_LDG,
         raster: KernelSpec::DEFAULT_RASTER,
         interleave: KernelSpec::DEFAULT_INTERLEAVE,
+        c_batch: KernelSpec::DEFAULT_C_BATCH,
         ..*spec
     }
 }
 
-/// `ranked` (entries of `space`) with each of its first `n` entries
-/// followed by its siblings, the space's other `interleave` values of it
-/// ([`gemm_codegen::space::Pipeline::interleave_values`]), sharing its rank.
-fn with_interleave_siblings(space: &Space, ranked: Vec<Entry>, n: usize) -> Vec<Entry> {
+/// `ranked` (entries of `space`) with each of its first
+/// `config.interleaved` entries followed by its `interleave` siblings, the
+/// space's other values of it
+/// ([`gemm_codegen::space::Pipeline::interleave_values`]), and each of its
+/// first `config.c_batched` by its [`c_batch_values`] siblings, all sharing
+/// its rank.
+fn with_siblings(space: &Space, ranked: Vec<Entry>, config: &Config) -> Vec<Entry> {
     let mut out = Vec::with_capacity(ranked.len());
     for (i, e) in ranked.into_iter().enumerate() {
         out.push(e);
-        if i >= n {
-            continue;
+        if i < config.interleaved {
+            // `e` is in the space, so are its other interleaves.
+            let siblings = space.pipeline.interleave_values(&e.spec).filter(|&g| g != e.spec.interleave);
+            out.extend(siblings.map(|interleave| Entry {
+                spec: KernelSpec { interleave, ..e.spec },
+                sibling: true,
+                ..e
+            }));
         }
-        // `e` is in the space, so are its other interleaves.
-        let siblings: Vec<Entry> = space
-            .pipeline
-            .interleave_values(&e.spec)
-            .filter(|&g| g != e.spec.interleave)
-            .map(|interleave| Entry { spec: KernelSpec { interleave, ..e.spec }, sibling: true, ..e })
-            .collect();
-        out.extend(siblings);
+        if i < config.c_batched {
+            let siblings = c_batch_values(&e.spec).filter(|&b| b != e.spec.c_batch);
+            out.extend(siblings.map(|c_batch| Entry {
+                spec: KernelSpec { c_batch, ..e.spec },
+                sibling: true,
+                ..e
+            }));
+        }
     }
     out
+}
+
+/// The seeds of pruning: the Table 2 configuration, the kernels gemm-host
+/// ships for `arch` (the bar to beat, one per size they were tuned at), and
+/// those of `extra` (`--seed`) of `kt`'s precision and ops, each once; with
+/// `siblings_of` (the class tuned, `--c-batched`), the `c_batch` siblings
+/// ([`c_batch_values`]) of the shipped kernel of that class and of
+/// the given ones: the class's winner, or the kernels of a nearby class,
+/// reading C in groups.
+pub fn seeds(
+    kt: KernelType,
+    arch: u32,
+    extra: &[KernelSpec],
+    siblings_of: Option<(Shape, bool)>,
+) -> Vec<KernelSpec> {
+    let table2 = gemm_kernels::table2(kt.precision, kt.op_a, kt.op_b).spec;
+    let shipped = gemm_kernels::tuned_kernels(arch, kt.precision, kt.op_a, kt.op_b);
+    let given = extra.iter().filter(|s| (s.precision, s.op_a, s.op_b) == (kt.precision, kt.op_a, kt.op_b));
+    let mut out: Vec<KernelSpec> = Vec::new();
+    let given: Vec<&KernelSpec> = given.collect();
+    let class: Vec<KernelSpec> = siblings_of
+        .into_iter()
+        .flat_map(|((m, n, k), batch)| {
+            let class =
+                shipped.iter().filter(move |e| e.batch == batch && e.tuned_for.map(u64::from) == [m, n, k]);
+            class.map(|e| &e.spec).chain(given.iter().copied())
+        })
+        .flat_map(|spec| c_batch_values(spec).map(|c_batch| KernelSpec { c_batch, ..*spec }))
+        .collect();
+    for s in [table2].iter().chain(shipped.iter().map(|k| &k.spec)).chain(given.iter().copied()).chain(&class)
+    {
+        if !out.contains(s) {
+            out.push(*s);
+        }
+    }
+    out
+}
+
+/// The `c_batch` values a candidate's siblings take: the powers of two from
+/// 2 up to the thread's columns of C, and that count itself (every one is
+/// legal: [`gemm_codegen::constraints::c_batch_allowed`]).
+pub fn c_batch_values(spec: &KernelSpec) -> impl Iterator<Item = u32> {
+    let columns = spec.n_thr();
+    let powers = std::iter::successors(Some(2u32), |&b| b.checked_mul(2)).take_while(move |&b| b < columns);
+    powers.chain((columns >= 2).then_some(columns))
 }
 
 /// The length of the prefix of `list` that holds its first `keep` entries
@@ -404,6 +468,7 @@ mod tests {
             top_tiles: 2,
             per_tile: 3,
             interleaved: 0,
+            c_batched: 0,
             keep: 12,
             shape: (4096, 4096, 4096),
             problems: 1,
@@ -445,6 +510,7 @@ mod tests {
             top_tiles: 4,
             per_tile: 3,
             interleaved: 0,
+            c_batched: 0,
             keep: 12,
             shape: (1024, 1024, 1024),
             problems: 1,
@@ -460,25 +526,41 @@ mod tests {
         assert!(found.iter().all(|r| space.contains(&r.spec)));
     }
 
-    /// The best-ranked rings are followed by their `interleave` siblings,
-    /// which share their bound; the rest is ranked as without them.
-    #[test]
-    fn the_best_rings_bring_their_interleave_siblings() {
+    /// The candidates of an H100 space of `kt`'s type from a small sample,
+    /// keeping `keep`, without siblings and with those `siblings` asks for.
+    fn with_and_without_siblings(
+        (precision, op_a, op_b): (Precision, Op, Op),
+        keep: usize,
+        shape: Shape,
+        siblings: impl Fn(Config) -> Config,
+    ) -> (Space, Vec<Ranked>, Vec<Ranked>) {
         let h100 = DeviceLimits::for_arch("sm_90").unwrap();
-        let space = Space::for_tuning(Precision::F32, Op::N, Op::N, h100);
+        let space = Space::for_tuning(precision, op_a, op_b, h100);
         let gpu = crate::bound::machine_for_arch("NVIDIA H100 80GB HBM3", 90, None).unwrap();
         let config = Config {
             sample: 40,
             top_tiles: 2,
             per_tile: 3,
             interleaved: 0,
-            keep: 30,
-            shape: (4096, 4096, 4096),
+            c_batched: 0,
+            keep,
+            shape,
             problems: 1,
         };
         let plain = candidates(&space, &[], &gpu, None, Path::new("unused"), &config).unwrap();
-        let config = Config { interleaved: 2, ..config };
-        let found = candidates(&space, &[], &gpu, None, Path::new("unused"), &config).unwrap();
+        let found = candidates(&space, &[], &gpu, None, Path::new("unused"), &siblings(config)).unwrap();
+        (space, plain, found)
+    }
+
+    /// The best-ranked rings are followed by their `interleave` siblings,
+    /// which share their bound; the rest is ranked as without them.
+    #[test]
+    fn the_best_rings_bring_their_interleave_siblings() {
+        let (space, plain, found) =
+            with_and_without_siblings((Precision::F32, Op::N, Op::N), 30, (4096, 4096, 4096), |c| Config {
+                interleaved: 2,
+                ..c
+            });
         let rings: Vec<_> =
             plain[..2].iter().filter(|r| r.spec.stages > 1 && r.spec.unroll.is_none()).collect();
         assert!(!rings.is_empty(), "the best of the sample are rings");
@@ -505,6 +587,44 @@ mod tests {
         // The siblings come on top of the 30 kept.
         let siblings = found.iter().filter(|r| plain.iter().all(|p| p.spec != r.spec)).count();
         assert!(siblings >= 3 && found.len() == 30 + siblings, "{siblings} siblings of {}", found.len());
+    }
+
+    /// The best-ranked candidates are followed by their `c_batch` siblings
+    /// (legal specs of the same bound); the rest is ranked as without them.
+    #[test]
+    fn the_best_candidates_bring_their_c_batch_siblings() {
+        let (_, plain, found) =
+            with_and_without_siblings((Precision::C64, Op::T, Op::N), 20, (8192, 8192, 64), |c| Config {
+                c_batched: 2,
+                ..c
+            });
+        let mut at = 0;
+        for r in &plain[..2] {
+            assert_eq!(found[at], *r);
+            at += 1;
+            let mut values = Vec::new();
+            let sibling = |s: &KernelSpec| *s == KernelSpec { c_batch: s.c_batch, ..r.spec };
+            while at < found.len() && sibling(&found[at].spec) {
+                assert_eq!(found[at].bound_tflops, r.bound_tflops);
+                gemm_codegen::validate(&found[at].spec).unwrap();
+                values.push(found[at].spec.c_batch);
+                at += 1;
+            }
+            assert_eq!(values, c_batch_values(&r.spec).collect::<Vec<_>>(), "{}", r.spec);
+        }
+        assert_eq!(found[at..], plain[2..2 + found.len() - at]);
+    }
+
+    #[test]
+    fn c_batch_values_are_powers_of_two_and_the_thread_s_columns() {
+        let with_columns = |n: u32| {
+            KernelSpec::new(Precision::F32, (Op::N, Op::N), (64, 8 * n, 8), (16, 8), (16, 8), (8, 16))
+        };
+        let values = |n| c_batch_values(&with_columns(n)).collect::<Vec<_>>();
+        assert_eq!(values(16), [2, 4, 8, 16]);
+        assert_eq!(values(6), [2, 4, 6]);
+        assert_eq!(values(2), [2]);
+        assert_eq!(values(1), [] as [u32; 0]);
     }
 
     #[test]
@@ -566,6 +686,7 @@ mod tests {
             top_tiles: 1,
             per_tile: 1,
             interleaved: 0,
+            c_batched: 0,
             keep: 1,
             shape: (4096, 4096, 4096),
             problems: 1,

@@ -26,13 +26,35 @@ fn the_tuner_space_on_an_h100_has_rings_and_its_limits() {
     assert_eq!(space.guidelines, Guidelines::pipelined(Precision::F32));
     assert_eq!(args.type_budget_s(16), 25.0 * 60.0 / 16.0);
     let shipped = gemm_kernels::tuned_kernels(90, Precision::F32, Op::N, Op::N).len();
-    assert_eq!(seeds(kt, 90, &[]).len(), 1 + shipped, "Table 2 and the shipped sm_90 kernels");
+    let plain = prune::seeds(kt, 90, &[], None);
+    assert_eq!(plain.len(), 1 + shipped, "Table 2 and the shipped sm_90 kernels");
     let table2 = gemm_kernels::table2(Precision::F32, Op::N, Op::N).spec;
-    assert_eq!(seeds(kt, 75, &[]), [table2]);
+    assert_eq!(prune::seeds(kt, 75, &[], None), [table2]);
     // Given seeds of this type join once; others are left to their type.
     let mine = KernelSpec { raster: 8, ..table2 };
     let other = KernelSpec { op_b: Op::T, ..table2 };
-    assert_eq!(seeds(kt, 75, &[mine, other, mine, table2]), [table2, mine]);
+    assert_eq!(prune::seeds(kt, 75, &[mine, other, mine, table2], None), [table2, mine]);
+    // With `--c-batched`, the class's shipped kernel brings its `c_batch`
+    // siblings (a 128 × 128 tile on 16 × 8 threads: 16 columns a thread).
+    let class = gemm_kernels::tuned_kernels(90, Precision::F32, Op::N, Op::N)
+        .into_iter()
+        .find(|e| e.tuned_for == [8192, 8192, 64] && !e.batch)
+        .expect("a skinny class");
+    let with = prune::seeds(kt, 90, &[], Some(((8192, 8192, 64), false)));
+    assert_eq!(with[..plain.len()], plain[..]);
+    let siblings: Vec<KernelSpec> = with[plain.len()..].to_vec();
+    // Each once: a sibling that is itself shipped (another class's winner)
+    // is already among the seeds.
+    let expected: Vec<KernelSpec> = prune::c_batch_values(&class.spec)
+        .map(|c_batch| KernelSpec { c_batch, ..class.spec })
+        .filter(|s| !plain.contains(s))
+        .collect();
+    assert!(!expected.is_empty());
+    assert_eq!(siblings, expected);
+    // A class that is not shipped brings none; given seeds bring theirs.
+    assert_eq!(prune::seeds(kt, 90, &[], Some(((1, 2, 3), false))), plain);
+    let given = prune::seeds(kt, 90, &[class.spec, other], Some(((1, 2, 3), false)));
+    assert_eq!(given, [plain.clone(), expected].concat());
 }
 
 fn parse(args: &[&str]) -> Result<Args, clap::Error> {
