@@ -4,7 +4,9 @@ timed in the same run): the small-square sweep before (call6) and after (call9) 
 then call9 against call12 (session 18: the tall classes in, another H100 of the same kind) and call12
 against call18 (the large-K classes in, before the classes' tuned splits), the cells at
 or above 1.0 (session 11's first sweep too), and the skinny and tall sweeps' ranges per precision (call9,
-before the tall classes; call12, after them). Run from the repository root: python3 tuning/sm_90-classes/tables.py"""
+before the tall classes; call12, after them); session 19: call19 against call23 (the skinny update classes
+with c_batch), call21's c_batch bench and the c_batch siblings of calls 20 and 22. Run from the repository root:
+python3 tuning/sm_90-classes/tables.py"""
 import csv
 import gzip
 import json
@@ -118,3 +120,82 @@ chosen = [(k, s, g) for k, s, g in split if g > 1.02]
 print("split phase (call18): %d classes timed, %d split:" % (len(runs), len(chosen)))
 for (t, shape), s, g in chosen:
     print("  %s %s: %d slices, %.2fx faster" % (t, shape, s, g))
+
+
+# Session 19. Call 19 (before) against call 23 (after the skinny update classes with c_batch): every
+# sweep through the dispatch, per precision and, for skinny, per K, with the fraction of the copy
+# bandwidth (bench's copy_fraction) after.
+def cells(path, sweep):
+    return {(r["precision"], r["op"], r["m"], r["n"], r["k"]): r
+            for r in csv.DictReader(open(D + path)) if r["sweep"] == sweep and r["status"] == "ok"}
+
+
+for sweep, before, after in [("skinny", "call19/shapes/bench.csv", "call23/shapes/bench.csv"),
+                             ("tall", "call19/shapes/bench.csv", "call23/shapes/bench.csv"),
+                             ("small", "call19/small/bench.csv", "call23/small/bench.csv")]:
+    a, b = cells(before, sweep), cells(after, sweep)
+    ok = lambda t: sum(float(r["ratio"]) >= 1.0 for r in t.values())
+    print("%s: cells >= 1.0, call19 %d of %d, call23 %d of %d" % (sweep, ok(a), len(a), ok(b), len(b)))
+    groups = defaultdict(list)
+    for key, r in b.items():
+        group = (key[0], int(key[4])) if sweep == "skinny" else (key[0],)
+        groups[group].append((float(a[key]["ratio"]), float(r["ratio"]), float(r["copy_fraction"] or 0)))
+    for g in sorted(groups):
+        xs = groups[g]
+        print("  %-12s %.2f–%.2f → %.2f–%.2f%s" % (
+            " K=".join(map(str, g)), min(x[0] for x in xs), max(x[0] for x in xs), min(x[1] for x in xs),
+            max(x[1] for x in xs),
+            "  (copy %.2f–%.2f)" % (min(x[2] for x in xs), max(x[2] for x in xs)) if sweep == "skinny" else ""))
+
+# Call 21: four shipped skinny kernels with old C read c_batch columns at a time, the skinny sweep's
+# update (beta = 1); time against c_batch = 1, ratio to cuBLAS, copy fraction.
+print("call21: kernel, M = N, K: c_batch time/time(1) ratio copy")
+runs = defaultdict(dict)
+for d in ["s-cb1", "s-cb4", "s-cb8", "d-cb1", "d-cb2", "d-cb4", "c-cb1", "c-cb4", "c-cb8", "z-cb1", "z-cb4",
+          "z-cb8"]:
+    p, cb = d.split("-cb")
+    for r in csv.DictReader(open(D + "call21/b/%s/bench.csv" % d)):
+        runs[(p, int(r["m"]), int(r["k"]))][int(cb)] = (float(r["median_ms"]), float(r["ratio"]),
+                                                        float(r["copy_fraction"]))
+for key in sorted(runs):
+    base = runs[key][1][0]
+    print("  %s %5d %3d  " % key + "  ".join("%d: %.2f %.2f× %.2f" % (cb, ms / base, ratio, copy)
+                                            for cb, (ms, ratio, copy) in sorted(runs[key].items())))
+
+
+# Calls 20 and 22: the tuner's search, each class kernel beside its c_batch siblings (best median per
+# c_batch). Call 20 timed C = A.B (beta = 0: C never read, nothing to gain); call 22 the update.
+def siblings(path):
+    best = defaultdict(dict)
+    for line in gzip.open(D + path, "rt"):
+        r = json.loads(line)
+        if r["status"] != "ok" or r["phase"] != "search" or r["subject"]["kind"] != "variant":
+            continue
+        spec = dict(r["subject"]["spec"])
+        cb = spec.pop("c_batch", 1)
+        t = r["kernel_type"]
+        key = (t["precision"], t["op_a"] + t["op_b"], json.dumps(spec, sort_keys=True))
+        best[key][cb] = min(best[key].get(cb, 1e9), r["median_ms"])
+    for (p, op, _), v in best.items():
+        if len(v) > 1 and 1 in v:
+            print("  %s %s best sibling / c_batch 1: %.3f  (%s)" % (
+                p, op, min(v.values()) / v[1], ", ".join("%d: %.4f ms" % kv for kv in sorted(v.items()))))
+
+
+for path in ["call20/tune-8192x8192x64.jsonl.gz", "call20/tune-256x256x256.jsonl.gz",
+             "call20/tune-512x512x512.jsonl.gz", "call22/tune-8192x8192x32.jsonl.gz",
+             "call22/tune-8192x8192x64.jsonl.gz", "call22/tune-8192x8192x128.jsonl.gz"]:
+    print(path)
+    siblings(path)
+
+# Call 19's large-K sweep (all 96 cells, with call 18's tuned splits in), and its small squares against
+# call 18's on the same cells: how much cuBLAS's time and ours moved between the two machines.
+lk = defaultdict(list)
+for r in cells("call19/large-k/bench.csv", "large-k").values():
+    lk[r["precision"]].append(float(r["ratio"]))
+print("large K (call19, %d cells): " % sum(map(len, lk.values())) +
+      ", ".join("%s %.2f–%.2f" % (p, min(v), max(v)) for p, v in sorted(lk.items())))
+a, b = cells("call18/small/bench.csv", "small"), cells("call19/small/bench.csv", "small")
+theirs = [float(b[k]["cublas_median_ms"]) / float(a[k]["cublas_median_ms"]) for k in b]
+ours = [float(b[k]["median_ms"]) / float(a[k]["median_ms"]) for k in b]
+print("small, call19 / call18 time: cuBLAS %.2f–%.2f, ours %.2f–%.2f" % (min(theirs), max(theirs), min(ours), max(ours)))

@@ -9,6 +9,7 @@
 //   sgemm_nn      16384x64x4096     60.95     11.46     41.06    1.48
 //   sgemm_nn       8192x8192x64     48.43     28.12     32.46    1.49
 //   sgemm_nn      256x256x65536     66.40     21.45     44.79    1.48
+//   sgemm_nn       8192x8192x32     18.29      9.04     16.47    1.11  *
 //   sgemm_nn     1024x1024x1024     49.99     13.26     29.52    1.69
 //   sgemm_nn        768x768x768     19.44      7.02     16.60    1.17  K split 4 ways
 //   sgemm_nn        512x512x512     10.01      4.21      8.63    1.16  K split 4 ways
@@ -23,6 +24,7 @@
 //   sgemm_nt      16384x64x4096     38.22     12.34     42.92    0.89
 //   sgemm_nt       8192x8192x64     47.43     29.25     32.55    1.46
 //   sgemm_nt      256x256x65536     64.96     22.00     45.68    1.42
+//   sgemm_nt       8192x8192x32     18.37      9.06     16.68    1.10  *
 //   sgemm_nt     1024x1024x1024     42.18     13.69     33.84    1.25
 //   sgemm_nt        768x768x768     21.96      7.79     21.14    1.04
 //   sgemm_nt        512x512x512      9.82      4.09      9.92    0.99
@@ -36,6 +38,7 @@
 //   sgemm_tn      512x512x65536     72.40     23.23     47.39    1.53
 //   sgemm_tn       8192x8192x64     50.15     29.55     30.51    1.64
 //   sgemm_tn      256x256x65536     66.87     21.98     41.07    1.63
+//   sgemm_tn       8192x8192x32     18.53      9.08     16.31    1.14  *
 //   sgemm_tn     1024x1024x1024     53.01     15.64     28.53    1.86
 //   sgemm_tn        768x768x768     19.90      8.64     18.51    1.08  K split 4 ways
 //   sgemm_tn        512x512x512     10.69      4.59      9.82    1.09  K split 4 ways
@@ -49,6 +52,7 @@
 //   sgemm_tt      512x512x65536     71.08     23.09     49.47    1.44
 //   sgemm_tt       8192x8192x64     49.31     29.77     32.16    1.53
 //   sgemm_tt      256x256x65536     64.03     22.08     42.16    1.52
+//   sgemm_tt       8192x8192x32     18.56      9.15     16.70    1.11  *
 //   sgemm_tt     1024x1024x1024     48.81     14.71     30.29    1.61
 //   sgemm_tt        768x768x768     21.07      8.11     17.88    1.18  K split 4 ways
 //   sgemm_tt        512x512x512      9.07      4.63     11.51    0.79
@@ -60,8 +64,9 @@
 //   sgemm_tt              8x8x8      1.55      0.10      0.52    3.00  batch of 1048576
 //   dgemm_nn     6656x6656x6656     53.38     16.09     51.49    1.04
 //   dgemm_nn      512x512x65536     58.53     15.78     56.13    1.04
+//   dgemm_nn      8192x8192x128     25.08     14.87     30.86    0.81  *
 //   dgemm_nn      16384x64x4096     41.33     13.68     37.84    1.09
-//   dgemm_nn       8192x8192x64     15.79     11.39     17.02    0.93  *
+//   dgemm_nn       8192x8192x64     16.43     11.34     17.03    0.97  *
 //   dgemm_nn      64x16384x4096     36.42     13.92     38.34    0.95
 //   dgemm_nn     1024x1024x1024     37.78     13.57     38.21    0.99
 //   dgemm_nn        768x768x768     21.32      7.45     21.00    1.02
@@ -74,6 +79,7 @@
 //   dgemm_nn              8x8x8      1.28      0.13      0.31    4.17  batch of 1048576
 //   dgemm_nt     6656x6656x6656     50.60     16.57     48.74    1.04
 //   dgemm_nt      512x512x65536     56.51     16.32     56.65    1.00
+//   dgemm_nt      8192x8192x128     25.51     16.17     28.50    0.90  *
 //   dgemm_nt      16384x64x4096     39.24     15.72     37.20    1.06
 //   dgemm_nt       8192x8192x64     18.01     12.44     15.62    1.15  *
 //   dgemm_nt      64x16384x4096     38.62     15.99     39.42    0.98
@@ -88,8 +94,9 @@
 //   dgemm_nt              8x8x8      1.26      0.13      0.31    4.10  batch of 1048576
 //   dgemm_tn     6656x6656x6656     53.70     16.31     51.19    1.05
 //   dgemm_tn      512x512x65536     59.15     16.06     57.08    1.04
+//   dgemm_tn      8192x8192x128     24.85     15.75     29.26    0.85  *
 //   dgemm_tn      16384x64x4096     39.76     15.27     39.33    1.01
-//   dgemm_tn       8192x8192x64     15.20     12.14     17.50    0.87  *
+//   dgemm_tn       8192x8192x64     15.36     11.93     17.18    0.89  *
 //   dgemm_tn      64x16384x4096     37.87     15.02     38.82    0.98
 //   dgemm_tn     1024x1024x1024     34.83     15.00     38.30    0.91
 //   dgemm_tn        768x768x768     19.83      8.10     23.07    0.86
@@ -102,6 +109,7 @@
 //   dgemm_tn              8x8x8      1.29      0.13      0.32    4.09  batch of 1048576
 //   dgemm_tt     6656x6656x6656     52.72     15.94     54.03    0.98
 //   dgemm_tt      512x512x65536     57.79     15.87     55.67    1.04
+//   dgemm_tt      8192x8192x128     25.53     14.84     29.02    0.88  *
 //   dgemm_tt      16384x64x4096     37.66     13.81     36.31    1.04
 //   dgemm_tt       8192x8192x64     16.58     11.41     15.63    1.06  *
 //   dgemm_tt      64x16384x4096     40.69     14.00     40.60    1.00
@@ -118,6 +126,7 @@
 //   cgemm_nn      512x512x65536     61.88     38.98     53.54    1.16
 //   cgemm_nn       8192x8192x64     54.99     41.89     43.78    1.26
 //   cgemm_nn      64x16384x4096     61.89     37.59     52.11    1.19
+//   cgemm_nn       8192x8192x32     32.84     25.33     30.74    1.07  *
 //   cgemm_nn     1024x1024x1024     59.76     37.89     50.05    1.19
 //   cgemm_nn        768x768x768     35.97     20.54     36.96    0.97
 //   cgemm_nn        512x512x512     23.48     12.82     24.27    0.97
@@ -131,6 +140,7 @@
 //   cgemm_nt      512x512x65536     59.11     44.32     53.92    1.10
 //   cgemm_nt       8192x8192x64     53.40     44.30     46.76    1.14
 //   cgemm_nt      64x16384x4096     59.70     44.12     51.78    1.15
+//   cgemm_nt       8192x8192x32     33.96     19.94     32.62    1.04  *
 //   cgemm_nt     1024x1024x1024     55.30     43.44     48.36    1.14
 //   cgemm_nt        768x768x768     38.44     24.12     36.17    1.06  K split 4 ways
 //   cgemm_nt        512x512x512     25.87     14.61     25.73    1.01
@@ -143,6 +153,7 @@
 //   cgemm_tn     6656x6656x6656     65.15     43.91     53.41    1.22
 //   cgemm_tn      512x512x65536     60.60     42.46     55.75    1.09
 //   cgemm_tn       8192x8192x64     56.13     43.54     48.36    1.16
+//   cgemm_tn       8192x8192x32     33.52     19.55     31.22    1.07  *
 //   cgemm_tn     1024x1024x1024     57.75     41.69     49.42    1.17
 //   cgemm_tn        768x768x768     36.13     22.76     34.68    1.04  K split 4 ways
 //   cgemm_tn        512x512x512     24.54     14.25     26.15    0.94
@@ -155,6 +166,7 @@
 //   cgemm_tt     6656x6656x6656     63.23     42.43     53.25    1.19
 //   cgemm_tt      512x512x65536     59.72     38.49     54.26    1.10
 //   cgemm_tt       8192x8192x64     54.25     42.45     45.48    1.19
+//   cgemm_tt       8192x8192x32     35.63     19.02     30.88    1.15  *
 //   cgemm_tt     1024x1024x1024     55.99     37.49     28.38    1.97
 //   cgemm_tt        768x768x768     41.33     21.56     36.91    1.12  K split 4 ways
 //   cgemm_tt        512x512x512     23.67     11.11     27.10    0.87
@@ -166,8 +178,9 @@
 //   cgemm_tt              8x8x8      6.20      0.29      1.09    5.70  batch of 1048576
 //   zgemm_nn     4608x4608x4608     51.59     15.12     48.67    1.06
 //   zgemm_nn      512x512x65536     56.73     13.49     60.42    0.94
+//   zgemm_nn      8192x8192x128     35.27     16.10     41.72    0.85  *
 //   zgemm_nn      16384x64x4096     50.82     13.65     55.51    0.92
-//   zgemm_nn       8192x8192x64     23.32     16.16     29.07    0.80  *
+//   zgemm_nn       8192x8192x64     26.88     16.01     28.94    0.93  *
 //   zgemm_nn     1024x1024x1024     51.54     14.50     51.98    0.99
 //   zgemm_nn        768x768x768     33.51     12.92     43.43    0.77
 //   zgemm_nn        512x512x512     35.47     12.68     34.31    1.03
@@ -179,8 +192,9 @@
 //   zgemm_nn              8x8x8      3.91      2.53      1.99    1.96  batch of 1048576
 //   zgemm_nt     4608x4608x4608     50.96     16.40     48.24    1.06
 //   zgemm_nt      512x512x65536     57.96     15.13     59.36    0.98
+//   zgemm_nt      8192x8192x128     38.88     17.34     39.72    0.98  *
 //   zgemm_nt      16384x64x4096     48.98     15.03     51.77    0.95
-//   zgemm_nt       8192x8192x64     23.89     18.21     29.15    0.82  *
+//   zgemm_nt       8192x8192x64     28.99     17.98     28.81    1.01  *
 //   zgemm_nt     1024x1024x1024     53.70     17.02     53.40    1.01
 //   zgemm_nt        768x768x768     36.02     16.25     42.01    0.86
 //   zgemm_nt        512x512x512     29.84     13.21     33.69    0.89
@@ -192,8 +206,9 @@
 //   zgemm_nt              8x8x8      3.90      2.66      2.01    1.95  batch of 1048576
 //   zgemm_tn     4608x4608x4608     50.71     14.75     49.55    1.02
 //   zgemm_tn      512x512x65536     56.24     12.70     55.61    1.01
+//   zgemm_tn      8192x8192x128     41.38     15.71     39.76    1.04  *
 //   zgemm_tn      16384x64x4096     50.56     14.02     53.63    0.94
-//   zgemm_tn       8192x8192x64     21.72     16.35     28.32    0.77  *
+//   zgemm_tn       8192x8192x64     31.35     16.15     28.06    1.12  *
 //   zgemm_tn     1024x1024x1024     53.08     14.64     53.56    0.99
 //   zgemm_tn        768x768x768     34.24     12.19     41.41    0.83  K split 3 ways
 //   zgemm_tn        512x512x512     34.75     12.42     29.18    1.19
@@ -205,8 +220,9 @@
 //   zgemm_tn              8x8x8      3.90      2.50      1.98    1.97  batch of 1048576
 //   zgemm_tt     4608x4608x4608     51.06     15.66     48.71    1.05
 //   zgemm_tt      512x512x65536     56.55     14.16     60.61    0.93
+//   zgemm_tt      8192x8192x128     35.68     16.54     41.45    0.86  *
 //   zgemm_tt      16384x64x4096     50.75     13.91     54.81    0.93
-//   zgemm_tt       8192x8192x64     22.28     17.05     28.39    0.78  *
+//   zgemm_tt       8192x8192x64     25.38     16.33     28.15    0.90  *
 //   zgemm_tt     1024x1024x1024     53.54     16.68     53.49    1.00
 //   zgemm_tt        768x768x768     34.09     15.46     43.49    0.78
 //   zgemm_tt        512x512x512     32.67     12.06     30.62    1.07
@@ -238,6 +254,9 @@ gemm_kernel! { name = SgemmNN16384x64x4096, precision = f32, op = (N, N), tile =
 // Tuned at 8192x8192x64 and 128^3 (batched).
 gemm_kernel! { name = SgemmNN8192x8192x64, precision = f32, op = (N, N), tile = (128, 128, 32), threads = (16, 8), load_a = (32, 4), load_b = (8, 16), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
+// Tuned at 8192x8192x32.
+gemm_kernel! { name = SgemmNN8192x8192x32, precision = f32, op = (N, N), tile = (128, 128, 32), threads = (16, 8), load_a = (32, 4), load_b = (8, 16), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, c_batch = 8, math = tf32x3, mma = (16, 8, 8) }
+
 // Tuned at 768^3 (K split 4 ways) and 512^3 (K split 4 ways) and 64^3 (batched).
 gemm_kernel! { name = SgemmNN768, precision = f32, op = (N, N), tile = (72, 64, 24), threads = (12, 8), load_a = (12, 8), load_b = (12, 8), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (3, 1), raster = 8, unroll = 2 }
 
@@ -255,6 +274,9 @@ gemm_kernel! { name = SgemmNT, precision = f32, op = (N, T), tile = (128, 128, 3
 
 // Tuned at 8192x8192x64 and 128^3 (batched).
 gemm_kernel! { name = SgemmNT8192x8192x64, precision = f32, op = (N, T), tile = (128, 128, 32), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+
+// Tuned at 8192x8192x32.
+gemm_kernel! { name = SgemmNT8192x8192x32, precision = f32, op = (N, T), tile = (128, 128, 32), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, c_batch = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Tuned at 1024^3.
 gemm_kernel! { name = SgemmNT1024, precision = f32, op = (N, T), tile = (64, 128, 24), threads = (32, 4), load_a = (16, 8), load_b = (32, 4), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (4, 1), raster = 8, interleave = 2, math = tf32x3, mma = (64, 128, 8) }
@@ -280,6 +302,9 @@ gemm_kernel! { name = SgemmNC, precision = f32, op = (N, C), tile = (128, 128, 3
 // Reuses the sgemm_nt winner at 8192x8192x64 and 128^3 (batched).
 gemm_kernel! { name = SgemmNC8192x8192x64, precision = f32, op = (N, C), tile = (128, 128, 32), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
+// Reuses the sgemm_nt winner at 8192x8192x32.
+gemm_kernel! { name = SgemmNC8192x8192x32, precision = f32, op = (N, C), tile = (128, 128, 32), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, c_batch = 8, math = tf32x3, mma = (16, 8, 8) }
+
 // Reuses the sgemm_nt winner at 1024^3.
 gemm_kernel! { name = SgemmNC1024, precision = f32, op = (N, C), tile = (64, 128, 24), threads = (32, 4), load_a = (16, 8), load_b = (32, 4), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (4, 1), raster = 8, interleave = 2, math = tf32x3, mma = (64, 128, 8) }
 
@@ -304,6 +329,9 @@ gemm_kernel! { name = SgemmTN, precision = f32, op = (T, N), tile = (128, 128, 3
 // Tuned at 8192x8192x64 and 128^3 (batched).
 gemm_kernel! { name = SgemmTN8192x8192x64, precision = f32, op = (T, N), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
+// Tuned at 8192x8192x32.
+gemm_kernel! { name = SgemmTN8192x8192x32, precision = f32, op = (T, N), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, c_batch = 8, math = tf32x3, mma = (16, 8, 8) }
+
 // Tuned at 1024^3.
 gemm_kernel! { name = SgemmTN1024, precision = f32, op = (T, N), tile = (128, 64, 32), threads = (64, 4), load_a = (8, 32), load_b = (8, 32), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, interleave = 1, math = tf32x3, mma = (64, 64, 8) }
 
@@ -327,6 +355,9 @@ gemm_kernel! { name = SgemmTT, precision = f32, op = (T, T), tile = (128, 128, 3
 
 // Tuned at 8192x8192x64 and 128^3 (batched).
 gemm_kernel! { name = SgemmTT8192x8192x64, precision = f32, op = (T, T), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+
+// Tuned at 8192x8192x32.
+gemm_kernel! { name = SgemmTT8192x8192x32, precision = f32, op = (T, T), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, c_batch = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Tuned at 1024^3.
 gemm_kernel! { name = SgemmTT1024, precision = f32, op = (T, T), tile = (128, 64, 32), threads = (64, 4), load_a = (8, 32), load_b = (16, 16), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, interleave = 2, math = tf32x3, mma = (64, 64, 8) }
@@ -355,6 +386,9 @@ gemm_kernel! { name = SgemmTC, precision = f32, op = (T, C), tile = (128, 128, 3
 // Reuses the sgemm_tt winner at 8192x8192x64 and 128^3 (batched).
 gemm_kernel! { name = SgemmTC8192x8192x64, precision = f32, op = (T, C), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
+// Reuses the sgemm_tt winner at 8192x8192x32.
+gemm_kernel! { name = SgemmTC8192x8192x32, precision = f32, op = (T, C), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, c_batch = 8, math = tf32x3, mma = (16, 8, 8) }
+
 // Reuses the sgemm_tt winner at 1024^3.
 gemm_kernel! { name = SgemmTC1024, precision = f32, op = (T, C), tile = (128, 64, 32), threads = (64, 4), load_a = (8, 32), load_b = (16, 16), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, interleave = 2, math = tf32x3, mma = (64, 64, 8) }
 
@@ -382,6 +416,9 @@ gemm_kernel! { name = SgemmCN, precision = f32, op = (C, N), tile = (128, 128, 3
 // Reuses the sgemm_tn winner at 8192x8192x64 and 128^3 (batched).
 gemm_kernel! { name = SgemmCN8192x8192x64, precision = f32, op = (C, N), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
+// Reuses the sgemm_tn winner at 8192x8192x32.
+gemm_kernel! { name = SgemmCN8192x8192x32, precision = f32, op = (C, N), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, c_batch = 8, math = tf32x3, mma = (16, 8, 8) }
+
 // Reuses the sgemm_tn winner at 1024^3.
 gemm_kernel! { name = SgemmCN1024, precision = f32, op = (C, N), tile = (128, 64, 32), threads = (64, 4), load_a = (8, 32), load_b = (8, 32), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, interleave = 1, math = tf32x3, mma = (64, 64, 8) }
 
@@ -405,6 +442,9 @@ gemm_kernel! { name = SgemmCT, precision = f32, op = (C, T), tile = (128, 128, 3
 
 // Reuses the sgemm_tt winner at 8192x8192x64 and 128^3 (batched).
 gemm_kernel! { name = SgemmCT8192x8192x64, precision = f32, op = (C, T), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+
+// Reuses the sgemm_tt winner at 8192x8192x32.
+gemm_kernel! { name = SgemmCT8192x8192x32, precision = f32, op = (C, T), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, c_batch = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Reuses the sgemm_tt winner at 1024^3.
 gemm_kernel! { name = SgemmCT1024, precision = f32, op = (C, T), tile = (128, 64, 32), threads = (64, 4), load_a = (8, 32), load_b = (16, 16), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, interleave = 2, math = tf32x3, mma = (64, 64, 8) }
@@ -433,6 +473,9 @@ gemm_kernel! { name = SgemmCC, precision = f32, op = (C, C), tile = (128, 128, 3
 // Reuses the sgemm_tt winner at 8192x8192x64 and 128^3 (batched).
 gemm_kernel! { name = SgemmCC8192x8192x64, precision = f32, op = (C, C), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
+// Reuses the sgemm_tt winner at 8192x8192x32.
+gemm_kernel! { name = SgemmCC8192x8192x32, precision = f32, op = (C, C), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, c_batch = 8, math = tf32x3, mma = (16, 8, 8) }
+
 // Reuses the sgemm_tt winner at 1024^3.
 gemm_kernel! { name = SgemmCC1024, precision = f32, op = (C, C), tile = (128, 64, 32), threads = (64, 4), load_a = (8, 32), load_b = (16, 16), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, interleave = 2, math = tf32x3, mma = (64, 64, 8) }
 
@@ -454,14 +497,14 @@ gemm_kernel! { name = SgemmCC16, precision = f32, op = (C, C), tile = (16, 16, 1
 // Reuses the sgemm_tt winner at 8^3 (batched).
 gemm_kernel! { name = SgemmCC8, precision = f32, op = (C, C), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Tuned at 6656^3 and 512x512x65536 and 128^3 (batched).
+// Tuned at 6656^3 and 512x512x65536 and 8192x8192x128 and 128^3 (batched).
 gemm_kernel! { name = DgemmNN, precision = f64, op = (N, N), tile = (128, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (8, 32), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 16384x64x4096 and 1024^3.
 gemm_kernel! { name = DgemmNN16384x64x4096, precision = f64, op = (N, N), tile = (128, 64, 48), threads = (32, 4), load_a = (32, 4), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
 
-// Tuned at 8192x8192x64 and 64^3 (batched).
-gemm_kernel! { name = DgemmNN8192x8192x64, precision = f64, op = (N, N), tile = (64, 32, 24), threads = (8, 8), load_a = (16, 4), load_b = (4, 16), lds_width = 2, arch = sm_90, stages = 2, ldg_width = 2, warps = (1, 2), raster = 8, math = dmma, mma = (16, 8, 4) }
+// Tuned at 8192x8192x64.
+gemm_kernel! { name = DgemmNN8192x8192x64, precision = f64, op = (N, N), tile = (64, 32, 24), threads = (8, 8), load_a = (16, 4), load_b = (4, 16), lds_width = 2, arch = sm_90, stages = 2, ldg_width = 2, warps = (1, 2), raster = 8, c_batch = 2, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 64x16384x4096.
 gemm_kernel! { name = DgemmNN64x16384x4096, precision = f64, op = (N, N), tile = (64, 128, 48), threads = (32, 4), load_a = (32, 4), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 1, math = dmma, mma = (16, 8, 4) }
@@ -475,6 +518,9 @@ gemm_kernel! { name = DgemmNN512, precision = f64, op = (N, N), tile = (48, 48, 
 // Tuned at 256^3.
 gemm_kernel! { name = DgemmNN256, precision = f64, op = (N, N), tile = (16, 16, 44), threads = (4, 8), load_a = (8, 4), load_b = (2, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (1, 1), raster = 8 }
 
+// Tuned at 64^3 (batched).
+gemm_kernel! { name = DgemmNN64, precision = f64, op = (N, N), tile = (64, 32, 24), threads = (8, 8), load_a = (16, 4), load_b = (4, 16), lds_width = 2, arch = sm_90, stages = 2, ldg_width = 2, warps = (1, 2), raster = 8, math = dmma, mma = (16, 8, 4) }
+
 // Tuned at 32^3 (batched).
 gemm_kernel! { name = DgemmNN32, precision = f64, op = (N, N), tile = (40, 36, 8), threads = (8, 4), load_a = (8, 4), load_b = (8, 4), arch = sm_90, stages = 3, warps = (1, 1), raster = 8 }
 
@@ -484,7 +530,7 @@ gemm_kernel! { name = DgemmNN16, precision = f64, op = (N, N), tile = (16, 16, 1
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = DgemmNN8, precision = f64, op = (N, N), tile = (12, 32, 8), threads = (2, 16), load_a = (4, 8), load_b = (8, 4), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 1), raster = 8 }
 
-// Tuned at 6656^3 and 512x512x65536 and 128^3 (batched).
+// Tuned at 6656^3 and 512x512x65536 and 8192x8192x128 and 128^3 (batched).
 gemm_kernel! { name = DgemmNT, precision = f64, op = (N, T), tile = (128, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 16384x64x4096.
@@ -514,7 +560,7 @@ gemm_kernel! { name = DgemmNT16, precision = f64, op = (N, T), tile = (16, 16, 1
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = DgemmNT8, precision = f64, op = (N, T), tile = (12, 32, 8), threads = (2, 16), load_a = (4, 8), load_b = (16, 2), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 1), raster = 8 }
 
-// Reuses the dgemm_nt winner at 6656^3 and 512x512x65536 and 128^3 (batched).
+// Reuses the dgemm_nt winner at 6656^3 and 512x512x65536 and 8192x8192x128 and 128^3 (batched).
 gemm_kernel! { name = DgemmNC, precision = f64, op = (N, C), tile = (128, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the dgemm_nt winner at 16384x64x4096.
@@ -544,14 +590,14 @@ gemm_kernel! { name = DgemmNC16, precision = f64, op = (N, C), tile = (16, 16, 1
 // Reuses the dgemm_nt winner at 8^3 (batched).
 gemm_kernel! { name = DgemmNC8, precision = f64, op = (N, C), tile = (12, 32, 8), threads = (2, 16), load_a = (4, 8), load_b = (16, 2), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 1), raster = 8 }
 
-// Tuned at 6656^3 and 512x512x65536 and 128^3 (batched).
+// Tuned at 6656^3 and 512x512x65536 and 8192x8192x128 and 128^3 (batched).
 gemm_kernel! { name = DgemmTN, precision = f64, op = (T, N), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (8, 32), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 16384x64x4096 and 1024^3 and 768^3.
 gemm_kernel! { name = DgemmTN16384x64x4096, precision = f64, op = (T, N), tile = (128, 64, 48), threads = (32, 4), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 1, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 8192x8192x64.
-gemm_kernel! { name = DgemmTN8192x8192x64, precision = f64, op = (T, N), tile = (64, 256, 16), threads = (16, 64), load_a = (16, 64), load_b = (16, 64), lds_width = 2, arch = sm_90, stages = 3, warps = (2, 16), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4) }
+gemm_kernel! { name = DgemmTN8192x8192x64, precision = f64, op = (T, N), tile = (64, 256, 16), threads = (16, 64), load_a = (16, 64), load_b = (16, 64), lds_width = 2, arch = sm_90, stages = 3, warps = (2, 16), raster = 8, interleave = 2, c_batch = 2, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 64x16384x4096.
 gemm_kernel! { name = DgemmTN64x16384x4096, precision = f64, op = (T, N), tile = (64, 128, 48), threads = (32, 4), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 1, math = dmma, mma = (16, 8, 4) }
@@ -571,7 +617,7 @@ gemm_kernel! { name = DgemmTN32, precision = f64, op = (T, N), tile = (32, 44, 3
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = DgemmTN8, precision = f64, op = (T, N), tile = (12, 32, 8), threads = (2, 16), load_a = (8, 4), load_b = (8, 4), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 1), raster = 8 }
 
-// Tuned at 6656^3 and 512x512x65536 and 128^3 (batched).
+// Tuned at 6656^3 and 512x512x65536 and 8192x8192x128 and 128^3 (batched).
 gemm_kernel! { name = DgemmTT, precision = f64, op = (T, T), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 16384x64x4096.
@@ -598,7 +644,7 @@ gemm_kernel! { name = DgemmTT16, precision = f64, op = (T, T), tile = (16, 16, 1
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = DgemmTT8, precision = f64, op = (T, T), tile = (12, 32, 8), threads = (2, 16), load_a = (8, 4), load_b = (32, 1), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 1), raster = 8 }
 
-// Reuses the dgemm_tt winner at 6656^3 and 512x512x65536 and 128^3 (batched).
+// Reuses the dgemm_tt winner at 6656^3 and 512x512x65536 and 8192x8192x128 and 128^3 (batched).
 gemm_kernel! { name = DgemmTC, precision = f64, op = (T, C), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the dgemm_tt winner at 16384x64x4096.
@@ -625,14 +671,14 @@ gemm_kernel! { name = DgemmTC16, precision = f64, op = (T, C), tile = (16, 16, 1
 // Reuses the dgemm_tt winner at 8^3 (batched).
 gemm_kernel! { name = DgemmTC8, precision = f64, op = (T, C), tile = (12, 32, 8), threads = (2, 16), load_a = (8, 4), load_b = (32, 1), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 1), raster = 8 }
 
-// Reuses the dgemm_tn winner at 6656^3 and 512x512x65536 and 128^3 (batched).
+// Reuses the dgemm_tn winner at 6656^3 and 512x512x65536 and 8192x8192x128 and 128^3 (batched).
 gemm_kernel! { name = DgemmCN, precision = f64, op = (C, N), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (8, 32), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the dgemm_tn winner at 16384x64x4096 and 1024^3 and 768^3.
 gemm_kernel! { name = DgemmCN16384x64x4096, precision = f64, op = (C, N), tile = (128, 64, 48), threads = (32, 4), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 1, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the dgemm_tn winner at 8192x8192x64.
-gemm_kernel! { name = DgemmCN8192x8192x64, precision = f64, op = (C, N), tile = (64, 256, 16), threads = (16, 64), load_a = (16, 64), load_b = (16, 64), lds_width = 2, arch = sm_90, stages = 3, warps = (2, 16), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4) }
+gemm_kernel! { name = DgemmCN8192x8192x64, precision = f64, op = (C, N), tile = (64, 256, 16), threads = (16, 64), load_a = (16, 64), load_b = (16, 64), lds_width = 2, arch = sm_90, stages = 3, warps = (2, 16), raster = 8, interleave = 2, c_batch = 2, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the dgemm_tn winner at 64x16384x4096.
 gemm_kernel! { name = DgemmCN64x16384x4096, precision = f64, op = (C, N), tile = (64, 128, 48), threads = (32, 4), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 1, math = dmma, mma = (16, 8, 4) }
@@ -652,7 +698,7 @@ gemm_kernel! { name = DgemmCN32, precision = f64, op = (C, N), tile = (32, 44, 3
 // Reuses the dgemm_tn winner at 8^3 (batched).
 gemm_kernel! { name = DgemmCN8, precision = f64, op = (C, N), tile = (12, 32, 8), threads = (2, 16), load_a = (8, 4), load_b = (8, 4), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 1), raster = 8 }
 
-// Reuses the dgemm_tt winner at 6656^3 and 512x512x65536 and 128^3 (batched).
+// Reuses the dgemm_tt winner at 6656^3 and 512x512x65536 and 8192x8192x128 and 128^3 (batched).
 gemm_kernel! { name = DgemmCT, precision = f64, op = (C, T), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the dgemm_tt winner at 16384x64x4096.
@@ -679,7 +725,7 @@ gemm_kernel! { name = DgemmCT16, precision = f64, op = (C, T), tile = (16, 16, 1
 // Reuses the dgemm_tt winner at 8^3 (batched).
 gemm_kernel! { name = DgemmCT8, precision = f64, op = (C, T), tile = (12, 32, 8), threads = (2, 16), load_a = (8, 4), load_b = (32, 1), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 1), raster = 8 }
 
-// Reuses the dgemm_tt winner at 6656^3 and 512x512x65536 and 128^3 (batched).
+// Reuses the dgemm_tt winner at 6656^3 and 512x512x65536 and 8192x8192x128 and 128^3 (batched).
 gemm_kernel! { name = DgemmCC, precision = f64, op = (C, C), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the dgemm_tt winner at 16384x64x4096.
@@ -709,6 +755,9 @@ gemm_kernel! { name = DgemmCC8, precision = f64, op = (C, C), tile = (12, 32, 8)
 // Tuned at 6656^3 and 512x512x65536 and 8192x8192x64 and 64x16384x4096 and 1024^3 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmNN, precision = c32, op = (N, N), tile = (64, 64, 16), threads = (16, 8), load_a = (32, 4), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
+// Tuned at 8192x8192x32.
+gemm_kernel! { name = CgemmNN8192x8192x32, precision = c32, op = (N, N), tile = (64, 64, 16), threads = (16, 8), load_a = (32, 4), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, c_batch = 8, math = tf32x3, mma = (16, 8, 8) }
+
 // Tuned at 768^3.
 gemm_kernel! { name = CgemmNN768, precision = c32, op = (N, N), tile = (32, 192, 40), threads = (16, 16), load_a = (32, 8), load_b = (8, 32), lds_width = 2, arch = sm_90, stages = 3, warps = (2, 4), raster = 8, interleave = 4, math = tf32x3, mma = (16, 8, 8) }
 
@@ -730,6 +779,9 @@ gemm_kernel! { name = CgemmNN8, precision = c32, op = (N, N), tile = (8, 8, 8), 
 // Tuned at 6656^3 and 512x512x65536 and 8192x8192x64 and 64x16384x4096 and 1024^3 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmNT, precision = c32, op = (N, T), tile = (64, 64, 16), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
+// Tuned at 8192x8192x32.
+gemm_kernel! { name = CgemmNT8192x8192x32, precision = c32, op = (N, T), tile = (64, 64, 16), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, c_batch = 8, math = tf32x3, mma = (16, 8, 8) }
+
 // Tuned at 768^3 (K split 4 ways).
 gemm_kernel! { name = CgemmNT768, precision = c32, op = (N, T), tile = (32, 192, 40), threads = (16, 16), load_a = (32, 8), load_b = (32, 8), lds_width = 2, arch = sm_90, stages = 3, warps = (2, 4), raster = 8, interleave = 4, math = tf32x3, mma = (16, 8, 8) }
 
@@ -748,6 +800,9 @@ gemm_kernel! { name = CgemmNT8, precision = c32, op = (N, T), tile = (8, 8, 8), 
 // Reuses the cgemm_nt winner at 6656^3 and 512x512x65536 and 8192x8192x64 and 64x16384x4096 and 1024^3 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmNC, precision = c32, op = (N, C), tile = (64, 64, 16), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
+// Reuses the cgemm_nt winner at 8192x8192x32.
+gemm_kernel! { name = CgemmNC8192x8192x32, precision = c32, op = (N, C), tile = (64, 64, 16), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, c_batch = 8, math = tf32x3, mma = (16, 8, 8) }
+
 // Reuses the cgemm_nt winner at 768^3 (K split 4 ways).
 gemm_kernel! { name = CgemmNC768, precision = c32, op = (N, C), tile = (32, 192, 40), threads = (16, 16), load_a = (32, 8), load_b = (32, 8), lds_width = 2, arch = sm_90, stages = 3, warps = (2, 4), raster = 8, interleave = 4, math = tf32x3, mma = (16, 8, 8) }
 
@@ -765,6 +820,9 @@ gemm_kernel! { name = CgemmNC8, precision = c32, op = (N, C), tile = (8, 8, 8), 
 
 // Tuned at 6656^3 and 512x512x65536 and 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmTN, precision = c32, op = (T, N), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+
+// Tuned at 8192x8192x32.
+gemm_kernel! { name = CgemmTN8192x8192x32, precision = c32, op = (T, N), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, c_batch = 4, math = tf32x3, mma = (16, 8, 8) }
 
 // Tuned at 768^3 (K split 4 ways).
 gemm_kernel! { name = CgemmTN768, precision = c32, op = (T, N), tile = (32, 192, 40), threads = (16, 16), load_a = (8, 32), load_b = (8, 32), lds_width = 2, arch = sm_90, stages = 3, warps = (2, 4), raster = 8, interleave = 4, math = tf32x3, mma = (16, 8, 8) }
@@ -787,6 +845,9 @@ gemm_kernel! { name = CgemmTT, precision = c32, op = (T, T), tile = (80, 64, 48)
 // Tuned at 512x512x65536 and 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmTT512x512x65536, precision = c32, op = (T, T), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
+// Tuned at 8192x8192x32.
+gemm_kernel! { name = CgemmTT8192x8192x32, precision = c32, op = (T, T), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, c_batch = 8, math = tf32x3, mma = (16, 8, 8) }
+
 // Tuned at 512^3.
 gemm_kernel! { name = CgemmTT512, precision = c32, op = (T, T), tile = (64, 32, 64), threads = (64, 4), load_a = (16, 16), load_b = (16, 16), arch = sm_90, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8 }
 
@@ -805,6 +866,9 @@ gemm_kernel! { name = CgemmTC, precision = c32, op = (T, C), tile = (80, 64, 48)
 // Reuses the cgemm_tt winner at 512x512x65536 and 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmTC512x512x65536, precision = c32, op = (T, C), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
+// Reuses the cgemm_tt winner at 8192x8192x32.
+gemm_kernel! { name = CgemmTC8192x8192x32, precision = c32, op = (T, C), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, c_batch = 8, math = tf32x3, mma = (16, 8, 8) }
+
 // Reuses the cgemm_tt winner at 512^3.
 gemm_kernel! { name = CgemmTC512, precision = c32, op = (T, C), tile = (64, 32, 64), threads = (64, 4), load_a = (16, 16), load_b = (16, 16), arch = sm_90, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8 }
 
@@ -819,6 +883,9 @@ gemm_kernel! { name = CgemmTC8, precision = c32, op = (T, C), tile = (8, 8, 8), 
 
 // Reuses the cgemm_tn winner at 6656^3 and 512x512x65536 and 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmCN, precision = c32, op = (C, N), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+
+// Reuses the cgemm_tn winner at 8192x8192x32.
+gemm_kernel! { name = CgemmCN8192x8192x32, precision = c32, op = (C, N), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, c_batch = 4, math = tf32x3, mma = (16, 8, 8) }
 
 // Reuses the cgemm_tn winner at 768^3 (K split 4 ways).
 gemm_kernel! { name = CgemmCN768, precision = c32, op = (C, N), tile = (32, 192, 40), threads = (16, 16), load_a = (8, 32), load_b = (8, 32), lds_width = 2, arch = sm_90, stages = 3, warps = (2, 4), raster = 8, interleave = 4, math = tf32x3, mma = (16, 8, 8) }
@@ -841,6 +908,9 @@ gemm_kernel! { name = CgemmCT, precision = c32, op = (C, T), tile = (80, 64, 48)
 // Reuses the cgemm_tt winner at 512x512x65536 and 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmCT512x512x65536, precision = c32, op = (C, T), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
+// Reuses the cgemm_tt winner at 8192x8192x32.
+gemm_kernel! { name = CgemmCT8192x8192x32, precision = c32, op = (C, T), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, c_batch = 8, math = tf32x3, mma = (16, 8, 8) }
+
 // Reuses the cgemm_tt winner at 512^3.
 gemm_kernel! { name = CgemmCT512, precision = c32, op = (C, T), tile = (64, 32, 64), threads = (64, 4), load_a = (16, 16), load_b = (16, 16), arch = sm_90, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8 }
 
@@ -859,6 +929,9 @@ gemm_kernel! { name = CgemmCC, precision = c32, op = (C, C), tile = (80, 64, 48)
 // Reuses the cgemm_tt winner at 512x512x65536 and 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmCC512x512x65536, precision = c32, op = (C, C), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
+// Reuses the cgemm_tt winner at 8192x8192x32.
+gemm_kernel! { name = CgemmCC8192x8192x32, precision = c32, op = (C, C), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, c_batch = 8, math = tf32x3, mma = (16, 8, 8) }
+
 // Reuses the cgemm_tt winner at 512^3.
 gemm_kernel! { name = CgemmCC512, precision = c32, op = (C, C), tile = (64, 32, 64), threads = (64, 4), load_a = (16, 16), load_b = (16, 16), arch = sm_90, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8 }
 
@@ -874,11 +947,11 @@ gemm_kernel! { name = CgemmCC8, precision = c32, op = (C, C), tile = (8, 8, 8), 
 // Tuned at 4608^3 and 512x512x65536 and 1024^3 and 128^3 (batched).
 gemm_kernel! { name = ZgemmNN, precision = c64, op = (N, N), tile = (64, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (16, 16), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
+// Tuned at 8192x8192x128 and 8192x8192x64.
+gemm_kernel! { name = ZgemmNN8192x8192x128, precision = c64, op = (N, N), tile = (64, 32, 4), threads = (16, 8), load_a = (64, 2), load_b = (4, 32), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, c_batch = 2, math = dmma, mma = (16, 8, 4) }
+
 // Tuned at 16384x64x4096.
 gemm_kernel! { name = ZgemmNN16384x64x4096, precision = c64, op = (N, N), tile = (128, 64, 24), threads = (32, 8), load_a = (64, 4), load_b = (8, 32), arch = sm_90, stages = 3, warps = (4, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
-
-// Tuned at 8192x8192x64.
-gemm_kernel! { name = ZgemmNN8192x8192x64, precision = c64, op = (N, N), tile = (64, 32, 4), threads = (16, 8), load_a = (64, 2), load_b = (4, 32), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 768^3 and 32^3 (batched).
 gemm_kernel! { name = ZgemmNN768, precision = c64, op = (N, N), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
@@ -898,11 +971,11 @@ gemm_kernel! { name = ZgemmNN8, precision = c64, op = (N, N), tile = (8, 8, 8), 
 // Tuned at 4608^3 and 512x512x65536 and 1024^3 and 128^3 (batched).
 gemm_kernel! { name = ZgemmNT, precision = c64, op = (N, T), tile = (64, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (128, 2), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
+// Tuned at 8192x8192x128 and 8192x8192x64.
+gemm_kernel! { name = ZgemmNT8192x8192x128, precision = c64, op = (N, T), tile = (64, 32, 4), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 1, c_batch = 2, math = dmma, mma = (16, 8, 4) }
+
 // Tuned at 16384x64x4096.
 gemm_kernel! { name = ZgemmNT16384x64x4096, precision = c64, op = (N, T), tile = (128, 64, 24), threads = (32, 8), load_a = (64, 4), load_b = (32, 8), arch = sm_90, stages = 3, warps = (4, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
-
-// Tuned at 8192x8192x64 and 32^3 (batched).
-gemm_kernel! { name = ZgemmNT8192x8192x64, precision = c64, op = (N, T), tile = (64, 32, 4), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 1, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 768^3.
 gemm_kernel! { name = ZgemmNT768, precision = c64, op = (N, T), tile = (48, 96, 36), threads = (24, 8), load_a = (16, 12), load_b = (16, 12), arch = sm_90, stages = 2, warps = (3, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
@@ -913,6 +986,9 @@ gemm_kernel! { name = ZgemmNT512, precision = c64, op = (N, T), tile = (64, 32, 
 // Tuned at 256^3.
 gemm_kernel! { name = ZgemmNT256, precision = c64, op = (N, T), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
 
+// Tuned at 32^3 (batched).
+gemm_kernel! { name = ZgemmNT32, precision = c64, op = (N, T), tile = (64, 32, 4), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 1, math = dmma, mma = (16, 8, 4) }
+
 // Tuned at 16^3 (batched).
 gemm_kernel! { name = ZgemmNT16, precision = c64, op = (N, T), tile = (16, 24, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
@@ -922,11 +998,11 @@ gemm_kernel! { name = ZgemmNT8, precision = c64, op = (N, T), tile = (8, 8, 8), 
 // Reuses the zgemm_nt winner at 4608^3 and 512x512x65536 and 1024^3 and 128^3 (batched).
 gemm_kernel! { name = ZgemmNC, precision = c64, op = (N, C), tile = (64, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (128, 2), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
+// Reuses the zgemm_nt winner at 8192x8192x128 and 8192x8192x64.
+gemm_kernel! { name = ZgemmNC8192x8192x128, precision = c64, op = (N, C), tile = (64, 32, 4), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 1, c_batch = 2, math = dmma, mma = (16, 8, 4) }
+
 // Reuses the zgemm_nt winner at 16384x64x4096.
 gemm_kernel! { name = ZgemmNC16384x64x4096, precision = c64, op = (N, C), tile = (128, 64, 24), threads = (32, 8), load_a = (64, 4), load_b = (32, 8), arch = sm_90, stages = 3, warps = (4, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
-
-// Reuses the zgemm_nt winner at 8192x8192x64 and 32^3 (batched).
-gemm_kernel! { name = ZgemmNC8192x8192x64, precision = c64, op = (N, C), tile = (64, 32, 4), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 1, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the zgemm_nt winner at 768^3.
 gemm_kernel! { name = ZgemmNC768, precision = c64, op = (N, C), tile = (48, 96, 36), threads = (24, 8), load_a = (16, 12), load_b = (16, 12), arch = sm_90, stages = 2, warps = (3, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
@@ -937,6 +1013,9 @@ gemm_kernel! { name = ZgemmNC512, precision = c64, op = (N, C), tile = (64, 32, 
 // Reuses the zgemm_nt winner at 256^3.
 gemm_kernel! { name = ZgemmNC256, precision = c64, op = (N, C), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
 
+// Reuses the zgemm_nt winner at 32^3 (batched).
+gemm_kernel! { name = ZgemmNC32, precision = c64, op = (N, C), tile = (64, 32, 4), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 1, math = dmma, mma = (16, 8, 4) }
+
 // Reuses the zgemm_nt winner at 16^3 (batched).
 gemm_kernel! { name = ZgemmNC16, precision = c64, op = (N, C), tile = (16, 24, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
@@ -946,11 +1025,11 @@ gemm_kernel! { name = ZgemmNC8, precision = c64, op = (N, C), tile = (8, 8, 8), 
 // Tuned at 4608^3 and 512x512x65536 and 1024^3.
 gemm_kernel! { name = ZgemmTN, precision = c64, op = (T, N), tile = (64, 128, 16), threads = (16, 16), load_a = (16, 16), load_b = (16, 16), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
+// Tuned at 8192x8192x128 and 8192x8192x64.
+gemm_kernel! { name = ZgemmTN8192x8192x128, precision = c64, op = (T, N), tile = (64, 32, 8), threads = (32, 4), load_a = (8, 16), load_b = (8, 16), arch = sm_90, stages = 3, warps = (4, 1), raster = 8, c_batch = 8, math = dmma, mma = (16, 8, 4) }
+
 // Tuned at 16384x64x4096.
 gemm_kernel! { name = ZgemmTN16384x64x4096, precision = c64, op = (T, N), tile = (128, 64, 24), threads = (32, 8), load_a = (8, 32), load_b = (8, 32), arch = sm_90, stages = 3, warps = (4, 2), raster = 8, math = dmma, mma = (16, 8, 4) }
-
-// Tuned at 8192x8192x64 and 32^3 (batched).
-gemm_kernel! { name = ZgemmTN8192x8192x64, precision = c64, op = (T, N), tile = (64, 32, 8), threads = (32, 4), load_a = (8, 16), load_b = (8, 16), arch = sm_90, stages = 3, warps = (4, 1), raster = 8, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 768^3 (K split 3 ways) and 128^3 (batched).
 gemm_kernel! { name = ZgemmTN768, precision = c64, op = (T, N), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
@@ -964,17 +1043,23 @@ gemm_kernel! { name = ZgemmTN256, precision = c64, op = (T, N), tile = (16, 16, 
 // Tuned at 64^3 (batched).
 gemm_kernel! { name = ZgemmTN64, precision = c64, op = (T, N), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
+// Tuned at 32^3 (batched).
+gemm_kernel! { name = ZgemmTN32, precision = c64, op = (T, N), tile = (64, 32, 8), threads = (32, 4), load_a = (8, 16), load_b = (8, 16), arch = sm_90, stages = 3, warps = (4, 1), raster = 8, math = dmma, mma = (16, 8, 4) }
+
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = ZgemmTN8, precision = c64, op = (T, N), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
 // Tuned at 4608^3 and 512x512x65536 and 1024^3 and 128^3 (batched).
 gemm_kernel! { name = ZgemmTT, precision = c64, op = (T, T), tile = (64, 128, 16), threads = (16, 16), load_a = (16, 16), load_b = (128, 2), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
+// Tuned at 8192x8192x128 and 64^3 (batched).
+gemm_kernel! { name = ZgemmTT8192x8192x128, precision = c64, op = (T, T), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (16, 8), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4) }
+
 // Tuned at 16384x64x4096.
 gemm_kernel! { name = ZgemmTT16384x64x4096, precision = c64, op = (T, T), tile = (128, 64, 24), threads = (32, 8), load_a = (8, 32), load_b = (32, 8), arch = sm_90, stages = 3, warps = (4, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
-// Tuned at 8192x8192x64 and 32^3 (batched).
-gemm_kernel! { name = ZgemmTT8192x8192x64, precision = c64, op = (T, T), tile = (64, 32, 4), threads = (16, 8), load_a = (2, 64), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, math = dmma, mma = (16, 8, 4) }
+// Tuned at 8192x8192x64.
+gemm_kernel! { name = ZgemmTT8192x8192x64, precision = c64, op = (T, T), tile = (64, 32, 4), threads = (16, 8), load_a = (2, 64), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, c_batch = 2, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 768^3.
 gemm_kernel! { name = ZgemmTT768, precision = c64, op = (T, T), tile = (48, 96, 36), threads = (24, 8), load_a = (12, 16), load_b = (16, 12), arch = sm_90, stages = 2, warps = (3, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
@@ -985,8 +1070,8 @@ gemm_kernel! { name = ZgemmTT512, precision = c64, op = (T, T), tile = (32, 64, 
 // Tuned at 256^3 and 16^3 (batched).
 gemm_kernel! { name = ZgemmTT256, precision = c64, op = (T, T), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
 
-// Tuned at 64^3 (batched).
-gemm_kernel! { name = ZgemmTT64, precision = c64, op = (T, T), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (16, 8), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4) }
+// Tuned at 32^3 (batched).
+gemm_kernel! { name = ZgemmTT32, precision = c64, op = (T, T), tile = (64, 32, 4), threads = (16, 8), load_a = (2, 64), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = ZgemmTT8, precision = c64, op = (T, T), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
@@ -994,11 +1079,14 @@ gemm_kernel! { name = ZgemmTT8, precision = c64, op = (T, T), tile = (8, 8, 8), 
 // Reuses the zgemm_tt winner at 4608^3 and 512x512x65536 and 1024^3 and 128^3 (batched).
 gemm_kernel! { name = ZgemmTC, precision = c64, op = (T, C), tile = (64, 128, 16), threads = (16, 16), load_a = (16, 16), load_b = (128, 2), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
+// Reuses the zgemm_tt winner at 8192x8192x128 and 64^3 (batched).
+gemm_kernel! { name = ZgemmTC8192x8192x128, precision = c64, op = (T, C), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (16, 8), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4) }
+
 // Reuses the zgemm_tt winner at 16384x64x4096.
 gemm_kernel! { name = ZgemmTC16384x64x4096, precision = c64, op = (T, C), tile = (128, 64, 24), threads = (32, 8), load_a = (8, 32), load_b = (32, 8), arch = sm_90, stages = 3, warps = (4, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the zgemm_tt winner at 8192x8192x64 and 32^3 (batched).
-gemm_kernel! { name = ZgemmTC8192x8192x64, precision = c64, op = (T, C), tile = (64, 32, 4), threads = (16, 8), load_a = (2, 64), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, math = dmma, mma = (16, 8, 4) }
+// Reuses the zgemm_tt winner at 8192x8192x64.
+gemm_kernel! { name = ZgemmTC8192x8192x64, precision = c64, op = (T, C), tile = (64, 32, 4), threads = (16, 8), load_a = (2, 64), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, c_batch = 2, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the zgemm_tt winner at 768^3.
 gemm_kernel! { name = ZgemmTC768, precision = c64, op = (T, C), tile = (48, 96, 36), threads = (24, 8), load_a = (12, 16), load_b = (16, 12), arch = sm_90, stages = 2, warps = (3, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
@@ -1009,8 +1097,8 @@ gemm_kernel! { name = ZgemmTC512, precision = c64, op = (T, C), tile = (32, 64, 
 // Reuses the zgemm_tt winner at 256^3 and 16^3 (batched).
 gemm_kernel! { name = ZgemmTC256, precision = c64, op = (T, C), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
 
-// Reuses the zgemm_tt winner at 64^3 (batched).
-gemm_kernel! { name = ZgemmTC64, precision = c64, op = (T, C), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (16, 8), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4) }
+// Reuses the zgemm_tt winner at 32^3 (batched).
+gemm_kernel! { name = ZgemmTC32, precision = c64, op = (T, C), tile = (64, 32, 4), threads = (16, 8), load_a = (2, 64), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the zgemm_tt winner at 8^3 (batched).
 gemm_kernel! { name = ZgemmTC8, precision = c64, op = (T, C), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
@@ -1018,11 +1106,11 @@ gemm_kernel! { name = ZgemmTC8, precision = c64, op = (T, C), tile = (8, 8, 8), 
 // Reuses the zgemm_tn winner at 4608^3 and 512x512x65536 and 1024^3.
 gemm_kernel! { name = ZgemmCN, precision = c64, op = (C, N), tile = (64, 128, 16), threads = (16, 16), load_a = (16, 16), load_b = (16, 16), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
+// Reuses the zgemm_tn winner at 8192x8192x128 and 8192x8192x64.
+gemm_kernel! { name = ZgemmCN8192x8192x128, precision = c64, op = (C, N), tile = (64, 32, 8), threads = (32, 4), load_a = (8, 16), load_b = (8, 16), arch = sm_90, stages = 3, warps = (4, 1), raster = 8, c_batch = 8, math = dmma, mma = (16, 8, 4) }
+
 // Reuses the zgemm_tn winner at 16384x64x4096.
 gemm_kernel! { name = ZgemmCN16384x64x4096, precision = c64, op = (C, N), tile = (128, 64, 24), threads = (32, 8), load_a = (8, 32), load_b = (8, 32), arch = sm_90, stages = 3, warps = (4, 2), raster = 8, math = dmma, mma = (16, 8, 4) }
-
-// Reuses the zgemm_tn winner at 8192x8192x64 and 32^3 (batched).
-gemm_kernel! { name = ZgemmCN8192x8192x64, precision = c64, op = (C, N), tile = (64, 32, 8), threads = (32, 4), load_a = (8, 16), load_b = (8, 16), arch = sm_90, stages = 3, warps = (4, 1), raster = 8, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the zgemm_tn winner at 768^3 (K split 3 ways) and 128^3 (batched).
 gemm_kernel! { name = ZgemmCN768, precision = c64, op = (C, N), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
@@ -1036,17 +1124,23 @@ gemm_kernel! { name = ZgemmCN256, precision = c64, op = (C, N), tile = (16, 16, 
 // Reuses the zgemm_tn winner at 64^3 (batched).
 gemm_kernel! { name = ZgemmCN64, precision = c64, op = (C, N), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
+// Reuses the zgemm_tn winner at 32^3 (batched).
+gemm_kernel! { name = ZgemmCN32, precision = c64, op = (C, N), tile = (64, 32, 8), threads = (32, 4), load_a = (8, 16), load_b = (8, 16), arch = sm_90, stages = 3, warps = (4, 1), raster = 8, math = dmma, mma = (16, 8, 4) }
+
 // Reuses the zgemm_tn winner at 8^3 (batched).
 gemm_kernel! { name = ZgemmCN8, precision = c64, op = (C, N), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
 // Reuses the zgemm_tt winner at 4608^3 and 512x512x65536 and 1024^3 and 128^3 (batched).
 gemm_kernel! { name = ZgemmCT, precision = c64, op = (C, T), tile = (64, 128, 16), threads = (16, 16), load_a = (16, 16), load_b = (128, 2), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
+// Reuses the zgemm_tt winner at 8192x8192x128 and 64^3 (batched).
+gemm_kernel! { name = ZgemmCT8192x8192x128, precision = c64, op = (C, T), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (16, 8), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4) }
+
 // Reuses the zgemm_tt winner at 16384x64x4096.
 gemm_kernel! { name = ZgemmCT16384x64x4096, precision = c64, op = (C, T), tile = (128, 64, 24), threads = (32, 8), load_a = (8, 32), load_b = (32, 8), arch = sm_90, stages = 3, warps = (4, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the zgemm_tt winner at 8192x8192x64 and 32^3 (batched).
-gemm_kernel! { name = ZgemmCT8192x8192x64, precision = c64, op = (C, T), tile = (64, 32, 4), threads = (16, 8), load_a = (2, 64), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, math = dmma, mma = (16, 8, 4) }
+// Reuses the zgemm_tt winner at 8192x8192x64.
+gemm_kernel! { name = ZgemmCT8192x8192x64, precision = c64, op = (C, T), tile = (64, 32, 4), threads = (16, 8), load_a = (2, 64), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, c_batch = 2, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the zgemm_tt winner at 768^3.
 gemm_kernel! { name = ZgemmCT768, precision = c64, op = (C, T), tile = (48, 96, 36), threads = (24, 8), load_a = (12, 16), load_b = (16, 12), arch = sm_90, stages = 2, warps = (3, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
@@ -1057,8 +1151,8 @@ gemm_kernel! { name = ZgemmCT512, precision = c64, op = (C, T), tile = (32, 64, 
 // Reuses the zgemm_tt winner at 256^3 and 16^3 (batched).
 gemm_kernel! { name = ZgemmCT256, precision = c64, op = (C, T), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
 
-// Reuses the zgemm_tt winner at 64^3 (batched).
-gemm_kernel! { name = ZgemmCT64, precision = c64, op = (C, T), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (16, 8), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4) }
+// Reuses the zgemm_tt winner at 32^3 (batched).
+gemm_kernel! { name = ZgemmCT32, precision = c64, op = (C, T), tile = (64, 32, 4), threads = (16, 8), load_a = (2, 64), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the zgemm_tt winner at 8^3 (batched).
 gemm_kernel! { name = ZgemmCT8, precision = c64, op = (C, T), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
@@ -1066,11 +1160,14 @@ gemm_kernel! { name = ZgemmCT8, precision = c64, op = (C, T), tile = (8, 8, 8), 
 // Reuses the zgemm_tt winner at 4608^3 and 512x512x65536 and 1024^3 and 128^3 (batched).
 gemm_kernel! { name = ZgemmCC, precision = c64, op = (C, C), tile = (64, 128, 16), threads = (16, 16), load_a = (16, 16), load_b = (128, 2), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
+// Reuses the zgemm_tt winner at 8192x8192x128 and 64^3 (batched).
+gemm_kernel! { name = ZgemmCC8192x8192x128, precision = c64, op = (C, C), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (16, 8), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4) }
+
 // Reuses the zgemm_tt winner at 16384x64x4096.
 gemm_kernel! { name = ZgemmCC16384x64x4096, precision = c64, op = (C, C), tile = (128, 64, 24), threads = (32, 8), load_a = (8, 32), load_b = (32, 8), arch = sm_90, stages = 3, warps = (4, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the zgemm_tt winner at 8192x8192x64 and 32^3 (batched).
-gemm_kernel! { name = ZgemmCC8192x8192x64, precision = c64, op = (C, C), tile = (64, 32, 4), threads = (16, 8), load_a = (2, 64), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, math = dmma, mma = (16, 8, 4) }
+// Reuses the zgemm_tt winner at 8192x8192x64.
+gemm_kernel! { name = ZgemmCC8192x8192x64, precision = c64, op = (C, C), tile = (64, 32, 4), threads = (16, 8), load_a = (2, 64), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, c_batch = 2, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the zgemm_tt winner at 768^3.
 gemm_kernel! { name = ZgemmCC768, precision = c64, op = (C, C), tile = (48, 96, 36), threads = (24, 8), load_a = (12, 16), load_b = (16, 12), arch = sm_90, stages = 2, warps = (3, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
@@ -1081,14 +1178,14 @@ gemm_kernel! { name = ZgemmCC512, precision = c64, op = (C, C), tile = (32, 64, 
 // Reuses the zgemm_tt winner at 256^3 and 16^3 (batched).
 gemm_kernel! { name = ZgemmCC256, precision = c64, op = (C, C), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
 
-// Reuses the zgemm_tt winner at 64^3 (batched).
-gemm_kernel! { name = ZgemmCC64, precision = c64, op = (C, C), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (16, 8), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4) }
+// Reuses the zgemm_tt winner at 32^3 (batched).
+gemm_kernel! { name = ZgemmCC32, precision = c64, op = (C, C), tile = (64, 32, 4), threads = (16, 8), load_a = (2, 64), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the zgemm_tt winner at 8^3 (batched).
 gemm_kernel! { name = ZgemmCC8, precision = c64, op = (C, C), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
 /// Every tuned kernel of this family.
-pub static KERNELS: [KernelEntry; 474] = [
+pub static KERNELS: [KernelEntry; 510] = [
     KernelEntry::tuned::<SgemmNN>("sm_90::SgemmNN", [9216, 9216, 9216]),
     KernelEntry::tuned::<SgemmNN>("sm_90::SgemmNN", [512, 512, 65536]),
     KernelEntry::tuned::<SgemmNN>("sm_90::SgemmNN", [256, 256, 65536]),
@@ -1096,6 +1193,7 @@ pub static KERNELS: [KernelEntry; 474] = [
     KernelEntry::tuned::<SgemmNN16384x64x4096>("sm_90::SgemmNN16384x64x4096", [1024, 1024, 1024]),
     KernelEntry::tuned::<SgemmNN8192x8192x64>("sm_90::SgemmNN8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<SgemmNN8192x8192x64>("sm_90::SgemmNN8192x8192x64", [128, 128, 128]),
+    KernelEntry::tuned::<SgemmNN8192x8192x32>("sm_90::SgemmNN8192x8192x32", [8192, 8192, 32]),
     KernelEntry::tuned::<SgemmNN768>("sm_90::SgemmNN768", [768, 768, 768]).split(4),
     KernelEntry::tuned::<SgemmNN768>("sm_90::SgemmNN768", [512, 512, 512]).split(4),
     KernelEntry::tuned_batch::<SgemmNN768>("sm_90::SgemmNN768", [64, 64, 64]),
@@ -1109,6 +1207,7 @@ pub static KERNELS: [KernelEntry; 474] = [
     KernelEntry::tuned::<SgemmNT>("sm_90::SgemmNT", [256, 256, 65536]),
     KernelEntry::tuned::<SgemmNT8192x8192x64>("sm_90::SgemmNT8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<SgemmNT8192x8192x64>("sm_90::SgemmNT8192x8192x64", [128, 128, 128]),
+    KernelEntry::tuned::<SgemmNT8192x8192x32>("sm_90::SgemmNT8192x8192x32", [8192, 8192, 32]),
     KernelEntry::tuned::<SgemmNT1024>("sm_90::SgemmNT1024", [1024, 1024, 1024]),
     KernelEntry::tuned::<SgemmNT768>("sm_90::SgemmNT768", [768, 768, 768]),
     KernelEntry::tuned_batch::<SgemmNT768>("sm_90::SgemmNT768", [64, 64, 64]),
@@ -1123,6 +1222,7 @@ pub static KERNELS: [KernelEntry; 474] = [
     KernelEntry::tuned::<SgemmNC>("sm_90::SgemmNC", [256, 256, 65536]),
     KernelEntry::tuned::<SgemmNC8192x8192x64>("sm_90::SgemmNC8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<SgemmNC8192x8192x64>("sm_90::SgemmNC8192x8192x64", [128, 128, 128]),
+    KernelEntry::tuned::<SgemmNC8192x8192x32>("sm_90::SgemmNC8192x8192x32", [8192, 8192, 32]),
     KernelEntry::tuned::<SgemmNC1024>("sm_90::SgemmNC1024", [1024, 1024, 1024]),
     KernelEntry::tuned::<SgemmNC768>("sm_90::SgemmNC768", [768, 768, 768]),
     KernelEntry::tuned_batch::<SgemmNC768>("sm_90::SgemmNC768", [64, 64, 64]),
@@ -1136,6 +1236,7 @@ pub static KERNELS: [KernelEntry; 474] = [
     KernelEntry::tuned::<SgemmTN>("sm_90::SgemmTN", [256, 256, 65536]),
     KernelEntry::tuned::<SgemmTN8192x8192x64>("sm_90::SgemmTN8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<SgemmTN8192x8192x64>("sm_90::SgemmTN8192x8192x64", [128, 128, 128]),
+    KernelEntry::tuned::<SgemmTN8192x8192x32>("sm_90::SgemmTN8192x8192x32", [8192, 8192, 32]),
     KernelEntry::tuned::<SgemmTN1024>("sm_90::SgemmTN1024", [1024, 1024, 1024]),
     KernelEntry::tuned::<SgemmTN768>("sm_90::SgemmTN768", [768, 768, 768]).split(4),
     KernelEntry::tuned::<SgemmTN768>("sm_90::SgemmTN768", [512, 512, 512]).split(4),
@@ -1149,6 +1250,7 @@ pub static KERNELS: [KernelEntry; 474] = [
     KernelEntry::tuned::<SgemmTT>("sm_90::SgemmTT", [256, 256, 65536]),
     KernelEntry::tuned::<SgemmTT8192x8192x64>("sm_90::SgemmTT8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<SgemmTT8192x8192x64>("sm_90::SgemmTT8192x8192x64", [128, 128, 128]),
+    KernelEntry::tuned::<SgemmTT8192x8192x32>("sm_90::SgemmTT8192x8192x32", [8192, 8192, 32]),
     KernelEntry::tuned::<SgemmTT1024>("sm_90::SgemmTT1024", [1024, 1024, 1024]),
     KernelEntry::tuned::<SgemmTT768>("sm_90::SgemmTT768", [768, 768, 768]).split(4),
     KernelEntry::tuned_batch::<SgemmTT768>("sm_90::SgemmTT768", [64, 64, 64]),
@@ -1162,6 +1264,7 @@ pub static KERNELS: [KernelEntry; 474] = [
     KernelEntry::tuned::<SgemmTC>("sm_90::SgemmTC", [256, 256, 65536]),
     KernelEntry::tuned::<SgemmTC8192x8192x64>("sm_90::SgemmTC8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<SgemmTC8192x8192x64>("sm_90::SgemmTC8192x8192x64", [128, 128, 128]),
+    KernelEntry::tuned::<SgemmTC8192x8192x32>("sm_90::SgemmTC8192x8192x32", [8192, 8192, 32]),
     KernelEntry::tuned::<SgemmTC1024>("sm_90::SgemmTC1024", [1024, 1024, 1024]),
     KernelEntry::tuned::<SgemmTC768>("sm_90::SgemmTC768", [768, 768, 768]).split(4),
     KernelEntry::tuned_batch::<SgemmTC768>("sm_90::SgemmTC768", [64, 64, 64]),
@@ -1175,6 +1278,7 @@ pub static KERNELS: [KernelEntry; 474] = [
     KernelEntry::tuned::<SgemmCN>("sm_90::SgemmCN", [256, 256, 65536]),
     KernelEntry::tuned::<SgemmCN8192x8192x64>("sm_90::SgemmCN8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<SgemmCN8192x8192x64>("sm_90::SgemmCN8192x8192x64", [128, 128, 128]),
+    KernelEntry::tuned::<SgemmCN8192x8192x32>("sm_90::SgemmCN8192x8192x32", [8192, 8192, 32]),
     KernelEntry::tuned::<SgemmCN1024>("sm_90::SgemmCN1024", [1024, 1024, 1024]),
     KernelEntry::tuned::<SgemmCN768>("sm_90::SgemmCN768", [768, 768, 768]).split(4),
     KernelEntry::tuned::<SgemmCN768>("sm_90::SgemmCN768", [512, 512, 512]).split(4),
@@ -1188,6 +1292,7 @@ pub static KERNELS: [KernelEntry; 474] = [
     KernelEntry::tuned::<SgemmCT>("sm_90::SgemmCT", [256, 256, 65536]),
     KernelEntry::tuned::<SgemmCT8192x8192x64>("sm_90::SgemmCT8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<SgemmCT8192x8192x64>("sm_90::SgemmCT8192x8192x64", [128, 128, 128]),
+    KernelEntry::tuned::<SgemmCT8192x8192x32>("sm_90::SgemmCT8192x8192x32", [8192, 8192, 32]),
     KernelEntry::tuned::<SgemmCT1024>("sm_90::SgemmCT1024", [1024, 1024, 1024]),
     KernelEntry::tuned::<SgemmCT768>("sm_90::SgemmCT768", [768, 768, 768]).split(4),
     KernelEntry::tuned_batch::<SgemmCT768>("sm_90::SgemmCT768", [64, 64, 64]),
@@ -1201,6 +1306,7 @@ pub static KERNELS: [KernelEntry; 474] = [
     KernelEntry::tuned::<SgemmCC>("sm_90::SgemmCC", [256, 256, 65536]),
     KernelEntry::tuned::<SgemmCC8192x8192x64>("sm_90::SgemmCC8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<SgemmCC8192x8192x64>("sm_90::SgemmCC8192x8192x64", [128, 128, 128]),
+    KernelEntry::tuned::<SgemmCC8192x8192x32>("sm_90::SgemmCC8192x8192x32", [8192, 8192, 32]),
     KernelEntry::tuned::<SgemmCC1024>("sm_90::SgemmCC1024", [1024, 1024, 1024]),
     KernelEntry::tuned::<SgemmCC768>("sm_90::SgemmCC768", [768, 768, 768]).split(4),
     KernelEntry::tuned_batch::<SgemmCC768>("sm_90::SgemmCC768", [64, 64, 64]),
@@ -1211,20 +1317,22 @@ pub static KERNELS: [KernelEntry; 474] = [
     KernelEntry::tuned_batch::<SgemmCC8>("sm_90::SgemmCC8", [8, 8, 8]),
     KernelEntry::tuned::<DgemmNN>("sm_90::DgemmNN", [6656, 6656, 6656]),
     KernelEntry::tuned::<DgemmNN>("sm_90::DgemmNN", [512, 512, 65536]),
+    KernelEntry::tuned::<DgemmNN>("sm_90::DgemmNN", [8192, 8192, 128]),
     KernelEntry::tuned_batch::<DgemmNN>("sm_90::DgemmNN", [128, 128, 128]),
     KernelEntry::tuned::<DgemmNN16384x64x4096>("sm_90::DgemmNN16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<DgemmNN16384x64x4096>("sm_90::DgemmNN16384x64x4096", [1024, 1024, 1024]),
     KernelEntry::tuned::<DgemmNN8192x8192x64>("sm_90::DgemmNN8192x8192x64", [8192, 8192, 64]),
-    KernelEntry::tuned_batch::<DgemmNN8192x8192x64>("sm_90::DgemmNN8192x8192x64", [64, 64, 64]),
     KernelEntry::tuned::<DgemmNN64x16384x4096>("sm_90::DgemmNN64x16384x4096", [64, 16384, 4096]),
     KernelEntry::tuned::<DgemmNN768>("sm_90::DgemmNN768", [768, 768, 768]),
     KernelEntry::tuned::<DgemmNN512>("sm_90::DgemmNN512", [512, 512, 512]),
     KernelEntry::tuned::<DgemmNN256>("sm_90::DgemmNN256", [256, 256, 256]),
+    KernelEntry::tuned_batch::<DgemmNN64>("sm_90::DgemmNN64", [64, 64, 64]),
     KernelEntry::tuned_batch::<DgemmNN32>("sm_90::DgemmNN32", [32, 32, 32]),
     KernelEntry::tuned_batch::<DgemmNN16>("sm_90::DgemmNN16", [16, 16, 16]),
     KernelEntry::tuned_batch::<DgemmNN8>("sm_90::DgemmNN8", [8, 8, 8]),
     KernelEntry::tuned::<DgemmNT>("sm_90::DgemmNT", [6656, 6656, 6656]),
     KernelEntry::tuned::<DgemmNT>("sm_90::DgemmNT", [512, 512, 65536]),
+    KernelEntry::tuned::<DgemmNT>("sm_90::DgemmNT", [8192, 8192, 128]),
     KernelEntry::tuned_batch::<DgemmNT>("sm_90::DgemmNT", [128, 128, 128]),
     KernelEntry::tuned::<DgemmNT16384x64x4096>("sm_90::DgemmNT16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<DgemmNT8192x8192x64>("sm_90::DgemmNT8192x8192x64", [8192, 8192, 64]),
@@ -1239,6 +1347,7 @@ pub static KERNELS: [KernelEntry; 474] = [
     KernelEntry::tuned_batch::<DgemmNT8>("sm_90::DgemmNT8", [8, 8, 8]),
     KernelEntry::tuned::<DgemmNC>("sm_90::DgemmNC", [6656, 6656, 6656]),
     KernelEntry::tuned::<DgemmNC>("sm_90::DgemmNC", [512, 512, 65536]),
+    KernelEntry::tuned::<DgemmNC>("sm_90::DgemmNC", [8192, 8192, 128]),
     KernelEntry::tuned_batch::<DgemmNC>("sm_90::DgemmNC", [128, 128, 128]),
     KernelEntry::tuned::<DgemmNC16384x64x4096>("sm_90::DgemmNC16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<DgemmNC8192x8192x64>("sm_90::DgemmNC8192x8192x64", [8192, 8192, 64]),
@@ -1253,6 +1362,7 @@ pub static KERNELS: [KernelEntry; 474] = [
     KernelEntry::tuned_batch::<DgemmNC8>("sm_90::DgemmNC8", [8, 8, 8]),
     KernelEntry::tuned::<DgemmTN>("sm_90::DgemmTN", [6656, 6656, 6656]),
     KernelEntry::tuned::<DgemmTN>("sm_90::DgemmTN", [512, 512, 65536]),
+    KernelEntry::tuned::<DgemmTN>("sm_90::DgemmTN", [8192, 8192, 128]),
     KernelEntry::tuned_batch::<DgemmTN>("sm_90::DgemmTN", [128, 128, 128]),
     KernelEntry::tuned::<DgemmTN16384x64x4096>("sm_90::DgemmTN16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<DgemmTN16384x64x4096>("sm_90::DgemmTN16384x64x4096", [1024, 1024, 1024]),
@@ -1267,6 +1377,7 @@ pub static KERNELS: [KernelEntry; 474] = [
     KernelEntry::tuned_batch::<DgemmTN8>("sm_90::DgemmTN8", [8, 8, 8]),
     KernelEntry::tuned::<DgemmTT>("sm_90::DgemmTT", [6656, 6656, 6656]),
     KernelEntry::tuned::<DgemmTT>("sm_90::DgemmTT", [512, 512, 65536]),
+    KernelEntry::tuned::<DgemmTT>("sm_90::DgemmTT", [8192, 8192, 128]),
     KernelEntry::tuned_batch::<DgemmTT>("sm_90::DgemmTT", [128, 128, 128]),
     KernelEntry::tuned::<DgemmTT16384x64x4096>("sm_90::DgemmTT16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<DgemmTT8192x8192x64>("sm_90::DgemmTT8192x8192x64", [8192, 8192, 64]),
@@ -1281,6 +1392,7 @@ pub static KERNELS: [KernelEntry; 474] = [
     KernelEntry::tuned_batch::<DgemmTT8>("sm_90::DgemmTT8", [8, 8, 8]),
     KernelEntry::tuned::<DgemmTC>("sm_90::DgemmTC", [6656, 6656, 6656]),
     KernelEntry::tuned::<DgemmTC>("sm_90::DgemmTC", [512, 512, 65536]),
+    KernelEntry::tuned::<DgemmTC>("sm_90::DgemmTC", [8192, 8192, 128]),
     KernelEntry::tuned_batch::<DgemmTC>("sm_90::DgemmTC", [128, 128, 128]),
     KernelEntry::tuned::<DgemmTC16384x64x4096>("sm_90::DgemmTC16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<DgemmTC8192x8192x64>("sm_90::DgemmTC8192x8192x64", [8192, 8192, 64]),
@@ -1295,6 +1407,7 @@ pub static KERNELS: [KernelEntry; 474] = [
     KernelEntry::tuned_batch::<DgemmTC8>("sm_90::DgemmTC8", [8, 8, 8]),
     KernelEntry::tuned::<DgemmCN>("sm_90::DgemmCN", [6656, 6656, 6656]),
     KernelEntry::tuned::<DgemmCN>("sm_90::DgemmCN", [512, 512, 65536]),
+    KernelEntry::tuned::<DgemmCN>("sm_90::DgemmCN", [8192, 8192, 128]),
     KernelEntry::tuned_batch::<DgemmCN>("sm_90::DgemmCN", [128, 128, 128]),
     KernelEntry::tuned::<DgemmCN16384x64x4096>("sm_90::DgemmCN16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<DgemmCN16384x64x4096>("sm_90::DgemmCN16384x64x4096", [1024, 1024, 1024]),
@@ -1309,6 +1422,7 @@ pub static KERNELS: [KernelEntry; 474] = [
     KernelEntry::tuned_batch::<DgemmCN8>("sm_90::DgemmCN8", [8, 8, 8]),
     KernelEntry::tuned::<DgemmCT>("sm_90::DgemmCT", [6656, 6656, 6656]),
     KernelEntry::tuned::<DgemmCT>("sm_90::DgemmCT", [512, 512, 65536]),
+    KernelEntry::tuned::<DgemmCT>("sm_90::DgemmCT", [8192, 8192, 128]),
     KernelEntry::tuned_batch::<DgemmCT>("sm_90::DgemmCT", [128, 128, 128]),
     KernelEntry::tuned::<DgemmCT16384x64x4096>("sm_90::DgemmCT16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<DgemmCT8192x8192x64>("sm_90::DgemmCT8192x8192x64", [8192, 8192, 64]),
@@ -1323,6 +1437,7 @@ pub static KERNELS: [KernelEntry; 474] = [
     KernelEntry::tuned_batch::<DgemmCT8>("sm_90::DgemmCT8", [8, 8, 8]),
     KernelEntry::tuned::<DgemmCC>("sm_90::DgemmCC", [6656, 6656, 6656]),
     KernelEntry::tuned::<DgemmCC>("sm_90::DgemmCC", [512, 512, 65536]),
+    KernelEntry::tuned::<DgemmCC>("sm_90::DgemmCC", [8192, 8192, 128]),
     KernelEntry::tuned_batch::<DgemmCC>("sm_90::DgemmCC", [128, 128, 128]),
     KernelEntry::tuned::<DgemmCC16384x64x4096>("sm_90::DgemmCC16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<DgemmCC8192x8192x64>("sm_90::DgemmCC8192x8192x64", [8192, 8192, 64]),
@@ -1342,6 +1457,7 @@ pub static KERNELS: [KernelEntry; 474] = [
     KernelEntry::tuned::<CgemmNN>("sm_90::CgemmNN", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<CgemmNN>("sm_90::CgemmNN", [128, 128, 128]),
     KernelEntry::tuned_batch::<CgemmNN>("sm_90::CgemmNN", [64, 64, 64]),
+    KernelEntry::tuned::<CgemmNN8192x8192x32>("sm_90::CgemmNN8192x8192x32", [8192, 8192, 32]),
     KernelEntry::tuned::<CgemmNN768>("sm_90::CgemmNN768", [768, 768, 768]),
     KernelEntry::tuned::<CgemmNN512>("sm_90::CgemmNN512", [512, 512, 512]),
     KernelEntry::tuned::<CgemmNN256>("sm_90::CgemmNN256", [256, 256, 256]),
@@ -1355,6 +1471,7 @@ pub static KERNELS: [KernelEntry; 474] = [
     KernelEntry::tuned::<CgemmNT>("sm_90::CgemmNT", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<CgemmNT>("sm_90::CgemmNT", [128, 128, 128]),
     KernelEntry::tuned_batch::<CgemmNT>("sm_90::CgemmNT", [64, 64, 64]),
+    KernelEntry::tuned::<CgemmNT8192x8192x32>("sm_90::CgemmNT8192x8192x32", [8192, 8192, 32]),
     KernelEntry::tuned::<CgemmNT768>("sm_90::CgemmNT768", [768, 768, 768]).split(4),
     KernelEntry::tuned::<CgemmNT512>("sm_90::CgemmNT512", [512, 512, 512]),
     KernelEntry::tuned_batch::<CgemmNT512>("sm_90::CgemmNT512", [32, 32, 32]),
@@ -1368,6 +1485,7 @@ pub static KERNELS: [KernelEntry; 474] = [
     KernelEntry::tuned::<CgemmNC>("sm_90::CgemmNC", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<CgemmNC>("sm_90::CgemmNC", [128, 128, 128]),
     KernelEntry::tuned_batch::<CgemmNC>("sm_90::CgemmNC", [64, 64, 64]),
+    KernelEntry::tuned::<CgemmNC8192x8192x32>("sm_90::CgemmNC8192x8192x32", [8192, 8192, 32]),
     KernelEntry::tuned::<CgemmNC768>("sm_90::CgemmNC768", [768, 768, 768]).split(4),
     KernelEntry::tuned::<CgemmNC512>("sm_90::CgemmNC512", [512, 512, 512]),
     KernelEntry::tuned_batch::<CgemmNC512>("sm_90::CgemmNC512", [32, 32, 32]),
@@ -1380,6 +1498,7 @@ pub static KERNELS: [KernelEntry; 474] = [
     KernelEntry::tuned::<CgemmTN>("sm_90::CgemmTN", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<CgemmTN>("sm_90::CgemmTN", [128, 128, 128]),
     KernelEntry::tuned_batch::<CgemmTN>("sm_90::CgemmTN", [64, 64, 64]),
+    KernelEntry::tuned::<CgemmTN8192x8192x32>("sm_90::CgemmTN8192x8192x32", [8192, 8192, 32]),
     KernelEntry::tuned::<CgemmTN768>("sm_90::CgemmTN768", [768, 768, 768]).split(4),
     KernelEntry::tuned::<CgemmTN512>("sm_90::CgemmTN512", [512, 512, 512]),
     KernelEntry::tuned::<CgemmTN256>("sm_90::CgemmTN256", [256, 256, 256]),
@@ -1393,6 +1512,7 @@ pub static KERNELS: [KernelEntry; 474] = [
     KernelEntry::tuned::<CgemmTT512x512x65536>("sm_90::CgemmTT512x512x65536", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<CgemmTT512x512x65536>("sm_90::CgemmTT512x512x65536", [128, 128, 128]),
     KernelEntry::tuned_batch::<CgemmTT512x512x65536>("sm_90::CgemmTT512x512x65536", [64, 64, 64]),
+    KernelEntry::tuned::<CgemmTT8192x8192x32>("sm_90::CgemmTT8192x8192x32", [8192, 8192, 32]),
     KernelEntry::tuned::<CgemmTT512>("sm_90::CgemmTT512", [512, 512, 512]),
     KernelEntry::tuned::<CgemmTT256>("sm_90::CgemmTT256", [256, 256, 256]),
     KernelEntry::tuned_batch::<CgemmTT32>("sm_90::CgemmTT32", [32, 32, 32]),
@@ -1405,6 +1525,7 @@ pub static KERNELS: [KernelEntry; 474] = [
     KernelEntry::tuned::<CgemmTC512x512x65536>("sm_90::CgemmTC512x512x65536", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<CgemmTC512x512x65536>("sm_90::CgemmTC512x512x65536", [128, 128, 128]),
     KernelEntry::tuned_batch::<CgemmTC512x512x65536>("sm_90::CgemmTC512x512x65536", [64, 64, 64]),
+    KernelEntry::tuned::<CgemmTC8192x8192x32>("sm_90::CgemmTC8192x8192x32", [8192, 8192, 32]),
     KernelEntry::tuned::<CgemmTC512>("sm_90::CgemmTC512", [512, 512, 512]),
     KernelEntry::tuned::<CgemmTC256>("sm_90::CgemmTC256", [256, 256, 256]),
     KernelEntry::tuned_batch::<CgemmTC32>("sm_90::CgemmTC32", [32, 32, 32]),
@@ -1416,6 +1537,7 @@ pub static KERNELS: [KernelEntry; 474] = [
     KernelEntry::tuned::<CgemmCN>("sm_90::CgemmCN", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<CgemmCN>("sm_90::CgemmCN", [128, 128, 128]),
     KernelEntry::tuned_batch::<CgemmCN>("sm_90::CgemmCN", [64, 64, 64]),
+    KernelEntry::tuned::<CgemmCN8192x8192x32>("sm_90::CgemmCN8192x8192x32", [8192, 8192, 32]),
     KernelEntry::tuned::<CgemmCN768>("sm_90::CgemmCN768", [768, 768, 768]).split(4),
     KernelEntry::tuned::<CgemmCN512>("sm_90::CgemmCN512", [512, 512, 512]),
     KernelEntry::tuned::<CgemmCN256>("sm_90::CgemmCN256", [256, 256, 256]),
@@ -1429,6 +1551,7 @@ pub static KERNELS: [KernelEntry; 474] = [
     KernelEntry::tuned::<CgemmCT512x512x65536>("sm_90::CgemmCT512x512x65536", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<CgemmCT512x512x65536>("sm_90::CgemmCT512x512x65536", [128, 128, 128]),
     KernelEntry::tuned_batch::<CgemmCT512x512x65536>("sm_90::CgemmCT512x512x65536", [64, 64, 64]),
+    KernelEntry::tuned::<CgemmCT8192x8192x32>("sm_90::CgemmCT8192x8192x32", [8192, 8192, 32]),
     KernelEntry::tuned::<CgemmCT512>("sm_90::CgemmCT512", [512, 512, 512]),
     KernelEntry::tuned::<CgemmCT256>("sm_90::CgemmCT256", [256, 256, 256]),
     KernelEntry::tuned_batch::<CgemmCT32>("sm_90::CgemmCT32", [32, 32, 32]),
@@ -1441,6 +1564,7 @@ pub static KERNELS: [KernelEntry; 474] = [
     KernelEntry::tuned::<CgemmCC512x512x65536>("sm_90::CgemmCC512x512x65536", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<CgemmCC512x512x65536>("sm_90::CgemmCC512x512x65536", [128, 128, 128]),
     KernelEntry::tuned_batch::<CgemmCC512x512x65536>("sm_90::CgemmCC512x512x65536", [64, 64, 64]),
+    KernelEntry::tuned::<CgemmCC8192x8192x32>("sm_90::CgemmCC8192x8192x32", [8192, 8192, 32]),
     KernelEntry::tuned::<CgemmCC512>("sm_90::CgemmCC512", [512, 512, 512]),
     KernelEntry::tuned::<CgemmCC256>("sm_90::CgemmCC256", [256, 256, 256]),
     KernelEntry::tuned_batch::<CgemmCC32>("sm_90::CgemmCC32", [32, 32, 32]),
@@ -1450,8 +1574,9 @@ pub static KERNELS: [KernelEntry; 474] = [
     KernelEntry::tuned::<ZgemmNN>("sm_90::ZgemmNN", [512, 512, 65536]),
     KernelEntry::tuned::<ZgemmNN>("sm_90::ZgemmNN", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<ZgemmNN>("sm_90::ZgemmNN", [128, 128, 128]),
+    KernelEntry::tuned::<ZgemmNN8192x8192x128>("sm_90::ZgemmNN8192x8192x128", [8192, 8192, 128]),
+    KernelEntry::tuned::<ZgemmNN8192x8192x128>("sm_90::ZgemmNN8192x8192x128", [8192, 8192, 64]),
     KernelEntry::tuned::<ZgemmNN16384x64x4096>("sm_90::ZgemmNN16384x64x4096", [16384, 64, 4096]),
-    KernelEntry::tuned::<ZgemmNN8192x8192x64>("sm_90::ZgemmNN8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned::<ZgemmNN768>("sm_90::ZgemmNN768", [768, 768, 768]),
     KernelEntry::tuned_batch::<ZgemmNN768>("sm_90::ZgemmNN768", [32, 32, 32]),
     KernelEntry::tuned::<ZgemmNN512>("sm_90::ZgemmNN512", [512, 512, 512]),
@@ -1463,104 +1588,112 @@ pub static KERNELS: [KernelEntry; 474] = [
     KernelEntry::tuned::<ZgemmNT>("sm_90::ZgemmNT", [512, 512, 65536]),
     KernelEntry::tuned::<ZgemmNT>("sm_90::ZgemmNT", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<ZgemmNT>("sm_90::ZgemmNT", [128, 128, 128]),
+    KernelEntry::tuned::<ZgemmNT8192x8192x128>("sm_90::ZgemmNT8192x8192x128", [8192, 8192, 128]),
+    KernelEntry::tuned::<ZgemmNT8192x8192x128>("sm_90::ZgemmNT8192x8192x128", [8192, 8192, 64]),
     KernelEntry::tuned::<ZgemmNT16384x64x4096>("sm_90::ZgemmNT16384x64x4096", [16384, 64, 4096]),
-    KernelEntry::tuned::<ZgemmNT8192x8192x64>("sm_90::ZgemmNT8192x8192x64", [8192, 8192, 64]),
-    KernelEntry::tuned_batch::<ZgemmNT8192x8192x64>("sm_90::ZgemmNT8192x8192x64", [32, 32, 32]),
     KernelEntry::tuned::<ZgemmNT768>("sm_90::ZgemmNT768", [768, 768, 768]),
     KernelEntry::tuned::<ZgemmNT512>("sm_90::ZgemmNT512", [512, 512, 512]),
     KernelEntry::tuned_batch::<ZgemmNT512>("sm_90::ZgemmNT512", [64, 64, 64]),
     KernelEntry::tuned::<ZgemmNT256>("sm_90::ZgemmNT256", [256, 256, 256]),
+    KernelEntry::tuned_batch::<ZgemmNT32>("sm_90::ZgemmNT32", [32, 32, 32]),
     KernelEntry::tuned_batch::<ZgemmNT16>("sm_90::ZgemmNT16", [16, 16, 16]),
     KernelEntry::tuned_batch::<ZgemmNT8>("sm_90::ZgemmNT8", [8, 8, 8]),
     KernelEntry::tuned::<ZgemmNC>("sm_90::ZgemmNC", [4608, 4608, 4608]),
     KernelEntry::tuned::<ZgemmNC>("sm_90::ZgemmNC", [512, 512, 65536]),
     KernelEntry::tuned::<ZgemmNC>("sm_90::ZgemmNC", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<ZgemmNC>("sm_90::ZgemmNC", [128, 128, 128]),
+    KernelEntry::tuned::<ZgemmNC8192x8192x128>("sm_90::ZgemmNC8192x8192x128", [8192, 8192, 128]),
+    KernelEntry::tuned::<ZgemmNC8192x8192x128>("sm_90::ZgemmNC8192x8192x128", [8192, 8192, 64]),
     KernelEntry::tuned::<ZgemmNC16384x64x4096>("sm_90::ZgemmNC16384x64x4096", [16384, 64, 4096]),
-    KernelEntry::tuned::<ZgemmNC8192x8192x64>("sm_90::ZgemmNC8192x8192x64", [8192, 8192, 64]),
-    KernelEntry::tuned_batch::<ZgemmNC8192x8192x64>("sm_90::ZgemmNC8192x8192x64", [32, 32, 32]),
     KernelEntry::tuned::<ZgemmNC768>("sm_90::ZgemmNC768", [768, 768, 768]),
     KernelEntry::tuned::<ZgemmNC512>("sm_90::ZgemmNC512", [512, 512, 512]),
     KernelEntry::tuned_batch::<ZgemmNC512>("sm_90::ZgemmNC512", [64, 64, 64]),
     KernelEntry::tuned::<ZgemmNC256>("sm_90::ZgemmNC256", [256, 256, 256]),
+    KernelEntry::tuned_batch::<ZgemmNC32>("sm_90::ZgemmNC32", [32, 32, 32]),
     KernelEntry::tuned_batch::<ZgemmNC16>("sm_90::ZgemmNC16", [16, 16, 16]),
     KernelEntry::tuned_batch::<ZgemmNC8>("sm_90::ZgemmNC8", [8, 8, 8]),
     KernelEntry::tuned::<ZgemmTN>("sm_90::ZgemmTN", [4608, 4608, 4608]),
     KernelEntry::tuned::<ZgemmTN>("sm_90::ZgemmTN", [512, 512, 65536]),
     KernelEntry::tuned::<ZgemmTN>("sm_90::ZgemmTN", [1024, 1024, 1024]),
+    KernelEntry::tuned::<ZgemmTN8192x8192x128>("sm_90::ZgemmTN8192x8192x128", [8192, 8192, 128]),
+    KernelEntry::tuned::<ZgemmTN8192x8192x128>("sm_90::ZgemmTN8192x8192x128", [8192, 8192, 64]),
     KernelEntry::tuned::<ZgemmTN16384x64x4096>("sm_90::ZgemmTN16384x64x4096", [16384, 64, 4096]),
-    KernelEntry::tuned::<ZgemmTN8192x8192x64>("sm_90::ZgemmTN8192x8192x64", [8192, 8192, 64]),
-    KernelEntry::tuned_batch::<ZgemmTN8192x8192x64>("sm_90::ZgemmTN8192x8192x64", [32, 32, 32]),
     KernelEntry::tuned::<ZgemmTN768>("sm_90::ZgemmTN768", [768, 768, 768]).split(3),
     KernelEntry::tuned_batch::<ZgemmTN768>("sm_90::ZgemmTN768", [128, 128, 128]),
     KernelEntry::tuned::<ZgemmTN512>("sm_90::ZgemmTN512", [512, 512, 512]),
     KernelEntry::tuned::<ZgemmTN256>("sm_90::ZgemmTN256", [256, 256, 256]),
     KernelEntry::tuned_batch::<ZgemmTN256>("sm_90::ZgemmTN256", [16, 16, 16]),
     KernelEntry::tuned_batch::<ZgemmTN64>("sm_90::ZgemmTN64", [64, 64, 64]),
+    KernelEntry::tuned_batch::<ZgemmTN32>("sm_90::ZgemmTN32", [32, 32, 32]),
     KernelEntry::tuned_batch::<ZgemmTN8>("sm_90::ZgemmTN8", [8, 8, 8]),
     KernelEntry::tuned::<ZgemmTT>("sm_90::ZgemmTT", [4608, 4608, 4608]),
     KernelEntry::tuned::<ZgemmTT>("sm_90::ZgemmTT", [512, 512, 65536]),
     KernelEntry::tuned::<ZgemmTT>("sm_90::ZgemmTT", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<ZgemmTT>("sm_90::ZgemmTT", [128, 128, 128]),
+    KernelEntry::tuned::<ZgemmTT8192x8192x128>("sm_90::ZgemmTT8192x8192x128", [8192, 8192, 128]),
+    KernelEntry::tuned_batch::<ZgemmTT8192x8192x128>("sm_90::ZgemmTT8192x8192x128", [64, 64, 64]),
     KernelEntry::tuned::<ZgemmTT16384x64x4096>("sm_90::ZgemmTT16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<ZgemmTT8192x8192x64>("sm_90::ZgemmTT8192x8192x64", [8192, 8192, 64]),
-    KernelEntry::tuned_batch::<ZgemmTT8192x8192x64>("sm_90::ZgemmTT8192x8192x64", [32, 32, 32]),
     KernelEntry::tuned::<ZgemmTT768>("sm_90::ZgemmTT768", [768, 768, 768]),
     KernelEntry::tuned::<ZgemmTT512>("sm_90::ZgemmTT512", [512, 512, 512]),
     KernelEntry::tuned::<ZgemmTT256>("sm_90::ZgemmTT256", [256, 256, 256]),
     KernelEntry::tuned_batch::<ZgemmTT256>("sm_90::ZgemmTT256", [16, 16, 16]),
-    KernelEntry::tuned_batch::<ZgemmTT64>("sm_90::ZgemmTT64", [64, 64, 64]),
+    KernelEntry::tuned_batch::<ZgemmTT32>("sm_90::ZgemmTT32", [32, 32, 32]),
     KernelEntry::tuned_batch::<ZgemmTT8>("sm_90::ZgemmTT8", [8, 8, 8]),
     KernelEntry::tuned::<ZgemmTC>("sm_90::ZgemmTC", [4608, 4608, 4608]),
     KernelEntry::tuned::<ZgemmTC>("sm_90::ZgemmTC", [512, 512, 65536]),
     KernelEntry::tuned::<ZgemmTC>("sm_90::ZgemmTC", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<ZgemmTC>("sm_90::ZgemmTC", [128, 128, 128]),
+    KernelEntry::tuned::<ZgemmTC8192x8192x128>("sm_90::ZgemmTC8192x8192x128", [8192, 8192, 128]),
+    KernelEntry::tuned_batch::<ZgemmTC8192x8192x128>("sm_90::ZgemmTC8192x8192x128", [64, 64, 64]),
     KernelEntry::tuned::<ZgemmTC16384x64x4096>("sm_90::ZgemmTC16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<ZgemmTC8192x8192x64>("sm_90::ZgemmTC8192x8192x64", [8192, 8192, 64]),
-    KernelEntry::tuned_batch::<ZgemmTC8192x8192x64>("sm_90::ZgemmTC8192x8192x64", [32, 32, 32]),
     KernelEntry::tuned::<ZgemmTC768>("sm_90::ZgemmTC768", [768, 768, 768]),
     KernelEntry::tuned::<ZgemmTC512>("sm_90::ZgemmTC512", [512, 512, 512]),
     KernelEntry::tuned::<ZgemmTC256>("sm_90::ZgemmTC256", [256, 256, 256]),
     KernelEntry::tuned_batch::<ZgemmTC256>("sm_90::ZgemmTC256", [16, 16, 16]),
-    KernelEntry::tuned_batch::<ZgemmTC64>("sm_90::ZgemmTC64", [64, 64, 64]),
+    KernelEntry::tuned_batch::<ZgemmTC32>("sm_90::ZgemmTC32", [32, 32, 32]),
     KernelEntry::tuned_batch::<ZgemmTC8>("sm_90::ZgemmTC8", [8, 8, 8]),
     KernelEntry::tuned::<ZgemmCN>("sm_90::ZgemmCN", [4608, 4608, 4608]),
     KernelEntry::tuned::<ZgemmCN>("sm_90::ZgemmCN", [512, 512, 65536]),
     KernelEntry::tuned::<ZgemmCN>("sm_90::ZgemmCN", [1024, 1024, 1024]),
+    KernelEntry::tuned::<ZgemmCN8192x8192x128>("sm_90::ZgemmCN8192x8192x128", [8192, 8192, 128]),
+    KernelEntry::tuned::<ZgemmCN8192x8192x128>("sm_90::ZgemmCN8192x8192x128", [8192, 8192, 64]),
     KernelEntry::tuned::<ZgemmCN16384x64x4096>("sm_90::ZgemmCN16384x64x4096", [16384, 64, 4096]),
-    KernelEntry::tuned::<ZgemmCN8192x8192x64>("sm_90::ZgemmCN8192x8192x64", [8192, 8192, 64]),
-    KernelEntry::tuned_batch::<ZgemmCN8192x8192x64>("sm_90::ZgemmCN8192x8192x64", [32, 32, 32]),
     KernelEntry::tuned::<ZgemmCN768>("sm_90::ZgemmCN768", [768, 768, 768]).split(3),
     KernelEntry::tuned_batch::<ZgemmCN768>("sm_90::ZgemmCN768", [128, 128, 128]),
     KernelEntry::tuned::<ZgemmCN512>("sm_90::ZgemmCN512", [512, 512, 512]),
     KernelEntry::tuned::<ZgemmCN256>("sm_90::ZgemmCN256", [256, 256, 256]),
     KernelEntry::tuned_batch::<ZgemmCN256>("sm_90::ZgemmCN256", [16, 16, 16]),
     KernelEntry::tuned_batch::<ZgemmCN64>("sm_90::ZgemmCN64", [64, 64, 64]),
+    KernelEntry::tuned_batch::<ZgemmCN32>("sm_90::ZgemmCN32", [32, 32, 32]),
     KernelEntry::tuned_batch::<ZgemmCN8>("sm_90::ZgemmCN8", [8, 8, 8]),
     KernelEntry::tuned::<ZgemmCT>("sm_90::ZgemmCT", [4608, 4608, 4608]),
     KernelEntry::tuned::<ZgemmCT>("sm_90::ZgemmCT", [512, 512, 65536]),
     KernelEntry::tuned::<ZgemmCT>("sm_90::ZgemmCT", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<ZgemmCT>("sm_90::ZgemmCT", [128, 128, 128]),
+    KernelEntry::tuned::<ZgemmCT8192x8192x128>("sm_90::ZgemmCT8192x8192x128", [8192, 8192, 128]),
+    KernelEntry::tuned_batch::<ZgemmCT8192x8192x128>("sm_90::ZgemmCT8192x8192x128", [64, 64, 64]),
     KernelEntry::tuned::<ZgemmCT16384x64x4096>("sm_90::ZgemmCT16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<ZgemmCT8192x8192x64>("sm_90::ZgemmCT8192x8192x64", [8192, 8192, 64]),
-    KernelEntry::tuned_batch::<ZgemmCT8192x8192x64>("sm_90::ZgemmCT8192x8192x64", [32, 32, 32]),
     KernelEntry::tuned::<ZgemmCT768>("sm_90::ZgemmCT768", [768, 768, 768]),
     KernelEntry::tuned::<ZgemmCT512>("sm_90::ZgemmCT512", [512, 512, 512]),
     KernelEntry::tuned::<ZgemmCT256>("sm_90::ZgemmCT256", [256, 256, 256]),
     KernelEntry::tuned_batch::<ZgemmCT256>("sm_90::ZgemmCT256", [16, 16, 16]),
-    KernelEntry::tuned_batch::<ZgemmCT64>("sm_90::ZgemmCT64", [64, 64, 64]),
+    KernelEntry::tuned_batch::<ZgemmCT32>("sm_90::ZgemmCT32", [32, 32, 32]),
     KernelEntry::tuned_batch::<ZgemmCT8>("sm_90::ZgemmCT8", [8, 8, 8]),
     KernelEntry::tuned::<ZgemmCC>("sm_90::ZgemmCC", [4608, 4608, 4608]),
     KernelEntry::tuned::<ZgemmCC>("sm_90::ZgemmCC", [512, 512, 65536]),
     KernelEntry::tuned::<ZgemmCC>("sm_90::ZgemmCC", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<ZgemmCC>("sm_90::ZgemmCC", [128, 128, 128]),
+    KernelEntry::tuned::<ZgemmCC8192x8192x128>("sm_90::ZgemmCC8192x8192x128", [8192, 8192, 128]),
+    KernelEntry::tuned_batch::<ZgemmCC8192x8192x128>("sm_90::ZgemmCC8192x8192x128", [64, 64, 64]),
     KernelEntry::tuned::<ZgemmCC16384x64x4096>("sm_90::ZgemmCC16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<ZgemmCC8192x8192x64>("sm_90::ZgemmCC8192x8192x64", [8192, 8192, 64]),
-    KernelEntry::tuned_batch::<ZgemmCC8192x8192x64>("sm_90::ZgemmCC8192x8192x64", [32, 32, 32]),
     KernelEntry::tuned::<ZgemmCC768>("sm_90::ZgemmCC768", [768, 768, 768]),
     KernelEntry::tuned::<ZgemmCC512>("sm_90::ZgemmCC512", [512, 512, 512]),
     KernelEntry::tuned::<ZgemmCC256>("sm_90::ZgemmCC256", [256, 256, 256]),
     KernelEntry::tuned_batch::<ZgemmCC256>("sm_90::ZgemmCC256", [16, 16, 16]),
-    KernelEntry::tuned_batch::<ZgemmCC64>("sm_90::ZgemmCC64", [64, 64, 64]),
+    KernelEntry::tuned_batch::<ZgemmCC32>("sm_90::ZgemmCC32", [32, 32, 32]),
     KernelEntry::tuned_batch::<ZgemmCC8>("sm_90::ZgemmCC8", [8, 8, 8]),
 ];
