@@ -199,3 +199,13 @@ a, b = cells("call18/small/bench.csv", "small"), cells("call19/small/bench.csv",
 theirs = [float(b[k]["cublas_median_ms"]) / float(a[k]["cublas_median_ms"]) for k in b]
 ours = [float(b[k]["median_ms"]) / float(a[k]["median_ms"]) for k in b]
 print("small, call19 / call18 time: cuBLAS %.2f–%.2f, ours %.2f–%.2f" % (min(theirs), max(theirs), min(ours), max(ours)))
+
+# Call 24: the small sweep three times back to back on one machine (bench's 2 warm-ups and 7 timed runs
+# twice, then 5 and 31): cells >= 1.0 and how much cuBLAS's time, ours and the ratio move per cell.
+c24 = {run: cells("call24/small-%s/bench.csv" % run, "small") for run in ["a", "b", "long"]}
+print("call24 small, cells >= 1.0: " + ", ".join(
+    "%s %d of %d" % (run, sum(float(r["ratio"]) >= 1.0 for r in t.values()), len(t)) for run, t in c24.items()))
+for x, y in [("a", "b"), ("a", "long")]:
+    move = lambda col: [float(c24[y][k][col]) / float(c24[x][k][col]) for k in c24[y]]
+    print("  %s → %s per cell: cuBLAS %.2f–%.2f, ours %.2f–%.2f, ratio %.2f–%.2f" % (
+        x, y, *[f(move(col)) for col in ["cublas_median_ms", "median_ms", "ratio"] for f in (min, max)]))

@@ -136,9 +136,10 @@ pub struct Args {
     /// Follow this many best-ranked candidates, the shipped kernel of the
     /// class tuned and the `--seed` specs by their siblings that read old C
     /// in groups of 2, 4, 8 … columns (`c_batch`): for calls that read C
-    /// (`--update`) with a short K, where the epilogue's round trips to
-    /// memory are in the way.
-    #[arg(long, default_value_t = 0)]
+    /// with a short K, where the epilogue's round trips to memory are in
+    /// the way. Needs `--update`: timed as `C = A·B`, C is never read and
+    /// the siblings differ by noise alone (`tuning/sm_90-classes`, call 20).
+    #[arg(long, default_value_t = 0, requires = "update")]
     c_batched: usize,
     /// One in this many small-problem candidates goes on to the full size.
     #[arg(long, default_value_t = 4)]

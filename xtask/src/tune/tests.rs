@@ -62,6 +62,16 @@ fn parse(args: &[&str]) -> Result<Args, clap::Error> {
     <Args as clap::FromArgMatches>::from_arg_matches(&cmd.try_get_matches_from(args)?)
 }
 
+/// `--c-batched` times siblings that differ only where C is read: it needs
+/// `--update`.
+#[test]
+fn c_batched_siblings_need_the_update() {
+    assert!(parse(&["tune", "--shape", "8192,8192,32", "--c-batched", "1"]).is_err());
+    let args = parse(&["tune", "--shape", "8192,8192,32", "--update", "--c-batched", "1"]).unwrap();
+    assert_eq!(args.prune_config(Precision::F32).c_batched, 1);
+    assert_eq!(parse(&["tune"]).unwrap().prune_config(Precision::F32).c_batched, 0);
+}
+
 /// `--shape` tunes both rounds at that shape, prunes for it, and `--update`
 /// times `C = C − A·B`; squares keep `--size` and `--small-size`.
 #[test]
