@@ -186,10 +186,10 @@ fn emit_path(cx: &mut Cx<'_>, s: &Shared<'_>, path: &Path, beta_zero: Reg, name:
             cx.b.place(overwrite);
             cx.b.comment(format!("{name}: C = alpha * C_regs"));
         }
-        let group = if read_c { batch } else { 1 };
+        let batched = read_c && batch > 1;
+        let group = if batched { batch } else { 1 };
         for first_col in (0..n_thr).step_by(group as usize) {
             let cols = first_col..(first_col + group).min(n_thr);
-            let batched = read_c && batch > 1;
             if batched {
                 cx.b.comment(format!(
                     "{name}: old C of columns {}..{} before any is written",
