@@ -169,8 +169,10 @@ fn emit_path(cx: &mut Cx<'_>, s: &Shared<'_>, path: &Path, beta_zero: Reg, name:
         Path::Runs => s.layout.row_width(),
         Path::Elements { .. } => 1,
     };
-    // Old values: one run's worth with groups of one, else a group's worth
-    // (column `c` of the group, row `i` of the thread at `c · m_thr + i`).
+    // Old values: one run's worth with groups of one (each run's load beside
+    // its store, the PTX the shipped kernels were measured with), else a
+    // group's worth (column `c` of the group, row `i` of the thread at
+    // `c · m_thr + i`, [`old_at`]).
     let olds: Vec<Elem> = if batch == 1 {
         (0..w).map(|e| cx.elem(&format!("c_{name}_old_{e}"))).collect()
     } else {
@@ -197,7 +199,7 @@ fn emit_path(cx: &mut Cx<'_>, s: &Shared<'_>, path: &Path, beta_zero: Reg, name:
                 ));
                 for j in cols.clone() {
                     for_each_run(cx, s, path, j, w, |cx, first, addr, push| {
-                        let at = ((j - first_col) * m_thr + first) as usize;
+                        let at = old_at(j - first_col, first, m_thr);
                         let regs: Vec<Reg> = olds[at..at + w as usize].iter().flat_map(Elem::regs).collect();
                         push(cx, Instr::ld(Space::Global, CacheQual::None, &regs, addr));
                     });
@@ -205,8 +207,8 @@ fn emit_path(cx: &mut Cx<'_>, s: &Shared<'_>, path: &Path, beta_zero: Reg, name:
             }
             for j in cols {
                 for_each_run(cx, s, path, j, w, |cx, first, addr, push| {
-                    let old_at = if batched { ((j - first_col) * m_thr + first) as usize } else { 0 };
-                    let old = &olds[old_at..old_at + w as usize];
+                    let at = if batched { old_at(j - first_col, first, m_thr) } else { 0 };
+                    let old = &olds[at..at + w as usize];
                     if read_c && !batched {
                         let regs: Vec<Reg> = old.iter().flat_map(Elem::regs).collect();
                         push(cx, Instr::ld(Space::Global, CacheQual::None, &regs, addr));
@@ -233,6 +235,12 @@ fn emit_path(cx: &mut Cx<'_>, s: &Shared<'_>, path: &Path, beta_zero: Reg, name:
     if let Some(end) = end {
         cx.b.place(end);
     }
+}
+
+/// Where the old value of row `first` of column `col` of a group lies in
+/// the group's registers.
+fn old_at(col: u32, first: u32, m_thr: u32) -> usize {
+    (col * m_thr + first) as usize
 }
 
 /// Column `j`'s runs of `w` rows: points `col_ptr` at the column, then

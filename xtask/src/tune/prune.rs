@@ -377,12 +377,7 @@ fn with_siblings(space: &Space, ranked: Vec<Entry>, config: &Config) -> Vec<Entr
             }));
         }
         if i < config.c_batched {
-            let siblings = c_batch_values(&e.spec).filter(|&b| b != e.spec.c_batch);
-            out.extend(siblings.map(|c_batch| Entry {
-                spec: KernelSpec { c_batch, ..e.spec },
-                sibling: true,
-                ..e
-            }));
+            out.extend(c_batch_siblings(&e.spec).map(|spec| Entry { spec, sibling: true, ..e }));
         }
     }
     out
@@ -404,17 +399,18 @@ pub fn seeds(
     let table2 = gemm_kernels::table2(kt.precision, kt.op_a, kt.op_b).spec;
     let shipped = gemm_kernels::tuned_kernels(arch, kt.precision, kt.op_a, kt.op_b);
     let given = extra.iter().filter(|s| (s.precision, s.op_a, s.op_b) == (kt.precision, kt.op_a, kt.op_b));
-    let mut out: Vec<KernelSpec> = Vec::new();
     let given: Vec<&KernelSpec> = given.collect();
-    let class: Vec<KernelSpec> = siblings_of
-        .into_iter()
-        .flat_map(|((m, n, k), batch)| {
-            let class =
-                shipped.iter().filter(move |e| e.batch == batch && e.tuned_for.map(u64::from) == [m, n, k]);
-            class.map(|e| &e.spec).chain(given.iter().copied())
-        })
-        .flat_map(|spec| c_batch_values(spec).map(|c_batch| KernelSpec { c_batch, ..*spec }))
-        .collect();
+    let class: Vec<KernelSpec> = match siblings_of {
+        Some(((m, n, k), batch)) => shipped
+            .iter()
+            .filter(|e| e.batch == batch && e.tuned_for.map(u64::from) == [m, n, k])
+            .map(|e| &e.spec)
+            .chain(given.iter().copied())
+            .flat_map(c_batch_siblings)
+            .collect(),
+        None => Vec::new(),
+    };
+    let mut out: Vec<KernelSpec> = Vec::new();
     for s in [table2].iter().chain(shipped.iter().map(|k| &k.spec)).chain(given.iter().copied()).chain(&class)
     {
         if !out.contains(s) {
@@ -424,10 +420,18 @@ pub fn seeds(
     out
 }
 
+/// `spec` with each other value of [`c_batch_values`]: its siblings.
+fn c_batch_siblings(spec: &KernelSpec) -> impl Iterator<Item = KernelSpec> {
+    let spec = *spec;
+    c_batch_values(&spec)
+        .filter(move |&b| b != spec.c_batch)
+        .map(move |c_batch| KernelSpec { c_batch, ..spec })
+}
+
 /// The `c_batch` values a candidate's siblings take: the powers of two from
 /// 2 up to the thread's columns of C, and that count itself (every one is
 /// legal: [`gemm_codegen::constraints::c_batch_allowed`]).
-pub fn c_batch_values(spec: &KernelSpec) -> impl Iterator<Item = u32> {
+pub fn c_batch_values(spec: &KernelSpec) -> impl Iterator<Item = u32> + use<> {
     let columns = spec.n_thr();
     let powers = std::iter::successors(Some(2u32), |&b| b.checked_mul(2)).take_while(move |&b| b < columns);
     powers.chain((columns >= 2).then_some(columns))
