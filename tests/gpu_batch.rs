@@ -326,7 +326,14 @@ fn a_tuned_split_class_runs_split() {
         .beta(rng.scalar());
     assert_eq!(
         Dispatch::TUNED
-            .kernel_for(arch, entry.spec.precision, cfg.op_a, cfg.op_b, (m as u64, n as u64, k as u64))
+            .kernel_for(
+                arch,
+                entry.spec.precision,
+                cfg.op_a,
+                cfg.op_b,
+                (m as u64, n as u64, k as u64),
+                cfg.form()
+            )
             .name,
         entry.name
     );

@@ -1,6 +1,7 @@
 //! [`GemmConfig`]: the arguments of one BLAS GEMM call, without the buffers.
 
 use gemm_codegen::{Element, Op};
+use gemm_kernels::Form;
 
 /// How the matrices of a call are stored, as CBLAS's `Order` argument.
 ///
@@ -278,6 +279,13 @@ impl<T: Element> GemmConfig<T> {
     /// If the count does not fit a `usize`.
     pub fn c_len(&self) -> usize {
         usize::try_from(self.required_len(Matrix::C)).expect("C does not fit the address space")
+    }
+
+    /// Whether the call reads C (beta ≠ 0, [`Form::Update`]) or only
+    /// writes it: what the dispatch matches against the form a class was
+    /// tuned in.
+    pub fn form(&self) -> Form {
+        Form::of_beta(self.beta == T::ZERO)
     }
 
     /// The column-major call that computes the same thing.

@@ -342,12 +342,13 @@ impl Gemm {
     /// runner's [`Dispatch`] ([`Gemm::with_dispatch`]; by default the tuned
     /// tables, [`Dispatch::TUNED`]) for this device's architecture,
     /// the precision, the call's column-major ops (after the row-major
-    /// swap) and its shape. Of the kernels tuned for the device family, the
-    /// one tuned at the size nearest the call's; else the Table 2 kernel of
-    /// the op pair.
+    /// swap), its shape and its form (whether beta ≠ 0 makes it read C).
+    /// Of the kernels tuned for the device family, the one tuned nearest the
+    /// call's shape, in its form where one is near; else the Table 2 kernel
+    /// of the op pair.
     pub fn default_kernel<E: Element>(&self, cfg: &GemmConfig<E>) -> &'static KernelEntry {
         let (col, shape) = column_shape(cfg);
-        self.dispatch.kernel_for(self.device.arch(), E::PRECISION, col.op_a, col.op_b, shape)
+        self.dispatch.kernel_for(self.device.arch(), E::PRECISION, col.op_a, col.op_b, shape, cfg.form())
     }
 
     /// `C = alpha · op(A) · op(B) + beta · C` with the default kernel for the
@@ -405,7 +406,14 @@ impl Gemm {
     /// batches of small problems join [`Gemm::default_kernel`]'s choice.
     pub fn default_batch_kernel<E: Element>(&self, cfg: &GemmConfig<E>) -> &'static KernelEntry {
         let (col, shape) = column_shape(cfg);
-        self.dispatch.batch_kernel_for(self.device.arch(), E::PRECISION, col.op_a, col.op_b, shape)
+        self.dispatch.batch_kernel_for(
+            self.device.arch(),
+            E::PRECISION,
+            col.op_a,
+            col.op_b,
+            shape,
+            cfg.form(),
+        )
     }
 
     /// The slices [`Gemm::gemm_default`] splits `cfg`'s K into when it runs

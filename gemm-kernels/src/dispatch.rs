@@ -3,13 +3,15 @@
 use gemm_codegen::{Op, Precision};
 
 use crate::tuned::{self, Family};
-use crate::{KernelEntry, table2};
+use crate::{Form, KernelEntry, table2};
 
 /// The rule that picks a kernel for a call: of the shape classes of the
-/// tuned families for the GPU (each class a kernel and the `(m, n, k)` it
-/// won at, [`KernelEntry::tuned_for`]), the one nearest the call's shape on
-/// a log scale (`tuned`'s rule: see [`tuned`](mod@crate::tuned)); Table 2's kernel of
-/// the type where no class exists. Plain data, `Copy`, and cheap to consult
+/// tuned families for the GPU (each class a kernel, the `(m, n, k)` it won
+/// at, [`KernelEntry::tuned_for`], and the call [`Form`] it was timed in),
+/// the one nearest the call's shape on a log scale, a class of the other
+/// form counting as 3× further (`tuned`'s rule: see
+/// [`tuned`](mod@crate::tuned)); Table 2's kernel of the type where no class
+/// exists. Plain data, `Copy`, and cheap to consult
 /// on every call (it allocates nothing).
 ///
 /// [`Dispatch::TUNED`] is the generated tables `cargo xtask tune` wrote
@@ -23,7 +25,7 @@ use crate::{KernelEntry, table2};
 /// ```
 /// use gemm_codegen::{Op, Precision};
 /// use gemm_kernels::tuned::Family;
-/// use gemm_kernels::{Dispatch, KernelEntry};
+/// use gemm_kernels::{Dispatch, Form, KernelEntry};
 /// use gemm_macros::gemm_kernel;
 ///
 /// // A kernel of one's own for 768³ DGEMM calls on sm_90 …
@@ -36,12 +38,13 @@ use crate::{KernelEntry, table2};
 ///
 /// // … beside the tuned classes: it serves the calls nearest 768³.
 /// let dispatch = Dispatch::TUNED.with(&FAMILIES);
-/// assert_eq!(dispatch.kernel_for(90, Precision::F64, Op::N, Op::N, (768, 768, 768)).name, "mine::Dgemm768");
-/// assert_ne!(dispatch.kernel_for(90, Precision::F64, Op::N, Op::N, (8192, 8192, 8192)).name, "mine::Dgemm768");
+/// let pick = |d: Dispatch, op_b, n| d.kernel_for(90, Precision::F64, Op::N, op_b, (n, n, n), Form::Product).name;
+/// assert_eq!(pick(dispatch, Op::N, 768), "mine::Dgemm768");
+/// assert_ne!(pick(dispatch, Op::N, 8192), "mine::Dgemm768");
 /// // Instead of them: every NN DGEMM on sm_90 runs it; other types, Table 2.
 /// let only = Dispatch::only(&FAMILIES);
-/// assert_eq!(only.kernel_for(90, Precision::F64, Op::N, Op::N, (8192, 8192, 8192)).name, "mine::Dgemm768");
-/// assert_eq!(only.kernel_for(90, Precision::F64, Op::N, Op::T, (768, 768, 768)).name, "DgemmNT");
+/// assert_eq!(pick(only, Op::N, 8192), "mine::Dgemm768");
+/// assert_eq!(pick(only, Op::T, 768), "DgemmNT");
 /// ```
 #[derive(Clone, Copy, Debug)]
 pub struct Dispatch {
@@ -73,11 +76,12 @@ impl Dispatch {
         Dispatch { own: families, tuned: self.tuned }
     }
 
-    /// The kernel for an `m × n × k` call of the type on a GPU of compute
-    /// capability `arch` (e.g. 90): the class nearest `shape` (on a log
-    /// scale of each of m, n and k), else Table 2. Classes tuned on exactly
-    /// `arch` are preferred, then those of its major architecture (`arch /
-    /// 10`: sm_80's for an sm_86 GPU).
+    /// The kernel for an `m × n × k` call of the type and `form` (whether
+    /// it reads C, [`Form::of_beta`]) on a GPU of compute capability `arch`
+    /// (e.g. 90): the class nearest `shape` (on a log scale of each of m, n
+    /// and k; a class of the other form counts as 3× further), else Table 2.
+    /// Classes tuned on exactly `arch` are preferred, then those of its major
+    /// architecture (`arch / 10`: sm_80's for an sm_86 GPU).
     pub fn kernel_for(
         &self,
         arch: u32,
@@ -85,8 +89,9 @@ impl Dispatch {
         op_a: Op,
         op_b: Op,
         shape: (u64, u64, u64),
+        form: Form,
     ) -> &'static KernelEntry {
-        self.find(arch, precision, op_a, op_b, Some(shape), false)
+        self.find(arch, precision, op_a, op_b, Some(shape), form, false)
     }
 
     /// [`Dispatch::kernel_for`] for a batch of `m × n × k` problems: the
@@ -98,8 +103,9 @@ impl Dispatch {
         op_a: Op,
         op_b: Op,
         shape: (u64, u64, u64),
+        form: Form,
     ) -> &'static KernelEntry {
-        self.find(arch, precision, op_a, op_b, Some(shape), true)
+        self.find(arch, precision, op_a, op_b, Some(shape), form, true)
     }
 
     /// The kernel for a call of unknown shape: the class of the largest
@@ -111,9 +117,10 @@ impl Dispatch {
         op_a: Op,
         op_b: Op,
     ) -> &'static KernelEntry {
-        self.find(arch, precision, op_a, op_b, None, false)
+        self.find(arch, precision, op_a, op_b, None, Form::Product, false)
     }
 
+    #[allow(clippy::too_many_arguments)] // the call's description, field by field
     fn find(
         &self,
         arch: u32,
@@ -121,9 +128,10 @@ impl Dispatch {
         op_a: Op,
         op_b: Op,
         shape: Option<(u64, u64, u64)>,
+        form: Form,
         batched: bool,
     ) -> &'static KernelEntry {
-        tuned::find(&[self.own, self.tuned], arch, precision, op_a, op_b, shape, batched)
+        tuned::find(&[self.own, self.tuned], arch, precision, op_a, op_b, shape, form, batched)
             .unwrap_or_else(|| table2(precision, op_a, op_b))
     }
 }
@@ -152,7 +160,7 @@ mod tests {
     const BASE: Dispatch = Dispatch { own: &[], tuned: &TUNED_FAMILIES };
 
     fn pick(d: Dispatch, n: u64) -> &'static str {
-        d.kernel_for(90, Precision::F32, Op::N, Op::N, (n, n, n)).name
+        d.kernel_for(90, Precision::F32, Op::N, Op::N, (n, n, n), Form::Product).name
     }
 
     #[test]
@@ -164,15 +172,20 @@ mod tests {
         assert_eq!(pick(d, 8192), "u8192", "a tie goes to the caller's class");
         assert_eq!(d.default_kernel(90, Precision::F32, Op::N, Op::N).name, "u8192");
         // Another type, another GPU family: neither has classes, so Table 2.
-        assert_eq!(d.kernel_for(90, Precision::F32, Op::T, Op::N, (64, 64, 64)).name, "SgemmTN");
-        assert_eq!(d.kernel_for(80, Precision::F32, Op::N, Op::N, (64, 64, 64)).name, "SgemmNN");
+        for form in [Form::Product, Form::Update] {
+            assert_eq!(d.kernel_for(90, Precision::F32, Op::T, Op::N, (64, 64, 64), form).name, "SgemmTN");
+            assert_eq!(d.kernel_for(80, Precision::F32, Op::N, Op::N, (64, 64, 64), form).name, "SgemmNN");
+        }
     }
 
     #[test]
     fn only_and_table2_leave_the_tuned_classes_out() {
         let only = Dispatch::only(&OWN_FAMILIES);
         assert_eq!([pick(only, 64), pick(only, 1024), pick(only, 1 << 20)], ["u2048", "u2048", "u8192"]);
-        assert_eq!(only.kernel_for(90, Precision::F64, Op::N, Op::N, (64, 64, 64)).name, "DgemmNN");
+        assert_eq!(
+            only.kernel_for(90, Precision::F64, Op::N, Op::N, (64, 64, 64), Form::Update).name,
+            "DgemmNN"
+        );
         assert_eq!([pick(Dispatch::TABLE2, 64), pick(Dispatch::TABLE2, 8192)], ["SgemmNN", "SgemmNN"]);
         // `with` replaces the caller's classes; the tuned ones stay.
         assert_eq!(pick(only.with(&[]), 2048), "SgemmNN");
@@ -183,14 +196,23 @@ mod tests {
     #[test]
     fn the_default_is_the_tuned_tables() {
         for p in Precision::ALL {
-            for shape in [(256, 256, 256), (8192, 8192, 64), (16, 16, 16)] {
+            for (shape, form) in [(256, 256, 256), (8192, 8192, 64), (16, 16, 16)]
+                .into_iter()
+                .flat_map(|shape| [(shape, Form::Product), (shape, Form::Update)])
+            {
                 let (a, b) = (Op::N, Op::T);
                 let families = [&tuned::families::FAMILIES[..]];
                 let expect = |batched| {
-                    tuned::find(&families, 90, p, a, b, Some(shape), batched).unwrap_or(table2(p, a, b))
+                    tuned::find(&families, 90, p, a, b, Some(shape), form, batched).unwrap_or(table2(p, a, b))
                 };
-                assert!(std::ptr::eq(Dispatch::default().kernel_for(90, p, a, b, shape), expect(false)));
-                assert!(std::ptr::eq(Dispatch::TUNED.batch_kernel_for(90, p, a, b, shape), expect(true)));
+                assert!(std::ptr::eq(
+                    Dispatch::default().kernel_for(90, p, a, b, shape, form),
+                    expect(false)
+                ));
+                assert!(std::ptr::eq(
+                    Dispatch::TUNED.batch_kernel_for(90, p, a, b, shape, form),
+                    expect(true)
+                ));
             }
         }
     }

@@ -13,7 +13,7 @@
 //! - [`tuned`]: kernels `cargo xtask tune` wrote for particular GPU
 //!   families, possibly several per type (one per shape class it was tuned
 //!   at). [`Dispatch::TUNED`] picks among them: [`Dispatch::kernel_for`] by
-//!   the call's shape, [`Dispatch::default_kernel`] the largest,
+//!   the call's shape and [`Form`], [`Dispatch::default_kernel`] the largest,
 //!   [`Dispatch::batch_kernel_for`] by the shape of a batch's problems, with
 //!   the classes tuned on batches ([`KernelEntry::batch`]) taking part; a
 //!   [`Dispatch`] of the caller's own classes (beside the tuned ones or
@@ -75,6 +75,33 @@ pub struct KernelEntry {
     /// the class with no more tiles than the class shape had. 1: not split
     /// (the runner's rule decides, as for long K).
     pub slices: u32,
+    /// The call form its class was timed in (`xtask tune --update`:
+    /// [`Form::Update`]): the dispatch prefers classes of the call's own
+    /// form ([`Dispatch::kernel_for`]). [`Form::Product`] for Table 2.
+    pub form: Form,
+}
+
+/// How a call uses C, which decides what its kernel's epilogue costs: a
+/// kernel tuned for one form is not the best for the other where writing
+/// C dominates (skinny K), so classes carry the form they were timed in
+/// ([`KernelEntry::form`]) and a call asks for its own
+/// ([`Dispatch::kernel_for`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Form {
+    /// `C = alpha · op(A) · op(B)`: beta = 0, C is only written (the
+    /// tuner's default timing, `C = A·B`).
+    Product,
+    /// `C = alpha · op(A) · op(B) + beta · C` with beta ≠ 0: the old C is
+    /// read (the tuner's `--update`, `C = C − A·B`: the trailing update of
+    /// a right-looking LU factorization).
+    Update,
+}
+
+impl Form {
+    /// The form of a call whose beta is zero (`true`) or not.
+    pub const fn of_beta(beta_is_zero: bool) -> Form {
+        if beta_is_zero { Form::Product } else { Form::Update }
+    }
 }
 
 impl KernelEntry {
@@ -89,6 +116,7 @@ impl KernelEntry {
             tuned_for: [0; 3],
             batch: false,
             slices: 1,
+            form: Form::Product,
         }
     }
 
@@ -108,6 +136,11 @@ impl KernelEntry {
     /// ([`KernelEntry::slices`]).
     pub const fn split(self, slices: u32) -> KernelEntry {
         KernelEntry { slices, ..self }
+    }
+
+    /// The same class timed as the update ([`Form::Update`]).
+    pub const fn update(self) -> KernelEntry {
+        KernelEntry { form: Form::Update, ..self }
     }
 
     /// `m · n · k` of the shape it was tuned at (0 for Table 2).

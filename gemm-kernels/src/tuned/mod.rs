@@ -16,7 +16,16 @@ use std::cmp::Ordering;
 
 use gemm_codegen::{Op, Precision};
 
-use crate::KernelEntry;
+use crate::{Form, KernelEntry};
+
+/// What a class of the other call form adds to its distance from a call
+/// ([`find`]): as much as a factor of 3 in one dimension (ln 3). A class
+/// timed in the call's form serves it unless one of the other form is more
+/// than 3× nearer. Above 2, so that an update call at K = 64 takes an update
+/// class at K = 32 before a product class at K = 64 (where K is small,
+/// reading C is most of the work); below 4, so that a class of the other
+/// form at the call's shape serves it before one of its own 4× away.
+pub(crate) const OTHER_FORM: f64 = 1.098_612_288_668_109_8;
 
 /// The tuned kernels of one device family.
 #[derive(Clone, Copy, Debug)]
@@ -84,9 +93,11 @@ fn larger(a: &KernelEntry, b: &KernelEntry) -> Ordering {
 /// scale, `|ln m − ln m'| + |ln n − ln n'| + |ln k − ln k'|`: between two
 /// square sizes the boundary is their geometric mean, and a skinny call
 /// (large m and n, small k) goes to a kernel tuned on a skinny shape before
-/// a square one of the same volume. A tie goes to the larger, then to the
-/// earlier layer; an empty call (a zero dimension) takes the smallest. Batch
-/// classes take part only for a `batched` call.
+/// a square one of the same volume. A class of the other [`Form`] than
+/// `form` counts [`OTHER_FORM`] further. A tie goes to the larger, then to
+/// the earlier layer; an empty call (a zero dimension) takes the smallest
+/// whatever its form. Batch classes take part only for a `batched` call.
+#[allow(clippy::too_many_arguments)] // the call's description, field by field
 pub(crate) fn find(
     layers: &[&'static [Family]],
     arch: u32,
@@ -94,6 +105,7 @@ pub(crate) fn find(
     op_a: Op,
     op_b: Op,
     shape: Option<(u64, u64, u64)>,
+    form: Form,
     batched: bool,
 ) -> Option<&'static KernelEntry> {
     let kernels = layers
@@ -113,6 +125,7 @@ pub(crate) fn find(
                     .zip(e.tuned_for)
                     .map(|(&d, t)| ((d as f64).ln() - f64::from(t.max(1)).ln()).abs())
                     .sum::<f64>()
+                    + if e.form == form { 0.0 } else { OTHER_FORM }
             };
             kernels.min_by(|a, b| distance(a).total_cmp(&distance(b)).then_with(|| larger(b, a)))
         }
@@ -149,8 +162,10 @@ mod tests {
 
     #[test]
     fn a_call_takes_the_kernel_tuned_nearest_its_size() {
-        let f32nn =
-            |shape| find(&[&SIZED], 90, Precision::F32, Op::N, Op::N, shape, false).map(|e| e.tuned_for[0]);
+        let f32nn = |shape| {
+            find(&[&SIZED], 90, Precision::F32, Op::N, Op::N, shape, Form::Product, false)
+                .map(|e| e.tuned_for[0])
+        };
         assert_eq!(f32nn(None), Some(9216), "unknown shape: the largest");
         for (shape, size) in [
             ((16384, 16384, 16384), 9216),
@@ -180,8 +195,10 @@ mod tests {
     /// them, whatever their volumes.
     #[test]
     fn a_call_takes_the_shape_class_nearest_its_shape() {
-        let f32nn =
-            |shape| find(&[&SHAPED], 90, Precision::F32, Op::N, Op::N, shape, false).map(|e| e.tuned_for);
+        let f32nn = |shape| {
+            find(&[&SHAPED], 90, Precision::F32, Op::N, Op::N, shape, Form::Product, false)
+                .map(|e| e.tuned_for)
+        };
         assert_eq!(f32nn(None), Some([9216; 3]), "unknown shape: the largest volume");
         for (shape, class) in [
             ((8192, 8192, 32), [8192, 8192, 64]),
@@ -213,7 +230,7 @@ mod tests {
     #[test]
     fn batch_classes_serve_batches_only() {
         let pick = |shape, batched| {
-            find(&[&WITH_BATCHES], 90, Precision::F32, Op::N, Op::N, Some(shape), batched)
+            find(&[&WITH_BATCHES], 90, Precision::F32, Op::N, Op::N, Some(shape), Form::Product, batched)
                 .map(|e| e.tuned_for[0])
         };
         for shape in [(16, 16, 16), (256, 256, 256), (8, 8, 8)] {
@@ -223,7 +240,8 @@ mod tests {
         assert_eq!(pick((100, 100, 100), true), Some(128));
         assert_eq!(pick((4096, 4096, 4096), true), Some(8192));
         assert_eq!(
-            find(&[&WITH_BATCHES], 90, Precision::F32, Op::N, Op::N, None, false).map(|e| e.tuned_for[0]),
+            find(&[&WITH_BATCHES], 90, Precision::F32, Op::N, Op::N, None, Form::Product, false)
+                .map(|e| e.tuned_for[0]),
             Some(8192)
         );
     }
@@ -234,16 +252,16 @@ mod tests {
     fn exact_arch_first_then_family_then_none() {
         let (s, n, t) = (Precision::F32, Op::N, Op::T);
         // SgemmNT: tuned on 86 and 80; each asks for its own.
-        assert!(std::ptr::eq(find(&[&FAKE], 86, s, n, t, None, false).unwrap(), &SM86[0]));
-        assert!(std::ptr::eq(find(&[&FAKE], 80, s, n, t, None, false).unwrap(), &SM80[1]));
+        assert!(std::ptr::eq(find(&[&FAKE], 86, s, n, t, None, Form::Product, false).unwrap(), &SM86[0]));
+        assert!(std::ptr::eq(find(&[&FAKE], 80, s, n, t, None, Form::Product, false).unwrap(), &SM80[1]));
         // sm_89 has no exact kernel: the first of its family.
-        assert!(std::ptr::eq(find(&[&FAKE], 89, s, n, t, None, false).unwrap(), &SM80[1]));
+        assert!(std::ptr::eq(find(&[&FAKE], 89, s, n, t, None, Form::Product, false).unwrap(), &SM80[1]));
         // SgemmNN on sm_86: the family's (sm_80) kernel.
-        assert!(std::ptr::eq(find(&[&FAKE], 86, s, n, n, None, false).unwrap(), &SM80[0]));
+        assert!(std::ptr::eq(find(&[&FAKE], 86, s, n, n, None, Form::Product, false).unwrap(), &SM80[0]));
         // Another family, another precision, another op: nothing tuned.
-        assert!(find(&[&FAKE], 90, s, n, n, None, false).is_none());
-        assert!(find(&[&FAKE], 80, Precision::F64, n, n, None, false).is_none());
-        assert!(find(&[&FAKE], 80, s, t, n, None, false).is_none());
+        assert!(find(&[&FAKE], 90, s, n, n, None, Form::Product, false).is_none());
+        assert!(find(&[&FAKE], 80, Precision::F64, n, n, None, Form::Product, false).is_none());
+        assert!(find(&[&FAKE], 80, s, t, n, None, Form::Product, false).is_none());
     }
 
     #[test]
@@ -252,16 +270,17 @@ mod tests {
             for p in Precision::ALL {
                 for a in Op::ALL {
                     for b in Op::ALL {
-                        let expect = find(&[&families::FAMILIES], arch, p, a, b, None, false)
+                        let expect = find(&[&families::FAMILIES], arch, p, a, b, None, Form::Product, false)
                             .unwrap_or(table2(p, a, b));
                         assert!(std::ptr::eq(crate::Dispatch::TUNED.default_kernel(arch, p, a, b), expect));
                         for shape in [(256, 256, 256), (8192, 8192, 32), (16384, 16384, 16384)] {
-                            let expect = find(&[&families::FAMILIES], arch, p, a, b, Some(shape), false)
-                                .unwrap_or(table2(p, a, b));
-                            assert!(std::ptr::eq(
-                                crate::Dispatch::TUNED.kernel_for(arch, p, a, b, shape),
-                                expect
-                            ));
+                            for form in [Form::Product, Form::Update] {
+                                let expect =
+                                    find(&[&families::FAMILIES], arch, p, a, b, Some(shape), form, false)
+                                        .unwrap_or(table2(p, a, b));
+                                let chosen = crate::Dispatch::TUNED.kernel_for(arch, p, a, b, shape, form);
+                                assert!(std::ptr::eq(chosen, expect));
+                            }
                         }
                     }
                 }
@@ -283,21 +302,69 @@ mod tests {
         }
     }
 
+    /// A class is a type, a shape and a form: two kernels for one would
+    /// leave the choice between them to the order of the table.
     #[test]
-    fn each_family_has_at_most_one_kernel_per_type_and_shape() {
+    fn each_family_has_at_most_one_kernel_per_type_shape_and_form() {
         for f in &families::FAMILIES {
             for (i, k) in f.kernels.iter().enumerate() {
-                let s = &k.spec;
+                let class = |e: &KernelEntry| {
+                    (e.spec.precision, e.spec.op_a, e.spec.op_b, e.tuned_for, e.form, e.batch)
+                };
                 assert!(k.tuned_volume() > 0, "sm_{}: {} has no tuning shape", f.arch, k.name);
                 assert!(
-                    f.kernels[..i].iter().all(|o| (o.spec.precision, o.spec.op_a, o.spec.op_b, o.tuned_for)
-                        != (s.precision, s.op_a, s.op_b, k.tuned_for)),
-                    "sm_{}: two kernels for {} at {:?}",
+                    f.kernels[..i].iter().all(|o| class(o) != class(k)),
+                    "sm_{}: two kernels for {} at {:?}, {:?}",
                     f.arch,
                     k.name,
-                    k.tuned_for
+                    k.tuned_for,
+                    k.form
                 );
             }
         }
+    }
+
+    /// SgemmNN: product classes at 8192 × 8192 × 64 and a large square, an
+    /// update class at 8192 × 8192 × 32.
+    static FORMS: [KernelEntry; 3] = [
+        shaped(TABLE2[0], [8192, 8192, 64]),
+        shaped(TABLE2[0], [9216, 9216, 9216]),
+        shaped(TABLE2[0], [8192, 8192, 32]).update(),
+    ];
+    static WITH_FORMS: [Family; 1] = [Family { arch: 90, kernels: &FORMS }];
+
+    /// A call takes a class of its own form unless one of the other is more
+    /// than 3× nearer; an empty call and the default ignore forms.
+    #[test]
+    fn a_call_prefers_a_class_of_its_own_form() {
+        let pick = |shape, form| {
+            find(&[&WITH_FORMS], 90, Precision::F32, Op::N, Op::N, shape, form, false)
+                .map(|e| (e.tuned_for, e.form))
+        };
+        let (product, update) = (Form::Product, Form::Update);
+        for (shape, form, class) in [
+            // Exact shapes of either form.
+            ((8192, 8192, 64), product, ([8192, 8192, 64], product)),
+            ((8192, 8192, 32), update, ([8192, 8192, 32], update)),
+            // One form's class 2× away before the other's at the shape.
+            ((8192, 8192, 64), update, ([8192, 8192, 32], update)),
+            ((8192, 8192, 32), product, ([8192, 8192, 64], product)),
+            // 4× away in K, when the other form's class is 2× away: 2 · 3 > 4.
+            ((8192, 8192, 128), update, ([8192, 8192, 32], update)),
+            ((8192, 8192, 16), product, ([8192, 8192, 64], product)),
+            // Squares: no update class near, so the product ones serve updates.
+            ((8192, 8192, 8192), update, ([9216; 3], product)),
+            ((4096, 4096, 4096), update, ([9216; 3], product)),
+        ] {
+            assert_eq!(pick(Some(shape), form), Some(class), "{shape:?} {form:?}");
+        }
+        assert_eq!(pick(None, update), Some(([9216; 3], product)), "unknown shape: the largest");
+        assert_eq!(
+            pick(Some((0, 8192, 64)), product),
+            Some(([8192, 8192, 32], update)),
+            "empty: the smallest"
+        );
+        assert_eq!(Form::of_beta(true), product);
+        assert_eq!(Form::of_beta(false), update);
     }
 }

@@ -238,8 +238,9 @@
 // * timed as the update C = C - A·B (alpha = -1, beta = 1), the others as C = A·B.
 //
 // Conjugate types reuse the winners of their transpose pattern. Of a type's kernels, a call
-// takes the one tuned at the shape nearest its own (gemm_kernels::Dispatch::kernel_for); batch
-// classes serve batched calls only (Dispatch::batch_kernel_for).
+// takes the one tuned at the shape nearest its own, in its form where one is near (an update:
+// beta != 0; gemm_kernels::Dispatch::kernel_for); batch classes serve batched calls only
+// (Dispatch::batch_kernel_for).
 
 use gemm_macros::gemm_kernel;
 
@@ -254,8 +255,8 @@ gemm_kernel! { name = SgemmNN16384x64x4096, precision = f32, op = (N, N), tile =
 // Tuned at 8192x8192x64 and 128^3 (batched).
 gemm_kernel! { name = SgemmNN8192x8192x64, precision = f32, op = (N, N), tile = (128, 128, 32), threads = (16, 8), load_a = (32, 4), load_b = (8, 16), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Tuned at 8192x8192x32.
-gemm_kernel! { name = SgemmNN8192x8192x32, precision = f32, op = (N, N), tile = (128, 128, 32), threads = (16, 8), load_a = (32, 4), load_b = (8, 16), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, c_batch = 8, math = tf32x3, mma = (16, 8, 8) }
+// Tuned at 8192x8192x32 (update).
+gemm_kernel! { name = SgemmNN8192x8192x32Update, precision = f32, op = (N, N), tile = (128, 128, 32), threads = (16, 8), load_a = (32, 4), load_b = (8, 16), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, c_batch = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Tuned at 768^3 (K split 4 ways) and 512^3 (K split 4 ways) and 64^3 (batched).
 gemm_kernel! { name = SgemmNN768, precision = f32, op = (N, N), tile = (72, 64, 24), threads = (12, 8), load_a = (12, 8), load_b = (12, 8), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (3, 1), raster = 8, unroll = 2 }
@@ -275,8 +276,8 @@ gemm_kernel! { name = SgemmNT, precision = f32, op = (N, T), tile = (128, 128, 3
 // Tuned at 8192x8192x64 and 128^3 (batched).
 gemm_kernel! { name = SgemmNT8192x8192x64, precision = f32, op = (N, T), tile = (128, 128, 32), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Tuned at 8192x8192x32.
-gemm_kernel! { name = SgemmNT8192x8192x32, precision = f32, op = (N, T), tile = (128, 128, 32), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, c_batch = 8, math = tf32x3, mma = (16, 8, 8) }
+// Tuned at 8192x8192x32 (update).
+gemm_kernel! { name = SgemmNT8192x8192x32Update, precision = f32, op = (N, T), tile = (128, 128, 32), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, c_batch = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Tuned at 1024^3.
 gemm_kernel! { name = SgemmNT1024, precision = f32, op = (N, T), tile = (64, 128, 24), threads = (32, 4), load_a = (16, 8), load_b = (32, 4), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (4, 1), raster = 8, interleave = 2, math = tf32x3, mma = (64, 128, 8) }
@@ -302,8 +303,8 @@ gemm_kernel! { name = SgemmNC, precision = f32, op = (N, C), tile = (128, 128, 3
 // Reuses the sgemm_nt winner at 8192x8192x64 and 128^3 (batched).
 gemm_kernel! { name = SgemmNC8192x8192x64, precision = f32, op = (N, C), tile = (128, 128, 32), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Reuses the sgemm_nt winner at 8192x8192x32.
-gemm_kernel! { name = SgemmNC8192x8192x32, precision = f32, op = (N, C), tile = (128, 128, 32), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, c_batch = 8, math = tf32x3, mma = (16, 8, 8) }
+// Reuses the sgemm_nt winner at 8192x8192x32 (update).
+gemm_kernel! { name = SgemmNC8192x8192x32Update, precision = f32, op = (N, C), tile = (128, 128, 32), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, c_batch = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Reuses the sgemm_nt winner at 1024^3.
 gemm_kernel! { name = SgemmNC1024, precision = f32, op = (N, C), tile = (64, 128, 24), threads = (32, 4), load_a = (16, 8), load_b = (32, 4), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (4, 1), raster = 8, interleave = 2, math = tf32x3, mma = (64, 128, 8) }
@@ -329,8 +330,8 @@ gemm_kernel! { name = SgemmTN, precision = f32, op = (T, N), tile = (128, 128, 3
 // Tuned at 8192x8192x64 and 128^3 (batched).
 gemm_kernel! { name = SgemmTN8192x8192x64, precision = f32, op = (T, N), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Tuned at 8192x8192x32.
-gemm_kernel! { name = SgemmTN8192x8192x32, precision = f32, op = (T, N), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, c_batch = 8, math = tf32x3, mma = (16, 8, 8) }
+// Tuned at 8192x8192x32 (update).
+gemm_kernel! { name = SgemmTN8192x8192x32Update, precision = f32, op = (T, N), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, c_batch = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Tuned at 1024^3.
 gemm_kernel! { name = SgemmTN1024, precision = f32, op = (T, N), tile = (128, 64, 32), threads = (64, 4), load_a = (8, 32), load_b = (8, 32), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, interleave = 1, math = tf32x3, mma = (64, 64, 8) }
@@ -356,8 +357,8 @@ gemm_kernel! { name = SgemmTT, precision = f32, op = (T, T), tile = (128, 128, 3
 // Tuned at 8192x8192x64 and 128^3 (batched).
 gemm_kernel! { name = SgemmTT8192x8192x64, precision = f32, op = (T, T), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Tuned at 8192x8192x32.
-gemm_kernel! { name = SgemmTT8192x8192x32, precision = f32, op = (T, T), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, c_batch = 8, math = tf32x3, mma = (16, 8, 8) }
+// Tuned at 8192x8192x32 (update).
+gemm_kernel! { name = SgemmTT8192x8192x32Update, precision = f32, op = (T, T), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, c_batch = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Tuned at 1024^3.
 gemm_kernel! { name = SgemmTT1024, precision = f32, op = (T, T), tile = (128, 64, 32), threads = (64, 4), load_a = (8, 32), load_b = (16, 16), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, interleave = 2, math = tf32x3, mma = (64, 64, 8) }
@@ -386,8 +387,8 @@ gemm_kernel! { name = SgemmTC, precision = f32, op = (T, C), tile = (128, 128, 3
 // Reuses the sgemm_tt winner at 8192x8192x64 and 128^3 (batched).
 gemm_kernel! { name = SgemmTC8192x8192x64, precision = f32, op = (T, C), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Reuses the sgemm_tt winner at 8192x8192x32.
-gemm_kernel! { name = SgemmTC8192x8192x32, precision = f32, op = (T, C), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, c_batch = 8, math = tf32x3, mma = (16, 8, 8) }
+// Reuses the sgemm_tt winner at 8192x8192x32 (update).
+gemm_kernel! { name = SgemmTC8192x8192x32Update, precision = f32, op = (T, C), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, c_batch = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Reuses the sgemm_tt winner at 1024^3.
 gemm_kernel! { name = SgemmTC1024, precision = f32, op = (T, C), tile = (128, 64, 32), threads = (64, 4), load_a = (8, 32), load_b = (16, 16), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, interleave = 2, math = tf32x3, mma = (64, 64, 8) }
@@ -416,8 +417,8 @@ gemm_kernel! { name = SgemmCN, precision = f32, op = (C, N), tile = (128, 128, 3
 // Reuses the sgemm_tn winner at 8192x8192x64 and 128^3 (batched).
 gemm_kernel! { name = SgemmCN8192x8192x64, precision = f32, op = (C, N), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Reuses the sgemm_tn winner at 8192x8192x32.
-gemm_kernel! { name = SgemmCN8192x8192x32, precision = f32, op = (C, N), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, c_batch = 8, math = tf32x3, mma = (16, 8, 8) }
+// Reuses the sgemm_tn winner at 8192x8192x32 (update).
+gemm_kernel! { name = SgemmCN8192x8192x32Update, precision = f32, op = (C, N), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, c_batch = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Reuses the sgemm_tn winner at 1024^3.
 gemm_kernel! { name = SgemmCN1024, precision = f32, op = (C, N), tile = (128, 64, 32), threads = (64, 4), load_a = (8, 32), load_b = (8, 32), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, interleave = 1, math = tf32x3, mma = (64, 64, 8) }
@@ -443,8 +444,8 @@ gemm_kernel! { name = SgemmCT, precision = f32, op = (C, T), tile = (128, 128, 3
 // Reuses the sgemm_tt winner at 8192x8192x64 and 128^3 (batched).
 gemm_kernel! { name = SgemmCT8192x8192x64, precision = f32, op = (C, T), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Reuses the sgemm_tt winner at 8192x8192x32.
-gemm_kernel! { name = SgemmCT8192x8192x32, precision = f32, op = (C, T), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, c_batch = 8, math = tf32x3, mma = (16, 8, 8) }
+// Reuses the sgemm_tt winner at 8192x8192x32 (update).
+gemm_kernel! { name = SgemmCT8192x8192x32Update, precision = f32, op = (C, T), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, c_batch = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Reuses the sgemm_tt winner at 1024^3.
 gemm_kernel! { name = SgemmCT1024, precision = f32, op = (C, T), tile = (128, 64, 32), threads = (64, 4), load_a = (8, 32), load_b = (16, 16), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, interleave = 2, math = tf32x3, mma = (64, 64, 8) }
@@ -473,8 +474,8 @@ gemm_kernel! { name = SgemmCC, precision = f32, op = (C, C), tile = (128, 128, 3
 // Reuses the sgemm_tt winner at 8192x8192x64 and 128^3 (batched).
 gemm_kernel! { name = SgemmCC8192x8192x64, precision = f32, op = (C, C), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Reuses the sgemm_tt winner at 8192x8192x32.
-gemm_kernel! { name = SgemmCC8192x8192x32, precision = f32, op = (C, C), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, c_batch = 8, math = tf32x3, mma = (16, 8, 8) }
+// Reuses the sgemm_tt winner at 8192x8192x32 (update).
+gemm_kernel! { name = SgemmCC8192x8192x32Update, precision = f32, op = (C, C), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, c_batch = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Reuses the sgemm_tt winner at 1024^3.
 gemm_kernel! { name = SgemmCC1024, precision = f32, op = (C, C), tile = (128, 64, 32), threads = (64, 4), load_a = (8, 32), load_b = (16, 16), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, interleave = 2, math = tf32x3, mma = (64, 64, 8) }
@@ -497,14 +498,14 @@ gemm_kernel! { name = SgemmCC16, precision = f32, op = (C, C), tile = (16, 16, 1
 // Reuses the sgemm_tt winner at 8^3 (batched).
 gemm_kernel! { name = SgemmCC8, precision = f32, op = (C, C), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Tuned at 6656^3 and 512x512x65536 and 8192x8192x128 and 128^3 (batched).
+// Tuned at 6656^3 and 512x512x65536 and 8192x8192x128 (update) and 128^3 (batched).
 gemm_kernel! { name = DgemmNN, precision = f64, op = (N, N), tile = (128, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (8, 32), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 16384x64x4096 and 1024^3.
 gemm_kernel! { name = DgemmNN16384x64x4096, precision = f64, op = (N, N), tile = (128, 64, 48), threads = (32, 4), load_a = (32, 4), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
 
-// Tuned at 8192x8192x64.
-gemm_kernel! { name = DgemmNN8192x8192x64, precision = f64, op = (N, N), tile = (64, 32, 24), threads = (8, 8), load_a = (16, 4), load_b = (4, 16), lds_width = 2, arch = sm_90, stages = 2, ldg_width = 2, warps = (1, 2), raster = 8, c_batch = 2, math = dmma, mma = (16, 8, 4) }
+// Tuned at 8192x8192x64 (update).
+gemm_kernel! { name = DgemmNN8192x8192x64Update, precision = f64, op = (N, N), tile = (64, 32, 24), threads = (8, 8), load_a = (16, 4), load_b = (4, 16), lds_width = 2, arch = sm_90, stages = 2, ldg_width = 2, warps = (1, 2), raster = 8, c_batch = 2, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 64x16384x4096.
 gemm_kernel! { name = DgemmNN64x16384x4096, precision = f64, op = (N, N), tile = (64, 128, 48), threads = (32, 4), load_a = (32, 4), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 1, math = dmma, mma = (16, 8, 4) }
@@ -530,14 +531,14 @@ gemm_kernel! { name = DgemmNN16, precision = f64, op = (N, N), tile = (16, 16, 1
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = DgemmNN8, precision = f64, op = (N, N), tile = (12, 32, 8), threads = (2, 16), load_a = (4, 8), load_b = (8, 4), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 1), raster = 8 }
 
-// Tuned at 6656^3 and 512x512x65536 and 8192x8192x128 and 128^3 (batched).
+// Tuned at 6656^3 and 512x512x65536 and 8192x8192x128 (update) and 128^3 (batched).
 gemm_kernel! { name = DgemmNT, precision = f64, op = (N, T), tile = (128, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 16384x64x4096.
 gemm_kernel! { name = DgemmNT16384x64x4096, precision = f64, op = (N, T), tile = (128, 64, 48), threads = (32, 4), load_a = (32, 4), load_b = (16, 8), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
 
-// Tuned at 8192x8192x64 and 64^3 (batched) and 32^3 (batched).
-gemm_kernel! { name = DgemmNT8192x8192x64, precision = f64, op = (N, T), tile = (32, 64, 4), threads = (8, 16), load_a = (32, 4), load_b = (64, 2), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 4), raster = 8, math = dmma, mma = (16, 8, 4) }
+// Tuned at 8192x8192x64 (update) and 64^3 (batched) and 32^3 (batched).
+gemm_kernel! { name = DgemmNT8192x8192x64Update, precision = f64, op = (N, T), tile = (32, 64, 4), threads = (8, 16), load_a = (32, 4), load_b = (64, 2), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 4), raster = 8, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 64x16384x4096.
 gemm_kernel! { name = DgemmNT64x16384x4096, precision = f64, op = (N, T), tile = (64, 128, 48), threads = (32, 4), load_a = (16, 8), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
@@ -560,14 +561,14 @@ gemm_kernel! { name = DgemmNT16, precision = f64, op = (N, T), tile = (16, 16, 1
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = DgemmNT8, precision = f64, op = (N, T), tile = (12, 32, 8), threads = (2, 16), load_a = (4, 8), load_b = (16, 2), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 1), raster = 8 }
 
-// Reuses the dgemm_nt winner at 6656^3 and 512x512x65536 and 8192x8192x128 and 128^3 (batched).
+// Reuses the dgemm_nt winner at 6656^3 and 512x512x65536 and 8192x8192x128 (update) and 128^3 (batched).
 gemm_kernel! { name = DgemmNC, precision = f64, op = (N, C), tile = (128, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the dgemm_nt winner at 16384x64x4096.
 gemm_kernel! { name = DgemmNC16384x64x4096, precision = f64, op = (N, C), tile = (128, 64, 48), threads = (32, 4), load_a = (32, 4), load_b = (16, 8), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the dgemm_nt winner at 8192x8192x64 and 64^3 (batched) and 32^3 (batched).
-gemm_kernel! { name = DgemmNC8192x8192x64, precision = f64, op = (N, C), tile = (32, 64, 4), threads = (8, 16), load_a = (32, 4), load_b = (64, 2), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 4), raster = 8, math = dmma, mma = (16, 8, 4) }
+// Reuses the dgemm_nt winner at 8192x8192x64 (update) and 64^3 (batched) and 32^3 (batched).
+gemm_kernel! { name = DgemmNC8192x8192x64Update, precision = f64, op = (N, C), tile = (32, 64, 4), threads = (8, 16), load_a = (32, 4), load_b = (64, 2), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 4), raster = 8, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the dgemm_nt winner at 64x16384x4096.
 gemm_kernel! { name = DgemmNC64x16384x4096, precision = f64, op = (N, C), tile = (64, 128, 48), threads = (32, 4), load_a = (16, 8), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
@@ -590,14 +591,14 @@ gemm_kernel! { name = DgemmNC16, precision = f64, op = (N, C), tile = (16, 16, 1
 // Reuses the dgemm_nt winner at 8^3 (batched).
 gemm_kernel! { name = DgemmNC8, precision = f64, op = (N, C), tile = (12, 32, 8), threads = (2, 16), load_a = (4, 8), load_b = (16, 2), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 1), raster = 8 }
 
-// Tuned at 6656^3 and 512x512x65536 and 8192x8192x128 and 128^3 (batched).
+// Tuned at 6656^3 and 512x512x65536 and 8192x8192x128 (update) and 128^3 (batched).
 gemm_kernel! { name = DgemmTN, precision = f64, op = (T, N), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (8, 32), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 16384x64x4096 and 1024^3 and 768^3.
 gemm_kernel! { name = DgemmTN16384x64x4096, precision = f64, op = (T, N), tile = (128, 64, 48), threads = (32, 4), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 1, math = dmma, mma = (16, 8, 4) }
 
-// Tuned at 8192x8192x64.
-gemm_kernel! { name = DgemmTN8192x8192x64, precision = f64, op = (T, N), tile = (64, 256, 16), threads = (16, 64), load_a = (16, 64), load_b = (16, 64), lds_width = 2, arch = sm_90, stages = 3, warps = (2, 16), raster = 8, interleave = 2, c_batch = 2, math = dmma, mma = (16, 8, 4) }
+// Tuned at 8192x8192x64 (update).
+gemm_kernel! { name = DgemmTN8192x8192x64Update, precision = f64, op = (T, N), tile = (64, 256, 16), threads = (16, 64), load_a = (16, 64), load_b = (16, 64), lds_width = 2, arch = sm_90, stages = 3, warps = (2, 16), raster = 8, interleave = 2, c_batch = 2, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 64x16384x4096.
 gemm_kernel! { name = DgemmTN64x16384x4096, precision = f64, op = (T, N), tile = (64, 128, 48), threads = (32, 4), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 1, math = dmma, mma = (16, 8, 4) }
@@ -617,14 +618,14 @@ gemm_kernel! { name = DgemmTN32, precision = f64, op = (T, N), tile = (32, 44, 3
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = DgemmTN8, precision = f64, op = (T, N), tile = (12, 32, 8), threads = (2, 16), load_a = (8, 4), load_b = (8, 4), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 1), raster = 8 }
 
-// Tuned at 6656^3 and 512x512x65536 and 8192x8192x128 and 128^3 (batched).
+// Tuned at 6656^3 and 512x512x65536 and 8192x8192x128 (update) and 128^3 (batched).
 gemm_kernel! { name = DgemmTT, precision = f64, op = (T, T), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 16384x64x4096.
 gemm_kernel! { name = DgemmTT16384x64x4096, precision = f64, op = (T, T), tile = (128, 64, 48), threads = (32, 4), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 1, math = dmma, mma = (16, 8, 4) }
 
-// Tuned at 8192x8192x64 and 32^3 (batched).
-gemm_kernel! { name = DgemmTT8192x8192x64, precision = f64, op = (T, T), tile = (32, 64, 4), threads = (8, 16), load_a = (4, 32), load_b = (64, 2), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 4), raster = 8, math = dmma, mma = (16, 8, 4) }
+// Tuned at 8192x8192x64 (update) and 32^3 (batched).
+gemm_kernel! { name = DgemmTT8192x8192x64Update, precision = f64, op = (T, T), tile = (32, 64, 4), threads = (8, 16), load_a = (4, 32), load_b = (64, 2), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 4), raster = 8, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 64x16384x4096 and 1024^3 and 768^3.
 gemm_kernel! { name = DgemmTT64x16384x4096, precision = f64, op = (T, T), tile = (64, 128, 48), threads = (32, 4), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
@@ -644,14 +645,14 @@ gemm_kernel! { name = DgemmTT16, precision = f64, op = (T, T), tile = (16, 16, 1
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = DgemmTT8, precision = f64, op = (T, T), tile = (12, 32, 8), threads = (2, 16), load_a = (8, 4), load_b = (32, 1), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 1), raster = 8 }
 
-// Reuses the dgemm_tt winner at 6656^3 and 512x512x65536 and 8192x8192x128 and 128^3 (batched).
+// Reuses the dgemm_tt winner at 6656^3 and 512x512x65536 and 8192x8192x128 (update) and 128^3 (batched).
 gemm_kernel! { name = DgemmTC, precision = f64, op = (T, C), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the dgemm_tt winner at 16384x64x4096.
 gemm_kernel! { name = DgemmTC16384x64x4096, precision = f64, op = (T, C), tile = (128, 64, 48), threads = (32, 4), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 1, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the dgemm_tt winner at 8192x8192x64 and 32^3 (batched).
-gemm_kernel! { name = DgemmTC8192x8192x64, precision = f64, op = (T, C), tile = (32, 64, 4), threads = (8, 16), load_a = (4, 32), load_b = (64, 2), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 4), raster = 8, math = dmma, mma = (16, 8, 4) }
+// Reuses the dgemm_tt winner at 8192x8192x64 (update) and 32^3 (batched).
+gemm_kernel! { name = DgemmTC8192x8192x64Update, precision = f64, op = (T, C), tile = (32, 64, 4), threads = (8, 16), load_a = (4, 32), load_b = (64, 2), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 4), raster = 8, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the dgemm_tt winner at 64x16384x4096 and 1024^3 and 768^3.
 gemm_kernel! { name = DgemmTC64x16384x4096, precision = f64, op = (T, C), tile = (64, 128, 48), threads = (32, 4), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
@@ -671,14 +672,14 @@ gemm_kernel! { name = DgemmTC16, precision = f64, op = (T, C), tile = (16, 16, 1
 // Reuses the dgemm_tt winner at 8^3 (batched).
 gemm_kernel! { name = DgemmTC8, precision = f64, op = (T, C), tile = (12, 32, 8), threads = (2, 16), load_a = (8, 4), load_b = (32, 1), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 1), raster = 8 }
 
-// Reuses the dgemm_tn winner at 6656^3 and 512x512x65536 and 8192x8192x128 and 128^3 (batched).
+// Reuses the dgemm_tn winner at 6656^3 and 512x512x65536 and 8192x8192x128 (update) and 128^3 (batched).
 gemm_kernel! { name = DgemmCN, precision = f64, op = (C, N), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (8, 32), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the dgemm_tn winner at 16384x64x4096 and 1024^3 and 768^3.
 gemm_kernel! { name = DgemmCN16384x64x4096, precision = f64, op = (C, N), tile = (128, 64, 48), threads = (32, 4), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 1, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the dgemm_tn winner at 8192x8192x64.
-gemm_kernel! { name = DgemmCN8192x8192x64, precision = f64, op = (C, N), tile = (64, 256, 16), threads = (16, 64), load_a = (16, 64), load_b = (16, 64), lds_width = 2, arch = sm_90, stages = 3, warps = (2, 16), raster = 8, interleave = 2, c_batch = 2, math = dmma, mma = (16, 8, 4) }
+// Reuses the dgemm_tn winner at 8192x8192x64 (update).
+gemm_kernel! { name = DgemmCN8192x8192x64Update, precision = f64, op = (C, N), tile = (64, 256, 16), threads = (16, 64), load_a = (16, 64), load_b = (16, 64), lds_width = 2, arch = sm_90, stages = 3, warps = (2, 16), raster = 8, interleave = 2, c_batch = 2, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the dgemm_tn winner at 64x16384x4096.
 gemm_kernel! { name = DgemmCN64x16384x4096, precision = f64, op = (C, N), tile = (64, 128, 48), threads = (32, 4), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 1, math = dmma, mma = (16, 8, 4) }
@@ -698,14 +699,14 @@ gemm_kernel! { name = DgemmCN32, precision = f64, op = (C, N), tile = (32, 44, 3
 // Reuses the dgemm_tn winner at 8^3 (batched).
 gemm_kernel! { name = DgemmCN8, precision = f64, op = (C, N), tile = (12, 32, 8), threads = (2, 16), load_a = (8, 4), load_b = (8, 4), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 1), raster = 8 }
 
-// Reuses the dgemm_tt winner at 6656^3 and 512x512x65536 and 8192x8192x128 and 128^3 (batched).
+// Reuses the dgemm_tt winner at 6656^3 and 512x512x65536 and 8192x8192x128 (update) and 128^3 (batched).
 gemm_kernel! { name = DgemmCT, precision = f64, op = (C, T), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the dgemm_tt winner at 16384x64x4096.
 gemm_kernel! { name = DgemmCT16384x64x4096, precision = f64, op = (C, T), tile = (128, 64, 48), threads = (32, 4), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 1, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the dgemm_tt winner at 8192x8192x64 and 32^3 (batched).
-gemm_kernel! { name = DgemmCT8192x8192x64, precision = f64, op = (C, T), tile = (32, 64, 4), threads = (8, 16), load_a = (4, 32), load_b = (64, 2), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 4), raster = 8, math = dmma, mma = (16, 8, 4) }
+// Reuses the dgemm_tt winner at 8192x8192x64 (update) and 32^3 (batched).
+gemm_kernel! { name = DgemmCT8192x8192x64Update, precision = f64, op = (C, T), tile = (32, 64, 4), threads = (8, 16), load_a = (4, 32), load_b = (64, 2), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 4), raster = 8, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the dgemm_tt winner at 64x16384x4096 and 1024^3 and 768^3.
 gemm_kernel! { name = DgemmCT64x16384x4096, precision = f64, op = (C, T), tile = (64, 128, 48), threads = (32, 4), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
@@ -725,14 +726,14 @@ gemm_kernel! { name = DgemmCT16, precision = f64, op = (C, T), tile = (16, 16, 1
 // Reuses the dgemm_tt winner at 8^3 (batched).
 gemm_kernel! { name = DgemmCT8, precision = f64, op = (C, T), tile = (12, 32, 8), threads = (2, 16), load_a = (8, 4), load_b = (32, 1), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 1), raster = 8 }
 
-// Reuses the dgemm_tt winner at 6656^3 and 512x512x65536 and 8192x8192x128 and 128^3 (batched).
+// Reuses the dgemm_tt winner at 6656^3 and 512x512x65536 and 8192x8192x128 (update) and 128^3 (batched).
 gemm_kernel! { name = DgemmCC, precision = f64, op = (C, C), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the dgemm_tt winner at 16384x64x4096.
 gemm_kernel! { name = DgemmCC16384x64x4096, precision = f64, op = (C, C), tile = (128, 64, 48), threads = (32, 4), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 1, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the dgemm_tt winner at 8192x8192x64 and 32^3 (batched).
-gemm_kernel! { name = DgemmCC8192x8192x64, precision = f64, op = (C, C), tile = (32, 64, 4), threads = (8, 16), load_a = (4, 32), load_b = (64, 2), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 4), raster = 8, math = dmma, mma = (16, 8, 4) }
+// Reuses the dgemm_tt winner at 8192x8192x64 (update) and 32^3 (batched).
+gemm_kernel! { name = DgemmCC8192x8192x64Update, precision = f64, op = (C, C), tile = (32, 64, 4), threads = (8, 16), load_a = (4, 32), load_b = (64, 2), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 4), raster = 8, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the dgemm_tt winner at 64x16384x4096 and 1024^3 and 768^3.
 gemm_kernel! { name = DgemmCC64x16384x4096, precision = f64, op = (C, C), tile = (64, 128, 48), threads = (32, 4), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
@@ -755,8 +756,8 @@ gemm_kernel! { name = DgemmCC8, precision = f64, op = (C, C), tile = (12, 32, 8)
 // Tuned at 6656^3 and 512x512x65536 and 8192x8192x64 and 64x16384x4096 and 1024^3 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmNN, precision = c32, op = (N, N), tile = (64, 64, 16), threads = (16, 8), load_a = (32, 4), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Tuned at 8192x8192x32.
-gemm_kernel! { name = CgemmNN8192x8192x32, precision = c32, op = (N, N), tile = (64, 64, 16), threads = (16, 8), load_a = (32, 4), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, c_batch = 8, math = tf32x3, mma = (16, 8, 8) }
+// Tuned at 8192x8192x32 (update).
+gemm_kernel! { name = CgemmNN8192x8192x32Update, precision = c32, op = (N, N), tile = (64, 64, 16), threads = (16, 8), load_a = (32, 4), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, c_batch = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Tuned at 768^3.
 gemm_kernel! { name = CgemmNN768, precision = c32, op = (N, N), tile = (32, 192, 40), threads = (16, 16), load_a = (32, 8), load_b = (8, 32), lds_width = 2, arch = sm_90, stages = 3, warps = (2, 4), raster = 8, interleave = 4, math = tf32x3, mma = (16, 8, 8) }
@@ -779,8 +780,8 @@ gemm_kernel! { name = CgemmNN8, precision = c32, op = (N, N), tile = (8, 8, 8), 
 // Tuned at 6656^3 and 512x512x65536 and 8192x8192x64 and 64x16384x4096 and 1024^3 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmNT, precision = c32, op = (N, T), tile = (64, 64, 16), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Tuned at 8192x8192x32.
-gemm_kernel! { name = CgemmNT8192x8192x32, precision = c32, op = (N, T), tile = (64, 64, 16), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, c_batch = 8, math = tf32x3, mma = (16, 8, 8) }
+// Tuned at 8192x8192x32 (update).
+gemm_kernel! { name = CgemmNT8192x8192x32Update, precision = c32, op = (N, T), tile = (64, 64, 16), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, c_batch = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Tuned at 768^3 (K split 4 ways).
 gemm_kernel! { name = CgemmNT768, precision = c32, op = (N, T), tile = (32, 192, 40), threads = (16, 16), load_a = (32, 8), load_b = (32, 8), lds_width = 2, arch = sm_90, stages = 3, warps = (2, 4), raster = 8, interleave = 4, math = tf32x3, mma = (16, 8, 8) }
@@ -800,8 +801,8 @@ gemm_kernel! { name = CgemmNT8, precision = c32, op = (N, T), tile = (8, 8, 8), 
 // Reuses the cgemm_nt winner at 6656^3 and 512x512x65536 and 8192x8192x64 and 64x16384x4096 and 1024^3 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmNC, precision = c32, op = (N, C), tile = (64, 64, 16), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Reuses the cgemm_nt winner at 8192x8192x32.
-gemm_kernel! { name = CgemmNC8192x8192x32, precision = c32, op = (N, C), tile = (64, 64, 16), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, c_batch = 8, math = tf32x3, mma = (16, 8, 8) }
+// Reuses the cgemm_nt winner at 8192x8192x32 (update).
+gemm_kernel! { name = CgemmNC8192x8192x32Update, precision = c32, op = (N, C), tile = (64, 64, 16), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, c_batch = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Reuses the cgemm_nt winner at 768^3 (K split 4 ways).
 gemm_kernel! { name = CgemmNC768, precision = c32, op = (N, C), tile = (32, 192, 40), threads = (16, 16), load_a = (32, 8), load_b = (32, 8), lds_width = 2, arch = sm_90, stages = 3, warps = (2, 4), raster = 8, interleave = 4, math = tf32x3, mma = (16, 8, 8) }
@@ -821,8 +822,8 @@ gemm_kernel! { name = CgemmNC8, precision = c32, op = (N, C), tile = (8, 8, 8), 
 // Tuned at 6656^3 and 512x512x65536 and 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmTN, precision = c32, op = (T, N), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Tuned at 8192x8192x32.
-gemm_kernel! { name = CgemmTN8192x8192x32, precision = c32, op = (T, N), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, c_batch = 4, math = tf32x3, mma = (16, 8, 8) }
+// Tuned at 8192x8192x32 (update).
+gemm_kernel! { name = CgemmTN8192x8192x32Update, precision = c32, op = (T, N), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, c_batch = 4, math = tf32x3, mma = (16, 8, 8) }
 
 // Tuned at 768^3 (K split 4 ways).
 gemm_kernel! { name = CgemmTN768, precision = c32, op = (T, N), tile = (32, 192, 40), threads = (16, 16), load_a = (8, 32), load_b = (8, 32), lds_width = 2, arch = sm_90, stages = 3, warps = (2, 4), raster = 8, interleave = 4, math = tf32x3, mma = (16, 8, 8) }
@@ -845,8 +846,8 @@ gemm_kernel! { name = CgemmTT, precision = c32, op = (T, T), tile = (80, 64, 48)
 // Tuned at 512x512x65536 and 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmTT512x512x65536, precision = c32, op = (T, T), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Tuned at 8192x8192x32.
-gemm_kernel! { name = CgemmTT8192x8192x32, precision = c32, op = (T, T), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, c_batch = 8, math = tf32x3, mma = (16, 8, 8) }
+// Tuned at 8192x8192x32 (update).
+gemm_kernel! { name = CgemmTT8192x8192x32Update, precision = c32, op = (T, T), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, c_batch = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Tuned at 512^3.
 gemm_kernel! { name = CgemmTT512, precision = c32, op = (T, T), tile = (64, 32, 64), threads = (64, 4), load_a = (16, 16), load_b = (16, 16), arch = sm_90, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8 }
@@ -866,8 +867,8 @@ gemm_kernel! { name = CgemmTC, precision = c32, op = (T, C), tile = (80, 64, 48)
 // Reuses the cgemm_tt winner at 512x512x65536 and 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmTC512x512x65536, precision = c32, op = (T, C), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Reuses the cgemm_tt winner at 8192x8192x32.
-gemm_kernel! { name = CgemmTC8192x8192x32, precision = c32, op = (T, C), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, c_batch = 8, math = tf32x3, mma = (16, 8, 8) }
+// Reuses the cgemm_tt winner at 8192x8192x32 (update).
+gemm_kernel! { name = CgemmTC8192x8192x32Update, precision = c32, op = (T, C), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, c_batch = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Reuses the cgemm_tt winner at 512^3.
 gemm_kernel! { name = CgemmTC512, precision = c32, op = (T, C), tile = (64, 32, 64), threads = (64, 4), load_a = (16, 16), load_b = (16, 16), arch = sm_90, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8 }
@@ -884,8 +885,8 @@ gemm_kernel! { name = CgemmTC8, precision = c32, op = (T, C), tile = (8, 8, 8), 
 // Reuses the cgemm_tn winner at 6656^3 and 512x512x65536 and 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmCN, precision = c32, op = (C, N), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Reuses the cgemm_tn winner at 8192x8192x32.
-gemm_kernel! { name = CgemmCN8192x8192x32, precision = c32, op = (C, N), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, c_batch = 4, math = tf32x3, mma = (16, 8, 8) }
+// Reuses the cgemm_tn winner at 8192x8192x32 (update).
+gemm_kernel! { name = CgemmCN8192x8192x32Update, precision = c32, op = (C, N), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, c_batch = 4, math = tf32x3, mma = (16, 8, 8) }
 
 // Reuses the cgemm_tn winner at 768^3 (K split 4 ways).
 gemm_kernel! { name = CgemmCN768, precision = c32, op = (C, N), tile = (32, 192, 40), threads = (16, 16), load_a = (8, 32), load_b = (8, 32), lds_width = 2, arch = sm_90, stages = 3, warps = (2, 4), raster = 8, interleave = 4, math = tf32x3, mma = (16, 8, 8) }
@@ -908,8 +909,8 @@ gemm_kernel! { name = CgemmCT, precision = c32, op = (C, T), tile = (80, 64, 48)
 // Reuses the cgemm_tt winner at 512x512x65536 and 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmCT512x512x65536, precision = c32, op = (C, T), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Reuses the cgemm_tt winner at 8192x8192x32.
-gemm_kernel! { name = CgemmCT8192x8192x32, precision = c32, op = (C, T), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, c_batch = 8, math = tf32x3, mma = (16, 8, 8) }
+// Reuses the cgemm_tt winner at 8192x8192x32 (update).
+gemm_kernel! { name = CgemmCT8192x8192x32Update, precision = c32, op = (C, T), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, c_batch = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Reuses the cgemm_tt winner at 512^3.
 gemm_kernel! { name = CgemmCT512, precision = c32, op = (C, T), tile = (64, 32, 64), threads = (64, 4), load_a = (16, 16), load_b = (16, 16), arch = sm_90, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8 }
@@ -929,8 +930,8 @@ gemm_kernel! { name = CgemmCC, precision = c32, op = (C, C), tile = (80, 64, 48)
 // Reuses the cgemm_tt winner at 512x512x65536 and 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmCC512x512x65536, precision = c32, op = (C, C), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Reuses the cgemm_tt winner at 8192x8192x32.
-gemm_kernel! { name = CgemmCC8192x8192x32, precision = c32, op = (C, C), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, c_batch = 8, math = tf32x3, mma = (16, 8, 8) }
+// Reuses the cgemm_tt winner at 8192x8192x32 (update).
+gemm_kernel! { name = CgemmCC8192x8192x32Update, precision = c32, op = (C, C), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, c_batch = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Reuses the cgemm_tt winner at 512^3.
 gemm_kernel! { name = CgemmCC512, precision = c32, op = (C, C), tile = (64, 32, 64), threads = (64, 4), load_a = (16, 16), load_b = (16, 16), arch = sm_90, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8 }
@@ -947,8 +948,8 @@ gemm_kernel! { name = CgemmCC8, precision = c32, op = (C, C), tile = (8, 8, 8), 
 // Tuned at 4608^3 and 512x512x65536 and 1024^3 and 128^3 (batched).
 gemm_kernel! { name = ZgemmNN, precision = c64, op = (N, N), tile = (64, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (16, 16), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
-// Tuned at 8192x8192x128 and 8192x8192x64.
-gemm_kernel! { name = ZgemmNN8192x8192x128, precision = c64, op = (N, N), tile = (64, 32, 4), threads = (16, 8), load_a = (64, 2), load_b = (4, 32), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, c_batch = 2, math = dmma, mma = (16, 8, 4) }
+// Tuned at 8192x8192x128 (update) and 8192x8192x64 (update).
+gemm_kernel! { name = ZgemmNN8192x8192x128Update, precision = c64, op = (N, N), tile = (64, 32, 4), threads = (16, 8), load_a = (64, 2), load_b = (4, 32), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, c_batch = 2, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 16384x64x4096.
 gemm_kernel! { name = ZgemmNN16384x64x4096, precision = c64, op = (N, N), tile = (128, 64, 24), threads = (32, 8), load_a = (64, 4), load_b = (8, 32), arch = sm_90, stages = 3, warps = (4, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
@@ -971,8 +972,8 @@ gemm_kernel! { name = ZgemmNN8, precision = c64, op = (N, N), tile = (8, 8, 8), 
 // Tuned at 4608^3 and 512x512x65536 and 1024^3 and 128^3 (batched).
 gemm_kernel! { name = ZgemmNT, precision = c64, op = (N, T), tile = (64, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (128, 2), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
-// Tuned at 8192x8192x128 and 8192x8192x64.
-gemm_kernel! { name = ZgemmNT8192x8192x128, precision = c64, op = (N, T), tile = (64, 32, 4), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 1, c_batch = 2, math = dmma, mma = (16, 8, 4) }
+// Tuned at 8192x8192x128 (update) and 8192x8192x64 (update).
+gemm_kernel! { name = ZgemmNT8192x8192x128Update, precision = c64, op = (N, T), tile = (64, 32, 4), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 1, c_batch = 2, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 16384x64x4096.
 gemm_kernel! { name = ZgemmNT16384x64x4096, precision = c64, op = (N, T), tile = (128, 64, 24), threads = (32, 8), load_a = (64, 4), load_b = (32, 8), arch = sm_90, stages = 3, warps = (4, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
@@ -998,8 +999,8 @@ gemm_kernel! { name = ZgemmNT8, precision = c64, op = (N, T), tile = (8, 8, 8), 
 // Reuses the zgemm_nt winner at 4608^3 and 512x512x65536 and 1024^3 and 128^3 (batched).
 gemm_kernel! { name = ZgemmNC, precision = c64, op = (N, C), tile = (64, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (128, 2), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the zgemm_nt winner at 8192x8192x128 and 8192x8192x64.
-gemm_kernel! { name = ZgemmNC8192x8192x128, precision = c64, op = (N, C), tile = (64, 32, 4), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 1, c_batch = 2, math = dmma, mma = (16, 8, 4) }
+// Reuses the zgemm_nt winner at 8192x8192x128 (update) and 8192x8192x64 (update).
+gemm_kernel! { name = ZgemmNC8192x8192x128Update, precision = c64, op = (N, C), tile = (64, 32, 4), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 1, c_batch = 2, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the zgemm_nt winner at 16384x64x4096.
 gemm_kernel! { name = ZgemmNC16384x64x4096, precision = c64, op = (N, C), tile = (128, 64, 24), threads = (32, 8), load_a = (64, 4), load_b = (32, 8), arch = sm_90, stages = 3, warps = (4, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
@@ -1025,8 +1026,8 @@ gemm_kernel! { name = ZgemmNC8, precision = c64, op = (N, C), tile = (8, 8, 8), 
 // Tuned at 4608^3 and 512x512x65536 and 1024^3.
 gemm_kernel! { name = ZgemmTN, precision = c64, op = (T, N), tile = (64, 128, 16), threads = (16, 16), load_a = (16, 16), load_b = (16, 16), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
-// Tuned at 8192x8192x128 and 8192x8192x64.
-gemm_kernel! { name = ZgemmTN8192x8192x128, precision = c64, op = (T, N), tile = (64, 32, 8), threads = (32, 4), load_a = (8, 16), load_b = (8, 16), arch = sm_90, stages = 3, warps = (4, 1), raster = 8, c_batch = 8, math = dmma, mma = (16, 8, 4) }
+// Tuned at 8192x8192x128 (update) and 8192x8192x64 (update).
+gemm_kernel! { name = ZgemmTN8192x8192x128Update, precision = c64, op = (T, N), tile = (64, 32, 8), threads = (32, 4), load_a = (8, 16), load_b = (8, 16), arch = sm_90, stages = 3, warps = (4, 1), raster = 8, c_batch = 8, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 16384x64x4096.
 gemm_kernel! { name = ZgemmTN16384x64x4096, precision = c64, op = (T, N), tile = (128, 64, 24), threads = (32, 8), load_a = (8, 32), load_b = (8, 32), arch = sm_90, stages = 3, warps = (4, 2), raster = 8, math = dmma, mma = (16, 8, 4) }
@@ -1052,14 +1053,14 @@ gemm_kernel! { name = ZgemmTN8, precision = c64, op = (T, N), tile = (8, 8, 8), 
 // Tuned at 4608^3 and 512x512x65536 and 1024^3 and 128^3 (batched).
 gemm_kernel! { name = ZgemmTT, precision = c64, op = (T, T), tile = (64, 128, 16), threads = (16, 16), load_a = (16, 16), load_b = (128, 2), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
-// Tuned at 8192x8192x128 and 64^3 (batched).
-gemm_kernel! { name = ZgemmTT8192x8192x128, precision = c64, op = (T, T), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (16, 8), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4) }
+// Tuned at 8192x8192x128 (update) and 64^3 (batched).
+gemm_kernel! { name = ZgemmTT8192x8192x128Update, precision = c64, op = (T, T), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (16, 8), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 16384x64x4096.
 gemm_kernel! { name = ZgemmTT16384x64x4096, precision = c64, op = (T, T), tile = (128, 64, 24), threads = (32, 8), load_a = (8, 32), load_b = (32, 8), arch = sm_90, stages = 3, warps = (4, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
-// Tuned at 8192x8192x64.
-gemm_kernel! { name = ZgemmTT8192x8192x64, precision = c64, op = (T, T), tile = (64, 32, 4), threads = (16, 8), load_a = (2, 64), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, c_batch = 2, math = dmma, mma = (16, 8, 4) }
+// Tuned at 8192x8192x64 (update).
+gemm_kernel! { name = ZgemmTT8192x8192x64Update, precision = c64, op = (T, T), tile = (64, 32, 4), threads = (16, 8), load_a = (2, 64), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, c_batch = 2, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 768^3.
 gemm_kernel! { name = ZgemmTT768, precision = c64, op = (T, T), tile = (48, 96, 36), threads = (24, 8), load_a = (12, 16), load_b = (16, 12), arch = sm_90, stages = 2, warps = (3, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
@@ -1079,14 +1080,14 @@ gemm_kernel! { name = ZgemmTT8, precision = c64, op = (T, T), tile = (8, 8, 8), 
 // Reuses the zgemm_tt winner at 4608^3 and 512x512x65536 and 1024^3 and 128^3 (batched).
 gemm_kernel! { name = ZgemmTC, precision = c64, op = (T, C), tile = (64, 128, 16), threads = (16, 16), load_a = (16, 16), load_b = (128, 2), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the zgemm_tt winner at 8192x8192x128 and 64^3 (batched).
-gemm_kernel! { name = ZgemmTC8192x8192x128, precision = c64, op = (T, C), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (16, 8), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4) }
+// Reuses the zgemm_tt winner at 8192x8192x128 (update) and 64^3 (batched).
+gemm_kernel! { name = ZgemmTC8192x8192x128Update, precision = c64, op = (T, C), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (16, 8), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the zgemm_tt winner at 16384x64x4096.
 gemm_kernel! { name = ZgemmTC16384x64x4096, precision = c64, op = (T, C), tile = (128, 64, 24), threads = (32, 8), load_a = (8, 32), load_b = (32, 8), arch = sm_90, stages = 3, warps = (4, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the zgemm_tt winner at 8192x8192x64.
-gemm_kernel! { name = ZgemmTC8192x8192x64, precision = c64, op = (T, C), tile = (64, 32, 4), threads = (16, 8), load_a = (2, 64), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, c_batch = 2, math = dmma, mma = (16, 8, 4) }
+// Reuses the zgemm_tt winner at 8192x8192x64 (update).
+gemm_kernel! { name = ZgemmTC8192x8192x64Update, precision = c64, op = (T, C), tile = (64, 32, 4), threads = (16, 8), load_a = (2, 64), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, c_batch = 2, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the zgemm_tt winner at 768^3.
 gemm_kernel! { name = ZgemmTC768, precision = c64, op = (T, C), tile = (48, 96, 36), threads = (24, 8), load_a = (12, 16), load_b = (16, 12), arch = sm_90, stages = 2, warps = (3, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
@@ -1106,8 +1107,8 @@ gemm_kernel! { name = ZgemmTC8, precision = c64, op = (T, C), tile = (8, 8, 8), 
 // Reuses the zgemm_tn winner at 4608^3 and 512x512x65536 and 1024^3.
 gemm_kernel! { name = ZgemmCN, precision = c64, op = (C, N), tile = (64, 128, 16), threads = (16, 16), load_a = (16, 16), load_b = (16, 16), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the zgemm_tn winner at 8192x8192x128 and 8192x8192x64.
-gemm_kernel! { name = ZgemmCN8192x8192x128, precision = c64, op = (C, N), tile = (64, 32, 8), threads = (32, 4), load_a = (8, 16), load_b = (8, 16), arch = sm_90, stages = 3, warps = (4, 1), raster = 8, c_batch = 8, math = dmma, mma = (16, 8, 4) }
+// Reuses the zgemm_tn winner at 8192x8192x128 (update) and 8192x8192x64 (update).
+gemm_kernel! { name = ZgemmCN8192x8192x128Update, precision = c64, op = (C, N), tile = (64, 32, 8), threads = (32, 4), load_a = (8, 16), load_b = (8, 16), arch = sm_90, stages = 3, warps = (4, 1), raster = 8, c_batch = 8, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the zgemm_tn winner at 16384x64x4096.
 gemm_kernel! { name = ZgemmCN16384x64x4096, precision = c64, op = (C, N), tile = (128, 64, 24), threads = (32, 8), load_a = (8, 32), load_b = (8, 32), arch = sm_90, stages = 3, warps = (4, 2), raster = 8, math = dmma, mma = (16, 8, 4) }
@@ -1133,14 +1134,14 @@ gemm_kernel! { name = ZgemmCN8, precision = c64, op = (C, N), tile = (8, 8, 8), 
 // Reuses the zgemm_tt winner at 4608^3 and 512x512x65536 and 1024^3 and 128^3 (batched).
 gemm_kernel! { name = ZgemmCT, precision = c64, op = (C, T), tile = (64, 128, 16), threads = (16, 16), load_a = (16, 16), load_b = (128, 2), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the zgemm_tt winner at 8192x8192x128 and 64^3 (batched).
-gemm_kernel! { name = ZgemmCT8192x8192x128, precision = c64, op = (C, T), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (16, 8), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4) }
+// Reuses the zgemm_tt winner at 8192x8192x128 (update) and 64^3 (batched).
+gemm_kernel! { name = ZgemmCT8192x8192x128Update, precision = c64, op = (C, T), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (16, 8), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the zgemm_tt winner at 16384x64x4096.
 gemm_kernel! { name = ZgemmCT16384x64x4096, precision = c64, op = (C, T), tile = (128, 64, 24), threads = (32, 8), load_a = (8, 32), load_b = (32, 8), arch = sm_90, stages = 3, warps = (4, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the zgemm_tt winner at 8192x8192x64.
-gemm_kernel! { name = ZgemmCT8192x8192x64, precision = c64, op = (C, T), tile = (64, 32, 4), threads = (16, 8), load_a = (2, 64), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, c_batch = 2, math = dmma, mma = (16, 8, 4) }
+// Reuses the zgemm_tt winner at 8192x8192x64 (update).
+gemm_kernel! { name = ZgemmCT8192x8192x64Update, precision = c64, op = (C, T), tile = (64, 32, 4), threads = (16, 8), load_a = (2, 64), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, c_batch = 2, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the zgemm_tt winner at 768^3.
 gemm_kernel! { name = ZgemmCT768, precision = c64, op = (C, T), tile = (48, 96, 36), threads = (24, 8), load_a = (12, 16), load_b = (16, 12), arch = sm_90, stages = 2, warps = (3, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
@@ -1160,14 +1161,14 @@ gemm_kernel! { name = ZgemmCT8, precision = c64, op = (C, T), tile = (8, 8, 8), 
 // Reuses the zgemm_tt winner at 4608^3 and 512x512x65536 and 1024^3 and 128^3 (batched).
 gemm_kernel! { name = ZgemmCC, precision = c64, op = (C, C), tile = (64, 128, 16), threads = (16, 16), load_a = (16, 16), load_b = (128, 2), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the zgemm_tt winner at 8192x8192x128 and 64^3 (batched).
-gemm_kernel! { name = ZgemmCC8192x8192x128, precision = c64, op = (C, C), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (16, 8), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4) }
+// Reuses the zgemm_tt winner at 8192x8192x128 (update) and 64^3 (batched).
+gemm_kernel! { name = ZgemmCC8192x8192x128Update, precision = c64, op = (C, C), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (16, 8), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the zgemm_tt winner at 16384x64x4096.
 gemm_kernel! { name = ZgemmCC16384x64x4096, precision = c64, op = (C, C), tile = (128, 64, 24), threads = (32, 8), load_a = (8, 32), load_b = (32, 8), arch = sm_90, stages = 3, warps = (4, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the zgemm_tt winner at 8192x8192x64.
-gemm_kernel! { name = ZgemmCC8192x8192x64, precision = c64, op = (C, C), tile = (64, 32, 4), threads = (16, 8), load_a = (2, 64), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, c_batch = 2, math = dmma, mma = (16, 8, 4) }
+// Reuses the zgemm_tt winner at 8192x8192x64 (update).
+gemm_kernel! { name = ZgemmCC8192x8192x64Update, precision = c64, op = (C, C), tile = (64, 32, 4), threads = (16, 8), load_a = (2, 64), load_b = (32, 4), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, c_batch = 2, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the zgemm_tt winner at 768^3.
 gemm_kernel! { name = ZgemmCC768, precision = c64, op = (C, C), tile = (48, 96, 36), threads = (24, 8), load_a = (12, 16), load_b = (16, 12), arch = sm_90, stages = 2, warps = (3, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
@@ -1193,7 +1194,7 @@ pub static KERNELS: [KernelEntry; 510] = [
     KernelEntry::tuned::<SgemmNN16384x64x4096>("sm_90::SgemmNN16384x64x4096", [1024, 1024, 1024]),
     KernelEntry::tuned::<SgemmNN8192x8192x64>("sm_90::SgemmNN8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<SgemmNN8192x8192x64>("sm_90::SgemmNN8192x8192x64", [128, 128, 128]),
-    KernelEntry::tuned::<SgemmNN8192x8192x32>("sm_90::SgemmNN8192x8192x32", [8192, 8192, 32]),
+    KernelEntry::tuned::<SgemmNN8192x8192x32Update>("sm_90::SgemmNN8192x8192x32Update", [8192, 8192, 32]).update(),
     KernelEntry::tuned::<SgemmNN768>("sm_90::SgemmNN768", [768, 768, 768]).split(4),
     KernelEntry::tuned::<SgemmNN768>("sm_90::SgemmNN768", [512, 512, 512]).split(4),
     KernelEntry::tuned_batch::<SgemmNN768>("sm_90::SgemmNN768", [64, 64, 64]),
@@ -1207,7 +1208,7 @@ pub static KERNELS: [KernelEntry; 510] = [
     KernelEntry::tuned::<SgemmNT>("sm_90::SgemmNT", [256, 256, 65536]),
     KernelEntry::tuned::<SgemmNT8192x8192x64>("sm_90::SgemmNT8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<SgemmNT8192x8192x64>("sm_90::SgemmNT8192x8192x64", [128, 128, 128]),
-    KernelEntry::tuned::<SgemmNT8192x8192x32>("sm_90::SgemmNT8192x8192x32", [8192, 8192, 32]),
+    KernelEntry::tuned::<SgemmNT8192x8192x32Update>("sm_90::SgemmNT8192x8192x32Update", [8192, 8192, 32]).update(),
     KernelEntry::tuned::<SgemmNT1024>("sm_90::SgemmNT1024", [1024, 1024, 1024]),
     KernelEntry::tuned::<SgemmNT768>("sm_90::SgemmNT768", [768, 768, 768]),
     KernelEntry::tuned_batch::<SgemmNT768>("sm_90::SgemmNT768", [64, 64, 64]),
@@ -1222,7 +1223,7 @@ pub static KERNELS: [KernelEntry; 510] = [
     KernelEntry::tuned::<SgemmNC>("sm_90::SgemmNC", [256, 256, 65536]),
     KernelEntry::tuned::<SgemmNC8192x8192x64>("sm_90::SgemmNC8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<SgemmNC8192x8192x64>("sm_90::SgemmNC8192x8192x64", [128, 128, 128]),
-    KernelEntry::tuned::<SgemmNC8192x8192x32>("sm_90::SgemmNC8192x8192x32", [8192, 8192, 32]),
+    KernelEntry::tuned::<SgemmNC8192x8192x32Update>("sm_90::SgemmNC8192x8192x32Update", [8192, 8192, 32]).update(),
     KernelEntry::tuned::<SgemmNC1024>("sm_90::SgemmNC1024", [1024, 1024, 1024]),
     KernelEntry::tuned::<SgemmNC768>("sm_90::SgemmNC768", [768, 768, 768]),
     KernelEntry::tuned_batch::<SgemmNC768>("sm_90::SgemmNC768", [64, 64, 64]),
@@ -1236,7 +1237,7 @@ pub static KERNELS: [KernelEntry; 510] = [
     KernelEntry::tuned::<SgemmTN>("sm_90::SgemmTN", [256, 256, 65536]),
     KernelEntry::tuned::<SgemmTN8192x8192x64>("sm_90::SgemmTN8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<SgemmTN8192x8192x64>("sm_90::SgemmTN8192x8192x64", [128, 128, 128]),
-    KernelEntry::tuned::<SgemmTN8192x8192x32>("sm_90::SgemmTN8192x8192x32", [8192, 8192, 32]),
+    KernelEntry::tuned::<SgemmTN8192x8192x32Update>("sm_90::SgemmTN8192x8192x32Update", [8192, 8192, 32]).update(),
     KernelEntry::tuned::<SgemmTN1024>("sm_90::SgemmTN1024", [1024, 1024, 1024]),
     KernelEntry::tuned::<SgemmTN768>("sm_90::SgemmTN768", [768, 768, 768]).split(4),
     KernelEntry::tuned::<SgemmTN768>("sm_90::SgemmTN768", [512, 512, 512]).split(4),
@@ -1250,7 +1251,7 @@ pub static KERNELS: [KernelEntry; 510] = [
     KernelEntry::tuned::<SgemmTT>("sm_90::SgemmTT", [256, 256, 65536]),
     KernelEntry::tuned::<SgemmTT8192x8192x64>("sm_90::SgemmTT8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<SgemmTT8192x8192x64>("sm_90::SgemmTT8192x8192x64", [128, 128, 128]),
-    KernelEntry::tuned::<SgemmTT8192x8192x32>("sm_90::SgemmTT8192x8192x32", [8192, 8192, 32]),
+    KernelEntry::tuned::<SgemmTT8192x8192x32Update>("sm_90::SgemmTT8192x8192x32Update", [8192, 8192, 32]).update(),
     KernelEntry::tuned::<SgemmTT1024>("sm_90::SgemmTT1024", [1024, 1024, 1024]),
     KernelEntry::tuned::<SgemmTT768>("sm_90::SgemmTT768", [768, 768, 768]).split(4),
     KernelEntry::tuned_batch::<SgemmTT768>("sm_90::SgemmTT768", [64, 64, 64]),
@@ -1264,7 +1265,7 @@ pub static KERNELS: [KernelEntry; 510] = [
     KernelEntry::tuned::<SgemmTC>("sm_90::SgemmTC", [256, 256, 65536]),
     KernelEntry::tuned::<SgemmTC8192x8192x64>("sm_90::SgemmTC8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<SgemmTC8192x8192x64>("sm_90::SgemmTC8192x8192x64", [128, 128, 128]),
-    KernelEntry::tuned::<SgemmTC8192x8192x32>("sm_90::SgemmTC8192x8192x32", [8192, 8192, 32]),
+    KernelEntry::tuned::<SgemmTC8192x8192x32Update>("sm_90::SgemmTC8192x8192x32Update", [8192, 8192, 32]).update(),
     KernelEntry::tuned::<SgemmTC1024>("sm_90::SgemmTC1024", [1024, 1024, 1024]),
     KernelEntry::tuned::<SgemmTC768>("sm_90::SgemmTC768", [768, 768, 768]).split(4),
     KernelEntry::tuned_batch::<SgemmTC768>("sm_90::SgemmTC768", [64, 64, 64]),
@@ -1278,7 +1279,7 @@ pub static KERNELS: [KernelEntry; 510] = [
     KernelEntry::tuned::<SgemmCN>("sm_90::SgemmCN", [256, 256, 65536]),
     KernelEntry::tuned::<SgemmCN8192x8192x64>("sm_90::SgemmCN8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<SgemmCN8192x8192x64>("sm_90::SgemmCN8192x8192x64", [128, 128, 128]),
-    KernelEntry::tuned::<SgemmCN8192x8192x32>("sm_90::SgemmCN8192x8192x32", [8192, 8192, 32]),
+    KernelEntry::tuned::<SgemmCN8192x8192x32Update>("sm_90::SgemmCN8192x8192x32Update", [8192, 8192, 32]).update(),
     KernelEntry::tuned::<SgemmCN1024>("sm_90::SgemmCN1024", [1024, 1024, 1024]),
     KernelEntry::tuned::<SgemmCN768>("sm_90::SgemmCN768", [768, 768, 768]).split(4),
     KernelEntry::tuned::<SgemmCN768>("sm_90::SgemmCN768", [512, 512, 512]).split(4),
@@ -1292,7 +1293,7 @@ pub static KERNELS: [KernelEntry; 510] = [
     KernelEntry::tuned::<SgemmCT>("sm_90::SgemmCT", [256, 256, 65536]),
     KernelEntry::tuned::<SgemmCT8192x8192x64>("sm_90::SgemmCT8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<SgemmCT8192x8192x64>("sm_90::SgemmCT8192x8192x64", [128, 128, 128]),
-    KernelEntry::tuned::<SgemmCT8192x8192x32>("sm_90::SgemmCT8192x8192x32", [8192, 8192, 32]),
+    KernelEntry::tuned::<SgemmCT8192x8192x32Update>("sm_90::SgemmCT8192x8192x32Update", [8192, 8192, 32]).update(),
     KernelEntry::tuned::<SgemmCT1024>("sm_90::SgemmCT1024", [1024, 1024, 1024]),
     KernelEntry::tuned::<SgemmCT768>("sm_90::SgemmCT768", [768, 768, 768]).split(4),
     KernelEntry::tuned_batch::<SgemmCT768>("sm_90::SgemmCT768", [64, 64, 64]),
@@ -1306,7 +1307,7 @@ pub static KERNELS: [KernelEntry; 510] = [
     KernelEntry::tuned::<SgemmCC>("sm_90::SgemmCC", [256, 256, 65536]),
     KernelEntry::tuned::<SgemmCC8192x8192x64>("sm_90::SgemmCC8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<SgemmCC8192x8192x64>("sm_90::SgemmCC8192x8192x64", [128, 128, 128]),
-    KernelEntry::tuned::<SgemmCC8192x8192x32>("sm_90::SgemmCC8192x8192x32", [8192, 8192, 32]),
+    KernelEntry::tuned::<SgemmCC8192x8192x32Update>("sm_90::SgemmCC8192x8192x32Update", [8192, 8192, 32]).update(),
     KernelEntry::tuned::<SgemmCC1024>("sm_90::SgemmCC1024", [1024, 1024, 1024]),
     KernelEntry::tuned::<SgemmCC768>("sm_90::SgemmCC768", [768, 768, 768]).split(4),
     KernelEntry::tuned_batch::<SgemmCC768>("sm_90::SgemmCC768", [64, 64, 64]),
@@ -1317,11 +1318,11 @@ pub static KERNELS: [KernelEntry; 510] = [
     KernelEntry::tuned_batch::<SgemmCC8>("sm_90::SgemmCC8", [8, 8, 8]),
     KernelEntry::tuned::<DgemmNN>("sm_90::DgemmNN", [6656, 6656, 6656]),
     KernelEntry::tuned::<DgemmNN>("sm_90::DgemmNN", [512, 512, 65536]),
-    KernelEntry::tuned::<DgemmNN>("sm_90::DgemmNN", [8192, 8192, 128]),
+    KernelEntry::tuned::<DgemmNN>("sm_90::DgemmNN", [8192, 8192, 128]).update(),
     KernelEntry::tuned_batch::<DgemmNN>("sm_90::DgemmNN", [128, 128, 128]),
     KernelEntry::tuned::<DgemmNN16384x64x4096>("sm_90::DgemmNN16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<DgemmNN16384x64x4096>("sm_90::DgemmNN16384x64x4096", [1024, 1024, 1024]),
-    KernelEntry::tuned::<DgemmNN8192x8192x64>("sm_90::DgemmNN8192x8192x64", [8192, 8192, 64]),
+    KernelEntry::tuned::<DgemmNN8192x8192x64Update>("sm_90::DgemmNN8192x8192x64Update", [8192, 8192, 64]).update(),
     KernelEntry::tuned::<DgemmNN64x16384x4096>("sm_90::DgemmNN64x16384x4096", [64, 16384, 4096]),
     KernelEntry::tuned::<DgemmNN768>("sm_90::DgemmNN768", [768, 768, 768]),
     KernelEntry::tuned::<DgemmNN512>("sm_90::DgemmNN512", [512, 512, 512]),
@@ -1332,12 +1333,12 @@ pub static KERNELS: [KernelEntry; 510] = [
     KernelEntry::tuned_batch::<DgemmNN8>("sm_90::DgemmNN8", [8, 8, 8]),
     KernelEntry::tuned::<DgemmNT>("sm_90::DgemmNT", [6656, 6656, 6656]),
     KernelEntry::tuned::<DgemmNT>("sm_90::DgemmNT", [512, 512, 65536]),
-    KernelEntry::tuned::<DgemmNT>("sm_90::DgemmNT", [8192, 8192, 128]),
+    KernelEntry::tuned::<DgemmNT>("sm_90::DgemmNT", [8192, 8192, 128]).update(),
     KernelEntry::tuned_batch::<DgemmNT>("sm_90::DgemmNT", [128, 128, 128]),
     KernelEntry::tuned::<DgemmNT16384x64x4096>("sm_90::DgemmNT16384x64x4096", [16384, 64, 4096]),
-    KernelEntry::tuned::<DgemmNT8192x8192x64>("sm_90::DgemmNT8192x8192x64", [8192, 8192, 64]),
-    KernelEntry::tuned_batch::<DgemmNT8192x8192x64>("sm_90::DgemmNT8192x8192x64", [64, 64, 64]),
-    KernelEntry::tuned_batch::<DgemmNT8192x8192x64>("sm_90::DgemmNT8192x8192x64", [32, 32, 32]),
+    KernelEntry::tuned::<DgemmNT8192x8192x64Update>("sm_90::DgemmNT8192x8192x64Update", [8192, 8192, 64]).update(),
+    KernelEntry::tuned_batch::<DgemmNT8192x8192x64Update>("sm_90::DgemmNT8192x8192x64Update", [64, 64, 64]),
+    KernelEntry::tuned_batch::<DgemmNT8192x8192x64Update>("sm_90::DgemmNT8192x8192x64Update", [32, 32, 32]),
     KernelEntry::tuned::<DgemmNT64x16384x4096>("sm_90::DgemmNT64x16384x4096", [64, 16384, 4096]),
     KernelEntry::tuned::<DgemmNT1024>("sm_90::DgemmNT1024", [1024, 1024, 1024]),
     KernelEntry::tuned::<DgemmNT768>("sm_90::DgemmNT768", [768, 768, 768]),
@@ -1347,12 +1348,12 @@ pub static KERNELS: [KernelEntry; 510] = [
     KernelEntry::tuned_batch::<DgemmNT8>("sm_90::DgemmNT8", [8, 8, 8]),
     KernelEntry::tuned::<DgemmNC>("sm_90::DgemmNC", [6656, 6656, 6656]),
     KernelEntry::tuned::<DgemmNC>("sm_90::DgemmNC", [512, 512, 65536]),
-    KernelEntry::tuned::<DgemmNC>("sm_90::DgemmNC", [8192, 8192, 128]),
+    KernelEntry::tuned::<DgemmNC>("sm_90::DgemmNC", [8192, 8192, 128]).update(),
     KernelEntry::tuned_batch::<DgemmNC>("sm_90::DgemmNC", [128, 128, 128]),
     KernelEntry::tuned::<DgemmNC16384x64x4096>("sm_90::DgemmNC16384x64x4096", [16384, 64, 4096]),
-    KernelEntry::tuned::<DgemmNC8192x8192x64>("sm_90::DgemmNC8192x8192x64", [8192, 8192, 64]),
-    KernelEntry::tuned_batch::<DgemmNC8192x8192x64>("sm_90::DgemmNC8192x8192x64", [64, 64, 64]),
-    KernelEntry::tuned_batch::<DgemmNC8192x8192x64>("sm_90::DgemmNC8192x8192x64", [32, 32, 32]),
+    KernelEntry::tuned::<DgemmNC8192x8192x64Update>("sm_90::DgemmNC8192x8192x64Update", [8192, 8192, 64]).update(),
+    KernelEntry::tuned_batch::<DgemmNC8192x8192x64Update>("sm_90::DgemmNC8192x8192x64Update", [64, 64, 64]),
+    KernelEntry::tuned_batch::<DgemmNC8192x8192x64Update>("sm_90::DgemmNC8192x8192x64Update", [32, 32, 32]),
     KernelEntry::tuned::<DgemmNC64x16384x4096>("sm_90::DgemmNC64x16384x4096", [64, 16384, 4096]),
     KernelEntry::tuned::<DgemmNC1024>("sm_90::DgemmNC1024", [1024, 1024, 1024]),
     KernelEntry::tuned::<DgemmNC768>("sm_90::DgemmNC768", [768, 768, 768]),
@@ -1362,12 +1363,12 @@ pub static KERNELS: [KernelEntry; 510] = [
     KernelEntry::tuned_batch::<DgemmNC8>("sm_90::DgemmNC8", [8, 8, 8]),
     KernelEntry::tuned::<DgemmTN>("sm_90::DgemmTN", [6656, 6656, 6656]),
     KernelEntry::tuned::<DgemmTN>("sm_90::DgemmTN", [512, 512, 65536]),
-    KernelEntry::tuned::<DgemmTN>("sm_90::DgemmTN", [8192, 8192, 128]),
+    KernelEntry::tuned::<DgemmTN>("sm_90::DgemmTN", [8192, 8192, 128]).update(),
     KernelEntry::tuned_batch::<DgemmTN>("sm_90::DgemmTN", [128, 128, 128]),
     KernelEntry::tuned::<DgemmTN16384x64x4096>("sm_90::DgemmTN16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<DgemmTN16384x64x4096>("sm_90::DgemmTN16384x64x4096", [1024, 1024, 1024]),
     KernelEntry::tuned::<DgemmTN16384x64x4096>("sm_90::DgemmTN16384x64x4096", [768, 768, 768]),
-    KernelEntry::tuned::<DgemmTN8192x8192x64>("sm_90::DgemmTN8192x8192x64", [8192, 8192, 64]),
+    KernelEntry::tuned::<DgemmTN8192x8192x64Update>("sm_90::DgemmTN8192x8192x64Update", [8192, 8192, 64]).update(),
     KernelEntry::tuned::<DgemmTN64x16384x4096>("sm_90::DgemmTN64x16384x4096", [64, 16384, 4096]),
     KernelEntry::tuned::<DgemmTN512>("sm_90::DgemmTN512", [512, 512, 512]),
     KernelEntry::tuned::<DgemmTN256>("sm_90::DgemmTN256", [256, 256, 256]).split(3),
@@ -1377,11 +1378,11 @@ pub static KERNELS: [KernelEntry; 510] = [
     KernelEntry::tuned_batch::<DgemmTN8>("sm_90::DgemmTN8", [8, 8, 8]),
     KernelEntry::tuned::<DgemmTT>("sm_90::DgemmTT", [6656, 6656, 6656]),
     KernelEntry::tuned::<DgemmTT>("sm_90::DgemmTT", [512, 512, 65536]),
-    KernelEntry::tuned::<DgemmTT>("sm_90::DgemmTT", [8192, 8192, 128]),
+    KernelEntry::tuned::<DgemmTT>("sm_90::DgemmTT", [8192, 8192, 128]).update(),
     KernelEntry::tuned_batch::<DgemmTT>("sm_90::DgemmTT", [128, 128, 128]),
     KernelEntry::tuned::<DgemmTT16384x64x4096>("sm_90::DgemmTT16384x64x4096", [16384, 64, 4096]),
-    KernelEntry::tuned::<DgemmTT8192x8192x64>("sm_90::DgemmTT8192x8192x64", [8192, 8192, 64]),
-    KernelEntry::tuned_batch::<DgemmTT8192x8192x64>("sm_90::DgemmTT8192x8192x64", [32, 32, 32]),
+    KernelEntry::tuned::<DgemmTT8192x8192x64Update>("sm_90::DgemmTT8192x8192x64Update", [8192, 8192, 64]).update(),
+    KernelEntry::tuned_batch::<DgemmTT8192x8192x64Update>("sm_90::DgemmTT8192x8192x64Update", [32, 32, 32]),
     KernelEntry::tuned::<DgemmTT64x16384x4096>("sm_90::DgemmTT64x16384x4096", [64, 16384, 4096]),
     KernelEntry::tuned::<DgemmTT64x16384x4096>("sm_90::DgemmTT64x16384x4096", [1024, 1024, 1024]),
     KernelEntry::tuned::<DgemmTT64x16384x4096>("sm_90::DgemmTT64x16384x4096", [768, 768, 768]),
@@ -1392,11 +1393,11 @@ pub static KERNELS: [KernelEntry; 510] = [
     KernelEntry::tuned_batch::<DgemmTT8>("sm_90::DgemmTT8", [8, 8, 8]),
     KernelEntry::tuned::<DgemmTC>("sm_90::DgemmTC", [6656, 6656, 6656]),
     KernelEntry::tuned::<DgemmTC>("sm_90::DgemmTC", [512, 512, 65536]),
-    KernelEntry::tuned::<DgemmTC>("sm_90::DgemmTC", [8192, 8192, 128]),
+    KernelEntry::tuned::<DgemmTC>("sm_90::DgemmTC", [8192, 8192, 128]).update(),
     KernelEntry::tuned_batch::<DgemmTC>("sm_90::DgemmTC", [128, 128, 128]),
     KernelEntry::tuned::<DgemmTC16384x64x4096>("sm_90::DgemmTC16384x64x4096", [16384, 64, 4096]),
-    KernelEntry::tuned::<DgemmTC8192x8192x64>("sm_90::DgemmTC8192x8192x64", [8192, 8192, 64]),
-    KernelEntry::tuned_batch::<DgemmTC8192x8192x64>("sm_90::DgemmTC8192x8192x64", [32, 32, 32]),
+    KernelEntry::tuned::<DgemmTC8192x8192x64Update>("sm_90::DgemmTC8192x8192x64Update", [8192, 8192, 64]).update(),
+    KernelEntry::tuned_batch::<DgemmTC8192x8192x64Update>("sm_90::DgemmTC8192x8192x64Update", [32, 32, 32]),
     KernelEntry::tuned::<DgemmTC64x16384x4096>("sm_90::DgemmTC64x16384x4096", [64, 16384, 4096]),
     KernelEntry::tuned::<DgemmTC64x16384x4096>("sm_90::DgemmTC64x16384x4096", [1024, 1024, 1024]),
     KernelEntry::tuned::<DgemmTC64x16384x4096>("sm_90::DgemmTC64x16384x4096", [768, 768, 768]),
@@ -1407,12 +1408,12 @@ pub static KERNELS: [KernelEntry; 510] = [
     KernelEntry::tuned_batch::<DgemmTC8>("sm_90::DgemmTC8", [8, 8, 8]),
     KernelEntry::tuned::<DgemmCN>("sm_90::DgemmCN", [6656, 6656, 6656]),
     KernelEntry::tuned::<DgemmCN>("sm_90::DgemmCN", [512, 512, 65536]),
-    KernelEntry::tuned::<DgemmCN>("sm_90::DgemmCN", [8192, 8192, 128]),
+    KernelEntry::tuned::<DgemmCN>("sm_90::DgemmCN", [8192, 8192, 128]).update(),
     KernelEntry::tuned_batch::<DgemmCN>("sm_90::DgemmCN", [128, 128, 128]),
     KernelEntry::tuned::<DgemmCN16384x64x4096>("sm_90::DgemmCN16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<DgemmCN16384x64x4096>("sm_90::DgemmCN16384x64x4096", [1024, 1024, 1024]),
     KernelEntry::tuned::<DgemmCN16384x64x4096>("sm_90::DgemmCN16384x64x4096", [768, 768, 768]),
-    KernelEntry::tuned::<DgemmCN8192x8192x64>("sm_90::DgemmCN8192x8192x64", [8192, 8192, 64]),
+    KernelEntry::tuned::<DgemmCN8192x8192x64Update>("sm_90::DgemmCN8192x8192x64Update", [8192, 8192, 64]).update(),
     KernelEntry::tuned::<DgemmCN64x16384x4096>("sm_90::DgemmCN64x16384x4096", [64, 16384, 4096]),
     KernelEntry::tuned::<DgemmCN512>("sm_90::DgemmCN512", [512, 512, 512]),
     KernelEntry::tuned::<DgemmCN256>("sm_90::DgemmCN256", [256, 256, 256]).split(3),
@@ -1422,11 +1423,11 @@ pub static KERNELS: [KernelEntry; 510] = [
     KernelEntry::tuned_batch::<DgemmCN8>("sm_90::DgemmCN8", [8, 8, 8]),
     KernelEntry::tuned::<DgemmCT>("sm_90::DgemmCT", [6656, 6656, 6656]),
     KernelEntry::tuned::<DgemmCT>("sm_90::DgemmCT", [512, 512, 65536]),
-    KernelEntry::tuned::<DgemmCT>("sm_90::DgemmCT", [8192, 8192, 128]),
+    KernelEntry::tuned::<DgemmCT>("sm_90::DgemmCT", [8192, 8192, 128]).update(),
     KernelEntry::tuned_batch::<DgemmCT>("sm_90::DgemmCT", [128, 128, 128]),
     KernelEntry::tuned::<DgemmCT16384x64x4096>("sm_90::DgemmCT16384x64x4096", [16384, 64, 4096]),
-    KernelEntry::tuned::<DgemmCT8192x8192x64>("sm_90::DgemmCT8192x8192x64", [8192, 8192, 64]),
-    KernelEntry::tuned_batch::<DgemmCT8192x8192x64>("sm_90::DgemmCT8192x8192x64", [32, 32, 32]),
+    KernelEntry::tuned::<DgemmCT8192x8192x64Update>("sm_90::DgemmCT8192x8192x64Update", [8192, 8192, 64]).update(),
+    KernelEntry::tuned_batch::<DgemmCT8192x8192x64Update>("sm_90::DgemmCT8192x8192x64Update", [32, 32, 32]),
     KernelEntry::tuned::<DgemmCT64x16384x4096>("sm_90::DgemmCT64x16384x4096", [64, 16384, 4096]),
     KernelEntry::tuned::<DgemmCT64x16384x4096>("sm_90::DgemmCT64x16384x4096", [1024, 1024, 1024]),
     KernelEntry::tuned::<DgemmCT64x16384x4096>("sm_90::DgemmCT64x16384x4096", [768, 768, 768]),
@@ -1437,11 +1438,11 @@ pub static KERNELS: [KernelEntry; 510] = [
     KernelEntry::tuned_batch::<DgemmCT8>("sm_90::DgemmCT8", [8, 8, 8]),
     KernelEntry::tuned::<DgemmCC>("sm_90::DgemmCC", [6656, 6656, 6656]),
     KernelEntry::tuned::<DgemmCC>("sm_90::DgemmCC", [512, 512, 65536]),
-    KernelEntry::tuned::<DgemmCC>("sm_90::DgemmCC", [8192, 8192, 128]),
+    KernelEntry::tuned::<DgemmCC>("sm_90::DgemmCC", [8192, 8192, 128]).update(),
     KernelEntry::tuned_batch::<DgemmCC>("sm_90::DgemmCC", [128, 128, 128]),
     KernelEntry::tuned::<DgemmCC16384x64x4096>("sm_90::DgemmCC16384x64x4096", [16384, 64, 4096]),
-    KernelEntry::tuned::<DgemmCC8192x8192x64>("sm_90::DgemmCC8192x8192x64", [8192, 8192, 64]),
-    KernelEntry::tuned_batch::<DgemmCC8192x8192x64>("sm_90::DgemmCC8192x8192x64", [32, 32, 32]),
+    KernelEntry::tuned::<DgemmCC8192x8192x64Update>("sm_90::DgemmCC8192x8192x64Update", [8192, 8192, 64]).update(),
+    KernelEntry::tuned_batch::<DgemmCC8192x8192x64Update>("sm_90::DgemmCC8192x8192x64Update", [32, 32, 32]),
     KernelEntry::tuned::<DgemmCC64x16384x4096>("sm_90::DgemmCC64x16384x4096", [64, 16384, 4096]),
     KernelEntry::tuned::<DgemmCC64x16384x4096>("sm_90::DgemmCC64x16384x4096", [1024, 1024, 1024]),
     KernelEntry::tuned::<DgemmCC64x16384x4096>("sm_90::DgemmCC64x16384x4096", [768, 768, 768]),
@@ -1457,7 +1458,7 @@ pub static KERNELS: [KernelEntry; 510] = [
     KernelEntry::tuned::<CgemmNN>("sm_90::CgemmNN", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<CgemmNN>("sm_90::CgemmNN", [128, 128, 128]),
     KernelEntry::tuned_batch::<CgemmNN>("sm_90::CgemmNN", [64, 64, 64]),
-    KernelEntry::tuned::<CgemmNN8192x8192x32>("sm_90::CgemmNN8192x8192x32", [8192, 8192, 32]),
+    KernelEntry::tuned::<CgemmNN8192x8192x32Update>("sm_90::CgemmNN8192x8192x32Update", [8192, 8192, 32]).update(),
     KernelEntry::tuned::<CgemmNN768>("sm_90::CgemmNN768", [768, 768, 768]),
     KernelEntry::tuned::<CgemmNN512>("sm_90::CgemmNN512", [512, 512, 512]),
     KernelEntry::tuned::<CgemmNN256>("sm_90::CgemmNN256", [256, 256, 256]),
@@ -1471,7 +1472,7 @@ pub static KERNELS: [KernelEntry; 510] = [
     KernelEntry::tuned::<CgemmNT>("sm_90::CgemmNT", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<CgemmNT>("sm_90::CgemmNT", [128, 128, 128]),
     KernelEntry::tuned_batch::<CgemmNT>("sm_90::CgemmNT", [64, 64, 64]),
-    KernelEntry::tuned::<CgemmNT8192x8192x32>("sm_90::CgemmNT8192x8192x32", [8192, 8192, 32]),
+    KernelEntry::tuned::<CgemmNT8192x8192x32Update>("sm_90::CgemmNT8192x8192x32Update", [8192, 8192, 32]).update(),
     KernelEntry::tuned::<CgemmNT768>("sm_90::CgemmNT768", [768, 768, 768]).split(4),
     KernelEntry::tuned::<CgemmNT512>("sm_90::CgemmNT512", [512, 512, 512]),
     KernelEntry::tuned_batch::<CgemmNT512>("sm_90::CgemmNT512", [32, 32, 32]),
@@ -1485,7 +1486,7 @@ pub static KERNELS: [KernelEntry; 510] = [
     KernelEntry::tuned::<CgemmNC>("sm_90::CgemmNC", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<CgemmNC>("sm_90::CgemmNC", [128, 128, 128]),
     KernelEntry::tuned_batch::<CgemmNC>("sm_90::CgemmNC", [64, 64, 64]),
-    KernelEntry::tuned::<CgemmNC8192x8192x32>("sm_90::CgemmNC8192x8192x32", [8192, 8192, 32]),
+    KernelEntry::tuned::<CgemmNC8192x8192x32Update>("sm_90::CgemmNC8192x8192x32Update", [8192, 8192, 32]).update(),
     KernelEntry::tuned::<CgemmNC768>("sm_90::CgemmNC768", [768, 768, 768]).split(4),
     KernelEntry::tuned::<CgemmNC512>("sm_90::CgemmNC512", [512, 512, 512]),
     KernelEntry::tuned_batch::<CgemmNC512>("sm_90::CgemmNC512", [32, 32, 32]),
@@ -1498,7 +1499,7 @@ pub static KERNELS: [KernelEntry; 510] = [
     KernelEntry::tuned::<CgemmTN>("sm_90::CgemmTN", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<CgemmTN>("sm_90::CgemmTN", [128, 128, 128]),
     KernelEntry::tuned_batch::<CgemmTN>("sm_90::CgemmTN", [64, 64, 64]),
-    KernelEntry::tuned::<CgemmTN8192x8192x32>("sm_90::CgemmTN8192x8192x32", [8192, 8192, 32]),
+    KernelEntry::tuned::<CgemmTN8192x8192x32Update>("sm_90::CgemmTN8192x8192x32Update", [8192, 8192, 32]).update(),
     KernelEntry::tuned::<CgemmTN768>("sm_90::CgemmTN768", [768, 768, 768]).split(4),
     KernelEntry::tuned::<CgemmTN512>("sm_90::CgemmTN512", [512, 512, 512]),
     KernelEntry::tuned::<CgemmTN256>("sm_90::CgemmTN256", [256, 256, 256]),
@@ -1512,7 +1513,7 @@ pub static KERNELS: [KernelEntry; 510] = [
     KernelEntry::tuned::<CgemmTT512x512x65536>("sm_90::CgemmTT512x512x65536", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<CgemmTT512x512x65536>("sm_90::CgemmTT512x512x65536", [128, 128, 128]),
     KernelEntry::tuned_batch::<CgemmTT512x512x65536>("sm_90::CgemmTT512x512x65536", [64, 64, 64]),
-    KernelEntry::tuned::<CgemmTT8192x8192x32>("sm_90::CgemmTT8192x8192x32", [8192, 8192, 32]),
+    KernelEntry::tuned::<CgemmTT8192x8192x32Update>("sm_90::CgemmTT8192x8192x32Update", [8192, 8192, 32]).update(),
     KernelEntry::tuned::<CgemmTT512>("sm_90::CgemmTT512", [512, 512, 512]),
     KernelEntry::tuned::<CgemmTT256>("sm_90::CgemmTT256", [256, 256, 256]),
     KernelEntry::tuned_batch::<CgemmTT32>("sm_90::CgemmTT32", [32, 32, 32]),
@@ -1525,7 +1526,7 @@ pub static KERNELS: [KernelEntry; 510] = [
     KernelEntry::tuned::<CgemmTC512x512x65536>("sm_90::CgemmTC512x512x65536", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<CgemmTC512x512x65536>("sm_90::CgemmTC512x512x65536", [128, 128, 128]),
     KernelEntry::tuned_batch::<CgemmTC512x512x65536>("sm_90::CgemmTC512x512x65536", [64, 64, 64]),
-    KernelEntry::tuned::<CgemmTC8192x8192x32>("sm_90::CgemmTC8192x8192x32", [8192, 8192, 32]),
+    KernelEntry::tuned::<CgemmTC8192x8192x32Update>("sm_90::CgemmTC8192x8192x32Update", [8192, 8192, 32]).update(),
     KernelEntry::tuned::<CgemmTC512>("sm_90::CgemmTC512", [512, 512, 512]),
     KernelEntry::tuned::<CgemmTC256>("sm_90::CgemmTC256", [256, 256, 256]),
     KernelEntry::tuned_batch::<CgemmTC32>("sm_90::CgemmTC32", [32, 32, 32]),
@@ -1537,7 +1538,7 @@ pub static KERNELS: [KernelEntry; 510] = [
     KernelEntry::tuned::<CgemmCN>("sm_90::CgemmCN", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<CgemmCN>("sm_90::CgemmCN", [128, 128, 128]),
     KernelEntry::tuned_batch::<CgemmCN>("sm_90::CgemmCN", [64, 64, 64]),
-    KernelEntry::tuned::<CgemmCN8192x8192x32>("sm_90::CgemmCN8192x8192x32", [8192, 8192, 32]),
+    KernelEntry::tuned::<CgemmCN8192x8192x32Update>("sm_90::CgemmCN8192x8192x32Update", [8192, 8192, 32]).update(),
     KernelEntry::tuned::<CgemmCN768>("sm_90::CgemmCN768", [768, 768, 768]).split(4),
     KernelEntry::tuned::<CgemmCN512>("sm_90::CgemmCN512", [512, 512, 512]),
     KernelEntry::tuned::<CgemmCN256>("sm_90::CgemmCN256", [256, 256, 256]),
@@ -1551,7 +1552,7 @@ pub static KERNELS: [KernelEntry; 510] = [
     KernelEntry::tuned::<CgemmCT512x512x65536>("sm_90::CgemmCT512x512x65536", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<CgemmCT512x512x65536>("sm_90::CgemmCT512x512x65536", [128, 128, 128]),
     KernelEntry::tuned_batch::<CgemmCT512x512x65536>("sm_90::CgemmCT512x512x65536", [64, 64, 64]),
-    KernelEntry::tuned::<CgemmCT8192x8192x32>("sm_90::CgemmCT8192x8192x32", [8192, 8192, 32]),
+    KernelEntry::tuned::<CgemmCT8192x8192x32Update>("sm_90::CgemmCT8192x8192x32Update", [8192, 8192, 32]).update(),
     KernelEntry::tuned::<CgemmCT512>("sm_90::CgemmCT512", [512, 512, 512]),
     KernelEntry::tuned::<CgemmCT256>("sm_90::CgemmCT256", [256, 256, 256]),
     KernelEntry::tuned_batch::<CgemmCT32>("sm_90::CgemmCT32", [32, 32, 32]),
@@ -1564,7 +1565,7 @@ pub static KERNELS: [KernelEntry; 510] = [
     KernelEntry::tuned::<CgemmCC512x512x65536>("sm_90::CgemmCC512x512x65536", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<CgemmCC512x512x65536>("sm_90::CgemmCC512x512x65536", [128, 128, 128]),
     KernelEntry::tuned_batch::<CgemmCC512x512x65536>("sm_90::CgemmCC512x512x65536", [64, 64, 64]),
-    KernelEntry::tuned::<CgemmCC8192x8192x32>("sm_90::CgemmCC8192x8192x32", [8192, 8192, 32]),
+    KernelEntry::tuned::<CgemmCC8192x8192x32Update>("sm_90::CgemmCC8192x8192x32Update", [8192, 8192, 32]).update(),
     KernelEntry::tuned::<CgemmCC512>("sm_90::CgemmCC512", [512, 512, 512]),
     KernelEntry::tuned::<CgemmCC256>("sm_90::CgemmCC256", [256, 256, 256]),
     KernelEntry::tuned_batch::<CgemmCC32>("sm_90::CgemmCC32", [32, 32, 32]),
@@ -1574,8 +1575,8 @@ pub static KERNELS: [KernelEntry; 510] = [
     KernelEntry::tuned::<ZgemmNN>("sm_90::ZgemmNN", [512, 512, 65536]),
     KernelEntry::tuned::<ZgemmNN>("sm_90::ZgemmNN", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<ZgemmNN>("sm_90::ZgemmNN", [128, 128, 128]),
-    KernelEntry::tuned::<ZgemmNN8192x8192x128>("sm_90::ZgemmNN8192x8192x128", [8192, 8192, 128]),
-    KernelEntry::tuned::<ZgemmNN8192x8192x128>("sm_90::ZgemmNN8192x8192x128", [8192, 8192, 64]),
+    KernelEntry::tuned::<ZgemmNN8192x8192x128Update>("sm_90::ZgemmNN8192x8192x128Update", [8192, 8192, 128]).update(),
+    KernelEntry::tuned::<ZgemmNN8192x8192x128Update>("sm_90::ZgemmNN8192x8192x128Update", [8192, 8192, 64]).update(),
     KernelEntry::tuned::<ZgemmNN16384x64x4096>("sm_90::ZgemmNN16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<ZgemmNN768>("sm_90::ZgemmNN768", [768, 768, 768]),
     KernelEntry::tuned_batch::<ZgemmNN768>("sm_90::ZgemmNN768", [32, 32, 32]),
@@ -1588,8 +1589,8 @@ pub static KERNELS: [KernelEntry; 510] = [
     KernelEntry::tuned::<ZgemmNT>("sm_90::ZgemmNT", [512, 512, 65536]),
     KernelEntry::tuned::<ZgemmNT>("sm_90::ZgemmNT", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<ZgemmNT>("sm_90::ZgemmNT", [128, 128, 128]),
-    KernelEntry::tuned::<ZgemmNT8192x8192x128>("sm_90::ZgemmNT8192x8192x128", [8192, 8192, 128]),
-    KernelEntry::tuned::<ZgemmNT8192x8192x128>("sm_90::ZgemmNT8192x8192x128", [8192, 8192, 64]),
+    KernelEntry::tuned::<ZgemmNT8192x8192x128Update>("sm_90::ZgemmNT8192x8192x128Update", [8192, 8192, 128]).update(),
+    KernelEntry::tuned::<ZgemmNT8192x8192x128Update>("sm_90::ZgemmNT8192x8192x128Update", [8192, 8192, 64]).update(),
     KernelEntry::tuned::<ZgemmNT16384x64x4096>("sm_90::ZgemmNT16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<ZgemmNT768>("sm_90::ZgemmNT768", [768, 768, 768]),
     KernelEntry::tuned::<ZgemmNT512>("sm_90::ZgemmNT512", [512, 512, 512]),
@@ -1602,8 +1603,8 @@ pub static KERNELS: [KernelEntry; 510] = [
     KernelEntry::tuned::<ZgemmNC>("sm_90::ZgemmNC", [512, 512, 65536]),
     KernelEntry::tuned::<ZgemmNC>("sm_90::ZgemmNC", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<ZgemmNC>("sm_90::ZgemmNC", [128, 128, 128]),
-    KernelEntry::tuned::<ZgemmNC8192x8192x128>("sm_90::ZgemmNC8192x8192x128", [8192, 8192, 128]),
-    KernelEntry::tuned::<ZgemmNC8192x8192x128>("sm_90::ZgemmNC8192x8192x128", [8192, 8192, 64]),
+    KernelEntry::tuned::<ZgemmNC8192x8192x128Update>("sm_90::ZgemmNC8192x8192x128Update", [8192, 8192, 128]).update(),
+    KernelEntry::tuned::<ZgemmNC8192x8192x128Update>("sm_90::ZgemmNC8192x8192x128Update", [8192, 8192, 64]).update(),
     KernelEntry::tuned::<ZgemmNC16384x64x4096>("sm_90::ZgemmNC16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<ZgemmNC768>("sm_90::ZgemmNC768", [768, 768, 768]),
     KernelEntry::tuned::<ZgemmNC512>("sm_90::ZgemmNC512", [512, 512, 512]),
@@ -1615,8 +1616,8 @@ pub static KERNELS: [KernelEntry; 510] = [
     KernelEntry::tuned::<ZgemmTN>("sm_90::ZgemmTN", [4608, 4608, 4608]),
     KernelEntry::tuned::<ZgemmTN>("sm_90::ZgemmTN", [512, 512, 65536]),
     KernelEntry::tuned::<ZgemmTN>("sm_90::ZgemmTN", [1024, 1024, 1024]),
-    KernelEntry::tuned::<ZgemmTN8192x8192x128>("sm_90::ZgemmTN8192x8192x128", [8192, 8192, 128]),
-    KernelEntry::tuned::<ZgemmTN8192x8192x128>("sm_90::ZgemmTN8192x8192x128", [8192, 8192, 64]),
+    KernelEntry::tuned::<ZgemmTN8192x8192x128Update>("sm_90::ZgemmTN8192x8192x128Update", [8192, 8192, 128]).update(),
+    KernelEntry::tuned::<ZgemmTN8192x8192x128Update>("sm_90::ZgemmTN8192x8192x128Update", [8192, 8192, 64]).update(),
     KernelEntry::tuned::<ZgemmTN16384x64x4096>("sm_90::ZgemmTN16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<ZgemmTN768>("sm_90::ZgemmTN768", [768, 768, 768]).split(3),
     KernelEntry::tuned_batch::<ZgemmTN768>("sm_90::ZgemmTN768", [128, 128, 128]),
@@ -1630,10 +1631,10 @@ pub static KERNELS: [KernelEntry; 510] = [
     KernelEntry::tuned::<ZgemmTT>("sm_90::ZgemmTT", [512, 512, 65536]),
     KernelEntry::tuned::<ZgemmTT>("sm_90::ZgemmTT", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<ZgemmTT>("sm_90::ZgemmTT", [128, 128, 128]),
-    KernelEntry::tuned::<ZgemmTT8192x8192x128>("sm_90::ZgemmTT8192x8192x128", [8192, 8192, 128]),
-    KernelEntry::tuned_batch::<ZgemmTT8192x8192x128>("sm_90::ZgemmTT8192x8192x128", [64, 64, 64]),
+    KernelEntry::tuned::<ZgemmTT8192x8192x128Update>("sm_90::ZgemmTT8192x8192x128Update", [8192, 8192, 128]).update(),
+    KernelEntry::tuned_batch::<ZgemmTT8192x8192x128Update>("sm_90::ZgemmTT8192x8192x128Update", [64, 64, 64]),
     KernelEntry::tuned::<ZgemmTT16384x64x4096>("sm_90::ZgemmTT16384x64x4096", [16384, 64, 4096]),
-    KernelEntry::tuned::<ZgemmTT8192x8192x64>("sm_90::ZgemmTT8192x8192x64", [8192, 8192, 64]),
+    KernelEntry::tuned::<ZgemmTT8192x8192x64Update>("sm_90::ZgemmTT8192x8192x64Update", [8192, 8192, 64]).update(),
     KernelEntry::tuned::<ZgemmTT768>("sm_90::ZgemmTT768", [768, 768, 768]),
     KernelEntry::tuned::<ZgemmTT512>("sm_90::ZgemmTT512", [512, 512, 512]),
     KernelEntry::tuned::<ZgemmTT256>("sm_90::ZgemmTT256", [256, 256, 256]),
@@ -1644,10 +1645,10 @@ pub static KERNELS: [KernelEntry; 510] = [
     KernelEntry::tuned::<ZgemmTC>("sm_90::ZgemmTC", [512, 512, 65536]),
     KernelEntry::tuned::<ZgemmTC>("sm_90::ZgemmTC", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<ZgemmTC>("sm_90::ZgemmTC", [128, 128, 128]),
-    KernelEntry::tuned::<ZgemmTC8192x8192x128>("sm_90::ZgemmTC8192x8192x128", [8192, 8192, 128]),
-    KernelEntry::tuned_batch::<ZgemmTC8192x8192x128>("sm_90::ZgemmTC8192x8192x128", [64, 64, 64]),
+    KernelEntry::tuned::<ZgemmTC8192x8192x128Update>("sm_90::ZgemmTC8192x8192x128Update", [8192, 8192, 128]).update(),
+    KernelEntry::tuned_batch::<ZgemmTC8192x8192x128Update>("sm_90::ZgemmTC8192x8192x128Update", [64, 64, 64]),
     KernelEntry::tuned::<ZgemmTC16384x64x4096>("sm_90::ZgemmTC16384x64x4096", [16384, 64, 4096]),
-    KernelEntry::tuned::<ZgemmTC8192x8192x64>("sm_90::ZgemmTC8192x8192x64", [8192, 8192, 64]),
+    KernelEntry::tuned::<ZgemmTC8192x8192x64Update>("sm_90::ZgemmTC8192x8192x64Update", [8192, 8192, 64]).update(),
     KernelEntry::tuned::<ZgemmTC768>("sm_90::ZgemmTC768", [768, 768, 768]),
     KernelEntry::tuned::<ZgemmTC512>("sm_90::ZgemmTC512", [512, 512, 512]),
     KernelEntry::tuned::<ZgemmTC256>("sm_90::ZgemmTC256", [256, 256, 256]),
@@ -1657,8 +1658,8 @@ pub static KERNELS: [KernelEntry; 510] = [
     KernelEntry::tuned::<ZgemmCN>("sm_90::ZgemmCN", [4608, 4608, 4608]),
     KernelEntry::tuned::<ZgemmCN>("sm_90::ZgemmCN", [512, 512, 65536]),
     KernelEntry::tuned::<ZgemmCN>("sm_90::ZgemmCN", [1024, 1024, 1024]),
-    KernelEntry::tuned::<ZgemmCN8192x8192x128>("sm_90::ZgemmCN8192x8192x128", [8192, 8192, 128]),
-    KernelEntry::tuned::<ZgemmCN8192x8192x128>("sm_90::ZgemmCN8192x8192x128", [8192, 8192, 64]),
+    KernelEntry::tuned::<ZgemmCN8192x8192x128Update>("sm_90::ZgemmCN8192x8192x128Update", [8192, 8192, 128]).update(),
+    KernelEntry::tuned::<ZgemmCN8192x8192x128Update>("sm_90::ZgemmCN8192x8192x128Update", [8192, 8192, 64]).update(),
     KernelEntry::tuned::<ZgemmCN16384x64x4096>("sm_90::ZgemmCN16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<ZgemmCN768>("sm_90::ZgemmCN768", [768, 768, 768]).split(3),
     KernelEntry::tuned_batch::<ZgemmCN768>("sm_90::ZgemmCN768", [128, 128, 128]),
@@ -1672,10 +1673,10 @@ pub static KERNELS: [KernelEntry; 510] = [
     KernelEntry::tuned::<ZgemmCT>("sm_90::ZgemmCT", [512, 512, 65536]),
     KernelEntry::tuned::<ZgemmCT>("sm_90::ZgemmCT", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<ZgemmCT>("sm_90::ZgemmCT", [128, 128, 128]),
-    KernelEntry::tuned::<ZgemmCT8192x8192x128>("sm_90::ZgemmCT8192x8192x128", [8192, 8192, 128]),
-    KernelEntry::tuned_batch::<ZgemmCT8192x8192x128>("sm_90::ZgemmCT8192x8192x128", [64, 64, 64]),
+    KernelEntry::tuned::<ZgemmCT8192x8192x128Update>("sm_90::ZgemmCT8192x8192x128Update", [8192, 8192, 128]).update(),
+    KernelEntry::tuned_batch::<ZgemmCT8192x8192x128Update>("sm_90::ZgemmCT8192x8192x128Update", [64, 64, 64]),
     KernelEntry::tuned::<ZgemmCT16384x64x4096>("sm_90::ZgemmCT16384x64x4096", [16384, 64, 4096]),
-    KernelEntry::tuned::<ZgemmCT8192x8192x64>("sm_90::ZgemmCT8192x8192x64", [8192, 8192, 64]),
+    KernelEntry::tuned::<ZgemmCT8192x8192x64Update>("sm_90::ZgemmCT8192x8192x64Update", [8192, 8192, 64]).update(),
     KernelEntry::tuned::<ZgemmCT768>("sm_90::ZgemmCT768", [768, 768, 768]),
     KernelEntry::tuned::<ZgemmCT512>("sm_90::ZgemmCT512", [512, 512, 512]),
     KernelEntry::tuned::<ZgemmCT256>("sm_90::ZgemmCT256", [256, 256, 256]),
@@ -1686,10 +1687,10 @@ pub static KERNELS: [KernelEntry; 510] = [
     KernelEntry::tuned::<ZgemmCC>("sm_90::ZgemmCC", [512, 512, 65536]),
     KernelEntry::tuned::<ZgemmCC>("sm_90::ZgemmCC", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<ZgemmCC>("sm_90::ZgemmCC", [128, 128, 128]),
-    KernelEntry::tuned::<ZgemmCC8192x8192x128>("sm_90::ZgemmCC8192x8192x128", [8192, 8192, 128]),
-    KernelEntry::tuned_batch::<ZgemmCC8192x8192x128>("sm_90::ZgemmCC8192x8192x128", [64, 64, 64]),
+    KernelEntry::tuned::<ZgemmCC8192x8192x128Update>("sm_90::ZgemmCC8192x8192x128Update", [8192, 8192, 128]).update(),
+    KernelEntry::tuned_batch::<ZgemmCC8192x8192x128Update>("sm_90::ZgemmCC8192x8192x128Update", [64, 64, 64]),
     KernelEntry::tuned::<ZgemmCC16384x64x4096>("sm_90::ZgemmCC16384x64x4096", [16384, 64, 4096]),
-    KernelEntry::tuned::<ZgemmCC8192x8192x64>("sm_90::ZgemmCC8192x8192x64", [8192, 8192, 64]),
+    KernelEntry::tuned::<ZgemmCC8192x8192x64Update>("sm_90::ZgemmCC8192x8192x64Update", [8192, 8192, 64]).update(),
     KernelEntry::tuned::<ZgemmCC768>("sm_90::ZgemmCC768", [768, 768, 768]),
     KernelEntry::tuned::<ZgemmCC512>("sm_90::ZgemmCC512", [512, 512, 512]),
     KernelEntry::tuned::<ZgemmCC256>("sm_90::ZgemmCC256", [256, 256, 256]),

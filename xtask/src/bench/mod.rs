@@ -56,6 +56,7 @@ use gemm_host::cublas::{Cublas, CublasMath};
 use gemm_host::num_complex::Complex;
 use gemm_host::reference::{self, Random};
 use gemm_host::{Gemm, GemmConfig, LoadedKernel, Matrix};
+use gemm_kernels::Form;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use self::plot::svg;
@@ -90,6 +91,17 @@ enum Sweep {
 }
 
 impl Sweep {
+    /// How its calls use C: the skinny sweep times the trailing update of
+    /// an LU factorization, `C = C − A·B`; the others `C = A·B`.
+    fn form(self) -> Form {
+        match self {
+            Sweep::Skinny => Form::Update,
+            Sweep::Check | Sweep::Square | Sweep::Small | Sweep::LargeK | Sweep::Tall | Sweep::Batched => {
+                Form::Product
+            }
+        }
+    }
+
     fn name(self) -> &'static str {
         match self {
             Sweep::Check => "check",
@@ -430,7 +442,9 @@ impl Runner<'_> {
                 let users: Vec<&Ready> = ready
                     .iter()
                     .zip(&per_kernel)
-                    .filter(|(r, s)| s.contains(&n) && r.subject.times((n, n, n), false))
+                    .filter(|(r, s)| {
+                        s.contains(&n) && r.subject.times((n, n, n), Sweep::Square.form(), false)
+                    })
                     .map(|(r, _)| r)
                     .collect();
                 if !users.is_empty() {
@@ -439,8 +453,10 @@ impl Runner<'_> {
             }
         }
         for &(sweep, shape) in &setup.fixed {
-            let users: Vec<&Ready> =
-                ready.iter().filter(|r| r.subject.times(shape, sweep == Sweep::Batched)).collect();
+            let users: Vec<&Ready> = ready
+                .iter()
+                .filter(|r| r.subject.times(shape, sweep.form(), sweep == Sweep::Batched))
+                .collect();
             if !users.is_empty() {
                 self.shapes::<T>(sweep, &[shape], &users)?;
             }
@@ -503,11 +519,9 @@ impl Runner<'_> {
         shapes: &[(i64, i64, i64)],
         users: &[&Ready],
     ) -> Result<()> {
-        let (alpha, beta) = match sweep {
-            Sweep::Skinny => (reference::narrow::<T>(Complex::new(-1.0, 0.0)), T::ONE),
-            Sweep::Square | Sweep::Check | Sweep::Small | Sweep::LargeK | Sweep::Tall | Sweep::Batched => {
-                (T::ONE, T::ZERO)
-            }
+        let (alpha, beta) = match sweep.form() {
+            Form::Update => (reference::narrow::<T>(Complex::new(-1.0, 0.0)), T::ONE),
+            Form::Product => (T::ONE, T::ZERO),
         };
         let cfg = |(op_a, op_b): (Op, Op), (m, n, k): (i64, i64, i64)| {
             GemmConfig::<T>::new(op_a, op_b, m, n, k).alpha(alpha).beta(beta)

