@@ -49,6 +49,7 @@
 //! `--report-only` redoes the end from the journal, without a GPU.
 
 pub mod budget;
+mod candidates;
 mod closing;
 mod confirm;
 pub mod halving;
@@ -64,7 +65,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use gemm_codegen::bound::GpuThroughput;
-use gemm_codegen::space::{Guidelines, Space};
+use gemm_codegen::space::Guidelines;
 use gemm_codegen::{DeviceLimits, Element, KernelImage, KernelSpec, Op, Precision};
 use gemm_host::cublas::Cublas;
 use gemm_host::num_complex::Complex;
@@ -72,10 +73,11 @@ use gemm_host::reference::Random;
 use gemm_host::{Gemm, GemmConfig, GemmError, LoadedKernel};
 
 use self::budget::{Budget, Job, Outcome, run_jobs};
+use self::candidates::{candidates, space};
 use self::closing::{gpu_seconds, print_gpu_time, report};
 use self::halving::{Costs, Problem};
 use self::prune::Ranked;
-use self::record::{DeviceKey, Journal, KernelType, Phase, Record, Shape, Status, Subject, shape_name};
+use self::record::{DeviceKey, Journal, KernelType, Phase, Record, Shape, Status, Subject};
 use crate::bound;
 use crate::cli;
 use crate::measure::{Bench, CublasCheck, Plan};
@@ -339,62 +341,6 @@ pub fn run(args: Args) -> Result<()> {
     report(&args, &journal, &device, machine.as_ref(), &types, &tallies)?;
     println!("wall-clock time: {:.1} min", started.elapsed().as_secs_f64() / 60.0);
     Ok(())
-}
-
-fn space(args: &Args, kt: KernelType, limits: &DeviceLimits) -> Space {
-    let space = Space::for_tuning(kt.precision, kt.op_a, kt.op_b, limits.clone())
-        .with_guidelines(args.guidelines(kt.precision));
-    let mut pipeline = space.pipeline.clone();
-    if args.tf32x3 {
-        pipeline = pipeline.with_tf32x3();
-    }
-    if args.wgmma {
-        pipeline = pipeline.with_wgmma();
-    }
-    space.with_pipeline(pipeline)
-}
-
-/// The pruned candidates of `kt` on `limits` (a GPU of `name`), from the
-/// cache in `<out>/candidates` or computed and cached.
-fn candidates(args: &Args, kt: KernelType, limits: &DeviceLimits, name: &str) -> Result<Vec<Ranked>> {
-    let arch = limits.compute_capability().sm();
-    let config = args.prune_config(kt.precision);
-    let class = (args.c_batched > 0).then(|| (args.shape(kt.precision), args.batch.is_some()));
-    let seeds = prune::seeds(kt, arch, &args.seed, class);
-    if let Some(found) = prune::load(&args.out, kt, arch, &config, &seeds) {
-        return Ok(found);
-    }
-    let started = Instant::now();
-    let ptxas = crate::ptxas::find_ptxas()?;
-    if ptxas.is_none() {
-        eprintln!(
-            "note: no ptxas (GEMMFORGE_PTXAS or target/cuda-tools): registers are not checked before timing"
-        );
-    }
-    let gpu = bound::machine_for_arch(name, arch, None).context("pruning ranks by the analytic bound")?;
-    let space = space(args, kt, limits);
-    let cubins = prune::cubin_dir(&args.out, kt);
-    // Cubins of an earlier pruning (other candidates) go with it.
-    let _ = std::fs::remove_dir_all(&cubins);
-    let found = prune::candidates(&space, &seeds, &gpu, ptxas.as_deref(), &cubins, &config)?;
-    let file = prune::File {
-        arch,
-        generator: gemm_codegen::VERSION.to_owned(),
-        ptxas: ptxas.is_some(),
-        config,
-        seeds,
-        candidates: found,
-    };
-    prune::save(&args.out, kt, &file)?;
-    println!(
-        "{}: {} candidates pruned in {:.1} s (best bound at {} {:.2} TFLOP/s)",
-        kt.name(),
-        file.candidates.len(),
-        started.elapsed().as_secs_f64(),
-        shape_name(file.config.shape),
-        file.candidates.first().map_or(0.0, |r| r.bound_tflops)
-    );
-    Ok(file.candidates)
 }
 
 /// The precisions of `types` in the order `--precision` named them: a call

@@ -37,7 +37,8 @@
 //!
 //! The seeds are always kept, after the `keep` best: the Table 2
 //! configuration, the shipped kernel, and any given with `--seed` (measured
-//! winners the sample may miss). They are part of the cache's key.
+//! winners the sample may miss). A cached list made with other seeds is
+//! reused with this run's ([`reseed`]).
 //!
 //! The result depends on the architecture, the generator and the
 //! configuration only, so it is cached in `<out>/candidates/<type>.json`
@@ -148,22 +149,12 @@ pub fn path(out: &Path, kt: KernelType) -> PathBuf {
     out.join("candidates").join(format!("{}.json", kt.name()))
 }
 
-/// The cached candidates of `kt` if they were computed for `arch` by this
-/// generator with `config` and `seeds`.
-pub fn load(
-    out: &Path,
-    kt: KernelType,
-    arch: u32,
-    config: &Config,
-    seeds: &[KernelSpec],
-) -> Option<Vec<Ranked>> {
+/// The cached pruning of `kt` if it was computed for `arch` by this
+/// generator with `config` (with whatever seeds: [`reseed`]).
+pub fn load(out: &Path, kt: KernelType, arch: u32, config: &Config) -> Option<File> {
     let text = std::fs::read_to_string(path(out, kt)).ok()?;
     let file: File = serde_json::from_str(&text).ok()?;
-    (file.arch == arch
-        && file.generator == gemm_codegen::VERSION
-        && file.config == *config
-        && file.seeds == seeds)
-        .then_some(file.candidates)
+    (file.arch == arch && file.generator == gemm_codegen::VERSION && file.config == *config).then_some(file)
 }
 
 /// The folder of the cubins pruning assembled for `kt` ([`cubin_path`]).
@@ -221,20 +212,41 @@ struct Entry {
     sibling: bool,
 }
 
-/// The candidates of `space` (see the module documentation), best first.
-pub fn candidates(
-    space: &Space,
-    seeds: &[KernelSpec],
-    gpu: &GpuThroughput,
-    ptxas: Option<&Path>,
-    cubins: &Path,
-    config: &Config,
-) -> Result<Vec<Ranked>> {
-    let limits = space.limits();
-    let entry = |spec: &KernelSpec, seed: bool| -> Option<Entry> {
-        let plan = validate_with(spec, &limits).ok()?;
-        let stats = gemm_codegen::Stats::of(&plan, &space.device);
+/// What ranks and checks a spec for one pruning: the bound on `gpu` at the
+/// configuration's shape, and `ptxas` (if any) assembling into `cubins`.
+struct Judge<'a> {
+    space: &'a Space,
+    gpu: &'a GpuThroughput,
+    config: &'a Config,
+    ptxas: Option<&'a Path>,
+    cubins: &'a Path,
+    scratch: Option<PathBuf>,
+}
+
+impl<'a> Judge<'a> {
+    fn new(
+        space: &'a Space,
+        gpu: &'a GpuThroughput,
+        config: &'a Config,
+        ptxas: Option<&'a Path>,
+        cubins: &'a Path,
+    ) -> Result<Judge<'a>> {
+        let scratch = match ptxas {
+            Some(_) => {
+                std::fs::create_dir_all(cubins).with_context(|| format!("{}", cubins.display()))?;
+                Some(ptxas::tempdir()?)
+            }
+            None => None,
+        };
+        Ok(Judge { space, gpu, config, ptxas, cubins, scratch })
+    }
+
+    /// `spec`'s pool entry, if it is legal on the device.
+    fn entry(&self, spec: &KernelSpec, seed: bool) -> Option<Entry> {
+        let plan = validate_with(spec, &self.space.limits()).ok()?;
+        let stats = gemm_codegen::Stats::of(&plan, &self.space.device);
         let o = stats.occupancy;
+        let (config, gpu) = (self.config, self.gpu);
         let fill = grid_fill(spec, config.shape, config.problems, gpu.sm_count, o.blocks_per_sm);
         let bound = AnalyticBound::of_plan(&plan, gpu, None).ok()?.tflops * fill;
         Some(Entry {
@@ -246,8 +258,57 @@ pub fn candidates(
             seed,
             sibling: false,
         })
-    };
-    let mut pool: Vec<Entry> = par_map(seeds, |s| entry(s, true)).into_iter().flatten().collect();
+    }
+
+    /// `e` assembled by ptxas: its ranked form if it neither spills nor
+    /// leaves no block resident (the cubin kept for the timed rounds,
+    /// `Gemm::load_assembled`: no JIT on the GPU machine); unchecked
+    /// without ptxas. Each for its own architecture: a `wgmma` point is
+    /// sm_90a in a space of sm_90, and ptxas refuses sm_90a PTX for sm_90.
+    fn check(&self, e: &Entry) -> Option<Ranked> {
+        let (Some(ptxas), Some(scratch)) = (self.ptxas, &self.scratch) else {
+            return Some(ranked_of(e, None, e.blocks_per_sm));
+        };
+        let file = scratch.join(format!("k{}", e.spec.entry_name()));
+        let image = gemm_codegen::compile(&e.spec).ok()?;
+        let cubin = cubin_path(self.cubins, &image);
+        let r = ptxas::assemble_to(ptxas, &image.ptx, e.spec.arch.token(), &file, &cubin).ok()?;
+        let spills = r.spill_stores + r.spill_loads;
+        let blocks =
+            self.space.device.occupancy(e.spec.block().0, image.shared_bytes, r.registers).blocks_per_sm;
+        let pass = spills == 0 && blocks > 0;
+        if !pass {
+            let _ = std::fs::remove_file(&cubin);
+        }
+        pass.then(|| ranked_of(e, Some(r.registers), blocks))
+    }
+
+    /// The seeds' entries, checked: a seed is kept even if ptxas rejects
+    /// it (it is what ships).
+    fn seeds(&self, seeds: &[Entry]) -> Vec<Ranked> {
+        seeds.iter().map(|e| self.check(e).unwrap_or_else(|| ranked_of(e, None, e.blocks_per_sm))).collect()
+    }
+}
+
+impl Drop for Judge<'_> {
+    fn drop(&mut self) {
+        if let Some(scratch) = &self.scratch {
+            let _ = std::fs::remove_dir_all(scratch);
+        }
+    }
+}
+
+/// The candidates of `space` (see the module documentation), best first.
+pub fn candidates(
+    space: &Space,
+    seeds: &[KernelSpec],
+    gpu: &GpuThroughput,
+    ptxas: Option<&Path>,
+    cubins: &Path,
+    config: &Config,
+) -> Result<Vec<Ranked>> {
+    let judge = Judge::new(space, gpu, config, ptxas, cubins)?;
+    let mut pool: Vec<Entry> = par_map(seeds, |s| judge.entry(s, true)).into_iter().flatten().collect();
     let mut sample: Vec<KernelSpec> = space.sample(config.sample).into_iter().map(|c| c.spec).collect();
     // Warpgroup points are a sliver of the space (29,994 of the 223 million
     // f32 specs admitted on sm_90: `space_pipeline.rs`'s pinned counts) that
@@ -259,7 +320,7 @@ pub fn candidates(
             wgmma.into_iter().map(|c| c.spec).filter(|s| !sample.contains(s)).collect();
         sample.extend(new);
     }
-    pool.extend(par_map(&sample, |s| entry(s, false)).into_iter().flatten());
+    pool.extend(par_map(&sample, |s| judge.entry(s, false)).into_iter().flatten());
     // The best tiles' pipelines.
     let mut by_tile: Vec<Entry> = pool.iter().filter(|e| !e.seed).copied().collect();
     by_tile.sort_by(|a, b| b.bound.total_cmp(&a.bound));
@@ -271,7 +332,7 @@ pub fn candidates(
     }
     let variants: Vec<KernelSpec> =
         tiles.iter().flat_map(|t| space.tile_variants(t, config.per_tile * 4)).map(|c| c.spec).collect();
-    pool.extend(par_map(&variants, |s| entry(s, false)).into_iter().flatten());
+    pool.extend(par_map(&variants, |s| judge.entry(s, false)).into_iter().flatten());
 
     // Rank by bound (in steps of 1% of the best), reuse and occupancy (a
     // stable sort: the pool's order among equals), one variant per
@@ -305,42 +366,46 @@ pub fn candidates(
         .collect();
     let ranked = with_siblings(space, ranked, config);
 
-    let Some(ptxas) = ptxas else {
-        let best = ranked[..keep_cut(&ranked, |e| e.sibling, config.keep)].iter().chain(&seeds);
-        return Ok(best.map(|e| ranked_of(e, None, e.blocks_per_sm)).collect());
-    };
-    let scratch = ptxas::tempdir()?;
-    std::fs::create_dir_all(cubins).with_context(|| format!("{}", cubins.display()))?;
-    // The cubin of a candidate that passes is kept for the timed rounds
-    // (`Gemm::load_assembled`: no JIT on the GPU machine). Each for its own
-    // architecture: a `wgmma` point is sm_90a in a space of sm_90, and
-    // ptxas refuses sm_90a PTX for sm_90.
-    let check = |e: &Entry| -> Option<Ranked> {
-        let file = scratch.join(format!("k{}", e.spec.entry_name()));
-        let image = gemm_codegen::compile(&e.spec).ok()?;
-        let cubin = cubin_path(cubins, &image);
-        let r = ptxas::assemble_to(ptxas, &image.ptx, e.spec.arch.token(), &file, &cubin).ok()?;
-        let spills = r.spill_stores + r.spill_loads;
-        let blocks = space.device.occupancy(e.spec.block().0, image.shared_bytes, r.registers).blocks_per_sm;
-        let pass = spills == 0 && blocks > 0;
-        if !pass {
-            let _ = std::fs::remove_file(&cubin);
-        }
-        pass.then(|| ranked_of(e, Some(r.registers), blocks))
-    };
     let mut out: Vec<(bool, Ranked)> = Vec::new();
-    // In batches of a few per core, until `keep` pass besides the siblings.
-    for batch in ranked.chunks(16) {
-        out.extend(par_map(batch, |e| check(e).map(|r| (e.sibling, r))).into_iter().flatten());
-        if out.iter().filter(|(sibling, _)| !sibling).count() > config.keep {
-            break;
+    if ptxas.is_none() {
+        out.extend(ranked.iter().map(|e| (e.sibling, ranked_of(e, None, e.blocks_per_sm))));
+    } else {
+        // In batches of a few per core, until `keep` pass besides the siblings.
+        for batch in ranked.chunks(16) {
+            out.extend(par_map(batch, |e| judge.check(e).map(|r| (e.sibling, r))).into_iter().flatten());
+            if out.iter().filter(|(sibling, _)| !sibling).count() > config.keep {
+                break;
+            }
         }
     }
     out.truncate(keep_cut(&out, |(sibling, _)| *sibling, config.keep));
     let mut out: Vec<Ranked> = out.into_iter().map(|(_, r)| r).collect();
-    // A seed is kept even if ptxas rejects it: it is what ships.
-    out.extend(seeds.iter().map(|e| check(e).unwrap_or_else(|| ranked_of(e, None, e.blocks_per_sm))));
-    let _ = std::fs::remove_dir_all(&scratch);
+    out.extend(judge.seeds(&seeds));
+    Ok(out)
+}
+
+/// The candidates of a pruning made with other seeds (`cached`, of the same
+/// space, GPU and configuration), for `seeds`: its ranked candidates but
+/// those now among the seeds, then the seeds, checked. The seeds take part
+/// in pruning only as seeds (a sampled spec equal to one is left to it), so
+/// this is what pruning anew finds, in its order, but for the candidates
+/// that would take the place of one a seed displaced (the next of its
+/// signature or tile, one more at the end): the list is that much shorter.
+/// The shipped kernels are seeds, so each regenerated table would otherwise
+/// make every cached list stale.
+pub fn reseed(
+    cached: Vec<Ranked>,
+    space: &Space,
+    seeds: &[KernelSpec],
+    gpu: &GpuThroughput,
+    ptxas: Option<&Path>,
+    cubins: &Path,
+    config: &Config,
+) -> Result<Vec<Ranked>> {
+    let judge = Judge::new(space, gpu, config, ptxas, cubins)?;
+    let mut out: Vec<Ranked> = cached.into_iter().filter(|r| !r.seed && !seeds.contains(&r.spec)).collect();
+    let entries: Vec<Entry> = seeds.iter().filter_map(|s| judge.entry(s, true)).collect();
+    out.extend(judge.seeds(&entries));
     Ok(out)
 }
 
@@ -499,6 +564,22 @@ mod tests {
         assert!(tiles.values().all(|&n| n <= 3), "{tiles:?}");
         assert!(found.iter().any(|r| r.spec.stages > 1));
         assert_eq!(found, candidates(&space, &[table2], &gpu, None, Path::new("unused"), &config).unwrap());
+
+        // Reseeded with the 3rd candidate and another spec as seeds: the
+        // list pruned anew with them, in its order, but for what took the
+        // 3rd's place there (the next of its signature or tile, and one
+        // more at the end).
+        let other = KernelSpec { c_batch: 2, ..table2 };
+        let seeds = [found[2].spec, other];
+        let reseeded =
+            reseed(found.clone(), &space, &seeds, &gpu, None, Path::new("unused"), &config).unwrap();
+        let anew = candidates(&space, &seeds, &gpu, None, Path::new("unused"), &config).unwrap();
+        assert_eq!(reseeded.len(), 13);
+        assert_eq!(reseeded[11..], anew[12..], "the seeds, after the candidates");
+        assert!(reseeded[11..].iter().all(|r| r.seed) && !reseeded[..11].iter().any(|r| r.seed));
+        let mut rest = anew[..12].iter();
+        assert!(reseeded[..11].iter().all(|r| rest.any(|a| a == r)), "in the fresh pruning's order");
+        assert!(!reseeded.iter().any(|r| r.spec == table2), "the old seed is gone");
     }
 
     /// With `--wgmma`, warpgroup points reach the candidates through a
@@ -706,16 +787,11 @@ mod tests {
             candidates: vec![ranked.clone()],
         };
         save(&out, kt, &file).unwrap();
-        assert_eq!(load(&out, kt, 90, &config, &[spec]), Some(vec![ranked]));
-        assert_eq!(load(&out, kt, 80, &config, &[spec]), None);
-        assert_eq!(load(&out, kt, 90, &Config { keep: 2, ..config }, &[spec]), None);
-        assert_eq!(
-            load(&out, kt, 90, &Config { shape: (1024, 1024, 1024), ..config }, &[spec]),
-            None,
-            "another size"
-        );
-        assert_eq!(load(&out, kt, 90, &Config { problems: 1000, ..config }, &[spec]), None, "a batch");
-        assert_eq!(load(&out, kt, 90, &config, &[]), None);
+        assert_eq!(load(&out, kt, 90, &config), Some(file));
+        assert_eq!(load(&out, kt, 80, &config), None);
+        assert_eq!(load(&out, kt, 90, &Config { keep: 2, ..config }), None);
+        assert_eq!(load(&out, kt, 90, &Config { shape: (1024, 1024, 1024), ..config }), None, "another size");
+        assert_eq!(load(&out, kt, 90, &Config { problems: 1000, ..config }), None, "a batch");
         let _ = std::fs::remove_dir_all(&out);
     }
 }
