@@ -7,8 +7,8 @@
 # PRECISION (default s,d,c,z) picks the types and OPS (default nn,nt,tn,tt) the transpose pairs;
 # RESUME=DIR resumes each shape's journal from DIR's tune-<shape>.jsonl.gz (an earlier call's output);
 # PRUNED=DIR takes each shape's pruned candidates from DIR/t<shape>/candidates/*.json (a fresh GPU
-# machine spends ~1 min a type pruning) and their cubins from DIR/t<shape>-cubins.tar.xz if there is one
-# (else the driver JIT-compiles each candidate); PRUNE_ONLY=DIR makes them, on a machine without a GPU
+# machine spends ~1 min a type pruning; the lists' cubins, ~150 MB a shape, stay behind: the tracked
+# tree leaves ~10 MB of what a call carries, and the driver JIT-compiles instead); PRUNE_ONLY=DIR makes them, on a machine without a GPU
 # (xtask tune --prune-only --arch sm_90 with these same flags; X names the xtask binary, default
 # target/release/xtask). EXTRA adds tune flags (e.g. --wgmma); MAXV is --max-variants (default 24);
 # LIMIT is each shape's time limit in seconds (default 275) and BUDGET its --budget-minutes (default
@@ -22,7 +22,6 @@ if [[ -n ${PRUNE_ONLY:-} ]]; then
   for arg in "$@"; do
     shape=${arg%%:*}; name=${shape//,/x}; U=(); [[ $arg == *:update ]] && U=(--update)
     ( time ${X:-target/release/xtask} tune "${T[@]}" --shape $shape "${U[@]}" "${G[@]}" ${EXTRA:-} --prune-only --arch sm_90 --out $PRUNE_ONLY/t$name "${SEEDS[@]}" ) > $PRUNE_ONLY/prune-$name.log 2>&1; echo "$name rc $?"
-    ( cd $PRUNE_ONLY/t$name/candidates && tar cf - --exclude='*.json' */ | xz -6 -T2 > ../../t$name-cubins.tar.xz )
   done
   exit
 fi
@@ -35,7 +34,6 @@ for arg in "$@"; do
   shape=${arg%%:*}; name=${shape//,/x}; U=(); [[ $arg == *:update ]] && U=(--update)
   R=(); if [[ -n ${RESUME:-} ]]; then mkdir -p /tmp/t$name && zcat $RESUME/tune-$name.jsonl.gz > /tmp/t$name/tune.jsonl && R=(--resume); fi
   if [[ -n ${PRUNED:-} && -d $PRUNED/t$name/candidates ]]; then mkdir -p /tmp/t$name/candidates && cp $PRUNED/t$name/candidates/*.json /tmp/t$name/candidates/; fi
-  if [[ -n ${PRUNED:-} && -f $PRUNED/t$name-cubins.tar.xz ]]; then tar xJf $PRUNED/t$name-cubins.tar.xz -C /tmp/t$name/candidates; fi
   ( time timeout ${LIMIT:-275} /tmp/x tune "${T[@]}" "${R[@]}" --shape $shape "${U[@]}" "${G[@]}" ${EXTRA:-} --gpu-minutes 4 --budget-minutes ${BUDGET:-4.3} --peak $OUT/peak.json --out /tmp/t$name "${SEEDS[@]}" ) > $OUT/tune-$name.log 2>&1; echo "$name rc $?"
   gzip -c /tmp/t$name/tune.jsonl > $OUT/tune-$name.jsonl.gz
 done

@@ -343,6 +343,15 @@ pub fn run(args: Args) -> Result<()> {
     Ok(())
 }
 
+/// The candidates of the first round, in the order they are timed: the
+/// seeds (the kernels that ship and Table 2's: the bar the search must
+/// beat, so a type whose budget runs out in the round still has them
+/// timed), then the best `small` of the others in rank order.
+fn round_one(ranked: &[Ranked], small: usize) -> Vec<&Ranked> {
+    let seeds = ranked.iter().filter(|r| r.seed);
+    seeds.chain(ranked.iter().filter(|r| !r.seed).take(small)).collect()
+}
+
 /// The precisions of `types` in the order `--precision` named them: a call
 /// cut by its time limit has tuned the precisions its caller put first.
 fn precision_order(types: &[KernelType]) -> Vec<Precision> {
@@ -504,8 +513,7 @@ impl Tuner<'_> {
             // Round 1: cuBLAS and the first candidates on the small problem,
             // within the type's budget less what round 2 and the
             // confirmation are expected to take.
-            let mut first: Vec<&Ranked> = ranked.iter().take(halving.small).collect();
-            first.extend(ranked.iter().skip(halving.small).filter(|r| r.seed));
+            let first = round_one(&ranked, halving.small);
             let slowest_full =
                 first.iter().map(|r| costs.seconds(flops(n), r.bound_tflops)).fold(0.0, f64::max);
             let reserve_s = (halving.full + 1) as f64 * slowest_full + costs.seconds(flops(n), top);
