@@ -56,18 +56,17 @@ pub(super) fn candidates(
     let gpu = bound::machine_for_arch(name, arch, None).context("pruning ranks by the analytic bound")?;
     let space = space(args, kt, limits);
     let cubins = prune::cubin_dir(&args.out, kt);
+    if cached.is_none() {
+        // Cubins of an earlier pruning (other candidates) go with it.
+        let _ = std::fs::remove_dir_all(&cubins);
+    }
+    let pruning = prune::Pruning::new(&space, &gpu, &config, ptxas.as_deref(), &cubins)?;
     let (found, what) = match cached {
-        Some(file) => {
-            let found =
-                prune::reseed(file.candidates, &space, &seeds, &gpu, ptxas.as_deref(), &cubins, &config)?;
-            (found, "reseeded")
-        }
-        None => {
-            // Cubins of an earlier pruning (other candidates) go with it.
-            let _ = std::fs::remove_dir_all(&cubins);
-            (prune::candidates(&space, &seeds, &gpu, ptxas.as_deref(), &cubins, &config)?, "pruned")
-        }
+        Some(file) => (pruning.reseed(file.candidates, &seeds), "reseeded"),
+        None => (pruning.candidates(&seeds), "pruned"),
     };
+    // Its scratch folder goes now; `config` moves into the file.
+    drop(pruning);
     let file = prune::File {
         arch,
         generator: gemm_codegen::VERSION.to_owned(),

@@ -212,9 +212,11 @@ struct Entry {
     sibling: bool,
 }
 
-/// What ranks and checks a spec for one pruning: the bound on `gpu` at the
-/// configuration's shape, and `ptxas` (if any) assembling into `cubins`.
-struct Judge<'a> {
+/// One pruning: the space of a type, ranked by the bound on `gpu` at the
+/// configuration's shape and checked by `ptxas` (if any), which assembles
+/// into `cubins` ([`Pruning::candidates`], or [`Pruning::reseed`] of a
+/// cached list).
+pub struct Pruning<'a> {
     space: &'a Space,
     gpu: &'a GpuThroughput,
     config: &'a Config,
@@ -223,14 +225,14 @@ struct Judge<'a> {
     scratch: Option<PathBuf>,
 }
 
-impl<'a> Judge<'a> {
-    fn new(
+impl<'a> Pruning<'a> {
+    pub fn new(
         space: &'a Space,
         gpu: &'a GpuThroughput,
         config: &'a Config,
         ptxas: Option<&'a Path>,
         cubins: &'a Path,
-    ) -> Result<Judge<'a>> {
+    ) -> Result<Pruning<'a>> {
         let scratch = match ptxas {
             Some(_) => {
                 std::fs::create_dir_all(cubins).with_context(|| format!("{}", cubins.display()))?;
@@ -238,7 +240,7 @@ impl<'a> Judge<'a> {
             }
             None => None,
         };
-        Ok(Judge { space, gpu, config, ptxas, cubins, scratch })
+        Ok(Pruning { space, gpu, config, ptxas, cubins, scratch })
     }
 
     /// `spec`'s pool entry, if it is legal on the device.
@@ -290,7 +292,7 @@ impl<'a> Judge<'a> {
     }
 }
 
-impl Drop for Judge<'_> {
+impl Drop for Pruning<'_> {
     fn drop(&mut self) {
         if let Some(scratch) = &self.scratch {
             let _ = std::fs::remove_dir_all(scratch);
@@ -298,115 +300,106 @@ impl Drop for Judge<'_> {
     }
 }
 
-/// The candidates of `space` (see the module documentation), best first.
-pub fn candidates(
-    space: &Space,
-    seeds: &[KernelSpec],
-    gpu: &GpuThroughput,
-    ptxas: Option<&Path>,
-    cubins: &Path,
-    config: &Config,
-) -> Result<Vec<Ranked>> {
-    let judge = Judge::new(space, gpu, config, ptxas, cubins)?;
-    let mut pool: Vec<Entry> = par_map(seeds, |s| judge.entry(s, true)).into_iter().flatten().collect();
-    let mut sample: Vec<KernelSpec> = space.sample(config.sample).into_iter().map(|c| c.spec).collect();
-    // Warpgroup points are a sliver of the space (29,994 of the 223 million
-    // f32 specs admitted on sm_90: `space_pipeline.rs`'s pinned counts) that
-    // a spread sample almost never meets: they get a sample of their own,
-    // an eighth as large.
-    if space.pipeline.has_wgmma() {
-        let wgmma = space.sample_where(config.sample.div_ceil(8), |s| s.wgmma().is_some());
-        let new: Vec<KernelSpec> =
-            wgmma.into_iter().map(|c| c.spec).filter(|s| !sample.contains(s)).collect();
-        sample.extend(new);
-    }
-    pool.extend(par_map(&sample, |s| judge.entry(s, false)).into_iter().flatten());
-    // The best tiles' pipelines.
-    let mut by_tile: Vec<Entry> = pool.iter().filter(|e| !e.seed).copied().collect();
-    by_tile.sort_by(|a, b| b.bound.total_cmp(&a.bound));
-    let mut tiles: Vec<KernelSpec> = Vec::new();
-    for e in by_tile {
-        if tiles.len() < config.top_tiles && !tiles.iter().any(|t| tile_key(t) == tile_key(&e.spec)) {
-            tiles.push(e.spec);
+impl Pruning<'_> {
+    /// The candidates of the space with `seeds` (see the module
+    /// documentation), best first.
+    pub fn candidates(&self, seeds: &[KernelSpec]) -> Vec<Ranked> {
+        let (space, config) = (self.space, self.config);
+        let mut pool: Vec<Entry> = par_map(seeds, |s| self.entry(s, true)).into_iter().flatten().collect();
+        let mut sample: Vec<KernelSpec> = space.sample(config.sample).into_iter().map(|c| c.spec).collect();
+        // Warpgroup points are a sliver of the space (29,994 of the 223 million
+        // f32 specs admitted on sm_90: `space_pipeline.rs`'s pinned counts) that
+        // a spread sample almost never meets: they get a sample of their own,
+        // an eighth as large.
+        if space.pipeline.has_wgmma() {
+            let wgmma = space.sample_where(config.sample.div_ceil(8), |s| s.wgmma().is_some());
+            let new: Vec<KernelSpec> =
+                wgmma.into_iter().map(|c| c.spec).filter(|s| !sample.contains(s)).collect();
+            sample.extend(new);
         }
-    }
-    let variants: Vec<KernelSpec> =
-        tiles.iter().flat_map(|t| space.tile_variants(t, config.per_tile * 4)).map(|c| c.spec).collect();
-    pool.extend(par_map(&variants, |s| judge.entry(s, false)).into_iter().flatten());
-
-    // Rank by bound (in steps of 1% of the best), reuse and occupancy (a
-    // stable sort: the pool's order among equals), one variant per
-    // signature, `per_tile` per tile.
-    let (seeds, mut pool): (Vec<Entry>, Vec<Entry>) = pool.into_iter().partition(|e| e.seed);
-    let best = pool.iter().map(|e| e.bound).fold(0.0, f64::max);
-    let step = |e: &Entry| if best > 0.0 { (e.bound / best * 100.0).floor() as i64 } else { 0 };
-    pool.sort_by(|a, b| {
-        step(b).cmp(&step(a)).then(b.reuse.total_cmp(&a.reuse)).then(b.threads_per_sm.cmp(&a.threads_per_sm))
-    });
-    let mut signatures = HashSet::new();
-    let mut per_tile: HashMap<TileKey, usize> = HashMap::new();
-    // At most half of those kept are `wgmma` points: their bound is loose
-    // (on the H100 the best `wgmma` kernel of each SGEMM type runs at 44–45%
-    // of it, the best FMA one at 73–81% of its own: `python3
-    // tuning/sm_90-wgmma/bound-ratio.py`), so ranked by bound alone they
-    // would leave no room for the FMA kernels that win at many shapes.
-    let mut wgmma = 0;
-    let ranked: Vec<Entry> = pool
-        .into_iter()
-        .filter(|e| !seeds.iter().any(|s| s.spec == e.spec) && signatures.insert(signature(&e.spec)))
-        .filter(|e| {
-            let n = per_tile.entry(tile_key(&e.spec)).or_default();
-            *n += 1;
-            *n <= config.per_tile
-        })
-        .filter(|e| {
-            wgmma += usize::from(e.spec.wgmma().is_some());
-            e.spec.wgmma().is_none() || wgmma <= config.keep.div_ceil(2)
-        })
-        .collect();
-    let ranked = with_siblings(space, ranked, config);
-
-    let mut out: Vec<(bool, Ranked)> = Vec::new();
-    if ptxas.is_none() {
-        out.extend(ranked.iter().map(|e| (e.sibling, ranked_of(e, None, e.blocks_per_sm))));
-    } else {
-        // In batches of a few per core, until `keep` pass besides the siblings.
-        for batch in ranked.chunks(16) {
-            out.extend(par_map(batch, |e| judge.check(e).map(|r| (e.sibling, r))).into_iter().flatten());
-            if out.iter().filter(|(sibling, _)| !sibling).count() > config.keep {
-                break;
+        pool.extend(par_map(&sample, |s| self.entry(s, false)).into_iter().flatten());
+        // The best tiles' pipelines.
+        let mut by_tile: Vec<Entry> = pool.iter().filter(|e| !e.seed).copied().collect();
+        by_tile.sort_by(|a, b| b.bound.total_cmp(&a.bound));
+        let mut tiles: Vec<KernelSpec> = Vec::new();
+        for e in by_tile {
+            if tiles.len() < config.top_tiles && !tiles.iter().any(|t| tile_key(t) == tile_key(&e.spec)) {
+                tiles.push(e.spec);
             }
         }
-    }
-    out.truncate(keep_cut(&out, |(sibling, _)| *sibling, config.keep));
-    let mut out: Vec<Ranked> = out.into_iter().map(|(_, r)| r).collect();
-    out.extend(judge.seeds(&seeds));
-    Ok(out)
-}
+        let variants: Vec<KernelSpec> =
+            tiles.iter().flat_map(|t| space.tile_variants(t, config.per_tile * 4)).map(|c| c.spec).collect();
+        pool.extend(par_map(&variants, |s| self.entry(s, false)).into_iter().flatten());
 
-/// The candidates of a pruning made with other seeds (`cached`, of the same
-/// space, GPU and configuration), for `seeds`: its ranked candidates but
-/// those now among the seeds, then the seeds, checked. The seeds take part
-/// in pruning only as seeds (a sampled spec equal to one is left to it), so
-/// this is what pruning anew finds, in its order, but for the candidates
-/// that would take the place of one a seed displaced (the next of its
-/// signature or tile, one more at the end): the list is that much shorter.
-/// The shipped kernels are seeds, so each regenerated table would otherwise
-/// make every cached list stale.
-pub fn reseed(
-    cached: Vec<Ranked>,
-    space: &Space,
-    seeds: &[KernelSpec],
-    gpu: &GpuThroughput,
-    ptxas: Option<&Path>,
-    cubins: &Path,
-    config: &Config,
-) -> Result<Vec<Ranked>> {
-    let judge = Judge::new(space, gpu, config, ptxas, cubins)?;
-    let mut out: Vec<Ranked> = cached.into_iter().filter(|r| !r.seed && !seeds.contains(&r.spec)).collect();
-    let entries: Vec<Entry> = seeds.iter().filter_map(|s| judge.entry(s, true)).collect();
-    out.extend(judge.seeds(&entries));
-    Ok(out)
+        // Rank by bound (in steps of 1% of the best), reuse and occupancy (a
+        // stable sort: the pool's order among equals), one variant per
+        // signature, `per_tile` per tile.
+        let (seeds, mut pool): (Vec<Entry>, Vec<Entry>) = pool.into_iter().partition(|e| e.seed);
+        let best = pool.iter().map(|e| e.bound).fold(0.0, f64::max);
+        let step = |e: &Entry| if best > 0.0 { (e.bound / best * 100.0).floor() as i64 } else { 0 };
+        pool.sort_by(|a, b| {
+            step(b)
+                .cmp(&step(a))
+                .then(b.reuse.total_cmp(&a.reuse))
+                .then(b.threads_per_sm.cmp(&a.threads_per_sm))
+        });
+        let mut signatures = HashSet::new();
+        let mut per_tile: HashMap<TileKey, usize> = HashMap::new();
+        // At most half of those kept are `wgmma` points: their bound is loose
+        // (on the H100 the best `wgmma` kernel of each SGEMM type runs at 44–45%
+        // of it, the best FMA one at 73–81% of its own: `python3
+        // tuning/sm_90-wgmma/bound-ratio.py`), so ranked by bound alone they
+        // would leave no room for the FMA kernels that win at many shapes.
+        let mut wgmma = 0;
+        let ranked: Vec<Entry> = pool
+            .into_iter()
+            .filter(|e| !seeds.iter().any(|s| s.spec == e.spec) && signatures.insert(signature(&e.spec)))
+            .filter(|e| {
+                let n = per_tile.entry(tile_key(&e.spec)).or_default();
+                *n += 1;
+                *n <= config.per_tile
+            })
+            .filter(|e| {
+                wgmma += usize::from(e.spec.wgmma().is_some());
+                e.spec.wgmma().is_none() || wgmma <= config.keep.div_ceil(2)
+            })
+            .collect();
+        let ranked = with_siblings(space, ranked, config);
+
+        let mut out: Vec<(bool, Ranked)> = Vec::new();
+        if self.ptxas.is_none() {
+            out.extend(ranked.iter().map(|e| (e.sibling, ranked_of(e, None, e.blocks_per_sm))));
+        } else {
+            // In batches of a few per core, until `keep` pass besides the siblings.
+            for batch in ranked.chunks(16) {
+                out.extend(par_map(batch, |e| self.check(e).map(|r| (e.sibling, r))).into_iter().flatten());
+                if out.iter().filter(|(sibling, _)| !sibling).count() > config.keep {
+                    break;
+                }
+            }
+        }
+        out.truncate(keep_cut(&out, |(sibling, _)| *sibling, config.keep));
+        let mut out: Vec<Ranked> = out.into_iter().map(|(_, r)| r).collect();
+        out.extend(self.seeds(&seeds));
+        out
+    }
+
+    /// The candidates of a pruning made with other seeds (`cached`, of the same
+    /// space, GPU and configuration), for `seeds`: its ranked candidates but
+    /// those now among the seeds, then the seeds, checked. The seeds take part
+    /// in pruning only as seeds (a sampled spec equal to one is left to it), so
+    /// this is what pruning anew finds, in its order, but for the candidates
+    /// that would take the place of one a seed displaced (the next of its
+    /// signature or tile, one more at the end): the list is that much shorter.
+    /// The shipped kernels are seeds, so each regenerated table would otherwise
+    /// make every cached list stale.
+    pub fn reseed(&self, cached: Vec<Ranked>, seeds: &[KernelSpec]) -> Vec<Ranked> {
+        let mut out: Vec<Ranked> =
+            cached.into_iter().filter(|r| !r.seed && !seeds.contains(&r.spec)).collect();
+        let entries: Vec<Entry> = seeds.iter().filter_map(|s| self.entry(s, true)).collect();
+        out.extend(self.seeds(&entries));
+        out
+    }
 }
 
 /// What the bound sees of a spec: all but the cache path, the
@@ -521,6 +514,11 @@ fn ranked_of(e: &Entry, registers: Option<u32>, blocks_per_sm: u32) -> Ranked {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A pruning without ptxas (nothing assembled, no cubins).
+    fn pruning<'a>(space: &'a Space, gpu: &'a GpuThroughput, config: &'a Config) -> Pruning<'a> {
+        Pruning::new(space, gpu, config, None, Path::new("unused")).unwrap()
+    }
     use gemm_codegen::{DeviceLimits, Op, Precision};
 
     /// Without a GPU and without ptxas: the seeds stay, every candidate is
@@ -542,7 +540,7 @@ mod tests {
             shape: (4096, 4096, 4096),
             problems: 1,
         };
-        let found = candidates(&space, &[table2], &gpu, None, Path::new("unused"), &config).unwrap();
+        let found = pruning(&space, &gpu, &config).candidates(&[table2]);
         assert_eq!(found.len(), 13, "the 12 best, then the seed");
         assert!(found[12].seed && found[12].spec == table2);
         let best = &found[..12];
@@ -563,7 +561,7 @@ mod tests {
         }
         assert!(tiles.values().all(|&n| n <= 3), "{tiles:?}");
         assert!(found.iter().any(|r| r.spec.stages > 1));
-        assert_eq!(found, candidates(&space, &[table2], &gpu, None, Path::new("unused"), &config).unwrap());
+        assert_eq!(found, pruning(&space, &gpu, &config).candidates(&[table2]));
 
         // Reseeded with the 3rd candidate and another spec as seeds: the
         // list pruned anew with them, in its order, but for what took the
@@ -571,9 +569,8 @@ mod tests {
         // more at the end).
         let other = KernelSpec { c_batch: 2, ..table2 };
         let seeds = [found[2].spec, other];
-        let reseeded =
-            reseed(found.clone(), &space, &seeds, &gpu, None, Path::new("unused"), &config).unwrap();
-        let anew = candidates(&space, &seeds, &gpu, None, Path::new("unused"), &config).unwrap();
+        let reseeded = pruning(&space, &gpu, &config).reseed(found.clone(), &seeds);
+        let anew = pruning(&space, &gpu, &config).candidates(&seeds);
         assert_eq!(reseeded.len(), 13);
         assert_eq!(reseeded[11..], anew[12..], "the seeds, after the candidates");
         assert!(reseeded[11..].iter().all(|r| r.seed) && !reseeded[..11].iter().any(|r| r.seed));
@@ -601,10 +598,10 @@ mod tests {
             problems: 1,
         };
         assert!(space.sample(40).iter().all(|c| c.spec.wgmma().is_none()));
-        let plain = candidates(&space, &[], &gpu, None, Path::new("unused"), &config).unwrap();
+        let plain = pruning(&space, &gpu, &config).candidates(&[]);
         assert!(plain.iter().all(|r| r.spec.wgmma().is_none()));
         let space = space.clone().with_pipeline(space.pipeline.clone().with_wgmma());
-        let found = candidates(&space, &[], &gpu, None, Path::new("unused"), &config).unwrap();
+        let found = pruning(&space, &gpu, &config).candidates(&[]);
         let wgmma = found.iter().filter(|r| r.spec.wgmma().is_some()).count();
         assert!(wgmma > 0 && wgmma <= 6, "{wgmma} of {}", found.len());
         assert!(found.len() > wgmma, "FMA candidates stay");
@@ -632,8 +629,8 @@ mod tests {
             shape,
             problems: 1,
         };
-        let plain = candidates(&space, &[], &gpu, None, Path::new("unused"), &config).unwrap();
-        let found = candidates(&space, &[], &gpu, None, Path::new("unused"), &siblings(config)).unwrap();
+        let plain = pruning(&space, &gpu, &config).candidates(&[]);
+        let found = pruning(&space, &gpu, &siblings(config)).candidates(&[]);
         (space, plain, found)
     }
 
