@@ -5,12 +5,16 @@ then call9 against call12 (session 18: the tall classes in, another H100 of the 
 against call18 (the large-K classes in, before the classes' tuned splits), the cells at
 or above 1.0 (session 11's first sweep too), and the skinny and tall sweeps' ranges per precision (call9,
 before the tall classes; call12, after them); session 19: call19 against call23 (the skinny update classes
-with c_batch), call21's c_batch bench and the c_batch siblings of calls 20 and 22. Run from the repository root:
-python3 tuning/sm_90-classes/tables.py"""
+with c_batch), call21's c_batch bench and the c_batch siblings of calls 20 and 22; session 20: call23 against
+call28 (update classes at K = 64 with the form-aware dispatch, tall 16-wide classes) and call31 (64-wide tall
+classes for every type), and call28's five small sweeps. Run from the repository root: python3 tuning/sm_90-classes/tables.py"""
 import csv
 import gzip
 import json
 import re
+import statistics
+import tarfile
+import tempfile
 from collections import defaultdict
 
 D = "tuning/sm_90-classes/"
@@ -125,9 +129,9 @@ for (t, shape), s, g in chosen:
 # Session 19. Call 19 (before) against call 23 (after the skinny update classes with c_batch): every
 # sweep through the dispatch, per precision and, for skinny, per K, with the fraction of the copy
 # bandwidth (bench's copy_fraction) after.
-def cells(path, sweep):
+def cells(path, sweep, root=D):
     return {(r["precision"], r["op"], r["m"], r["n"], r["k"]): r
-            for r in csv.DictReader(open(D + path)) if r["sweep"] == sweep and r["status"] == "ok"}
+            for r in csv.DictReader(open(root + path)) if r["sweep"] == sweep and r["status"] == "ok"}
 
 
 for sweep, before, after in [("skinny", "call19/shapes/bench.csv", "call23/shapes/bench.csv"),
@@ -209,3 +213,47 @@ for x, y in [("a", "b"), ("a", "long")]:
     move = lambda col: [float(c24[y][k][col]) / float(c24[x][k][col]) for k in c24[y]]
     print("  %s → %s per cell: cuBLAS %.2f–%.2f, ours %.2f–%.2f, ratio %.2f–%.2f" % (
         x, y, *[f(move(col)) for col in ["cublas_median_ms", "median_ms", "ratio"] for f in (min, max)]))
+
+
+# Session 20. Call 28 (sweeps.tgz: shapes/, small-1 … small-5/) against call 23: the skinny sweep with
+# update calls taking update classes (f32/c32 at K = 64 new), the tall sweep with the 16-wide classes,
+# and the small squares five times back to back (the median of each cell's five ratios).
+c28 = tempfile.mkdtemp() + "/"
+with tarfile.open(D + "call28/sweeps.tgz") as t:
+    t.extractall(c28, filter="data")
+# The tall sweep twice: call 28 (the 16-wide classes in, which took the 64-wide cells of the types
+# without a 64-wide class) and call 31 (after calls 29, 30 and 32 gave every type its 64-wide classes).
+for sweep, label, b in [("skinny", "call28", cells("shapes/bench.csv", "skinny", c28)),
+                        ("tall", "call28", cells("shapes/bench.csv", "tall", c28)),
+                        ("tall", "call31", cells("call31/tall/bench.csv", "tall"))]:
+    a = cells("call23/shapes/bench.csv", sweep)
+    ok = lambda t: sum(float(r["ratio"]) >= 1.0 for r in t.values())
+    print("%s: cells >= 1.0, call23 %d of %d, %s %d of %d" % (sweep, ok(a), len(a), label, ok(b), len(b)))
+    groups = defaultdict(list)
+    for key, r in b.items():
+        if sweep == "skinny":
+            group = (key[0], "K=" + key[4])
+        else:
+            group = (key[0], "%sx%s" % ("m" if key[2] == "16384" else key[2], "n" if key[3] == "16384" else key[3]))
+        groups[group].append((float(a[key]["ratio"]) if key in a else float("nan"), float(r["ratio"]),
+                              float(r["copy_fraction"] or 0)))
+    for g in sorted(groups):
+        xs = groups[g]
+        print("  %-12s %.2f–%.2f → %.2f–%.2f%s" % (
+            " ".join(g), min(x[0] for x in xs), max(x[0] for x in xs), min(x[1] for x in xs),
+            max(x[1] for x in xs),
+            "  (copy %.2f–%.2f)" % (min(x[2] for x in xs), max(x[2] for x in xs)) if sweep == "skinny" else ""))
+runs = [cells("small-%d/bench.csv" % i, "small", c28) for i in range(1, 6)]
+print("call28 small, cells >= 1.0 per run: " + ", ".join(
+    "%d of %d" % (sum(float(r["ratio"]) >= 1.0 for r in t.values()), len(t)) for t in runs))
+median = {k: statistics.median(float(t[k]["ratio"]) for t in runs if k in t) for k in runs[0]}
+print("  medians: %d of %d cells >= 1.0; below:" % (sum(m >= 1.0 for m in median.values()), len(median)))
+for k in sorted(median, key=lambda k: (k[0], k[1], int(k[2]))):
+    if median[k] < 1.0:
+        print("    %s %s %4s  %.2f  (%s)" % (k[0], k[1], k[2], median[k], runs[0][k]["kernel"]))
+# Call 28 against call 24 (another H100): every small cell ran the same kernel; how the times moved.
+a, b = cells("call24/small-a/bench.csv", "small"), runs[0]
+print("small, call28 run 1 against call24 run a: %d cells with another spec; time ratio cuBLAS median %.2f, ours %.2f" % (
+    sum(a[k]["spec"] != b[k]["spec"] for k in b),
+    statistics.median(float(b[k]["cublas_median_ms"]) / float(a[k]["cublas_median_ms"]) for k in b),
+    statistics.median(float(b[k]["median_ms"]) / float(a[k]["median_ms"]) for k in b)))
