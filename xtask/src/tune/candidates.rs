@@ -40,12 +40,10 @@ pub(super) fn candidates(
     let config = args.prune_config(kt.precision);
     let class = (args.c_batched > 0).then(|| (args.shape(kt.precision), args.batch.is_some()));
     let seeds = prune::seeds(kt, arch, &args.seed, class);
-    let cached = prune::load(&args.out, kt, arch, &config);
-    if let Some(file) = &cached
-        && file.seeds == seeds
-    {
-        return Ok(file.candidates.clone());
-    }
+    let cached = match prune::load(&args.out, kt, arch, &config) {
+        Some(file) if file.seeds == seeds => return Ok(file.candidates),
+        other => other,
+    };
     let started = Instant::now();
     let ptxas = crate::ptxas::find_ptxas()?;
     if ptxas.is_none() {

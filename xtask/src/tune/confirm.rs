@@ -71,7 +71,8 @@ impl Tuner<'_> {
         size: Shape,
         estimate_s: f64,
     ) -> Result<bool> {
-        let Some(&winner) = fastest(journal.records(), self.device, kt, size, 1).first() else {
+        let class = self.record_base(kt, size, Subject::Cublas).class();
+        let Some(&winner) = fastest(journal.records(), &class, 1).first() else {
             return Ok(true);
         };
         if self.args.batch.is_some() {
@@ -91,8 +92,7 @@ impl Tuner<'_> {
         let timed = |slices: u32| {
             journal.records().iter().any(|r| {
                 matches!(r.phase, Phase::Split { slices: s, .. } if s == slices)
-                    && (&r.device, r.kernel_type, r.size, r.update, r.batch)
-                        == (&base.device, base.kernel_type, base.size, base.update, base.batch)
+                    && r.class() == class
                     && r.subject == base.subject
             })
         };
@@ -153,10 +153,11 @@ impl Tuner<'_> {
         table2: KernelSpec,
         estimate_s: f64,
     ) -> Result<Option<Option<[f64; 3]>>> {
-        let Some(&winner) = fastest(journal.records(), self.device, kt, size, 1).first() else {
+        let class = self.record_base(kt, size, Subject::Cublas).class();
+        let Some(&winner) = fastest(journal.records(), &class, 1).first() else {
             return Ok(Some(None));
         };
-        if let Some(rates) = confirmed_rates(journal.records(), self.device, kt, size, winner) {
+        if let Some(rates) = confirmed_rates(journal.records(), &class, winner) {
             return Ok(Some(Some(rates)));
         }
         self.call.used_s = self.started.elapsed().as_secs_f64();

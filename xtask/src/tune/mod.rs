@@ -663,12 +663,14 @@ impl Tuner<'_> {
         Record { gpu_s: Some(started.elapsed().as_secs_f64()), ..record }
     }
 
-    /// TFLOP/s of `spec`'s search record at `size`, if it verified and timed.
+    /// TFLOP/s of `spec`'s search record at `size` (in this run's form and
+    /// batch), if it verified and timed.
     fn search_tflops(&self, journal: &Journal, kt: KernelType, spec: KernelSpec, size: Shape) -> Option<f64> {
+        let class = self.record_base(kt, size, Subject::Cublas).class();
         journal
             .records()
             .iter()
-            .filter(|r| &r.device == self.device && r.kernel_type == kt && r.size == size)
+            .filter(|r| r.class() == class)
             .filter(|r| r.phase == Phase::Search && r.status == Status::Ok)
             .filter(|r| matches!(&r.subject, Subject::Variant { spec: s, .. } if *s == spec))
             .filter_map(Record::tflops)

@@ -38,7 +38,7 @@
 //! The seeds are always kept, after the `keep` best: the Table 2
 //! configuration, the shipped kernel, and any given with `--seed` (measured
 //! winners the sample may miss). A cached list made with other seeds is
-//! reused with this run's ([`reseed`]).
+//! reused with this run's ([`Pruning::reseed`]).
 //!
 //! The result depends on the architecture, the generator and the
 //! configuration only, so it is cached in `<out>/candidates/<type>.json`
@@ -150,7 +150,7 @@ pub fn path(out: &Path, kt: KernelType) -> PathBuf {
 }
 
 /// The cached pruning of `kt` if it was computed for `arch` by this
-/// generator with `config` (with whatever seeds: [`reseed`]).
+/// generator with `config` (with whatever seeds: [`Pruning::reseed`]).
 pub fn load(out: &Path, kt: KernelType, arch: u32, config: &Config) -> Option<File> {
     let text = std::fs::read_to_string(path(out, kt)).ok()?;
     let file: File = serde_json::from_str(&text).ok()?;
@@ -290,17 +290,7 @@ impl<'a> Pruning<'a> {
     fn seeds(&self, seeds: &[Entry]) -> Vec<Ranked> {
         seeds.iter().map(|e| self.check(e).unwrap_or_else(|| ranked_of(e, None, e.blocks_per_sm))).collect()
     }
-}
 
-impl Drop for Pruning<'_> {
-    fn drop(&mut self) {
-        if let Some(scratch) = &self.scratch {
-            let _ = std::fs::remove_dir_all(scratch);
-        }
-    }
-}
-
-impl Pruning<'_> {
     /// The candidates of the space with `seeds` (see the module
     /// documentation), best first.
     pub fn candidates(&self, seeds: &[KernelSpec]) -> Vec<Ranked> {
@@ -399,6 +389,14 @@ impl Pruning<'_> {
         let entries: Vec<Entry> = seeds.iter().filter_map(|s| self.entry(s, true)).collect();
         out.extend(self.seeds(&entries));
         out
+    }
+}
+
+impl Drop for Pruning<'_> {
+    fn drop(&mut self) {
+        if let Some(scratch) = &self.scratch {
+            let _ = std::fs::remove_dir_all(scratch);
+        }
     }
 }
 

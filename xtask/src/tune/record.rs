@@ -153,14 +153,17 @@ pub struct Record {
 impl Record {
     /// The identity `--resume` compares.
     pub fn key(&self) -> RecordKey {
-        RecordKey {
+        RecordKey { class: self.class(), subject: self.subject.clone(), phase: self.phase }
+    }
+
+    /// The class it measured: its GPU, type, shape, form and batch.
+    pub fn class(&self) -> TunedClass {
+        TunedClass {
             device: self.device.clone(),
             kernel_type: self.kernel_type,
             size: self.size,
             update: self.update,
             batch: self.batch,
-            subject: self.subject.clone(),
-            phase: self.phase,
         }
     }
 
@@ -181,13 +184,22 @@ impl Record {
 /// See [`Record::key`].
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct RecordKey {
+    pub class: TunedClass,
+    pub subject: Subject,
+    pub phase: Phase,
+}
+
+/// What a tune compares its records within ([`Record::class`]): one GPU,
+/// kernel type and shape, timed in one form (`update`) and batch. Records
+/// of the same shape in the other form, or batched, are another class: a
+/// winner read across them would be the product form's (C never read).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct TunedClass {
     pub device: DeviceKey,
     pub kernel_type: KernelType,
     pub size: (u64, u64, u64),
     pub update: bool,
     pub batch: Option<u64>,
-    pub subject: Subject,
-    pub phase: Phase,
 }
 
 /// The append-only JSON-lines file of a tuning run.

@@ -7,12 +7,12 @@
 //! `op = T` does, so each reuses the winner of its transpose pattern.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write;
 
 use gemm_codegen::{KernelSpec, Op, Precision};
 
-use super::record::{DeviceKey, KernelType, Phase, Record, Shape, Status, Subject, shape_name};
+use super::record::{DeviceKey, KernelType, Phase, Record, Shape, Status, Subject, TunedClass, shape_name};
 
 /// A winner's class: its type, its shape (largest volume first), whether
 /// it was timed as the update, and the batch it was timed in.
@@ -46,10 +46,11 @@ pub struct Winner {
 }
 
 /// Picks the winners of every kernel type measured on `device`, one per
-/// shape the type was tuned at: the shape given for its precision, and every
-/// other shape a confirmation run timed (a tune of the same journal with
-/// another `--size` or `--shape`). Each is the fastest verified variant of
-/// the search at that shape; its rate, Table 2's and cuBLAS's are then taken
+/// class the type was tuned in ([`TunedClass`]: shape, form, batch): at the
+/// shape given for its precision, and every other class a confirmation run
+/// timed (a tune of the same journal with another `--size` or `--shape`,
+/// or `--update`). Each is the fastest verified variant of the search in
+/// that class; its rate, Table 2's and cuBLAS's are then taken
 /// from the latest confirmation run that timed it, when there is one. In
 /// type order, largest volume first.
 pub fn select(
@@ -58,11 +59,11 @@ pub fn select(
     size_of: impl Fn(Precision) -> (u64, u64, u64),
 ) -> Vec<Winner> {
     let mine = |r: &&Record| &r.device == device && r.status == Status::Ok;
-    let confirmed: BTreeSet<(KernelType, Shape)> = records
+    let confirmed: HashSet<TunedClass> = records
         .iter()
         .filter(mine)
         .filter(|r| matches!(r.phase, Phase::Confirm { .. }))
-        .map(|r| (r.kernel_type, r.size))
+        .map(Record::class)
         .collect();
     // Largest volume first (then by shape), as gemm-kernels orders them.
     let volume = |(m, n, k): Shape| m.saturating_mul(n).saturating_mul(k);
@@ -71,7 +72,7 @@ pub fn select(
     // two kernels at one shape that follow.
     let mut by_class: BTreeMap<ClassKey, Vec<&Record>> = BTreeMap::new();
     for r in records.iter().filter(mine) {
-        if r.size == size_of(r.kernel_type.precision) || confirmed.contains(&(r.kernel_type, r.size)) {
+        if r.size == size_of(r.kernel_type.precision) || confirmed.contains(&r.class()) {
             let key = (r.kernel_type, Reverse((volume(r.size), r.size)), r.update, r.batch);
             by_class.entry(key).or_default().push(r);
         }
@@ -158,15 +159,9 @@ pub fn select(
 }
 
 /// The rates (winner, Table 2, cuBLAS) of the latest confirmation run of
-/// `winner` in `records`, if any.
-pub fn confirmed_rates(
-    records: &[Record],
-    device: &DeviceKey,
-    kt: KernelType,
-    size: (u64, u64, u64),
-    winner: KernelSpec,
-) -> Option<[f64; 3]> {
-    let mine = |r: &&Record| &r.device == device && r.kernel_type == kt && r.size == size;
+/// `winner` in `class`'s records, if any.
+pub fn confirmed_rates(records: &[Record], class: &TunedClass, winner: KernelSpec) -> Option<[f64; 3]> {
+    let mine = |r: &&Record| r.class() == *class;
     let run = records
         .iter()
         .filter(mine)
@@ -190,17 +185,11 @@ pub fn confirmed_rates(
     ])
 }
 
-/// The `n` fastest verified variants of `kt` at `size` on `device`.
-pub fn fastest(
-    records: &[Record],
-    device: &DeviceKey,
-    kt: KernelType,
-    size: (u64, u64, u64),
-    n: usize,
-) -> Vec<KernelSpec> {
+/// The `n` fastest verified variants of `class`'s search.
+pub fn fastest(records: &[Record], class: &TunedClass, n: usize) -> Vec<KernelSpec> {
     let mut timed: Vec<(f64, KernelSpec)> = records
         .iter()
-        .filter(|r| &r.device == device && r.kernel_type == kt && r.size == size && r.status == Status::Ok)
+        .filter(|r| r.class() == *class && r.status == Status::Ok)
         .filter(|r| r.phase == Phase::Search)
         .filter_map(|r| match &r.subject {
             Subject::Variant { spec, .. } => Some((r.tflops()?, *spec)),
@@ -679,34 +668,33 @@ mod tests {
         slow.kernel_type.op_a = Op::N;
         let mut wrong = record(spec(128), 0.5);
         wrong.status = Status::WrongResult;
-        let records = [record(spec(64), 1.0), slow, wrong, record(spec(96), 2.0)];
-        let kt = records[0].kernel_type;
-        assert_eq!(fastest(&records, &device(), kt, (1024, 1024, 1024), 2), vec![spec(64), spec(96)]);
+        // The same shape timed as the update is another class.
+        let update = Record { update: true, ..record(spec(16), 0.25) };
+        let records = [record(spec(64), 1.0), slow, wrong, record(spec(96), 2.0), update.clone()];
+        let class = records[0].class();
+        assert_eq!(fastest(&records, &class, 2), vec![spec(64), spec(96)]);
+        assert_eq!(fastest(&records, &update.class(), 2), vec![spec(16)]);
     }
 
     #[test]
     fn a_confirmed_winner_is_found_in_the_journal() {
         let (fast, slow) = (spec(64), spec(32));
-        let size = (1024, 1024, 1024);
-        let kt = record(fast, 1.0).kernel_type;
+        let class = record(fast, 1.0).class();
         let confirm = |subject: Subject, ms: f64, run: u64| Record {
             subject,
             phase: Phase::Confirm { run },
             ..record(fast, ms)
         };
         let mut records = vec![record(fast, 1.0), record(slow, 2.0)];
-        assert_eq!(confirmed_rates(&records, &device(), kt, size, fast), None);
+        assert_eq!(confirmed_rates(&records, &class, fast), None);
         records.push(confirm(Subject::Variant { spec: fast, table2: false }, 2.0, 1));
         records.push(confirm(Subject::Variant { spec: fast, table2: false }, 1.0, 2));
         records.push(confirm(Subject::Variant { spec: slow, table2: true }, 2.0, 2));
         records.push(confirm(Subject::Cublas, 0.5, 2));
         let rate = |ms: f64| record(fast, ms).tflops().unwrap();
-        assert_eq!(
-            confirmed_rates(&records, &device(), kt, size, fast),
-            Some([rate(1.0), rate(2.0), rate(0.5)])
-        );
+        assert_eq!(confirmed_rates(&records, &class, fast), Some([rate(1.0), rate(2.0), rate(0.5)]));
         // Another winner has no confirmation yet.
-        assert_eq!(confirmed_rates(&records, &device(), kt, size, spec(96)), None);
+        assert_eq!(confirmed_rates(&records, &class, spec(96)), None);
     }
 
     #[test]
