@@ -9,6 +9,7 @@ with c_batch), call21's c_batch bench and the c_batch siblings of calls 20 and 2
 call28 (update classes at K = 64 with the form-aware dispatch, tall 16-wide classes) and call31 (64-wide tall
 classes for every type), and call28's five small sweeps. Run from the repository root: python3 tuning/sm_90-classes/tables.py"""
 import csv
+import glob
 import gzip
 import json
 import re
@@ -257,3 +258,14 @@ print("small, call28 run 1 against call24 run a: %d cells with another spec; tim
     sum(a[k]["spec"] != b[k]["spec"] for k in b),
     statistics.median(float(b[k]["cublas_median_ms"]) / float(a[k]["cublas_median_ms"]) for k in b),
     statistics.median(float(b[k]["median_ms"]) / float(a[k]["median_ms"]) for k in b)))
+
+# Call 25's update classes at 8192 x 8192 x 64 as the tuner confirmed them (winner and cuBLAS back to back),
+# and how long reseeding a cached pruning took on the GPU machine (calls 26-32).
+for line in open(D + "call25/tune-8192x8192x64.log"):
+    m = re.match(r"(\w+): .*confirmed best ([\d.]+) TFLOP/s, Table 2 [\d.]+, cuBLAS ([\d.]+)", line)
+    if m:
+        print("call25 update 8192x8192x64 %s: %.2fx cuBLAS" % (m[1], float(m[2]) / float(m[3])))
+reseeds = [float(m[1]) for c in ["call26", "call27", "call29", "call30", "call32"]
+           for f in glob.glob(D + c + "/tune-*.log") for line in open(f)
+           for m in [re.search(r"candidates reseeded in ([\d.]+) s", line)] if m]
+print("reseeded lists: %d, %.1f–%.1f s each" % (len(reseeds), min(reseeds), max(reseeds)))
