@@ -32,7 +32,7 @@ pub use pipeline::{
     c_batch_allowed, frag_sets_allowed, interleave_allowed, ldg_width_allowed, ldg_width_divides,
     ldg_width_fits_precision, stages_allowed, unroll_divides, warps_fit,
 };
-pub use wgmma::{TF32X3_MAX_N, WGMMA_MIN_STAGES, wgmma_allowed, wgmma_fits};
+pub use wgmma::{TF32X3_MAX_N, WGMMA_MIN_STAGES, wgmma_allowed, wgmma_fits, wgmma_max_n};
 
 /// Hardware limits that decide whether a kernel can be built and launched at
 /// all (not how fast it runs).
@@ -327,11 +327,13 @@ pub(crate) const fn proven_u32(value: u128) -> u32 {
 /// The paper's register reuse: FMAs per load in the innermost loop. For a
 /// `wgmma` kernel, whose tensor cores read both operands from shared
 /// memory, the same ratio for its warpgroup: `64·n` multiply-adds per
-/// `64 + n` elements read, each 8-deep step.
+/// `64 + n` elements read, each 8-deep step (for `c32`, four real ones per
+/// two scalars read).
 pub fn register_reuse(spec: &KernelSpec) -> f64 {
     if let Some(wg) = spec.wgmma() {
         let n = f64::from(wg.n);
-        return 64.0 * n / (64.0 + n);
+        let complex = if spec.precision.is_complex() { 2.0 } else { 1.0 };
+        return complex * 64.0 * n / (64.0 + n);
     }
     let (m, n) = (f64::from(spec.m_thr()), f64::from(spec.n_thr()));
     if spec.precision.is_complex() { (4.0 * m * n) / (2.0 * (m + n)) } else { (m * n) / (m + n) }
@@ -372,10 +374,11 @@ pub const fn regs_lower_bound(spec: &KernelSpec) -> u128 {
     // k, a lane's `m_thr · k / 4` elements of A and `n_thr · k / 8` of B
     // (tf32x3 keeps each as two TF32 parts).
     // A `wgmma` thread holds its accumulators (twice for tf32x3, whose
-    // products gather apart) and one converted 4 × 4 block of a stripe.
+    // products gather apart; pairs for c32) and one converted 4 × 4 block
+    // of a stripe.
     if spec.wgmma().is_some() {
         let sets = if matches!(spec.math, Math::Tf32x3) { 2 } else { 1 };
-        return sets * m * n + 16;
+        return sets * m * n * wgmma_planes(spec) as u128 + 16;
     }
     let fragments = if spec.math.is_mma() {
         let k = spec.k_per_step() as u128;
@@ -461,22 +464,34 @@ pub const fn wgmma_sbo(spec: &KernelSpec) -> u128 {
     128 * (spec.k_blk as u128 / 4) + 16
 }
 
-/// Bytes of one TF32 part of `operand`'s converted stripe in a `wgmma`
-/// kernel: `free_blk / 8` groups of 8 rows, [`wgmma_sbo`] apart.
+/// Bytes of one plane of one TF32 part of `operand`'s converted stripe in
+/// a `wgmma` kernel: `free_blk / 8` groups of 8 rows, [`wgmma_sbo`] apart.
 pub const fn wgmma_part_bytes(spec: &KernelSpec, operand: Operand) -> u128 {
     (free_blk(spec, operand) as u128).div_ceil(8) * wgmma_sbo(spec)
 }
 
+/// The TF32 parts a `wgmma` kernel splits each scalar into: big and small
+/// for `tf32x3`, one for `tf32`.
+pub const fn wgmma_parts(spec: &KernelSpec) -> u32 {
+    if matches!(spec.math, Math::Tf32x3) { 2 } else { 1 }
+}
+
+/// The planes of each part of a `wgmma` kernel's converted stripe: real
+/// and imaginary for `c32`, one for `f32`.
+pub const fn wgmma_planes(spec: &KernelSpec) -> u32 {
+    if spec.precision.is_complex() { 2 } else { 1 }
+}
+
 /// Bytes of a `wgmma` kernel's converted stripes after the rings: two sets
 /// (one read by the stripe in flight, one being written) of A's and B's
-/// TF32 parts (big and small for `tf32x3`, one for `tf32`); 0 for any other
-/// kernel.
+/// TF32 parts ([`wgmma_parts`]), each of [`wgmma_planes`] planes; 0 for
+/// any other kernel.
 pub const fn wgmma_bytes(spec: &KernelSpec) -> u128 {
     if spec.wgmma().is_none() {
         return 0;
     }
-    let parts = if matches!(spec.math, Math::Tf32x3) { 2 } else { 1 };
-    2 * parts * (wgmma_part_bytes(spec, Operand::A) + wgmma_part_bytes(spec, Operand::B))
+    let planes = (wgmma_parts(spec) * wgmma_planes(spec)) as u128;
+    2 * planes * (wgmma_part_bytes(spec, Operand::A) + wgmma_part_bytes(spec, Operand::B))
 }
 
 /// [`Rule::TooManyThreads`] and [`Rule::PartialWarp`]: which of the two

@@ -376,7 +376,8 @@ fn tuner_space_on_sm90_is_pinned() {
 /// n, 8)`, `arch = sm_90a`) join the f32 tuner space of sm_90, each legal
 /// where `gemm_kernel!` checks it, with a ring, one fragment set and the
 /// whole stripe unrolled; counting equals listing; the shipped 128 × 128 × 32
-/// kernel is in it; other precisions and targets gain nothing.
+/// kernel is in it; c32 gains its narrower warpgroups, f64 and other
+/// targets nothing.
 #[test]
 fn wgmma_points_join_the_sm90_tuner_space() {
     let bounds = Bounds {
@@ -422,10 +423,22 @@ fn wgmma_points_join_the_sm90_tuner_space() {
     assert!(!full.contains(&shipped));
     assert!(full.clone().with_pipeline(full.pipeline.clone().with_wgmma()).contains(&shipped));
 
-    for precision in [Precision::F64, Precision::C32] {
-        let other = Space::for_tuning(precision, Op::N, Op::N, sm90()).with_bounds(bounds.clone());
-        let with = other.clone().with_pipeline(other.pipeline.clone().with_wgmma());
-        assert_eq!(with.count(), other.count(), "{precision}");
+    let f64s = Space::for_tuning(Precision::F64, Op::N, Op::N, sm90()).with_bounds(bounds.clone());
+    let with = f64s.clone().with_pipeline(f64s.pipeline.clone().with_wgmma());
+    assert_eq!(with.count(), f64s.count(), "f64 has no wgmma");
+    // c32 gains warpgroups of n = 64 only (its tf32x3 accumulators are
+    // pairs), converting 16 bytes (2 elements) a load.
+    let c32 = Space::for_tuning(Precision::C32, Op::N, Op::N, sm90()).with_bounds(bounds.clone());
+    let with = c32.clone().with_pipeline(c32.pipeline.clone().with_wgmma());
+    let specs = with.specs();
+    assert_eq!(with.count().survivors, specs.len() as u64);
+    let wgmma: Vec<&KernelSpec> = specs.iter().filter(|s| s.wgmma().is_some()).collect();
+    assert_eq!(specs.len() - wgmma.len(), c32.specs().len(), "the other c32 points are the base space's");
+    assert!(!wgmma.is_empty());
+    for s in &wgmma {
+        let n = s.mma.map(|m| m.n);
+        assert_eq!((s.arch, s.math, s.lds_width, n), (Target::Sm90a, Math::Tf32x3, 2, Some(64)), "{s}");
+        assert!(gemm_codegen::validate(s).is_ok(), "{s}");
     }
     assert_eq!(Pipeline::tuner(Target::Sm80).with_wgmma(), Pipeline::tuner(Target::Sm80));
 }

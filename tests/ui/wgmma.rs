@@ -72,4 +72,22 @@ gemm_kernel! {
     mma = (64, 64, 8),
 }
 
+// A c32 thread keeps n / 2 complex accumulators, twice for tf32x3: n up to 64.
+gemm_kernel! {
+    name = CgemmWgmmaTooWide,
+    precision = c32,
+    op = (N, C),
+    tile = (128, 128, 16),
+    threads = (64, 4),
+    load_a = (64, 4),
+    load_b = (64, 4),
+    lds_width = 2,
+    ldg_width = 2,
+    arch = sm_90a,
+    stages = 2,
+    warps = (8, 1),
+    math = tf32x3,
+    mma = (64, 128, 8),
+}
+
 fn main() {}

@@ -13,26 +13,34 @@
 //! 16 bytes a load (`lds_width = 4`). Only `f32` for now: `c32` would need
 //! the four real products per complex one.
 
-use super::{Field, ParamPath, Rule, Violation, violation};
+use super::{Field, ParamPath, Rule, Violation, mma_lds_width, violation};
 use crate::ptx::{MmaShape, WgmmaShape};
 use crate::spec::{KernelSpec, Math, Precision, Target, WarpShape};
 
-/// The widest `n` of a `tf32x3` warpgroup: its products accumulate in a
-/// second set of `n / 2` registers a thread before they join C's, and two
-/// sets of 64 leave room in 255 registers for the rest.
+/// The widest `n` of an `f32` `tf32x3` warpgroup: its products accumulate
+/// in a second set of `n / 2` registers a thread before they join C's, and
+/// two sets of 64 leave room in 255 registers for the rest.
 pub const TF32X3_MAX_N: u32 = 128;
+
+/// The widest `n` of a warpgroup of `math` on `precision` (`f32` or
+/// `c32`): 256, the instruction's, for `tf32`; [`TF32X3_MAX_N`] for
+/// `tf32x3`; half of those for `c32`, whose accumulators are pairs.
+pub const fn wgmma_max_n(math: Math, precision: Precision) -> u32 {
+    let n = if matches!(math, Math::Tf32x3) { TF32X3_MAX_N } else { 256 };
+    if precision.is_complex() { n / 2 } else { n }
+}
 
 /// The shallowest ring a `wgmma` kernel takes: its stripes arrive by
 /// `cp.async` and are converted in shared memory, so `stages ≥ 2`.
 pub const WGMMA_MIN_STAGES: u32 = 2;
 
 /// [`Rule::Mma`] for a warpgroup shape (`shape.m = 64`): `math = tf32` or
-/// `tf32x3` on `f32`, `arch = sm_90a`, `k = 8`, `n` a multiple of 8 up to
-/// 256 (up to [`TF32X3_MAX_N`] for `tf32x3`).
+/// `tf32x3` on `f32` or `c32`, `arch = sm_90a`, `k = 8`, `n` a multiple of
+/// 8 up to [`wgmma_max_n`].
 pub const fn wgmma_allowed(math: Math, precision: Precision, shape: MmaShape, arch: Target) -> bool {
-    let max_n = if matches!(math, Math::Tf32x3) { TF32X3_MAX_N } else { 256 };
+    let max_n = wgmma_max_n(math, precision);
     matches!(math, Math::Tf32 | Math::Tf32x3)
-        && matches!(precision, Precision::F32)
+        && matches!(precision, Precision::F32 | Precision::C32)
         && matches!(arch, Target::Sm90a)
         && shape.m == WgmmaShape::M
         && shape.k == WgmmaShape::K
@@ -51,7 +59,7 @@ pub const fn wgmma_fits(spec: &KernelSpec, shape: WgmmaShape, warps: WarpShape) 
         && spec.n_blk as u64 == shape.n as u64 * warps.n as u64
         && spec.k_blk.is_multiple_of(WgmmaShape::K)
         && spec.stages >= WGMMA_MIN_STAGES
-        && spec.lds_width == 4
+        && spec.lds_width == mma_lds_width(spec.precision)
 }
 
 /// Why `shape` (with `shape.m = 64`) is not allowed, as a message.
@@ -64,24 +72,28 @@ pub(super) fn shape_message(spec: &KernelSpec, shape: MmaShape) -> String {
             shape.k, spec.arch
         );
     }
-    if !matches!(spec.precision, Precision::F32) {
+    if !matches!(spec.precision, Precision::F32 | Precision::C32) {
         return format!(
-            "`mma = (64, {n}, {})` multiplies f32 with `wgmma` (this kernel is {}): use `precision = f32`, \
-             or an `mma.sync` shape such as `(16, 8, 8)`",
+            "`mma = (64, {n}, {})` multiplies f32 and c32 with `wgmma` (this kernel is {}): use `precision = \
+             f32` or `c32`, or an `mma.sync` shape such as `(16, 8, 8)`",
             shape.k, spec.precision
         );
     }
     if shape.k != WgmmaShape::K {
         return format!("`mma.2` of a TF32 `wgmma` is 8, not {}: use `mma = (64, {n}, 8)`", shape.k);
     }
-    let max_n = if matches!(math, Math::Tf32x3) { TF32X3_MAX_N } else { 256 };
-    format!(
-        "`mma.1` ({n}) of a `wgmma` with `math = {math}` must be a multiple of 8 from 8 to {max_n}{}",
-        if matches!(math, Math::Tf32x3) {
-            " (tf32x3 keeps a second set of n / 2 accumulators a thread)"
-        } else {
-            ""
+    let max_n = wgmma_max_n(math, spec.precision);
+    let why = match (math, spec.precision.is_complex()) {
+        (Math::Tf32x3, false) => " (tf32x3 keeps a second set of n / 2 accumulators a thread)",
+        (Math::Tf32x3, true) => {
+            " (a c32 thread keeps n / 2 complex accumulators, and tf32x3 a second set of them)"
         }
+        (_, true) => " (a c32 thread keeps n / 2 complex accumulators)",
+        _ => "",
+    };
+    format!(
+        "`mma.1` ({n}) of a `wgmma` with `math = {math}` on {} must be a multiple of 8 from 8 to {max_n}{why}",
+        spec.precision
     )
 }
 
@@ -162,15 +174,16 @@ pub(super) fn check(spec: &KernelSpec, shape: WgmmaShape, warps: WarpShape, out:
             ),
         );
     }
-    if spec.lds_width != 4 {
+    let width = mma_lds_width(spec.precision);
+    if spec.lds_width != width {
         violation(
             out,
             ParamPath::whole(Field::LdsWidth),
             Rule::MmaTile,
             format!(
-                "a `wgmma` kernel converts its stripes to TF32 parts 16 bytes at a time: set `lds_width = 4` \
-                 (not {})",
-                spec.lds_width
+                "a `wgmma` kernel converts its stripes to TF32 parts 16 bytes at a time: set `lds_width = \
+                 {width}` for {} (not {})",
+                spec.precision, spec.lds_width
             ),
         );
     }
@@ -224,5 +237,31 @@ mod tests {
         assert!(rules(&short).contains(&("tile.1".to_owned(), Rule::MmaTile)), "{:?}", rules(&short));
         assert!(wgmma_fits(&s, WgmmaShape { n: 128 }, WarpShape { m: 8, n: 1 }));
         assert!(!wgmma_fits(&KernelSpec { k_blk: 12, ..s }, WgmmaShape { n: 128 }, WarpShape { m: 8, n: 1 }));
+    }
+
+    /// A CGEMM on the warpgroup MMA: legal at half an SGEMM's widest `n`,
+    /// converting 2 elements a load; f64 has no `wgmma`.
+    #[test]
+    fn a_complex_warpgroup_is_legal_at_half_the_width() {
+        let s: KernelSpec = "precision = c32, op = (N, C), tile = (128, 64, 16), threads = (64, 4), \
+            load_a = (64, 4), load_b = (32, 8), lds_width = 2, ldg_width = 2, stages = 3, warps = (8, 1), \
+            math = tf32x3, mma = (64, 64, 8), arch = sm_90a"
+            .parse()
+            .unwrap();
+        let at = |p: &str, r: Rule| vec![(p.to_owned(), r)];
+        assert_eq!(rules(&s), []);
+        let wide = KernelSpec { mma: Some(MmaShape { m: 64, n: 128, k: 8 }), n_blk: 128, ..s };
+        assert_eq!(rules(&wide), at("mma", Rule::Mma), "tf32x3 keeps two sets of complex accumulators");
+        assert_eq!(rules(&KernelSpec { math: Math::Tf32, ..wide }), []);
+        let widest = KernelSpec { mma: Some(MmaShape { m: 64, n: 256, k: 8 }), n_blk: 256, ..wide };
+        assert_eq!(rules(&KernelSpec { math: Math::Tf32, ..widest }), at("mma", Rule::Mma));
+        assert_eq!(rules(&KernelSpec { lds_width: 1, ..s }), at("lds_width", Rule::MmaTile));
+        assert_eq!(
+            (wgmma_max_n(Math::Tf32x3, Precision::C32), wgmma_max_n(Math::Tf32, Precision::C32)),
+            (64, 128)
+        );
+        let f64s = KernelSpec { precision: Precision::F64, math: Math::Dmma, lds_width: 2, ..spec() };
+        assert!(!wgmma_allowed(f64s.math, f64s.precision, MmaShape { m: 64, n: 64, k: 8 }, Target::Sm90a));
+        assert!(!wgmma_allowed(Math::Tf32x3, Precision::C64, MmaShape { m: 64, n: 64, k: 8 }, Target::Sm90a));
     }
 }

@@ -192,9 +192,9 @@ impl Pipeline {
         self
     }
 
-    /// This pipeline with Hopper's warpgroup `wgmma` for f32 where the
-    /// target is sm_90: `math = tf32x3` with `mma = (64, 64, 8)` and `(64,
-    /// 128, 8)` (`stencil/wgmma.rs`). Its points are `arch = sm_90a` (the
+    /// This pipeline with Hopper's warpgroup `wgmma` for f32 and c32 where
+    /// the target is sm_90: `math = tf32x3` with `mma = (64, 64, 8)` and
+    /// `(64, 128, 8)` (`stencil/wgmma.rs`; c32 takes the first alone). Its points are `arch = sm_90a` (the
     /// only target that has `wgmma`), within a space of `arch = sm_90`; a
     /// ring (`stages ≥ 2`), one fragment set and the whole stripe unrolled
     /// (the warpgroup product reads its fragments from shared memory

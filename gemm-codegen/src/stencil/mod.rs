@@ -142,7 +142,7 @@ pub(crate) fn lower(plan: &Plan) -> Module {
     let (conj_a, conj_b) =
         (ring && spec.op_a.conjugates(spec.precision), ring && spec.op_b.conjugates(spec.precision));
     let mut inner: Box<dyn InnerProduct> = if let Some(shape) = spec.wgmma() {
-        Box::new(wgmma::Warpgroup::new(shape, spec.math))
+        Box::new(wgmma::Warpgroup::new(shape, spec.math, (conj_a, conj_b)))
     } else if spec.math.is_mma() {
         Box::new(walk::Walker::new(mma::Fragments::new(conj_a, conj_b)))
     } else {

@@ -1,7 +1,8 @@
 //! The Hopper warpgroup inner product (`math = tf32 | tf32x3` with `mma =
-//! (64, n, 8)`, `arch = sm_90a`): each warpgroup of four warps computes a
-//! `64 × n` block of the C tile with `wgmma.mma_async`, reading A and B
-//! from shared memory through matrix descriptors (`ptx/ir/wgmma.rs`).
+//! (64, n, 8)`, `arch = sm_90a`, on `f32` or `c32`): each warpgroup of four
+//! warps computes a `64 × n` block of the C tile with `wgmma.mma_async`,
+//! reading A and B from shared memory through matrix descriptors
+//! (`ptx/ir/wgmma.rs`).
 //!
 //! # A stripe's product
 //!
@@ -50,8 +51,28 @@
 //! g + 8`, columns `2t, 2t + 1` of each 8-column block (`WgmmaShape::d_at`):
 //! the [`super::CLayout`] of a `wgmma` plan, rows in runs of 1 at step 8,
 //! columns in runs of 2 at step 8, so the stencil's epilogue stores them.
+//!
+//! # Complex (`c32`)
+//!
+//! `wgmma` multiplies real matrices, so the conversion also splits the
+//! ring's interleaved `(re, im)` pairs into two planes per part, real and
+//! imaginary, each in the canonical layout above (an operand's parts are
+//! `[part][plane]`, one [`wgmma_part_bytes`] each). With `A = a + ib`, `B
+//! = c + id` (`σ_A`, `σ_B` = −1 for a conjugated operand), a step is four
+//! real products per part pair, into real and imaginary accumulators:
+//!
+//! ```text
+//! re += a·c − σ_A σ_B b·d        im += σ_B a·d + σ_A b·c
+//! ```
+//!
+//! each sign an `imm-scale-a` of −1 on its `wgmma` (so conjugation costs
+//! nothing, and the ring copies pairs as they are). A K-major stripe's
+//! conversion unit is 2 rows × 4 k (one 16-byte load is two pairs), a
+//! K-contiguous one's one row's 4 k (two 16-byte chunks, the second at the
+//! first's chunk index XOR 1 — the swizzle's mask leaves that pairing
+//! intact).
 
-use crate::constraints::{Operand, wgmma_part_bytes, wgmma_sbo};
+use crate::constraints::{Operand, wgmma_part_bytes, wgmma_parts, wgmma_planes, wgmma_sbo};
 use crate::ptx::{Address, BinOp, Cmp, Instr, Operand as Op, Reg, SmemDesc, Space, Type, WgmmaShape};
 use crate::spec::Math;
 
@@ -71,22 +92,33 @@ struct Conversion {
     /// Where the ring's first slot lies.
     ring: SharedBase,
     /// Per unit of the thread: its offset in a slot, the shared address of
-    /// its place in the big part, and its guard where units run out.
+    /// its place in the big part's (real) plane, and its guard where units
+    /// run out.
     units: Vec<(Reg, Reg, Option<Reg>)>,
     /// Bytes from the big part to the small one (tf32x3).
     small_offset: Option<u32>,
+    /// Bytes from a part's real plane to its imaginary one (c32).
+    im_offset: Option<u32>,
+    /// Scalars per element: 1, or 2 for c32's pairs.
+    scalars: u32,
 }
 
 /// The warpgroup product of one stripe (see the module doc).
 pub(crate) struct Warpgroup {
     shape: WgmmaShape,
     x3: bool,
+    /// Whether A's and B's elements are conjugated as they multiply (c32).
+    conj: (bool, bool),
     acc: Vec<Elem>,
+    /// A stripe's tf32x3 products: real parts, then imaginary ones (c32),
+    /// in the order of [`Warpgroup::acc_regs`].
     tmp: Vec<Reg>,
     conversions: Vec<Conversion>,
-    /// The descriptors of the first step, `[operand][part]` (part 0 big,
-    /// 1 small).
+    /// The descriptors of the first step, `[operand][part · planes +
+    /// plane]` (part 0 big, 1 small; plane 0 real, 1 imaginary).
     desc: Vec<Vec<Reg>>,
+    /// Planes a part has: 1, or 2 for c32.
+    planes: usize,
     /// `false` and `true` as predicates, for `scale-d`.
     p_false: Option<Reg>,
     p_true: Option<Reg>,
@@ -97,14 +129,18 @@ pub(crate) struct Warpgroup {
 }
 
 impl Warpgroup {
-    pub fn new(shape: WgmmaShape, math: Math) -> Warpgroup {
+    /// The product of `shape` and `math`, conjugating A's and B's elements
+    /// as it multiplies them when asked (`conj`, complex only).
+    pub fn new(shape: WgmmaShape, math: Math, conj: (bool, bool)) -> Warpgroup {
         Warpgroup {
             shape,
             x3: math == Math::Tf32x3,
+            conj,
             acc: Vec::new(),
             tmp: Vec::new(),
             conversions: Vec::new(),
             desc: Vec::new(),
+            planes: 1,
             p_false: None,
             p_true: None,
             set_bytes: 0,
@@ -120,6 +156,13 @@ impl Warpgroup {
         (0..self.shape.d_per_thread())
             .map(|i| regs[((i / 2) % 2 * n_thr + i % 2 + 2 * (i / 4)) as usize])
             .collect()
+    }
+
+    /// The accumulators' scalar registers: every real part, then every
+    /// imaginary one (c32).
+    fn acc_regs(&self) -> Vec<Reg> {
+        let re = self.acc.iter().map(|e| e.re);
+        re.chain(self.acc.iter().filter_map(|e| e.im)).collect()
     }
 
     /// `wgmma.wait_group 0`, then `C_regs += tmp`, rounded to nearest.
@@ -140,47 +183,60 @@ impl Warpgroup {
         let rows = crate::constraints::free_blk(&spec, operand);
         let sbo = wgmma_sbo(&spec) as u32;
         let part = wgmma_part_bytes(&spec, operand) as u32;
+        let (parts, planes) = (wgmma_parts(&spec), wgmma_planes(&spec));
+        let esz = spec.precision.element_bytes();
         let k_major = !plan.layout(operand).k_contiguous();
-        let row_bytes = plan.stride(operand) * 4;
+        let row_bytes = plan.stride(operand) * esz;
         let ring = match operand {
             Operand::A => cx.smem_a,
             Operand::B => cx.smem_b,
         };
-        let parts = SharedBase { array: ring.array, offset: parts_at };
+        let base_at = SharedBase { array: ring.array, offset: parts_at };
 
         cx.b.comment(format!(
-            "{name}: TF32 parts at byte {parts_at} of the array, 8-row groups {sbo} bytes apart; \
-             descriptors of this warpgroup's rows"
+            "{name}: TF32 parts at byte {parts_at} of the array{}, 8-row groups {sbo} bytes apart; \
+             descriptors of this warpgroup's rows",
+            if planes > 1 {
+                format!(", each a real and an imaginary plane of {part} bytes")
+            } else {
+                String::new()
+            }
         ));
         let base = cx.b.reg(format!("{name}_parts"), Type::U32);
-        cx.shared_address(base, parts);
+        cx.shared_address(base, base_at);
         let mut descs = Vec::new();
         let addr = cx.b.reg(format!("{name}_desc_addr"), Type::U32);
         let wide = cx.b.reg(format!("{name}_desc_addr64"), Type::U64);
-        for p in 0..if self.x3 { 2 } else { 1 } {
-            let desc = cx.b.reg(format!("{name}_desc_{}", ["big", "small"][p]), Type::U64);
-            cx.b.push(Instr::mad(addr, wg_row, Op::imm(sbo), base));
-            if p > 0 {
-                cx.b.push(Instr::add(addr, addr, Op::imm(p as u32 * part)));
+        for p in 0..parts {
+            for q in 0..planes {
+                let plane = if planes > 1 { ["_re", "_im"][q as usize] } else { "" };
+                let desc =
+                    cx.b.reg(format!("{name}_desc_{}{plane}", ["big", "small"][p as usize]), Type::U64);
+                cx.b.push(Instr::mad(addr, wg_row, Op::imm(sbo), base));
+                if p * planes + q > 0 {
+                    cx.b.push(Instr::add(addr, addr, Op::imm((p * planes + q) * part)));
+                }
+                cx.b.push(Instr::binary(BinOp::Shr, addr, addr, Op::imm(4)));
+                cx.b.push(Instr::cvt(wide, addr));
+                let template = SmemDesc::k_major(0, LBO, sbo).encode();
+                cx.b.push(Instr::binary(BinOp::Or, desc, wide, Op::imm(template as i64)));
+                descs.push(desc);
             }
-            cx.b.push(Instr::binary(BinOp::Shr, addr, addr, Op::imm(4)));
-            cx.b.push(Instr::cvt(wide, addr));
-            let template = SmemDesc::k_major(0, LBO, sbo).encode();
-            cx.b.push(Instr::binary(BinOp::Or, desc, wide, Op::imm(template as i64)));
-            descs.push(desc);
         }
         self.desc.push(descs);
 
-        // Units: 4 rows × 4 k of a K-major stripe, or one 4-k chunk of a row
-        // of a K-contiguous one; lanes along the rows.
-        let (row_units, units) =
-            if k_major { (rows / 4, rows / 4 * (spec.k_blk / 4)) } else { (rows, rows * (spec.k_blk / 4)) };
+        // Units: 16 / esz rows × 4 k of a K-major stripe (a 16-byte load a
+        // k), or one row's 4 k of a K-contiguous one (esz / 4 chunks); lanes
+        // along the rows.
+        let unit_rows = if k_major { 16 / esz } else { 1 };
+        let row_units = rows / unit_rows;
+        let units = row_units * (spec.k_blk / 4);
         let threads = cx.plan.threads();
         cx.b.comment(format!(
             "{name}: {units} conversion units of {}, unit u = thread + {threads} i at row {}(u mod {row_units}), \
              k chunk u div {row_units}",
-            if k_major { "4 rows x 4 k" } else { "one row's 4 k" },
-            if k_major { "4 " } else { "" },
+            if k_major { format!("{unit_rows} rows x 4 k") } else { "one row's 4 k".to_owned() },
+            if k_major { format!("{unit_rows} ") } else { String::new() },
         ));
         let mut list = Vec::new();
         for i in 0..units.div_ceil(threads) {
@@ -193,9 +249,9 @@ impl Warpgroup {
                 p
             });
             let (kq, r) = cx.divmod(u, row_units, &format!("{tag}_kq"), &format!("{tag}_r"));
-            let row = if k_major {
+            let row = if unit_rows > 1 {
                 let row = cx.b.reg(format!("{tag}_row"), Type::U32);
-                cx.b.push(Instr::mul(row, r, Op::imm(4)));
+                cx.b.push(Instr::mul(row, r, Op::imm(unit_rows)));
                 row
             } else {
                 r
@@ -204,13 +260,19 @@ impl Warpgroup {
             let place = cx.b.reg(format!("{tag}_place"), Type::U32);
             let scratch = cx.b.reg(format!("{tag}_scratch"), Type::U32);
             if k_major {
-                // Ring: [k][free], row 4kq at byte 4·row.
+                // Ring: [k][free], row 4kq at byte esz·row.
                 cx.b.push(Instr::mul(off, kq, Op::imm(4 * row_bytes)));
-                cx.b.push(Instr::mad(off, row, Op::imm(4), off));
+                cx.b.push(Instr::mad(off, row, Op::imm(esz), off));
             } else {
-                // Ring: [free][k], chunk kq of row `row` at chunk kq ^ (row mod 8).
+                // Ring: [free][k], 16-byte chunk c of row `row` at chunk c ^
+                // (row mod 8); the unit's first chunk is c = (esz / 4) kq.
                 cx.b.push(Instr::binary(BinOp::And, scratch, row, Op::imm(7)));
-                cx.b.push(Instr::binary(BinOp::Xor, scratch, scratch, kq));
+                if esz > 4 {
+                    cx.b.push(Instr::mul(off, kq, Op::imm(esz / 4)));
+                    cx.b.push(Instr::binary(BinOp::Xor, scratch, scratch, off));
+                } else {
+                    cx.b.push(Instr::binary(BinOp::Xor, scratch, scratch, kq));
+                }
                 cx.b.push(Instr::mul(off, row, Op::imm(row_bytes)));
                 cx.b.push(Instr::mad(off, scratch, Op::imm(16), off));
             }
@@ -228,7 +290,9 @@ impl Warpgroup {
             row_bytes,
             ring,
             units: list,
-            small_offset: self.x3.then_some(part),
+            small_offset: self.x3.then_some(planes * part),
+            im_offset: (planes > 1).then_some(part),
+            scalars: planes,
         });
     }
 
@@ -238,6 +302,10 @@ impl Warpgroup {
         cx.b.comment(format!("{}: the landed stripe -> its TF32 parts", conv.operand.lower()));
         cx.shared_address(scratch.slot, conv.ring);
         cx.b.push(Instr::add(scratch.slot, scratch.slot, stage));
+        let s = conv.scalars as usize;
+        let ld = |cx: &mut Cx<'_>, x: &[Reg], at: Address| {
+            cx.b.push(Instr::ld(Space::Shared, crate::ptx::CacheQual::None, x, at));
+        };
         for (i, &(off, place, guard)) in conv.units.iter().enumerate() {
             // A thread past the last unit branches over it: a guard on the
             // loads and stores alone would leave the split reading registers
@@ -249,43 +317,73 @@ impl Warpgroup {
             });
             cx.b.push(Instr::add(scratch.addr, scratch.slot, off));
             cx.b.push(Instr::add(scratch.place, place, set));
-            // Rows of 4 k values each: `x[4 j + c]` is row c, k j of a K-major
-            // block, loaded along the rows; a K-contiguous chunk is one row.
-            let blocks: Vec<[Reg; 4]> = if conv.k_major {
+            // `rows[c][q][j]`: scalar q (real, imaginary) of row c, k j.
+            let rows: Vec<Vec<[Reg; 4]>> = if conv.k_major {
+                // One 16-byte load a k along the rows: `x[4 j + s c + q]`.
                 for j in 0..4 {
                     let at = Address::reg(scratch.addr, (j * conv.row_bytes) as i64);
-                    cx.b.push(Instr::ld(
-                        Space::Shared,
-                        crate::ptx::CacheQual::None,
-                        &scratch.x[4 * j as usize..][..4],
-                        at,
-                    ));
+                    ld(cx, &scratch.x[4 * j as usize..][..4], at);
                 }
-                (0..4).map(|c| [0, 1, 2, 3].map(|j| scratch.x[4 * j + c])).collect()
+                (0..4 / s)
+                    .map(|c| (0..s).map(|q| [0, 1, 2, 3].map(|j| scratch.x[4 * j + s * c + q])).collect())
+                    .collect()
             } else {
-                cx.b.push(Instr::ld(
-                    Space::Shared,
-                    crate::ptx::CacheQual::None,
-                    &scratch.x[..4],
-                    Address::reg(scratch.addr, 0),
-                ));
-                vec![[0, 1, 2, 3].map(|j| scratch.x[j])]
-            };
-            for (c, row) in blocks.iter().enumerate() {
-                for (j, &x) in row.iter().enumerate() {
-                    let small = conv.small_offset.map(|_| (scratch.small[j], scratch.rest));
-                    split_tf32(cx, x, scratch.half, scratch.big[j], small);
+                // One row's 4 k in `s` chunks, the second at chunk index ^ 1:
+                // `x[s j + q]`.
+                ld(cx, &scratch.x[..4], Address::reg(scratch.addr, 0));
+                if s > 1 {
+                    cx.b.push(Instr::binary(BinOp::Xor, scratch.addr, scratch.addr, Op::imm(16)));
+                    ld(cx, &scratch.x[4..8], Address::reg(scratch.addr, 0));
                 }
-                let at = |extra: u32| Address::reg(scratch.place, (16 * c as u32 + extra) as i64);
-                cx.b.push(Instr::st(Space::Shared, at(0), &scratch.big));
-                if let Some(small) = conv.small_offset {
-                    cx.b.push(Instr::st(Space::Shared, at(small), &scratch.small));
+                vec![(0..s).map(|q| [0, 1, 2, 3].map(|j| scratch.x[s * j + q])).collect()]
+            };
+            for (c, row) in rows.iter().enumerate() {
+                for (q, values) in row.iter().enumerate() {
+                    for (j, &x) in values.iter().enumerate() {
+                        let small = conv.small_offset.map(|_| (scratch.small[j], scratch.rest));
+                        split_tf32(cx, x, scratch.half, scratch.big[j], small);
+                    }
+                    let plane = q as u32 * conv.im_offset.unwrap_or(0);
+                    let at = |extra: u32| Address::reg(scratch.place, (16 * c as u32 + plane + extra) as i64);
+                    cx.b.push(Instr::st(Space::Shared, at(0), &scratch.big));
+                    if let Some(small) = conv.small_offset {
+                        cx.b.push(Instr::st(Space::Shared, at(small), &scratch.small));
+                    }
                 }
             }
             if let Some(skip) = skip {
                 cx.b.place(skip);
             }
         }
+    }
+}
+
+/// One real product of a step: A's plane, B's plane (0 real, 1
+/// imaginary), the accumulators it adds to (0 real, 1 imaginary), and
+/// whether it is subtracted (`imm-scale-a = -1`).
+#[derive(Clone, Copy, Debug)]
+struct Term {
+    a: usize,
+    b: usize,
+    d: usize,
+    negate: bool,
+}
+
+impl Warpgroup {
+    /// The real products of a step (see the module doc's "Complex"): one
+    /// for f32; for c32 `re += a·c`, `im += σ_B a·d`, `re −= σ_A σ_B b·d`,
+    /// `im += σ_A b·c`, alternating between the accumulators.
+    fn terms(&self) -> Vec<Term> {
+        if self.planes == 1 {
+            return vec![Term { a: 0, b: 0, d: 0, negate: false }];
+        }
+        let (conj_a, conj_b) = self.conj;
+        vec![
+            Term { a: 0, b: 0, d: 0, negate: false },
+            Term { a: 0, b: 1, d: 1, negate: conj_b },
+            Term { a: 1, b: 1, d: 0, negate: conj_a == conj_b },
+            Term { a: 1, b: 0, d: 1, negate: conj_a },
+        ]
     }
 }
 
@@ -330,9 +428,15 @@ impl InnerProduct for Warpgroup {
                 self.acc.push(e);
             }
         }
+        self.planes = wgmma_planes(&spec) as usize;
         if self.x3 {
             cx.b.reg_group("a stripe's tf32x3 products, joined to the accumulators per stripe");
-            self.tmp = (0..m_thr * n_thr).map(|i| cx.b.reg(format!("prod_{i}"), Type::F32)).collect();
+            let suffix: &[&str] = if self.planes > 1 { &["_re", "_im"] } else { &[""] };
+            self.tmp = suffix
+                .iter()
+                .flat_map(|q| (0..m_thr * n_thr).map(move |i| format!("prod_{i}{q}")))
+                .map(|name| cx.b.reg(name, Type::F32))
+                .collect();
         }
         cx.b.reg_group("warpgroup, descriptors and conversion units");
         let p_false = cx.b.reg("p_false", Type::Pred);
@@ -352,9 +456,9 @@ impl InnerProduct for Warpgroup {
         cx.b.push(Instr::mul(a_row, a_row, Op::imm(WgmmaShape::M / 8)));
         let b_row = cx.b.reg("wg_b_groups", Type::U32);
         cx.b.push(Instr::mul(b_row, warp_n, Op::imm(self.shape.n / 8)));
-        let parts = if self.x3 { 2 } else { 1 };
+        let planes = wgmma_parts(&spec) * wgmma_planes(&spec);
         let a_parts = cx.plan.smem_a_bytes() + cx.plan.smem_b_bytes();
-        let b_parts = a_parts + parts * wgmma_part_bytes(&spec, Operand::A) as u32;
+        let b_parts = a_parts + planes * wgmma_part_bytes(&spec, Operand::A) as u32;
         self.setup_operand(cx, Operand::A, a_parts, a_row);
         self.setup_operand(cx, Operand::B, b_parts, b_row);
         self.set_bytes = (crate::constraints::wgmma_bytes(&spec) / 2) as u32;
@@ -391,18 +495,28 @@ impl InnerProduct for Warpgroup {
         cx.b.push(Instr::fence_proxy_async());
         cx.b.push(Instr::bar_sync(0));
 
-        let acc: Vec<Reg> = self.acc.iter().map(|e| e.re).collect();
+        let acc = self.acc_regs();
         if self.x3 {
             self.join(cx, &acc, "the previous stripe's products");
         }
         let steps = spec.k_blk / WgmmaShape::K;
-        let d = self.d_order(if self.x3 { &self.tmp } else { &acc });
+        // D of the real accumulators (or products), then of the imaginary.
+        let d: Vec<Vec<Reg>> = if self.x3 { &self.tmp } else { &acc }
+            .chunks(self.acc.len())
+            .map(|regs| self.d_order(regs))
+            .collect();
         // (A's part, B's part) of each product: small terms first, then big·big.
-        let products: &[(usize, usize)] = if self.x3 { &[(1, 0), (0, 1), (0, 0)] } else { &[(0, 0)] };
+        let parts: &[(usize, usize)] = if self.x3 { &[(1, 0), (0, 1), (0, 0)] } else { &[(0, 0)] };
+        let terms = self.terms();
         cx.b.comment(format!(
-            "{} wgmma {} per 8-deep step, {steps} steps, on this stripe's set of parts{}",
-            products.len(),
+            "{} wgmma {} per 8-deep step{}, {steps} steps, on this stripe's set of parts{}",
+            parts.len() * terms.len(),
             self.shape.name(),
+            if terms.len() > 1 {
+                " (4 real products per complex one, imm-scale-a -1 where negated)"
+            } else {
+                ""
+            },
             if self.x3 { ", into the stripe's products (zero first)" } else { ", into the accumulators" }
         ));
         cx.b.reg_group("step descriptors");
@@ -414,12 +528,12 @@ impl InnerProduct for Warpgroup {
             .desc
             .iter()
             .zip(["a", "b"])
-            .map(|(parts, x)| {
-                parts
+            .map(|(descs, x)| {
+                descs
                     .iter()
-                    .zip(["big", "small"])
-                    .map(|(&desc, part)| {
-                        let cur = cx.b.reg(format!("{x}_desc_{part}_set"), Type::U64);
+                    .enumerate()
+                    .map(|(i, &desc)| {
+                        let cur = cx.b.reg(format!("{x}_desc_{i}_set"), Type::U64);
                         cx.b.push(Instr::add(cur, desc, set64));
                         cur
                     })
@@ -428,15 +542,23 @@ impl InnerProduct for Warpgroup {
             .collect();
         cx.b.push(Instr::wgmma_fence());
         let (p_false, p_true) = (self.p_false.expect("set up"), self.p_true.expect("set up"));
+        let planes = self.planes;
         for s in 0..steps {
-            for (i, &(pa, pb)) in products.iter().enumerate() {
+            let mut zeroed = vec![false; d.len()];
+            for (i, (&(pa, pb), term)) in
+                parts.iter().flat_map(|p| terms.iter().map(move |t| (p, t))).enumerate()
+            {
                 let da = cx.b.reg(format!("a_desc_s{s}_{i}"), Type::U64);
                 let db = cx.b.reg(format!("b_desc_s{s}_{i}"), Type::U64);
                 // Step s starts 2 core matrices further along K: 2·LBO / 16.
-                cx.b.push(Instr::add(da, current[0][pa], Op::imm(i64::from(s * 2 * LBO / 16))));
-                cx.b.push(Instr::add(db, current[1][pb], Op::imm(i64::from(s * 2 * LBO / 16))));
-                let scale = if self.x3 && s == 0 && i == 0 { p_false } else { p_true };
-                cx.b.push(Instr::wgmma(self.shape, &d, (da, db), scale, (false, false)));
+                let (a, b) = (current[0][pa * planes + term.a], current[1][pb * planes + term.b]);
+                cx.b.push(Instr::add(da, a, Op::imm(i64::from(s * 2 * LBO / 16))));
+                cx.b.push(Instr::add(db, b, Op::imm(i64::from(s * 2 * LBO / 16))));
+                // tf32x3's products start from zero at a stripe's first wgmma
+                // into them.
+                let first = self.x3 && s == 0 && !std::mem::replace(&mut zeroed[term.d], true);
+                let scale = if first { p_false } else { p_true };
+                cx.b.push(Instr::wgmma(self.shape, &d[term.d], (da, db), scale, (term.negate, false)));
             }
             beside(cx, Step { index: s, of: steps });
         }
@@ -470,7 +592,7 @@ impl InnerProduct for Warpgroup {
     }
 
     fn finish(&mut self, cx: &mut Cx<'_>) {
-        let acc: Vec<Reg> = self.acc.iter().map(|e| e.re).collect();
+        let acc = self.acc_regs();
         if self.x3 {
             self.join(cx, &acc, "the last stripe's products");
         } else {

@@ -189,10 +189,11 @@ pub struct Args {
     /// shows it ahead of the FMA kernels.
     #[arg(long)]
     tf32x3: bool,
-    /// Also search Hopper's warpgroup `wgmma` for f32 on sm_90 (`math =
-    /// tf32x3`, `mma = (64, 64, 8)` and `(64, 128, 8)`, `arch = sm_90a`):
-    /// the large squares' kernels are hand-written ones of this family
-    /// (`tuning/sm_90-wgmma`); this lets the tuner try its smaller tiles.
+    /// Also search Hopper's warpgroup `wgmma` for f32 and c32 on sm_90
+    /// (`math = tf32x3`, `mma = (64, 64, 8)` and, for f32, `(64, 128, 8)`,
+    /// `arch = sm_90a`): the large squares' kernels are hand-written ones
+    /// of this family (`tuning/sm_90-wgmma`); this lets the tuner try its
+    /// smaller tiles.
     #[arg(long)]
     wgmma: bool,
     /// With --prune-only: the GPU architecture (sm_90, 90, 9.0).
