@@ -67,12 +67,14 @@
 //!   results agree with FMA kernels to rounding, not bitwise.
 //! - `sgemm`, `cgemm`: `math = tf32x3` where it won the tune (three TF32
 //!   products of each element's big and small parts, summed in f32), else
-//!   FMA; for large real squares on sm_90 the Hopper `wgmma` kernels
-//!   (`mma = (64, 128, 8)`, `arch = sm_90a`: the same split, made once per
-//!   element in shared memory, and the same three products, gathered per
-//!   stripe and joined to C's accumulators in round-to-nearest f32: 0.19 to
-//!   0.51 times cuBLAS SGEMM's error on uniform, normal and wide inputs up
-//!   to n = 16384, `tuning/sm_90-wgmma/run2`). As accurate as cuBLAS's
+//!   FMA; for large real squares and complex squares from 384³ on sm_90
+//!   the Hopper `wgmma` kernels (`mma = (64, 128, 8)` for f32, `(64, 64,
+//!   8)` for c32, `arch = sm_90a`: the same split, made once per element
+//!   in shared memory, and the same three products, gathered per stripe
+//!   and joined to C's accumulators in round-to-nearest f32: 0.19 to 0.51
+//!   times cuBLAS SGEMM's error on uniform, normal and wide inputs up to n
+//!   = 16384, `tuning/sm_90-wgmma/run2`; 0.16 to 0.40 times cuBLAS CGEMM's
+//!   up to n = 8192, `run9`). As accurate as cuBLAS's
 //!   SGEMM/CGEMM or better for uniform, normal
 //!   and wide-range inputs up to n = 16384 (measured with `xtask accuracy`
 //!   on the tf32x3 kernels tuned before the K-contiguous layout, with the

@@ -16,7 +16,7 @@
 //   sgemm_nn     1024x1024x1024     49.99     13.26     29.52    1.69
 //   sgemm_nn      16x16384x4096      9.79      4.08     11.66    0.84
 //   sgemm_nn        768x768x768     19.44      7.02     16.60    1.17  K split 4 ways
-//   sgemm_nn        512x512x512     10.01      4.21      8.63    1.16  K split 4 ways
+//   sgemm_nn        512x512x512     12.87      4.23      9.28    1.39  K split 2 ways
 //   sgemm_nn        256x256x256      2.18      0.93      1.15    1.89  K split 3 ways
 //   sgemm_nn        128x128x128     50.72     13.52     34.28    1.48  batch of 4096
 //   sgemm_nn           64x64x64     22.84     12.32     24.67    0.93  batch of 16384
@@ -35,7 +35,7 @@
 //   sgemm_nt     1024x1024x1024     42.18     13.69     33.84    1.25
 //   sgemm_nt      16x16384x4096     12.93      4.19     15.85    0.82
 //   sgemm_nt        768x768x768     21.96      7.79     21.14    1.04
-//   sgemm_nt        512x512x512      9.82      4.09      9.92    0.99
+//   sgemm_nt        512x512x512     12.46      4.05      9.23    1.35
 //   sgemm_nt        256x256x256      2.68      0.95      2.04    1.31  K split 4 ways
 //   sgemm_nt        128x128x128     51.27     13.81     35.83    1.43  batch of 4096
 //   sgemm_nt           64x64x64     24.28     13.31     26.02    0.93  batch of 16384
@@ -54,7 +54,7 @@
 //   sgemm_tn     1024x1024x1024     53.01     15.64     28.53    1.86
 //   sgemm_tn      16x16384x4096      9.59      4.23     13.25    0.72
 //   sgemm_tn        768x768x768     19.90      8.64     18.51    1.08  K split 4 ways
-//   sgemm_tn        512x512x512     10.69      4.59      9.82    1.09  K split 4 ways
+//   sgemm_tn        512x512x512     13.26      4.66     10.54    1.26  K split 2 ways
 //   sgemm_tn        256x256x256      2.53      1.02      1.61    1.57
 //   sgemm_tn        128x128x128     55.42     14.20     34.18    1.62  batch of 4096
 //   sgemm_tn           64x64x64     21.81     12.92     24.56    0.89  batch of 16384
@@ -73,7 +73,7 @@
 //   sgemm_tt     1024x1024x1024     48.81     14.71     30.29    1.61
 //   sgemm_tt      16x16384x4096     14.02      4.28     15.38    0.91  K split 3 ways
 //   sgemm_tt        768x768x768     21.07      8.11     17.88    1.18  K split 4 ways
-//   sgemm_tt        512x512x512      9.07      4.63     11.51    0.79
+//   sgemm_tt        512x512x512     12.97      4.41      8.85    1.46  K split 2 ways
 //   sgemm_tt        256x256x256      2.83      1.04      1.96    1.44
 //   sgemm_tt        128x128x128     54.18     14.00     34.54    1.57  batch of 4096
 //   sgemm_tt           64x64x64     22.95     12.63     23.83    0.96  batch of 16384
@@ -147,7 +147,7 @@
 //   dgemm_tt           32x32x32      7.61      3.79      7.89    0.96  batch of 65536
 //   dgemm_tt           16x16x16      3.75      1.02      2.22    1.69  batch of 262144
 //   dgemm_tt              8x8x8      1.28      0.13      0.31    4.16  batch of 1048576
-//   cgemm_nn     6656x6656x6656     65.29     44.08     52.71    1.24
+//   cgemm_nn     6656x6656x6656     86.56     44.30     52.81    1.64
 //   cgemm_nn      512x512x65536     61.88     38.98     53.54    1.16
 //   cgemm_nn      16384x64x4096     62.18     38.75     53.30    1.17
 //   cgemm_nn       8192x8192x64     54.99     41.89     43.78    1.26
@@ -155,17 +155,17 @@
 //   cgemm_nn      64x16384x4096     61.89     37.59     52.11    1.19
 //   cgemm_nn       8192x8192x32     32.84     25.33     30.74    1.07  *
 //   cgemm_nn      16384x16x4096     20.03     10.01     26.83    0.75
-//   cgemm_nn     1024x1024x1024     59.76     37.89     50.05    1.19
+//   cgemm_nn     1024x1024x1024     77.43     36.84     47.38    1.63
 //   cgemm_nn      16x16384x4096     25.53      9.48     20.75    1.23
-//   cgemm_nn        768x768x768     35.97     20.54     36.96    0.97
-//   cgemm_nn        512x512x512     23.48     12.82     24.27    0.97
+//   cgemm_nn        768x768x768     48.25     20.66     37.31    1.29  K split 3 ways
+//   cgemm_nn        512x512x512     34.42     12.93     24.98    1.38  K split 2 ways
 //   cgemm_nn        256x256x256      4.89      2.95      3.09    1.58
 //   cgemm_nn        128x128x128     60.48     41.76     50.82    1.19  batch of 4096
 //   cgemm_nn           64x64x64     53.62     38.86     41.84    1.28  batch of 16384
 //   cgemm_nn           32x32x32     27.21     10.03     27.88    0.98  batch of 65536
 //   cgemm_nn           16x16x16     12.14      2.31      6.07    2.00  batch of 262144
 //   cgemm_nn              8x8x8      6.20      0.29      1.08    5.76  batch of 1048576
-//   cgemm_nt     6656x6656x6656     61.98     46.99     52.62    1.18
+//   cgemm_nt     6656x6656x6656     82.44     47.49     52.23    1.58
 //   cgemm_nt      512x512x65536     59.11     44.32     53.92    1.10
 //   cgemm_nt      16384x64x4096     59.95     43.94     51.45    1.17
 //   cgemm_nt       8192x8192x64     53.40     44.30     46.76    1.14
@@ -173,17 +173,17 @@
 //   cgemm_nt      64x16384x4096     59.70     44.12     51.78    1.15
 //   cgemm_nt       8192x8192x32     33.96     19.94     32.62    1.04  *
 //   cgemm_nt      16384x16x4096     20.93     11.30     27.38    0.76
-//   cgemm_nt     1024x1024x1024     55.30     43.44     48.36    1.14
+//   cgemm_nt     1024x1024x1024     75.44     44.48     48.96    1.54
 //   cgemm_nt      16x16384x4096     32.16     11.16     23.25    1.38
-//   cgemm_nt        768x768x768     38.44     24.12     36.17    1.06  K split 4 ways
-//   cgemm_nt        512x512x512     25.87     14.61     25.73    1.01
+//   cgemm_nt        768x768x768     46.52     24.16     36.29    1.28  K split 3 ways
+//   cgemm_nt        512x512x512     34.49     14.52     27.16    1.27  K split 2 ways
 //   cgemm_nt        256x256x256     10.21      4.18      6.68    1.53
 //   cgemm_nt        128x128x128     59.14     43.13     49.33    1.20  batch of 4096
 //   cgemm_nt           64x64x64     53.11     34.92     42.18    1.26  batch of 16384
 //   cgemm_nt           32x32x32     28.16      9.89     28.54    0.99  batch of 65536
 //   cgemm_nt           16x16x16     12.11      2.30      6.17    1.96  batch of 262144
 //   cgemm_nt              8x8x8      6.15      0.29      1.09    5.64  batch of 1048576
-//   cgemm_tn     6656x6656x6656     65.15     43.91     53.41    1.22
+//   cgemm_tn     6656x6656x6656     88.28     44.83     53.42    1.65
 //   cgemm_tn      512x512x65536     60.60     42.46     55.75    1.09
 //   cgemm_tn      16384x64x4096     60.70     42.19     53.98    1.12
 //   cgemm_tn       8192x8192x64     56.13     43.54     48.36    1.16
@@ -191,17 +191,17 @@
 //   cgemm_tn      64x16384x4096     62.09     42.18     50.48    1.23
 //   cgemm_tn       8192x8192x32     33.52     19.55     31.22    1.07  *
 //   cgemm_tn      16384x16x4096     27.69     10.60     25.31    1.09
-//   cgemm_tn     1024x1024x1024     57.75     41.69     49.42    1.17
+//   cgemm_tn     1024x1024x1024     75.39     40.25     42.19    1.79
 //   cgemm_tn      16x16384x4096     20.68     10.47     20.43    1.01  K split 4 ways
-//   cgemm_tn        768x768x768     36.13     22.76     34.68    1.04  K split 4 ways
-//   cgemm_tn        512x512x512     24.54     14.25     26.15    0.94
+//   cgemm_tn        768x768x768     49.04     22.91     36.79    1.33  K split 3 ways
+//   cgemm_tn        512x512x512     32.57     13.92     24.11    1.35  K split 2 ways
 //   cgemm_tn        256x256x256      9.87      3.93      7.28    1.36
 //   cgemm_tn        128x128x128     60.30     41.07     51.24    1.18  batch of 4096
 //   cgemm_tn           64x64x64     55.16     34.46     43.59    1.27  batch of 16384
 //   cgemm_tn           32x32x32     26.16      9.27     26.72    0.98  batch of 65536
 //   cgemm_tn           16x16x16     11.71      2.31      6.30    1.86  batch of 262144
 //   cgemm_tn              8x8x8      6.18      0.29      1.09    5.65  batch of 1048576
-//   cgemm_tt     6656x6656x6656     63.23     42.43     53.25    1.19
+//   cgemm_tt     6656x6656x6656     90.61     38.96     54.54    1.66
 //   cgemm_tt      512x512x65536     59.72     38.49     54.26    1.10
 //   cgemm_tt      16384x64x4096     60.52     36.49     50.37    1.20
 //   cgemm_tt       8192x8192x64     54.25     42.45     45.48    1.19
@@ -209,10 +209,10 @@
 //   cgemm_tt      64x16384x4096     61.46     40.23     53.70    1.14
 //   cgemm_tt       8192x8192x32     35.63     19.02     30.88    1.15  *
 //   cgemm_tt      16384x16x4096     16.20      9.17     26.34    0.61
-//   cgemm_tt     1024x1024x1024     55.99     37.49     28.38    1.97
+//   cgemm_tt     1024x1024x1024     75.52     37.42     44.76    1.69
 //   cgemm_tt      16x16384x4096     30.90      9.90     23.18    1.33
-//   cgemm_tt        768x768x768     41.33     21.56     36.91    1.12  K split 4 ways
-//   cgemm_tt        512x512x512     23.67     11.11     27.10    0.87
+//   cgemm_tt        768x768x768     49.16     21.71     37.25    1.32  K split 3 ways
+//   cgemm_tt        512x512x512     35.43     10.95     26.61    1.33  K split 2 ways
 //   cgemm_tt        256x256x256      9.52      3.18      7.16    1.33
 //   cgemm_tt        128x128x128     59.62     36.09     46.65    1.28  batch of 4096
 //   cgemm_tt           64x64x64     55.19     31.58     42.57    1.30  batch of 16384
@@ -313,8 +313,11 @@ gemm_kernel! { name = SgemmNN8192x8192x64, precision = f32, op = (N, N), tile = 
 // Tuned at 8192x8192x64 (update) and 8192x8192x32 (update).
 gemm_kernel! { name = SgemmNN8192x8192x64Update, precision = f32, op = (N, N), tile = (128, 128, 32), threads = (16, 8), load_a = (32, 4), load_b = (8, 16), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, c_batch = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Tuned at 768^3 (K split 4 ways) and 512^3 (K split 4 ways) and 64^3 (batched).
+// Tuned at 768^3 (K split 4 ways) and 64^3 (batched).
 gemm_kernel! { name = SgemmNN768, precision = f32, op = (N, N), tile = (72, 64, 24), threads = (12, 8), load_a = (12, 8), load_b = (12, 8), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (3, 1), raster = 8, unroll = 2 }
+
+// Tuned at 512^3 (K split 2 ways).
+gemm_kernel! { name = SgemmNN512, precision = f32, op = (N, N), tile = (64, 64, 32), threads = (32, 4), load_a = (16, 8), load_b = (8, 16), lds_width = 4, arch = sm_90a, stages = 4, ldg_width = 4, warps = (4, 1), raster = 8, math = tf32x3, mma = (64, 64, 8) }
 
 // Tuned at 256^3 (K split 3 ways) and 16^3 (batched).
 gemm_kernel! { name = SgemmNN256, precision = f32, op = (N, N), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
@@ -337,11 +340,14 @@ gemm_kernel! { name = SgemmNT8192x8192x64Update, precision = f32, op = (N, T), t
 // Tuned at 64x16384x4096 and 1024^3.
 gemm_kernel! { name = SgemmNT64x16384x4096, precision = f32, op = (N, T), tile = (64, 128, 24), threads = (32, 4), load_a = (16, 8), load_b = (32, 4), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (4, 1), raster = 8, interleave = 2, math = tf32x3, mma = (64, 128, 8) }
 
-// Tuned at 16x16384x4096 and 512^3.
+// Tuned at 16x16384x4096.
 gemm_kernel! { name = SgemmNT16x16384x4096, precision = f32, op = (N, T), tile = (24, 64, 64), threads = (4, 32), load_a = (2, 64), load_b = (16, 8), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 4, warps = (1, 4), raster = 8 }
 
 // Tuned at 768^3 and 64^3 (batched).
 gemm_kernel! { name = SgemmNT768, precision = f32, op = (N, T), tile = (72, 64, 24), threads = (12, 8), load_a = (12, 8), load_b = (32, 3), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (3, 1), raster = 8 }
+
+// Tuned at 512^3.
+gemm_kernel! { name = SgemmNT512, precision = f32, op = (N, T), tile = (64, 64, 32), threads = (32, 4), load_a = (16, 8), load_b = (16, 8), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (4, 1), raster = 8, math = tf32x3, mma = (64, 64, 8) }
 
 // Tuned at 256^3 (K split 4 ways) and 16^3 (batched).
 gemm_kernel! { name = SgemmNT256, precision = f32, op = (N, T), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
@@ -364,11 +370,14 @@ gemm_kernel! { name = SgemmNC8192x8192x64Update, precision = f32, op = (N, C), t
 // Reuses the sgemm_nt winner at 64x16384x4096 and 1024^3.
 gemm_kernel! { name = SgemmNC64x16384x4096, precision = f32, op = (N, C), tile = (64, 128, 24), threads = (32, 4), load_a = (16, 8), load_b = (32, 4), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (4, 1), raster = 8, interleave = 2, math = tf32x3, mma = (64, 128, 8) }
 
-// Reuses the sgemm_nt winner at 16x16384x4096 and 512^3.
+// Reuses the sgemm_nt winner at 16x16384x4096.
 gemm_kernel! { name = SgemmNC16x16384x4096, precision = f32, op = (N, C), tile = (24, 64, 64), threads = (4, 32), load_a = (2, 64), load_b = (16, 8), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 4, warps = (1, 4), raster = 8 }
 
 // Reuses the sgemm_nt winner at 768^3 and 64^3 (batched).
 gemm_kernel! { name = SgemmNC768, precision = f32, op = (N, C), tile = (72, 64, 24), threads = (12, 8), load_a = (12, 8), load_b = (32, 3), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (3, 1), raster = 8 }
+
+// Reuses the sgemm_nt winner at 512^3.
+gemm_kernel! { name = SgemmNC512, precision = f32, op = (N, C), tile = (64, 64, 32), threads = (32, 4), load_a = (16, 8), load_b = (16, 8), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (4, 1), raster = 8, math = tf32x3, mma = (64, 64, 8) }
 
 // Reuses the sgemm_nt winner at 256^3 (K split 4 ways) and 16^3 (batched).
 gemm_kernel! { name = SgemmNC256, precision = f32, op = (N, C), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
@@ -391,8 +400,11 @@ gemm_kernel! { name = SgemmTN8192x8192x64, precision = f32, op = (T, N), tile = 
 // Tuned at 8192x8192x64 (update) and 8192x8192x32 (update).
 gemm_kernel! { name = SgemmTN8192x8192x64Update, precision = f32, op = (T, N), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, c_batch = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Tuned at 768^3 (K split 4 ways) and 512^3 (K split 4 ways) and 64^3 (batched).
+// Tuned at 768^3 (K split 4 ways) and 64^3 (batched).
 gemm_kernel! { name = SgemmTN768, precision = f32, op = (T, N), tile = (72, 64, 24), threads = (12, 8), load_a = (12, 8), load_b = (12, 8), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (3, 1), raster = 8 }
+
+// Tuned at 512^3 (K split 2 ways).
+gemm_kernel! { name = SgemmTN512, precision = f32, op = (T, N), tile = (64, 64, 32), threads = (32, 4), load_a = (8, 16), load_b = (8, 16), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (4, 1), raster = 8, math = tf32x3, mma = (64, 64, 8) }
 
 // Tuned at 256^3.
 gemm_kernel! { name = SgemmTN256, precision = f32, op = (T, N), tile = (16, 16, 16), threads = (16, 16), load_a = (16, 16), load_b = (16, 16) }
@@ -424,8 +436,8 @@ gemm_kernel! { name = SgemmTT16x16384x4096, precision = f32, op = (T, T), tile =
 // Tuned at 768^3 (K split 4 ways) and 64^3 (batched).
 gemm_kernel! { name = SgemmTT768, precision = f32, op = (T, T), tile = (72, 64, 24), threads = (12, 8), load_a = (12, 8), load_b = (32, 3), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (3, 1), raster = 8 }
 
-// Tuned at 512^3.
-gemm_kernel! { name = SgemmTT512, precision = f32, op = (T, T), tile = (16, 48, 60), threads = (4, 8), load_a = (2, 16), load_b = (8, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (1, 1), raster = 8 }
+// Tuned at 512^3 (K split 2 ways).
+gemm_kernel! { name = SgemmTT512, precision = f32, op = (T, T), tile = (64, 64, 32), threads = (32, 4), load_a = (8, 16), load_b = (16, 8), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (4, 1), raster = 8, math = tf32x3, mma = (64, 64, 8) }
 
 // Tuned at 256^3.
 gemm_kernel! { name = SgemmTT256, precision = f32, op = (T, T), tile = (16, 16, 16), threads = (16, 16), load_a = (16, 16), load_b = (16, 16) }
@@ -457,8 +469,8 @@ gemm_kernel! { name = SgemmTC16x16384x4096, precision = f32, op = (T, C), tile =
 // Reuses the sgemm_tt winner at 768^3 (K split 4 ways) and 64^3 (batched).
 gemm_kernel! { name = SgemmTC768, precision = f32, op = (T, C), tile = (72, 64, 24), threads = (12, 8), load_a = (12, 8), load_b = (32, 3), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (3, 1), raster = 8 }
 
-// Reuses the sgemm_tt winner at 512^3.
-gemm_kernel! { name = SgemmTC512, precision = f32, op = (T, C), tile = (16, 48, 60), threads = (4, 8), load_a = (2, 16), load_b = (8, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (1, 1), raster = 8 }
+// Reuses the sgemm_tt winner at 512^3 (K split 2 ways).
+gemm_kernel! { name = SgemmTC512, precision = f32, op = (T, C), tile = (64, 64, 32), threads = (32, 4), load_a = (8, 16), load_b = (16, 8), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (4, 1), raster = 8, math = tf32x3, mma = (64, 64, 8) }
 
 // Reuses the sgemm_tt winner at 256^3.
 gemm_kernel! { name = SgemmTC256, precision = f32, op = (T, C), tile = (16, 16, 16), threads = (16, 16), load_a = (16, 16), load_b = (16, 16) }
@@ -484,8 +496,11 @@ gemm_kernel! { name = SgemmCN8192x8192x64, precision = f32, op = (C, N), tile = 
 // Reuses the sgemm_tn winner at 8192x8192x64 (update) and 8192x8192x32 (update).
 gemm_kernel! { name = SgemmCN8192x8192x64Update, precision = f32, op = (C, N), tile = (128, 128, 32), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, c_batch = 8, math = tf32x3, mma = (16, 8, 8) }
 
-// Reuses the sgemm_tn winner at 768^3 (K split 4 ways) and 512^3 (K split 4 ways) and 64^3 (batched).
+// Reuses the sgemm_tn winner at 768^3 (K split 4 ways) and 64^3 (batched).
 gemm_kernel! { name = SgemmCN768, precision = f32, op = (C, N), tile = (72, 64, 24), threads = (12, 8), load_a = (12, 8), load_b = (12, 8), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (3, 1), raster = 8 }
+
+// Reuses the sgemm_tn winner at 512^3 (K split 2 ways).
+gemm_kernel! { name = SgemmCN512, precision = f32, op = (C, N), tile = (64, 64, 32), threads = (32, 4), load_a = (8, 16), load_b = (8, 16), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (4, 1), raster = 8, math = tf32x3, mma = (64, 64, 8) }
 
 // Reuses the sgemm_tn winner at 256^3.
 gemm_kernel! { name = SgemmCN256, precision = f32, op = (C, N), tile = (16, 16, 16), threads = (16, 16), load_a = (16, 16), load_b = (16, 16) }
@@ -517,8 +532,8 @@ gemm_kernel! { name = SgemmCT16x16384x4096, precision = f32, op = (C, T), tile =
 // Reuses the sgemm_tt winner at 768^3 (K split 4 ways) and 64^3 (batched).
 gemm_kernel! { name = SgemmCT768, precision = f32, op = (C, T), tile = (72, 64, 24), threads = (12, 8), load_a = (12, 8), load_b = (32, 3), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (3, 1), raster = 8 }
 
-// Reuses the sgemm_tt winner at 512^3.
-gemm_kernel! { name = SgemmCT512, precision = f32, op = (C, T), tile = (16, 48, 60), threads = (4, 8), load_a = (2, 16), load_b = (8, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (1, 1), raster = 8 }
+// Reuses the sgemm_tt winner at 512^3 (K split 2 ways).
+gemm_kernel! { name = SgemmCT512, precision = f32, op = (C, T), tile = (64, 64, 32), threads = (32, 4), load_a = (8, 16), load_b = (16, 8), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (4, 1), raster = 8, math = tf32x3, mma = (64, 64, 8) }
 
 // Reuses the sgemm_tt winner at 256^3.
 gemm_kernel! { name = SgemmCT256, precision = f32, op = (C, T), tile = (16, 16, 16), threads = (16, 16), load_a = (16, 16), load_b = (16, 16) }
@@ -550,8 +565,8 @@ gemm_kernel! { name = SgemmCC16x16384x4096, precision = f32, op = (C, C), tile =
 // Reuses the sgemm_tt winner at 768^3 (K split 4 ways) and 64^3 (batched).
 gemm_kernel! { name = SgemmCC768, precision = f32, op = (C, C), tile = (72, 64, 24), threads = (12, 8), load_a = (12, 8), load_b = (32, 3), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (3, 1), raster = 8 }
 
-// Reuses the sgemm_tt winner at 512^3.
-gemm_kernel! { name = SgemmCC512, precision = f32, op = (C, C), tile = (16, 48, 60), threads = (4, 8), load_a = (2, 16), load_b = (8, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (1, 1), raster = 8 }
+// Reuses the sgemm_tt winner at 512^3 (K split 2 ways).
+gemm_kernel! { name = SgemmCC512, precision = f32, op = (C, C), tile = (64, 64, 32), threads = (32, 4), load_a = (8, 16), load_b = (16, 8), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (4, 1), raster = 8, math = tf32x3, mma = (64, 64, 8) }
 
 // Reuses the sgemm_tt winner at 256^3.
 gemm_kernel! { name = SgemmCC256, precision = f32, op = (C, C), tile = (16, 16, 16), threads = (16, 16), load_a = (16, 16), load_b = (16, 16) }
@@ -820,8 +835,11 @@ gemm_kernel! { name = DgemmCC16, precision = f64, op = (C, C), tile = (16, 16, 1
 // Reuses the dgemm_tt winner at 8^3 (batched).
 gemm_kernel! { name = DgemmCC8, precision = f64, op = (C, C), tile = (12, 32, 8), threads = (2, 16), load_a = (8, 4), load_b = (32, 1), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 1), raster = 8 }
 
-// Tuned at 6656^3 and 512x512x65536 and 16384x64x4096 and 8192x8192x64 and 64x16384x4096 and 1024^3 and 128^3 (batched) and 64^3 (batched).
-gemm_kernel! { name = CgemmNN, precision = c32, op = (N, N), tile = (64, 64, 16), threads = (16, 8), load_a = (32, 4), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+// Tuned at 6656^3 and 1024^3 and 768^3 (K split 3 ways).
+gemm_kernel! { name = CgemmNN, precision = c32, op = (N, N), tile = (128, 64, 16), threads = (64, 4), load_a = (64, 4), load_b = (8, 32), lds_width = 2, arch = sm_90a, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 64, 8) }
+
+// Tuned at 512x512x65536 and 16384x64x4096 and 8192x8192x64 and 64x16384x4096 and 128^3 (batched) and 64^3 (batched).
+gemm_kernel! { name = CgemmNN512x512x65536, precision = c32, op = (N, N), tile = (64, 64, 16), threads = (16, 8), load_a = (32, 4), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Tuned at 8192x8192x64 (update).
 gemm_kernel! { name = CgemmNN8192x8192x64Update, precision = c32, op = (N, N), tile = (64, 64, 16), threads = (16, 8), load_a = (32, 4), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, c_batch = 4, math = tf32x3, mma = (16, 8, 8) }
@@ -835,11 +853,8 @@ gemm_kernel! { name = CgemmNN16384x16x4096, precision = c32, op = (N, N), tile =
 // Tuned at 16x16384x4096 and 32^3 (batched).
 gemm_kernel! { name = CgemmNN16x16384x4096, precision = c32, op = (N, N), tile = (16, 32, 8), threads = (16, 4), load_a = (8, 8), load_b = (4, 16), arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 1), raster = 8 }
 
-// Tuned at 768^3.
-gemm_kernel! { name = CgemmNN768, precision = c32, op = (N, N), tile = (32, 192, 40), threads = (16, 16), load_a = (32, 8), load_b = (8, 32), lds_width = 2, arch = sm_90, stages = 3, warps = (2, 4), raster = 8, interleave = 4, math = tf32x3, mma = (16, 8, 8) }
-
-// Tuned at 512^3.
-gemm_kernel! { name = CgemmNN512, precision = c32, op = (N, N), tile = (64, 32, 64), threads = (64, 4), load_a = (16, 16), load_b = (16, 16), arch = sm_90, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8 }
+// Tuned at 512^3 (K split 2 ways).
+gemm_kernel! { name = CgemmNN512, precision = c32, op = (N, N), tile = (64, 64, 16), threads = (32, 4), load_a = (32, 4), load_b = (8, 16), lds_width = 2, arch = sm_90a, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, math = tf32x3, mma = (64, 64, 8) }
 
 // Tuned at 16^3 (batched).
 gemm_kernel! { name = CgemmNN16, precision = c32, op = (N, N), tile = (16, 32, 8), threads = (16, 4), load_a = (8, 8), load_b = (4, 16), arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 1), raster = 8, unroll = 2 }
@@ -847,8 +862,11 @@ gemm_kernel! { name = CgemmNN16, precision = c32, op = (N, N), tile = (16, 32, 8
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = CgemmNN8, precision = c32, op = (N, N), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Tuned at 6656^3 and 512x512x65536 and 8192x8192x64 and 64x16384x4096 and 1024^3 and 128^3 (batched) and 64^3 (batched).
-gemm_kernel! { name = CgemmNT, precision = c32, op = (N, T), tile = (64, 64, 16), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+// Tuned at 6656^3 and 1024^3 and 768^3 (K split 3 ways).
+gemm_kernel! { name = CgemmNT, precision = c32, op = (N, T), tile = (128, 64, 16), threads = (64, 4), load_a = (64, 4), load_b = (32, 8), lds_width = 2, arch = sm_90a, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 64, 8) }
+
+// Tuned at 512x512x65536 and 8192x8192x64 and 64x16384x4096 and 128^3 (batched) and 64^3 (batched).
+gemm_kernel! { name = CgemmNT512x512x65536, precision = c32, op = (N, T), tile = (64, 64, 16), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Tuned at 16384x64x4096 and 8192x8192x64 (update).
 gemm_kernel! { name = CgemmNT16384x64x4096, precision = c32, op = (N, T), tile = (64, 64, 16), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, c_batch = 4, math = tf32x3, mma = (16, 8, 8) }
@@ -859,11 +877,11 @@ gemm_kernel! { name = CgemmNT8192x8192x32Update, precision = c32, op = (N, T), t
 // Tuned at 16384x16x4096 and 256^3.
 gemm_kernel! { name = CgemmNT16384x16x4096, precision = c32, op = (N, T), tile = (16, 16, 56), threads = (8, 16), load_a = (16, 8), load_b = (16, 8), arch = sm_90, stages = 3, warps = (1, 4), raster = 8 }
 
-// Tuned at 16x16384x4096 and 512^3 and 32^3 (batched).
+// Tuned at 16x16384x4096 and 32^3 (batched).
 gemm_kernel! { name = CgemmNT16x16384x4096, precision = c32, op = (N, T), tile = (16, 32, 8), threads = (16, 4), load_a = (8, 8), load_b = (16, 4), arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 1), raster = 8, interleave = 1 }
 
-// Tuned at 768^3 (K split 4 ways).
-gemm_kernel! { name = CgemmNT768, precision = c32, op = (N, T), tile = (32, 192, 40), threads = (16, 16), load_a = (32, 8), load_b = (32, 8), lds_width = 2, arch = sm_90, stages = 3, warps = (2, 4), raster = 8, interleave = 4, math = tf32x3, mma = (16, 8, 8) }
+// Tuned at 512^3 (K split 2 ways).
+gemm_kernel! { name = CgemmNT512, precision = c32, op = (N, T), tile = (64, 64, 16), threads = (32, 4), load_a = (32, 4), load_b = (32, 4), lds_width = 2, arch = sm_90a, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, math = tf32x3, mma = (64, 64, 8) }
 
 // Tuned at 16^3 (batched).
 gemm_kernel! { name = CgemmNT16, precision = c32, op = (N, T), tile = (16, 32, 8), threads = (16, 4), load_a = (8, 8), load_b = (16, 4), arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 1), raster = 8 }
@@ -871,8 +889,11 @@ gemm_kernel! { name = CgemmNT16, precision = c32, op = (N, T), tile = (16, 32, 8
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = CgemmNT8, precision = c32, op = (N, T), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Reuses the cgemm_nt winner at 6656^3 and 512x512x65536 and 8192x8192x64 and 64x16384x4096 and 1024^3 and 128^3 (batched) and 64^3 (batched).
-gemm_kernel! { name = CgemmNC, precision = c32, op = (N, C), tile = (64, 64, 16), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+// Reuses the cgemm_nt winner at 6656^3 and 1024^3 and 768^3 (K split 3 ways).
+gemm_kernel! { name = CgemmNC, precision = c32, op = (N, C), tile = (128, 64, 16), threads = (64, 4), load_a = (64, 4), load_b = (32, 8), lds_width = 2, arch = sm_90a, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 64, 8) }
+
+// Reuses the cgemm_nt winner at 512x512x65536 and 8192x8192x64 and 64x16384x4096 and 128^3 (batched) and 64^3 (batched).
+gemm_kernel! { name = CgemmNC512x512x65536, precision = c32, op = (N, C), tile = (64, 64, 16), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Reuses the cgemm_nt winner at 16384x64x4096 and 8192x8192x64 (update).
 gemm_kernel! { name = CgemmNC16384x64x4096, precision = c32, op = (N, C), tile = (64, 64, 16), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, c_batch = 4, math = tf32x3, mma = (16, 8, 8) }
@@ -883,11 +904,11 @@ gemm_kernel! { name = CgemmNC8192x8192x32Update, precision = c32, op = (N, C), t
 // Reuses the cgemm_nt winner at 16384x16x4096 and 256^3.
 gemm_kernel! { name = CgemmNC16384x16x4096, precision = c32, op = (N, C), tile = (16, 16, 56), threads = (8, 16), load_a = (16, 8), load_b = (16, 8), arch = sm_90, stages = 3, warps = (1, 4), raster = 8 }
 
-// Reuses the cgemm_nt winner at 16x16384x4096 and 512^3 and 32^3 (batched).
+// Reuses the cgemm_nt winner at 16x16384x4096 and 32^3 (batched).
 gemm_kernel! { name = CgemmNC16x16384x4096, precision = c32, op = (N, C), tile = (16, 32, 8), threads = (16, 4), load_a = (8, 8), load_b = (16, 4), arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 1), raster = 8, interleave = 1 }
 
-// Reuses the cgemm_nt winner at 768^3 (K split 4 ways).
-gemm_kernel! { name = CgemmNC768, precision = c32, op = (N, C), tile = (32, 192, 40), threads = (16, 16), load_a = (32, 8), load_b = (32, 8), lds_width = 2, arch = sm_90, stages = 3, warps = (2, 4), raster = 8, interleave = 4, math = tf32x3, mma = (16, 8, 8) }
+// Reuses the cgemm_nt winner at 512^3 (K split 2 ways).
+gemm_kernel! { name = CgemmNC512, precision = c32, op = (N, C), tile = (64, 64, 16), threads = (32, 4), load_a = (32, 4), load_b = (32, 4), lds_width = 2, arch = sm_90a, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, math = tf32x3, mma = (64, 64, 8) }
 
 // Reuses the cgemm_nt winner at 16^3 (batched).
 gemm_kernel! { name = CgemmNC16, precision = c32, op = (N, C), tile = (16, 32, 8), threads = (16, 4), load_a = (8, 8), load_b = (16, 4), arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 1), raster = 8 }
@@ -895,8 +916,11 @@ gemm_kernel! { name = CgemmNC16, precision = c32, op = (N, C), tile = (16, 32, 8
 // Reuses the cgemm_nt winner at 8^3 (batched).
 gemm_kernel! { name = CgemmNC8, precision = c32, op = (N, C), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Tuned at 6656^3 and 512x512x65536 and 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
-gemm_kernel! { name = CgemmTN, precision = c32, op = (T, N), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+// Tuned at 6656^3 and 1024^3 and 768^3 (K split 3 ways).
+gemm_kernel! { name = CgemmTN, precision = c32, op = (T, N), tile = (128, 64, 16), threads = (64, 4), load_a = (8, 32), load_b = (8, 32), lds_width = 2, arch = sm_90a, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 64, 8) }
+
+// Tuned at 512x512x65536 and 8192x8192x64 and 128^3 (batched) and 64^3 (batched).
+gemm_kernel! { name = CgemmTN512x512x65536, precision = c32, op = (T, N), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Tuned at 16384x64x4096 and 8192x8192x64 (update) and 8192x8192x32 (update).
 gemm_kernel! { name = CgemmTN16384x64x4096, precision = c32, op = (T, N), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, c_batch = 4, math = tf32x3, mma = (16, 8, 8) }
@@ -910,11 +934,8 @@ gemm_kernel! { name = CgemmTN16384x16x4096, precision = c32, op = (T, N), tile =
 // Tuned at 16x16384x4096 (K split 4 ways).
 gemm_kernel! { name = CgemmTN16x16384x4096, precision = c32, op = (T, N), tile = (16, 128, 56), threads = (2, 64), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 4), raster = 8, interleave = 8 }
 
-// Tuned at 768^3 (K split 4 ways).
-gemm_kernel! { name = CgemmTN768, precision = c32, op = (T, N), tile = (32, 192, 40), threads = (16, 16), load_a = (8, 32), load_b = (8, 32), lds_width = 2, arch = sm_90, stages = 3, warps = (2, 4), raster = 8, interleave = 4, math = tf32x3, mma = (16, 8, 8) }
-
-// Tuned at 512^3.
-gemm_kernel! { name = CgemmTN512, precision = c32, op = (T, N), tile = (64, 32, 64), threads = (64, 4), load_a = (16, 16), load_b = (16, 16), arch = sm_90, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8 }
+// Tuned at 512^3 (K split 2 ways).
+gemm_kernel! { name = CgemmTN512, precision = c32, op = (T, N), tile = (64, 64, 16), threads = (32, 4), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90a, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, math = tf32x3, mma = (64, 64, 8) }
 
 // Tuned at 256^3 and 16^3 (batched).
 gemm_kernel! { name = CgemmTN256, precision = c32, op = (T, N), tile = (16, 16, 16), threads = (16, 16), load_a = (16, 16), load_b = (16, 16) }
@@ -925,10 +946,10 @@ gemm_kernel! { name = CgemmTN32, precision = c32, op = (T, N), tile = (40, 32, 1
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = CgemmTN8, precision = c32, op = (T, N), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Tuned at 6656^3 and 768^3 (K split 4 ways).
-gemm_kernel! { name = CgemmTT, precision = c32, op = (T, T), tile = (80, 64, 48), threads = (8, 16), load_a = (8, 16), load_b = (16, 8), lds_width = 2, arch = sm_90, stages = 2, ldg_width = 2, warps = (1, 4), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+// Tuned at 6656^3 and 1024^3 and 768^3 (K split 3 ways).
+gemm_kernel! { name = CgemmTT, precision = c32, op = (T, T), tile = (128, 64, 16), threads = (64, 4), load_a = (8, 32), load_b = (32, 8), lds_width = 2, arch = sm_90a, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 64, 8) }
 
-// Tuned at 512x512x65536 and 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
+// Tuned at 512x512x65536 and 8192x8192x64 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmTT512x512x65536, precision = c32, op = (T, T), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Tuned at 16384x64x4096 and 8192x8192x64 (update) and 64x16384x4096 and 8192x8192x32 (update).
@@ -940,8 +961,8 @@ gemm_kernel! { name = CgemmTT16384x16x4096, precision = c32, op = (T, T), tile =
 // Tuned at 16x16384x4096 and 32^3 (batched) and 16^3 (batched).
 gemm_kernel! { name = CgemmTT16x16384x4096, precision = c32, op = (T, T), tile = (16, 32, 8), threads = (16, 4), load_a = (4, 16), load_b = (16, 4), arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 1), raster = 8 }
 
-// Tuned at 512^3.
-gemm_kernel! { name = CgemmTT512, precision = c32, op = (T, T), tile = (64, 32, 64), threads = (64, 4), load_a = (16, 16), load_b = (16, 16), arch = sm_90, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8 }
+// Tuned at 512^3 (K split 2 ways).
+gemm_kernel! { name = CgemmTT512, precision = c32, op = (T, T), tile = (64, 64, 16), threads = (32, 4), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90a, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, math = tf32x3, mma = (64, 64, 8) }
 
 // Tuned at 256^3.
 gemm_kernel! { name = CgemmTT256, precision = c32, op = (T, T), tile = (16, 16, 16), threads = (16, 16), load_a = (16, 16), load_b = (16, 16) }
@@ -949,10 +970,10 @@ gemm_kernel! { name = CgemmTT256, precision = c32, op = (T, T), tile = (16, 16, 
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = CgemmTT8, precision = c32, op = (T, T), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Reuses the cgemm_tt winner at 6656^3 and 768^3 (K split 4 ways).
-gemm_kernel! { name = CgemmTC, precision = c32, op = (T, C), tile = (80, 64, 48), threads = (8, 16), load_a = (8, 16), load_b = (16, 8), lds_width = 2, arch = sm_90, stages = 2, ldg_width = 2, warps = (1, 4), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+// Reuses the cgemm_tt winner at 6656^3 and 1024^3 and 768^3 (K split 3 ways).
+gemm_kernel! { name = CgemmTC, precision = c32, op = (T, C), tile = (128, 64, 16), threads = (64, 4), load_a = (8, 32), load_b = (32, 8), lds_width = 2, arch = sm_90a, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 64, 8) }
 
-// Reuses the cgemm_tt winner at 512x512x65536 and 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
+// Reuses the cgemm_tt winner at 512x512x65536 and 8192x8192x64 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmTC512x512x65536, precision = c32, op = (T, C), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Reuses the cgemm_tt winner at 16384x64x4096 and 8192x8192x64 (update) and 64x16384x4096 and 8192x8192x32 (update).
@@ -964,8 +985,8 @@ gemm_kernel! { name = CgemmTC16384x16x4096, precision = c32, op = (T, C), tile =
 // Reuses the cgemm_tt winner at 16x16384x4096 and 32^3 (batched) and 16^3 (batched).
 gemm_kernel! { name = CgemmTC16x16384x4096, precision = c32, op = (T, C), tile = (16, 32, 8), threads = (16, 4), load_a = (4, 16), load_b = (16, 4), arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 1), raster = 8 }
 
-// Reuses the cgemm_tt winner at 512^3.
-gemm_kernel! { name = CgemmTC512, precision = c32, op = (T, C), tile = (64, 32, 64), threads = (64, 4), load_a = (16, 16), load_b = (16, 16), arch = sm_90, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8 }
+// Reuses the cgemm_tt winner at 512^3 (K split 2 ways).
+gemm_kernel! { name = CgemmTC512, precision = c32, op = (T, C), tile = (64, 64, 16), threads = (32, 4), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90a, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, math = tf32x3, mma = (64, 64, 8) }
 
 // Reuses the cgemm_tt winner at 256^3.
 gemm_kernel! { name = CgemmTC256, precision = c32, op = (T, C), tile = (16, 16, 16), threads = (16, 16), load_a = (16, 16), load_b = (16, 16) }
@@ -973,8 +994,11 @@ gemm_kernel! { name = CgemmTC256, precision = c32, op = (T, C), tile = (16, 16, 
 // Reuses the cgemm_tt winner at 8^3 (batched).
 gemm_kernel! { name = CgemmTC8, precision = c32, op = (T, C), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Reuses the cgemm_tn winner at 6656^3 and 512x512x65536 and 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
-gemm_kernel! { name = CgemmCN, precision = c32, op = (C, N), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+// Reuses the cgemm_tn winner at 6656^3 and 1024^3 and 768^3 (K split 3 ways).
+gemm_kernel! { name = CgemmCN, precision = c32, op = (C, N), tile = (128, 64, 16), threads = (64, 4), load_a = (8, 32), load_b = (8, 32), lds_width = 2, arch = sm_90a, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 64, 8) }
+
+// Reuses the cgemm_tn winner at 512x512x65536 and 8192x8192x64 and 128^3 (batched) and 64^3 (batched).
+gemm_kernel! { name = CgemmCN512x512x65536, precision = c32, op = (C, N), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Reuses the cgemm_tn winner at 16384x64x4096 and 8192x8192x64 (update) and 8192x8192x32 (update).
 gemm_kernel! { name = CgemmCN16384x64x4096, precision = c32, op = (C, N), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, c_batch = 4, math = tf32x3, mma = (16, 8, 8) }
@@ -988,11 +1012,8 @@ gemm_kernel! { name = CgemmCN16384x16x4096, precision = c32, op = (C, N), tile =
 // Reuses the cgemm_tn winner at 16x16384x4096 (K split 4 ways).
 gemm_kernel! { name = CgemmCN16x16384x4096, precision = c32, op = (C, N), tile = (16, 128, 56), threads = (2, 64), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 4), raster = 8, interleave = 8 }
 
-// Reuses the cgemm_tn winner at 768^3 (K split 4 ways).
-gemm_kernel! { name = CgemmCN768, precision = c32, op = (C, N), tile = (32, 192, 40), threads = (16, 16), load_a = (8, 32), load_b = (8, 32), lds_width = 2, arch = sm_90, stages = 3, warps = (2, 4), raster = 8, interleave = 4, math = tf32x3, mma = (16, 8, 8) }
-
-// Reuses the cgemm_tn winner at 512^3.
-gemm_kernel! { name = CgemmCN512, precision = c32, op = (C, N), tile = (64, 32, 64), threads = (64, 4), load_a = (16, 16), load_b = (16, 16), arch = sm_90, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8 }
+// Reuses the cgemm_tn winner at 512^3 (K split 2 ways).
+gemm_kernel! { name = CgemmCN512, precision = c32, op = (C, N), tile = (64, 64, 16), threads = (32, 4), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90a, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, math = tf32x3, mma = (64, 64, 8) }
 
 // Reuses the cgemm_tn winner at 256^3 and 16^3 (batched).
 gemm_kernel! { name = CgemmCN256, precision = c32, op = (C, N), tile = (16, 16, 16), threads = (16, 16), load_a = (16, 16), load_b = (16, 16) }
@@ -1003,10 +1024,10 @@ gemm_kernel! { name = CgemmCN32, precision = c32, op = (C, N), tile = (40, 32, 1
 // Reuses the cgemm_tn winner at 8^3 (batched).
 gemm_kernel! { name = CgemmCN8, precision = c32, op = (C, N), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Reuses the cgemm_tt winner at 6656^3 and 768^3 (K split 4 ways).
-gemm_kernel! { name = CgemmCT, precision = c32, op = (C, T), tile = (80, 64, 48), threads = (8, 16), load_a = (8, 16), load_b = (16, 8), lds_width = 2, arch = sm_90, stages = 2, ldg_width = 2, warps = (1, 4), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+// Reuses the cgemm_tt winner at 6656^3 and 1024^3 and 768^3 (K split 3 ways).
+gemm_kernel! { name = CgemmCT, precision = c32, op = (C, T), tile = (128, 64, 16), threads = (64, 4), load_a = (8, 32), load_b = (32, 8), lds_width = 2, arch = sm_90a, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 64, 8) }
 
-// Reuses the cgemm_tt winner at 512x512x65536 and 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
+// Reuses the cgemm_tt winner at 512x512x65536 and 8192x8192x64 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmCT512x512x65536, precision = c32, op = (C, T), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Reuses the cgemm_tt winner at 16384x64x4096 and 8192x8192x64 (update) and 64x16384x4096 and 8192x8192x32 (update).
@@ -1018,8 +1039,8 @@ gemm_kernel! { name = CgemmCT16384x16x4096, precision = c32, op = (C, T), tile =
 // Reuses the cgemm_tt winner at 16x16384x4096 and 32^3 (batched) and 16^3 (batched).
 gemm_kernel! { name = CgemmCT16x16384x4096, precision = c32, op = (C, T), tile = (16, 32, 8), threads = (16, 4), load_a = (4, 16), load_b = (16, 4), arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 1), raster = 8 }
 
-// Reuses the cgemm_tt winner at 512^3.
-gemm_kernel! { name = CgemmCT512, precision = c32, op = (C, T), tile = (64, 32, 64), threads = (64, 4), load_a = (16, 16), load_b = (16, 16), arch = sm_90, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8 }
+// Reuses the cgemm_tt winner at 512^3 (K split 2 ways).
+gemm_kernel! { name = CgemmCT512, precision = c32, op = (C, T), tile = (64, 64, 16), threads = (32, 4), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90a, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, math = tf32x3, mma = (64, 64, 8) }
 
 // Reuses the cgemm_tt winner at 256^3.
 gemm_kernel! { name = CgemmCT256, precision = c32, op = (C, T), tile = (16, 16, 16), threads = (16, 16), load_a = (16, 16), load_b = (16, 16) }
@@ -1027,10 +1048,10 @@ gemm_kernel! { name = CgemmCT256, precision = c32, op = (C, T), tile = (16, 16, 
 // Reuses the cgemm_tt winner at 8^3 (batched).
 gemm_kernel! { name = CgemmCT8, precision = c32, op = (C, T), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Reuses the cgemm_tt winner at 6656^3 and 768^3 (K split 4 ways).
-gemm_kernel! { name = CgemmCC, precision = c32, op = (C, C), tile = (80, 64, 48), threads = (8, 16), load_a = (8, 16), load_b = (16, 8), lds_width = 2, arch = sm_90, stages = 2, ldg_width = 2, warps = (1, 4), raster = 8, math = tf32x3, mma = (16, 8, 8) }
+// Reuses the cgemm_tt winner at 6656^3 and 1024^3 and 768^3 (K split 3 ways).
+gemm_kernel! { name = CgemmCC, precision = c32, op = (C, C), tile = (128, 64, 16), threads = (64, 4), load_a = (8, 32), load_b = (32, 8), lds_width = 2, arch = sm_90a, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 64, 8) }
 
-// Reuses the cgemm_tt winner at 512x512x65536 and 8192x8192x64 and 1024^3 and 128^3 (batched) and 64^3 (batched).
+// Reuses the cgemm_tt winner at 512x512x65536 and 8192x8192x64 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmCC512x512x65536, precision = c32, op = (C, C), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
 
 // Reuses the cgemm_tt winner at 16384x64x4096 and 8192x8192x64 (update) and 64x16384x4096 and 8192x8192x32 (update).
@@ -1042,8 +1063,8 @@ gemm_kernel! { name = CgemmCC16384x16x4096, precision = c32, op = (C, C), tile =
 // Reuses the cgemm_tt winner at 16x16384x4096 and 32^3 (batched) and 16^3 (batched).
 gemm_kernel! { name = CgemmCC16x16384x4096, precision = c32, op = (C, C), tile = (16, 32, 8), threads = (16, 4), load_a = (4, 16), load_b = (16, 4), arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 1), raster = 8 }
 
-// Reuses the cgemm_tt winner at 512^3.
-gemm_kernel! { name = CgemmCC512, precision = c32, op = (C, C), tile = (64, 32, 64), threads = (64, 4), load_a = (16, 16), load_b = (16, 16), arch = sm_90, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8 }
+// Reuses the cgemm_tt winner at 512^3 (K split 2 ways).
+gemm_kernel! { name = CgemmCC512, precision = c32, op = (C, C), tile = (64, 64, 16), threads = (32, 4), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90a, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, math = tf32x3, mma = (64, 64, 8) }
 
 // Reuses the cgemm_tt winner at 256^3.
 gemm_kernel! { name = CgemmCC256, precision = c32, op = (C, C), tile = (16, 16, 16), threads = (16, 16), load_a = (16, 16), load_b = (16, 16) }
@@ -1312,8 +1333,8 @@ pub static KERNELS: [KernelEntry; 635] = [
     KernelEntry::tuned::<SgemmNN8192x8192x64Update>("sm_90::SgemmNN8192x8192x64Update", [8192, 8192, 64]).update(),
     KernelEntry::tuned::<SgemmNN8192x8192x64Update>("sm_90::SgemmNN8192x8192x64Update", [8192, 8192, 32]).update(),
     KernelEntry::tuned::<SgemmNN768>("sm_90::SgemmNN768", [768, 768, 768]).split(4),
-    KernelEntry::tuned::<SgemmNN768>("sm_90::SgemmNN768", [512, 512, 512]).split(4),
     KernelEntry::tuned_batch::<SgemmNN768>("sm_90::SgemmNN768", [64, 64, 64]),
+    KernelEntry::tuned::<SgemmNN512>("sm_90::SgemmNN512", [512, 512, 512]).split(2),
     KernelEntry::tuned::<SgemmNN256>("sm_90::SgemmNN256", [256, 256, 256]).split(3),
     KernelEntry::tuned_batch::<SgemmNN256>("sm_90::SgemmNN256", [16, 16, 16]),
     KernelEntry::tuned_batch::<SgemmNN32>("sm_90::SgemmNN32", [32, 32, 32]),
@@ -1330,9 +1351,9 @@ pub static KERNELS: [KernelEntry; 635] = [
     KernelEntry::tuned::<SgemmNT64x16384x4096>("sm_90::SgemmNT64x16384x4096", [64, 16384, 4096]),
     KernelEntry::tuned::<SgemmNT64x16384x4096>("sm_90::SgemmNT64x16384x4096", [1024, 1024, 1024]),
     KernelEntry::tuned::<SgemmNT16x16384x4096>("sm_90::SgemmNT16x16384x4096", [16, 16384, 4096]),
-    KernelEntry::tuned::<SgemmNT16x16384x4096>("sm_90::SgemmNT16x16384x4096", [512, 512, 512]),
     KernelEntry::tuned::<SgemmNT768>("sm_90::SgemmNT768", [768, 768, 768]),
     KernelEntry::tuned_batch::<SgemmNT768>("sm_90::SgemmNT768", [64, 64, 64]),
+    KernelEntry::tuned::<SgemmNT512>("sm_90::SgemmNT512", [512, 512, 512]),
     KernelEntry::tuned::<SgemmNT256>("sm_90::SgemmNT256", [256, 256, 256]).split(4),
     KernelEntry::tuned_batch::<SgemmNT256>("sm_90::SgemmNT256", [16, 16, 16]),
     KernelEntry::tuned_batch::<SgemmNT32>("sm_90::SgemmNT32", [32, 32, 32]),
@@ -1349,9 +1370,9 @@ pub static KERNELS: [KernelEntry; 635] = [
     KernelEntry::tuned::<SgemmNC64x16384x4096>("sm_90::SgemmNC64x16384x4096", [64, 16384, 4096]),
     KernelEntry::tuned::<SgemmNC64x16384x4096>("sm_90::SgemmNC64x16384x4096", [1024, 1024, 1024]),
     KernelEntry::tuned::<SgemmNC16x16384x4096>("sm_90::SgemmNC16x16384x4096", [16, 16384, 4096]),
-    KernelEntry::tuned::<SgemmNC16x16384x4096>("sm_90::SgemmNC16x16384x4096", [512, 512, 512]),
     KernelEntry::tuned::<SgemmNC768>("sm_90::SgemmNC768", [768, 768, 768]),
     KernelEntry::tuned_batch::<SgemmNC768>("sm_90::SgemmNC768", [64, 64, 64]),
+    KernelEntry::tuned::<SgemmNC512>("sm_90::SgemmNC512", [512, 512, 512]),
     KernelEntry::tuned::<SgemmNC256>("sm_90::SgemmNC256", [256, 256, 256]).split(4),
     KernelEntry::tuned_batch::<SgemmNC256>("sm_90::SgemmNC256", [16, 16, 16]),
     KernelEntry::tuned_batch::<SgemmNC32>("sm_90::SgemmNC32", [32, 32, 32]),
@@ -1369,8 +1390,8 @@ pub static KERNELS: [KernelEntry; 635] = [
     KernelEntry::tuned::<SgemmTN8192x8192x64Update>("sm_90::SgemmTN8192x8192x64Update", [8192, 8192, 64]).update(),
     KernelEntry::tuned::<SgemmTN8192x8192x64Update>("sm_90::SgemmTN8192x8192x64Update", [8192, 8192, 32]).update(),
     KernelEntry::tuned::<SgemmTN768>("sm_90::SgemmTN768", [768, 768, 768]).split(4),
-    KernelEntry::tuned::<SgemmTN768>("sm_90::SgemmTN768", [512, 512, 512]).split(4),
     KernelEntry::tuned_batch::<SgemmTN768>("sm_90::SgemmTN768", [64, 64, 64]),
+    KernelEntry::tuned::<SgemmTN512>("sm_90::SgemmTN512", [512, 512, 512]).split(2),
     KernelEntry::tuned::<SgemmTN256>("sm_90::SgemmTN256", [256, 256, 256]),
     KernelEntry::tuned_batch::<SgemmTN32>("sm_90::SgemmTN32", [32, 32, 32]),
     KernelEntry::tuned_batch::<SgemmTN16>("sm_90::SgemmTN16", [16, 16, 16]),
@@ -1389,7 +1410,7 @@ pub static KERNELS: [KernelEntry; 635] = [
     KernelEntry::tuned::<SgemmTT16x16384x4096>("sm_90::SgemmTT16x16384x4096", [16, 16384, 4096]).split(3),
     KernelEntry::tuned::<SgemmTT768>("sm_90::SgemmTT768", [768, 768, 768]).split(4),
     KernelEntry::tuned_batch::<SgemmTT768>("sm_90::SgemmTT768", [64, 64, 64]),
-    KernelEntry::tuned::<SgemmTT512>("sm_90::SgemmTT512", [512, 512, 512]),
+    KernelEntry::tuned::<SgemmTT512>("sm_90::SgemmTT512", [512, 512, 512]).split(2),
     KernelEntry::tuned::<SgemmTT256>("sm_90::SgemmTT256", [256, 256, 256]),
     KernelEntry::tuned_batch::<SgemmTT32>("sm_90::SgemmTT32", [32, 32, 32]),
     KernelEntry::tuned_batch::<SgemmTT16>("sm_90::SgemmTT16", [16, 16, 16]),
@@ -1408,7 +1429,7 @@ pub static KERNELS: [KernelEntry; 635] = [
     KernelEntry::tuned::<SgemmTC16x16384x4096>("sm_90::SgemmTC16x16384x4096", [16, 16384, 4096]).split(3),
     KernelEntry::tuned::<SgemmTC768>("sm_90::SgemmTC768", [768, 768, 768]).split(4),
     KernelEntry::tuned_batch::<SgemmTC768>("sm_90::SgemmTC768", [64, 64, 64]),
-    KernelEntry::tuned::<SgemmTC512>("sm_90::SgemmTC512", [512, 512, 512]),
+    KernelEntry::tuned::<SgemmTC512>("sm_90::SgemmTC512", [512, 512, 512]).split(2),
     KernelEntry::tuned::<SgemmTC256>("sm_90::SgemmTC256", [256, 256, 256]),
     KernelEntry::tuned_batch::<SgemmTC32>("sm_90::SgemmTC32", [32, 32, 32]),
     KernelEntry::tuned_batch::<SgemmTC16>("sm_90::SgemmTC16", [16, 16, 16]),
@@ -1426,8 +1447,8 @@ pub static KERNELS: [KernelEntry; 635] = [
     KernelEntry::tuned::<SgemmCN8192x8192x64Update>("sm_90::SgemmCN8192x8192x64Update", [8192, 8192, 64]).update(),
     KernelEntry::tuned::<SgemmCN8192x8192x64Update>("sm_90::SgemmCN8192x8192x64Update", [8192, 8192, 32]).update(),
     KernelEntry::tuned::<SgemmCN768>("sm_90::SgemmCN768", [768, 768, 768]).split(4),
-    KernelEntry::tuned::<SgemmCN768>("sm_90::SgemmCN768", [512, 512, 512]).split(4),
     KernelEntry::tuned_batch::<SgemmCN768>("sm_90::SgemmCN768", [64, 64, 64]),
+    KernelEntry::tuned::<SgemmCN512>("sm_90::SgemmCN512", [512, 512, 512]).split(2),
     KernelEntry::tuned::<SgemmCN256>("sm_90::SgemmCN256", [256, 256, 256]),
     KernelEntry::tuned_batch::<SgemmCN32>("sm_90::SgemmCN32", [32, 32, 32]),
     KernelEntry::tuned_batch::<SgemmCN16>("sm_90::SgemmCN16", [16, 16, 16]),
@@ -1446,7 +1467,7 @@ pub static KERNELS: [KernelEntry; 635] = [
     KernelEntry::tuned::<SgemmCT16x16384x4096>("sm_90::SgemmCT16x16384x4096", [16, 16384, 4096]).split(3),
     KernelEntry::tuned::<SgemmCT768>("sm_90::SgemmCT768", [768, 768, 768]).split(4),
     KernelEntry::tuned_batch::<SgemmCT768>("sm_90::SgemmCT768", [64, 64, 64]),
-    KernelEntry::tuned::<SgemmCT512>("sm_90::SgemmCT512", [512, 512, 512]),
+    KernelEntry::tuned::<SgemmCT512>("sm_90::SgemmCT512", [512, 512, 512]).split(2),
     KernelEntry::tuned::<SgemmCT256>("sm_90::SgemmCT256", [256, 256, 256]),
     KernelEntry::tuned_batch::<SgemmCT32>("sm_90::SgemmCT32", [32, 32, 32]),
     KernelEntry::tuned_batch::<SgemmCT16>("sm_90::SgemmCT16", [16, 16, 16]),
@@ -1465,7 +1486,7 @@ pub static KERNELS: [KernelEntry; 635] = [
     KernelEntry::tuned::<SgemmCC16x16384x4096>("sm_90::SgemmCC16x16384x4096", [16, 16384, 4096]).split(3),
     KernelEntry::tuned::<SgemmCC768>("sm_90::SgemmCC768", [768, 768, 768]).split(4),
     KernelEntry::tuned_batch::<SgemmCC768>("sm_90::SgemmCC768", [64, 64, 64]),
-    KernelEntry::tuned::<SgemmCC512>("sm_90::SgemmCC512", [512, 512, 512]),
+    KernelEntry::tuned::<SgemmCC512>("sm_90::SgemmCC512", [512, 512, 512]).split(2),
     KernelEntry::tuned::<SgemmCC256>("sm_90::SgemmCC256", [256, 256, 256]),
     KernelEntry::tuned_batch::<SgemmCC32>("sm_90::SgemmCC32", [32, 32, 32]),
     KernelEntry::tuned_batch::<SgemmCC16>("sm_90::SgemmCC16", [16, 16, 16]),
@@ -1620,82 +1641,82 @@ pub static KERNELS: [KernelEntry; 635] = [
     KernelEntry::tuned_batch::<DgemmCC16>("sm_90::DgemmCC16", [16, 16, 16]),
     KernelEntry::tuned_batch::<DgemmCC8>("sm_90::DgemmCC8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmNN>("sm_90::CgemmNN", [6656, 6656, 6656]),
-    KernelEntry::tuned::<CgemmNN>("sm_90::CgemmNN", [512, 512, 65536]),
-    KernelEntry::tuned::<CgemmNN>("sm_90::CgemmNN", [16384, 64, 4096]),
-    KernelEntry::tuned::<CgemmNN>("sm_90::CgemmNN", [8192, 8192, 64]),
-    KernelEntry::tuned::<CgemmNN>("sm_90::CgemmNN", [64, 16384, 4096]),
     KernelEntry::tuned::<CgemmNN>("sm_90::CgemmNN", [1024, 1024, 1024]),
-    KernelEntry::tuned_batch::<CgemmNN>("sm_90::CgemmNN", [128, 128, 128]),
-    KernelEntry::tuned_batch::<CgemmNN>("sm_90::CgemmNN", [64, 64, 64]),
+    KernelEntry::tuned::<CgemmNN>("sm_90::CgemmNN", [768, 768, 768]).split(3),
+    KernelEntry::tuned::<CgemmNN512x512x65536>("sm_90::CgemmNN512x512x65536", [512, 512, 65536]),
+    KernelEntry::tuned::<CgemmNN512x512x65536>("sm_90::CgemmNN512x512x65536", [16384, 64, 4096]),
+    KernelEntry::tuned::<CgemmNN512x512x65536>("sm_90::CgemmNN512x512x65536", [8192, 8192, 64]),
+    KernelEntry::tuned::<CgemmNN512x512x65536>("sm_90::CgemmNN512x512x65536", [64, 16384, 4096]),
+    KernelEntry::tuned_batch::<CgemmNN512x512x65536>("sm_90::CgemmNN512x512x65536", [128, 128, 128]),
+    KernelEntry::tuned_batch::<CgemmNN512x512x65536>("sm_90::CgemmNN512x512x65536", [64, 64, 64]),
     KernelEntry::tuned::<CgemmNN8192x8192x64Update>("sm_90::CgemmNN8192x8192x64Update", [8192, 8192, 64]).update(),
     KernelEntry::tuned::<CgemmNN8192x8192x32Update>("sm_90::CgemmNN8192x8192x32Update", [8192, 8192, 32]).update(),
     KernelEntry::tuned::<CgemmNN16384x16x4096>("sm_90::CgemmNN16384x16x4096", [16384, 16, 4096]),
     KernelEntry::tuned::<CgemmNN16384x16x4096>("sm_90::CgemmNN16384x16x4096", [256, 256, 256]),
     KernelEntry::tuned::<CgemmNN16x16384x4096>("sm_90::CgemmNN16x16384x4096", [16, 16384, 4096]),
     KernelEntry::tuned_batch::<CgemmNN16x16384x4096>("sm_90::CgemmNN16x16384x4096", [32, 32, 32]),
-    KernelEntry::tuned::<CgemmNN768>("sm_90::CgemmNN768", [768, 768, 768]),
-    KernelEntry::tuned::<CgemmNN512>("sm_90::CgemmNN512", [512, 512, 512]),
+    KernelEntry::tuned::<CgemmNN512>("sm_90::CgemmNN512", [512, 512, 512]).split(2),
     KernelEntry::tuned_batch::<CgemmNN16>("sm_90::CgemmNN16", [16, 16, 16]),
     KernelEntry::tuned_batch::<CgemmNN8>("sm_90::CgemmNN8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmNT>("sm_90::CgemmNT", [6656, 6656, 6656]),
-    KernelEntry::tuned::<CgemmNT>("sm_90::CgemmNT", [512, 512, 65536]),
-    KernelEntry::tuned::<CgemmNT>("sm_90::CgemmNT", [8192, 8192, 64]),
-    KernelEntry::tuned::<CgemmNT>("sm_90::CgemmNT", [64, 16384, 4096]),
     KernelEntry::tuned::<CgemmNT>("sm_90::CgemmNT", [1024, 1024, 1024]),
-    KernelEntry::tuned_batch::<CgemmNT>("sm_90::CgemmNT", [128, 128, 128]),
-    KernelEntry::tuned_batch::<CgemmNT>("sm_90::CgemmNT", [64, 64, 64]),
+    KernelEntry::tuned::<CgemmNT>("sm_90::CgemmNT", [768, 768, 768]).split(3),
+    KernelEntry::tuned::<CgemmNT512x512x65536>("sm_90::CgemmNT512x512x65536", [512, 512, 65536]),
+    KernelEntry::tuned::<CgemmNT512x512x65536>("sm_90::CgemmNT512x512x65536", [8192, 8192, 64]),
+    KernelEntry::tuned::<CgemmNT512x512x65536>("sm_90::CgemmNT512x512x65536", [64, 16384, 4096]),
+    KernelEntry::tuned_batch::<CgemmNT512x512x65536>("sm_90::CgemmNT512x512x65536", [128, 128, 128]),
+    KernelEntry::tuned_batch::<CgemmNT512x512x65536>("sm_90::CgemmNT512x512x65536", [64, 64, 64]),
     KernelEntry::tuned::<CgemmNT16384x64x4096>("sm_90::CgemmNT16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<CgemmNT16384x64x4096>("sm_90::CgemmNT16384x64x4096", [8192, 8192, 64]).update(),
     KernelEntry::tuned::<CgemmNT8192x8192x32Update>("sm_90::CgemmNT8192x8192x32Update", [8192, 8192, 32]).update(),
     KernelEntry::tuned::<CgemmNT16384x16x4096>("sm_90::CgemmNT16384x16x4096", [16384, 16, 4096]),
     KernelEntry::tuned::<CgemmNT16384x16x4096>("sm_90::CgemmNT16384x16x4096", [256, 256, 256]),
     KernelEntry::tuned::<CgemmNT16x16384x4096>("sm_90::CgemmNT16x16384x4096", [16, 16384, 4096]),
-    KernelEntry::tuned::<CgemmNT16x16384x4096>("sm_90::CgemmNT16x16384x4096", [512, 512, 512]),
     KernelEntry::tuned_batch::<CgemmNT16x16384x4096>("sm_90::CgemmNT16x16384x4096", [32, 32, 32]),
-    KernelEntry::tuned::<CgemmNT768>("sm_90::CgemmNT768", [768, 768, 768]).split(4),
+    KernelEntry::tuned::<CgemmNT512>("sm_90::CgemmNT512", [512, 512, 512]).split(2),
     KernelEntry::tuned_batch::<CgemmNT16>("sm_90::CgemmNT16", [16, 16, 16]),
     KernelEntry::tuned_batch::<CgemmNT8>("sm_90::CgemmNT8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmNC>("sm_90::CgemmNC", [6656, 6656, 6656]),
-    KernelEntry::tuned::<CgemmNC>("sm_90::CgemmNC", [512, 512, 65536]),
-    KernelEntry::tuned::<CgemmNC>("sm_90::CgemmNC", [8192, 8192, 64]),
-    KernelEntry::tuned::<CgemmNC>("sm_90::CgemmNC", [64, 16384, 4096]),
     KernelEntry::tuned::<CgemmNC>("sm_90::CgemmNC", [1024, 1024, 1024]),
-    KernelEntry::tuned_batch::<CgemmNC>("sm_90::CgemmNC", [128, 128, 128]),
-    KernelEntry::tuned_batch::<CgemmNC>("sm_90::CgemmNC", [64, 64, 64]),
+    KernelEntry::tuned::<CgemmNC>("sm_90::CgemmNC", [768, 768, 768]).split(3),
+    KernelEntry::tuned::<CgemmNC512x512x65536>("sm_90::CgemmNC512x512x65536", [512, 512, 65536]),
+    KernelEntry::tuned::<CgemmNC512x512x65536>("sm_90::CgemmNC512x512x65536", [8192, 8192, 64]),
+    KernelEntry::tuned::<CgemmNC512x512x65536>("sm_90::CgemmNC512x512x65536", [64, 16384, 4096]),
+    KernelEntry::tuned_batch::<CgemmNC512x512x65536>("sm_90::CgemmNC512x512x65536", [128, 128, 128]),
+    KernelEntry::tuned_batch::<CgemmNC512x512x65536>("sm_90::CgemmNC512x512x65536", [64, 64, 64]),
     KernelEntry::tuned::<CgemmNC16384x64x4096>("sm_90::CgemmNC16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<CgemmNC16384x64x4096>("sm_90::CgemmNC16384x64x4096", [8192, 8192, 64]).update(),
     KernelEntry::tuned::<CgemmNC8192x8192x32Update>("sm_90::CgemmNC8192x8192x32Update", [8192, 8192, 32]).update(),
     KernelEntry::tuned::<CgemmNC16384x16x4096>("sm_90::CgemmNC16384x16x4096", [16384, 16, 4096]),
     KernelEntry::tuned::<CgemmNC16384x16x4096>("sm_90::CgemmNC16384x16x4096", [256, 256, 256]),
     KernelEntry::tuned::<CgemmNC16x16384x4096>("sm_90::CgemmNC16x16384x4096", [16, 16384, 4096]),
-    KernelEntry::tuned::<CgemmNC16x16384x4096>("sm_90::CgemmNC16x16384x4096", [512, 512, 512]),
     KernelEntry::tuned_batch::<CgemmNC16x16384x4096>("sm_90::CgemmNC16x16384x4096", [32, 32, 32]),
-    KernelEntry::tuned::<CgemmNC768>("sm_90::CgemmNC768", [768, 768, 768]).split(4),
+    KernelEntry::tuned::<CgemmNC512>("sm_90::CgemmNC512", [512, 512, 512]).split(2),
     KernelEntry::tuned_batch::<CgemmNC16>("sm_90::CgemmNC16", [16, 16, 16]),
     KernelEntry::tuned_batch::<CgemmNC8>("sm_90::CgemmNC8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmTN>("sm_90::CgemmTN", [6656, 6656, 6656]),
-    KernelEntry::tuned::<CgemmTN>("sm_90::CgemmTN", [512, 512, 65536]),
-    KernelEntry::tuned::<CgemmTN>("sm_90::CgemmTN", [8192, 8192, 64]),
     KernelEntry::tuned::<CgemmTN>("sm_90::CgemmTN", [1024, 1024, 1024]),
-    KernelEntry::tuned_batch::<CgemmTN>("sm_90::CgemmTN", [128, 128, 128]),
-    KernelEntry::tuned_batch::<CgemmTN>("sm_90::CgemmTN", [64, 64, 64]),
+    KernelEntry::tuned::<CgemmTN>("sm_90::CgemmTN", [768, 768, 768]).split(3),
+    KernelEntry::tuned::<CgemmTN512x512x65536>("sm_90::CgemmTN512x512x65536", [512, 512, 65536]),
+    KernelEntry::tuned::<CgemmTN512x512x65536>("sm_90::CgemmTN512x512x65536", [8192, 8192, 64]),
+    KernelEntry::tuned_batch::<CgemmTN512x512x65536>("sm_90::CgemmTN512x512x65536", [128, 128, 128]),
+    KernelEntry::tuned_batch::<CgemmTN512x512x65536>("sm_90::CgemmTN512x512x65536", [64, 64, 64]),
     KernelEntry::tuned::<CgemmTN16384x64x4096>("sm_90::CgemmTN16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<CgemmTN16384x64x4096>("sm_90::CgemmTN16384x64x4096", [8192, 8192, 64]).update(),
     KernelEntry::tuned::<CgemmTN16384x64x4096>("sm_90::CgemmTN16384x64x4096", [8192, 8192, 32]).update(),
     KernelEntry::tuned::<CgemmTN64x16384x4096>("sm_90::CgemmTN64x16384x4096", [64, 16384, 4096]),
     KernelEntry::tuned::<CgemmTN16384x16x4096>("sm_90::CgemmTN16384x16x4096", [16384, 16, 4096]),
     KernelEntry::tuned::<CgemmTN16x16384x4096>("sm_90::CgemmTN16x16384x4096", [16, 16384, 4096]).split(4),
-    KernelEntry::tuned::<CgemmTN768>("sm_90::CgemmTN768", [768, 768, 768]).split(4),
-    KernelEntry::tuned::<CgemmTN512>("sm_90::CgemmTN512", [512, 512, 512]),
+    KernelEntry::tuned::<CgemmTN512>("sm_90::CgemmTN512", [512, 512, 512]).split(2),
     KernelEntry::tuned::<CgemmTN256>("sm_90::CgemmTN256", [256, 256, 256]),
     KernelEntry::tuned_batch::<CgemmTN256>("sm_90::CgemmTN256", [16, 16, 16]),
     KernelEntry::tuned_batch::<CgemmTN32>("sm_90::CgemmTN32", [32, 32, 32]),
     KernelEntry::tuned_batch::<CgemmTN8>("sm_90::CgemmTN8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmTT>("sm_90::CgemmTT", [6656, 6656, 6656]),
-    KernelEntry::tuned::<CgemmTT>("sm_90::CgemmTT", [768, 768, 768]).split(4),
+    KernelEntry::tuned::<CgemmTT>("sm_90::CgemmTT", [1024, 1024, 1024]),
+    KernelEntry::tuned::<CgemmTT>("sm_90::CgemmTT", [768, 768, 768]).split(3),
     KernelEntry::tuned::<CgemmTT512x512x65536>("sm_90::CgemmTT512x512x65536", [512, 512, 65536]),
     KernelEntry::tuned::<CgemmTT512x512x65536>("sm_90::CgemmTT512x512x65536", [8192, 8192, 64]),
-    KernelEntry::tuned::<CgemmTT512x512x65536>("sm_90::CgemmTT512x512x65536", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<CgemmTT512x512x65536>("sm_90::CgemmTT512x512x65536", [128, 128, 128]),
     KernelEntry::tuned_batch::<CgemmTT512x512x65536>("sm_90::CgemmTT512x512x65536", [64, 64, 64]),
     KernelEntry::tuned::<CgemmTT16384x64x4096>("sm_90::CgemmTT16384x64x4096", [16384, 64, 4096]),
@@ -1706,14 +1727,14 @@ pub static KERNELS: [KernelEntry; 635] = [
     KernelEntry::tuned::<CgemmTT16x16384x4096>("sm_90::CgemmTT16x16384x4096", [16, 16384, 4096]),
     KernelEntry::tuned_batch::<CgemmTT16x16384x4096>("sm_90::CgemmTT16x16384x4096", [32, 32, 32]),
     KernelEntry::tuned_batch::<CgemmTT16x16384x4096>("sm_90::CgemmTT16x16384x4096", [16, 16, 16]),
-    KernelEntry::tuned::<CgemmTT512>("sm_90::CgemmTT512", [512, 512, 512]),
+    KernelEntry::tuned::<CgemmTT512>("sm_90::CgemmTT512", [512, 512, 512]).split(2),
     KernelEntry::tuned::<CgemmTT256>("sm_90::CgemmTT256", [256, 256, 256]),
     KernelEntry::tuned_batch::<CgemmTT8>("sm_90::CgemmTT8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmTC>("sm_90::CgemmTC", [6656, 6656, 6656]),
-    KernelEntry::tuned::<CgemmTC>("sm_90::CgemmTC", [768, 768, 768]).split(4),
+    KernelEntry::tuned::<CgemmTC>("sm_90::CgemmTC", [1024, 1024, 1024]),
+    KernelEntry::tuned::<CgemmTC>("sm_90::CgemmTC", [768, 768, 768]).split(3),
     KernelEntry::tuned::<CgemmTC512x512x65536>("sm_90::CgemmTC512x512x65536", [512, 512, 65536]),
     KernelEntry::tuned::<CgemmTC512x512x65536>("sm_90::CgemmTC512x512x65536", [8192, 8192, 64]),
-    KernelEntry::tuned::<CgemmTC512x512x65536>("sm_90::CgemmTC512x512x65536", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<CgemmTC512x512x65536>("sm_90::CgemmTC512x512x65536", [128, 128, 128]),
     KernelEntry::tuned_batch::<CgemmTC512x512x65536>("sm_90::CgemmTC512x512x65536", [64, 64, 64]),
     KernelEntry::tuned::<CgemmTC16384x64x4096>("sm_90::CgemmTC16384x64x4096", [16384, 64, 4096]),
@@ -1724,32 +1745,32 @@ pub static KERNELS: [KernelEntry; 635] = [
     KernelEntry::tuned::<CgemmTC16x16384x4096>("sm_90::CgemmTC16x16384x4096", [16, 16384, 4096]),
     KernelEntry::tuned_batch::<CgemmTC16x16384x4096>("sm_90::CgemmTC16x16384x4096", [32, 32, 32]),
     KernelEntry::tuned_batch::<CgemmTC16x16384x4096>("sm_90::CgemmTC16x16384x4096", [16, 16, 16]),
-    KernelEntry::tuned::<CgemmTC512>("sm_90::CgemmTC512", [512, 512, 512]),
+    KernelEntry::tuned::<CgemmTC512>("sm_90::CgemmTC512", [512, 512, 512]).split(2),
     KernelEntry::tuned::<CgemmTC256>("sm_90::CgemmTC256", [256, 256, 256]),
     KernelEntry::tuned_batch::<CgemmTC8>("sm_90::CgemmTC8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmCN>("sm_90::CgemmCN", [6656, 6656, 6656]),
-    KernelEntry::tuned::<CgemmCN>("sm_90::CgemmCN", [512, 512, 65536]),
-    KernelEntry::tuned::<CgemmCN>("sm_90::CgemmCN", [8192, 8192, 64]),
     KernelEntry::tuned::<CgemmCN>("sm_90::CgemmCN", [1024, 1024, 1024]),
-    KernelEntry::tuned_batch::<CgemmCN>("sm_90::CgemmCN", [128, 128, 128]),
-    KernelEntry::tuned_batch::<CgemmCN>("sm_90::CgemmCN", [64, 64, 64]),
+    KernelEntry::tuned::<CgemmCN>("sm_90::CgemmCN", [768, 768, 768]).split(3),
+    KernelEntry::tuned::<CgemmCN512x512x65536>("sm_90::CgemmCN512x512x65536", [512, 512, 65536]),
+    KernelEntry::tuned::<CgemmCN512x512x65536>("sm_90::CgemmCN512x512x65536", [8192, 8192, 64]),
+    KernelEntry::tuned_batch::<CgemmCN512x512x65536>("sm_90::CgemmCN512x512x65536", [128, 128, 128]),
+    KernelEntry::tuned_batch::<CgemmCN512x512x65536>("sm_90::CgemmCN512x512x65536", [64, 64, 64]),
     KernelEntry::tuned::<CgemmCN16384x64x4096>("sm_90::CgemmCN16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<CgemmCN16384x64x4096>("sm_90::CgemmCN16384x64x4096", [8192, 8192, 64]).update(),
     KernelEntry::tuned::<CgemmCN16384x64x4096>("sm_90::CgemmCN16384x64x4096", [8192, 8192, 32]).update(),
     KernelEntry::tuned::<CgemmCN64x16384x4096>("sm_90::CgemmCN64x16384x4096", [64, 16384, 4096]),
     KernelEntry::tuned::<CgemmCN16384x16x4096>("sm_90::CgemmCN16384x16x4096", [16384, 16, 4096]),
     KernelEntry::tuned::<CgemmCN16x16384x4096>("sm_90::CgemmCN16x16384x4096", [16, 16384, 4096]).split(4),
-    KernelEntry::tuned::<CgemmCN768>("sm_90::CgemmCN768", [768, 768, 768]).split(4),
-    KernelEntry::tuned::<CgemmCN512>("sm_90::CgemmCN512", [512, 512, 512]),
+    KernelEntry::tuned::<CgemmCN512>("sm_90::CgemmCN512", [512, 512, 512]).split(2),
     KernelEntry::tuned::<CgemmCN256>("sm_90::CgemmCN256", [256, 256, 256]),
     KernelEntry::tuned_batch::<CgemmCN256>("sm_90::CgemmCN256", [16, 16, 16]),
     KernelEntry::tuned_batch::<CgemmCN32>("sm_90::CgemmCN32", [32, 32, 32]),
     KernelEntry::tuned_batch::<CgemmCN8>("sm_90::CgemmCN8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmCT>("sm_90::CgemmCT", [6656, 6656, 6656]),
-    KernelEntry::tuned::<CgemmCT>("sm_90::CgemmCT", [768, 768, 768]).split(4),
+    KernelEntry::tuned::<CgemmCT>("sm_90::CgemmCT", [1024, 1024, 1024]),
+    KernelEntry::tuned::<CgemmCT>("sm_90::CgemmCT", [768, 768, 768]).split(3),
     KernelEntry::tuned::<CgemmCT512x512x65536>("sm_90::CgemmCT512x512x65536", [512, 512, 65536]),
     KernelEntry::tuned::<CgemmCT512x512x65536>("sm_90::CgemmCT512x512x65536", [8192, 8192, 64]),
-    KernelEntry::tuned::<CgemmCT512x512x65536>("sm_90::CgemmCT512x512x65536", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<CgemmCT512x512x65536>("sm_90::CgemmCT512x512x65536", [128, 128, 128]),
     KernelEntry::tuned_batch::<CgemmCT512x512x65536>("sm_90::CgemmCT512x512x65536", [64, 64, 64]),
     KernelEntry::tuned::<CgemmCT16384x64x4096>("sm_90::CgemmCT16384x64x4096", [16384, 64, 4096]),
@@ -1760,14 +1781,14 @@ pub static KERNELS: [KernelEntry; 635] = [
     KernelEntry::tuned::<CgemmCT16x16384x4096>("sm_90::CgemmCT16x16384x4096", [16, 16384, 4096]),
     KernelEntry::tuned_batch::<CgemmCT16x16384x4096>("sm_90::CgemmCT16x16384x4096", [32, 32, 32]),
     KernelEntry::tuned_batch::<CgemmCT16x16384x4096>("sm_90::CgemmCT16x16384x4096", [16, 16, 16]),
-    KernelEntry::tuned::<CgemmCT512>("sm_90::CgemmCT512", [512, 512, 512]),
+    KernelEntry::tuned::<CgemmCT512>("sm_90::CgemmCT512", [512, 512, 512]).split(2),
     KernelEntry::tuned::<CgemmCT256>("sm_90::CgemmCT256", [256, 256, 256]),
     KernelEntry::tuned_batch::<CgemmCT8>("sm_90::CgemmCT8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmCC>("sm_90::CgemmCC", [6656, 6656, 6656]),
-    KernelEntry::tuned::<CgemmCC>("sm_90::CgemmCC", [768, 768, 768]).split(4),
+    KernelEntry::tuned::<CgemmCC>("sm_90::CgemmCC", [1024, 1024, 1024]),
+    KernelEntry::tuned::<CgemmCC>("sm_90::CgemmCC", [768, 768, 768]).split(3),
     KernelEntry::tuned::<CgemmCC512x512x65536>("sm_90::CgemmCC512x512x65536", [512, 512, 65536]),
     KernelEntry::tuned::<CgemmCC512x512x65536>("sm_90::CgemmCC512x512x65536", [8192, 8192, 64]),
-    KernelEntry::tuned::<CgemmCC512x512x65536>("sm_90::CgemmCC512x512x65536", [1024, 1024, 1024]),
     KernelEntry::tuned_batch::<CgemmCC512x512x65536>("sm_90::CgemmCC512x512x65536", [128, 128, 128]),
     KernelEntry::tuned_batch::<CgemmCC512x512x65536>("sm_90::CgemmCC512x512x65536", [64, 64, 64]),
     KernelEntry::tuned::<CgemmCC16384x64x4096>("sm_90::CgemmCC16384x64x4096", [16384, 64, 4096]),
@@ -1778,7 +1799,7 @@ pub static KERNELS: [KernelEntry; 635] = [
     KernelEntry::tuned::<CgemmCC16x16384x4096>("sm_90::CgemmCC16x16384x4096", [16, 16384, 4096]),
     KernelEntry::tuned_batch::<CgemmCC16x16384x4096>("sm_90::CgemmCC16x16384x4096", [32, 32, 32]),
     KernelEntry::tuned_batch::<CgemmCC16x16384x4096>("sm_90::CgemmCC16x16384x4096", [16, 16, 16]),
-    KernelEntry::tuned::<CgemmCC512>("sm_90::CgemmCC512", [512, 512, 512]),
+    KernelEntry::tuned::<CgemmCC512>("sm_90::CgemmCC512", [512, 512, 512]).split(2),
     KernelEntry::tuned::<CgemmCC256>("sm_90::CgemmCC256", [256, 256, 256]),
     KernelEntry::tuned_batch::<CgemmCC8>("sm_90::CgemmCC8", [8, 8, 8]),
     KernelEntry::tuned::<ZgemmNN>("sm_90::ZgemmNN", [4608, 4608, 4608]),
