@@ -32,7 +32,10 @@ pub use pipeline::{
     c_batch_allowed, frag_sets_allowed, interleave_allowed, ldg_width_allowed, ldg_width_divides,
     ldg_width_fits_precision, stages_allowed, unroll_divides, warps_fit,
 };
-pub use wgmma::{TF32X3_MAX_N, WGMMA_MIN_STAGES, wgmma_allowed, wgmma_fits, wgmma_max_n};
+pub use wgmma::{
+    TF32X3_MAX_N, WGMMA_MIN_STAGES, wgmma_allowed, wgmma_bytes, wgmma_fits, wgmma_max_n, wgmma_part_bytes,
+    wgmma_parts, wgmma_planes, wgmma_sbo,
+};
 
 /// Hardware limits that decide whether a kernel can be built and launched at
 /// all (not how fast it runs).
@@ -454,44 +457,6 @@ pub const fn smem_align(spec: &KernelSpec) -> u32 {
 /// [`Plan::shared_bytes`]).
 pub const fn shared_bytes(spec: &KernelSpec) -> u128 {
     smem_bytes(spec, Operand::A) + smem_bytes(spec, Operand::B) + wgmma_bytes(spec)
-}
-
-/// The stride byte offset of a `wgmma` kernel's converted operands: 8 rows
-/// of `k_blk` TF32 values (`k_blk / 4` core matrices of 128 bytes side by
-/// side along K) and 16 bytes more, so that the conversion's stores to the
-/// same k of 8-row groups fall in different banks (`stencil/wgmma.rs`).
-pub const fn wgmma_sbo(spec: &KernelSpec) -> u128 {
-    128 * (spec.k_blk as u128 / 4) + 16
-}
-
-/// Bytes of one plane of one TF32 part of `operand`'s converted stripe in
-/// a `wgmma` kernel: `free_blk / 8` groups of 8 rows, [`wgmma_sbo`] apart.
-pub const fn wgmma_part_bytes(spec: &KernelSpec, operand: Operand) -> u128 {
-    (free_blk(spec, operand) as u128).div_ceil(8) * wgmma_sbo(spec)
-}
-
-/// The TF32 parts a `wgmma` kernel splits each scalar into: big and small
-/// for `tf32x3`, one for `tf32`.
-pub const fn wgmma_parts(spec: &KernelSpec) -> u32 {
-    if matches!(spec.math, Math::Tf32x3) { 2 } else { 1 }
-}
-
-/// The planes of each part of a `wgmma` kernel's converted stripe: real
-/// and imaginary for `c32`, one for `f32`.
-pub const fn wgmma_planes(spec: &KernelSpec) -> u32 {
-    if spec.precision.is_complex() { 2 } else { 1 }
-}
-
-/// Bytes of a `wgmma` kernel's converted stripes after the rings: two sets
-/// (one read by the stripe in flight, one being written) of A's and B's
-/// TF32 parts ([`wgmma_parts`]), each of [`wgmma_planes`] planes; 0 for
-/// any other kernel.
-pub const fn wgmma_bytes(spec: &KernelSpec) -> u128 {
-    if spec.wgmma().is_none() {
-        return 0;
-    }
-    let planes = (wgmma_parts(spec) * wgmma_planes(spec)) as u128;
-    2 * planes * (wgmma_part_bytes(spec, Operand::A) + wgmma_part_bytes(spec, Operand::B))
 }
 
 /// [`Rule::TooManyThreads`] and [`Rule::PartialWarp`]: which of the two

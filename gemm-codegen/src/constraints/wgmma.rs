@@ -13,7 +13,7 @@
 //! 16 bytes a load (`lds_width = 4`). Only `f32` for now: `c32` would need
 //! the four real products per complex one.
 
-use super::{Field, ParamPath, Rule, Violation, mma_lds_width, violation};
+use super::{Field, Operand, ParamPath, Rule, Violation, free_blk, mma_lds_width, violation};
 use crate::ptx::{MmaShape, WgmmaShape};
 use crate::spec::{KernelSpec, Math, Precision, Target, WarpShape};
 
@@ -33,6 +33,44 @@ pub const fn wgmma_max_n(math: Math, precision: Precision) -> u32 {
 /// The shallowest ring a `wgmma` kernel takes: its stripes arrive by
 /// `cp.async` and are converted in shared memory, so `stages ≥ 2`.
 pub const WGMMA_MIN_STAGES: u32 = 2;
+
+/// The stride byte offset of a `wgmma` kernel's converted operands: 8 rows
+/// of `k_blk` TF32 values (`k_blk / 4` core matrices of 128 bytes side by
+/// side along K) and 16 bytes more, so that the conversion's stores to the
+/// same k of 8-row groups fall in different banks (`stencil/wgmma.rs`).
+pub const fn wgmma_sbo(spec: &KernelSpec) -> u128 {
+    128 * (spec.k_blk as u128 / 4) + 16
+}
+
+/// Bytes of one plane of one TF32 part of `operand`'s converted stripe in
+/// a `wgmma` kernel: `free_blk / 8` groups of 8 rows, [`wgmma_sbo`] apart.
+pub const fn wgmma_part_bytes(spec: &KernelSpec, operand: Operand) -> u128 {
+    (free_blk(spec, operand) as u128).div_ceil(8) * wgmma_sbo(spec)
+}
+
+/// The TF32 parts a `wgmma` kernel splits each scalar into: big and small
+/// for `tf32x3`, one for `tf32`.
+pub const fn wgmma_parts(spec: &KernelSpec) -> u32 {
+    if matches!(spec.math, Math::Tf32x3) { 2 } else { 1 }
+}
+
+/// The planes of each part of a `wgmma` kernel's converted stripe: real
+/// and imaginary for `c32`, one for `f32`.
+pub const fn wgmma_planes(spec: &KernelSpec) -> u32 {
+    if spec.precision.is_complex() { 2 } else { 1 }
+}
+
+/// Bytes of a `wgmma` kernel's converted stripes after the rings: two sets
+/// (one read by the stripe in flight, one being written) of A's and B's
+/// TF32 parts ([`wgmma_parts`]), each of [`wgmma_planes`] planes; 0 for
+/// any other kernel.
+pub const fn wgmma_bytes(spec: &KernelSpec) -> u128 {
+    if spec.wgmma().is_none() {
+        return 0;
+    }
+    let planes = (wgmma_parts(spec) * wgmma_planes(spec)) as u128;
+    2 * planes * (wgmma_part_bytes(spec, Operand::A) + wgmma_part_bytes(spec, Operand::B))
+}
 
 /// [`Rule::Mma`] for a warpgroup shape (`shape.m = 64`): `math = tf32` or
 /// `tf32x3` on `f32` or `c32`, `arch = sm_90a`, `k = 8`, `n` a multiple of

@@ -543,8 +543,10 @@ impl InnerProduct for Warpgroup {
         cx.b.push(Instr::wgmma_fence());
         let (p_false, p_true) = (self.p_false.expect("set up"), self.p_true.expect("set up"));
         let planes = self.planes;
+        // Which of `d` a wgmma of this stripe has written (tf32x3 zeroes each
+        // at its first).
+        let mut zeroed = vec![false; d.len()];
         for s in 0..steps {
-            let mut zeroed = vec![false; d.len()];
             for (i, (&(pa, pb), term)) in
                 parts.iter().flat_map(|p| terms.iter().map(move |t| (p, t))).enumerate()
             {
@@ -554,9 +556,7 @@ impl InnerProduct for Warpgroup {
                 let (a, b) = (current[0][pa * planes + term.a], current[1][pb * planes + term.b]);
                 cx.b.push(Instr::add(da, a, Op::imm(i64::from(s * 2 * LBO / 16))));
                 cx.b.push(Instr::add(db, b, Op::imm(i64::from(s * 2 * LBO / 16))));
-                // tf32x3's products start from zero at a stripe's first wgmma
-                // into them.
-                let first = self.x3 && s == 0 && !std::mem::replace(&mut zeroed[term.d], true);
+                let first = self.x3 && !std::mem::replace(&mut zeroed[term.d], true);
                 let scale = if first { p_false } else { p_true };
                 cx.b.push(Instr::wgmma(self.shape, &d[term.d], (da, db), scale, (term.negate, false)));
             }
