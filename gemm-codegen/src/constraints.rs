@@ -380,8 +380,7 @@ pub const fn regs_lower_bound(spec: &KernelSpec) -> u128 {
     // products gather apart; pairs for c32) and one converted 4 × 4 block
     // of a stripe.
     if spec.wgmma().is_some() {
-        let sets = if matches!(spec.math, Math::Tf32x3) { 2 } else { 1 };
-        return sets * m * n * wgmma_planes(spec) as u128 + 16;
+        return (wgmma_parts(spec) * wgmma_planes(spec)) as u128 * m * n + 16;
     }
     let fragments = if spec.math.is_mma() {
         let k = spec.k_per_step() as u128;

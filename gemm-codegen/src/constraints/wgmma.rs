@@ -10,8 +10,10 @@
 //! threads are `(8 · wm, 4 · wn)`, the fragments' 8 × 4 lane grid in each
 //! warp. Operands reach shared memory through the `cp.async` ring
 //! (`stages ≥ 2`) and are converted there to the TF32 parts `wgmma` reads,
-//! 16 bytes a load (`lds_width = 4`). Only `f32` for now: `c32` would need
-//! the four real products per complex one.
+//! 16 bytes a load (`lds_width = 4` for `f32`, 2 for `c32`). A `c32`
+//! kernel converts its pairs into planes of real and imaginary parts and
+//! makes each complex product of four real `wgmma`s into real and
+//! imaginary accumulators: twice an `f32` kernel's registers for one `n`.
 
 use super::{Field, Operand, ParamPath, Rule, Violation, free_blk, mma_lds_width, violation};
 use crate::ptx::{MmaShape, WgmmaShape};
@@ -298,8 +300,8 @@ mod tests {
             (wgmma_max_n(Math::Tf32x3, Precision::C32), wgmma_max_n(Math::Tf32, Precision::C32)),
             (64, 128)
         );
-        let f64s = KernelSpec { precision: Precision::F64, math: Math::Dmma, lds_width: 2, ..spec() };
-        assert!(!wgmma_allowed(f64s.math, f64s.precision, MmaShape { m: 64, n: 64, k: 8 }, Target::Sm90a));
-        assert!(!wgmma_allowed(Math::Tf32x3, Precision::C64, MmaShape { m: 64, n: 64, k: 8 }, Target::Sm90a));
+        let shape = MmaShape { m: 64, n: 64, k: 8 };
+        assert!(!wgmma_allowed(Math::Dmma, Precision::F64, shape, Target::Sm90a));
+        assert!(!wgmma_allowed(Math::Tf32x3, Precision::C64, shape, Target::Sm90a));
     }
 }

@@ -97,10 +97,9 @@ struct Conversion {
     units: Vec<(Reg, Reg, Option<Reg>)>,
     /// Bytes from the big part to the small one (tf32x3).
     small_offset: Option<u32>,
-    /// Bytes from a part's real plane to its imaginary one (c32).
+    /// Bytes from a part's real plane to its imaginary one (c32, whose
+    /// elements are pairs of scalars).
     im_offset: Option<u32>,
-    /// Scalars per element: 1, or 2 for c32's pairs.
-    scalars: u32,
 }
 
 /// The warpgroup product of one stripe (see the module doc).
@@ -292,7 +291,6 @@ impl Warpgroup {
             units: list,
             small_offset: self.x3.then_some(planes * part),
             im_offset: (planes > 1).then_some(part),
-            scalars: planes,
         });
     }
 
@@ -302,7 +300,8 @@ impl Warpgroup {
         cx.b.comment(format!("{}: the landed stripe -> its TF32 parts", conv.operand.lower()));
         cx.shared_address(scratch.slot, conv.ring);
         cx.b.push(Instr::add(scratch.slot, scratch.slot, stage));
-        let s = conv.scalars as usize;
+        // Scalars an element has: 1, or 2 for c32's pairs.
+        let s = if conv.im_offset.is_some() { 2 } else { 1 };
         let ld = |cx: &mut Cx<'_>, x: &[Reg], at: Address| {
             cx.b.push(Instr::ld(Space::Shared, crate::ptx::CacheQual::None, x, at));
         };
