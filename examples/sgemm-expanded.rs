@@ -99,6 +99,7 @@ impl ::gemmforge::codegen::GemmKernel for SgemmNN {
         interleave: 0,
         c_batch: 1,
         math: ::gemmforge::codegen::Math::Fma,
+        schedule: ::gemmforge::codegen::Schedule::Tiles,
         mma: None,
     };
 

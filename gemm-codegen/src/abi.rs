@@ -30,6 +30,18 @@
 //! three arrays of 64-bit pointers, one per problem, and problem `z`'s
 //! matrices start at element `z` of each (the strides are then 0): the
 //! pointer-array batch of `cublasGemmBatchedEx`.
+//!
+//! # Stream-K
+//!
+//! A stream-K kernel (`schedule = stream_k`, [`Abi::gemm_stream_k`]) takes
+//! three more parameters: `slots` and `counters`, the addresses of its
+//! partial tiles and of its tiles' arrival counters
+//! ([`crate::stream_k::StreamKGrid`]), and `share`, the stripes each block
+//! computes. Its grid is one-dimensional,
+//! `⌈stripes / share⌉` blocks, with `stripes` the tiles of C times
+//! `max(1, ⌈k / tile.2⌉)`, for one problem (`nctaid.z = 1`). With
+//! `share = 0` (no [`GemmValues::stream_k`]) each block computes one whole
+//! tile, on the grid of a block per tile and problem, like any kernel.
 
 use std::fmt;
 
@@ -87,6 +99,14 @@ pub enum Role {
     LastDepth,
     /// Nonzero when A, B and C are arrays of per-problem pointers (`.u32`).
     PointerArrays,
+    /// The address of a stream-K kernel's slots for partial tiles
+    /// (`.u64`): see the module's "Stream-K".
+    Slots,
+    /// The address of a stream-K kernel's arrival counters, one `u32` a
+    /// tile, zero before the launch and after it (`.u64`).
+    Counters,
+    /// The stripes each block of a stream-K kernel computes (`.u32`).
+    Share,
 }
 
 /// One kernel parameter.
@@ -149,6 +169,18 @@ impl Abi {
         Abi { params }
     }
 
+    /// The ABI of a stream-K stencil kernel for `precision`: [`Abi::gemm`]'s
+    /// parameters, then `slots`, `counters` (`.u64`) and `share` (`.u32`).
+    pub fn gemm_stream_k(precision: Precision) -> Abi {
+        let mut abi = Abi::gemm(precision);
+        abi.params.extend([
+            Param { name: "slots", ty: Type::U64, role: Role::Slots },
+            Param { name: "counters", ty: Type::U64, role: Role::Counters },
+            Param { name: "share", ty: Type::U32, role: Role::Share },
+        ]);
+        abi
+    }
+
     /// The ABI of a bespoke constant-A kernel ([`crate::bespoke`]) for
     /// `precision` (real): `b`, `c` (`.u64` addresses), `n` (`.u32`),
     /// `ldb`, `ldc` (`.u64`, in elements), `alpha`, and `beta` when the
@@ -207,6 +239,9 @@ impl Abi {
                     Role::BatchStride(x) => Arg::U64(values.batch.stride(x)),
                     Role::LastDepth => Arg::U32(values.batch.k_last),
                     Role::PointerArrays => Arg::U32(u32::from(values.batch.arrays)),
+                    Role::Slots => values.stream_k.map_or(Arg::U64(0), |s| Arg::Pointer(s.slots)),
+                    Role::Counters => values.stream_k.map_or(Arg::U64(0), |s| Arg::Pointer(s.counters)),
+                    Role::Share => Arg::U32(values.stream_k.map_or(0, |s| s.share)),
                 }
             })
             .collect()
@@ -247,6 +282,21 @@ pub struct GemmValues<P> {
     pub beta: [f64; 2],
     /// Where the grid's further problems lie ([`Batch::single`] for one).
     pub batch: Batch,
+    /// A stream-K launch's workspace and share (`None` for other kernels).
+    pub stream_k: Option<StreamK<P>>,
+}
+
+/// The arguments only a stream-K launch has: see the module's "Stream-K".
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StreamK<P> {
+    /// How the caller names the slots for partial tiles
+    /// ([`crate::stream_k::StreamKGrid::slots_bytes`]).
+    pub slots: P,
+    /// How the caller names the tiles' arrival counters
+    /// ([`crate::stream_k::StreamKGrid::counters_bytes`], zeroed).
+    pub counters: P,
+    /// Stripes each block computes (at least 1).
+    pub share: u32,
 }
 
 /// The problems of one launch beyond the first, in the ABI's terms: see the
@@ -353,6 +403,7 @@ mod tests {
             alpha: [1.5, -2.5],
             beta: [0.25, 4.0],
             batch: Batch { stride_a: 10, stride_b: 11, stride_c: 12, k_last: 13, arrays: true },
+            stream_k: None,
         }
     }
 

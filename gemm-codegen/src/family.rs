@@ -24,7 +24,8 @@
 use crate::abi::Abi;
 use crate::constraints::{self, Limits, Plan, Violation};
 use crate::ptx::Module;
-use crate::spec::{KernelSpec, Op, Precision, Target};
+use crate::spec::{KernelSpec, Op, Precision, Schedule, Target};
+use crate::stream_k::StreamKGrid;
 
 /// The order in which a launch's blocks walk the tiles of C.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -32,6 +33,15 @@ pub enum BlockOrder {
     /// Block `(ctaid.x, ctaid.y)` computes tile `(x, y)`: M tiles along x,
     /// N tiles along y.
     Grid2d,
+    /// Stream-K (`schedule = stream_k`): a one-dimensional grid of blocks
+    /// that share the problem's stripes, `k_blk` deep, out evenly; its size
+    /// is the launch's choice ([`LaunchShape::stream_k`]). The grid
+    /// [`LaunchShape::batch_grid`] gives is a block per tile, which the
+    /// kernel computes whole when its `share` is a tile's stripes.
+    StreamK {
+        /// Depth of a stripe, `tile.2`.
+        k_blk: u32,
+    },
     /// A one-dimensional grid; consecutive blocks walk groups of `rows`
     /// tile rows column by column, so that blocks running together share
     /// stripes of A and B in L2.
@@ -96,6 +106,25 @@ impl LaunchShape {
     /// split K").
     pub const MAX_GRID_Z: u64 = 65535;
 
+    /// How a stream-K kernel shares `m × n × k` out over at most
+    /// `max_blocks` blocks ([`StreamKGrid::new`]); `None` for other
+    /// kernels, or when there is nothing to compute or too much to count.
+    pub fn stream_k(
+        &self,
+        m: u32,
+        n: u32,
+        k: u32,
+        element_bytes: u32,
+        max_blocks: u32,
+    ) -> Option<StreamKGrid> {
+        match self.order {
+            BlockOrder::StreamK { k_blk } => {
+                StreamKGrid::new((self.tile.0, self.tile.1, k_blk), element_bytes, (m, n, k), max_blocks)
+            }
+            _ => None,
+        }
+    }
+
     /// The grid for one `m × n` C, or the axis it would overflow.
     pub const fn grid(&self, m: u32, n: u32) -> Result<(u32, u32, u32), GridOverflow> {
         self.batch_grid(m, n, 1)
@@ -110,7 +139,7 @@ impl LaunchShape {
         let (tm, tn) = self.tiles(m, n);
         let (x, y) = match self.order {
             BlockOrder::Grid2d => (tm, tn),
-            BlockOrder::Rasterized { .. } => (tm * tn, 1),
+            BlockOrder::Rasterized { .. } | BlockOrder::StreamK { .. } => (tm * tn, 1),
             BlockOrder::Columns => (tn, 1),
             BlockOrder::ColumnGroups { groups } => (tn * groups as u64, 1),
         };
@@ -198,7 +227,9 @@ impl Stencil {
         LaunchShape {
             block: (spec.m_dim.saturating_mul(spec.n_dim), 1, 1),
             tile: (spec.m_blk, spec.n_blk),
-            order: if spec.raster > 1 {
+            order: if matches!(spec.schedule, Schedule::StreamK) {
+                BlockOrder::StreamK { k_blk: spec.k_blk }
+            } else if spec.raster > 1 {
                 BlockOrder::Rasterized { rows: spec.raster }
             } else {
                 BlockOrder::Grid2d
@@ -234,7 +265,10 @@ impl Family for Stencil {
     }
 
     fn abi(spec: &KernelSpec) -> Abi {
-        Abi::gemm(spec.precision)
+        match spec.schedule {
+            crate::spec::Schedule::Tiles => Abi::gemm(spec.precision),
+            crate::spec::Schedule::StreamK => Abi::gemm_stream_k(spec.precision),
+        }
     }
 
     fn launch(spec: &KernelSpec) -> LaunchShape {

@@ -59,6 +59,7 @@ pub mod ptx;
 pub mod space;
 pub mod spec;
 pub mod stencil;
+pub mod stream_k;
 
 pub use abi::Abi;
 pub use constraints::{
@@ -70,7 +71,8 @@ pub use family::{BlockOrder, Family, GridOverflow, LaunchShape, Requirements, St
 pub use kernel::{Element, GemmKernel, KernelImage};
 pub use space::{Bounds, Candidate, Guidelines, Pipeline, Space, Stats};
 pub use spec::{
-    GlobalLoad, KernelSpec, LoadShape, Math, MmaShape, Op, Precision, SpecParseError, Target, WarpShape,
+    GlobalLoad, KernelSpec, LoadShape, Math, MmaShape, Op, Precision, Schedule, SpecParseError, Target,
+    WarpShape,
 };
 
 /// Re-exported so that `gemm_kernel!` expansions can name `Complex` without

@@ -305,6 +305,43 @@ impl fmt::Display for Target {
     }
 }
 
+/// How a kernel's blocks share out the work (`schedule = tiles |
+/// stream_k`, default `tiles`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Schedule {
+    /// One block per C tile (per problem of a batch): the grid covers C.
+    /// The default.
+    #[default]
+    Tiles,
+    /// Stream-K: a grid of as many blocks as the GPU holds at once, each
+    /// computing an equal share of the whole problem's stripe products
+    /// (every tile's `⌈k / tile.2⌉` stripes, tile after tile), so that no
+    /// wave of tiles leaves SMs idle. A tile whose stripes two or more
+    /// blocks share is summed, in stripe order, by the last of them to
+    /// finish: bitwise the same C on every run. See `stencil/stream_k.rs`.
+    StreamK,
+}
+
+impl Schedule {
+    /// Every schedule, default first.
+    pub const ALL: [Schedule; 2] = [Schedule::Tiles, Schedule::StreamK];
+
+    /// The `gemm_kernel!` token (`tiles`, `stream_k`).
+    pub const fn token(self) -> &'static str {
+        match self {
+            Schedule::Tiles => "tiles",
+            Schedule::StreamK => "stream_k",
+        }
+    }
+}
+
+impl fmt::Display for Schedule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.token())
+    }
+}
+
 /// How the inner product multiplies (`math = fma | dmma | tf32 | tf32x3`,
 /// default `fma`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -525,6 +562,10 @@ pub struct KernelSpec {
     /// `(16, 8, 16)` (sm_90). Absent for `fma`.
     #[cfg_attr(feature = "serde", serde(default))]
     pub mma: Option<MmaShape>,
+    /// How the blocks share out the work (`schedule = tiles | stream_k`,
+    /// default `tiles`): see [`Schedule`].
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub schedule: Schedule,
 }
 
 /// The default of the pipeline parameters that count (`stages`,
@@ -559,6 +600,8 @@ impl KernelSpec {
     pub const DEFAULT_C_BATCH: u32 = 1;
     /// Default of [`KernelSpec::math`].
     pub const DEFAULT_MATH: Math = Math::Fma;
+    /// Default of [`KernelSpec::schedule`].
+    pub const DEFAULT_SCHEDULE: Schedule = Schedule::Tiles;
 
     /// The spec of the required parameters, every optional one at its
     /// default: what `gemm_kernel!` gives for `precision`, `op`, `tile`,
@@ -597,6 +640,7 @@ impl KernelSpec {
             c_batch: Self::DEFAULT_C_BATCH,
             math: Self::DEFAULT_MATH,
             mma: None,
+            schedule: Self::DEFAULT_SCHEDULE,
         }
     }
 

@@ -305,6 +305,7 @@ fn toy_sub_range_breaks_every_rule() {
                                     c_batch: 1,
                                     math: Math::Fma,
                                     mma: None,
+                                    schedule: gemm_codegen::Schedule::Tiles,
                                 };
                                 if let Err(violations) = validate_with(&spec, &limits) {
                                     seen.extend(violations.iter().map(|v| format!("{:?}", v.rule)));

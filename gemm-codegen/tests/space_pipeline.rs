@@ -99,6 +99,7 @@ fn brute_force(space: &Space) -> BTreeSet<KernelSpec> {
                                         c_batch: 1,
                                         math,
                                         mma,
+                                        schedule: gemm_codegen::Schedule::Tiles,
                                     };
                                     let load_dependent =
                                         [Rule::LoadThreads, Rule::LoadNotDividingStripe, Rule::LdgWidth];

@@ -157,6 +157,7 @@ fn arbitrary() -> impl Strategy<Value = KernelSpec> {
                     c_batch,
                     math,
                     mma,
+                    schedule: gemm_codegen::Schedule::Tiles,
                 }
             },
         )
@@ -223,6 +224,7 @@ fn matching() -> impl Strategy<Value = KernelSpec> {
                     c_batch,
                     math,
                     mma,
+                    schedule: gemm_codegen::Schedule::Tiles,
                 };
                 // (threads along the free dimension, threads along K).
                 let (a_free_k, b_free_k) = ((m_dim, n_dim), (n_dim, m_dim));

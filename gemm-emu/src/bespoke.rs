@@ -86,6 +86,7 @@ impl Bespoke {
             alpha: wide(alpha),
             beta: wide(beta),
             batch: Batch::single(self.k),
+            stream_k: None,
         };
         let mut buffers = vec![Buffer::read_only("b", to_bytes(b)), Buffer::new("c", to_bytes(c))];
         let launch = Launch {

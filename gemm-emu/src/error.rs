@@ -132,6 +132,17 @@ pub enum AccessKind {
     Read,
     /// A store.
     Write,
+    /// A read-modify-write atomic (`atom`): it reads and writes the word,
+    /// but never races with another atomic.
+    Atomic,
+}
+
+impl AccessKind {
+    /// "a read", "a write", "an atomic".
+    fn with_article(self) -> String {
+        let article = if self == AccessKind::Atomic { "an" } else { "a" };
+        format!("{article} {self}")
+    }
 }
 
 impl fmt::Display for AccessKind {
@@ -139,6 +150,7 @@ impl fmt::Display for AccessKind {
         f.write_str(match self {
             AccessKind::Read => "read",
             AccessKind::Write => "write",
+            AccessKind::Atomic => "atomic",
         })
     }
 }
@@ -227,7 +239,8 @@ pub enum FaultKind {
         region: Region,
         /// What this thread does.
         access: AccessKind,
-        /// The other thread, in the same block.
+        /// The other thread, in the same block; `u32::MAX` when the other
+        /// access is atomics of several threads.
         other_thread: u32,
         /// What it did.
         other_access: AccessKind,
@@ -248,6 +261,11 @@ pub enum FaultKind {
         other_block: Option<(u32, u32, u32)>,
         /// What it did.
         other_access: AccessKind,
+        /// Whether the kernel has atomics, so that a release and an acquire
+        /// (`fence.acq_rel.gpu` then `atom` in one block, a later `atom` on
+        /// the same word then `fence.acq_rel.gpu` in the other) could have
+        /// ordered the two accesses, and none did.
+        unordered: bool,
     },
     /// A `bra.uni` taken by some threads of a warp and not by others.
     DivergentUniformBranch {
@@ -545,22 +563,35 @@ impl fmt::Display for FaultKind {
                 write!(f, "read of register {reg}, which this thread has never written")
             }
             FaultKind::Race { space, addr, region, access, other_thread, other_access, other_line } => {
+                let other = match *other_thread {
+                    u32::MAX => "several threads".to_owned(),
+                    t => format!("thread {t}"),
+                };
                 write!(
                     f,
-                    "{space}-memory race at {addr:#x} ({region}): this {access} and a {other_access} by thread \
-                 {other_thread} at line {other_line}, with no barrier between them"
+                    "{space}-memory race at {addr:#x} ({region}): this {access} and {} by {other} at line \
+                     {other_line}, with no barrier between them",
+                    other_access.with_article()
                 )
             }
-            FaultKind::CrossBlockRace { addr, region, access, other_block, other_access } => {
+            FaultKind::CrossBlockRace { addr, region, access, other_block, other_access, unordered } => {
                 let other = match other_block {
                     Some((x, y, z)) => format!("block ({x}, {y}, {z})"),
                     None => "another block".to_owned(),
                 };
                 write!(
                     f,
-                    "global-memory race between blocks at {addr:#x} ({region}): this {access} and a {other_access} \
-                     by {other}"
-                )
+                    "global-memory race between blocks at {addr:#x} ({region}): this {access} and {} by {other}",
+                    other_access.with_article()
+                )?;
+                if *unordered {
+                    write!(
+                        f,
+                        ", which no release (`fence.acq_rel.gpu`, then `atom`) and acquire (a later `atom` on \
+                         the same word, then `fence.acq_rel.gpu`) orders"
+                    )?;
+                }
+                Ok(())
             }
             FaultKind::DivergentUniformBranch { taken, not_taken } => write!(
                 f,

@@ -19,7 +19,7 @@
 //! `bar.sync` whose guard splits a warp is refused as a fault.
 
 use super::error::{Fault, FaultKind};
-use super::memory::{Global, PagedShadow, ShadowWords};
+use super::memory::{BlockOrder, Global, Ordered, PagedShadow, ShadowWords};
 use super::program::{I1, I3, Inst, Op, Program, SharedArray};
 use super::{Options, Stats};
 use gemm_codegen::ptx::Special;
@@ -27,6 +27,7 @@ use gemm_codegen::ptx::Special;
 mod access;
 mod async_copy;
 mod async_proxy;
+mod atomic;
 mod lanes;
 mod mma;
 mod wgmma;
@@ -115,6 +116,11 @@ pub(crate) struct Worker<'a> {
     /// Per warpgroup of the block, its `wgmma` instructions (for a kernel
     /// with `wgmma`).
     groups: Vec<GroupLog>,
+    /// The cross-block records that know release and acquire (for a kernel
+    /// with atomics, with race checks on).
+    ordered: Option<&'a Ordered>,
+    /// The block's side of that order: what it acquired and releases.
+    order: BlockOrder,
     /// Whether the host has AVX2 and FMA.
     avx2_fma: bool,
     pub stats: Stats,
@@ -163,6 +169,8 @@ impl<'a> Worker<'a> {
             copies: AsyncCopies::new(prog.async_copies, window_words, threads as usize),
             proxy: AsyncProxy::new(prog.uses_wgmma, window_words, threads as usize),
             groups: Vec::new(),
+            ordered: global.ordered.as_ref(),
+            order: BlockOrder::default(),
             #[cfg(target_arch = "x86_64")]
             avx2_fma: is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma"),
             #[cfg(not(target_arch = "x86_64"))]
@@ -181,6 +189,9 @@ impl<'a> Worker<'a> {
         self.block_epoch0 = self.epoch;
         self.stats.blocks += 1;
         self.copies.reset();
+        if self.ordered.is_some() {
+            self.order.reset(self.epoch);
+        }
         if self.prog.uses_wgmma {
             self.proxy.reset();
             self.groups.clear();
@@ -539,9 +550,6 @@ impl<'a> Worker<'a> {
             }
             Op::Ld { mem, d, n, size, base, off } => self.load(w, pc, m, mem, d, n, size, base, off),
             Op::St { mem, s, n, size, base, off } => self.store(w, pc, m, mem, s, n, size, base, off),
-            // One out-of-line call for both asynchronous families: with their
-            // own arms inlined here, kernels without `cp.async` ran some 5%
-            // slower; `wgmma` shares the call, leaving this match as it was.
             Op::CpAsync(_)
             | Op::CpAsyncCommit
             | Op::CpAsyncWait { .. }
@@ -549,9 +557,35 @@ impl<'a> Worker<'a> {
             | Op::WgmmaFence
             | Op::WgmmaCommit
             | Op::WgmmaWait { .. }
-            | Op::FenceProxyAsync => self.async_copy(w, op, pc, m),
+            | Op::FenceProxyAsync
+            | Op::AtomInc { .. }
+            | Op::FenceAcqRel => self.uncommon(w, op, pc, m),
             Op::Mma(i) => mma::run(w, &self.prog.mmas[i as usize], m),
             Op::Bar { .. } | Op::Bra { .. } | Op::Ret => unreachable!("control flow is handled by run_warp"),
+        }
+    }
+
+    /// Executes, for lanes `m`, an instruction of the families most kernels
+    /// never use: `cp.async`, `wgmma` with `fence.proxy.async`, and atomics
+    /// with `fence.acq_rel.gpu`. One out-of-line call for all of them: with
+    /// their own arms inlined in [`Self::exec`], kernels without `cp.async`
+    /// ran some 5% slower.
+    #[cold]
+    #[inline(never)]
+    fn uncommon(&mut self, w: &mut Warp, op: &Op, pc: u32, m: u32) -> Result<(), LaneTrap> {
+        match *op {
+            Op::CpAsync(ref c) => self.cp_async(w, pc, m, c),
+            Op::CpAsyncCommit => {
+                self.cp_async_commit(w, m);
+                Ok(())
+            }
+            Op::CpAsyncWait { keep } => self.cp_async_wait(w, pc, m, keep),
+            Op::AtomInc { d, base, off, bound } => self.atom_inc(w, pc, m, d, (base, off), bound),
+            Op::FenceAcqRel => {
+                self.fence_acq_rel(w, m);
+                Ok(())
+            }
+            _ => self.wgmma_family(w, op, pc, m),
         }
     }
 }

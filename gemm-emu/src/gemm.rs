@@ -12,8 +12,10 @@ use std::any::Any;
 use num_complex::Complex;
 
 use super::{Buffer, EmuError, Launch, Options, ParamValue, Program, Stats};
-use gemm_codegen::abi::{Abi, Arg, Batch, GemmValues};
+use gemm_codegen::BlockOrder;
+use gemm_codegen::abi::{Abi, Arg, Batch, GemmValues, StreamK};
 use gemm_codegen::ptx::Type;
+use gemm_codegen::stream_k::StreamKGrid;
 use gemm_codegen::{Element, KernelImage};
 use gemm_codegen::{LaunchShape, Requirements};
 
@@ -119,8 +121,43 @@ impl Gemm {
             Buffer::read_only("b", to_bytes(b)),
             Buffer::new("c", to_bytes(c)),
         ];
-        let result = self.launch(args, problems, batch, &mut buffers, options);
+        let result = self.launch(args, problems, batch, None, &mut buffers, options);
         from_bytes(&buffers[BUFFER_C].bytes, c);
+        result
+    }
+
+    /// Runs a stream-K kernel (`schedule = stream_k`) on `grid`'s blocks,
+    /// each computing `grid.share` stripes (see `gemm_codegen::stream_k`),
+    /// its partial tiles in `slots` (at least [`StreamKGrid::slots_bytes`]
+    /// long, any contents) and its arrival counters in `counters` (at least
+    /// [`StreamKGrid::counters_bytes`], zero; a correct kernel leaves them
+    /// zero). `c`, `slots` and `counters` are written back even when the
+    /// kernel faults.
+    #[allow(clippy::too_many_arguments)] // the buffers are the call's, as in `run`
+    pub fn run_stream_k<T: Element>(
+        &self,
+        args: &GemmArgs<T>,
+        grid: &StreamKGrid,
+        a: &[T],
+        b: &[T],
+        c: &mut [T],
+        (slots, counters): (&mut [u8], &mut [u8]),
+        options: &Options,
+    ) -> Result<Stats, EmuError> {
+        if !matches!(self.launch.order, BlockOrder::StreamK { .. }) {
+            return Err(EmuError::Launch(format!("kernel `{}` is not a stream-K kernel", self.entry)));
+        }
+        let mut buffers = vec![
+            Buffer::read_only("a", to_bytes(a)),
+            Buffer::read_only("b", to_bytes(b)),
+            Buffer::new("c", to_bytes(c)),
+            Buffer::new("slots", slots.to_vec()),
+            Buffer::new("counters", counters.to_vec()),
+        ];
+        let result = self.launch(args, 1, Batch::single(args.k), Some(grid), &mut buffers, options);
+        from_bytes(&buffers[BUFFER_C].bytes, c);
+        slots.copy_from_slice(&buffers[BUFFER_SLOTS].bytes);
+        counters.copy_from_slice(&buffers[BUFFER_SLOTS + 1].bytes);
         result
     }
 
@@ -160,7 +197,7 @@ impl Gemm {
         buffers.extend(b.iter().enumerate().map(|(i, x)| Buffer::read_only(format!("b[{i}]"), to_bytes(x))));
         buffers.extend(c.iter().enumerate().map(|(i, x)| Buffer::new(format!("c[{i}]"), to_bytes(x))));
         let batch = Batch { stride_a: 0, stride_b: 0, stride_c: 0, k_last, arrays: true };
-        let result = self.launch(args, problems, batch, &mut buffers, options);
+        let result = self.launch(args, problems, batch, None, &mut buffers, options);
         for (i, x) in c.iter_mut().enumerate() {
             from_bytes(&buffers[3 + 2 * count + i].bytes, x);
         }
@@ -168,17 +205,22 @@ impl Gemm {
     }
 
     /// Launches `problems` problems with A, B and C bound to buffers 0, 1
-    /// and 2.
+    /// and 2; with `stream_k`, one problem on its grid, the slots and the
+    /// counters bound to buffers 3 and 4.
     fn launch<T: Element>(
         &self,
         args: &GemmArgs<T>,
         problems: u32,
         batch: Batch,
+        stream_k: Option<&StreamKGrid>,
         buffers: &mut [Buffer],
         options: &Options,
     ) -> Result<Stats, EmuError> {
         check_element::<T>(&self.program, self.requires.precision)?;
-        let grid = self.launch.batch_grid(args.m, args.n, problems).map_err(grid_overflow)?;
+        let grid = match stream_k {
+            Some(g) => (g.blocks, 1, 1),
+            None => self.launch.batch_grid(args.m, args.n, problems).map_err(grid_overflow)?,
+        };
         if grid.0 == 0 || grid.1 == 0 || grid.2 == 0 {
             return Ok(Stats::default());
         }
@@ -196,6 +238,11 @@ impl Gemm {
             alpha: wide(args.alpha),
             beta: wide(args.beta),
             batch,
+            stream_k: stream_k.map(|g| StreamK {
+                slots: BUFFER_SLOTS,
+                counters: BUFFER_SLOTS + 1,
+                share: g.share,
+            }),
         };
         let params = param_values(&self.abi, &values);
         // Stripes over 48 KiB live in dynamic shared memory, sized here.
@@ -267,6 +314,8 @@ pub(crate) fn param_values(abi: &Abi, values: &GemmValues<usize>) -> Vec<ParamVa
 const BUFFER_A: usize = 0;
 const BUFFER_B: usize = 1;
 const BUFFER_C: usize = 2;
+/// Where [`Gemm::run_stream_k`] binds the slots (the counters next).
+const BUFFER_SLOTS: usize = 3;
 
 /// The little-endian bytes of `xs`, bit for bit (NaN payloads included).
 pub(crate) fn to_bytes<T: Element>(xs: &[T]) -> Vec<u8> {

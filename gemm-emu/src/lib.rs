@@ -45,6 +45,11 @@
 //!   the group, and it reads its operands and computes D at that retirement,
 //!   as `mma.sync`'s `.tf32` path does. `fence.proxy.async` makes a
 //!   thread's earlier shared-memory writes visible to it.
+//! - `atom.relaxed.gpu.global.inc.u32 d, [a], bound` runs lane by lane, in
+//!   lane order, each lane atomically (across the workers too): `d = old =
+//!   [a]`, then `[a] = old >= bound ? 0 : old + 1`. `fence.acq_rel.gpu`
+//!   changes no value; it orders accesses of different blocks, as the race
+//!   checks below describe.
 //! - Floating point is IEEE binary32/binary64 with round-to-nearest-even, as
 //!   the `.rn` instructions and `fma.rn` (one rounding, `mul_add`) specify;
 //!   subnormals are kept (no `.ftz` in the IR).
@@ -72,15 +77,35 @@
 //! - a read of a register (or predicate, guards included) the thread never
 //!   wrote;
 //! - a race: two threads of a block touching the same shared or global bytes
-//!   in the same barrier interval, at least one writing; and two blocks
-//!   touching the same global bytes, at least one writing. Exact, not
-//!   sampled (see the `memory` module); turned off by
-//!   [`Options::check_races`] for speed. A `cp.async` reads its source when
-//!   issued and writes its destination both when issued and when it lands
-//!   (as its thread's write at its wait): the GPU may write at any moment
-//!   in between. So another thread touching the bytes after the wait but
-//!   before a `bar.sync`, or earlier in the barrier interval the copy was
-//!   issued in (reading a stage that is being refilled), races;
+//!   in the same barrier interval, at least one writing (two atomics never
+//!   race: [`AccessKind::Atomic`]); and two blocks touching the same global
+//!   bytes, at least one writing, unless release and acquire order them
+//!   (next item). Exact, not sampled (see the `memory` module); turned off
+//!   by [`Options::check_races`] for speed. A `cp.async` reads its source
+//!   when issued and writes its destination both when issued and when it
+//!   lands (as its thread's write at its wait): the GPU may write at any
+//!   moment in between. So another thread touching the bytes after the wait
+//!   but before a `bar.sync`, or earlier in the barrier interval the copy
+//!   was issued in (reading a stage that is being refilled), races;
+//! - across blocks, atomics never race with atomics, and an access `a` of
+//!   block X is ordered before an access `b` of block Y (so that they do not
+//!   race, [`FaultKind::CrossBlockRace`]) when
+//!   - X *released* `a`: a thread `T` of X executes `fence.acq_rel.gpu`,
+//!     then an `atom` (`T`'s next after the fence), and `a` is `T`'s before
+//!     the fence or any thread's in a barrier interval of X that ended
+//!     before the fence's;
+//!   - and Y *acquired* that release: a thread `U` of Y executes an `atom`
+//!     on the same word later in its modification order (any later atomic
+//!     on it), then `fence.acq_rel.gpu`, and `b` is `U`'s after that fence
+//!     or any thread's in a barrier interval of Y after the fence's;
+//!   - or a chain of such releases and acquires leads from `a` to `b`: a
+//!     release carries all its block had acquired before it.
+//!
+//!   A write must be ordered after every earlier access of another block, a
+//!   read after every earlier write, an atomic after every earlier plain
+//!   access, a plain access after every earlier atomic; a word read by
+//!   several blocks not ordered one after another races with any later
+//!   write of another block (conservatively);
 //! - an `mma.sync` that some lanes of the warp do not execute with the
 //!   others (diverged, guarded off, exited, a partial warp):
 //!   [`FaultKind::MmaNotConverged`];
@@ -154,8 +179,10 @@
 //!
 //! # Limitations
 //!
-//! - Only the PTX the IR expresses: no atomics, shuffles, votes, local or
-//!   generic memory, `%tid.y`/`%tid.z`; the reader names anything else.
+//! - Only the PTX the IR expresses: no atomics but `atom.inc` (relaxed, GPU
+//!   scope, global, `.u32`), no fences but `fence.acq_rel.gpu` and
+//!   `fence.proxy.async`, no shuffles, votes, local or generic memory,
+//!   `%tid.y`/`%tid.z`; the reader names anything else.
 //! - Arithmetic is bit-exact except the bits of a NaN an operation creates,
 //!   which are the host's (the GPU's canonical NaN differs); NaN inputs
 //!   propagate as on the GPU, and `min`/`max`/`setp` treat NaN as PTX does.
@@ -163,7 +190,19 @@
 //!   [`Options::check_races`] (the default). A cross-block race found by a
 //!   write after several blocks read the same bytes names none of them.
 //! - Barrier intervals are numbered in 32 bits per worker: a launch of more
-//!   than 2³² of them would alias old intervals with new ones.
+//!   than 2³² of them would alias old intervals with new ones. In a kernel
+//!   with atomics, a block's accesses after its first 2²¹ barriers and
+//!   fences together are never ordered before another block's (a race may
+//!   be reported where release and acquire order them, never the reverse).
+//! - Release and acquire are modelled per thread and barrier interval, as
+//!   the checks above say: an order a fence's thread gets from other threads
+//!   of its block without `bar.sync` is not seen, and the reads of one word
+//!   by several threads of a block in one barrier interval are ordered
+//!   before another block's access only once the whole interval is. Both
+//!   can report a race where there is none, never the reverse. Costs grow
+//!   with what is known: an acquire copies, per block, what its word
+//!   released, so a counter shared by all the blocks of a large grid, with
+//!   fences, costs time quadratic in the grid.
 //! - A `cp.async` reads its source when issued: a write to those global
 //!   bytes between the copy and its wait, by the same thread, is not seen
 //!   (on the GPU the result is undefined); by another thread it is a race
@@ -379,7 +418,7 @@ impl Program {
             .map(|b| std::mem::take(&mut b.bytes))
             .chain(self.globals.iter().map(|(_, data)| data.clone()))
             .collect();
-        let global = memory::Global::new(&bytes, names, launch.options.check_races);
+        let global = memory::Global::new(&bytes, names, launch.options.check_races, self.uses_atomics);
         let info = exec::LaunchInfo {
             grid: launch.grid,
             block: launch.block,

@@ -17,6 +17,10 @@
 //! Epochs increase across the blocks one worker runs, so a new block starts
 //! with a clean shadow without clearing it.
 //!
+//! An atomic (`atom`) is recorded as a write, except that it does not
+//! conflict with another thread's atomic: once several threads' atomics
+//! touched a word in an epoch, any plain access to it there conflicts.
+//!
 //! Across blocks (which run in no defined order), each global word records
 //! the block that wrote it and the block, or blocks, that read it, in
 //! atomics shared by all workers: a write then conflicts with any access of
@@ -24,10 +28,34 @@
 //! its own access before looking at the other's (sequentially consistent),
 //! so at least one of two conflicting accesses sees the other, whichever
 //! worker runs them.
+//!
+//! A kernel with atomics keeps, instead, the records of [`Ordered`]
+//! (`order.rs`), which also hold the *event* of each access: its thread and
+//! its place among its block's barriers and fences. There, a conflict is
+//! excused when release and acquire order the earlier access before the
+//! later: block X's access `a` precedes block Y's access `b` when a thread
+//! `T` of X executes `fence.acq_rel.gpu` after `a` (`a` being `T`'s own,
+//! or any thread's of an epoch that ended before the fence's), then an
+//! `atom` on a word `w` (its next atomic), and a thread `U` of Y executes
+//! an `atom` on `w` after it, in `w`'s modification order, then
+//! `fence.acq_rel.gpu` before `b` (`b` being `U`'s own, or any thread's of
+//! a later epoch); or when a chain of such steps through other blocks
+//! leads from `a` to `b`. Atomics never conflict with atomics; a plain
+//! access conflicts with another block's atomic on the word unless ordered
+//! after it. The later access checks the records of the earlier, so the
+//! property above holds: ordered accesses also happen in that order on the
+//! host (the acquiring atomic reads what the releasing one wrote), so the
+//! later sees the earlier's record and excuses it; of two unordered ones,
+//! at least one sees the other and reports it. A kernel without atomics
+//! pays none of this, nor a kernel run without race checks.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use super::error::{AccessKind, Region};
+
+mod order;
+
+pub(crate) use order::{BlockOrder, Event, Ordered};
 
 /// Bytes between the fake base addresses of consecutive buffers: a pointer's
 /// high bits name its buffer.
@@ -61,6 +89,10 @@ pub(crate) struct GlobalBuffer {
 #[derive(Debug)]
 pub(crate) struct Global {
     pub bufs: Vec<GlobalBuffer>,
+    /// For a kernel with atomics, with race checks on: the cross-block
+    /// records that know release and acquire (the buffers' `writer` and
+    /// `reader` are then empty).
+    pub ordered: Option<Ordered>,
 }
 
 /// A conflicting access found by a shadow check.
@@ -74,8 +106,12 @@ pub(crate) struct Conflict {
 }
 
 impl Global {
-    /// Buffers of `bytes`, with names and whether they are read-only.
-    pub fn new(buffers: &[Vec<u8>], names: Vec<(String, bool)>, checks: bool) -> Global {
+    /// Buffers of `bytes`, with names and whether they are read-only, and
+    /// the cross-block records of the race checks, if `checks`: those of
+    /// [`Ordered`] if the kernel has `atomics`.
+    pub fn new(buffers: &[Vec<u8>], names: Vec<(String, bool)>, checks: bool, atomics: bool) -> Global {
+        let ordered = (checks && atomics).then(|| Ordered::new(buffers.iter().map(|b| b.len().div_ceil(4))));
+        let blocks_only = checks && !atomics;
         let bufs = buffers
             .iter()
             .zip(names)
@@ -89,8 +125,9 @@ impl Global {
                         AtomicU32::new(u32::from_le_bytes(w))
                     })
                     .collect();
-                let track =
-                    |n| if checks { (0..n).map(|_| AtomicU32::new(NONE)).collect() } else { Vec::new() };
+                let track = |n| {
+                    if blocks_only { (0..n).map(|_| AtomicU32::new(NONE)).collect() } else { Vec::new() }
+                };
                 GlobalBuffer {
                     name,
                     len: bytes.len() as u64,
@@ -101,7 +138,7 @@ impl Global {
                 }
             })
             .collect();
-        Global { bufs }
+        Global { bufs, ordered }
     }
 
     /// Copies the buffers' bytes back out.
@@ -148,7 +185,9 @@ impl Global {
     }
 
     /// Records block `block`'s access to word `word` of buffer `buf` and
-    /// reports a conflicting access by another block.
+    /// reports a conflicting access by another block. For a kernel without
+    /// atomics (with them, [`Ordered`] keeps the records); an atomic would
+    /// count as a write.
     pub fn cross_block(
         &self,
         buf: usize,
@@ -159,7 +198,7 @@ impl Global {
         let b = &self.bufs[buf];
         let (writer, reader) = (&b.writer[word], &b.reader[word]);
         match access {
-            AccessKind::Write => {
+            AccessKind::Write | AccessKind::Atomic => {
                 let old = writer.swap(block, Ordering::SeqCst);
                 if old != NONE && old != block {
                     return Err(Conflict { other: old, other_access: AccessKind::Write, other_pc: NONE });
@@ -196,6 +235,9 @@ impl Global {
 
 /// No thread, in a [`Shadow`].
 const NO_THREAD: u16 = u16::MAX;
+/// The writer of a [`Shadow`] whose word several threads changed with
+/// atomics in one epoch (which do not race with one another).
+const ATOMIC_THREADS: u16 = u16::MAX - 1;
 
 /// Who touched one word in which barrier interval: the hot part, 16 bytes,
 /// read on every access. Thread numbers are a block's (at most 1024).
@@ -225,7 +267,7 @@ pub(crate) struct ShadowPcs {
 }
 
 fn thread_of(t: u16) -> u32 {
-    if t == NO_THREAD { NONE } else { u32::from(t) }
+    if t == NO_THREAD || t == ATOMIC_THREADS { NONE } else { u32::from(t) }
 }
 
 impl Shadow {
@@ -234,9 +276,10 @@ impl Shadow {
         self.w_epoch >= since && self.w_epoch != 0
     }
 
-    /// The thread that wrote the word in `epoch`, if one did.
+    /// The thread that wrote the word in `epoch`, if one did (for shared
+    /// words, which atomics never touch).
     pub fn writer_in(&self, epoch: u32) -> Option<u32> {
-        (self.w_epoch == epoch && self.w_thread != NO_THREAD).then_some(u32::from(self.w_thread))
+        (self.w_epoch == epoch && self.w_thread != NO_THREAD).then_some(thread_of(self.w_thread))
     }
 
     /// Records a read by `thread` at `pc` in `epoch`.
@@ -271,6 +314,45 @@ impl Shadow {
                 other_pc: pcs.w,
             });
         }
+        self.readers_conflict(pcs, thread, epoch)?;
+        self.w_epoch = epoch;
+        self.w_thread = thread;
+        pcs.w = pc;
+        Ok(())
+    }
+
+    /// Records an atomic by `thread` at `pc` in `epoch`: a write that does
+    /// not conflict with another thread's atomic. `atomic_at` tells whether
+    /// the instruction at a program counter is an atomic.
+    pub fn atomic(
+        &mut self,
+        pcs: &mut ShadowPcs,
+        thread: u16,
+        epoch: u32,
+        pc: u32,
+        atomic_at: impl Fn(u32) -> bool,
+    ) -> Result<(), Conflict> {
+        let other = self.w_epoch == epoch && self.w_thread != thread;
+        if other && self.w_thread != ATOMIC_THREADS && !atomic_at(pcs.w) {
+            return Err(Conflict {
+                other: thread_of(self.w_thread),
+                other_access: AccessKind::Write,
+                other_pc: pcs.w,
+            });
+        }
+        self.readers_conflict(pcs, thread, epoch)?;
+        self.w_epoch = epoch;
+        // Another thread's atomic of this epoch is kept as `ATOMIC_THREADS`,
+        // so that a plain access of either thread conflicts.
+        self.w_thread = if other { ATOMIC_THREADS } else { thread };
+        pcs.w = pc;
+        Ok(())
+    }
+
+    /// A read of `epoch` by a thread other than `thread`, which a write by
+    /// `thread` would conflict with.
+    #[inline(always)]
+    fn readers_conflict(&self, pcs: &ShadowPcs, thread: u16, epoch: u32) -> Result<(), Conflict> {
         if self.r_epoch == epoch {
             if self.r_thread != thread {
                 return Err(Conflict {
@@ -287,9 +369,6 @@ impl Shadow {
                 });
             }
         }
-        self.w_epoch = epoch;
-        self.w_thread = thread;
-        pcs.w = pc;
         Ok(())
     }
 }
@@ -363,9 +442,36 @@ mod tests {
     }
 
     #[test]
+    fn shadow_atomics_conflict_with_plain_accesses_only() {
+        // Instructions 10 and 11 are atomics.
+        let atomic_at = |pc| pc >= 10;
+        let (mut s, p) = (Shadow::default(), &mut ShadowPcs::default());
+        s.atomic(p, 1, 1, 10, atomic_at).unwrap();
+        s.atomic(p, 2, 1, 11, atomic_at).unwrap();
+        // A plain read by either thread meets the other's atomic.
+        let c = s.read(p, 1, 1, 3).unwrap_err();
+        assert_eq!((c.other, c.other_access, c.other_pc), (NONE, AccessKind::Write, 11));
+        // One thread's atomic is its own write; another's plain write
+        // conflicts with an atomic, as an atomic with its read.
+        let (mut s, p) = (Shadow::default(), &mut ShadowPcs::default());
+        s.atomic(p, 1, 1, 10, atomic_at).unwrap();
+        s.read(p, 1, 1, 2).unwrap();
+        assert_eq!(s.write(p, 2, 1, 4).unwrap_err().other, 1);
+        assert_eq!(s.atomic(p, 3, 1, 11, atomic_at).unwrap_err().other_access, AccessKind::Read);
+        let (mut s, p) = (Shadow::default(), &mut ShadowPcs::default());
+        s.write(p, 1, 1, 4).unwrap();
+        assert_eq!(s.atomic(p, 2, 1, 10, atomic_at).unwrap_err().other, 1);
+        assert!(s.atomic(p, 2, 2, 10, atomic_at).is_ok(), "a barrier later");
+    }
+
+    #[test]
     fn buffers_are_found_by_address() {
-        let g =
-            Global::new(&[vec![0; 10], vec![0; 64]], vec![("x".into(), false), ("y".into(), false)], true);
+        let g = Global::new(
+            &[vec![0; 10], vec![0; 64]],
+            vec![("x".into(), false), ("y".into(), false)],
+            true,
+            false,
+        );
         assert_eq!(g.locate(buffer_address(1) + 8, 8).unwrap(), (1, 8));
         // Straddling the end.
         let r = g.locate(buffer_address(0) + 8, 4).unwrap_err().unwrap();
@@ -378,7 +484,7 @@ mod tests {
 
     #[test]
     fn cross_block_conflicts_are_seen_by_either_side() {
-        let g = Global::new(&[vec![0; 16]], vec![("c".into(), false)], true);
+        let g = Global::new(&[vec![0; 16]], vec![("c".into(), false)], true, false);
         g.cross_block(0, 0, 1, AccessKind::Read).unwrap();
         g.cross_block(0, 0, 2, AccessKind::Read).unwrap();
         assert!(g.cross_block(0, 0, 1, AccessKind::Write).is_err());

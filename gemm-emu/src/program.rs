@@ -59,6 +59,10 @@ pub struct Program {
     /// Whether the kernel has instructions of the `wgmma` family or
     /// `fence.proxy.async` (and so needs their bookkeeping).
     pub(crate) uses_wgmma: bool,
+    /// Whether the kernel has `atom` or `fence.acq_rel.gpu` (and so needs,
+    /// with race checks on, the release/acquire bookkeeping that orders
+    /// accesses of different blocks; see `memory/order.rs`).
+    pub(crate) uses_atomics: bool,
     /// The `wgmma.mma_async` instructions, which [`Op::Wgmma`] indexes.
     pub(crate) wgmmas: Vec<Wgmma>,
     /// Their accumulator and A fragment registers, and the instructions
@@ -384,6 +388,7 @@ impl<'k> Decoder<'k> {
                         | Op::FenceProxyAsync
                 )
             }),
+            uses_atomics: code.iter().any(|i| matches!(i.op, Op::AtomInc { .. } | Op::FenceAcqRel)),
             shared: self.shared,
             code,
             mmas,
@@ -604,6 +609,25 @@ impl<'k> Decoder<'k> {
                     src_bytes,
                 })
             }
+            Instr::AtomInc { dst, addr, bound } => {
+                if dst.ty() != Type::U32 {
+                    return self
+                        .unsupported(format!("`atom.inc` into {}, not a `.u32` register", self.name(dst)));
+                }
+                if let Operand::Reg(r) = bound
+                    && (r.ty().bits() != 32 || r.ty().is_float() || r.ty() == Type::Pred)
+                {
+                    return self
+                        .unsupported(format!("`atom.inc` bound {} is not a 32-bit integer", self.name(r)));
+                }
+                Op::AtomInc {
+                    d: self.val(dst)?,
+                    base: self.base(Space::Global, addr.base)?,
+                    off: addr.offset,
+                    bound: self.src(bound, 32)?,
+                }
+            }
+            Instr::FenceAcqRelGpu => Op::FenceAcqRel,
             Instr::CpAsyncCommit => Op::CpAsyncCommit,
             Instr::CpAsyncWait { n } => Op::CpAsyncWait { keep: Some(n) },
             Instr::CpAsyncWaitAll => Op::CpAsyncWait { keep: None },

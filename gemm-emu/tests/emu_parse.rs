@@ -328,14 +328,7 @@ fn wgmma_and_proxy_fence_round_trip() {
 #[test]
 fn wgmma_mistakes_are_named_with_their_line() {
     let text = write_string(&wgmma_module());
-    let error = |from: &str, to: &str| {
-        assert!(text.contains(from), "{from}");
-        let bad = text.replacen(from, to, 1);
-        let line = bad.lines().position(|l| l.contains(to.trim_start_matches('\t'))).unwrap() as u32 + 1;
-        let e = parse(&bad).unwrap_err();
-        assert_eq!(e.line, line, "{e}");
-        e.message
-    };
+    let error = |from: &str, to: &str| parse_error_at(&text, from, to);
     let first = "m64n8k8.f32.tf32.tf32\t{%d0, %d1, %d2, %d3}";
     let m = error(first, "m64n12k8.f32.tf32.tf32\t{%d0, %d1, %d2, %d3, %d4, %d5}");
     assert!(m.contains("`m64n12k8` is not a .tf32 wgmma shape"), "{m}");
@@ -371,7 +364,95 @@ fn wgmma_mistakes_are_named_with_their_line() {
     let m = error("wgmma.commit_group.sync.aligned;", "wgmma.commit_group.sync;");
     assert!(m.contains("unknown or unsupported instruction `wgmma.commit_group.sync`"), "{m}");
     let m = error("fence.proxy.async.shared::cta;", "fence.proxy.async.shared::cluster;");
-    assert!(m.contains("the emulator has `fence.proxy.async.shared::cta` only"), "{m}");
+    assert!(
+        m.contains("the emulator has `fence.acq_rel.gpu` and `fence.proxy.async.shared::cta` only"),
+        "{m}"
+    );
     let m = error(".target sm_90a", ".target sm_90");
     assert!(m.contains("differs from sm_90a"), "{m}");
+}
+
+/// A kernel with `atom.inc` (immediate and register bounds, an offset, a
+/// guard) and `fence.acq_rel.gpu`.
+fn atomics_module() -> ptx::Module {
+    use ptx::{Address, Instr, KernelBuilder, Operand, Type};
+    let mut b = KernelBuilder::new("counters");
+    let counters = b.param("counters", Type::U64);
+    let p = b.reg("p", Type::U64);
+    let old = b.reg("old", Type::U32);
+    let bound = b.reg("bound", Type::U32);
+    let lead = b.reg("lead", Type::Pred);
+    b.push(Instr::ld_param(p, counters));
+    b.push(Instr::cvta_to_global(p, p));
+    b.push(Instr::mov(bound, Operand::imm(7)));
+    b.push(Instr::setp(ptx::Cmp::Eq, Type::U32, lead, bound, Operand::imm(7)));
+    b.push(Instr::fence_acq_rel_gpu());
+    b.push(Instr::atom_inc(old, Address::reg(p, 0), Operand::imm(3)));
+    b.push(Instr::atom_inc(old, Address::reg(p, 8), bound));
+    b.push_if(lead, Instr::atom_inc(old, Address::reg(p, -4), Operand::imm(0)));
+    b.push(Instr::fence_acq_rel_gpu());
+    b.push(Instr::ret());
+    ptx::Module { header: vec!["atomics".into()], floor: ptx::Arch::SM_70, kernels: vec![b.finish()] }
+}
+
+#[test]
+fn atomics_and_acq_rel_fence_round_trip() {
+    let module = atomics_module();
+    let text = write_string(&module);
+    for line in [
+        ".target sm_70",
+        "\tfence.acq_rel.gpu;",
+        "\tatom.relaxed.gpu.global.inc.u32\t%old, [%p], 3;",
+        "\tatom.relaxed.gpu.global.inc.u32\t%old, [%p+8], %bound;",
+        "\t@%lead atom.relaxed.gpu.global.inc.u32\t%old, [%p+-4], 0;",
+    ] {
+        assert!(text.lines().any(|l| l == line), "no line {line:?} in\n{text}");
+    }
+    let parsed = parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let count = parsed.kernels[0].instrs().fold((0, 0), |(atoms, fences), i| match i {
+        ptx::Instr::AtomInc { .. } => (atoms + 1, fences),
+        ptx::Instr::FenceAcqRelGpu => (atoms, fences + 1),
+        _ => (atoms, fences),
+    });
+    assert_eq!(count, (3, 2));
+    assert_eq!(parsed, module);
+    assert_eq!(write_string(&parsed), text);
+}
+
+#[test]
+fn atomic_mistakes_are_named_with_their_line() {
+    let text = write_string(&atomics_module());
+    let error = |from: &str, to: &str| parse_error_at(&text, from, to);
+    let atom = "atom.relaxed.gpu.global.inc.u32\t%old, [%p], 3;";
+    let m = error(atom, "atom.relaxed.gpu.global.add.u32\t%old, [%p], 3;");
+    assert!(m.contains("the emulator has `atom.relaxed.gpu.global.inc.u32` only"), "{m}");
+    let m = error(atom, "atom.global.inc.u32\t%old, [%p], 3;");
+    assert!(m.contains("`atom.relaxed.gpu.global.inc.u32` only"), "{m}");
+    let m = error(atom, "atom.relaxed.gpu.global.inc.u32\t%p, [%p], 3;");
+    assert!(m.contains("%p of type .u64 cannot be used as .u32"), "{m}");
+    let m = error(atom, "atom.relaxed.gpu.global.inc.u32\t%old, %p, 3;");
+    assert!(m.contains("expected an address"), "{m}");
+    let m = error(atom, "atom.relaxed.gpu.global.inc.u32\t%old, [%p], 4294967296;");
+    assert!(m.contains("bound 4294967296 is not a 32-bit unsigned integer"), "{m}");
+    let m = error(atom, "atom.relaxed.gpu.global.inc.u32\t%old, [%p], %lead;");
+    assert!(m.contains("%lead of type .pred cannot be used as .u32"), "{m}");
+    let m = error(atom, "atom.relaxed.gpu.global.inc.u32\t%old, [counters], 3;");
+    assert!(m.contains("parameter `counters` is not an address in global"), "{m}");
+    let m = error(atom, "atom.relaxed.gpu.global.inc.u32\t%old, [%p];");
+    assert!(m.contains("expected 3 operands"), "{m}");
+    let m = error("fence.acq_rel.gpu;", "fence.acq_rel.sys;");
+    assert!(m.contains("the emulator has `fence.acq_rel.gpu` and"), "{m}");
+    let m = error("fence.acq_rel.gpu;", "fence.acq_rel.gpu\t0;");
+    assert!(m.contains("expected 0 operands"), "{m}");
+}
+
+/// The message of the parse error that `text` with its first `from` made
+/// `to` gives, asserting that it names the edited line.
+fn parse_error_at(text: &str, from: &str, to: &str) -> String {
+    assert!(text.contains(from), "{from}");
+    let bad = text.replacen(from, to, 1);
+    let line = bad.lines().position(|l| l.contains(to.trim_start_matches('\t'))).unwrap() as u32 + 1;
+    let e = parse(&bad).unwrap_err();
+    assert_eq!(e.line, line, "{e}");
+    e.message
 }

@@ -198,6 +198,34 @@ impl<T: Element> Case<T> {
         self.check(self.guarded(Matrix::A), self.guarded(Matrix::B), &c, image.spec.math)
     }
 
+    /// [`Case::emulate`] with a stream-K kernel whose grid has at most
+    /// `max_blocks` blocks ([`crate::emulate::Emulator::gemm_stream_k`]);
+    /// also fails unless the run left the workspace's counters zero.
+    pub fn emulate_stream_k(
+        &self,
+        emulator: &crate::emulate::Emulator,
+        image: &gemm_codegen::KernelImage,
+        max_blocks: u32,
+    ) -> Result<f64, String> {
+        let mut c = self.guarded(Matrix::C).to_vec();
+        let len = c.len();
+        let what = describe(&self.cfg);
+        let run = emulator
+            .gemm_stream_k(
+                image,
+                &self.cfg,
+                max_blocks,
+                self.input(Matrix::A),
+                self.input(Matrix::B),
+                &mut c[GUARD..len - GUARD],
+            )
+            .map_err(|e| format!("{what}: {e}"))?;
+        if run.counters.iter().any(|&b| b != 0) {
+            return Err(format!("{what}: the stream-K counters are not back at zero"));
+        }
+        self.check(self.guarded(Matrix::A), self.guarded(Matrix::B), &c, image.spec.math)
+    }
+
     /// The checks of [`Case::check`] that need no reference: A and B
     /// untouched, nothing outside C's `m × n` part written. For a call too
     /// large for the `f64` reference, whose C is compared otherwise (with

@@ -197,6 +197,59 @@ impl Emulator {
         Ok(stats)
     }
 
+    /// `C = alpha · op(A) · op(B) + beta · C` with a stream-K kernel
+    /// (`schedule = stream_k`) whose grid has at most `max_blocks` blocks
+    /// (on a GPU, the blocks it holds at once), as the GPU path runs it:
+    /// zeroed counters, and slots filled with NaN, so that a sum reading a
+    /// slot no block wrote shows in C. Returns the run (its grid and the
+    /// counters after it: a correct kernel leaves them zero; neither for a
+    /// quick return). On any error `c` is left as it was.
+    pub fn gemm_stream_k<E: Element>(
+        &self,
+        image: &KernelImage,
+        cfg: &GemmConfig<E>,
+        max_blocks: u32,
+        a: &[E],
+        b: &[E],
+        c: &mut [E],
+    ) -> Result<StreamKRun, GemmError> {
+        let Some(launch) = checked(image, cfg, (a, b, c))? else { return Ok(StreamKRun::default()) };
+        let shape = image.launch();
+        let esz = E::PRECISION.element_bytes();
+        let not_stream_k = || GemmError::Emulator {
+            kernel: image.entry.to_string(),
+            source: Box::new(emu::EmuError::Launch(format!(
+                "kernel `{}` is not a stream-K kernel, or {} x {} x {} has more stripes than it counts",
+                image.entry, launch.m, launch.n, launch.k
+            ))),
+        };
+        let grid = shape.stream_k(launch.m, launch.n, launch.k, esz, max_blocks).ok_or_else(not_stream_k)?;
+        let (first, second) = launch.operands(a, b);
+        let aligned = image.requires().operands_aligned(0, 0, launch.lda, launch.ldb);
+        let (kernel, entry) = self.variant(image, aligned)?;
+        let bytes = |n: u64| {
+            usize::try_from(n)
+                .map_err(|_| GemmError::AllocTooLarge { len: usize::MAX, precision: E::PRECISION })
+        };
+        let nan = if E::PRECISION.scalar_bytes() == 4 {
+            f32::NAN.to_bits().to_le_bytes().to_vec()
+        } else {
+            f64::NAN.to_bits().to_le_bytes().to_vec()
+        };
+        let mut slots: Vec<u8> = nan.iter().copied().cycle().take(bytes(grid.slots_bytes())?).collect();
+        let mut counters = vec![0u8; bytes(grid.counters_bytes())?];
+        let before = c.to_vec();
+        let args = gemm_args(&launch);
+        match kernel.run_stream_k(&args, &grid, first, second, c, (&mut slots, &mut counters), &self.options)
+        {
+            Ok(stats) => Ok(StreamKRun { stats, grid: Some(grid), counters }),
+            Err(source) => {
+                c.copy_from_slice(&before);
+                Err(GemmError::Emulator { kernel: entry, source: Box::new(source) })
+            }
+        }
+    }
+
     /// Runs every chunk of `pass` with `image` on `a` and `b` (the kernel's
     /// operands, already in its order) and `c`; restores `c` on a fault.
     fn run_pass<E: Element>(
@@ -255,6 +308,17 @@ impl Emulator {
     fn program(&self, image: &KernelImage) -> Result<Arc<emu::Gemm>, GemmError> {
         self.programs.get_or_load(image, || parse(image))
     }
+}
+
+/// What [`Emulator::gemm_stream_k`] ran.
+#[derive(Clone, Debug, Default)]
+pub struct StreamKRun {
+    /// The run's statistics.
+    pub stats: Stats,
+    /// How the problem was shared out (`None`: nothing launched).
+    pub grid: Option<gemm_codegen::stream_k::StreamKGrid>,
+    /// The counters after the run (a correct kernel leaves them zero).
+    pub counters: Vec<u8>,
 }
 
 /// The launch `image` makes of `cfg` on these slices (`None`: a quick

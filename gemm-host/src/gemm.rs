@@ -6,7 +6,7 @@ use cudarc::driver::sys::CUdeviceptr;
 use cudarc::driver::{
     CudaContext, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, LaunchConfig, PushKernelArg,
 };
-use gemm_codegen::abi::{Abi, Arg as AbiArg, Batch, GemmValues};
+use gemm_codegen::abi::{Abi, Arg as AbiArg, Batch, GemmValues, StreamK};
 use gemm_codegen::{Element, GemmKernel, KernelImage, Precision};
 use gemm_kernels::{Dispatch, KernelEntry};
 use num_complex::Complex;
@@ -20,6 +20,7 @@ use crate::pass::{Pass, Place, SplitRule};
 use crate::validate::{Arg, ArgError, BufferInfo, Buffers, Launch};
 
 mod batched;
+mod stream_k;
 
 /// Runs gemmforge GEMMs on one CUDA stream: the BLAS-faithful, safe entry
 /// point of the crate.
@@ -303,7 +304,7 @@ impl Gemm {
                     max: o.max,
                 })?;
             let abc = [at(a, batch.stride_a), at(b, batch.stride_b), at(c, batch.stride_c)];
-            let args = launch_args(launch, &abi, abc, chunk.batch);
+            let args = launch_args(launch, &abi, abc, chunk.batch, None);
             let config = LaunchConfig {
                 grid_dim,
                 block_dim: shape.block,
@@ -443,8 +444,12 @@ impl Gemm {
     /// `kernel` where no tuned split applies ([`Gemm::slices_for`]): the
     /// runner's [`SplitRule`] ([`Gemm::with_split`]; by default
     /// [`crate::pass::default_slices`] of the kernel's tiles for the call
-    /// and the blocks of it this device holds at once); 1 for no split.
+    /// and the blocks of it this device holds at once); 1 for no split, and
+    /// for a stream-K kernel, which shares K out itself.
     pub fn default_slices<E: Element>(&self, kernel: &LoadedKernel, cfg: &GemmConfig<E>) -> u32 {
+        if matches!(kernel.image().launch().order, gemm_codegen::BlockOrder::StreamK { .. }) {
+            return 1;
+        }
         let col = cfg.to_column_major();
         let dim = |d: i64| u32::try_from(d).unwrap_or(0);
         let (tm, tn) = kernel.image().launch().tiles(dim(col.m), dim(col.n));
@@ -639,12 +644,14 @@ pub(crate) unsafe fn launch_abi<I: KernelCode>(
 }
 
 /// The arguments of a checked launch, laid out by the kernel's `abi`, with
-/// A, B and C at the device addresses `abc`.
+/// A, B and C at the device addresses `abc` (and a stream-K kernel's slots,
+/// counters and share).
 fn launch_args<E: Element>(
     launch: &Launch<E>,
     abi: &Abi,
     [a, b, c]: [u64; 3],
     batch: Batch,
+    stream_k: Option<StreamK<u64>>,
 ) -> Vec<AbiArg<u64>> {
     let wide = |x: E| x.parts().map(Into::<f64>::into);
     let values = GemmValues {
@@ -660,6 +667,7 @@ fn launch_args<E: Element>(
         alpha: wide(launch.alpha),
         beta: wide(launch.beta),
         batch,
+        stream_k,
     };
     abi.args(&values)
 }
@@ -712,47 +720,55 @@ mod tests {
     fn arguments_follow_the_abi() {
         let f32s = |v: &[f32]| v.iter().map(|x| u64::from(x.to_bits())).collect::<Vec<_>>();
         let f64s = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-        let args =
-            launch_args(&launch(2.0f32, 3.0), &Abi::gemm(Precision::F32), [10, 20, 30], Batch::single(1));
+        let args = launch_args(
+            &launch(2.0f32, 3.0),
+            &Abi::gemm(Precision::F32),
+            [10, 20, 30],
+            Batch::single(1),
+            None,
+        );
         assert_eq!(args[..3], [AbiArg::Pointer(10), AbiArg::Pointer(20), AbiArg::Pointer(30)]);
         assert_eq!(scalar_bits(&args), f32s(&[2.0, 3.0]));
-        let args = launch_args(&launch(2.0f64, 3.0), &Abi::gemm(Precision::F64), [0; 3], Batch::single(1));
+        let args =
+            launch_args(&launch(2.0f64, 3.0), &Abi::gemm(Precision::F64), [0; 3], Batch::single(1), None);
         assert_eq!(scalar_bits(&args), f64s(&[2.0, 3.0]));
         let c = launch(Complex::new(1.0f32, 2.0), Complex::new(3.0, 4.0));
         assert_eq!(
-            scalar_bits(&launch_args(&c, &Abi::gemm(Precision::C32), [0; 3], Batch::single(1))),
+            scalar_bits(&launch_args(&c, &Abi::gemm(Precision::C32), [0; 3], Batch::single(1), None)),
             f32s(&[1.0, 2.0, 3.0, 4.0])
         );
         let tiny = f32::from_bits(1);
         let odd = launch(Complex::new(tiny, -0.0f32), Complex::new(f32::NAN, 4.0));
         assert_eq!(
-            scalar_bits(&launch_args(&odd, &Abi::gemm(Precision::C32), [0; 3], Batch::single(1))),
+            scalar_bits(&launch_args(&odd, &Abi::gemm(Precision::C32), [0; 3], Batch::single(1), None)),
             f32s(&[tiny, -0.0, f32::NAN, 4.0])
         );
         let z = launch(Complex::new(1.0f64, 2.0), Complex::new(3.0, 4.0));
         assert_eq!(
-            scalar_bits(&launch_args(&z, &Abi::gemm(Precision::C64), [0; 3], Batch::single(1))),
+            scalar_bits(&launch_args(&z, &Abi::gemm(Precision::C64), [0; 3], Batch::single(1), None)),
             f64s(&[1.0, 2.0, 3.0, 4.0])
         );
         for precision in Precision::ALL {
             let args = match precision {
                 Precision::F32 => {
-                    launch_args(&launch(1.0f32, 0.0), &Abi::gemm(precision), [0; 3], Batch::single(1))
+                    launch_args(&launch(1.0f32, 0.0), &Abi::gemm(precision), [0; 3], Batch::single(1), None)
                 }
                 Precision::F64 => {
-                    launch_args(&launch(1.0f64, 0.0), &Abi::gemm(precision), [0; 3], Batch::single(1))
+                    launch_args(&launch(1.0f64, 0.0), &Abi::gemm(precision), [0; 3], Batch::single(1), None)
                 }
                 Precision::C32 => launch_args(
                     &launch(Complex::<f32>::ONE, Complex::ZERO),
                     &Abi::gemm(precision),
                     [0; 3],
                     Batch::single(1),
+                    None,
                 ),
                 Precision::C64 => launch_args(
                     &launch(Complex::<f64>::ONE, Complex::ZERO),
                     &Abi::gemm(precision),
                     [0; 3],
                     Batch::single(1),
+                    None,
                 ),
             };
             let types: Vec<_> = args.iter().map(AbiArg::ty).collect();

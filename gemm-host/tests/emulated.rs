@@ -10,6 +10,12 @@
 //! every two dimensions, each with three of the nine (alpha, beta) pairs
 //! from {0, 1, random}² (all nine over the shapes); `GEMMFORGE_SLOW=1` runs
 //! all 125 shapes with all nine pairs.
+//!
+//! A stream-K kernel (`schedule = stream_k`) runs every second case as a
+//! tile kernel (no share: the grid of a block per tile, as batches and
+//! split K run it) and the others shared out over 1, 2, 5 or 16 blocks in
+//! turn (`Case::emulate_stream_k`: tiles split between blocks, NaN-filled
+//! slots, its counters back at zero after the run).
 
 use gemm_codegen::{Element, KernelSpec, Precision};
 use gemm_host::case::Case;
@@ -70,7 +76,7 @@ fn run_kernels<T: Element>(seed: u64) {
                     .ldb(cfg.min_ld(Matrix::B) + 2 * extra)
                     .ldc(cfg.min_ld(Matrix::C) + extra);
                 cases += 1;
-                if let Err(e) = run(&emulator, &image, &mut rng, cfg) {
+                if let Err(e) = run_case(&emulator, &image, &mut rng, cfg, cases) {
                     failures.push(format!("{}: {e}", kernel.name));
                 }
             }
@@ -92,6 +98,23 @@ fn run_kernels<T: Element>(seed: u64) {
         failures.iter().take(20).cloned().collect::<Vec<_>>().join("\n")
     );
     eprintln!("{}: {} kernels, {cases} emulated cases passed", T::PRECISION, kernels.len());
+}
+
+/// [`run`], or for a stream-K kernel, every second `case` shared out over
+/// a few blocks.
+fn run_case<T: Element>(
+    emulator: &Emulator,
+    image: &gemm_codegen::KernelImage,
+    rng: &mut Random,
+    cfg: GemmConfig<T>,
+    case: usize,
+) -> Result<f64, String> {
+    let stream_k = matches!(image.launch().order, gemm_codegen::BlockOrder::StreamK { .. });
+    if stream_k && case % 2 == 1 {
+        let blocks = [1, 2, 5, 16][(case / 2) % 4];
+        return Case::random(cfg, rng).emulate_stream_k(emulator, image, blocks);
+    }
+    run(emulator, image, rng, cfg)
 }
 
 fn run<T: Element>(

@@ -108,6 +108,7 @@ fn spec_expr(rt: &TokenStream, spec: &KernelSpec) -> TokenStream {
         None => quote!(::core::option::Option::None),
     };
     let math = format_ident!("{}", format!("{:?}", spec.math));
+    let schedule = format_ident!("{}", format!("{:?}", spec.schedule));
     let mma = match spec.mma {
         Some(shape) => {
             let [m, n, k] = [shape.m, shape.n, shape.k].map(int);
@@ -147,6 +148,7 @@ fn spec_expr(rt: &TokenStream, spec: &KernelSpec) -> TokenStream {
             c_batch: #c_batch,
             math: #rt::Math::#math,
             mma: #mma,
+            schedule: #rt::Schedule::#schedule,
         }
     }
 }

@@ -134,7 +134,9 @@ impl InstrMix {
             | Instr::WgmmaFence
             | Instr::WgmmaCommit
             | Instr::WgmmaWait { .. }
-            | Instr::FenceProxyAsync => self.other += 1,
+            | Instr::FenceProxyAsync
+            | Instr::AtomInc { .. }
+            | Instr::FenceAcqRelGpu => self.other += 1,
             Instr::Binary {
                 op: BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Shl | BinOp::Shr, ty, ..
             } if !ty.is_float() => self.address += 1,
@@ -337,7 +339,11 @@ fn reads(instr: &Instr) -> Vec<usize> {
         | Instr::WgmmaFence
         | Instr::WgmmaCommit
         | Instr::WgmmaWait { .. }
-        | Instr::FenceProxyAsync => Vec::new(),
+        | Instr::FenceProxyAsync
+        | Instr::FenceAcqRelGpu => Vec::new(),
+        Instr::AtomInc { addr, bound, .. } => {
+            [base(addr), bound.reg().map(|r| r.index()).into_iter().collect()].concat()
+        }
         Instr::Wgmma { d, a_desc, b_desc, scale_d, .. } => {
             d.iter().chain([a_desc, b_desc, scale_d]).map(|r| r.index()).collect()
         }
@@ -374,7 +380,8 @@ pub(super) fn written(instr: &Instr) -> Vec<usize> {
         | Instr::Mad { dst, .. }
         | Instr::Fma { dst, .. }
         | Instr::Setp { dst, .. }
-        | Instr::Selp { dst, .. } => vec![dst.index()],
+        | Instr::Selp { dst, .. }
+        | Instr::AtomInc { dst, .. } => vec![dst.index()],
         Instr::Ld { dst, .. }
         | Instr::Mma { d: dst, .. }
         | Instr::Wgmma { d: dst, .. }
@@ -384,6 +391,7 @@ pub(super) fn written(instr: &Instr) -> Vec<usize> {
         | Instr::WgmmaCommit
         | Instr::WgmmaWait { .. }
         | Instr::FenceProxyAsync
+        | Instr::FenceAcqRelGpu
         | Instr::BarSync { .. }
         | Instr::Bra { .. }
         | Instr::Ret

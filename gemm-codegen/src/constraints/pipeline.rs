@@ -251,6 +251,7 @@ mod tests {
             c_batch: 1,
             math: crate::Math::Fma,
             mma: None,
+            schedule: crate::Schedule::Tiles,
         }
     }
 

@@ -45,6 +45,8 @@ pub enum Field {
     Math,
     /// `mma`.
     Mma,
+    /// `schedule`.
+    Schedule,
 }
 
 impl Field {
@@ -70,6 +72,7 @@ impl Field {
             Field::CBatch => "c_batch",
             Field::Math => "math",
             Field::Mma => "mma",
+            Field::Schedule => "schedule",
         }
     }
 }

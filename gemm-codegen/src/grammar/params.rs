@@ -4,7 +4,7 @@
 //! their own.
 
 use crate::constraints::Field;
-use crate::spec::{GlobalLoad, KernelSpec, Math, MmaShape, Op, Precision, Target, WarpShape};
+use crate::spec::{GlobalLoad, KernelSpec, Math, MmaShape, Op, Precision, Schedule, Target, WarpShape};
 
 /// One parameter of a body: of a `gemm_kernel!` body by default, filling a
 /// [`KernelSpec`] and named by a [`Field`]; `S` and `F` are what another
@@ -156,6 +156,7 @@ const LDGS: &[&str] = &["nc", "ca", "cg"];
 pub(super) const TARGETS: &[&str] = &["sm_70", "sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"];
 /// The words of `math`, in the order of [`Math::ALL`].
 const MATHS: &[&str] = &["fma", "dmma", "tf32", "tf32x3"];
+const SCHEDULES: &[&str] = &["tiles", "stream_k"];
 
 /// Every parameter, in the order messages list them.
 pub static PARAMS: &[Param] = &[
@@ -350,6 +351,16 @@ pub static PARAMS: &[Param] = &[
         doc: "the `mma.sync` shape of a tensor-core `math`: dmma `(8, 8, 4)`, or on sm_90 `(16, 8, 4)`, `(16, 8, 8)`, `(16, 8, 16)`; tf32 and tf32x3 `(16, 8, 4)`, `(16, 8, 8)`",
         hint: None,
         set: |s, v| v.ints().map(|[m, n, k]| s.mma = Some(MmaShape { m, n, k })),
+    },
+    Param {
+        key: "schedule",
+        shape: Shape::Word(SCHEDULES),
+        need: Need::Optional("tiles"),
+        field: Some(Field::Schedule),
+        doc: "how blocks share out the work: `tiles`, a block per C tile, or `stream_k`, as many blocks as \
+              the GPU holds, each an equal share of every tile's stripes (partial tiles summed in order)",
+        hint: None,
+        set: |s, v| v.one_of(&Schedule::ALL).map(|x| s.schedule = x),
     },
 ];
 

@@ -651,6 +651,17 @@ impl Instr {
         Instr::FenceProxyAsync
     }
 
+    /// `atom.relaxed.gpu.global.inc.u32 dst, [addr], bound`.
+    pub fn atom_inc(dst: Reg, addr: Address, bound: impl Into<Operand>) -> Instr {
+        assert_eq!(dst.ty, Type::U32, "atom.inc into a non-.u32 register");
+        Instr::AtomInc { dst, addr, bound: bound.into() }
+    }
+
+    /// `fence.acq_rel.gpu`.
+    pub const fn fence_acq_rel_gpu() -> Instr {
+        Instr::FenceAcqRelGpu
+    }
+
     /// `bar.sync id`.
     pub const fn bar_sync(id: u32) -> Instr {
         Instr::BarSync { id }

@@ -304,6 +304,8 @@ fn opcode(kernel: &Kernel, instr: &Instr) -> String {
         Instr::WgmmaCommit => "wgmma.commit_group.sync.aligned".to_owned(),
         Instr::WgmmaWait { .. } => "wgmma.wait_group.sync.aligned".to_owned(),
         Instr::FenceProxyAsync => "fence.proxy.async.shared::cta".to_owned(),
+        Instr::AtomInc { .. } => "atom.relaxed.gpu.global.inc.u32".to_owned(),
+        Instr::FenceAcqRelGpu => "fence.acq_rel.gpu".to_owned(),
         Instr::BarSync { .. } => "bar.sync".to_owned(),
         Instr::Bra { uni, .. } => if *uni { "bra.uni" } else { "bra" }.to_owned(),
         Instr::Ret => "ret".to_owned(),
@@ -369,6 +371,7 @@ fn operands(instr: &Instr) -> Vec<Piece> {
             ]
         }
         Instr::WgmmaWait { n } => vec![Int(*n)],
+        Instr::AtomInc { dst, addr, bound } => vec![Op((*dst).into()), Addr(*addr), Op(*bound)],
         Instr::BarSync { id } => vec![Int(*id)],
         Instr::Bra { target, .. } => vec![Label(target.index())],
         Instr::CpAsyncCommit
@@ -376,6 +379,7 @@ fn operands(instr: &Instr) -> Vec<Piece> {
         | Instr::WgmmaFence
         | Instr::WgmmaCommit
         | Instr::FenceProxyAsync
+        | Instr::FenceAcqRelGpu
         | Instr::Ret => vec![],
     }
 }

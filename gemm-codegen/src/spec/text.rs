@@ -67,6 +67,9 @@ impl KernelSpec {
         if let Some(shape) = self.mma {
             s += &format!("_{}", shape.name());
         }
+        if self.schedule != Self::DEFAULT_SCHEDULE {
+            s += "_sk";
+        }
         if self.arch != Self::DEFAULT_ARCH {
             s += &format!("_{}", self.arch.token().replace('_', ""));
         }
@@ -131,6 +134,9 @@ impl KernelSpec {
         }
         if let Some(shape) = self.mma {
             s += &format!(", mma = ({}, {}, {})", shape.m, shape.n, shape.k);
+        }
+        if self.schedule != Self::DEFAULT_SCHEDULE {
+            s += &format!(", schedule = {}", self.schedule);
         }
         s
     }

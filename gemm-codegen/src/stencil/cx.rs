@@ -39,6 +39,9 @@ pub(crate) struct Params {
     pub beta: Elem,
     /// What the epilogue reads again to find C of the block's problem.
     pub c_problem: super::CProblem,
+    /// A stream-K kernel's `slots`, `counters` (`.u64`) and `share`
+    /// (`.u32`).
+    pub stream_k: Option<(Reg, Reg, Reg)>,
 }
 
 /// The lowering context.

@@ -23,7 +23,8 @@
 //!
 //! # Kernel ABI
 //!
-//! The parameters are [`Abi::gemm`]'s, in its order. Launch with the
+//! The parameters are [`Abi::gemm`]'s, in its order ([`Abi::gemm_stream_k`]'s
+//! for `schedule = stream_k`, `stream_k.rs`). Launch with the
 //! [`crate::LaunchShape`] of [`crate::Stencil::launch_shape`]: its block, its
 //! grid for the problem, its dynamic shared memory. The kernel reads A and B only for `k > 0`
 //! (the host passes `k = 0` when `alpha = 0`), and reads C only when
@@ -37,12 +38,14 @@ mod mma;
 mod mover;
 mod ring;
 mod schedule;
+mod stream_k;
 mod walk;
 mod wgmma;
 
 use crate::abi::{Abi, Dim, Matrix, Part, Role};
 use crate::constraints::{Operand, Plan};
 use crate::ptx::{self, Cmp, Instr, KernelBuilder, Module, Operand as Op, Type};
+use crate::spec::Schedule;
 
 pub(crate) use cx::{Cx, Elem, Params, SharedBase};
 pub(crate) use layout::CLayout;
@@ -149,14 +152,18 @@ pub(crate) fn lower(plan: &Plan) -> Module {
         Box::new(walk::Walker::new(fma::RegisterBlocked::new(conj_a, conj_b)))
     };
     let mut epilogue = epilogue::Strided;
-    let epilogue_label =
-        if ring { ring::main_loop(&mut cx, &mut *inner) } else { register_staged_loop(&mut cx, &mut *inner) };
-
-    cx.b.section("epilogue: C = alpha * C_regs + beta * C");
-    cx.b.place(epilogue_label);
-    inner.finish(&mut cx);
-    problem_c(&mut cx);
-    epilogue.emit(&mut cx, inner.accumulators());
+    let main_loop: fn(&mut Cx<'_>, &mut dyn InnerProduct) -> ptx::Label =
+        if ring { ring::main_loop } else { register_staged_loop };
+    if spec.schedule == Schedule::StreamK {
+        stream_k::lower(&mut cx, &mut *inner, &mut epilogue, main_loop);
+    } else {
+        let epilogue_label = main_loop(&mut cx, &mut *inner);
+        cx.b.section("epilogue: C = alpha * C_regs + beta * C");
+        cx.b.place(epilogue_label);
+        inner.finish(&mut cx);
+        problem_c(&mut cx);
+        epilogue.emit(&mut cx, inner.accumulators());
+    }
     cx.b.push(Instr::ret());
 
     let kernel = cx.b.finish();
@@ -246,7 +253,7 @@ fn prologue(plan: &Plan) -> Cx<'_> {
 
     // The parameters are the family's ABI, declared in its order; each is
     // loaded into a register named after it and found again by its role.
-    let abi = Abi::gemm(precision);
+    let abi = <crate::Stencil as crate::Family>::abi(spec);
     b.reg_group("kernel parameters");
     let loaded: Vec<(Role, ptx::Reg, ptx::ParamId)> = abi
         .params()
@@ -292,6 +299,10 @@ fn prologue(plan: &Plan) -> Cx<'_> {
         alpha: coefficient(Role::Alpha(Part::Re), Role::Alpha(Part::Im)),
         beta: coefficient(Role::Beta(Part::Re), Role::Beta(Part::Im)),
         c_problem,
+        stream_k: match (reg(Role::Slots), reg(Role::Counters), reg(Role::Share)) {
+            (Some(slots), Some(counters), Some(share)) => Some((slots, counters, share)),
+            _ => None,
+        },
     };
 
     // Up to 48 KiB, two static arrays; above, one dynamic array sized by the

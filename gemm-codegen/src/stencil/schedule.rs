@@ -20,7 +20,8 @@
 //! then reads few distinct runs of A and B from shared memory, and each
 //! distinct run once (the others are broadcasts).
 
-use crate::ptx::{BinOp, Instr, Operand as Op, Special, Type};
+use crate::ptx::{BinOp, Instr, Operand as Op, Reg, Special, Type};
+use crate::spec::Schedule;
 
 use super::Cx;
 
@@ -29,6 +30,11 @@ use super::Cx;
 pub(crate) fn block_origin(cx: &mut Cx<'_>) {
     let spec = *cx.plan.spec();
     let (thread, blk_m0, blk_n0) = (cx.thread, cx.blk_m0, cx.blk_n0);
+    if spec.schedule == Schedule::StreamK {
+        // Each segment's tile sets the origin (`tile_origin`).
+        cx.b.push(Instr::mov(thread, Special::TidX));
+        return;
+    }
     if spec.raster <= 1 {
         cx.b.section(format!(
             "block (ctaid.x, ctaid.y) computes C[blk_m0 .. +{}, blk_n0 .. +{}]",
@@ -41,17 +47,42 @@ pub(crate) fn block_origin(cx: &mut Cx<'_>) {
         cx.b.push(Instr::mul(blk_n0, blk_n0, Op::imm(spec.n_blk)));
         return;
     }
-    let g = spec.raster;
+    raster_origin(cx, None);
+}
+
+/// Sets `cx.blk_m0` and `cx.blk_n0` to the origin of tile `tile` in the
+/// tile order of `raster = g` (module doc; `g = 1` walks the tile rows one
+/// by one): a stream-K segment's tile. `tile` is clobbered.
+pub(crate) fn tile_origin(cx: &mut Cx<'_>, tile: Reg) {
+    raster_origin(cx, Some(tile));
+}
+
+/// The rasterized tile order: tile `pid`, `ctaid.x` (after `thread` is
+/// read) when `pid` is `None`.
+fn raster_origin(cx: &mut Cx<'_>, pid: Option<Reg>) {
+    let spec = *cx.plan.spec();
+    let (thread, blk_m0, blk_n0) = (cx.thread, cx.blk_m0, cx.blk_n0);
+    let g = spec.raster.max(1);
     cx.b.reg_group(format!("tile scheduler: groups of {g} tile rows"));
     let r = |cx: &mut Cx<'_>, name: &str| cx.b.reg(name, Type::U32);
-    let [pid, tiles_m, tiles_n, width, group, first, rows, tile_m, tile_n] =
-        ["pid", "tiles_m", "tiles_n", "group_width", "group", "group_row0", "group_rows", "tile_m", "tile_n"]
+    let block_pid = pid.is_none().then(|| r(cx, "pid"));
+    let [tiles_m, tiles_n, width, group, first, rows, tile_m, tile_n] =
+        ["tiles_m", "tiles_n", "group_width", "group", "group_row0", "group_rows", "tile_m", "tile_n"]
             .map(|n| r(cx, n));
-    cx.b.section(format!(
-        "block pid = ctaid.x computes tile (tile_m, tile_n), {g} tile rows a group, column by column"
-    ));
-    cx.b.push(Instr::mov(thread, Special::TidX));
-    cx.b.push(Instr::mov(pid, Special::CtaidX));
+    let pid = match block_pid {
+        Some(pid) => {
+            cx.b.section(format!(
+                "block pid = ctaid.x computes tile (tile_m, tile_n), {g} tile rows a group, column by column"
+            ));
+            cx.b.push(Instr::mov(thread, Special::TidX));
+            cx.b.push(Instr::mov(pid, Special::CtaidX));
+            pid
+        }
+        None => {
+            cx.b.comment(format!("tile pid is (tile_m, tile_n), {g} tile rows a group, column by column"));
+            pid.expect("a tile register when not the block's")
+        }
+    };
     // m, n ≤ i32::MAX, so adding the tile size less one cannot wrap.
     cx.b.push(Instr::add(tiles_m, cx.params.m, Op::imm(spec.m_blk - 1)));
     cx.b.push(Instr::binary(BinOp::Div, tiles_m, tiles_m, Op::imm(spec.m_blk)));

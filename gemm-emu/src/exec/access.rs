@@ -4,7 +4,7 @@
 use std::sync::atomic::Ordering;
 
 use super::lanes::need;
-use super::{LaneTrap, Lanes, Trap, WARP, Warp, Worker};
+use super::{LaneTrap, Lanes, Trap, WARP, Warp, Worker, atomic};
 use crate::error::{AccessKind, FaultKind, MemSpace, Region};
 use crate::memory::{Conflict, NONE};
 use crate::program::{Base, Mem, Src};
@@ -43,7 +43,7 @@ impl Worker<'_> {
         match mem {
             Mem::Global => match self.global.locate(addr, bytes) {
                 Ok(_) if !aligned => Err(misaligned(MemSpace::Global)),
-                Ok((buf, offset)) if access == AccessKind::Write && self.global.bufs[buf].read_only => {
+                Ok((buf, offset)) if access != AccessKind::Read && self.global.bufs[buf].read_only => {
                     Err(Trap::Kind(FaultKind::ReadOnlyWrite {
                         addr,
                         region: self.global.region(buf, offset),
@@ -115,7 +115,17 @@ impl Worker<'_> {
             .map(|a| Region { name: a.name.clone(), offset: addr.wrapping_sub(a.base) as i64, len: a.bytes })
     }
 
-    fn race(&self, mem: Mem, addr: u64, buf: usize, access: AccessKind, c: Conflict, cross: bool) -> Trap {
+    /// The race fault of `access` at `addr` (in buffer `buf`, for a global
+    /// one) against the conflicting access `c`, of another block if `cross`.
+    pub(super) fn race(
+        &self,
+        mem: Mem,
+        addr: u64,
+        buf: usize,
+        access: AccessKind,
+        c: Conflict,
+        cross: bool,
+    ) -> Trap {
         let region = match mem {
             Mem::Global => self.global.region(buf, addr & ((1 << crate::memory::BUFFER_STRIDE_LOG2) - 1)),
             Mem::Shared => self.shared_region(addr).expect("a located shared access lies in an array"),
@@ -134,15 +144,18 @@ impl Worker<'_> {
                 access,
                 other_block,
                 other_access: c.other_access,
+                unordered: self.ordered.is_some(),
             })
         } else {
+            // The shadow records an atomic as a write.
+            let atomic = c.other_access == AccessKind::Write && atomic::is_atomic(self.prog, c.other_pc);
             Trap::Kind(FaultKind::Race {
                 space,
                 addr,
                 region,
                 access,
                 other_thread: c.other,
-                other_access: c.other_access,
+                other_access: if atomic { AccessKind::Atomic } else { c.other_access },
                 other_line: self.prog.lines.get(c.other_pc as usize).copied().unwrap_or(0),
             })
         }
@@ -164,6 +177,7 @@ impl Worker<'_> {
     ) -> Result<(), Trap> {
         let epoch = self.epoch;
         let mem = if G { Mem::Global } else { Mem::Shared };
+        let prog = self.prog;
         for i in 0..words {
             let (entry, pcs) =
                 if G { self.gshadow[buf].entry(word + i) } else { self.sshadow.entry(word + i) };
@@ -179,12 +193,20 @@ impl Worker<'_> {
                     entry.read(pcs, thread, epoch, pc)
                 }
                 AccessKind::Write => entry.write(pcs, thread, epoch, pc),
+                AccessKind::Atomic => entry.atomic(pcs, thread, epoch, pc, |p| atomic::is_atomic(prog, p)),
             };
             if let Err(c) = r {
                 return Err(self.race(mem, (addr & !3) + 4 * i as u64, buf, access, c, false));
             }
-            if G && let Err(c) = self.global.cross_block(buf, word + i, self.block_id, access) {
-                return Err(self.race(mem, (addr & !3) + 4 * i as u64, buf, access, c, true));
+            // An atomic's cross-block check is its own (`atomic.rs`).
+            if G && access != AccessKind::Atomic {
+                let r = match self.ordered {
+                    None => self.global.cross_block(buf, word + i, self.block_id, access),
+                    Some(o) => self.ordered_access(o, (buf, word + i), tid, access),
+                };
+                if let Err(c) = r {
+                    return Err(self.race(mem, (addr & !3) + 4 * i as u64, buf, access, c, true));
+                }
             }
         }
         Ok(())

@@ -38,7 +38,7 @@
 use super::lanes::need;
 use super::{LaneTrap, Lanes, Trap, WARP, Warp, Worker};
 use crate::error::{AccessKind, Fault, FaultKind, MemSpace};
-use crate::program::{CpAsync, Mem, Op, Src};
+use crate::program::{CpAsync, Mem, Src};
 
 /// One copy in flight.
 #[derive(Clone, Copy, Debug)]
@@ -113,26 +113,8 @@ impl AsyncCopies {
 }
 
 impl Worker<'_> {
-    /// Executes `cp.async`, `cp.async.commit_group` or a wait for lanes `m`;
-    /// hands the `wgmma` family and `fence.proxy.async` to
-    /// [`Worker::wgmma_family`] (one call out of the interpreter's loop for
-    /// both).
-    #[cold]
-    #[inline(never)]
-    pub(super) fn async_copy(&mut self, w: &mut Warp, op: &Op, pc: u32, m: u32) -> Result<(), LaneTrap> {
-        match *op {
-            Op::CpAsync(ref c) => self.cp_async(w, pc, m, c),
-            Op::CpAsyncCommit => {
-                self.cp_async_commit(w, m);
-                Ok(())
-            }
-            Op::CpAsyncWait { keep } => self.cp_async_wait(w, pc, m, keep),
-            _ => self.wgmma_family(w, op, pc, m),
-        }
-    }
-
     /// Issues `cp.async` for lanes `m`.
-    fn cp_async(&mut self, w: &mut Warp, pc: u32, m: u32, c: &CpAsync) -> Result<(), LaneTrap> {
+    pub(super) fn cp_async(&mut self, w: &mut Warp, pc: u32, m: u32, c: &CpAsync) -> Result<(), LaneTrap> {
         need(w, c.src_bytes, m)?;
         let (mut dsts, mut srcs): (Lanes, Lanes) = ([0; WARP], [0; WARP]);
         Self::addresses(w, m, c.dst, c.dst_off, &mut dsts)?;
@@ -234,7 +216,7 @@ impl Worker<'_> {
     }
 
     /// `cp.async.commit_group` for lanes `m`.
-    fn cp_async_commit(&mut self, w: &Warp, m: u32) {
+    pub(super) fn cp_async_commit(&mut self, w: &Warp, m: u32) {
         let mut mm = m;
         while mm != 0 {
             let l = mm.trailing_zeros();
@@ -246,7 +228,13 @@ impl Worker<'_> {
     /// `cp.async.wait_group keep` (or `cp.async.wait_all`, `keep: None`)
     /// for lanes `m`: lands every copy of each thread but those of its
     /// `keep` most recently committed groups.
-    fn cp_async_wait(&mut self, w: &Warp, pc: u32, m: u32, keep: Option<u32>) -> Result<(), LaneTrap> {
+    pub(super) fn cp_async_wait(
+        &mut self,
+        w: &Warp,
+        pc: u32,
+        m: u32,
+        keep: Option<u32>,
+    ) -> Result<(), LaneTrap> {
         let mut mm = m;
         while mm != 0 {
             let l = mm.trailing_zeros();

@@ -12,6 +12,7 @@ use gemm_codegen::ptx::{
 
 use super::{Arg, ParseError, err};
 
+mod atomic;
 mod wgmma;
 
 /// Whether a register declared `reg` may be an operand of an instruction of
@@ -138,7 +139,8 @@ pub(super) fn build(
         "cp" => return cp_async(&cx, args).map(|i| (i, None)),
         "mma" => return mma(&cx, &parts, args).map(|i| (i, None)),
         "wgmma" => return wgmma::wgmma(&cx, &parts, args).map(|i| (i, None)),
-        "fence" => return wgmma::fence(&cx, args).map(|i| (i, None)),
+        "fence" => return atomic::fence(&cx, args).map(|i| (i, None)),
+        "atom" => return atomic::atom(&cx, args).map(|i| (i, None)),
         "mov" => {
             cx.arity(&args, 2)?;
             let ty = match (parts.len(), last_ty()) {

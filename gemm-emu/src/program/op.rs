@@ -261,6 +261,16 @@ pub(crate) enum Op {
     },
     /// `fence.proxy.async.shared::cta`.
     FenceProxyAsync,
+    /// `atom.relaxed.gpu.global.inc.u32 d, [base + off], bound`, lane by
+    /// lane: `d = old = *addr; *addr = old >= bound ? 0 : old + 1`.
+    AtomInc {
+        d: u32,
+        base: Base,
+        off: i64,
+        bound: Src,
+    },
+    /// `fence.acq_rel.gpu`.
+    FenceAcqRel,
     Bar {
         id: u32,
     },

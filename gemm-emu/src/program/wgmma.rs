@@ -275,6 +275,13 @@ fn value_regs(op: &Op, mmas: &[Mma], out: &mut Vec<(u32, bool)>) {
             }
             src(c.src_bytes);
         }
+        Op::AtomInc { d, base, bound, .. } => {
+            dsts.push(d);
+            if let Base::Reg(r) = base {
+                src(Src::R(r));
+            }
+            src(bound);
+        }
         Op::Mma(i) => {
             let m = &mmas[i as usize];
             m.a.iter().chain(&m.b).chain(&m.c).for_each(|&r| src(Src::R(r)));
@@ -291,6 +298,7 @@ fn value_regs(op: &Op, mmas: &[Mma], out: &mut Vec<(u32, bool)>) {
         | Op::WgmmaCommit
         | Op::WgmmaWait { .. }
         | Op::FenceProxyAsync
+        | Op::FenceAcqRel
         | Op::Bar { .. }
         | Op::Bra { .. }
         | Op::Ret => {}

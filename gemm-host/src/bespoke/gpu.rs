@@ -177,6 +177,7 @@ impl Gemm {
             alpha: wide(launch.alpha),
             beta: wide(launch.beta),
             batch: Batch::single(image.k),
+            stream_k: None,
         };
         let args = image.abi().args(&values);
         let config =

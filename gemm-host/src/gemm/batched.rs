@@ -25,6 +25,8 @@ pub(crate) struct Workspace {
     bytes: Option<CudaSlice<u8>>,
     /// The precision whose ones the first [`ONES_BYTES`] hold.
     ones: Option<Precision>,
+    /// Stream-K's slots and counters ([`super::stream_k`]).
+    pub(super) stream_k: super::stream_k::Space,
 }
 
 /// Room for [`MAX_SLICES`] ones of the widest element, 256-byte aligned.
@@ -163,6 +165,11 @@ impl Gemm {
             Checked::Skip(_) => return Ok(()),
             Checked::Launch(launch) => launch,
         };
+        let stream_k = matches!(kernel.image().launch().order, gemm_codegen::BlockOrder::StreamK { .. });
+        if stream_k && slices <= 1 {
+            // SAFETY: this function's contract, `launch` checked above.
+            return unsafe { self.launch_stream_k(kernel, launch, buffers) };
+        }
         let Some(split) = split_k(&launch, slices) else {
             let pass = Pass::single(launch, [Place::A, Place::B, Place::C]).with_operands(launch);
             let addr = |place| address(buffers, place);
@@ -310,8 +317,14 @@ impl Gemm {
     }
 
     /// The workspace, at least `need` bytes.
+    /// The runner's workspace, locked (a poisoned lock is taken over: the
+    /// workspace holds no invariant a panic can break).
+    pub(super) fn workspace_lock(&self) -> MutexGuard<'_, Workspace> {
+        self.workspace.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
     fn workspace(&self, need: usize) -> Result<MutexGuard<'_, Workspace>, GemmError> {
-        let mut ws = self.workspace.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut ws = self.workspace_lock();
         if ws.bytes.as_ref().is_none_or(|b| b.len() < need) {
             let what = || format!("allocating a workspace of {need} bytes");
             ws.bytes = Some(self.stream.alloc_zeros::<u8>(need).map_err(GemmError::driver(what()))?);

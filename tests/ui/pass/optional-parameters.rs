@@ -16,6 +16,8 @@ gemm_kernel! {
 
 gemm_kernel! { name = Grouped, precision = c32, op = (N, N), tile = (64, 64, 16), threads = (16, 16), load_a = (16, 16), load_b = (16, 16), c_batch = 4 }
 
+gemm_kernel! { name = Streamed, precision = f64, op = (T, N), tile = (32, 32, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8), schedule = stream_k }
+
 gemm_kernel! { name = Defaults, precision = f64, op = (N, N), tile = (64, 64, 16), threads = (16, 16), load_a = (16, 16), load_b = (16, 16) }
 
 fn main() {
@@ -25,6 +27,11 @@ fn main() {
     assert_eq!(Defaults::SPEC.ldg, GlobalLoad::Nc);
     assert_eq!(Defaults::SPEC.c_batch, 1);
     assert_eq!(Grouped::SPEC.c_batch, 4);
+    assert_eq!(Defaults::SPEC.schedule, gemmforge::codegen::Schedule::Tiles);
+    assert_eq!(Streamed::SPEC.schedule, gemmforge::codegen::Schedule::StreamK);
+    assert_eq!(Streamed::image(), gemmforge::codegen::compile(&Streamed::SPEC).unwrap());
+    // The last block to reach a split tile counts its arrival.
+    assert!(Streamed::PTX.contains("atom.relaxed.gpu.global.inc.u32"));
     assert_eq!(Grouped::image(), gemmforge::codegen::compile(&Grouped::SPEC).unwrap());
     // The epilogue reads the old C of the thread's four columns together.
     assert!(Grouped::PTX.contains("old C of columns 0..4 before any is written"));

@@ -39,7 +39,10 @@ pub(super) fn candidates(
     let arch = limits.compute_capability().sm();
     let config = args.prune_config(kt.precision);
     let class = (args.c_batched > 0).then(|| (args.shape(kt.precision), args.batch.is_some()));
-    let seeds = prune::seeds(kt, arch, &args.seed, class);
+    let mut seeds = prune::seeds(kt, arch, &args.seed, class);
+    if args.stream_k {
+        seeds = prune::with_stream_k_twins(seeds);
+    }
     let cached = match prune::load(&args.out, kt, arch, &config) {
         Some(file) if file.seeds == seeds => return Ok(file.candidates),
         other => other,

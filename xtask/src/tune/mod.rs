@@ -196,6 +196,13 @@ pub struct Args {
     /// smaller tiles.
     #[arg(long)]
     wgmma: bool,
+    /// Also time the stream-K twin (`schedule = stream_k`: as many blocks
+    /// as the GPU holds, each an equal share of every tile's stripes) of
+    /// every seed — the shipped kernels of the type, Table 2's and
+    /// `--seed`s: the schedule that lifts large tiles at shapes with few
+    /// waves of them (`tuning/sm_90-stream-k`).
+    #[arg(long)]
+    stream_k: bool,
     /// With --prune-only: the GPU architecture (sm_90, 90, 9.0).
     #[arg(long)]
     arch: Option<String>,

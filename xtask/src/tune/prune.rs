@@ -52,7 +52,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use gemm_codegen::bound::{AnalyticBound, GpuThroughput};
 use gemm_codegen::space::Space;
-use gemm_codegen::{KernelImage, KernelSpec, validate_with};
+use gemm_codegen::{KernelImage, KernelSpec, Schedule, validate_with};
 use serde::{Deserialize, Serialize};
 
 use super::record::{KernelType, Shape};
@@ -471,6 +471,21 @@ pub fn seeds(
     {
         if !out.contains(s) {
             out.push(*s);
+        }
+    }
+    out
+}
+
+/// `seeds`, each followed by its stream-K twin (`schedule = stream_k`)
+/// where it has none in the list; legal whenever the seed is (the schedule
+/// adds no rule).
+pub fn with_stream_k_twins(seeds: Vec<KernelSpec>) -> Vec<KernelSpec> {
+    let mut out: Vec<KernelSpec> = Vec::with_capacity(2 * seeds.len());
+    for s in seeds {
+        for spec in [s, KernelSpec { schedule: Schedule::StreamK, ..s }] {
+            if !out.contains(&spec) {
+                out.push(spec);
+            }
         }
     }
     out

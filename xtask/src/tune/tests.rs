@@ -177,3 +177,19 @@ fn the_first_round_times_the_seeds_first() {
     assert_eq!(order(0), [4, 5]);
     assert_eq!(order(9), [4, 5, 1, 2, 3]);
 }
+
+/// `--stream-k` seeds: each seed then its stream-K twin, each spec once
+/// (a stream-K seed is its own twin).
+#[test]
+fn stream_k_twins_follow_their_seeds_once() {
+    let kt = KernelType { precision: Precision::F64, op_a: Op::N, op_b: Op::T };
+    let sk = |s: KernelSpec| KernelSpec { schedule: gemm_codegen::Schedule::StreamK, ..s };
+    let a = gemm_kernels::table2(kt.precision, kt.op_a, kt.op_b).spec;
+    let b = KernelSpec { stages: 2, arch: gemm_codegen::Target::Sm80, ..a };
+    assert_eq!(prune::with_stream_k_twins(vec![a, b, sk(a)]), [a, sk(a), b, sk(b)]);
+    assert_eq!(prune::with_stream_k_twins(vec![sk(b), b]), [sk(b), b]);
+    let shipped = prune::seeds(kt, 90, &[], None);
+    let twins = prune::with_stream_k_twins(shipped.clone());
+    assert!(shipped.iter().all(|s| twins.contains(s) && twins.contains(&sk(*s))));
+    assert_eq!(prune::with_stream_k_twins(twins.clone()), twins);
+}

@@ -541,6 +541,23 @@ pub enum Instr {
     /// generic-proxy accesses of shared memory before later async-proxy
     /// accesses (`wgmma` operand reads).
     FenceProxyAsync,
+    /// `atom.relaxed.gpu.global.inc.u32 dst, [addr], bound`: atomically
+    /// `old = *addr; *addr = old >= bound ? 0 : old + 1`, `dst = old`. A
+    /// counter that wraps to 0 at `bound` resets itself: the stream-K
+    /// fix-up's arrival count (see `stencil/stream_k.rs`).
+    AtomInc {
+        /// The old value (`.u32`).
+        dst: Reg,
+        /// The counter's global address (4-byte aligned).
+        addr: Address,
+        /// The value after which the counter wraps to 0 (`.u32`).
+        bound: Operand,
+    },
+    /// `fence.acq_rel.gpu`: a release and acquire fence at GPU scope. With
+    /// a relaxed atomic after it, it releases the thread's earlier writes
+    /// (and, through `bar.sync`, its block's) to the block that observes
+    /// the atomic; after an atomic, it acquires what that atomic observed.
+    FenceAcqRelGpu,
     /// `bar.sync id`: wait until every thread of the block arrives.
     BarSync {
         /// Barrier number.

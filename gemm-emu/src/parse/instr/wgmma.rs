@@ -1,4 +1,5 @@
-//! The `wgmma` family and `fence.proxy.async`: the TF32 form the IR has
+//! The `wgmma` family (its `fence.proxy.async` is read with the other fences,
+//! in `atomic.rs`): the TF32 form the IR has
 //! ([`gemm_codegen::ptx::WgmmaShape`]), spelled exactly as the writer
 //! prints it, every operand checked; any other shape or type is an error
 //! naming the form the emulator has.
@@ -117,13 +118,4 @@ fn a_fragment(cx: &Ctx<'_>, ops: &[Operand]) -> Result<[Reg; 4], ParseError> {
         Ok(a) => Ok(a),
         Err(regs) => cx.fail(format!("A from registers has {} registers, not 4 a thread", regs.len())),
     }
-}
-
-/// `fence.proxy.async.shared::cta`, the one proxy fence the IR has.
-pub(super) fn fence(cx: &Ctx<'_>, args: Vec<Arg>) -> Result<Instr, ParseError> {
-    if cx.opcode != "fence.proxy.async.shared::cta" {
-        return cx.fail("the emulator has `fence.proxy.async.shared::cta` only");
-    }
-    cx.arity(&args, 0)?;
-    Ok(Instr::FenceProxyAsync)
 }
