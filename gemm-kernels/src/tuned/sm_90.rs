@@ -87,9 +87,9 @@
 //   dgemm_nn       8192x8192x64     16.43     11.34     17.03    0.97  *
 //   dgemm_nn      64x16384x4096     36.42     13.92     38.34    0.95
 //   dgemm_nn      16384x16x4096     11.09      3.46     11.00    1.01
-//   dgemm_nn     1024x1024x1024     37.78     13.57     38.21    0.99
+//   dgemm_nn     1024x1024x1024     38.44     13.51     38.08    1.01
 //   dgemm_nn      16x16384x4096      9.54      3.52     11.06    0.86
-//   dgemm_nn        768x768x768     21.32      7.45     21.00    1.02
+//   dgemm_nn        768x768x768     23.80      7.58     24.45    0.97
 //   dgemm_nn        512x512x512     14.09      3.97     13.46    1.05
 //   dgemm_nn        256x256x256      2.50      1.05      2.26    1.11
 //   dgemm_nn        128x128x128     30.59     15.59     30.58    1.00  batch of 4096
@@ -104,9 +104,9 @@
 //   dgemm_nt       8192x8192x64     18.01     12.44     15.62    1.15  *
 //   dgemm_nt      64x16384x4096     38.62     15.99     39.42    0.98
 //   dgemm_nt      16384x16x4096     11.04      4.03     11.63    0.95
-//   dgemm_nt     1024x1024x1024     36.81     15.68     41.53    0.89
+//   dgemm_nt     1024x1024x1024     37.45     15.49     37.36    1.00
 //   dgemm_nt      16x16384x4096     11.01      4.05     11.26    0.98
-//   dgemm_nt        768x768x768     19.85      8.50     22.57    0.88
+//   dgemm_nt        768x768x768     22.22      8.48     21.42    1.04
 //   dgemm_nt        512x512x512     13.44      4.76     14.36    0.94
 //   dgemm_nt        256x256x256      2.54      1.29      1.91    1.33
 //   dgemm_nt        128x128x128     31.16     16.57     31.05    1.00  batch of 4096
@@ -121,9 +121,9 @@
 //   dgemm_tn       8192x8192x64     15.36     11.93     17.18    0.89  *
 //   dgemm_tn      64x16384x4096     37.87     15.02     38.82    0.98
 //   dgemm_tn      16384x16x4096     10.27      3.89     10.93    0.94
-//   dgemm_tn     1024x1024x1024     34.83     15.00     38.30    0.91
+//   dgemm_tn     1024x1024x1024     39.70     15.12     37.73    1.05
 //   dgemm_tn      16x16384x4096      9.72      3.80     10.64    0.91
-//   dgemm_tn        768x768x768     19.83      8.10     23.07    0.86
+//   dgemm_tn        768x768x768     22.55      8.08     21.42    1.05
 //   dgemm_tn        512x512x512     13.07      4.58     13.72    0.95
 //   dgemm_tn        256x256x256      2.33      1.26      2.41    0.97  K split 3 ways
 //   dgemm_tn        128x128x128     30.39     15.99     30.62    0.99  batch of 4096
@@ -138,8 +138,8 @@
 //   dgemm_tt       8192x8192x64     16.58     11.41     15.63    1.06  *
 //   dgemm_tt      64x16384x4096     40.69     14.00     40.60    1.00
 //   dgemm_tt      16384x16x4096     10.07      3.56     11.00    0.92
-//   dgemm_tt     1024x1024x1024     36.57     13.83     41.77    0.88
-//   dgemm_tt        768x768x768     20.36      7.79     25.17    0.81
+//   dgemm_tt     1024x1024x1024     39.71     13.89     40.38    0.98
+//   dgemm_tt        768x768x768     21.47      7.55     20.40    1.05
 //   dgemm_tt        512x512x512     12.47      3.89     10.96    1.14
 //   dgemm_tt        256x256x256      2.12      1.04      1.79    1.19
 //   dgemm_tt        128x128x128     30.75     15.59     30.68    1.00  batch of 4096
@@ -226,9 +226,9 @@
 //   zgemm_nn       8192x8192x64     26.88     16.01     28.94    0.93  *
 //   zgemm_nn      64x16384x4096     53.79     13.54     57.33    0.94
 //   zgemm_nn      16384x16x4096     22.22     12.22     22.79    0.97
-//   zgemm_nn     1024x1024x1024     51.54     14.50     51.98    0.99
+//   zgemm_nn     1024x1024x1024     52.06     14.32     52.38    0.99
 //   zgemm_nn      16x16384x4096     22.36     10.29     22.69    0.99
-//   zgemm_nn        768x768x768     33.51     12.92     43.43    0.77
+//   zgemm_nn        768x768x768     38.94     12.41     38.65    1.01
 //   zgemm_nn        512x512x512     35.47     12.68     34.31    1.03
 //   zgemm_nn        256x256x256      8.77      4.71      8.47    1.03  K split 4 ways
 //   zgemm_nn        128x128x128     44.73     15.09     43.83    1.02  batch of 4096
@@ -243,9 +243,9 @@
 //   zgemm_nt       8192x8192x64     28.99     17.98     28.81    1.01  *
 //   zgemm_nt      64x16384x4096     54.75     16.74     57.17    0.96
 //   zgemm_nt      16384x16x4096     22.01     11.10     23.66    0.93
-//   zgemm_nt     1024x1024x1024     53.70     17.02     53.40    1.01
+//   zgemm_nt     1024x1024x1024     52.98     16.88     50.68    1.05
 //   zgemm_nt      16x16384x4096     19.71     14.82     23.59    0.84
-//   zgemm_nt        768x768x768     36.02     16.25     42.01    0.86
+//   zgemm_nt        768x768x768     37.31     16.01     42.02    0.89
 //   zgemm_nt        512x512x512     29.84     13.21     33.69    0.89
 //   zgemm_nt        256x256x256      7.31      5.18      8.45    0.87
 //   zgemm_nt        128x128x128     46.47     16.18     42.10    1.10  batch of 4096
@@ -260,9 +260,9 @@
 //   zgemm_tn       8192x8192x64     31.35     16.15     28.06    1.12  *
 //   zgemm_tn      64x16384x4096     55.03     13.69     56.81    0.97
 //   zgemm_tn      16384x16x4096     23.36     12.08     23.05    1.01
-//   zgemm_tn     1024x1024x1024     53.08     14.64     53.56    0.99
+//   zgemm_tn     1024x1024x1024     51.89     14.49     51.11    1.02
 //   zgemm_tn      16x16384x4096     22.36     10.40     20.80    1.08
-//   zgemm_tn        768x768x768     34.24     12.19     41.41    0.83  K split 3 ways
+//   zgemm_tn        768x768x768     41.12     12.15     42.46    0.97
 //   zgemm_tn        512x512x512     34.75     12.42     29.18    1.19
 //   zgemm_tn        256x256x256      6.86      4.67      7.04    0.97
 //   zgemm_tn        128x128x128     46.74     13.99     43.70    1.07  batch of 4096
@@ -277,9 +277,9 @@
 //   zgemm_tt       8192x8192x64     25.38     16.33     28.15    0.90  *
 //   zgemm_tt      64x16384x4096     54.63     15.44     56.28    0.97
 //   zgemm_tt      16384x16x4096     22.98     10.06     22.77    1.01
-//   zgemm_tt     1024x1024x1024     53.54     16.68     53.49    1.00
+//   zgemm_tt     1024x1024x1024     53.18     15.82     53.07    1.00
 //   zgemm_tt      16x16384x4096     22.41     14.00     22.14    1.01
-//   zgemm_tt        768x768x768     34.09     15.46     43.49    0.78
+//   zgemm_tt        768x768x768     40.99     14.93     38.25    1.07
 //   zgemm_tt        512x512x512     32.67     12.06     30.62    1.07
 //   zgemm_tt        256x256x256      6.71      4.65      6.74    1.00
 //   zgemm_tt        128x128x128     46.90     15.10     43.71    1.07  batch of 4096
@@ -583,7 +583,7 @@ gemm_kernel! { name = SgemmCC8, precision = f32, op = (C, C), tile = (8, 8, 8), 
 // Tuned at 6656^3 and 512x512x65536 and 8192x8192x128 (update) and 128^3 (batched).
 gemm_kernel! { name = DgemmNN, precision = f64, op = (N, N), tile = (128, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (8, 32), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
-// Tuned at 16384x64x4096 and 16384x16x4096 and 1024^3.
+// Tuned at 16384x64x4096 and 16384x16x4096.
 gemm_kernel! { name = DgemmNN16384x64x4096, precision = f64, op = (N, N), tile = (128, 64, 48), threads = (32, 4), load_a = (32, 4), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 8192x8192x64 (update).
@@ -592,8 +592,11 @@ gemm_kernel! { name = DgemmNN8192x8192x64Update, precision = f64, op = (N, N), t
 // Tuned at 64x16384x4096 and 16x16384x4096.
 gemm_kernel! { name = DgemmNN64x16384x4096, precision = f64, op = (N, N), tile = (64, 128, 48), threads = (32, 4), load_a = (32, 4), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 1, math = dmma, mma = (16, 8, 4) }
 
+// Tuned at 1024^3.
+gemm_kernel! { name = DgemmNN1024, precision = f64, op = (N, N), tile = (128, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (8, 32), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4), schedule = stream_k }
+
 // Tuned at 768^3.
-gemm_kernel! { name = DgemmNN768, precision = f64, op = (N, N), tile = (192, 32, 52), threads = (32, 4), load_a = (32, 4), load_b = (4, 32), lds_width = 2, arch = sm_90, stages = 2, warps = (4, 1), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
+gemm_kernel! { name = DgemmNN768, precision = f64, op = (N, N), tile = (128, 64, 48), threads = (32, 4), load_a = (32, 4), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4), schedule = stream_k }
 
 // Tuned at 512^3.
 gemm_kernel! { name = DgemmNN512, precision = f64, op = (N, N), tile = (48, 48, 64), threads = (8, 12), load_a = (24, 4), load_b = (16, 6), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (1, 3), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
@@ -625,11 +628,14 @@ gemm_kernel! { name = DgemmNT8192x8192x64Update, precision = f64, op = (N, T), t
 // Tuned at 64x16384x4096.
 gemm_kernel! { name = DgemmNT64x16384x4096, precision = f64, op = (N, T), tile = (64, 128, 48), threads = (32, 4), load_a = (16, 8), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
 
-// Tuned at 16384x16x4096 and 1024^3.
+// Tuned at 16384x16x4096.
 gemm_kernel! { name = DgemmNT16384x16x4096, precision = f64, op = (N, T), tile = (128, 64, 48), threads = (32, 4), load_a = (16, 8), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
 
+// Tuned at 1024^3.
+gemm_kernel! { name = DgemmNT1024, precision = f64, op = (N, T), tile = (128, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 4, math = dmma, mma = (16, 8, 4), schedule = stream_k }
+
 // Tuned at 768^3.
-gemm_kernel! { name = DgemmNT768, precision = f64, op = (N, T), tile = (192, 32, 52), threads = (32, 4), load_a = (32, 4), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 2, warps = (4, 1), raster = 8, math = dmma, mma = (16, 8, 4) }
+gemm_kernel! { name = DgemmNT768, precision = f64, op = (N, T), tile = (128, 64, 48), threads = (32, 4), load_a = (16, 8), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4), schedule = stream_k }
 
 // Tuned at 512^3.
 gemm_kernel! { name = DgemmNT512, precision = f64, op = (N, T), tile = (48, 48, 64), threads = (8, 12), load_a = (24, 4), load_b = (24, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (1, 3), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4) }
@@ -655,11 +661,14 @@ gemm_kernel! { name = DgemmNC8192x8192x64Update, precision = f64, op = (N, C), t
 // Reuses the dgemm_nt winner at 64x16384x4096.
 gemm_kernel! { name = DgemmNC64x16384x4096, precision = f64, op = (N, C), tile = (64, 128, 48), threads = (32, 4), load_a = (16, 8), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the dgemm_nt winner at 16384x16x4096 and 1024^3.
+// Reuses the dgemm_nt winner at 16384x16x4096.
 gemm_kernel! { name = DgemmNC16384x16x4096, precision = f64, op = (N, C), tile = (128, 64, 48), threads = (32, 4), load_a = (16, 8), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
 
+// Reuses the dgemm_nt winner at 1024^3.
+gemm_kernel! { name = DgemmNC1024, precision = f64, op = (N, C), tile = (128, 128, 16), threads = (16, 16), load_a = (64, 4), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 4, math = dmma, mma = (16, 8, 4), schedule = stream_k }
+
 // Reuses the dgemm_nt winner at 768^3.
-gemm_kernel! { name = DgemmNC768, precision = f64, op = (N, C), tile = (192, 32, 52), threads = (32, 4), load_a = (32, 4), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 2, warps = (4, 1), raster = 8, math = dmma, mma = (16, 8, 4) }
+gemm_kernel! { name = DgemmNC768, precision = f64, op = (N, C), tile = (128, 64, 48), threads = (32, 4), load_a = (16, 8), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4), schedule = stream_k }
 
 // Reuses the dgemm_nt winner at 512^3.
 gemm_kernel! { name = DgemmNC512, precision = f64, op = (N, C), tile = (48, 48, 64), threads = (8, 12), load_a = (24, 4), load_b = (24, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (1, 3), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4) }
@@ -676,7 +685,7 @@ gemm_kernel! { name = DgemmNC8, precision = f64, op = (N, C), tile = (12, 32, 8)
 // Tuned at 6656^3 and 512x512x65536 and 8192x8192x128 (update) and 128^3 (batched).
 gemm_kernel! { name = DgemmTN, precision = f64, op = (T, N), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (8, 32), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
-// Tuned at 16384x64x4096 and 16384x16x4096 and 1024^3 and 768^3.
+// Tuned at 16384x64x4096 and 16384x16x4096.
 gemm_kernel! { name = DgemmTN16384x64x4096, precision = f64, op = (T, N), tile = (128, 64, 48), threads = (32, 4), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 1, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 8192x8192x64 (update).
@@ -684,6 +693,12 @@ gemm_kernel! { name = DgemmTN8192x8192x64Update, precision = f64, op = (T, N), t
 
 // Tuned at 64x16384x4096 and 16x16384x4096.
 gemm_kernel! { name = DgemmTN64x16384x4096, precision = f64, op = (T, N), tile = (64, 128, 48), threads = (32, 4), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 1, math = dmma, mma = (16, 8, 4) }
+
+// Tuned at 1024^3.
+gemm_kernel! { name = DgemmTN1024, precision = f64, op = (T, N), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (8, 32), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 4, math = dmma, mma = (16, 8, 4), schedule = stream_k }
+
+// Tuned at 768^3.
+gemm_kernel! { name = DgemmTN768, precision = f64, op = (T, N), tile = (128, 64, 48), threads = (32, 4), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 1, math = dmma, mma = (16, 8, 4), schedule = stream_k }
 
 // Tuned at 512^3.
 gemm_kernel! { name = DgemmTN512, precision = f64, op = (T, N), tile = (48, 48, 64), threads = (8, 12), load_a = (16, 6), load_b = (16, 6), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (1, 3), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
@@ -709,8 +724,14 @@ gemm_kernel! { name = DgemmTT16384x64x4096, precision = f64, op = (T, T), tile =
 // Tuned at 8192x8192x64 (update) and 32^3 (batched).
 gemm_kernel! { name = DgemmTT8192x8192x64Update, precision = f64, op = (T, T), tile = (32, 64, 4), threads = (8, 16), load_a = (4, 32), load_b = (64, 2), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 4), raster = 8, math = dmma, mma = (16, 8, 4) }
 
-// Tuned at 64x16384x4096 and 1024^3 and 768^3.
+// Tuned at 64x16384x4096.
 gemm_kernel! { name = DgemmTT64x16384x4096, precision = f64, op = (T, T), tile = (64, 128, 48), threads = (32, 4), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
+
+// Tuned at 1024^3.
+gemm_kernel! { name = DgemmTT1024, precision = f64, op = (T, T), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4), schedule = stream_k }
+
+// Tuned at 768^3.
+gemm_kernel! { name = DgemmTT768, precision = f64, op = (T, T), tile = (64, 128, 48), threads = (32, 4), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4), schedule = stream_k }
 
 // Tuned at 512^3.
 gemm_kernel! { name = DgemmTT512, precision = f64, op = (T, T), tile = (48, 48, 64), threads = (8, 12), load_a = (32, 3), load_b = (24, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (1, 3), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
@@ -736,8 +757,14 @@ gemm_kernel! { name = DgemmTC16384x64x4096, precision = f64, op = (T, C), tile =
 // Reuses the dgemm_tt winner at 8192x8192x64 (update) and 32^3 (batched).
 gemm_kernel! { name = DgemmTC8192x8192x64Update, precision = f64, op = (T, C), tile = (32, 64, 4), threads = (8, 16), load_a = (4, 32), load_b = (64, 2), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 4), raster = 8, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the dgemm_tt winner at 64x16384x4096 and 1024^3 and 768^3.
+// Reuses the dgemm_tt winner at 64x16384x4096.
 gemm_kernel! { name = DgemmTC64x16384x4096, precision = f64, op = (T, C), tile = (64, 128, 48), threads = (32, 4), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
+
+// Reuses the dgemm_tt winner at 1024^3.
+gemm_kernel! { name = DgemmTC1024, precision = f64, op = (T, C), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4), schedule = stream_k }
+
+// Reuses the dgemm_tt winner at 768^3.
+gemm_kernel! { name = DgemmTC768, precision = f64, op = (T, C), tile = (64, 128, 48), threads = (32, 4), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4), schedule = stream_k }
 
 // Reuses the dgemm_tt winner at 512^3.
 gemm_kernel! { name = DgemmTC512, precision = f64, op = (T, C), tile = (48, 48, 64), threads = (8, 12), load_a = (32, 3), load_b = (24, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (1, 3), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
@@ -757,7 +784,7 @@ gemm_kernel! { name = DgemmTC8, precision = f64, op = (T, C), tile = (12, 32, 8)
 // Reuses the dgemm_tn winner at 6656^3 and 512x512x65536 and 8192x8192x128 (update) and 128^3 (batched).
 gemm_kernel! { name = DgemmCN, precision = f64, op = (C, N), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (8, 32), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the dgemm_tn winner at 16384x64x4096 and 16384x16x4096 and 1024^3 and 768^3.
+// Reuses the dgemm_tn winner at 16384x64x4096 and 16384x16x4096.
 gemm_kernel! { name = DgemmCN16384x64x4096, precision = f64, op = (C, N), tile = (128, 64, 48), threads = (32, 4), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 1, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the dgemm_tn winner at 8192x8192x64 (update).
@@ -765,6 +792,12 @@ gemm_kernel! { name = DgemmCN8192x8192x64Update, precision = f64, op = (C, N), t
 
 // Reuses the dgemm_tn winner at 64x16384x4096 and 16x16384x4096.
 gemm_kernel! { name = DgemmCN64x16384x4096, precision = f64, op = (C, N), tile = (64, 128, 48), threads = (32, 4), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 1, math = dmma, mma = (16, 8, 4) }
+
+// Reuses the dgemm_tn winner at 1024^3.
+gemm_kernel! { name = DgemmCN1024, precision = f64, op = (C, N), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (8, 32), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 4, math = dmma, mma = (16, 8, 4), schedule = stream_k }
+
+// Reuses the dgemm_tn winner at 768^3.
+gemm_kernel! { name = DgemmCN768, precision = f64, op = (C, N), tile = (128, 64, 48), threads = (32, 4), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 1, math = dmma, mma = (16, 8, 4), schedule = stream_k }
 
 // Reuses the dgemm_tn winner at 512^3.
 gemm_kernel! { name = DgemmCN512, precision = f64, op = (C, N), tile = (48, 48, 64), threads = (8, 12), load_a = (16, 6), load_b = (16, 6), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (1, 3), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
@@ -790,8 +823,14 @@ gemm_kernel! { name = DgemmCT16384x64x4096, precision = f64, op = (C, T), tile =
 // Reuses the dgemm_tt winner at 8192x8192x64 (update) and 32^3 (batched).
 gemm_kernel! { name = DgemmCT8192x8192x64Update, precision = f64, op = (C, T), tile = (32, 64, 4), threads = (8, 16), load_a = (4, 32), load_b = (64, 2), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 4), raster = 8, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the dgemm_tt winner at 64x16384x4096 and 1024^3 and 768^3.
+// Reuses the dgemm_tt winner at 64x16384x4096.
 gemm_kernel! { name = DgemmCT64x16384x4096, precision = f64, op = (C, T), tile = (64, 128, 48), threads = (32, 4), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
+
+// Reuses the dgemm_tt winner at 1024^3.
+gemm_kernel! { name = DgemmCT1024, precision = f64, op = (C, T), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4), schedule = stream_k }
+
+// Reuses the dgemm_tt winner at 768^3.
+gemm_kernel! { name = DgemmCT768, precision = f64, op = (C, T), tile = (64, 128, 48), threads = (32, 4), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4), schedule = stream_k }
 
 // Reuses the dgemm_tt winner at 512^3.
 gemm_kernel! { name = DgemmCT512, precision = f64, op = (C, T), tile = (48, 48, 64), threads = (8, 12), load_a = (32, 3), load_b = (24, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (1, 3), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
@@ -817,8 +856,14 @@ gemm_kernel! { name = DgemmCC16384x64x4096, precision = f64, op = (C, C), tile =
 // Reuses the dgemm_tt winner at 8192x8192x64 (update) and 32^3 (batched).
 gemm_kernel! { name = DgemmCC8192x8192x64Update, precision = f64, op = (C, C), tile = (32, 64, 4), threads = (8, 16), load_a = (4, 32), load_b = (64, 2), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 4), raster = 8, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the dgemm_tt winner at 64x16384x4096 and 1024^3 and 768^3.
+// Reuses the dgemm_tt winner at 64x16384x4096.
 gemm_kernel! { name = DgemmCC64x16384x4096, precision = f64, op = (C, C), tile = (64, 128, 48), threads = (32, 4), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
+
+// Reuses the dgemm_tt winner at 1024^3.
+gemm_kernel! { name = DgemmCC1024, precision = f64, op = (C, C), tile = (128, 128, 16), threads = (16, 16), load_a = (8, 32), load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), raster = 8, frag_sets = 2, interleave = 2, math = dmma, mma = (16, 8, 4), schedule = stream_k }
+
+// Reuses the dgemm_tt winner at 768^3.
+gemm_kernel! { name = DgemmCC768, precision = f64, op = (C, C), tile = (64, 128, 48), threads = (32, 4), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (4, 1), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4), schedule = stream_k }
 
 // Reuses the dgemm_tt winner at 512^3.
 gemm_kernel! { name = DgemmCC512, precision = f64, op = (C, C), tile = (48, 48, 64), threads = (8, 12), load_a = (32, 3), load_b = (24, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (1, 3), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
@@ -1087,11 +1132,14 @@ gemm_kernel! { name = ZgemmNN16384x16x4096, precision = c64, op = (N, N), tile =
 // Tuned at 16x16384x4096 and 512^3.
 gemm_kernel! { name = ZgemmNN16x16384x4096, precision = c64, op = (N, N), tile = (32, 64, 40), threads = (16, 16), load_a = (32, 8), load_b = (8, 32), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
 
-// Tuned at 768^3 and 32^3 (batched).
-gemm_kernel! { name = ZgemmNN768, precision = c64, op = (N, N), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
+// Tuned at 768^3.
+gemm_kernel! { name = ZgemmNN768, precision = c64, op = (N, N), tile = (64, 32, 16), threads = (16, 8), load_a = (16, 8), load_b = (16, 8), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4), schedule = stream_k }
 
 // Tuned at 256^3 (K split 4 ways) and 16^3 (batched).
 gemm_kernel! { name = ZgemmNN256, precision = c64, op = (N, N), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
+
+// Tuned at 32^3 (batched).
+gemm_kernel! { name = ZgemmNN32, precision = c64, op = (N, N), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = ZgemmNN8, precision = c64, op = (N, N), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
@@ -1112,7 +1160,7 @@ gemm_kernel! { name = ZgemmNT16384x16x4096, precision = c64, op = (N, T), tile =
 gemm_kernel! { name = ZgemmNT16x16384x4096, precision = c64, op = (N, T), tile = (16, 64, 64), threads = (8, 8), load_a = (8, 8), load_b = (8, 8), arch = sm_90, stages = 2, warps = (1, 2), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 768^3.
-gemm_kernel! { name = ZgemmNT768, precision = c64, op = (N, T), tile = (48, 96, 36), threads = (24, 8), load_a = (16, 12), load_b = (16, 12), arch = sm_90, stages = 2, warps = (3, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
+gemm_kernel! { name = ZgemmNT768, precision = c64, op = (N, T), tile = (128, 64, 24), threads = (32, 8), load_a = (64, 4), load_b = (32, 8), arch = sm_90, stages = 3, warps = (4, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4), schedule = stream_k }
 
 // Tuned at 256^3.
 gemm_kernel! { name = ZgemmNT256, precision = c64, op = (N, T), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
@@ -1142,7 +1190,7 @@ gemm_kernel! { name = ZgemmNC16384x16x4096, precision = c64, op = (N, C), tile =
 gemm_kernel! { name = ZgemmNC16x16384x4096, precision = c64, op = (N, C), tile = (16, 64, 64), threads = (8, 8), load_a = (8, 8), load_b = (8, 8), arch = sm_90, stages = 2, warps = (1, 2), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the zgemm_nt winner at 768^3.
-gemm_kernel! { name = ZgemmNC768, precision = c64, op = (N, C), tile = (48, 96, 36), threads = (24, 8), load_a = (16, 12), load_b = (16, 12), arch = sm_90, stages = 2, warps = (3, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
+gemm_kernel! { name = ZgemmNC768, precision = c64, op = (N, C), tile = (128, 64, 24), threads = (32, 8), load_a = (64, 4), load_b = (32, 8), arch = sm_90, stages = 3, warps = (4, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4), schedule = stream_k }
 
 // Reuses the zgemm_nt winner at 256^3.
 gemm_kernel! { name = ZgemmNC256, precision = c64, op = (N, C), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
@@ -1165,11 +1213,14 @@ gemm_kernel! { name = ZgemmTN8192x8192x128Update, precision = c64, op = (T, N), 
 // Tuned at 16384x64x4096.
 gemm_kernel! { name = ZgemmTN16384x64x4096, precision = c64, op = (T, N), tile = (128, 64, 24), threads = (32, 8), load_a = (8, 32), load_b = (8, 32), arch = sm_90, stages = 3, warps = (4, 2), raster = 8, math = dmma, mma = (16, 8, 4) }
 
-// Tuned at 16384x16x4096 and 768^3 (K split 3 ways) and 128^3 (batched).
+// Tuned at 16384x16x4096 and 128^3 (batched).
 gemm_kernel! { name = ZgemmTN16384x16x4096, precision = c64, op = (T, N), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 16x16384x4096 and 512^3.
 gemm_kernel! { name = ZgemmTN16x16384x4096, precision = c64, op = (T, N), tile = (32, 64, 40), threads = (16, 16), load_a = (8, 32), load_b = (8, 32), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
+
+// Tuned at 768^3.
+gemm_kernel! { name = ZgemmTN768, precision = c64, op = (T, N), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4), schedule = stream_k }
 
 // Tuned at 256^3 and 16^3 (batched).
 gemm_kernel! { name = ZgemmTN256, precision = c64, op = (T, N), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
@@ -1199,7 +1250,7 @@ gemm_kernel! { name = ZgemmTT8192x8192x64Update, precision = c64, op = (T, T), t
 gemm_kernel! { name = ZgemmTT16x16384x4096, precision = c64, op = (T, T), tile = (32, 64, 40), threads = (16, 16), load_a = (8, 32), load_b = (32, 8), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
 
 // Tuned at 768^3.
-gemm_kernel! { name = ZgemmTT768, precision = c64, op = (T, T), tile = (48, 96, 36), threads = (24, 8), load_a = (12, 16), load_b = (16, 12), arch = sm_90, stages = 2, warps = (3, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
+gemm_kernel! { name = ZgemmTT768, precision = c64, op = (T, T), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (16, 8), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4), schedule = stream_k }
 
 // Tuned at 256^3 and 16^3 (batched).
 gemm_kernel! { name = ZgemmTT256, precision = c64, op = (T, T), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
@@ -1226,7 +1277,7 @@ gemm_kernel! { name = ZgemmTC8192x8192x64Update, precision = c64, op = (T, C), t
 gemm_kernel! { name = ZgemmTC16x16384x4096, precision = c64, op = (T, C), tile = (32, 64, 40), threads = (16, 16), load_a = (8, 32), load_b = (32, 8), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the zgemm_tt winner at 768^3.
-gemm_kernel! { name = ZgemmTC768, precision = c64, op = (T, C), tile = (48, 96, 36), threads = (24, 8), load_a = (12, 16), load_b = (16, 12), arch = sm_90, stages = 2, warps = (3, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
+gemm_kernel! { name = ZgemmTC768, precision = c64, op = (T, C), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (16, 8), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4), schedule = stream_k }
 
 // Reuses the zgemm_tt winner at 256^3 and 16^3 (batched).
 gemm_kernel! { name = ZgemmTC256, precision = c64, op = (T, C), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
@@ -1246,11 +1297,14 @@ gemm_kernel! { name = ZgemmCN8192x8192x128Update, precision = c64, op = (C, N), 
 // Reuses the zgemm_tn winner at 16384x64x4096.
 gemm_kernel! { name = ZgemmCN16384x64x4096, precision = c64, op = (C, N), tile = (128, 64, 24), threads = (32, 8), load_a = (8, 32), load_b = (8, 32), arch = sm_90, stages = 3, warps = (4, 2), raster = 8, math = dmma, mma = (16, 8, 4) }
 
-// Reuses the zgemm_tn winner at 16384x16x4096 and 768^3 (K split 3 ways) and 128^3 (batched).
+// Reuses the zgemm_tn winner at 16384x16x4096 and 128^3 (batched).
 gemm_kernel! { name = ZgemmCN16384x16x4096, precision = c64, op = (C, N), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the zgemm_tn winner at 16x16384x4096 and 512^3.
 gemm_kernel! { name = ZgemmCN16x16384x4096, precision = c64, op = (C, N), tile = (32, 64, 40), threads = (16, 16), load_a = (8, 32), load_b = (8, 32), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
+
+// Reuses the zgemm_tn winner at 768^3.
+gemm_kernel! { name = ZgemmCN768, precision = c64, op = (C, N), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4), schedule = stream_k }
 
 // Reuses the zgemm_tn winner at 256^3 and 16^3 (batched).
 gemm_kernel! { name = ZgemmCN256, precision = c64, op = (C, N), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
@@ -1280,7 +1334,7 @@ gemm_kernel! { name = ZgemmCT8192x8192x64Update, precision = c64, op = (C, T), t
 gemm_kernel! { name = ZgemmCT16x16384x4096, precision = c64, op = (C, T), tile = (32, 64, 40), threads = (16, 16), load_a = (8, 32), load_b = (32, 8), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the zgemm_tt winner at 768^3.
-gemm_kernel! { name = ZgemmCT768, precision = c64, op = (C, T), tile = (48, 96, 36), threads = (24, 8), load_a = (12, 16), load_b = (16, 12), arch = sm_90, stages = 2, warps = (3, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
+gemm_kernel! { name = ZgemmCT768, precision = c64, op = (C, T), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (16, 8), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4), schedule = stream_k }
 
 // Reuses the zgemm_tt winner at 256^3 and 16^3 (batched).
 gemm_kernel! { name = ZgemmCT256, precision = c64, op = (C, T), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
@@ -1307,7 +1361,7 @@ gemm_kernel! { name = ZgemmCC8192x8192x64Update, precision = c64, op = (C, C), t
 gemm_kernel! { name = ZgemmCC16x16384x4096, precision = c64, op = (C, C), tile = (32, 64, 40), threads = (16, 16), load_a = (8, 32), load_b = (32, 8), arch = sm_90, stages = 3, warps = (2, 4), raster = 8, interleave = 8, math = dmma, mma = (16, 8, 4) }
 
 // Reuses the zgemm_tt winner at 768^3.
-gemm_kernel! { name = ZgemmCC768, precision = c64, op = (C, C), tile = (48, 96, 36), threads = (24, 8), load_a = (12, 16), load_b = (16, 12), arch = sm_90, stages = 2, warps = (3, 2), raster = 8, interleave = 4, math = dmma, mma = (16, 8, 4) }
+gemm_kernel! { name = ZgemmCC768, precision = c64, op = (C, C), tile = (64, 32, 16), threads = (16, 8), load_a = (8, 16), load_b = (16, 8), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 2, math = dmma, mma = (16, 8, 4), schedule = stream_k }
 
 // Reuses the zgemm_tt winner at 256^3 and 16^3 (batched).
 gemm_kernel! { name = ZgemmCC256, precision = c64, op = (C, C), tile = (16, 16, 16), threads = (8, 8), load_a = (16, 4), load_b = (4, 16) }
@@ -1497,10 +1551,10 @@ pub static KERNELS: [KernelEntry; 635] = [
     KernelEntry::tuned_batch::<DgemmNN>("sm_90::DgemmNN", [128, 128, 128]),
     KernelEntry::tuned::<DgemmNN16384x64x4096>("sm_90::DgemmNN16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<DgemmNN16384x64x4096>("sm_90::DgemmNN16384x64x4096", [16384, 16, 4096]),
-    KernelEntry::tuned::<DgemmNN16384x64x4096>("sm_90::DgemmNN16384x64x4096", [1024, 1024, 1024]),
     KernelEntry::tuned::<DgemmNN8192x8192x64Update>("sm_90::DgemmNN8192x8192x64Update", [8192, 8192, 64]).update(),
     KernelEntry::tuned::<DgemmNN64x16384x4096>("sm_90::DgemmNN64x16384x4096", [64, 16384, 4096]),
     KernelEntry::tuned::<DgemmNN64x16384x4096>("sm_90::DgemmNN64x16384x4096", [16, 16384, 4096]),
+    KernelEntry::tuned::<DgemmNN1024>("sm_90::DgemmNN1024", [1024, 1024, 1024]),
     KernelEntry::tuned::<DgemmNN768>("sm_90::DgemmNN768", [768, 768, 768]),
     KernelEntry::tuned::<DgemmNN512>("sm_90::DgemmNN512", [512, 512, 512]),
     KernelEntry::tuned::<DgemmNN256>("sm_90::DgemmNN256", [256, 256, 256]),
@@ -1519,7 +1573,7 @@ pub static KERNELS: [KernelEntry; 635] = [
     KernelEntry::tuned_batch::<DgemmNT8192x8192x64Update>("sm_90::DgemmNT8192x8192x64Update", [32, 32, 32]),
     KernelEntry::tuned::<DgemmNT64x16384x4096>("sm_90::DgemmNT64x16384x4096", [64, 16384, 4096]),
     KernelEntry::tuned::<DgemmNT16384x16x4096>("sm_90::DgemmNT16384x16x4096", [16384, 16, 4096]),
-    KernelEntry::tuned::<DgemmNT16384x16x4096>("sm_90::DgemmNT16384x16x4096", [1024, 1024, 1024]),
+    KernelEntry::tuned::<DgemmNT1024>("sm_90::DgemmNT1024", [1024, 1024, 1024]),
     KernelEntry::tuned::<DgemmNT768>("sm_90::DgemmNT768", [768, 768, 768]),
     KernelEntry::tuned::<DgemmNT512>("sm_90::DgemmNT512", [512, 512, 512]),
     KernelEntry::tuned::<DgemmNT256>("sm_90::DgemmNT256", [256, 256, 256]),
@@ -1536,7 +1590,7 @@ pub static KERNELS: [KernelEntry; 635] = [
     KernelEntry::tuned_batch::<DgemmNC8192x8192x64Update>("sm_90::DgemmNC8192x8192x64Update", [32, 32, 32]),
     KernelEntry::tuned::<DgemmNC64x16384x4096>("sm_90::DgemmNC64x16384x4096", [64, 16384, 4096]),
     KernelEntry::tuned::<DgemmNC16384x16x4096>("sm_90::DgemmNC16384x16x4096", [16384, 16, 4096]),
-    KernelEntry::tuned::<DgemmNC16384x16x4096>("sm_90::DgemmNC16384x16x4096", [1024, 1024, 1024]),
+    KernelEntry::tuned::<DgemmNC1024>("sm_90::DgemmNC1024", [1024, 1024, 1024]),
     KernelEntry::tuned::<DgemmNC768>("sm_90::DgemmNC768", [768, 768, 768]),
     KernelEntry::tuned::<DgemmNC512>("sm_90::DgemmNC512", [512, 512, 512]),
     KernelEntry::tuned::<DgemmNC256>("sm_90::DgemmNC256", [256, 256, 256]),
@@ -1548,11 +1602,11 @@ pub static KERNELS: [KernelEntry; 635] = [
     KernelEntry::tuned_batch::<DgemmTN>("sm_90::DgemmTN", [128, 128, 128]),
     KernelEntry::tuned::<DgemmTN16384x64x4096>("sm_90::DgemmTN16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<DgemmTN16384x64x4096>("sm_90::DgemmTN16384x64x4096", [16384, 16, 4096]),
-    KernelEntry::tuned::<DgemmTN16384x64x4096>("sm_90::DgemmTN16384x64x4096", [1024, 1024, 1024]),
-    KernelEntry::tuned::<DgemmTN16384x64x4096>("sm_90::DgemmTN16384x64x4096", [768, 768, 768]),
     KernelEntry::tuned::<DgemmTN8192x8192x64Update>("sm_90::DgemmTN8192x8192x64Update", [8192, 8192, 64]).update(),
     KernelEntry::tuned::<DgemmTN64x16384x4096>("sm_90::DgemmTN64x16384x4096", [64, 16384, 4096]),
     KernelEntry::tuned::<DgemmTN64x16384x4096>("sm_90::DgemmTN64x16384x4096", [16, 16384, 4096]),
+    KernelEntry::tuned::<DgemmTN1024>("sm_90::DgemmTN1024", [1024, 1024, 1024]),
+    KernelEntry::tuned::<DgemmTN768>("sm_90::DgemmTN768", [768, 768, 768]),
     KernelEntry::tuned::<DgemmTN512>("sm_90::DgemmTN512", [512, 512, 512]),
     KernelEntry::tuned::<DgemmTN256>("sm_90::DgemmTN256", [256, 256, 256]).split(3),
     KernelEntry::tuned_batch::<DgemmTN256>("sm_90::DgemmTN256", [16, 16, 16]),
@@ -1568,8 +1622,8 @@ pub static KERNELS: [KernelEntry; 635] = [
     KernelEntry::tuned::<DgemmTT8192x8192x64Update>("sm_90::DgemmTT8192x8192x64Update", [8192, 8192, 64]).update(),
     KernelEntry::tuned_batch::<DgemmTT8192x8192x64Update>("sm_90::DgemmTT8192x8192x64Update", [32, 32, 32]),
     KernelEntry::tuned::<DgemmTT64x16384x4096>("sm_90::DgemmTT64x16384x4096", [64, 16384, 4096]),
-    KernelEntry::tuned::<DgemmTT64x16384x4096>("sm_90::DgemmTT64x16384x4096", [1024, 1024, 1024]),
-    KernelEntry::tuned::<DgemmTT64x16384x4096>("sm_90::DgemmTT64x16384x4096", [768, 768, 768]),
+    KernelEntry::tuned::<DgemmTT1024>("sm_90::DgemmTT1024", [1024, 1024, 1024]),
+    KernelEntry::tuned::<DgemmTT768>("sm_90::DgemmTT768", [768, 768, 768]),
     KernelEntry::tuned::<DgemmTT512>("sm_90::DgemmTT512", [512, 512, 512]),
     KernelEntry::tuned::<DgemmTT256>("sm_90::DgemmTT256", [256, 256, 256]),
     KernelEntry::tuned_batch::<DgemmTT64>("sm_90::DgemmTT64", [64, 64, 64]),
@@ -1584,8 +1638,8 @@ pub static KERNELS: [KernelEntry; 635] = [
     KernelEntry::tuned::<DgemmTC8192x8192x64Update>("sm_90::DgemmTC8192x8192x64Update", [8192, 8192, 64]).update(),
     KernelEntry::tuned_batch::<DgemmTC8192x8192x64Update>("sm_90::DgemmTC8192x8192x64Update", [32, 32, 32]),
     KernelEntry::tuned::<DgemmTC64x16384x4096>("sm_90::DgemmTC64x16384x4096", [64, 16384, 4096]),
-    KernelEntry::tuned::<DgemmTC64x16384x4096>("sm_90::DgemmTC64x16384x4096", [1024, 1024, 1024]),
-    KernelEntry::tuned::<DgemmTC64x16384x4096>("sm_90::DgemmTC64x16384x4096", [768, 768, 768]),
+    KernelEntry::tuned::<DgemmTC1024>("sm_90::DgemmTC1024", [1024, 1024, 1024]),
+    KernelEntry::tuned::<DgemmTC768>("sm_90::DgemmTC768", [768, 768, 768]),
     KernelEntry::tuned::<DgemmTC512>("sm_90::DgemmTC512", [512, 512, 512]),
     KernelEntry::tuned::<DgemmTC256>("sm_90::DgemmTC256", [256, 256, 256]),
     KernelEntry::tuned_batch::<DgemmTC64>("sm_90::DgemmTC64", [64, 64, 64]),
@@ -1597,11 +1651,11 @@ pub static KERNELS: [KernelEntry; 635] = [
     KernelEntry::tuned_batch::<DgemmCN>("sm_90::DgemmCN", [128, 128, 128]),
     KernelEntry::tuned::<DgemmCN16384x64x4096>("sm_90::DgemmCN16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<DgemmCN16384x64x4096>("sm_90::DgemmCN16384x64x4096", [16384, 16, 4096]),
-    KernelEntry::tuned::<DgemmCN16384x64x4096>("sm_90::DgemmCN16384x64x4096", [1024, 1024, 1024]),
-    KernelEntry::tuned::<DgemmCN16384x64x4096>("sm_90::DgemmCN16384x64x4096", [768, 768, 768]),
     KernelEntry::tuned::<DgemmCN8192x8192x64Update>("sm_90::DgemmCN8192x8192x64Update", [8192, 8192, 64]).update(),
     KernelEntry::tuned::<DgemmCN64x16384x4096>("sm_90::DgemmCN64x16384x4096", [64, 16384, 4096]),
     KernelEntry::tuned::<DgemmCN64x16384x4096>("sm_90::DgemmCN64x16384x4096", [16, 16384, 4096]),
+    KernelEntry::tuned::<DgemmCN1024>("sm_90::DgemmCN1024", [1024, 1024, 1024]),
+    KernelEntry::tuned::<DgemmCN768>("sm_90::DgemmCN768", [768, 768, 768]),
     KernelEntry::tuned::<DgemmCN512>("sm_90::DgemmCN512", [512, 512, 512]),
     KernelEntry::tuned::<DgemmCN256>("sm_90::DgemmCN256", [256, 256, 256]).split(3),
     KernelEntry::tuned_batch::<DgemmCN256>("sm_90::DgemmCN256", [16, 16, 16]),
@@ -1617,8 +1671,8 @@ pub static KERNELS: [KernelEntry; 635] = [
     KernelEntry::tuned::<DgemmCT8192x8192x64Update>("sm_90::DgemmCT8192x8192x64Update", [8192, 8192, 64]).update(),
     KernelEntry::tuned_batch::<DgemmCT8192x8192x64Update>("sm_90::DgemmCT8192x8192x64Update", [32, 32, 32]),
     KernelEntry::tuned::<DgemmCT64x16384x4096>("sm_90::DgemmCT64x16384x4096", [64, 16384, 4096]),
-    KernelEntry::tuned::<DgemmCT64x16384x4096>("sm_90::DgemmCT64x16384x4096", [1024, 1024, 1024]),
-    KernelEntry::tuned::<DgemmCT64x16384x4096>("sm_90::DgemmCT64x16384x4096", [768, 768, 768]),
+    KernelEntry::tuned::<DgemmCT1024>("sm_90::DgemmCT1024", [1024, 1024, 1024]),
+    KernelEntry::tuned::<DgemmCT768>("sm_90::DgemmCT768", [768, 768, 768]),
     KernelEntry::tuned::<DgemmCT512>("sm_90::DgemmCT512", [512, 512, 512]),
     KernelEntry::tuned::<DgemmCT256>("sm_90::DgemmCT256", [256, 256, 256]),
     KernelEntry::tuned_batch::<DgemmCT64>("sm_90::DgemmCT64", [64, 64, 64]),
@@ -1633,8 +1687,8 @@ pub static KERNELS: [KernelEntry; 635] = [
     KernelEntry::tuned::<DgemmCC8192x8192x64Update>("sm_90::DgemmCC8192x8192x64Update", [8192, 8192, 64]).update(),
     KernelEntry::tuned_batch::<DgemmCC8192x8192x64Update>("sm_90::DgemmCC8192x8192x64Update", [32, 32, 32]),
     KernelEntry::tuned::<DgemmCC64x16384x4096>("sm_90::DgemmCC64x16384x4096", [64, 16384, 4096]),
-    KernelEntry::tuned::<DgemmCC64x16384x4096>("sm_90::DgemmCC64x16384x4096", [1024, 1024, 1024]),
-    KernelEntry::tuned::<DgemmCC64x16384x4096>("sm_90::DgemmCC64x16384x4096", [768, 768, 768]),
+    KernelEntry::tuned::<DgemmCC1024>("sm_90::DgemmCC1024", [1024, 1024, 1024]),
+    KernelEntry::tuned::<DgemmCC768>("sm_90::DgemmCC768", [768, 768, 768]),
     KernelEntry::tuned::<DgemmCC512>("sm_90::DgemmCC512", [512, 512, 512]),
     KernelEntry::tuned::<DgemmCC256>("sm_90::DgemmCC256", [256, 256, 256]),
     KernelEntry::tuned_batch::<DgemmCC64>("sm_90::DgemmCC64", [64, 64, 64]),
@@ -1815,9 +1869,9 @@ pub static KERNELS: [KernelEntry; 635] = [
     KernelEntry::tuned::<ZgemmNN16x16384x4096>("sm_90::ZgemmNN16x16384x4096", [16, 16384, 4096]),
     KernelEntry::tuned::<ZgemmNN16x16384x4096>("sm_90::ZgemmNN16x16384x4096", [512, 512, 512]),
     KernelEntry::tuned::<ZgemmNN768>("sm_90::ZgemmNN768", [768, 768, 768]),
-    KernelEntry::tuned_batch::<ZgemmNN768>("sm_90::ZgemmNN768", [32, 32, 32]),
     KernelEntry::tuned::<ZgemmNN256>("sm_90::ZgemmNN256", [256, 256, 256]).split(4),
     KernelEntry::tuned_batch::<ZgemmNN256>("sm_90::ZgemmNN256", [16, 16, 16]),
+    KernelEntry::tuned_batch::<ZgemmNN32>("sm_90::ZgemmNN32", [32, 32, 32]),
     KernelEntry::tuned_batch::<ZgemmNN8>("sm_90::ZgemmNN8", [8, 8, 8]),
     KernelEntry::tuned::<ZgemmNT>("sm_90::ZgemmNT", [4608, 4608, 4608]),
     KernelEntry::tuned::<ZgemmNT>("sm_90::ZgemmNT", [512, 512, 65536]),
@@ -1861,10 +1915,10 @@ pub static KERNELS: [KernelEntry; 635] = [
     KernelEntry::tuned::<ZgemmTN8192x8192x128Update>("sm_90::ZgemmTN8192x8192x128Update", [8192, 8192, 64]).update(),
     KernelEntry::tuned::<ZgemmTN16384x64x4096>("sm_90::ZgemmTN16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<ZgemmTN16384x16x4096>("sm_90::ZgemmTN16384x16x4096", [16384, 16, 4096]),
-    KernelEntry::tuned::<ZgemmTN16384x16x4096>("sm_90::ZgemmTN16384x16x4096", [768, 768, 768]).split(3),
     KernelEntry::tuned_batch::<ZgemmTN16384x16x4096>("sm_90::ZgemmTN16384x16x4096", [128, 128, 128]),
     KernelEntry::tuned::<ZgemmTN16x16384x4096>("sm_90::ZgemmTN16x16384x4096", [16, 16384, 4096]),
     KernelEntry::tuned::<ZgemmTN16x16384x4096>("sm_90::ZgemmTN16x16384x4096", [512, 512, 512]),
+    KernelEntry::tuned::<ZgemmTN768>("sm_90::ZgemmTN768", [768, 768, 768]),
     KernelEntry::tuned::<ZgemmTN256>("sm_90::ZgemmTN256", [256, 256, 256]),
     KernelEntry::tuned_batch::<ZgemmTN256>("sm_90::ZgemmTN256", [16, 16, 16]),
     KernelEntry::tuned_batch::<ZgemmTN64>("sm_90::ZgemmTN64", [64, 64, 64]),
@@ -1912,10 +1966,10 @@ pub static KERNELS: [KernelEntry; 635] = [
     KernelEntry::tuned::<ZgemmCN8192x8192x128Update>("sm_90::ZgemmCN8192x8192x128Update", [8192, 8192, 64]).update(),
     KernelEntry::tuned::<ZgemmCN16384x64x4096>("sm_90::ZgemmCN16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<ZgemmCN16384x16x4096>("sm_90::ZgemmCN16384x16x4096", [16384, 16, 4096]),
-    KernelEntry::tuned::<ZgemmCN16384x16x4096>("sm_90::ZgemmCN16384x16x4096", [768, 768, 768]).split(3),
     KernelEntry::tuned_batch::<ZgemmCN16384x16x4096>("sm_90::ZgemmCN16384x16x4096", [128, 128, 128]),
     KernelEntry::tuned::<ZgemmCN16x16384x4096>("sm_90::ZgemmCN16x16384x4096", [16, 16384, 4096]),
     KernelEntry::tuned::<ZgemmCN16x16384x4096>("sm_90::ZgemmCN16x16384x4096", [512, 512, 512]),
+    KernelEntry::tuned::<ZgemmCN768>("sm_90::ZgemmCN768", [768, 768, 768]),
     KernelEntry::tuned::<ZgemmCN256>("sm_90::ZgemmCN256", [256, 256, 256]),
     KernelEntry::tuned_batch::<ZgemmCN256>("sm_90::ZgemmCN256", [16, 16, 16]),
     KernelEntry::tuned_batch::<ZgemmCN64>("sm_90::ZgemmCN64", [64, 64, 64]),
