@@ -39,3 +39,12 @@ for p in ["f64", "c64"]:
             b = before.get((p, o, s))
             cells.append(f"{now[(p, o, s)]:.2f}" + (f" ({b:.2f})" if b is not None else ""))
         print(f"  {p} {o}:", "  ".join(cells))
+
+print("run 5: f64 squares, ours / cuBLAS")
+sq = collections.defaultdict(dict)
+for name, rows in csvs(os.path.join(HERE, "run5", "sweeps.tgz")):
+    for r in rows:
+        key = name.split("/")[0] + (f" {r['op']}" if name.startswith("dispatch") else "")
+        sq[key][int(r["m"])] = float(r["ratio"])
+for key in sorted(sq):
+    print(f"  {key:14}", " ".join(f"{n}³ {v:.2f}" for n, v in sorted(sq[key].items())))
