@@ -472,6 +472,33 @@ mod tests {
             let abi = Abi::gemm(precision);
             let want: Vec<(&str, Type)> = abi.params().iter().map(|p| (p.name, p.ty)).collect();
             assert_eq!(declared, want, "{precision}");
+            // A stream-K kernel declares its family's ABI: the same, then
+            // slots, counters and share.
+            let sk = KernelSpec { schedule: crate::Schedule::StreamK, ..spec };
+            let module = crate::lower(&crate::validate(&sk).expect("legal"));
+            let declared: Vec<(&str, Type)> =
+                module.kernels[0].params.iter().map(|p| (p.name.as_str(), p.ty)).collect();
+            let abi = <crate::Stencil as crate::Family>::abi(&sk);
+            assert_eq!(abi, Abi::gemm_stream_k(precision));
+            let want: Vec<(&str, Type)> = abi.params().iter().map(|p| (p.name, p.ty)).collect();
+            assert_eq!(declared, want, "{precision} stream-K");
+        }
+    }
+
+    /// A stream-K launch's three arguments follow the GEMM's, from its
+    /// values; a launch without them passes zeros (`share = 0`: a tile a
+    /// block, the slots and counters never touched).
+    #[test]
+    fn stream_k_arguments_follow_the_gemm_ones() {
+        let abi = Abi::gemm_stream_k(Precision::F64);
+        let plain = abi.args(&values());
+        assert_eq!(plain[..16], Abi::gemm(Precision::F64).args(&values())[..]);
+        assert_eq!(plain[16..], [Arg::U64(0), Arg::U64(0), Arg::U32(0)]);
+        let sk = GemmValues { stream_k: Some(StreamK { slots: 20, counters: 21, share: 22 }), ..values() };
+        let args = abi.args(&sk);
+        assert_eq!(args[16..], [Arg::Pointer(20), Arg::Pointer(21), Arg::U32(22)]);
+        for (arg, param) in args.iter().zip(abi.params()) {
+            assert_eq!(arg.ty(), param.ty, "{}", param.name);
         }
     }
 }
