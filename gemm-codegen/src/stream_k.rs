@@ -48,7 +48,8 @@ impl StreamKGrid {
     /// kernel of C tiles `tile.0 × tile.1` and stripes `k_blk` deep on
     /// elements of `element_bytes`. `None` when there is nothing to compute
     /// (`m` or `n` is 0, or `max_blocks` is) or the problem has more
-    /// stripes than the kernel counts (`.u32`).
+    /// stripes than the kernel counts (`.u32`) or slots than a `u64` of
+    /// bytes holds.
     pub fn new(
         (m_blk, n_blk, k_blk): (u32, u32, u32),
         element_bytes: u32,
@@ -62,7 +63,10 @@ impl StreamKGrid {
         let per_tile = u64::from(k.div_ceil(k_blk).max(1));
         let stripes = u32::try_from(tiles.checked_mul(per_tile)?).ok()?;
         let share = stripes.div_ceil(max_blocks);
-        let slot_bytes = u64::from(m_blk) * u64::from(n_blk) * u64::from(element_bytes);
+        let slot_bytes =
+            u64::from(m_blk).checked_mul(u64::from(n_blk))?.checked_mul(u64::from(element_bytes))?;
+        // Two slots a block, in bytes, must be countable too.
+        slot_bytes.checked_mul(2 * u64::from(max_blocks))?;
         Some(StreamKGrid { blocks: stripes.div_ceil(share), share, tiles: tiles as u32, stripes, slot_bytes })
     }
 
@@ -116,5 +120,26 @@ mod tests {
         assert_eq!(g.slot_bytes, 64 * 32 * 8);
         assert_eq!(g.slots_bytes(), 2 * u64::from(g.blocks) * 64 * 32 * 8);
         assert_eq!((g.tiles, g.counters_bytes()), (8, 32));
+    }
+
+    proptest::proptest! {
+        /// Any problem and tile: no panic, and when there is a grid, its
+        /// blocks cover every stripe, none past the last, with at most the
+        /// blocks given.
+        #[test]
+        fn any_problem_gets_a_covering_grid_or_none(
+            tile in proptest::array::uniform3(proptest::num::u32::ANY),
+            mnk in proptest::array::uniform3(proptest::num::u32::ANY),
+            max_blocks in proptest::num::u32::ANY,
+            element_bytes in 4u32..=16,
+        ) {
+            let [m, n, k] = mnk;
+            if let Some(g) = StreamKGrid::new((tile[0], tile[1], tile[2]), element_bytes, (m, n, k), max_blocks) {
+                proptest::prop_assert!(g.blocks >= 1 && g.blocks <= max_blocks && g.share >= 1);
+                proptest::prop_assert!(u64::from(g.blocks) * u64::from(g.share) >= u64::from(g.stripes));
+                proptest::prop_assert!(u64::from(g.blocks - 1) * u64::from(g.share) < u64::from(g.stripes));
+                proptest::prop_assert!(g.slots_bytes() >= g.slot_bytes && g.counters_bytes() >= 4);
+            }
+        }
     }
 }
