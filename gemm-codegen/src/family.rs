@@ -266,8 +266,8 @@ impl Family for Stencil {
 
     fn abi(spec: &KernelSpec) -> Abi {
         match spec.schedule {
-            crate::spec::Schedule::Tiles => Abi::gemm(spec.precision),
-            crate::spec::Schedule::StreamK => Abi::gemm_stream_k(spec.precision),
+            Schedule::Tiles => Abi::gemm(spec.precision),
+            Schedule::StreamK => Abi::gemm_stream_k(spec.precision),
         }
     }
 

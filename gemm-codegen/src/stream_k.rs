@@ -24,8 +24,6 @@
 //! is back at 0 when the last one has arrived: counters zeroed once (at
 //! allocation) serve every later launch, whatever its grid.
 
-use crate::spec::KernelSpec;
-
 /// How a stream-K launch shares out one `m × n × k` problem.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StreamKGrid {
@@ -70,12 +68,6 @@ impl StreamKGrid {
         Some(StreamKGrid { blocks: stripes.div_ceil(share), share, tiles: tiles as u32, stripes, slot_bytes })
     }
 
-    /// The grid for `spec`'s kernel ([`StreamKGrid::new`]).
-    pub fn for_spec(spec: &KernelSpec, mnk: (u32, u32, u32), max_blocks: u32) -> Option<StreamKGrid> {
-        let tile = (spec.m_blk, spec.n_blk, spec.k_blk);
-        StreamKGrid::new(tile, spec.precision.element_bytes(), mnk, max_blocks)
-    }
-
     /// Bytes of the slots the launch needs: two tiles a block.
     pub fn slots_bytes(&self) -> u64 {
         2 * u64::from(self.blocks) * self.slot_bytes
@@ -90,7 +82,17 @@ impl StreamKGrid {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::{Op, Precision};
+    use crate::spec::{KernelSpec, Op, Precision};
+
+    /// The grid for `spec`'s kernel.
+    fn for_spec(spec: &KernelSpec, mnk: (u32, u32, u32), max_blocks: u32) -> Option<StreamKGrid> {
+        StreamKGrid::new(
+            (spec.m_blk, spec.n_blk, spec.k_blk),
+            spec.precision.element_bytes(),
+            mnk,
+            max_blocks,
+        )
+    }
 
     fn spec() -> KernelSpec {
         KernelSpec::new(Precision::F64, (Op::N, Op::N), (64, 32, 16), (16, 8), (64, 2), (16, 8))
@@ -100,23 +102,23 @@ mod tests {
     fn the_share_covers_every_stripe_once_with_at_most_the_blocks_given() {
         let s = spec();
         // 768 x 768 x 768: 12 x 24 tiles of 48 stripes.
-        let g = StreamKGrid::for_spec(&s, (768, 768, 768), 132).unwrap();
+        let g = for_spec(&s, (768, 768, 768), 132).unwrap();
         assert_eq!((g.tiles, g.stripes), (288, 288 * 48));
         assert_eq!(g.share, (288 * 48u32).div_ceil(132));
         assert!(g.blocks <= 132 && g.blocks * g.share >= g.stripes && (g.blocks - 1) * g.share < g.stripes);
         // k = 0 still visits every tile once (beta · C).
-        let z = StreamKGrid::for_spec(&s, (65, 33, 0), 1000).unwrap();
+        let z = for_spec(&s, (65, 33, 0), 1000).unwrap();
         assert_eq!((z.tiles, z.stripes, z.share, z.blocks), (4, 4, 1, 4));
-        assert_eq!(StreamKGrid::for_spec(&s, (0, 5, 5), 10), None);
-        assert_eq!(StreamKGrid::for_spec(&s, (5, 5, 5), 0), None);
+        assert_eq!(for_spec(&s, (0, 5, 5), 10), None);
+        assert_eq!(for_spec(&s, (5, 5, 5), 0), None);
         // More stripes than a .u32 counts.
-        assert_eq!(StreamKGrid::for_spec(&s, (i32::MAX as u32, i32::MAX as u32, 1 << 20), 132), None);
+        assert_eq!(for_spec(&s, (i32::MAX as u32, i32::MAX as u32, 1 << 20), 132), None);
     }
 
     #[test]
     fn two_slots_a_block_and_a_counter_a_tile() {
         let s = spec();
-        let g = StreamKGrid::for_spec(&s, (100, 100, 100), 7).unwrap();
+        let g = for_spec(&s, (100, 100, 100), 7).unwrap();
         assert_eq!(g.slot_bytes, 64 * 32 * 8);
         assert_eq!(g.slots_bytes(), 2 * u64::from(g.blocks) * 64 * 32 * 8);
         assert_eq!((g.tiles, g.counters_bytes()), (8, 32));

@@ -129,9 +129,8 @@ impl Gemm {
     /// Runs a stream-K kernel (`schedule = stream_k`) on `grid`'s blocks,
     /// each computing `grid.share` stripes (see `gemm_codegen::stream_k`),
     /// its partial tiles in `slots` (at least [`StreamKGrid::slots_bytes`]
-    /// long, any contents) and its arrival counters in `counters` (at least
-    /// [`StreamKGrid::counters_bytes`], zero; a correct kernel leaves them
-    /// zero). `c`, `slots` and `counters` are written back even when the
+    /// long, any contents) and its arrival counters in `counters` (one a
+    /// tile, zero; a correct kernel leaves them zero). `c`, `slots` and `counters` are written back even when the
     /// kernel faults.
     #[allow(clippy::too_many_arguments)] // the buffers are the call's, as in `run`
     pub fn run_stream_k<T: Element>(
@@ -141,7 +140,7 @@ impl Gemm {
         a: &[T],
         b: &[T],
         c: &mut [T],
-        (slots, counters): (&mut [u8], &mut [u8]),
+        (slots, counters): (&mut [T], &mut [u32]),
         options: &Options,
     ) -> Result<Stats, EmuError> {
         if !matches!(self.launch.order, BlockOrder::StreamK { .. }) {
@@ -151,13 +150,15 @@ impl Gemm {
             Buffer::read_only("a", to_bytes(a)),
             Buffer::read_only("b", to_bytes(b)),
             Buffer::new("c", to_bytes(c)),
-            Buffer::new("slots", slots.to_vec()),
-            Buffer::new("counters", counters.to_vec()),
+            Buffer::new("slots", to_bytes(slots)),
+            Buffer::new("counters", counters.iter().flat_map(|x| x.to_le_bytes()).collect()),
         ];
         let result = self.launch(args, 1, Batch::single(args.k), Some(grid), &mut buffers, options);
         from_bytes(&buffers[BUFFER_C].bytes, c);
-        slots.copy_from_slice(&buffers[BUFFER_SLOTS].bytes);
-        counters.copy_from_slice(&buffers[BUFFER_SLOTS + 1].bytes);
+        from_bytes(&buffers[BUFFER_SLOTS].bytes, slots);
+        for (x, w) in counters.iter_mut().zip(buffers[BUFFER_SLOTS + 1].bytes.chunks_exact(4)) {
+            *x = u32::from_le_bytes(w.try_into().expect("4 bytes"));
+        }
         result
     }
 

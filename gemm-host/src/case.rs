@@ -220,7 +220,7 @@ impl<T: Element> Case<T> {
                 &mut c[GUARD..len - GUARD],
             )
             .map_err(|e| format!("{what}: {e}"))?;
-        if run.counters.iter().any(|&b| b != 0) {
+        if run.counters.iter().any(|&n| n != 0) {
             return Err(format!("{what}: the stream-K counters are not back at zero"));
         }
         self.check(self.guarded(Matrix::A), self.guarded(Matrix::B), &c, image.spec.math)

@@ -201,9 +201,9 @@ impl Emulator {
     /// (`schedule = stream_k`) whose grid has at most `max_blocks` blocks
     /// (on a GPU, the blocks it holds at once), as the GPU path runs it:
     /// zeroed counters, and slots filled with NaN, so that a sum reading a
-    /// slot no block wrote shows in C. Returns the run (its grid and the
-    /// counters after it: a correct kernel leaves them zero; neither for a
-    /// quick return). On any error `c` is left as it was.
+    /// slot no block wrote shows in C. Returns the run (the counters after
+    /// it: a correct kernel leaves them zero; none for a quick return). On
+    /// any error `c` is left as it was.
     pub fn gemm_stream_k<E: Element>(
         &self,
         image: &KernelImage,
@@ -227,22 +227,15 @@ impl Emulator {
         let (first, second) = launch.operands(a, b);
         let aligned = image.requires().operands_aligned(0, 0, launch.lda, launch.ldb);
         let (kernel, entry) = self.variant(image, aligned)?;
-        let bytes = |n: u64| {
-            usize::try_from(n)
-                .map_err(|_| GemmError::AllocTooLarge { len: usize::MAX, precision: E::PRECISION })
-        };
-        let nan = if E::PRECISION.scalar_bytes() == 4 {
-            f32::NAN.to_bits().to_le_bytes().to_vec()
-        } else {
-            f64::NAN.to_bits().to_le_bytes().to_vec()
-        };
-        let mut slots: Vec<u8> = nan.iter().copied().cycle().take(bytes(grid.slots_bytes())?).collect();
-        let mut counters = vec![0u8; bytes(grid.counters_bytes())?];
+        let too_large = || GemmError::AllocTooLarge { len: usize::MAX, precision: E::PRECISION };
+        let slots_len = usize::try_from(grid.slots_bytes() / u64::from(esz)).map_err(|_| too_large())?;
+        let mut slots = vec![crate::case::poison::<E>(); slots_len];
+        let mut counters = vec![0u32; grid.tiles as usize];
         let before = c.to_vec();
         let args = gemm_args(&launch);
         match kernel.run_stream_k(&args, &grid, first, second, c, (&mut slots, &mut counters), &self.options)
         {
-            Ok(stats) => Ok(StreamKRun { stats, grid: Some(grid), counters }),
+            Ok(stats) => Ok(StreamKRun { stats, counters }),
             Err(source) => {
                 c.copy_from_slice(&before);
                 Err(GemmError::Emulator { kernel: entry, source: Box::new(source) })
@@ -315,10 +308,9 @@ impl Emulator {
 pub struct StreamKRun {
     /// The run's statistics.
     pub stats: Stats,
-    /// How the problem was shared out (`None`: nothing launched).
-    pub grid: Option<gemm_codegen::stream_k::StreamKGrid>,
-    /// The counters after the run (a correct kernel leaves them zero).
-    pub counters: Vec<u8>,
+    /// The counters after the run, one a tile (a correct kernel leaves
+    /// them zero).
+    pub counters: Vec<u32>,
 }
 
 /// The launch `image` makes of `cfg` on these slices (`None`: a quick

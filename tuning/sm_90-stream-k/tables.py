@@ -5,6 +5,7 @@ sweeps) beside run 13's (tuning/sm_90-wgmma/run13, five sweeps)."""
 import collections, csv, io, os, statistics, tarfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+OPS9 = ["nn", "nt", "nc", "tn", "tt", "tc", "cn", "ct", "cc"]
 SIZES = [256, 384, 512, 768, 1024]
 
 
@@ -48,3 +49,7 @@ for name, rows in csvs(os.path.join(HERE, "run5", "sweeps.tgz")):
         sq[key][int(r["m"])] = float(r["ratio"])
 for key in sorted(sq):
     print(f"  {key:14}", " ".join(f"{n}³ {v:.2f}" for n, v in sorted(sq[key].items())))
+
+print(f"run 4: {sum(v >= 1 for v in now.values())} of {len(now)} f64/c64 cells >= 1.0; 768^3:",
+      ", ".join(f"{p} {min(now[(p, o, 768)] for o in OPS9):.2f}-{max(now[(p, o, 768)] for o in OPS9):.2f}"
+                for p in ["f64", "c64"]))

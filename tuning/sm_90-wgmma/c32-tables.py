@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The c32 wgmma figures of session 21 (H100, cuBLAS CGEMM in the same runs), from the
+"""The c32 wgmma figures of session 21 and run 17's f32 small squares (session 22) (H100, cuBLAS CGEMM in the same runs), from the
 committed outputs. Run from the repository root.
 
 - run 9's accuracy: our max relative (componentwise) and normwise errors over cuBLAS's;
@@ -53,3 +53,17 @@ print(f"{'op':4} {'n':>5} {'call28':>7} {'run15':>6}  kernel")
 for key in sorted(after):
     old = f"{before[key]:.2f}" if key in before else '-'
     print(f"{key[0]:4} {key[1]:>5} {old:>7} {after[key]:>6.2f}  {kernels[key]}")
+
+# Run 17 (session 22): the f32 small squares after run 16's 512^3 class, medians of three sweeps.
+cells = collections.defaultdict(list)
+for _, table in tar_rows(f'{W}/run17/sweeps.tgz'):
+    for row in table:
+        if row['sweep'] == 'small' and row['precision'] == 'f32':
+            cells[(row['op'], int(row['m']))].append(float(row['ratio']))
+f32 = {k: statistics.median(v) for k, v in cells.items()}
+print(f"run 17, f32 small squares, median ratio to cuBLAS SGEMM: {sum(v >= 1 for v in f32.values())} of "
+      f"{len(f32)} cells >= 1.0")
+for n in sorted({n for _, n in f32}):
+    vals = [v for (_, m), v in f32.items() if m == n]
+    low = min((v, op) for (op, m), v in f32.items() if m == n)
+    print(f"  {n:>5}: {min(vals):.2f}-{max(vals):.2f} (lowest {low[1]})")

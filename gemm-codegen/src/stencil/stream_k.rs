@@ -66,8 +66,8 @@ pub(crate) fn lower(
     ]
     .map(|n| u32r(cx, n));
     let [a_base, b_base, k0_wide] = ["a_base", "b_base", "sk_k0_wide"].map(|n| u64r(cx, n));
-    let [p_done, p_full, p_whole, p_first] =
-        ["p_sk_done", "p_sk_full", "p_sk_whole", "p_sk_first"].map(|n| pred(cx, n));
+    let [p_no_share, p_done, p_full, p_whole, p_first] =
+        ["p_sk_no_share", "p_sk_done", "p_sk_full", "p_sk_whole", "p_sk_first"].map(|n| pred(cx, n));
     let seg_loop = cx.b.label("sk_segment");
     let partial = cx.b.label("sk_partial");
     let write_c = cx.b.label("sk_write_c");
@@ -97,8 +97,8 @@ pub(crate) fn lower(
     cx.b.push(Instr::mul(stripes, tiles_m, tiles_n));
     cx.b.push(Instr::mul(stripes, stripes, per_tile));
     cx.b.comment("share = 0: a tile a block, the grid a block per tile (batches and split K as any kernel)");
-    cx.b.push(Instr::setp(Cmp::Eq, Type::U32, p_done, share, Op::imm(0)));
-    cx.b.push(Instr::selp(share, per_tile, share, p_done));
+    cx.b.push(Instr::setp(Cmp::Eq, Type::U32, p_no_share, share, Op::imm(0)));
+    cx.b.push(Instr::selp(share, per_tile, share, p_no_share));
     cx.b.push(Instr::mov(start, Special::CtaidX));
     cx.b.push(Instr::mul(start, start, share));
     // A block past the last stripe (a grid larger than the share needs)
