@@ -91,6 +91,15 @@ pub(crate) trait InnerProduct {
         next: &mut dyn FnMut(&mut Cx<'_>) -> NextStripe,
         beside: Beside<'_>,
     );
+    /// Offered by a ring whose next stripe's copies are committed by the
+    /// time a stripe's product runs: whether the product meets the whole
+    /// block at a barrier of its own in every stripe, after its last read of
+    /// the ring's slot; if so it takes over the ring's barrier, waiting there
+    /// with `cp.async.wait_group pending` so that the barrier also lands the
+    /// next stripe, and the ring's loop needs no barrier of its own.
+    fn lands_next_stripe(&mut self, _pending: u32) -> bool {
+        false
+    }
     /// The accumulators, `[i * n_thr + j]`, in the [`CLayout`] of the plan.
     fn accumulators(&self) -> &[Elem];
     /// Completes what the last stripe's product left in flight, at the

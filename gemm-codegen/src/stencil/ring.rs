@@ -33,6 +33,23 @@
 //!     last step of stripe t
 //! ```
 //!
+//! A product that meets the whole block at a barrier of its own in every
+//! stripe, after its last read of the slot (the `wgmma` product's, once its
+//! TF32 parts are written), takes the ring's barrier over: it waits for
+//! stripe `t + 1` just before that barrier, so one barrier a stripe both
+//! publishes its parts and lands the next stripe (`lands_next_stripe`):
+//!
+//! ```text
+//! prologue as above;  wait_group s−2;  bar.sync
+//! for t in 0 .. ktiles:
+//!     copy stripe t+s−1 → slot (t−1) mod s, if it exists;  commit
+//!     product of stripe t, whose barrier follows wait_group s−2
+//! ```
+//!
+//! With interleaved copies (below) stripe `t + s − 1`'s group is committed
+//! after the product, so the wait there is `wait_group s−3`, and a ring of
+//! two stripes keeps its own barrier.
+//!
 //! The hand-off has no branch: after the last stripe it reloads that
 //! stripe's own slot, which has landed, so `ptxas` schedules the loop as one
 //! block (a guarded hand-off measured 2–12% slower on six SGEMM kernels,
@@ -259,11 +276,19 @@ pub(crate) fn main_loop(cx: &mut Cx<'_>, inner: &mut dyn InnerProduct) -> ptx::L
     cx.b.push(Instr::mov(rd, Op::imm(0)));
     cx.b.push(Instr::mov(kt, Op::imm(0)));
     let crossing = inner.crosses_stripes();
+    // Commit groups still allowed to be in flight once stripe kt + 1 has
+    // landed, counted at the product of stripe kt: the copies of stripe kt +
+    // s − 1 are committed before it without interleaving, after it with.
+    let pending = if spec.interleave == 0 { Some(s - 2) } else { s.checked_sub(3) };
+    let handed = !crossing && pending.is_some_and(|pending| inner.lands_next_stripe(pending));
     if crossing {
         cx.b.comment("stripe 0 has landed everywhere; its first fragments go to registers");
         land(cx, s);
         let stage = slot_offsets(cx, rd, (a_rd, b_rd), (a_slot, b_slot));
         inner.prime(cx, stage);
+    } else if handed {
+        cx.b.comment("stripe 0 lands everywhere; each stripe's product lands the next at its own barrier");
+        land(cx, s);
     }
 
     cx.b.section(format!(
@@ -271,7 +296,7 @@ pub(crate) fn main_loop(cx: &mut Cx<'_>, inner: &mut dyn InnerProduct) -> ptx::L
         s - 1
     ));
     cx.b.place(loop_label);
-    if !crossing {
+    if !crossing && !handed {
         land(cx, s);
     }
     // The copies of stripe kt + s − 1, and closing their group once all

@@ -9,8 +9,11 @@
 //! ```text
 //! stripe t (set = t mod 2):
 //!   convert: ring slot (f32, as copied)  ⇒  TF32 parts[set], canonical K-major layout
-//!   fence.proxy.async;  bar.sync                   (parts visible to wgmma)
-//!   tf32x3:  wgmma.wait_group 0;  C_regs += tmp     (stripe t − 1's products)
+//!   tf32x3:  wgmma.wait_group 0;  cp.async.wait_group  (stripe t − 1's group retired,
+//!                                                   this thread's copies of stripe t + 1 landed)
+//!   fence.proxy.async;  bar.sync                   (parts visible to wgmma; tf32x3: the other
+//!                                                   set free, stripe t + 1 landed everywhere)
+//!   tf32x3:  C_regs += tmp                          (stripe t − 1's products)
 //!   wgmma.fence
 //!   for each 8-deep step s:  tmp (+)= small_a·big_b, big_a·small_b, big_a·big_b
 //!                            (tf32: C_regs += big_a·big_b)
@@ -21,8 +24,11 @@
 //!
 //! Two sets of parts alternate, so the conversion of stripe `t` overlaps
 //! the tensor cores' work on stripe `t − 1`: a set is written again only
-//! after the group that read it has retired in every warpgroup (each warp
-//! waits for it before the ring's barrier at the top of the next stripe).
+//! after the group that read it has retired in every warpgroup. tf32x3
+//! waits for it before the parts' barrier, which also lands the ring's next
+//! stripe (`ring.rs`: one barrier a stripe); 1xTF32 keeps a group in flight
+//! across that barrier and waits for it before the ring's own barrier at the
+//! top of the next stripe.
 //!
 //! `wgmma` reads TF32 operands that are K-major in shared memory (no
 //! transposed TF32 form exists), and tf32x3 needs each element's big and
@@ -125,6 +131,9 @@ pub(crate) struct Warpgroup {
     set_bytes: u32,
     /// This stripe's set: 0 or `set_bytes`.
     set: Option<Reg>,
+    /// The ring's `wait_group` before the parts' barrier, which then also
+    /// lands the next stripe ([`InnerProduct::lands_next_stripe`]).
+    lands: Option<u32>,
 }
 
 impl Warpgroup {
@@ -144,6 +153,7 @@ impl Warpgroup {
             p_true: None,
             set_bytes: 0,
             set: None,
+            lands: None,
         }
     }
 
@@ -164,10 +174,13 @@ impl Warpgroup {
         re.chain(self.acc.iter().filter_map(|e| e.im)).collect()
     }
 
-    /// `wgmma.wait_group 0`, then `C_regs += tmp`, rounded to nearest.
-    fn join(&self, cx: &mut Cx<'_>, acc: &[Reg], what: &str) {
+    /// `wgmma.wait_group 0` (unless the caller has just waited), then
+    /// `C_regs += tmp`, rounded to nearest.
+    fn join(&self, cx: &mut Cx<'_>, acc: &[Reg], what: &str, wait: bool) {
         cx.b.comment(format!("C_regs += {what}, once retired (zero before the first stripe)"));
-        cx.b.push(Instr::wgmma_wait(0));
+        if wait {
+            cx.b.push(Instr::wgmma_wait(0));
+        }
         for (&c, &p) in acc.iter().zip(&self.tmp) {
             cx.b.push(Instr::add(c, c, p));
         }
@@ -488,6 +501,15 @@ impl InnerProduct for Warpgroup {
         for (conv, stage) in self.conversions.iter().zip([a_stage, b_stage]) {
             self.convert(cx, conv, (stage, set), &scratch);
         }
+        if let Some(pending) = self.lands {
+            cx.b.comment(
+                "before the barrier: the previous stripe's group retired (its set of parts is written \
+                 next, once every warp has passed the barrier), and stripe kt + 1's copies of this \
+                 thread landed (the barrier lands everyone's)",
+            );
+            cx.b.push(Instr::wgmma_wait(0));
+            cx.b.push(Instr::cp_async_wait(pending));
+        }
         cx.b.comment(
             "the parts, written by this thread, visible to wgmma (the async proxy) and to every warp",
         );
@@ -496,7 +518,7 @@ impl InnerProduct for Warpgroup {
 
         let acc = self.acc_regs();
         if self.x3 {
-            self.join(cx, &acc, "the previous stripe's products");
+            self.join(cx, &acc, "the previous stripe's products", self.lands.is_none());
         }
         let steps = spec.k_blk / WgmmaShape::K;
         // D of the real accumulators (or products), then of the imaginary.
@@ -586,6 +608,16 @@ impl InnerProduct for Warpgroup {
         unreachable!("the ring hands off only to a product that crosses stripes")
     }
 
+    /// tf32x3 waits for the previous stripe's group at its barrier anyway
+    /// (its products join C's before the next are issued), so that barrier
+    /// can also free the other set of parts and land the next stripe. 1xTF32
+    /// keeps one group in flight across the barrier, and the ring's own
+    /// barrier then frees the set.
+    fn lands_next_stripe(&mut self, pending: u32) -> bool {
+        self.lands = self.x3.then_some(pending);
+        self.x3
+    }
+
     fn accumulators(&self) -> &[Elem] {
         &self.acc
     }
@@ -593,7 +625,7 @@ impl InnerProduct for Warpgroup {
     fn finish(&mut self, cx: &mut Cx<'_>) {
         let acc = self.acc_regs();
         if self.x3 {
-            self.join(cx, &acc, "the last stripe's products");
+            self.join(cx, &acc, "the last stripe's products", true);
         } else {
             cx.b.comment("the last stripe's group retired");
             cx.b.push(Instr::wgmma_wait(0));
