@@ -403,9 +403,19 @@ pub const fn free_blk(spec: &KernelSpec, operand: Operand) -> u32 {
 /// Skew of each shared-memory row of `spec`, in elements (see [`Plan::skew`]).
 ///
 /// One vector of the wider of the shared-load and global-load widths, so
-/// that the vector accesses of both stay aligned.
+/// that the vector accesses of both stay aligned; none for a `wgmma`
+/// kernel, whose stripes only its copies and its conversion touch, each a
+/// warp's 16-byte accesses along a row (conflict-free unskewed), and
+/// whose shared memory goes to the ring and the TF32 parts (unskewed, a
+/// 128 × 128 × 32 tf32x3 tile fits a third stage).
 pub const fn smem_skew(spec: &KernelSpec) -> u32 {
-    if spec.ldg_width > spec.lds_width { spec.ldg_width } else { spec.lds_width }
+    if spec.wgmma().is_some() {
+        0
+    } else if spec.ldg_width > spec.lds_width {
+        spec.ldg_width
+    } else {
+        spec.lds_width
+    }
 }
 
 /// Elements between consecutive rows of `operand`'s shared array (in
@@ -725,8 +735,8 @@ fn check_resources(spec: &KernelSpec, limits: &Limits, out: &mut Vec<Violation>)
             ParamPath::whole(Field::Tile),
             Rule::SharedMemory,
             format!(
-                "`tile` needs {shared} bytes of shared memory (k_blk × (m_blk + {s} + n_blk + {s}) \
-                 elements of {} bytes{}{}) but a block has at most {}: reduce `tile`{}",
+                "`tile` needs {shared} bytes of shared memory (k_blk × ({rows}) elements of {} \
+                 bytes{}{}) but a block has at most {}: reduce `tile`{}",
                 spec.precision.element_bytes(),
                 if spec.stages > 1 { format!(" per stage, {} stages", spec.stages) } else { String::new() },
                 if spec.wgmma().is_some() {
@@ -736,7 +746,10 @@ fn check_resources(spec: &KernelSpec, limits: &Limits, out: &mut Vec<Violation>)
                 },
                 limits.max_shared_per_block,
                 if spec.stages > 1 { " or `stages`" } else { "" },
-                s = smem_skew(spec),
+                rows = match smem_skew(spec) {
+                    0 => "m_blk + n_blk".to_owned(),
+                    s => format!("m_blk + {s} + n_blk + {s}"),
+                },
             ),
         );
     }
