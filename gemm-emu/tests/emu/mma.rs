@@ -4,7 +4,7 @@
 //! catch in them: a fragment in the wrong lane's register, and an `mma`
 //! some lanes of the warp skip.
 
-mod emu_common;
+use crate::common as emu_common;
 
 use emu_common::check_all;
 use gemm_codegen::ptx::MmaKind;

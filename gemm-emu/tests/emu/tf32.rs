@@ -4,7 +4,7 @@
 //! emulator must catch: an operand not rounded to TF32, the small products
 //! dropped, a fragment in the wrong place, an mma under a divergent guard.
 
-mod emu_common;
+use crate::common as emu_common;
 
 use emu_common::{Case, Scalar, check_all, check_spec_as, edge_cases};
 use gemm_codegen::num_complex::Complex;

@@ -1,9 +1,9 @@
 //! Emulator throughput on a representative GEMM, in emulated
 //! thread-instructions per second. Ignored by default; run with
-//! `cargo test -p gemm-emu --test emu_speed -- --ignored --nocapture`
+//! `cargo test -p gemm-emu --test emu speed:: -- --ignored --nocapture`
 //! (`GEMMFORGE_EMU_WORKERS=1` for one host thread).
 
-mod emu_common;
+use crate::common as emu_common;
 
 use std::time::Instant;
 

@@ -2,7 +2,7 @@
 //! `stages`, `arch`, `unroll`, `frag_sets`, `interleave`, `c_batch`) in the emulator: each spec on the ragged shapes of
 //! every dimension, against the f64 reference, with every safety check on.
 
-mod emu_common;
+use crate::common as emu_common;
 
 use emu_common::{check_all, spec};
 use gemm_codegen::{KernelSpec, Op, Precision, Target, WarpShape};

@@ -1,7 +1,7 @@
 //! Every Table 2 kernel, all 9 op combinations of each precision, on the
 //! ragged shapes of every dimension, against an f64 reference.
 
-mod emu_common;
+use crate::common as emu_common;
 
 use emu_common::{Rng, check_case, check_spec_any, edge_cases, slow, table2};
 use gemm_codegen::num_complex::Complex;

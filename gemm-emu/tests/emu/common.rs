@@ -1,7 +1,6 @@
 //! Shared by the emulator tests: Table 2 specs, ragged cases, and the run
 //! of one emulated GEMM checked by gemm-host's `case::Case` (the project's
 //! one f64 reference and result check; a dev-dependency, so no cycle).
-#![allow(dead_code)]
 
 use gemm_codegen::num_complex::Complex;
 use gemm_codegen::{Element, KernelSpec, Math, Op, Precision};

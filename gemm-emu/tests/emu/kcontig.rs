@@ -6,7 +6,7 @@
 //! catch: a swizzle missing on the copies' side or the fragments', and a
 //! step's swizzle added instead of XORed.
 
-mod emu_common;
+use crate::common as emu_common;
 
 use emu_common::{Scalar, check_all};
 use gemm_codegen::ptx::MmaKind;

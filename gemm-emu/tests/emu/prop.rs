@@ -9,7 +9,7 @@
 //! 48 by default, 1000 with `GEMMFORGE_SLOW=1` (or `PROPTEST_CASES`).
 //! Each case also checks that the PTX reads back into the same IR.
 
-mod emu_common;
+use crate::common as emu_common;
 
 use emu_common::{Case, Rng, Scalar, check_spec_any, slow};
 use gemm_codegen::{GlobalLoad, KernelSpec, LoadShape, Op, Precision, validate};

@@ -1,7 +1,7 @@
 //! Tiny hand-written kernels: each safety check of the emulator fires, with
 //! the right thread, line and address, and correct kernels run clean.
 
-mod emu_common;
+use crate::common as emu_common;
 
 use emu_common::Run;
 use gemm_emu::{

@@ -3,7 +3,7 @@
 //! mistake a pipelined kernel can make (a missing or too lenient wait, a
 //! missing barrier, a misaligned copy) is reported where it happens.
 
-mod emu_common;
+use crate::common as emu_common;
 
 use emu_common::Run;
 use gemm_emu::{

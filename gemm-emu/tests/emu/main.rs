@@ -1,0 +1,18 @@
+//! gemm-emu's integration tests, one test binary (a module a concern: one
+//! link instead of one a file).
+
+mod common;
+
+mod atomics;
+mod cp_async;
+mod gemm;
+mod global_data;
+mod kcontig;
+mod mma;
+mod parse;
+mod pipeline;
+mod prop;
+mod safety;
+mod speed;
+mod tf32;
+mod wgmma;
