@@ -46,6 +46,10 @@ pub struct InstrMix {
     pub global_store_bytes: u32,
     /// `bar.sync`.
     pub barriers: u32,
+    /// `cp.async`s: each is also in [`InstrMix::global_loads`] and
+    /// [`InstrMix::shared_stores`] (it moves bytes through both), but
+    /// issues once (one `LDGSTS`).
+    pub async_copies: u32,
     /// Floating-point `neg`s whose result only FMAs read: `ptxas` folds
     /// such a negation into the FMAs' operand modifiers, so it takes no
     /// issue slot and is not in [`InstrMix::total`] (any other `neg` is in
@@ -123,6 +127,7 @@ impl InstrMix {
             }
             // A global read and a shared write at once, issued by one slot.
             Instr::CpAsync { bytes, .. } => {
+                self.async_copies += 1;
                 self.global_loads += 1;
                 self.global_load_bytes += bytes;
                 self.shared_stores += 1;
@@ -191,6 +196,7 @@ impl InstrMix {
             + self.global_stores
             + self.barriers
             + self.other
+            - self.async_copies
     }
 
     /// The FMAs' share of all instructions, in `[0, 1]` (0 for no code).
