@@ -4,7 +4,7 @@
 // configuration were timed at the same size, back to back in one confirmation run after the search (or in the search, for types without one):
 //
 //   type                   size   TFLOP/s   Table 2    cuBLAS   ratio
-//   sgemm_nn     9216x9216x9216     80.43     31.92     50.53    1.59
+//   sgemm_nn     9216x9216x9216     84.51     31.93     50.15    1.68
 //   sgemm_nn      512x512x65536     75.73     21.51     49.85    1.52
 //   sgemm_nn      16384x64x4096     60.95     11.46     41.06    1.48
 //   sgemm_nn       8192x8192x64     48.43     28.12     32.46    1.49
@@ -23,7 +23,7 @@
 //   sgemm_nn           32x32x32     14.67      3.15     12.76    1.15  batch of 65536
 //   sgemm_nn           16x16x16      6.65      0.74      3.33    2.00  batch of 262144
 //   sgemm_nn              8x8x8      1.56      0.09      0.53    2.93  batch of 1048576
-//   sgemm_nt     9216x9216x9216     75.05     32.72     54.19    1.38
+//   sgemm_nt     9216x9216x9216     88.11     32.73     54.33    1.62
 //   sgemm_nt      512x512x65536     73.07     23.67     51.37    1.42
 //   sgemm_nt      16384x64x4096     38.22     12.34     42.92    0.89
 //   sgemm_nt       8192x8192x64     47.43     29.25     32.55    1.46
@@ -42,7 +42,7 @@
 //   sgemm_nt           32x32x32     14.40      3.30     13.76    1.05  batch of 65536
 //   sgemm_nt           16x16x16      6.66      0.73      3.17    2.10  batch of 262144
 //   sgemm_nt              8x8x8      1.55      0.09      0.53    2.96  batch of 1048576
-//   sgemm_tn     9216x9216x9216     80.14     32.72     52.06    1.54
+//   sgemm_tn     9216x9216x9216     81.28     33.06     50.23    1.62
 //   sgemm_tn      512x512x65536     72.40     23.23     47.39    1.53
 //   sgemm_tn      16384x64x4096     63.63     16.43     39.59    1.61
 //   sgemm_tn       8192x8192x64     50.15     29.55     30.51    1.64
@@ -61,7 +61,7 @@
 //   sgemm_tn           32x32x32     13.40      3.27     12.34    1.09  batch of 65536
 //   sgemm_tn           16x16x16      6.83      0.78      3.59    1.90  batch of 262144
 //   sgemm_tn              8x8x8      1.56      0.10      0.56    2.76  batch of 1048576
-//   sgemm_tt     9216x9216x9216     76.22     33.30     51.04    1.49
+//   sgemm_tt     9216x9216x9216     82.97     33.23     51.71    1.60
 //   sgemm_tt      512x512x65536     71.08     23.09     49.47    1.44
 //   sgemm_tt      16384x64x4096     58.46     16.70     41.34    1.41
 //   sgemm_tt       8192x8192x64     49.31     29.77     32.16    1.53
@@ -301,8 +301,11 @@ use gemm_macros::gemm_kernel;
 
 use crate::KernelEntry;
 
-// Tuned at 9216^3 and 512x512x65536 and 256x256x65536 and 64x16384x4096 and 16x16384x4096.
-gemm_kernel! { name = SgemmNN, precision = f32, op = (N, N), tile = (128, 128, 32), threads = (64, 4), load_a = (32, 8), load_b = (8, 32), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8) }
+// Tuned at 9216^3.
+gemm_kernel! { name = SgemmNN, precision = f32, op = (N, N), tile = (128, 128, 32), threads = (64, 4), load_a = (32, 8), load_b = (8, 32), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8) }
+
+// Tuned at 512x512x65536 and 256x256x65536 and 64x16384x4096 and 16x16384x4096.
+gemm_kernel! { name = SgemmNN512x512x65536, precision = f32, op = (N, N), tile = (128, 128, 32), threads = (64, 4), load_a = (32, 8), load_b = (8, 32), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8) }
 
 // Tuned at 16384x64x4096 and 16384x16x4096 and 1024^3.
 gemm_kernel! { name = SgemmNN16384x64x4096, precision = f32, op = (N, N), tile = (128, 64, 32), threads = (64, 4), load_a = (32, 8), load_b = (8, 32), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, interleave = 4, math = tf32x3, mma = (64, 64, 8) }
@@ -328,8 +331,11 @@ gemm_kernel! { name = SgemmNN32, precision = f32, op = (N, N), tile = (32, 40, 8
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = SgemmNN8, precision = f32, op = (N, N), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Tuned at 9216^3 and 512x512x65536 and 16384x64x4096 and 256x256x65536 and 16384x16x4096.
-gemm_kernel! { name = SgemmNT, precision = f32, op = (N, T), tile = (128, 128, 32), threads = (64, 4), load_a = (32, 8), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8) }
+// Tuned at 9216^3.
+gemm_kernel! { name = SgemmNT, precision = f32, op = (N, T), tile = (128, 128, 32), threads = (64, 4), load_a = (32, 8), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8) }
+
+// Tuned at 512x512x65536 and 16384x64x4096 and 256x256x65536 and 16384x16x4096.
+gemm_kernel! { name = SgemmNT512x512x65536, precision = f32, op = (N, T), tile = (128, 128, 32), threads = (64, 4), load_a = (32, 8), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8) }
 
 // Tuned at 8192x8192x64 and 128^3 (batched).
 gemm_kernel! { name = SgemmNT8192x8192x64, precision = f32, op = (N, T), tile = (128, 128, 32), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
@@ -358,8 +364,11 @@ gemm_kernel! { name = SgemmNT32, precision = f32, op = (N, T), tile = (32, 40, 8
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = SgemmNT8, precision = f32, op = (N, T), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Reuses the sgemm_nt winner at 9216^3 and 512x512x65536 and 16384x64x4096 and 256x256x65536 and 16384x16x4096.
-gemm_kernel! { name = SgemmNC, precision = f32, op = (N, C), tile = (128, 128, 32), threads = (64, 4), load_a = (32, 8), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8) }
+// Reuses the sgemm_nt winner at 9216^3.
+gemm_kernel! { name = SgemmNC, precision = f32, op = (N, C), tile = (128, 128, 32), threads = (64, 4), load_a = (32, 8), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8) }
+
+// Reuses the sgemm_nt winner at 512x512x65536 and 16384x64x4096 and 256x256x65536 and 16384x16x4096.
+gemm_kernel! { name = SgemmNC512x512x65536, precision = f32, op = (N, C), tile = (128, 128, 32), threads = (64, 4), load_a = (32, 8), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8) }
 
 // Reuses the sgemm_nt winner at 8192x8192x64 and 128^3 (batched).
 gemm_kernel! { name = SgemmNC8192x8192x64, precision = f32, op = (N, C), tile = (128, 128, 32), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
@@ -388,8 +397,11 @@ gemm_kernel! { name = SgemmNC32, precision = f32, op = (N, C), tile = (32, 40, 8
 // Reuses the sgemm_nt winner at 8^3 (batched).
 gemm_kernel! { name = SgemmNC8, precision = f32, op = (N, C), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Tuned at 9216^3 and 512x512x65536 and 256x256x65536 and 64x16384x4096 and 16x16384x4096.
-gemm_kernel! { name = SgemmTN, precision = f32, op = (T, N), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (8, 32), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8) }
+// Tuned at 9216^3.
+gemm_kernel! { name = SgemmTN, precision = f32, op = (T, N), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (8, 32), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8) }
+
+// Tuned at 512x512x65536 and 256x256x65536 and 64x16384x4096 and 16x16384x4096.
+gemm_kernel! { name = SgemmTN512x512x65536, precision = f32, op = (T, N), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (8, 32), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8) }
 
 // Tuned at 16384x64x4096 and 16384x16x4096 and 1024^3.
 gemm_kernel! { name = SgemmTN16384x64x4096, precision = f32, op = (T, N), tile = (128, 64, 32), threads = (64, 4), load_a = (8, 32), load_b = (8, 32), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, interleave = 1, math = tf32x3, mma = (64, 64, 8) }
@@ -418,8 +430,11 @@ gemm_kernel! { name = SgemmTN16, precision = f32, op = (T, N), tile = (16, 16, 1
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = SgemmTN8, precision = f32, op = (T, N), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Tuned at 9216^3 and 512x512x65536 and 256x256x65536 and 64x16384x4096.
-gemm_kernel! { name = SgemmTT, precision = f32, op = (T, T), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), math = tf32x3, mma = (64, 128, 8) }
+// Tuned at 9216^3.
+gemm_kernel! { name = SgemmTT, precision = f32, op = (T, T), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8) }
+
+// Tuned at 512x512x65536 and 256x256x65536 and 64x16384x4096.
+gemm_kernel! { name = SgemmTT512x512x65536, precision = f32, op = (T, T), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), math = tf32x3, mma = (64, 128, 8) }
 
 // Tuned at 16384x64x4096 and 16384x16x4096 and 1024^3.
 gemm_kernel! { name = SgemmTT16384x64x4096, precision = f32, op = (T, T), tile = (128, 64, 32), threads = (64, 4), load_a = (8, 32), load_b = (16, 16), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, interleave = 2, math = tf32x3, mma = (64, 64, 8) }
@@ -451,8 +466,11 @@ gemm_kernel! { name = SgemmTT16, precision = f32, op = (T, T), tile = (16, 16, 1
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = SgemmTT8, precision = f32, op = (T, T), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Reuses the sgemm_tt winner at 9216^3 and 512x512x65536 and 256x256x65536 and 64x16384x4096.
-gemm_kernel! { name = SgemmTC, precision = f32, op = (T, C), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), math = tf32x3, mma = (64, 128, 8) }
+// Reuses the sgemm_tt winner at 9216^3.
+gemm_kernel! { name = SgemmTC, precision = f32, op = (T, C), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8) }
+
+// Reuses the sgemm_tt winner at 512x512x65536 and 256x256x65536 and 64x16384x4096.
+gemm_kernel! { name = SgemmTC512x512x65536, precision = f32, op = (T, C), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), math = tf32x3, mma = (64, 128, 8) }
 
 // Reuses the sgemm_tt winner at 16384x64x4096 and 16384x16x4096 and 1024^3.
 gemm_kernel! { name = SgemmTC16384x64x4096, precision = f32, op = (T, C), tile = (128, 64, 32), threads = (64, 4), load_a = (8, 32), load_b = (16, 16), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, interleave = 2, math = tf32x3, mma = (64, 64, 8) }
@@ -484,8 +502,11 @@ gemm_kernel! { name = SgemmTC16, precision = f32, op = (T, C), tile = (16, 16, 1
 // Reuses the sgemm_tt winner at 8^3 (batched).
 gemm_kernel! { name = SgemmTC8, precision = f32, op = (T, C), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Reuses the sgemm_tn winner at 9216^3 and 512x512x65536 and 256x256x65536 and 64x16384x4096 and 16x16384x4096.
-gemm_kernel! { name = SgemmCN, precision = f32, op = (C, N), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (8, 32), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8) }
+// Reuses the sgemm_tn winner at 9216^3.
+gemm_kernel! { name = SgemmCN, precision = f32, op = (C, N), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (8, 32), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8) }
+
+// Reuses the sgemm_tn winner at 512x512x65536 and 256x256x65536 and 64x16384x4096 and 16x16384x4096.
+gemm_kernel! { name = SgemmCN512x512x65536, precision = f32, op = (C, N), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (8, 32), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8) }
 
 // Reuses the sgemm_tn winner at 16384x64x4096 and 16384x16x4096 and 1024^3.
 gemm_kernel! { name = SgemmCN16384x64x4096, precision = f32, op = (C, N), tile = (128, 64, 32), threads = (64, 4), load_a = (8, 32), load_b = (8, 32), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, interleave = 1, math = tf32x3, mma = (64, 64, 8) }
@@ -514,8 +535,11 @@ gemm_kernel! { name = SgemmCN16, precision = f32, op = (C, N), tile = (16, 16, 1
 // Reuses the sgemm_tn winner at 8^3 (batched).
 gemm_kernel! { name = SgemmCN8, precision = f32, op = (C, N), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Reuses the sgemm_tt winner at 9216^3 and 512x512x65536 and 256x256x65536 and 64x16384x4096.
-gemm_kernel! { name = SgemmCT, precision = f32, op = (C, T), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), math = tf32x3, mma = (64, 128, 8) }
+// Reuses the sgemm_tt winner at 9216^3.
+gemm_kernel! { name = SgemmCT, precision = f32, op = (C, T), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8) }
+
+// Reuses the sgemm_tt winner at 512x512x65536 and 256x256x65536 and 64x16384x4096.
+gemm_kernel! { name = SgemmCT512x512x65536, precision = f32, op = (C, T), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), math = tf32x3, mma = (64, 128, 8) }
 
 // Reuses the sgemm_tt winner at 16384x64x4096 and 16384x16x4096 and 1024^3.
 gemm_kernel! { name = SgemmCT16384x64x4096, precision = f32, op = (C, T), tile = (128, 64, 32), threads = (64, 4), load_a = (8, 32), load_b = (16, 16), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, interleave = 2, math = tf32x3, mma = (64, 64, 8) }
@@ -547,8 +571,11 @@ gemm_kernel! { name = SgemmCT16, precision = f32, op = (C, T), tile = (16, 16, 1
 // Reuses the sgemm_tt winner at 8^3 (batched).
 gemm_kernel! { name = SgemmCT8, precision = f32, op = (C, T), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Reuses the sgemm_tt winner at 9216^3 and 512x512x65536 and 256x256x65536 and 64x16384x4096.
-gemm_kernel! { name = SgemmCC, precision = f32, op = (C, C), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), math = tf32x3, mma = (64, 128, 8) }
+// Reuses the sgemm_tt winner at 9216^3.
+gemm_kernel! { name = SgemmCC, precision = f32, op = (C, C), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8) }
+
+// Reuses the sgemm_tt winner at 512x512x65536 and 256x256x65536 and 64x16384x4096.
+gemm_kernel! { name = SgemmCC512x512x65536, precision = f32, op = (C, C), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), math = tf32x3, mma = (64, 128, 8) }
 
 // Reuses the sgemm_tt winner at 16384x64x4096 and 16384x16x4096 and 1024^3.
 gemm_kernel! { name = SgemmCC16384x64x4096, precision = f32, op = (C, C), tile = (128, 64, 32), threads = (64, 4), load_a = (8, 32), load_b = (16, 16), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, interleave = 2, math = tf32x3, mma = (64, 64, 8) }
@@ -1375,10 +1402,10 @@ gemm_kernel! { name = ZgemmCC8, precision = c64, op = (C, C), tile = (8, 8, 8), 
 /// Every tuned kernel of this family.
 pub static KERNELS: [KernelEntry; 635] = [
     KernelEntry::tuned::<SgemmNN>("sm_90::SgemmNN", [9216, 9216, 9216]),
-    KernelEntry::tuned::<SgemmNN>("sm_90::SgemmNN", [512, 512, 65536]),
-    KernelEntry::tuned::<SgemmNN>("sm_90::SgemmNN", [256, 256, 65536]),
-    KernelEntry::tuned::<SgemmNN>("sm_90::SgemmNN", [64, 16384, 4096]),
-    KernelEntry::tuned::<SgemmNN>("sm_90::SgemmNN", [16, 16384, 4096]),
+    KernelEntry::tuned::<SgemmNN512x512x65536>("sm_90::SgemmNN512x512x65536", [512, 512, 65536]),
+    KernelEntry::tuned::<SgemmNN512x512x65536>("sm_90::SgemmNN512x512x65536", [256, 256, 65536]),
+    KernelEntry::tuned::<SgemmNN512x512x65536>("sm_90::SgemmNN512x512x65536", [64, 16384, 4096]),
+    KernelEntry::tuned::<SgemmNN512x512x65536>("sm_90::SgemmNN512x512x65536", [16, 16384, 4096]),
     KernelEntry::tuned::<SgemmNN16384x64x4096>("sm_90::SgemmNN16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<SgemmNN16384x64x4096>("sm_90::SgemmNN16384x64x4096", [16384, 16, 4096]),
     KernelEntry::tuned::<SgemmNN16384x64x4096>("sm_90::SgemmNN16384x64x4096", [1024, 1024, 1024]),
@@ -1394,10 +1421,10 @@ pub static KERNELS: [KernelEntry; 635] = [
     KernelEntry::tuned_batch::<SgemmNN32>("sm_90::SgemmNN32", [32, 32, 32]),
     KernelEntry::tuned_batch::<SgemmNN8>("sm_90::SgemmNN8", [8, 8, 8]),
     KernelEntry::tuned::<SgemmNT>("sm_90::SgemmNT", [9216, 9216, 9216]),
-    KernelEntry::tuned::<SgemmNT>("sm_90::SgemmNT", [512, 512, 65536]),
-    KernelEntry::tuned::<SgemmNT>("sm_90::SgemmNT", [16384, 64, 4096]),
-    KernelEntry::tuned::<SgemmNT>("sm_90::SgemmNT", [256, 256, 65536]),
-    KernelEntry::tuned::<SgemmNT>("sm_90::SgemmNT", [16384, 16, 4096]),
+    KernelEntry::tuned::<SgemmNT512x512x65536>("sm_90::SgemmNT512x512x65536", [512, 512, 65536]),
+    KernelEntry::tuned::<SgemmNT512x512x65536>("sm_90::SgemmNT512x512x65536", [16384, 64, 4096]),
+    KernelEntry::tuned::<SgemmNT512x512x65536>("sm_90::SgemmNT512x512x65536", [256, 256, 65536]),
+    KernelEntry::tuned::<SgemmNT512x512x65536>("sm_90::SgemmNT512x512x65536", [16384, 16, 4096]),
     KernelEntry::tuned::<SgemmNT8192x8192x64>("sm_90::SgemmNT8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<SgemmNT8192x8192x64>("sm_90::SgemmNT8192x8192x64", [128, 128, 128]),
     KernelEntry::tuned::<SgemmNT8192x8192x64Update>("sm_90::SgemmNT8192x8192x64Update", [8192, 8192, 64]).update(),
@@ -1413,10 +1440,10 @@ pub static KERNELS: [KernelEntry; 635] = [
     KernelEntry::tuned_batch::<SgemmNT32>("sm_90::SgemmNT32", [32, 32, 32]),
     KernelEntry::tuned_batch::<SgemmNT8>("sm_90::SgemmNT8", [8, 8, 8]),
     KernelEntry::tuned::<SgemmNC>("sm_90::SgemmNC", [9216, 9216, 9216]),
-    KernelEntry::tuned::<SgemmNC>("sm_90::SgemmNC", [512, 512, 65536]),
-    KernelEntry::tuned::<SgemmNC>("sm_90::SgemmNC", [16384, 64, 4096]),
-    KernelEntry::tuned::<SgemmNC>("sm_90::SgemmNC", [256, 256, 65536]),
-    KernelEntry::tuned::<SgemmNC>("sm_90::SgemmNC", [16384, 16, 4096]),
+    KernelEntry::tuned::<SgemmNC512x512x65536>("sm_90::SgemmNC512x512x65536", [512, 512, 65536]),
+    KernelEntry::tuned::<SgemmNC512x512x65536>("sm_90::SgemmNC512x512x65536", [16384, 64, 4096]),
+    KernelEntry::tuned::<SgemmNC512x512x65536>("sm_90::SgemmNC512x512x65536", [256, 256, 65536]),
+    KernelEntry::tuned::<SgemmNC512x512x65536>("sm_90::SgemmNC512x512x65536", [16384, 16, 4096]),
     KernelEntry::tuned::<SgemmNC8192x8192x64>("sm_90::SgemmNC8192x8192x64", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<SgemmNC8192x8192x64>("sm_90::SgemmNC8192x8192x64", [128, 128, 128]),
     KernelEntry::tuned::<SgemmNC8192x8192x64Update>("sm_90::SgemmNC8192x8192x64Update", [8192, 8192, 64]).update(),
@@ -1432,10 +1459,10 @@ pub static KERNELS: [KernelEntry; 635] = [
     KernelEntry::tuned_batch::<SgemmNC32>("sm_90::SgemmNC32", [32, 32, 32]),
     KernelEntry::tuned_batch::<SgemmNC8>("sm_90::SgemmNC8", [8, 8, 8]),
     KernelEntry::tuned::<SgemmTN>("sm_90::SgemmTN", [9216, 9216, 9216]),
-    KernelEntry::tuned::<SgemmTN>("sm_90::SgemmTN", [512, 512, 65536]),
-    KernelEntry::tuned::<SgemmTN>("sm_90::SgemmTN", [256, 256, 65536]),
-    KernelEntry::tuned::<SgemmTN>("sm_90::SgemmTN", [64, 16384, 4096]),
-    KernelEntry::tuned::<SgemmTN>("sm_90::SgemmTN", [16, 16384, 4096]),
+    KernelEntry::tuned::<SgemmTN512x512x65536>("sm_90::SgemmTN512x512x65536", [512, 512, 65536]),
+    KernelEntry::tuned::<SgemmTN512x512x65536>("sm_90::SgemmTN512x512x65536", [256, 256, 65536]),
+    KernelEntry::tuned::<SgemmTN512x512x65536>("sm_90::SgemmTN512x512x65536", [64, 16384, 4096]),
+    KernelEntry::tuned::<SgemmTN512x512x65536>("sm_90::SgemmTN512x512x65536", [16, 16384, 4096]),
     KernelEntry::tuned::<SgemmTN16384x64x4096>("sm_90::SgemmTN16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<SgemmTN16384x64x4096>("sm_90::SgemmTN16384x64x4096", [16384, 16, 4096]),
     KernelEntry::tuned::<SgemmTN16384x64x4096>("sm_90::SgemmTN16384x64x4096", [1024, 1024, 1024]),
@@ -1451,9 +1478,9 @@ pub static KERNELS: [KernelEntry; 635] = [
     KernelEntry::tuned_batch::<SgemmTN16>("sm_90::SgemmTN16", [16, 16, 16]),
     KernelEntry::tuned_batch::<SgemmTN8>("sm_90::SgemmTN8", [8, 8, 8]),
     KernelEntry::tuned::<SgemmTT>("sm_90::SgemmTT", [9216, 9216, 9216]),
-    KernelEntry::tuned::<SgemmTT>("sm_90::SgemmTT", [512, 512, 65536]),
-    KernelEntry::tuned::<SgemmTT>("sm_90::SgemmTT", [256, 256, 65536]),
-    KernelEntry::tuned::<SgemmTT>("sm_90::SgemmTT", [64, 16384, 4096]),
+    KernelEntry::tuned::<SgemmTT512x512x65536>("sm_90::SgemmTT512x512x65536", [512, 512, 65536]),
+    KernelEntry::tuned::<SgemmTT512x512x65536>("sm_90::SgemmTT512x512x65536", [256, 256, 65536]),
+    KernelEntry::tuned::<SgemmTT512x512x65536>("sm_90::SgemmTT512x512x65536", [64, 16384, 4096]),
     KernelEntry::tuned::<SgemmTT16384x64x4096>("sm_90::SgemmTT16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<SgemmTT16384x64x4096>("sm_90::SgemmTT16384x64x4096", [16384, 16, 4096]),
     KernelEntry::tuned::<SgemmTT16384x64x4096>("sm_90::SgemmTT16384x64x4096", [1024, 1024, 1024]),
@@ -1470,9 +1497,9 @@ pub static KERNELS: [KernelEntry; 635] = [
     KernelEntry::tuned_batch::<SgemmTT16>("sm_90::SgemmTT16", [16, 16, 16]),
     KernelEntry::tuned_batch::<SgemmTT8>("sm_90::SgemmTT8", [8, 8, 8]),
     KernelEntry::tuned::<SgemmTC>("sm_90::SgemmTC", [9216, 9216, 9216]),
-    KernelEntry::tuned::<SgemmTC>("sm_90::SgemmTC", [512, 512, 65536]),
-    KernelEntry::tuned::<SgemmTC>("sm_90::SgemmTC", [256, 256, 65536]),
-    KernelEntry::tuned::<SgemmTC>("sm_90::SgemmTC", [64, 16384, 4096]),
+    KernelEntry::tuned::<SgemmTC512x512x65536>("sm_90::SgemmTC512x512x65536", [512, 512, 65536]),
+    KernelEntry::tuned::<SgemmTC512x512x65536>("sm_90::SgemmTC512x512x65536", [256, 256, 65536]),
+    KernelEntry::tuned::<SgemmTC512x512x65536>("sm_90::SgemmTC512x512x65536", [64, 16384, 4096]),
     KernelEntry::tuned::<SgemmTC16384x64x4096>("sm_90::SgemmTC16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<SgemmTC16384x64x4096>("sm_90::SgemmTC16384x64x4096", [16384, 16, 4096]),
     KernelEntry::tuned::<SgemmTC16384x64x4096>("sm_90::SgemmTC16384x64x4096", [1024, 1024, 1024]),
@@ -1489,10 +1516,10 @@ pub static KERNELS: [KernelEntry; 635] = [
     KernelEntry::tuned_batch::<SgemmTC16>("sm_90::SgemmTC16", [16, 16, 16]),
     KernelEntry::tuned_batch::<SgemmTC8>("sm_90::SgemmTC8", [8, 8, 8]),
     KernelEntry::tuned::<SgemmCN>("sm_90::SgemmCN", [9216, 9216, 9216]),
-    KernelEntry::tuned::<SgemmCN>("sm_90::SgemmCN", [512, 512, 65536]),
-    KernelEntry::tuned::<SgemmCN>("sm_90::SgemmCN", [256, 256, 65536]),
-    KernelEntry::tuned::<SgemmCN>("sm_90::SgemmCN", [64, 16384, 4096]),
-    KernelEntry::tuned::<SgemmCN>("sm_90::SgemmCN", [16, 16384, 4096]),
+    KernelEntry::tuned::<SgemmCN512x512x65536>("sm_90::SgemmCN512x512x65536", [512, 512, 65536]),
+    KernelEntry::tuned::<SgemmCN512x512x65536>("sm_90::SgemmCN512x512x65536", [256, 256, 65536]),
+    KernelEntry::tuned::<SgemmCN512x512x65536>("sm_90::SgemmCN512x512x65536", [64, 16384, 4096]),
+    KernelEntry::tuned::<SgemmCN512x512x65536>("sm_90::SgemmCN512x512x65536", [16, 16384, 4096]),
     KernelEntry::tuned::<SgemmCN16384x64x4096>("sm_90::SgemmCN16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<SgemmCN16384x64x4096>("sm_90::SgemmCN16384x64x4096", [16384, 16, 4096]),
     KernelEntry::tuned::<SgemmCN16384x64x4096>("sm_90::SgemmCN16384x64x4096", [1024, 1024, 1024]),
@@ -1508,9 +1535,9 @@ pub static KERNELS: [KernelEntry; 635] = [
     KernelEntry::tuned_batch::<SgemmCN16>("sm_90::SgemmCN16", [16, 16, 16]),
     KernelEntry::tuned_batch::<SgemmCN8>("sm_90::SgemmCN8", [8, 8, 8]),
     KernelEntry::tuned::<SgemmCT>("sm_90::SgemmCT", [9216, 9216, 9216]),
-    KernelEntry::tuned::<SgemmCT>("sm_90::SgemmCT", [512, 512, 65536]),
-    KernelEntry::tuned::<SgemmCT>("sm_90::SgemmCT", [256, 256, 65536]),
-    KernelEntry::tuned::<SgemmCT>("sm_90::SgemmCT", [64, 16384, 4096]),
+    KernelEntry::tuned::<SgemmCT512x512x65536>("sm_90::SgemmCT512x512x65536", [512, 512, 65536]),
+    KernelEntry::tuned::<SgemmCT512x512x65536>("sm_90::SgemmCT512x512x65536", [256, 256, 65536]),
+    KernelEntry::tuned::<SgemmCT512x512x65536>("sm_90::SgemmCT512x512x65536", [64, 16384, 4096]),
     KernelEntry::tuned::<SgemmCT16384x64x4096>("sm_90::SgemmCT16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<SgemmCT16384x64x4096>("sm_90::SgemmCT16384x64x4096", [16384, 16, 4096]),
     KernelEntry::tuned::<SgemmCT16384x64x4096>("sm_90::SgemmCT16384x64x4096", [1024, 1024, 1024]),
@@ -1527,9 +1554,9 @@ pub static KERNELS: [KernelEntry; 635] = [
     KernelEntry::tuned_batch::<SgemmCT16>("sm_90::SgemmCT16", [16, 16, 16]),
     KernelEntry::tuned_batch::<SgemmCT8>("sm_90::SgemmCT8", [8, 8, 8]),
     KernelEntry::tuned::<SgemmCC>("sm_90::SgemmCC", [9216, 9216, 9216]),
-    KernelEntry::tuned::<SgemmCC>("sm_90::SgemmCC", [512, 512, 65536]),
-    KernelEntry::tuned::<SgemmCC>("sm_90::SgemmCC", [256, 256, 65536]),
-    KernelEntry::tuned::<SgemmCC>("sm_90::SgemmCC", [64, 16384, 4096]),
+    KernelEntry::tuned::<SgemmCC512x512x65536>("sm_90::SgemmCC512x512x65536", [512, 512, 65536]),
+    KernelEntry::tuned::<SgemmCC512x512x65536>("sm_90::SgemmCC512x512x65536", [256, 256, 65536]),
+    KernelEntry::tuned::<SgemmCC512x512x65536>("sm_90::SgemmCC512x512x65536", [64, 16384, 4096]),
     KernelEntry::tuned::<SgemmCC16384x64x4096>("sm_90::SgemmCC16384x64x4096", [16384, 64, 4096]),
     KernelEntry::tuned::<SgemmCC16384x64x4096>("sm_90::SgemmCC16384x64x4096", [16384, 16, 4096]),
     KernelEntry::tuned::<SgemmCC16384x64x4096>("sm_90::SgemmCC16384x64x4096", [1024, 1024, 1024]),

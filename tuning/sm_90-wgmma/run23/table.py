@@ -16,5 +16,7 @@ for precision in ("f32", "f64", "c32", "c64"):
 # Issue 9's targets: SGEMM and CGEMM >= 1.6x, DGEMM >= 0.95x, ZGEMM >= 1.0x cuBLAS.
 for precision, target in (("f32", 1.6), ("f64", 0.95), ("c32", 1.6), ("c64", 1.0)):
     ratios = [float(r["ratio"]) for r in rows if r["precision"] == precision]
+    if not ratios:
+        continue
     print(f"{precision}: {sum(x >= target for x in ratios)} of {len(ratios)} cells >= {target}, "
           f"{min(ratios):.2f}-{max(ratios):.2f}")
