@@ -2,24 +2,6 @@
 
 use super::*;
 
-fn spec(
-    precision: Precision,
-    ops: (Op, Op),
-    tile: (u32, u32, u32),
-    threads: (u32, u32),
-    a: (u32, u32),
-    b: (u32, u32),
-) -> KernelSpec {
-    KernelSpec::new(
-        precision,
-        (ops.0, ops.1),
-        (tile.0, tile.1, tile.2),
-        (threads.0, threads.1),
-        (a.0, a.1),
-        (b.0, b.1),
-    )
-}
-
 fn rules(s: &KernelSpec) -> Vec<(String, Rule)> {
     match validate(s) {
         Ok(_) => vec![],
@@ -29,7 +11,7 @@ fn rules(s: &KernelSpec) -> Vec<(String, Rule)> {
 
 #[test]
 fn table2_sgemm_nn_is_legal_with_paper_resources() {
-    let s = spec(Precision::F32, (Op::N, Op::N), (96, 96, 16), (16, 16), (32, 8), (8, 32));
+    let s = KernelSpec::new(Precision::F32, (Op::N, Op::N), (96, 96, 16), (16, 16), (32, 8), (8, 32));
     let plan = validate(&s).unwrap();
     assert_eq!((plan.m_thr(), plan.n_thr()), (6, 6));
     // (96 + 1) × 16 + (96 + 1) × 16 floats.
@@ -49,33 +31,33 @@ fn table2_sgemm_nn_is_legal_with_paper_resources() {
 fn the_op_decides_which_stripe_is_stored() {
     // A transposed: its stripe is K_blk × M_blk with K contiguous, so
     // load_a.0 must divide K_blk = 8 and load_a.1 must divide M_blk = 16.
-    let ok = spec(Precision::C64, (Op::T, Op::T), (16, 24, 8), (8, 8), (4, 16), (8, 8));
+    let ok = KernelSpec::new(Precision::C64, (Op::T, Op::T), (16, 24, 8), (8, 8), (4, 16), (8, 8));
     assert!(validate(&ok).is_ok());
-    let bad = spec(Precision::C64, (Op::N, Op::T), (16, 24, 8), (8, 8), (4, 16), (8, 8));
+    let bad = KernelSpec::new(Precision::C64, (Op::N, Op::T), (16, 24, 8), (8, 8), (4, 16), (8, 8));
     assert_eq!(rules(&bad), vec![("load_a.1".into(), Rule::LoadNotDividingStripe)]);
 }
 
 #[test]
 fn conjugate_on_reals_is_transpose() {
-    let t = spec(Precision::F32, (Op::T, Op::C), (96, 96, 16), (16, 16), (16, 16), (32, 8));
+    let t = KernelSpec::new(Precision::F32, (Op::T, Op::C), (96, 96, 16), (16, 16), (16, 16), (32, 8));
     let plan = validate(&t).unwrap();
     assert_eq!(plan.stripe_b().op, Op::T);
-    let c = spec(Precision::C32, (Op::C, Op::N), (64, 64, 16), (16, 16), (16, 16), (16, 16));
+    let c = KernelSpec::new(Precision::C32, (Op::C, Op::N), (64, 64, 16), (16, 16), (16, 16), (16, 16));
     assert_eq!(validate(&c).unwrap().stripe_a().op, Op::C);
 }
 
 #[test]
 fn every_rule_fires_on_its_parameter() {
-    let base = spec(Precision::F32, (Op::N, Op::N), (64, 64, 16), (16, 16), (16, 16), (16, 16));
+    let base = KernelSpec::new(Precision::F32, (Op::N, Op::N), (64, 64, 16), (16, 16), (16, 16), (16, 16));
     assert!(validate(&base).is_ok());
 
     let zero = KernelSpec { k_blk: 0, ..base };
     assert_eq!(rules(&zero), vec![("tile.2".into(), Rule::Zero)]);
 
-    let big = spec(Precision::F32, (Op::N, Op::N), (64, 66, 16), (32, 33), (32, 33), (16, 66));
+    let big = KernelSpec::new(Precision::F32, (Op::N, Op::N), (64, 66, 16), (32, 33), (32, 33), (16, 66));
     assert!(rules(&big).contains(&("threads".into(), Rule::TooManyThreads)));
 
-    let partial = spec(Precision::F32, (Op::N, Op::N), (60, 64, 16), (12, 4), (12, 4), (16, 3));
+    let partial = KernelSpec::new(Precision::F32, (Op::N, Op::N), (60, 64, 16), (12, 4), (12, 4), (16, 3));
     assert!(rules(&partial).contains(&("threads".into(), Rule::PartialWarp)));
 
     let tile = KernelSpec { m_blk: 72, ..base };
@@ -91,20 +73,20 @@ fn every_rule_fires_on_its_parameter() {
     assert_eq!(rules(&width), vec![("lds_width".into(), Rule::LdsWidth)]);
     let z = KernelSpec { precision: Precision::C64, lds_width: 2, ..base };
     assert_eq!(rules(&z), vec![("lds_width".into(), Rule::LdsWidth)]);
-    let odd = spec(Precision::F32, (Op::N, Op::N), (96, 96, 16), (16, 16), (32, 8), (8, 32));
+    let odd = KernelSpec::new(Precision::F32, (Op::N, Op::N), (96, 96, 16), (16, 16), (32, 8), (8, 32));
     assert_eq!(rules(&KernelSpec { lds_width: 4, ..odd }), vec![("lds_width".into(), Rule::LdsWidth)]);
     assert!(rules(&KernelSpec { lds_width: 2, ..odd }).is_empty());
 
     let shared = KernelSpec { k_blk: 256, ..base };
     assert!(rules(&shared).contains(&("tile".into(), Rule::SharedMemory)));
 
-    let regs = spec(Precision::F64, (Op::N, Op::N), (256, 256, 4), (16, 2), (16, 2), (4, 8));
+    let regs = KernelSpec::new(Precision::F64, (Op::N, Op::N), (256, 256, 4), (16, 2), (16, 2), (4, 8));
     assert!(rules(&regs).contains(&("tile".into(), Rule::Registers)));
 }
 
 #[test]
 fn messages_are_lowercase_without_period() {
-    let bad = spec(Precision::F32, (Op::N, Op::N), (70, 64, 16), (16, 16), (16, 15), (16, 16));
+    let bad = KernelSpec::new(Precision::F32, (Op::N, Op::N), (70, 64, 16), (16, 16), (16, 15), (16, 16));
     for v in validate(&bad).unwrap_err() {
         let first = v.message.chars().next().unwrap();
         assert!(!first.is_uppercase(), "{}", v.message);

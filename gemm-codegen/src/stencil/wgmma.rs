@@ -174,13 +174,10 @@ impl Warpgroup {
         re.chain(self.acc.iter().filter_map(|e| e.im)).collect()
     }
 
-    /// `wgmma.wait_group 0` (unless the caller has just waited), then
-    /// `C_regs += tmp`, rounded to nearest.
-    fn join(&self, cx: &mut Cx<'_>, acc: &[Reg], what: &str, wait: bool) {
-        cx.b.comment(format!("C_regs += {what}, once retired (zero before the first stripe)"));
-        if wait {
-            cx.b.push(Instr::wgmma_wait(0));
-        }
+    /// `C_regs += tmp`, rounded to nearest (the caller has retired the
+    /// group that wrote `tmp`).
+    fn join(&self, cx: &mut Cx<'_>, acc: &[Reg], what: &str) {
+        cx.b.comment(format!("C_regs += {what}, retired (zero before the first stripe)"));
         for (&c, &p) in acc.iter().zip(&self.tmp) {
             cx.b.push(Instr::add(c, c, p));
         }
@@ -518,7 +515,10 @@ impl InnerProduct for Warpgroup {
 
         let acc = self.acc_regs();
         if self.x3 {
-            self.join(cx, &acc, "the previous stripe's products", self.lands.is_none());
+            if self.lands.is_none() {
+                cx.b.push(Instr::wgmma_wait(0));
+            }
+            self.join(cx, &acc, "the previous stripe's products");
         }
         let steps = spec.k_blk / WgmmaShape::K;
         // D of the real accumulators (or products), then of the imaginary.
@@ -623,12 +623,10 @@ impl InnerProduct for Warpgroup {
     }
 
     fn finish(&mut self, cx: &mut Cx<'_>) {
-        let acc = self.acc_regs();
+        cx.b.comment("the last stripe's group retired");
+        cx.b.push(Instr::wgmma_wait(0));
         if self.x3 {
-            self.join(cx, &acc, "the last stripe's products", true);
-        } else {
-            cx.b.comment("the last stripe's group retired");
-            cx.b.push(Instr::wgmma_wait(0));
+            self.join(cx, &self.acc_regs(), "the last stripe's products");
         }
     }
 }

@@ -38,25 +38,6 @@ impl Rng {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-pub fn spec(
-    precision: Precision,
-    ops: (Op, Op),
-    tile: (u32, u32, u32),
-    threads: (u32, u32),
-    load_a: (u32, u32),
-    load_b: (u32, u32),
-) -> KernelSpec {
-    KernelSpec::new(
-        precision,
-        (ops.0, ops.1),
-        (tile.0, tile.1, tile.2),
-        (threads.0, threads.1),
-        (load_a.0, load_a.1),
-        (load_b.0, load_b.1),
-    )
-}
-
 /// The Table 2 kernel of Kurzak, Tomov and Dongarra for `precision` and the
 /// transpose pattern of `(op_a, op_b)` (C counts as T).
 pub fn table2(precision: Precision, op_a: Op, op_b: Op) -> KernelSpec {
@@ -79,7 +60,7 @@ pub fn table2(precision: Precision, op_a: Op, op_b: Op) -> KernelSpec {
         (C64, true, true) => ((16, 24, 8), (8, 8), (4, 16), (8, 8)),
         (C64, true, false) => ((24, 16, 8), (8, 8), (8, 8), (8, 8)),
     };
-    spec(precision, ops, tile, threads, la, lb)
+    KernelSpec::new(precision, ops, tile, threads, la, lb)
 }
 
 /// A value of alpha or beta.

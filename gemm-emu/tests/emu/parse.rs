@@ -5,17 +5,6 @@ use gemm_codegen::ptx::{self, write_string};
 use gemm_codegen::{GlobalLoad, KernelSpec, Op, Precision, validate};
 use gemm_emu::{parse, parse_with_source_map};
 
-fn spec(
-    p: Precision,
-    ops: (Op, Op),
-    tile: (u32, u32, u32),
-    thr: (u32, u32),
-    la: (u32, u32),
-    lb: (u32, u32),
-) -> KernelSpec {
-    KernelSpec::new(p, (ops.0, ops.1), (tile.0, tile.1, tile.2), (thr.0, thr.1), (la.0, la.1), (lb.0, lb.1))
-}
-
 /// Specs covering every precision, op, shared-load width and cache path.
 fn specs() -> Vec<KernelSpec> {
     let mut out = Vec::new();
@@ -26,7 +15,8 @@ fn specs() -> Vec<KernelSpec> {
                     for ldg in GlobalLoad::ALL {
                         // 64 x 64 x 16 with 16 x 16 threads reads every stripe
                         // with a 16 x 16 reshape, whatever the op.
-                        let mut s = spec(p, (op_a, op_b), (64, 64, 16), (16, 16), (16, 16), (16, 16));
+                        let mut s =
+                            KernelSpec::new(p, (op_a, op_b), (64, 64, 16), (16, 16), (16, 16), (16, 16));
                         s.lds_width = w;
                         s.ldg = ldg;
                         if validate(&s).is_ok() {
@@ -35,7 +25,7 @@ fn specs() -> Vec<KernelSpec> {
                     }
                 }
                 // A non-power-of-two thread arrangement (div/rem indexing).
-                let s = spec(p, (op_a, op_b), (24, 32, 4), (12, 8), (24, 4), (4, 24));
+                let s = KernelSpec::new(p, (op_a, op_b), (24, 32, 4), (12, 8), (24, 4), (4, 24));
                 if validate(&s).is_ok() {
                     out.push(s);
                 }
@@ -60,7 +50,7 @@ fn every_stencil_output_round_trips() {
 
 #[test]
 fn source_map_points_at_each_statement() {
-    let s = spec(Precision::C64, (Op::C, Op::T), (16, 24, 8), (8, 8), (4, 16), (8, 8));
+    let s = KernelSpec::new(Precision::C64, (Op::C, Op::T), (16, 24, 8), (8, 8), (4, 16), (8, 8));
     let module = gemm_codegen::lower(&validate(&s).unwrap());
     let text = write_string(&module);
     let lines: Vec<&str> = text.lines().collect();
@@ -83,7 +73,7 @@ fn source_map_points_at_each_statement() {
 
 #[test]
 fn whitespace_is_free_but_mnemonics_are_exact() {
-    let s = spec(Precision::F32, (Op::N, Op::N), (96, 96, 16), (16, 16), (32, 8), (8, 32));
+    let s = KernelSpec::new(Precision::F32, (Op::N, Op::N), (96, 96, 16), (16, 16), (32, 8), (8, 32));
     let text = gemm_codegen::compile(&s).unwrap().ptx.into_owned();
     // Spaces instead of tabs, statements spread over lines.
     let loose: String = text

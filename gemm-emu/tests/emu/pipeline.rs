@@ -4,7 +4,7 @@
 
 use crate::common as emu_common;
 
-use emu_common::{check_all, spec};
+use emu_common::check_all;
 use gemm_codegen::{KernelSpec, Op, Precision, Target, WarpShape};
 
 /// A 64 × 64 × 8 tile on 16 × 8 threads, 4 × 8 elements of C each: small
@@ -13,7 +13,7 @@ use gemm_codegen::{KernelSpec, Op, Precision, Target, WarpShape};
 fn base(precision: Precision, ops: (Op, Op)) -> KernelSpec {
     let (a_lead_k, b_lead_k) = (ops.0 != Op::N, ops.1 == Op::N);
     let load = |lead_is_k: bool| if lead_is_k { (2, 64) } else { (16, 8) };
-    spec(precision, ops, (64, 64, 8), (16, 8), load(a_lead_k), load(b_lead_k))
+    KernelSpec::new(precision, ops, (64, 64, 8), (16, 8), load(a_lead_k), load(b_lead_k))
 }
 
 fn run_all(specs: &[KernelSpec]) {
@@ -103,7 +103,7 @@ fn inner_product_loops_and_fragment_sets() {
     let deep = |precision: Precision, ops: (Op, Op)| {
         let (a_lead_k, b_lead_k) = (ops.0 != Op::N, ops.1 == Op::N);
         let load = |lead_is_k: bool| if lead_is_k { (8, 16) } else { (16, 8) };
-        spec(precision, ops, (64, 64, 24), (16, 8), load(a_lead_k), load(b_lead_k))
+        KernelSpec::new(precision, ops, (64, 64, 24), (16, 8), load(a_lead_k), load(b_lead_k))
     };
     for frag_sets in [1, 2] {
         for unroll in [None, Some(1), Some(2), Some(4)] {
@@ -140,7 +140,7 @@ fn a_ring_in_dynamic_shared_memory() {
         stages: 4,
         ldg_width: 4,
         lds_width: 4,
-        ..spec(Precision::F32, (Op::N, Op::T), (64, 64, 64), (16, 8), (16, 8), (16, 8))
+        ..KernelSpec::new(Precision::F32, (Op::N, Op::T), (64, 64, 64), (16, 8), (16, 8), (16, 8))
     };
     let plan = gemm_codegen::validate(&s).expect("legal on sm_90");
     assert!(plan.dynamic_shared() && plan.shared_bytes() == 139_264, "{}", plan.shared_bytes());

@@ -163,13 +163,13 @@ fn mistakes_in_the_family_are_caught() {
             // The parts' barrier also lands the ring's next stripe (`ring.rs`).
             (
                 "no wait for the next stripe before the parts' barrier: its copies read unlanded",
-                "everyone's)\n\twgmma.wait_group.sync.aligned\t0;\n\tcp.async.wait_group\t0;\n",
-                "everyone's)\n\twgmma.wait_group.sync.aligned\t0;\n",
+                "\twgmma.wait_group.sync.aligned\t0;\n\tcp.async.wait_group\t0;\n",
+                "\twgmma.wait_group.sync.aligned\t0;\n",
             ),
             (
                 "the previous stripe's group not retired at the parts' barrier",
-                "everyone's)\n\twgmma.wait_group.sync.aligned\t0;\n",
-                "everyone's)\n",
+                "\twgmma.wait_group.sync.aligned\t0;\n\tcp.async.wait_group\t0;\n",
+                "\tcp.async.wait_group\t0;\n",
             ),
             ("no wgmma.fence before the stripe's wgmmas", "\twgmma.fence.sync.aligned;\n", ""),
             // The stride byte offset of every descriptor (bits 32-45) one 16-byte unit off: wrong rows.
