@@ -1,12 +1,10 @@
-//! Shared by the `gpu_*` integration tests: finding the GPU (or skipping),
+//! Shared by the GPU integration tests: finding the GPU (or skipping),
 //! guarded device buffers, and one checked GEMM case against the CPU
 //! reference.
 //!
-//! Every `gpu_*` test returns early, printing `skipping: no CUDA GPU
+//! Every GPU test returns early, printing `skipping: no CUDA GPU
 //! (<reason>)`, when there is no usable GPU, unless `GEMMFORGE_REQUIRE_GPU=1`
 //! is set: then it fails instead.
-
-#![allow(dead_code)] // each test binary uses a different part
 
 use std::io::Write;
 
@@ -49,7 +47,6 @@ pub fn gpu() -> Option<Gemm> {
     }
 }
 
-#[allow(unused_imports)] // each test binary uses a different part
 pub use gemm_host::case::{GUARD, describe, in_matrix, matrix_buffer, poison};
 
 /// A device buffer with [`GUARD`] sentinel elements on both sides of the

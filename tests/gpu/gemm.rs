@@ -6,9 +6,7 @@
 //! Without a GPU each test prints `skipping: no CUDA GPU (<reason>)` and
 //! passes; with `GEMMFORGE_REQUIRE_GPU=1` it fails instead.
 
-mod common;
-
-use common::{
+use crate::common::{
     Failures, Launcher, SHAPES, config, gpu, op_pairs, run_case, say, scalar_pairs, table2_specs,
     variant_specs,
 };
@@ -77,7 +75,7 @@ fn zgemm_runtime_kernels() {
 }
 
 /// Fewer shapes, for specs with the optional stencil parameters changed.
-const EDGE_SHAPES: &[(i64, i64, i64)] = common::EDGE;
+const EDGE_SHAPES: &[(i64, i64, i64)] = crate::common::EDGE;
 
 fn variant_kernels<T: Element>(seed: u64) {
     let Some(gemm) = gpu() else { return };

@@ -7,11 +7,9 @@
 //! Without a GPU each test prints `skipping: no CUDA GPU (<reason>)` and
 //! passes; with `GEMMFORGE_REQUIRE_GPU=1` it fails instead.
 
-mod common;
-
 use std::sync::Arc;
 
-use common::{Guarded, gpu, say};
+use crate::common::{Guarded, gpu, say};
 use gemm_codegen::bespoke::{Form, operators};
 use gemm_codegen::{Element, Math, Precision};
 use gemm_host::bespoke::{

@@ -6,9 +6,7 @@
 //! Without a GPU each test prints `skipping: no CUDA GPU (<reason>)` and
 //! passes; with `GEMMFORGE_REQUIRE_GPU=1` it fails instead.
 
-mod common;
-
-use common::{Guarded, gpu, say};
+use crate::common::{Guarded, gpu, say};
 use gemm_codegen::{Element, Op};
 use gemm_host::case::Case;
 use gemm_host::cudarc::driver::{DevicePtr, DevicePtrMut};

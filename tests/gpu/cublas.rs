@@ -6,9 +6,9 @@
 //! passes; with `GEMMFORGE_REQUIRE_GPU=1` it fails instead, also when
 //! libcublas cannot be loaded (put its folder on `LD_LIBRARY_PATH`).
 
-mod common;
-
-use common::{EDGE, Failures, Launcher, config, gpu, op_pairs, require_gpu, run_case, say, scalar_pairs};
+use crate::common::{
+    EDGE, Failures, Launcher, config, gpu, op_pairs, require_gpu, run_case, say, scalar_pairs,
+};
 use gemm_codegen::{Element, Math, Op};
 use gemm_host::cublas::Cublas;
 use gemm_host::num_complex::Complex;
@@ -72,9 +72,9 @@ fn cublas_zgemm() {
 fn side_by_side<T: Element>(gemm: &Gemm, blas: &Cublas, rng: &mut Random) {
     for ops in [(Op::N, Op::N), (Op::T, Op::C), (Op::C, Op::N)] {
         let cfg = config::<T>(Layout::ColMajor, ops, (1057, 993, 1031), 3, (rng.scalar(), rng.scalar()));
-        let a_host = common::matrix_buffer(&cfg, Matrix::A, || rng.element());
-        let b_host = common::matrix_buffer(&cfg, Matrix::B, || rng.element());
-        let c_host = common::matrix_buffer(&cfg, Matrix::C, || rng.element());
+        let a_host = crate::common::matrix_buffer(&cfg, Matrix::A, || rng.element());
+        let b_host = crate::common::matrix_buffer(&cfg, Matrix::B, || rng.element());
+        let c_host = crate::common::matrix_buffer(&cfg, Matrix::C, || rng.element());
         let (a, b) = (gemm.upload(&a_host).unwrap(), gemm.upload(&b_host).unwrap());
         let mut ours = gemm.upload(&c_host).unwrap();
         let mut theirs = gemm.upload(&c_host).unwrap();
@@ -89,7 +89,7 @@ fn side_by_side<T: Element>(gemm: &Gemm, blas: &Cublas, rng: &mut Random) {
         let math = gemm.default_kernel(&cfg).spec.math;
         let tol =
             reference::tolerance(T::PRECISION, math, k) + reference::tolerance(T::PRECISION, Math::Fma, k);
-        assert!(err < tol, "{}: gemmforge vs cuBLAS {err:e} (bound {tol:e})", common::describe(&cfg));
+        assert!(err < tol, "{}: gemmforge vs cuBLAS {err:e} (bound {tol:e})", crate::common::describe(&cfg));
         say(&format!("{} op=({}, {}): gemmforge ({math}) vs cuBLAS {err:e}", T::PRECISION, ops.0, ops.1));
     }
 }

@@ -5,9 +5,7 @@
 //! Without a GPU each test prints `skipping: no CUDA GPU (<reason>)` and
 //! passes; with `GEMMFORGE_REQUIRE_GPU=1` it fails instead.
 
-mod common;
-
-use common::{Guarded, gpu, matrix_buffer, poison};
+use crate::common::{Guarded, gpu, matrix_buffer, poison};
 use gemm_codegen::{Element, GemmKernel, Op, Precision};
 use gemm_host::num_complex::Complex;
 use gemm_host::reference::{self, Random};
@@ -129,8 +127,8 @@ fn zero_alpha<T: Element>(seed: u64) {
                 T::PRECISION
             );
             let inside = |i: usize| {
-                (common::GUARD..common::GUARD + c_host.len()).contains(&i)
-                    && common::in_matrix(&cfg, Matrix::C, i - common::GUARD)
+                (crate::common::GUARD..crate::common::GUARD + c_host.len()).contains(&i)
+                    && crate::common::in_matrix(&cfg, Matrix::C, i - crate::common::GUARD)
             };
             let stray = c.changed(&now).into_iter().filter(|&i| !inside(i)).count();
             assert_eq!(stray, 0, "{what}: writes outside C's m x n part");

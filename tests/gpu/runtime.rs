@@ -5,11 +5,9 @@
 //! Without a GPU each test prints `skipping: no CUDA GPU (<reason>)` and
 //! passes; with `GEMMFORGE_REQUIRE_GPU=1` it fails instead.
 
-mod common;
-
 use std::sync::Arc;
 
-use common::{Failures, Launcher, gpu, run_case, say};
+use crate::common::{Failures, Launcher, gpu, run_case, say};
 use cudarc::driver::{DevicePtr, DevicePtrMut};
 use gemm_codegen::{Element, KernelSpec, Op, Precision};
 use gemm_host::num_complex::Complex;
@@ -126,8 +124,9 @@ fn kernels_load_from_cubins() {
     let mut rng = Random::new(17);
     let mut failures = Failures::default();
     let launch: &Launcher<'_, f64> = &|cfg, a, b, c| gemm.gemm_loaded(&kernel, cfg, a, b, c);
-    for &shape in common::EDGE {
-        let cfg = common::config(Layout::ColMajor, (Op::T, Op::N), shape, 3, (rng.scalar(), rng.scalar()));
+    for &shape in crate::common::EDGE {
+        let cfg =
+            crate::common::config(Layout::ColMajor, (Op::T, Op::N), shape, 3, (rng.scalar(), rng.scalar()));
         failures.record(run_case(&gemm, &mut rng, &cfg, launch));
     }
     failures.finish("a kernel loaded from its cubin");
@@ -151,7 +150,7 @@ fn raw_pointer_layer() {
     for ops in [(Op::N, Op::N), (Op::C, Op::T)] {
         for layout in [Layout::ColMajor, Layout::RowMajor] {
             let pair = (rng.scalar(), rng.scalar());
-            let cfg = common::config(layout, ops, (45, 71, 33), 2, pair);
+            let cfg = crate::common::config(layout, ops, (45, 71, 33), 2, pair);
             failures.record(run_case(&gemm, &mut rng, &cfg, launch));
         }
     }
