@@ -1,9 +1,9 @@
 //! The interpreter: blocks of warps of 32 lanes in lockstep.
 //!
 //! A worker runs one block at a time. Each warp runs until every one of its
-//! threads waits at a barrier or has exited; then the next warp runs. When
-//! all warps are blocked, the barrier releases (a new race epoch begins) or,
-//! if it can never complete, the block faults.
+//! threads waits at a barrier or has exited; then the next warp runs. A
+//! barrier releases its warps when its count has arrived; when no warp can
+//! run, the block is done or deadlocked (`exec/barrier.rs`).
 //!
 //! Divergence: a warp is a set of *groups*, each a program counter and the
 //! lanes at it. The group with the lowest program counter runs, until it
@@ -14,12 +14,12 @@
 //! checked, so the order groups run in changes no result of a race-free
 //! kernel; only the instruction counts of [`Stats`] depend on it.
 //!
-//! Barriers count threads, not instructions (as on sm_70 and later): groups
-//! waiting at different `bar.sync 0` instructions release together. A
-//! `bar.sync` whose guard splits a warp is refused as a fault.
+//! Barriers count warps, not instructions (as on sm_70 and later): groups
+//! of a warp waiting at different `bar.sync 0` instructions arrive together.
+//! A `bar.sync` whose guard splits a warp is refused as a fault.
 
 use super::error::{Fault, FaultKind};
-use super::memory::{BlockOrder, Global, Ordered, PagedShadow, ShadowWords};
+use super::memory::{BlockOrder, Clocks, Global, Ordered, PagedShadow, ShadowWords, View};
 use super::program::{I1, I3, Inst, Op, Program, SharedArray};
 use super::{Options, Stats};
 use gemm_codegen::ptx::Special;
@@ -28,6 +28,7 @@ mod access;
 mod async_copy;
 mod async_proxy;
 mod atomic;
+mod barrier;
 mod lanes;
 mod mma;
 mod wgmma;
@@ -104,8 +105,10 @@ pub(crate) struct Worker<'a> {
     smem: Vec<u32>,
     sshadow: ShadowWords,
     warps: Vec<Warp>,
-    epoch: u32,
-    block_epoch0: u32,
+    /// The block's happens-before clocks.
+    clocks: Clocks,
+    /// What the running warp knows: its accesses' stamp and order.
+    view: View,
     block: (u32, u32, u32),
     block_id: u32,
     checks: bool,
@@ -161,8 +164,8 @@ impl<'a> Worker<'a> {
             smem: vec![0; window_words],
             sshadow: if checks { ShadowWords::new(window_words) } else { ShadowWords::default() },
             warps,
-            epoch: 0,
-            block_epoch0: 0,
+            clocks: Clocks::default(),
+            view: View::START,
             block: (0, 0, 0),
             block_id: 0,
             checks,
@@ -185,12 +188,11 @@ impl<'a> Worker<'a> {
         let (gx, gy) = (u64::from(gx), u64::from(gy));
         self.block = ((linear % gx) as u32, ((linear / gx) % gy) as u32, (linear / (gx * gy)) as u32);
         self.block_id = linear as u32;
-        self.epoch += 1;
-        self.block_epoch0 = self.epoch;
+        self.clocks.start_block(self.warps.len());
         self.stats.blocks += 1;
         self.copies.reset();
         if self.ordered.is_some() {
-            self.order.reset(self.epoch);
+            self.order.reset(self.clocks.block_first());
         }
         if self.prog.uses_wgmma {
             self.proxy.reset();
@@ -244,47 +246,7 @@ impl<'a> Worker<'a> {
                 w.written[r] = w.lanes;
             }
         }
-        loop {
-            for w in warps.iter_mut() {
-                self.run_warp(w)?;
-            }
-            // Every thread now waits at a barrier or has exited.
-            let (mut waiting, mut exited) = (0u32, 0u32);
-            let mut ids: Vec<u32> = Vec::new();
-            let mut at: Option<(u32, u32)> = None;
-            for w in warps.iter() {
-                exited += w.exited.count_ones();
-                for g in &w.groups {
-                    let id = g.barrier.expect("run_warp returns only when every group waits");
-                    waiting += g.mask.count_ones();
-                    if !ids.contains(&id) {
-                        ids.push(id);
-                    }
-                    at.get_or_insert((w.tid0 + first(g.mask), g.pc));
-                }
-            }
-            let Some((thread, pc)) = at else {
-                return if self.prog.uses_wgmma { self.warpgroups_complete() } else { Ok(()) };
-            };
-            if exited > 0 || ids.len() > 1 {
-                ids.sort_unstable();
-                let kind = FaultKind::BarrierDeadlock {
-                    waiting,
-                    exited,
-                    barriers: if ids.len() > 1 { ids } else { Vec::new() },
-                };
-                return Err(self.fault(kind, thread, pc));
-            }
-            for w in warps.iter_mut() {
-                for g in &mut w.groups {
-                    g.barrier = None;
-                    g.pc += 1;
-                }
-                merge(&mut w.groups);
-            }
-            self.epoch += 1;
-            self.stats.barriers += 1;
-        }
+        self.schedule(warps)
     }
 
     fn fault(&self, kind: FaultKind, thread: u32, pc: u32) -> Fault {
@@ -412,11 +374,17 @@ impl<'a> Worker<'a> {
                             break Ok(());
                         }
                     }
-                    Op::Bar { id } => {
+                    Op::Bar { id, threads, arrive } => {
                         if m == 0 {
                             pc += 1;
-                        } else if m != mask {
+                        } else if m != mask || arrive && (!single || mask != w.lanes & !w.exited) {
                             break Err(self.fault(FaultKind::DivergentBarrier, w.tid0 + first(m), pc));
+                        } else if arrive {
+                            let threads = threads.expect("`bar.arrive` has a count");
+                            if let Err(f) = self.bar_arrive(w, id, threads, pc) {
+                                break Err(f);
+                            }
+                            pc += 1;
                         } else {
                             w.groups[gi] = Group { pc, mask, barrier: Some(id) };
                             break Ok(());

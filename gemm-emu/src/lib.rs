@@ -22,8 +22,14 @@
 //!   a pointer names its buffer; a
 //!   generic address of a buffer is its global address (`cvta.to.global` is
 //!   the identity).
-//! - `bar.sync` waits for every thread of the block; a warp waiting at a
-//!   barrier lets the other warps run.
+//! - `bar.sync id` waits for every thread of the block; `bar.sync id, n`
+//!   for the `n / 32` warps that arrive at barrier `id`, `bar.arrive id, n`
+//!   (a producer's signal) arriving without waiting. A warp waiting at a
+//!   barrier lets the other warps run. Accesses are ordered by the
+//!   barriers their warps meet (happens-before with a clock per warp:
+//!   `memory/clock.rs`), so producer and consumer warps handing shared
+//!   memory to each other through named barriers are checked as exactly as
+//!   a kernel of block-wide barriers.
 //! - Divergent `bra` splits a warp and reconverges it where the paths meet;
 //!   a `bra.uni` that diverges is a fault, being a broken promise.
 //! - `cp.async` follows the PTX ISA: each thread's copies form groups
@@ -77,7 +83,7 @@
 //! - a read of a register (or predicate, guards included) the thread never
 //!   wrote;
 //! - a race: two threads of a block touching the same shared or global bytes
-//!   in the same barrier interval, at least one writing (two atomics never
+//!   with no barrier ordering the two, at least one writing (two atomics never
 //!   race: [`AccessKind::Atomic`]); and two blocks touching the same global
 //!   bytes, at least one writing, unless release and acquire order them
 //!   (next item). Exact, not sampled (see the `memory` module); turned off
@@ -126,7 +132,10 @@
 //!   ([`FaultKind::WgmmaOperandOverwritten`]), and a thread exiting with
 //!   `wgmma`s not retired ([`FaultKind::WgmmaPendingAtExit`]);
 //! - a barrier that cannot complete (threads wait while others have exited,
-//!   or wait at different barriers), a `bar.sync` under a divergent guard, a
+//!   wait at different barriers, or wait for a count no other warp makes up),
+//!   arrivals at one barrier with different thread counts, a warp arriving
+//!   twice before the barrier completed, a `bar.sync` under a divergent
+//!   guard or a `bar.arrive` by a warp not converged, a
 //!   divergent `bra.uni`, an integer division by zero, and a warp exceeding
 //!   [`Options::max_warp_steps`].
 //!
@@ -190,7 +199,13 @@
 //!   [`Options::check_races`] (the default). A cross-block race found by a
 //!   write after several blocks read the same bytes names none of them.
 //! - Barrier intervals are numbered in 32 bits per worker: a launch of more
-//!   than 2³² of them would alias old intervals with new ones. In a kernel
+//!   than 2³² of them would alias old intervals with new ones. A kernel
+//!   with atomics may not use barriers with a thread count (refused as
+//!   [`EmuError::Unsupported`]): the order of atomics below is modelled for
+//!   block-wide barriers. Of three or more reads of one word not ordered
+//!   with one another, a write must follow the latest of them in every
+//!   warp's knowledge, not only in their own warps' (a race may be reported
+//!   where named barriers order them, never the reverse). In a kernel
 //!   with atomics, a block's accesses after its first 2²¹ barriers and
 //!   fences together are never ordered before another block's (a race may
 //!   be reported where release and acquire order them, never the reverse).

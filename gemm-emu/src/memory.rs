@@ -9,13 +9,14 @@
 //!
 //! # Race detection
 //!
-//! Within a block, a [`Shadow`] entry per word remembers the last writer and
-//! up to two readers of the current barrier interval (an *epoch*). A write
-//! conflicts with a write or read of another thread of the same epoch, a read
-//! with a write of another thread: exactly the pairs of accesses a barrier
-//! would have to order, whatever order the emulator ran the warps in.
-//! Epochs increase across the blocks one worker runs, so a new block starts
-//! with a clean shadow without clearing it.
+//! Within a block, a [`Shadow`] entry per word remembers the last write and
+//! the reads since, each with its thread and the *stamp* of its warp's
+//! barrier interval (`clock.rs`: a clock per warp, joined at barriers). A
+//! write conflicts with a write or read of another thread not ordered
+//! before it, a read with such a write: exactly the pairs of accesses the
+//! barriers would have to order, whatever order the emulator ran the warps
+//! in. Stamps increase across the blocks one worker runs, so a new block
+//! starts with a clean shadow without clearing it.
 //!
 //! An atomic (`atom`) is recorded as a write, except that it does not
 //! conflict with another thread's atomic: once several threads' atomics
@@ -53,9 +54,13 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use super::error::{AccessKind, Region};
 
+mod clock;
 mod order;
+mod shadow;
 
+pub(crate) use clock::{BadArrival, Clocks, View};
 pub(crate) use order::{BlockOrder, Event, Ordered};
+pub(crate) use shadow::{Shadow, ShadowPcs};
 
 /// Bytes between the fake base addresses of consecutive buffers: a pointer's
 /// high bits name its buffer.
@@ -233,146 +238,6 @@ impl Global {
     }
 }
 
-/// No thread, in a [`Shadow`].
-const NO_THREAD: u16 = u16::MAX;
-/// The writer of a [`Shadow`] whose word several threads changed with
-/// atomics in one epoch (which do not race with one another).
-const ATOMIC_THREADS: u16 = u16::MAX - 1;
-
-/// Who touched one word in which barrier interval: the hot part, 16 bytes,
-/// read on every access. Thread numbers are a block's (at most 1024).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Shadow {
-    w_epoch: u32,
-    r_epoch: u32,
-    w_thread: u16,
-    r_thread: u16,
-    /// A second reader of `r_epoch`, other than `r_thread`, or [`NO_THREAD`].
-    r2_thread: u16,
-}
-
-impl Default for Shadow {
-    fn default() -> Shadow {
-        Shadow { w_epoch: 0, r_epoch: 0, w_thread: NO_THREAD, r_thread: NO_THREAD, r2_thread: NO_THREAD }
-    }
-}
-
-/// The instructions of the accesses a [`Shadow`] records: the cold part,
-/// written when a new thread is recorded and read only to report a race.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct ShadowPcs {
-    w: u32,
-    r: u32,
-    r2: u32,
-}
-
-fn thread_of(t: u16) -> u32 {
-    if t == NO_THREAD || t == ATOMIC_THREADS { NONE } else { u32::from(t) }
-}
-
-impl Shadow {
-    /// Whether the word was written in an epoch at or after `since`.
-    pub fn written_since(&self, since: u32) -> bool {
-        self.w_epoch >= since && self.w_epoch != 0
-    }
-
-    /// The thread that wrote the word in `epoch`, if one did (for shared
-    /// words, which atomics never touch).
-    pub fn writer_in(&self, epoch: u32) -> Option<u32> {
-        (self.w_epoch == epoch && self.w_thread != NO_THREAD).then_some(thread_of(self.w_thread))
-    }
-
-    /// Records a read by `thread` at `pc` in `epoch`.
-    #[inline(always)]
-    pub fn read(&mut self, pcs: &mut ShadowPcs, thread: u16, epoch: u32, pc: u32) -> Result<(), Conflict> {
-        if self.w_epoch == epoch && self.w_thread != thread {
-            return Err(Conflict {
-                other: thread_of(self.w_thread),
-                other_access: AccessKind::Write,
-                other_pc: pcs.w,
-            });
-        }
-        if self.r_epoch != epoch {
-            self.r_epoch = epoch;
-            self.r_thread = thread;
-            self.r2_thread = NO_THREAD;
-            pcs.r = pc;
-        } else if self.r_thread != thread && self.r2_thread == NO_THREAD {
-            self.r2_thread = thread;
-            pcs.r2 = pc;
-        }
-        Ok(())
-    }
-
-    /// Records a write by `thread` at `pc` in `epoch`.
-    #[inline(always)]
-    pub fn write(&mut self, pcs: &mut ShadowPcs, thread: u16, epoch: u32, pc: u32) -> Result<(), Conflict> {
-        if self.w_epoch == epoch && self.w_thread != thread {
-            return Err(Conflict {
-                other: thread_of(self.w_thread),
-                other_access: AccessKind::Write,
-                other_pc: pcs.w,
-            });
-        }
-        self.readers_conflict(pcs, thread, epoch)?;
-        self.w_epoch = epoch;
-        self.w_thread = thread;
-        pcs.w = pc;
-        Ok(())
-    }
-
-    /// Records an atomic by `thread` at `pc` in `epoch`: a write that does
-    /// not conflict with another thread's atomic. `atomic_at` tells whether
-    /// the instruction at a program counter is an atomic.
-    pub fn atomic(
-        &mut self,
-        pcs: &mut ShadowPcs,
-        thread: u16,
-        epoch: u32,
-        pc: u32,
-        atomic_at: impl Fn(u32) -> bool,
-    ) -> Result<(), Conflict> {
-        let other = self.w_epoch == epoch && self.w_thread != thread;
-        if other && self.w_thread != ATOMIC_THREADS && !atomic_at(pcs.w) {
-            return Err(Conflict {
-                other: thread_of(self.w_thread),
-                other_access: AccessKind::Write,
-                other_pc: pcs.w,
-            });
-        }
-        self.readers_conflict(pcs, thread, epoch)?;
-        self.w_epoch = epoch;
-        // Another thread's atomic of this epoch is kept as `ATOMIC_THREADS`,
-        // so that a plain access of either thread conflicts.
-        self.w_thread = if other { ATOMIC_THREADS } else { thread };
-        pcs.w = pc;
-        Ok(())
-    }
-
-    /// A read of `epoch` by a thread other than `thread`, which a write by
-    /// `thread` would conflict with.
-    #[inline(always)]
-    fn readers_conflict(&self, pcs: &ShadowPcs, thread: u16, epoch: u32) -> Result<(), Conflict> {
-        if self.r_epoch == epoch {
-            if self.r_thread != thread {
-                return Err(Conflict {
-                    other: thread_of(self.r_thread),
-                    other_access: AccessKind::Read,
-                    other_pc: pcs.r,
-                });
-            }
-            if self.r2_thread != NO_THREAD {
-                return Err(Conflict {
-                    other: thread_of(self.r2_thread),
-                    other_access: AccessKind::Read,
-                    other_pc: pcs.r2,
-                });
-            }
-        }
-        Ok(())
-    }
-}
-
 /// Shadow state for a run of words: hot entries and their instructions.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ShadowWords {
@@ -417,52 +282,6 @@ impl PagedShadow {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn shadow_reports_exactly_the_conflicting_pairs() {
-        let (mut s, p) = (Shadow::default(), &mut ShadowPcs::default());
-        // Same thread: read, write, read again — no conflict.
-        assert!(s.read(p, 1, 1, 0).is_ok());
-        assert!(s.write(p, 1, 1, 1).is_ok());
-        assert!(s.read(p, 1, 1, 2).is_ok());
-        // Another thread reads what thread 1 wrote at instruction 1.
-        let c = s.read(p, 2, 1, 3).unwrap_err();
-        assert_eq!((c.other, c.other_pc), (1, 1));
-        // A barrier later, thread 2 may read it.
-        assert!(s.read(p, 2, 2, 3).is_ok());
-        assert!(s.read(p, 3, 2, 5).is_ok());
-        // Threads 2 and 3 read it: a write by 2 conflicts with 3's read.
-        let c = s.write(p, 2, 2, 4).unwrap_err();
-        assert_eq!((c.other, c.other_access, c.other_pc), (3, AccessKind::Read, 5));
-        // Write-write.
-        let (mut s, p) = (Shadow::default(), &mut ShadowPcs::default());
-        s.write(p, 5, 7, 0).unwrap();
-        assert_eq!(s.write(p, 6, 7, 1).unwrap_err().other, 5);
-        assert!(s.write(p, 6, 8, 1).is_ok());
-    }
-
-    #[test]
-    fn shadow_atomics_conflict_with_plain_accesses_only() {
-        // Instructions 10 and 11 are atomics.
-        let atomic_at = |pc| pc >= 10;
-        let (mut s, p) = (Shadow::default(), &mut ShadowPcs::default());
-        s.atomic(p, 1, 1, 10, atomic_at).unwrap();
-        s.atomic(p, 2, 1, 11, atomic_at).unwrap();
-        // A plain read by either thread meets the other's atomic.
-        let c = s.read(p, 1, 1, 3).unwrap_err();
-        assert_eq!((c.other, c.other_access, c.other_pc), (NONE, AccessKind::Write, 11));
-        // One thread's atomic is its own write; another's plain write
-        // conflicts with an atomic, as an atomic with its read.
-        let (mut s, p) = (Shadow::default(), &mut ShadowPcs::default());
-        s.atomic(p, 1, 1, 10, atomic_at).unwrap();
-        s.read(p, 1, 1, 2).unwrap();
-        assert_eq!(s.write(p, 2, 1, 4).unwrap_err().other, 1);
-        assert_eq!(s.atomic(p, 3, 1, 11, atomic_at).unwrap_err().other_access, AccessKind::Read);
-        let (mut s, p) = (Shadow::default(), &mut ShadowPcs::default());
-        s.write(p, 1, 1, 4).unwrap();
-        assert_eq!(s.atomic(p, 2, 1, 10, atomic_at).unwrap_err().other, 1);
-        assert!(s.atomic(p, 2, 2, 10, atomic_at).is_ok(), "a barrier later");
-    }
 
     #[test]
     fn buffers_are_found_by_address() {

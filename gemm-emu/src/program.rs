@@ -312,6 +312,7 @@ impl<'k> Decoder<'k> {
         let mut wgmmas = Vec::new();
         let mut lines = Vec::new();
         let mut texts = Vec::new();
+        let mut named_barrier: Option<u32> = None;
         for (i, stmt) in kernel.body.iter().enumerate() {
             let Stmt::Instr { guard, instr } = stmt else { continue };
             self.line = self.lines.get(i).copied().unwrap_or(0);
@@ -352,9 +353,23 @@ impl<'k> Decoder<'k> {
                 Instr::FenceProxyAsync => Op::FenceProxyAsync,
                 _ => self.instr(instr, &label_pc, &param_offsets)?,
             };
+            if matches!(op, Op::Bar { threads: Some(_), .. }) {
+                named_barrier.get_or_insert(self.line);
+            }
             code.push(Inst { op, guard });
             lines.push(self.line);
             texts.push(text);
+        }
+        let atomics = code.iter().any(|i| matches!(i.op, Op::AtomInc { .. } | Op::FenceAcqRel));
+        if let (true, Some(line)) = (atomics, named_barrier) {
+            // `BlockOrder` publishes what a thread acquired to the whole
+            // block at a barrier: true of block-wide barriers only.
+            return Err(EmuError::Unsupported {
+                line,
+                message: "a barrier with a thread count in a kernel with atomics (the cross-block order of \
+                          atomics is modelled for block-wide barriers only)"
+                    .into(),
+            });
         }
 
         let mut val_names = Vec::new();
@@ -388,7 +403,7 @@ impl<'k> Decoder<'k> {
                         | Op::FenceProxyAsync
                 )
             }),
-            uses_atomics: code.iter().any(|i| matches!(i.op, Op::AtomInc { .. } | Op::FenceAcqRel)),
+            uses_atomics: atomics,
             shared: self.shared,
             code,
             mmas,
@@ -631,7 +646,8 @@ impl<'k> Decoder<'k> {
             Instr::CpAsyncCommit => Op::CpAsyncCommit,
             Instr::CpAsyncWait { n } => Op::CpAsyncWait { keep: Some(n) },
             Instr::CpAsyncWaitAll => Op::CpAsyncWait { keep: None },
-            Instr::BarSync { id } => Op::Bar { id },
+            Instr::BarSync { id, threads } => Op::Bar { id, threads, arrive: false },
+            Instr::BarArrive { id, threads } => Op::Bar { id, threads: Some(threads), arrive: true },
             Instr::Bra { uni, target } => match label_pc.get(target.index()).copied().flatten() {
                 Some(pc) => Op::Bra { target: pc, uni },
                 None => return self.unsupported("branch to a label that is not placed"),

@@ -113,7 +113,7 @@ impl InstrMix {
                 self.global_stores += 1;
                 self.global_store_bytes += ty.bytes() * src.len() as u32;
             }
-            Instr::BarSync { .. } => self.barriers += 1,
+            Instr::BarSync { .. } | Instr::BarArrive { .. } => self.barriers += 1,
             Instr::Mma { shape, kind, .. } => {
                 self.mma += 1;
                 self.mma_fmas += shape.m * shape.n * shape.k / 32;
@@ -337,6 +337,7 @@ fn reads(instr: &Instr) -> Vec<usize> {
     match instr {
         Instr::LdParam { .. }
         | Instr::BarSync { .. }
+        | Instr::BarArrive { .. }
         | Instr::Bra { .. }
         | Instr::Ret
         | Instr::CpAsyncCommit
@@ -399,6 +400,7 @@ pub(super) fn written(instr: &Instr) -> Vec<usize> {
         | Instr::FenceProxyAsync
         | Instr::FenceAcqRelGpu
         | Instr::BarSync { .. }
+        | Instr::BarArrive { .. }
         | Instr::Bra { .. }
         | Instr::Ret
         | Instr::CpAsync { .. }

@@ -662,9 +662,21 @@ impl Instr {
         Instr::FenceAcqRelGpu
     }
 
-    /// `bar.sync id`.
+    /// `bar.sync id`: every thread of the block.
     pub const fn bar_sync(id: u32) -> Instr {
-        Instr::BarSync { id }
+        Instr::BarSync { id, threads: None }
+    }
+
+    /// `bar.sync id, threads`: the `threads / 32` warps that arrive at `id`.
+    pub fn bar_sync_named(id: u32, threads: u32) -> Instr {
+        assert_named_barrier(id, threads);
+        Instr::BarSync { id, threads: Some(threads) }
+    }
+
+    /// `bar.arrive id, threads`.
+    pub fn bar_arrive(id: u32, threads: u32) -> Instr {
+        assert_named_barrier(id, threads);
+        Instr::BarArrive { id, threads }
     }
 
     /// `bra target`.
@@ -714,6 +726,15 @@ fn narrow_of(wide: Type) -> Type {
         Type::S64 => Type::S32,
         t => panic!("no 32-bit type widens to {t}"),
     }
+}
+
+/// A barrier number and thread count the hardware has: 16 barriers, whole
+/// warps of at most a full block.
+fn assert_named_barrier(id: u32, threads: u32) {
+    assert!(
+        id < 16 && threads > 0 && threads <= 1024 && threads.is_multiple_of(32),
+        "barrier {id} with {threads} threads: not a named barrier"
+    );
 }
 
 #[cfg(test)]

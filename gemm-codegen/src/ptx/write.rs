@@ -307,6 +307,7 @@ fn opcode(kernel: &Kernel, instr: &Instr) -> String {
         Instr::AtomInc { .. } => "atom.relaxed.gpu.global.inc.u32".to_owned(),
         Instr::FenceAcqRelGpu => "fence.acq_rel.gpu".to_owned(),
         Instr::BarSync { .. } => "bar.sync".to_owned(),
+        Instr::BarArrive { .. } => "bar.arrive".to_owned(),
         Instr::Bra { uni, .. } => if *uni { "bra.uni" } else { "bra" }.to_owned(),
         Instr::Ret => "ret".to_owned(),
     }
@@ -372,7 +373,10 @@ fn operands(instr: &Instr) -> Vec<Piece> {
         }
         Instr::WgmmaWait { n } => vec![Int(*n)],
         Instr::AtomInc { dst, addr, bound } => vec![Op((*dst).into()), Addr(*addr), Op(*bound)],
-        Instr::BarSync { id } => vec![Int(*id)],
+        Instr::BarSync { id, threads: None } => vec![Int(*id)],
+        Instr::BarSync { id, threads: Some(n) } | Instr::BarArrive { id, threads: n } => {
+            vec![Int(*id), Int(*n)]
+        }
         Instr::Bra { target, .. } => vec![Label(target.index())],
         Instr::CpAsyncCommit
         | Instr::CpAsyncWaitAll

@@ -175,7 +175,6 @@ impl Worker<'_> {
         pc: u32,
         access: AccessKind,
     ) -> Result<(), Trap> {
-        let epoch = self.epoch;
         let mem = if G { Mem::Global } else { Mem::Shared };
         let prog = self.prog;
         for i in 0..words {
@@ -185,15 +184,17 @@ impl Worker<'_> {
             let thread = tid as u16;
             let r = match access {
                 AccessKind::Read => {
-                    if !G && !entry.written_since(self.block_epoch0) {
+                    if !G && !entry.written_since(self.clocks.block_first()) {
                         let wa = (addr & !3) + 4 * i as u64;
                         let region = self.shared_region(wa).expect("located");
                         return Err(Trap::Kind(FaultKind::SharedUninitialized { addr: wa, region }));
                     }
-                    entry.read(pcs, thread, epoch, pc)
+                    entry.read(pcs, thread, &self.view, pc)
                 }
-                AccessKind::Write => entry.write(pcs, thread, epoch, pc),
-                AccessKind::Atomic => entry.atomic(pcs, thread, epoch, pc, |p| atomic::is_atomic(prog, p)),
+                AccessKind::Write => entry.write(pcs, thread, &self.view, pc),
+                AccessKind::Atomic => {
+                    entry.atomic(pcs, thread, &self.view, pc, |p| atomic::is_atomic(prog, p))
+                }
             };
             if let Err(c) = r {
                 return Err(self.race(mem, (addr & !3) + 4 * i as u64, buf, access, c, false));

@@ -234,7 +234,7 @@ impl Worker<'_> {
                 // A write by a thread of the warp is ordered before the
                 // warp's `wgmma`; attributing the read to that thread keeps
                 // the race detector from seeing two threads.
-                let writer = self.sshadow.entry(word).0.writer_in(self.epoch);
+                let writer = self.sshadow.entry(word).0.unordered_writer(&self.view);
                 let reader = writer.filter(|w| w / WARP as u32 == tid / WARP as u32).unwrap_or(tid);
                 self.shadow::<false>(0, word, 1, u64::from(addr), reader, pc, AccessKind::Read)?;
             }

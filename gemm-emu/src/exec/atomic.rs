@@ -76,7 +76,7 @@ impl Worker<'_> {
         };
         let mut atomics = ordered.lock();
         let atomic = atomics.entry((buf, word)).or_default();
-        self.order.at(self.epoch);
+        self.order.at(self.view.stamp);
         let me = self.order.accessor(self.block_id, tid);
         let order = &self.order;
         if let Err(c) = ordered.atomic((buf, word), atomic, me, |b, e| order.knows(tid, b, e)) {
@@ -95,7 +95,7 @@ impl Worker<'_> {
         if self.ordered.is_none() {
             return;
         }
-        self.order.at(self.epoch);
+        self.order.at(self.view.stamp);
         let mut mm = m;
         while mm != 0 {
             self.order.fence(self.block_id, w.tid0 + mm.trailing_zeros());
@@ -114,7 +114,7 @@ impl Worker<'_> {
         tid: u32,
         access: AccessKind,
     ) -> Result<(), Conflict> {
-        self.order.at(self.epoch);
+        self.order.at(self.view.stamp);
         let me = self.order.accessor(self.block_id, tid);
         let order = &self.order;
         let knows = |b: u32, e: Event| order.knows(tid, b, e);

@@ -309,16 +309,33 @@ pub(super) fn build(
             }
         }
         "bar" => {
-            if opcode != "bar.sync" {
-                return unknown(&cx);
-            }
-            match args.as_slice() {
-                [Arg::Op(Operand::Imm(id))] if (0..16).contains(id) => Instr::BarSync { id: *id as u32 },
-                [Arg::Op(Operand::Imm(id))] => return cx.fail(format!("barrier {id} is not in 0..16")),
+            let arrive = match opcode {
+                "bar.sync" => false,
+                "bar.arrive" => true,
+                _ => return unknown(&cx),
+            };
+            let (id, threads) = match args.as_slice() {
+                [Arg::Op(Operand::Imm(id))] => (*id, None),
+                [Arg::Op(Operand::Imm(id)), Arg::Op(Operand::Imm(n))] => (*id, Some(*n)),
                 _ => {
-                    return cx
-                        .fail("expected one barrier number (`bar.sync 0`); thread counts are not supported");
+                    return cx.fail(
+                        "expected a barrier number and, optionally, a thread count, both immediates \
+                         (`bar.sync 0` or `bar.sync 1, 256`)",
+                    );
                 }
+            };
+            if !(0..16).contains(&id) {
+                return cx.fail(format!("barrier {id} is not in 0..16"));
+            }
+            let id = id as u32;
+            match (threads, arrive) {
+                (None, false) => Instr::BarSync { id, threads: None },
+                (None, true) => return cx.fail("`bar.arrive` needs a thread count (`bar.arrive 1, 256`)"),
+                (Some(n), _) if n <= 0 || n % 32 != 0 || n > 1024 => {
+                    return cx.fail(format!("thread count {n} is not a multiple of 32 in 32..=1024"));
+                }
+                (Some(n), false) => Instr::BarSync { id, threads: Some(n as u32) },
+                (Some(n), true) => Instr::BarArrive { id, threads: n as u32 },
             }
         }
         "bra" => {

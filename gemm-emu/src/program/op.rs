@@ -271,8 +271,12 @@ pub(crate) enum Op {
     },
     /// `fence.acq_rel.gpu`.
     FenceAcqRel,
+    /// `bar.sync id{, threads}` and `bar.arrive id, threads` (`arrive`).
     Bar {
         id: u32,
+        /// `None`: every thread of the block.
+        threads: Option<u32>,
+        arrive: bool,
     },
     Bra {
         target: u32,

@@ -9,6 +9,7 @@ mod gemm;
 mod global_data;
 mod kcontig;
 mod mma;
+mod named_barriers;
 mod parse;
 mod pipeline;
 mod prop;

@@ -209,7 +209,7 @@ fn shared_race_without_barrier_is_reported() {
         }
         k => panic!("{k:?}"),
     }
-    assert!(r.result.as_ref().unwrap_err().to_string().contains("no barrier between them"));
+    assert!(r.result.as_ref().unwrap_err().to_string().contains("no barrier ordering them"));
 }
 
 #[test]

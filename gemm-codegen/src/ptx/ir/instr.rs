@@ -558,10 +558,23 @@ pub enum Instr {
     /// (and, through `bar.sync`, its block's) to the block that observes
     /// the atomic; after an atomic, it acquires what that atomic observed.
     FenceAcqRelGpu,
-    /// `bar.sync id`: wait until every thread of the block arrives.
+    /// `bar.sync id{, threads}`: arrive at barrier `id` and wait until
+    /// `threads` threads (whole warps; every thread of the block without a
+    /// count) have arrived. Orders every access of the arrived threads
+    /// before the barrier before every access of the waiting ones after it.
     BarSync {
-        /// Barrier number.
+        /// Barrier number (0..16).
         id: u32,
+        /// Threads taking part, a multiple of 32; `None`: the whole block.
+        threads: Option<u32>,
+    },
+    /// `bar.arrive id, threads`: arrive at barrier `id` without waiting
+    /// (a producer's signal to the consumers that `bar.sync` on it).
+    BarArrive {
+        /// Barrier number (0..16).
+        id: u32,
+        /// Threads taking part, a multiple of 32.
+        threads: u32,
     },
     /// `bra{.uni} target`.
     Bra {
