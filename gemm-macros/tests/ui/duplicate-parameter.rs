@@ -1,0 +1,14 @@
+use gemm_macros::gemm_kernel;
+
+gemm_kernel! {
+    name = SgemmNN,
+    precision = f32,
+    op = (N, N),
+    tile = (96, 96, 16),
+    threads = (16, 16),
+    load_a = (32, 8),
+    load_b = (8, 32),
+    tile = (64, 64, 16),
+}
+
+fn main() {}

@@ -1,9 +1,0 @@
-use gemmforge::gemm_bespoke;
-
-gemm_bespoke! {
-    name = Complex,
-    a = "tests/ui/data/good.mtx",
-    precision = c64,
-}
-
-fn main() {}

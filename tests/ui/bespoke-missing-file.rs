@@ -1,9 +1,0 @@
-use gemmforge::gemm_bespoke;
-
-gemm_bespoke! {
-    name = Missing,
-    a = "tests/ui/data/no-such-operator.mtx",
-    precision = f64,
-}
-
-fn main() {}

@@ -1,9 +1,0 @@
-use gemmforge::gemm_bespoke;
-
-gemm_bespoke! {
-    name = NoOperator,
-    precision = f64,
-    family = cstream,
-}
-
-fn main() {}

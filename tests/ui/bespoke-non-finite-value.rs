@@ -1,9 +1,0 @@
-use gemmforge::gemm_bespoke;
-
-gemm_bespoke! {
-    name = NonFiniteValue,
-    a = "tests/ui/data/non-finite-value.mtx",
-    precision = f64,
-}
-
-fn main() {}
