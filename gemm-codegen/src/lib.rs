@@ -63,7 +63,7 @@ pub mod stream_k;
 
 pub use abi::Abi;
 pub use constraints::{
-    Field, Limits, Operand, ParamPath, Plan, Rule, StripeLayout, StripePlan, Swizzle, Violation,
+    Field, Limits, Operand, ParamPath, Plan, Rule, StripeLayout, StripePlan, Swizzle, Violation, legal_with,
     register_reuse, validate, validate_with,
 };
 pub use device::{ArchLimits, ComputeCapability, DeviceLimits, DriverLimits, Occupancy};

@@ -15,7 +15,7 @@
 //! c32, 32 × 32 for f32 (see `stencil/mma.rs`; a K-contiguous stripe, see
 //! `layout.rs`, keeps the same rows and reads each row's k slots at once).
 
-use super::{Field, ParamPath, Rule, Violation, violation};
+use super::{Field, ParamPath, Report, Rule, violation};
 use crate::ptx::{MmaKind, MmaShape, WgmmaShape};
 use crate::spec::{KernelSpec, Math, Precision, Target, WarpShape};
 
@@ -112,25 +112,27 @@ pub const fn mma_lds_width(precision: Precision) -> u32 {
 
 /// Checks `math` and `mma` of `spec` (every parameter nonzero), and what a
 /// tensor-core math asks of the rest.
-pub(super) fn check(spec: &KernelSpec, out: &mut Vec<Violation>) {
+pub(super) fn check(spec: &KernelSpec, out: &mut Report) {
     let math = spec.math;
     if !math_allowed(math, spec.precision, spec.arch) {
         let (unit, types, wanted) = match math {
             Math::Tf32 | Math::Tf32x3 => ("TF32", "f32 and c32", "use `precision = f32` or `c32`"),
             _ => ("FP64", "f64 and c64", "use `precision = f64` or `c64`"),
         };
-        let message = if spec.arch.sm() >= 80 || math == Math::Fma {
-            format!(
-                "`math = {math}` multiplies {types} on the {unit} tensor cores, and this kernel is {}: \
+        let message = || {
+            if spec.arch.sm() >= 80 || math == Math::Fma {
+                format!(
+                    "`math = {math}` multiplies {types} on the {unit} tensor cores, and this kernel is {}: \
                  {wanted}, or `math = fma`",
-                spec.precision
-            )
-        } else {
-            format!(
-                "`math = {math}` runs on the {unit} tensor cores of sm_80 and newer (this kernel is for \
+                    spec.precision
+                )
+            } else {
+                format!(
+                    "`math = {math}` runs on the {unit} tensor cores of sm_80 and newer (this kernel is for \
                  {}): add `arch = sm_80` or newer, or use `math = fma`",
-                spec.arch
-            )
+                    spec.arch
+                )
+            }
         };
         violation(out, ParamPath::whole(Field::Math), Rule::Math, message);
         return;
@@ -139,7 +141,7 @@ pub(super) fn check(spec: &KernelSpec, out: &mut Vec<Violation>) {
         && shape.m == WgmmaShape::M
         && !super::wgmma::wgmma_allowed(math, spec.precision, shape, spec.arch)
     {
-        violation(out, ParamPath::whole(Field::Mma), Rule::Mma, super::wgmma::shape_message(spec, shape));
+        violation(out, ParamPath::whole(Field::Mma), Rule::Mma, || super::wgmma::shape_message(spec, shape));
         return;
     }
     if !mma_allowed(math, spec.mma, spec.arch) {
@@ -183,7 +185,7 @@ pub(super) fn check(spec: &KernelSpec, out: &mut Vec<Violation>) {
                 ),
             ),
         };
-        violation(out, at, Rule::Mma, message);
+        violation(out, at, Rule::Mma, || message);
         return;
     }
     let Some(shape) = spec.mma else { return };
@@ -192,18 +194,15 @@ pub(super) fn check(spec: &KernelSpec, out: &mut Vec<Violation>) {
 
 /// What an `mma` of `shape` asks of the threads, the tile, the stripe and
 /// the shared loads.
-fn check_tile(spec: &KernelSpec, shape: MmaShape, out: &mut Vec<Violation>) {
+fn check_tile(spec: &KernelSpec, shape: MmaShape, out: &mut Report) {
     let Some(warps) = spec.warps else {
-        violation(
-            out,
-            ParamPath::whole(Field::Math),
-            Rule::MmaTile,
+        violation(out, ParamPath::whole(Field::Math), Rule::MmaTile, || {
             format!(
                 "`math = {}` lays whole warps over the C tile: add `warps = (wm, wn)`, with `threads = \
                  (8 * wm, 4 * wn)`",
                 spec.math
-            ),
-        );
+            )
+        });
         return;
     };
     if warps.m == 0 || warps.n == 0 {
@@ -214,72 +213,57 @@ fn check_tile(spec: &KernelSpec, shape: MmaShape, out: &mut Vec<Violation>) {
         return;
     }
     if !mma_threads_fit(spec.m_dim, spec.n_dim, warps) {
-        violation(
-            out,
-            ParamPath::whole(Field::Threads),
-            Rule::MmaTile,
+        violation(out, ParamPath::whole(Field::Threads), Rule::MmaTile, || {
             format!(
                 "`threads` must be (8 * warps.0, 4 * warps.1) = ({}, {}) with `math = {}`: the 32 \
                  lanes of each warp are the 8 x 4 grid of the mma fragments",
                 8 * u64::from(warps.m),
                 4 * u64::from(warps.n),
                 spec.math
-            ),
-        );
+            )
+        });
     }
     let block = mma_warp_block(spec.precision);
     for (i, blk, w) in [(0u8, spec.m_blk, warps.m), (1, spec.n_blk, warps.n)] {
         if !mma_warp_tile_fits(blk, w, spec.precision) {
-            violation(
-                out,
-                ParamPath::at(Field::Tile, i),
-                Rule::MmaTile,
+            violation(out, ParamPath::at(Field::Tile, i), Rule::MmaTile, || {
                 format!(
                     "`tile.{i}` ({blk}) must split over `warps.{i}` ({w}) into warp tiles of a multiple \
                      of {block} with `math = {}` on {}: use a multiple of {}",
                     spec.math,
                     spec.precision,
                     u64::from(w) * u64::from(block)
-                ),
-            );
+                )
+            });
         }
     }
     if shape.k != 0 && !mma_stripe_fits(spec.k_blk, shape.k) {
-        violation(
-            out,
-            ParamPath::at(Field::Tile, 2),
-            Rule::MmaTile,
+        violation(out, ParamPath::at(Field::Tile, 2), Rule::MmaTile, || {
             format!(
                 "`tile.2` ({}) must be a multiple of `mma.2` ({}), the depth of one mma",
                 spec.k_blk, shape.k
-            ),
-        );
+            )
+        });
     }
     if let Some(u) = spec.unroll
         && shape.k != 0
         && !mma_unroll_fits(spec.unroll, shape.k)
     {
-        violation(
-            out,
-            ParamPath::whole(Field::Unroll),
-            Rule::MmaTile,
+        violation(out, ParamPath::whole(Field::Unroll), Rule::MmaTile, || {
             format!(
                 "`unroll` ({u}) must be a multiple of `mma.2` ({}): a loop trip takes whole mma steps",
                 shape.k
-            ),
-        );
+            )
+        });
     }
     let width = mma_lds_width(spec.precision);
     if spec.lds_width != width {
-        violation(
-            out,
-            ParamPath::whole(Field::LdsWidth),
-            Rule::MmaTile,
+        violation(out, ParamPath::whole(Field::LdsWidth), Rule::MmaTile, || {
             format!(
                 "`math = {}` reads its {} fragments 16 bytes at a time: set `lds_width = {width}`",
                 spec.math, spec.precision
-            ),
-        );
+            )
+        });
     }
 }
 

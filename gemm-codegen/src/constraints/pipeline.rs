@@ -4,7 +4,7 @@
 //! Part of the one constraints implementation: [`super::validate_with`]
 //! calls [`check`], and the search space uses the public predicates.
 
-use super::{Field, ParamPath, Rule, StripePlan, Violation, violation};
+use super::{Field, ParamPath, Report, Rule, StripePlan, violation};
 use crate::spec::{KernelSpec, Precision};
 
 /// The most shared-memory stripes a ring may hold.
@@ -76,7 +76,7 @@ pub const fn interleave_allowed(groups: u32, stages: u32, unrolled_whole: bool, 
 
 /// Checks the pipeline parameters of `spec` (every parameter nonzero), A's
 /// and B's stripes as the spec reads them.
-pub(super) fn check(spec: &KernelSpec, a: &StripePlan, b: &StripePlan, out: &mut Vec<Violation>) {
+pub(super) fn check(spec: &KernelSpec, a: &StripePlan, b: &StripePlan, out: &mut Report) {
     if !stages_allowed(spec.stages, spec.arch.has_cp_async()) {
         let message = if spec.stages > MAX_STAGES {
             format!("`stages` ({}) must be at most {MAX_STAGES}", spec.stages)
@@ -87,29 +87,23 @@ pub(super) fn check(spec: &KernelSpec, a: &StripePlan, b: &StripePlan, out: &mut
                 spec.stages, spec.arch
             )
         };
-        violation(out, ParamPath::whole(Field::Stages), Rule::Stages, message);
+        violation(out, ParamPath::whole(Field::Stages), Rule::Stages, || message);
     }
     check_ldg_width(spec, a, b, out);
     if spec.frag_sets != 0 && !frag_sets_allowed(spec.frag_sets) {
-        violation(
-            out,
-            ParamPath::whole(Field::FragSets),
-            Rule::FragSets,
+        violation(out, ParamPath::whole(Field::FragSets), Rule::FragSets, || {
             format!(
                 "`frag_sets` ({}) must be 1 (one set of fragment registers) or 2 (double buffered)",
                 spec.frag_sets
-            ),
-        );
+            )
+        });
     }
     if let Some(u) = spec.unroll
         && u != 0
         && spec.k_blk != 0
         && !unroll_divides(u, spec.k_blk)
     {
-        violation(
-            out,
-            ParamPath::whole(Field::Unroll),
-            Rule::Unroll,
+        violation(out, ParamPath::whole(Field::Unroll), Rule::Unroll, || {
             if u == spec.k_blk {
                 format!("`unroll` ({u}) is the whole stripe `tile.2`, the default: leave `unroll` out")
             } else {
@@ -118,60 +112,51 @@ pub(super) fn check(spec: &KernelSpec, a: &StripePlan, b: &StripePlan, out: &mut
                      out to unroll the whole stripe",
                     spec.k_blk
                 )
-            },
-        );
+            }
+        });
     }
     check_interleave(spec, out);
     let n_thr = spec.n_thr();
     if spec.c_batch != 0 && n_thr != 0 && !c_batch_allowed(spec.c_batch, n_thr) {
-        violation(
-            out,
-            ParamPath::whole(Field::CBatch),
-            Rule::CBatch,
+        violation(out, ParamPath::whole(Field::CBatch), Rule::CBatch, || {
             format!(
                 "`c_batch` ({}) must be at most {n_thr}, the columns of C each thread writes (`tile.1 / threads.1`)",
                 spec.c_batch
-            ),
-        );
+            )
+        });
     }
     if let Some(w) = spec.warps
         && !warps_fit(w.m, w.n, spec.m_dim, spec.n_dim)
     {
-        violation(
-            out,
-            ParamPath::whole(Field::Warps),
-            Rule::Warps,
+        violation(out, ParamPath::whole(Field::Warps), Rule::Warps, || {
             format!(
                 "`warps` ({} × {}) must split `threads` ({} × {}) into sub-grids of exactly 32 \
                  threads: `threads.0` and `threads.1` must be multiples of `warps.0` and `warps.1`, \
                  and `threads.0 / warps.0 × threads.1 / warps.1` must be 32",
                 w.m, w.n, spec.m_dim, spec.n_dim
-            ),
-        );
+            )
+        });
     }
 }
 
-fn check_ldg_width(spec: &KernelSpec, a: &StripePlan, b: &StripePlan, out: &mut Vec<Violation>) {
+fn check_ldg_width(spec: &KernelSpec, a: &StripePlan, b: &StripePlan, out: &mut Report) {
     let at = ParamPath::whole(Field::LdgWidth);
     let w = spec.ldg_width;
     if !ldg_width_allowed(w) {
-        violation(out, at, Rule::LdgWidth, format!("`ldg_width` ({w}) must be 1, 2 or 4"));
+        violation(out, at, Rule::LdgWidth, || format!("`ldg_width` ({w}) must be 1, 2 or 4"));
         return;
     }
     if !ldg_width_fits_precision(w, spec.precision) {
         let bytes = spec.precision.element_bytes();
-        violation(
-            out,
-            at,
-            Rule::LdgWidth,
+        violation(out, at, Rule::LdgWidth, || {
             format!(
                 "`ldg_width` ({w}) would load {} bytes at once but a global load moves at most 16: \
                  use at most {} for {}",
                 w * bytes,
                 16 / bytes,
                 spec.precision
-            ),
-        );
+            )
+        });
         return;
     }
     for stripe in [a, b] {
@@ -179,25 +164,22 @@ fn check_ldg_width(spec: &KernelSpec, a: &StripePlan, b: &StripePlan, out: &mut 
         // rules report otherwise.
         if stripe.lead_divides() && !ldg_width_divides(w, stripe) {
             let x = stripe.operand.lower();
-            violation(
-                out,
-                at,
-                Rule::LdgWidth,
+            violation(out, at, Rule::LdgWidth, || {
                 format!(
                     "`ldg_width` ({w}) times `load_{x}.0` ({}) must divide the leading dimension \
                      ({}) of {}'s stored stripe: reduce `ldg_width` or `load_{x}.0`",
                     stripe.shape.lead,
                     stripe.lead_len,
                     stripe.operand.upper()
-                ),
-            );
+                )
+            });
         }
     }
 }
 
 /// [`Rule::Interleave`], with the message naming the first of its parts
 /// that fails.
-fn check_interleave(spec: &KernelSpec, out: &mut Vec<Violation>) {
+fn check_interleave(spec: &KernelSpec, out: &mut Report) {
     let g = spec.interleave;
     let steps = spec.k_blk / spec.k_per_step();
     if spec.stages == 0 || spec.k_blk == 0 || interleave_allowed(g, spec.stages, spec.unroll.is_none(), steps)
@@ -217,7 +199,7 @@ fn check_interleave(spec: &KernelSpec, out: &mut Vec<Violation>) {
     } else {
         format!("`interleave` ({g}) must be at most {steps}, the steps of the product over a stripe")
     };
-    violation(out, ParamPath::whole(Field::Interleave), Rule::Interleave, message);
+    violation(out, ParamPath::whole(Field::Interleave), Rule::Interleave, || message);
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@
 //! makes each complex product of four real `wgmma`s into real and
 //! imaginary accumulators: twice an `f32` kernel's registers for one `n`.
 
-use super::{Field, Operand, ParamPath, Rule, Violation, free_blk, mma_lds_width, violation};
+use super::{Field, Operand, ParamPath, Report, Rule, free_blk, mma_lds_width, violation};
 use crate::ptx::{MmaShape, WgmmaShape};
 use crate::spec::{KernelSpec, Math, Precision, Target, WarpShape};
 
@@ -138,94 +138,73 @@ pub(super) fn shape_message(spec: &KernelSpec, shape: MmaShape) -> String {
 }
 
 /// What a warpgroup shape asks of the rest of `spec` (the shape allowed).
-pub(super) fn check(spec: &KernelSpec, shape: WgmmaShape, warps: WarpShape, out: &mut Vec<Violation>) {
+pub(super) fn check(spec: &KernelSpec, shape: WgmmaShape, warps: WarpShape, out: &mut Report) {
     let math = spec.math;
     if warps.m == 0 || warps.n == 0 {
         return;
     }
     if !warps.m.is_multiple_of(4) {
-        violation(
-            out,
-            ParamPath::at(Field::Warps, 0),
-            Rule::MmaTile,
+        violation(out, ParamPath::at(Field::Warps, 0), Rule::MmaTile, || {
             format!(
                 "`warps.0` ({}) must be a multiple of 4 with a `wgmma` shape: four consecutive warps \
                  form the warpgroup that computes 64 rows",
                 warps.m
-            ),
-        );
+            )
+        });
         return;
     }
     if spec.m_dim as u64 != 8 * warps.m as u64 || spec.n_dim as u64 != 4 * warps.n as u64 {
-        violation(
-            out,
-            ParamPath::whole(Field::Threads),
-            Rule::MmaTile,
+        violation(out, ParamPath::whole(Field::Threads), Rule::MmaTile, || {
             format!(
                 "`threads` must be (8 * warps.0, 4 * warps.1) = ({}, {}) with `math = {math}`: the 32 \
                  lanes of each warp are the 8 x 4 grid of its accumulators",
                 8 * u64::from(warps.m),
                 4 * u64::from(warps.n),
-            ),
-        );
+            )
+        });
     }
     if spec.m_blk as u64 != 16 * warps.m as u64 {
-        violation(
-            out,
-            ParamPath::at(Field::Tile, 0),
-            Rule::MmaTile,
+        violation(out, ParamPath::at(Field::Tile, 0), Rule::MmaTile, || {
             format!(
                 "`tile.0` ({}) must be 16 * warps.0 = {} with a `wgmma` shape: each warp computes 16 rows \
                  of its warpgroup's 64",
                 spec.m_blk,
                 16 * u64::from(warps.m)
-            ),
-        );
+            )
+        });
     }
     if spec.n_blk as u64 != shape.n as u64 * warps.n as u64 {
-        violation(
-            out,
-            ParamPath::at(Field::Tile, 1),
-            Rule::MmaTile,
+        violation(out, ParamPath::at(Field::Tile, 1), Rule::MmaTile, || {
             format!(
                 "`tile.1` ({}) must be mma.1 * warps.1 = {} with a `wgmma` shape: each warpgroup computes \
                  {} columns",
                 spec.n_blk,
                 u64::from(shape.n) * u64::from(warps.n),
                 shape.n
-            ),
-        );
+            )
+        });
     }
     if !spec.k_blk.is_multiple_of(WgmmaShape::K) {
-        violation(
-            out,
-            ParamPath::at(Field::Tile, 2),
-            Rule::MmaTile,
-            format!("`tile.2` ({}) must be a multiple of 8, the depth of one `wgmma`", spec.k_blk),
-        );
+        violation(out, ParamPath::at(Field::Tile, 2), Rule::MmaTile, || {
+            format!("`tile.2` ({}) must be a multiple of 8, the depth of one `wgmma`", spec.k_blk)
+        });
     }
     if spec.stages < WGMMA_MIN_STAGES {
-        violation(
-            out,
-            ParamPath::whole(Field::Stages),
-            Rule::MmaTile,
+        violation(out, ParamPath::whole(Field::Stages), Rule::MmaTile, || {
             format!(
                 "a `wgmma` kernel brings its stripes in with a `cp.async` ring: set `stages = {WGMMA_MIN_STAGES}` or more"
-            ),
-        );
+            )
+        });
     }
     let width = mma_lds_width(spec.precision);
     if spec.lds_width != width {
-        violation(
-            out,
-            ParamPath::whole(Field::LdsWidth),
-            Rule::MmaTile,
+        violation(out, ParamPath::whole(Field::LdsWidth), Rule::MmaTile, || {
             format!(
                 "a `wgmma` kernel converts its stripes to TF32 parts 16 bytes at a time: set `lds_width = \
                  {width}` for {} (not {})",
                 spec.precision, spec.lds_width
-            ),
-        );
+            )
+        });
     }
 }
 

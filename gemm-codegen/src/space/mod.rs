@@ -303,7 +303,7 @@ impl Space {
         {
             return false;
         }
-        match crate::constraints::validate_with(spec, &self.limits()) {
+        match crate::constraints::legal_with(spec, &self.limits()) {
             Ok(plan) => self.guidelines.admits(&Stats::of(&plan, &self.device)),
             Err(_) => false,
         }

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 use gemm_codegen::device::{ArchLimits, ComputeCapability, DeviceLimits, DriverLimits};
 use gemm_codegen::space::{Bounds, Guidelines, Space, Stats};
-use gemm_codegen::{GlobalLoad, KernelSpec, LoadShape, Math, Op, Precision, Rule, validate_with};
+use gemm_codegen::{GlobalLoad, KernelSpec, LoadShape, Math, Op, Precision, Rule, legal_with, validate_with};
 use proptest::prelude::*;
 
 /// A small imaginary GPU whose limits bite within small bounds: 4-thread
@@ -93,8 +93,8 @@ fn brute_force(
                                     )
                                 };
                                 let load_rules = [Rule::LoadThreads, Rule::LoadNotDividingStripe];
-                                if validate_with(&probe, &limits)
-                                    .is_err_and(|v| v.iter().any(|v| !load_rules.contains(&v.rule)))
+                                if legal_with(&probe, &limits)
+                                    .is_err_and(|rules| rules.iter().any(|r| !load_rules.contains(r)))
                                 {
                                     continue;
                                 }
@@ -114,7 +114,7 @@ fn brute_force(
                                                 (load_b.lead, load_b.cross),
                                             )
                                         };
-                                        if let Ok(plan) = validate_with(&spec, &limits)
+                                        if let Ok(plan) = legal_with(&spec, &limits)
                                             && guidelines.admits(&Stats::of(&plan, device))
                                         {
                                             out.insert(spec);

@@ -9,7 +9,8 @@ use std::collections::BTreeSet;
 use gemm_codegen::device::DeviceLimits;
 use gemm_codegen::space::{Bounds, Guidelines, LdgWidths, Pipeline, Space, Stats, Warps};
 use gemm_codegen::{
-    GlobalLoad, KernelSpec, LoadShape, Math, MmaShape, Op, Precision, Rule, Target, WarpShape, validate_with,
+    GlobalLoad, KernelSpec, LoadShape, Math, MmaShape, Op, Precision, Rule, Target, WarpShape, legal_with,
+    validate_with,
 };
 
 fn sm90() -> DeviceLimits {
@@ -19,9 +20,9 @@ fn sm90() -> DeviceLimits {
 /// Whether `spec` with `ldg_width = w` breaks no `ldg_width` rule: the
 /// load rules alone, as [`LdgWidths::WidestOrOne`] reads them.
 fn ldg_rules_allow(spec: &KernelSpec, w: u32, space: &Space) -> bool {
-    match validate_with(&KernelSpec { ldg_width: w, ..*spec }, &space.limits()) {
+    match legal_with(&KernelSpec { ldg_width: w, ..*spec }, &space.limits()) {
         Ok(_) => true,
-        Err(v) => !v.iter().any(|v| v.rule == Rule::LdgWidth),
+        Err(rules) => !rules.contains(&Rule::LdgWidth),
     }
 }
 
@@ -103,15 +104,15 @@ fn brute_force(space: &Space) -> BTreeSet<KernelSpec> {
                                     };
                                     let load_dependent =
                                         [Rule::LoadThreads, Rule::LoadNotDividingStripe, Rule::LdgWidth];
-                                    if validate_with(&probe, &limits)
-                                        .is_err_and(|v| v.iter().any(|v| !load_dependent.contains(&v.rule)))
+                                    if legal_with(&probe, &limits)
+                                        .is_err_and(|rules| rules.iter().any(|r| !load_dependent.contains(r)))
                                     {
                                         continue;
                                     }
                                     for &load_a in &shapes {
                                         for &load_b in &shapes {
                                             let base = KernelSpec { load_a, load_b, ..probe };
-                                            let Ok(plan) = validate_with(&base, &limits) else { continue };
+                                            let Ok(plan) = legal_with(&base, &limits) else { continue };
                                             if let LdgWidths::WidestOrOne = pipe.ldg_widths {
                                                 let widest = [4, 2, 1]
                                                     .into_iter()
@@ -130,7 +131,7 @@ fn brute_force(space: &Space) -> BTreeSet<KernelSpec> {
                                             let legal_warps: Vec<_> = warps
                                                 .iter()
                                                 .filter(|&&w| {
-                                                    validate_with(&KernelSpec { warps: w, ..base }, &limits)
+                                                    legal_with(&KernelSpec { warps: w, ..base }, &limits)
                                                         .is_ok()
                                                 })
                                                 .copied()
@@ -180,7 +181,7 @@ fn brute_force(space: &Space) -> BTreeSet<KernelSpec> {
                                                             };
                                                             if chosen
                                                                 && listed
-                                                                && validate_with(&spec, &limits).is_ok()
+                                                                && legal_with(&spec, &limits).is_ok()
                                                             {
                                                                 out.insert(spec);
                                                             }

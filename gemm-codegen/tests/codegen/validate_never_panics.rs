@@ -33,7 +33,7 @@ use gemm_codegen::device::DeviceLimits;
 use gemm_codegen::space::{Bounds, Guidelines, Space, Stats};
 use gemm_codegen::{
     GlobalLoad, KernelSpec, Limits, LoadShape, Math, MmaShape, Op, Operand, Precision, Rule, StripePlan,
-    Target, Violation, WarpShape, emit, register_reuse, validate, validate_with,
+    Target, Violation, WarpShape, emit, legal_with, register_reuse, validate, validate_with,
 };
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
@@ -341,7 +341,11 @@ fn well_formed(v: &Violation) -> bool {
 /// Validates `spec` under `limits` and checks what the outcome promises.
 fn check(spec: &KernelSpec, limits: &Limits) -> Result<(), TestCaseError> {
     let all_hold = predicates_hold(spec, limits);
-    match validate_with(spec, limits) {
+    let verdict = validate_with(spec, limits);
+    // The quiet check breaks the same rules, in the same order.
+    let rules = verdict.clone().map_err(|v| v.iter().map(|v| v.rule).collect::<Vec<_>>());
+    prop_assert_eq!(legal_with(spec, limits), rules);
+    match verdict {
         Ok(plan) => {
             prop_assert!(all_hold, "accepted, but a predicate fails under {:?}", limits);
             let shared = shared_bytes(spec);

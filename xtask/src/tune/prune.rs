@@ -52,7 +52,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use gemm_codegen::bound::{AnalyticBound, GpuThroughput};
 use gemm_codegen::space::Space;
-use gemm_codegen::{KernelImage, KernelSpec, Schedule, validate_with};
+use gemm_codegen::{KernelImage, KernelSpec, Schedule, legal_with};
 use serde::{Deserialize, Serialize};
 
 use super::record::{KernelType, Shape};
@@ -245,7 +245,7 @@ impl<'a> Pruning<'a> {
 
     /// `spec`'s pool entry, if it is legal on the device.
     fn entry(&self, spec: &KernelSpec, seed: bool) -> Option<Entry> {
-        let plan = validate_with(spec, &self.space.limits()).ok()?;
+        let plan = legal_with(spec, &self.space.limits()).ok()?;
         let stats = gemm_codegen::Stats::of(&plan, &self.space.device);
         let o = stats.occupancy;
         let (config, gpu) = (self.config, self.gpu);
