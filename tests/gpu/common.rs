@@ -7,6 +7,7 @@
 //! is set: then it fails instead.
 
 use std::io::Write;
+use std::sync::{Mutex, MutexGuard};
 
 use cudarc::driver::{CudaSlice, CudaView, CudaViewMut};
 use gemm_codegen::{Element, KernelSpec, Op, Precision};
@@ -26,13 +27,36 @@ pub fn say(line: &str) {
     let _ = writeln!(err, "{line}");
 }
 
-/// The GPU runner for a test, or `None` after printing why it is skipped.
+/// One GPU test at a time: the tests share one process, so the runtime's
+/// context and kernel cache, and all of them at once (16 threads on the
+/// device machine) ran the H100's 80 GB out of memory.
+static TURN: Mutex<()> = Mutex::new(());
+
+/// A test's GPU runner, held with the test's turn on the GPU (until it is
+/// dropped); it dereferences to the [`Gemm`].
+pub struct Turn {
+    gemm: Gemm,
+    _turn: MutexGuard<'static, ()>,
+}
+
+impl std::ops::Deref for Turn {
+    type Target = Gemm;
+    fn deref(&self) -> &Gemm {
+        &self.gemm
+    }
+}
+
+/// The GPU runner for a test, once no other test holds the GPU, or `None`
+/// after printing why it is skipped.
 ///
 /// # Panics
 /// When there is no usable GPU and `GEMMFORGE_REQUIRE_GPU=1`.
-pub fn gpu() -> Option<Gemm> {
+pub fn gpu() -> Option<Turn> {
+    // A test that failed holding its turn poisons the lock; the next one
+    // still runs.
+    let turn = TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     match Gemm::open(0) {
-        Ok(gemm) => Some(gemm),
+        Ok(gemm) => Some(Turn { gemm, _turn: turn }),
         Err(e) => {
             let reason = match e {
                 GemmError::NoGpu { reason } => reason,
