@@ -51,6 +51,13 @@ impl View {
     /// The view before any block ran.
     pub const START: View = View { stamp: 1, row: [0; MAX_WARPS], all: 0 };
 
+    /// Whether accesses recorded with `stamp` are ordered before this point
+    /// whichever warps made them (a record that stands for several).
+    #[inline(always)]
+    pub fn known_to_all(&self, stamp: u32) -> bool {
+        stamp <= self.all
+    }
+
     /// Whether an access recorded with `stamp` by `thread` (another
     /// thread of the block, or a marker above every thread for several
     /// threads or none) is ordered before this point.
@@ -62,7 +69,7 @@ impl View {
     /// barriers alone, nothing else occurs.
     #[inline(always)]
     pub fn ordered(&self, stamp: u32, thread: u16) -> bool {
-        if stamp <= self.all {
+        if self.known_to_all(stamp) {
             return true;
         }
         if stamp == self.stamp {

@@ -90,7 +90,7 @@ impl Shadow {
     #[inline(always)]
     fn r2_settled(&self, thread: u16, v: &View) -> bool {
         if self.r2_many {
-            v.ordered(self.r2_stamp, ATOMIC_THREADS)
+            v.known_to_all(self.r2_stamp)
         } else {
             self.r2_thread == thread || v.ordered(self.r2_stamp, self.r2_thread)
         }
