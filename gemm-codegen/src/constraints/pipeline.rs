@@ -78,16 +78,18 @@ pub const fn interleave_allowed(groups: u32, stages: u32, unrolled_whole: bool, 
 /// and B's stripes as the spec reads them.
 pub(super) fn check(spec: &KernelSpec, a: &StripePlan, b: &StripePlan, out: &mut Report) {
     if !stages_allowed(spec.stages, spec.arch.has_cp_async()) {
-        let message = if spec.stages > MAX_STAGES {
-            format!("`stages` ({}) must be at most {MAX_STAGES}", spec.stages)
-        } else {
-            format!(
-                "`stages` ({}) above 1 fills shared memory with `cp.async`, which needs \
-                 `arch = sm_80` or newer (this kernel is for {}): add `arch = sm_80` or use `stages = 1`",
-                spec.stages, spec.arch
-            )
+        let message = || {
+            if spec.stages > MAX_STAGES {
+                format!("`stages` ({}) must be at most {MAX_STAGES}", spec.stages)
+            } else {
+                format!(
+                    "`stages` ({}) above 1 fills shared memory with `cp.async`, which needs \
+                     `arch = sm_80` or newer (this kernel is for {}): add `arch = sm_80` or use `stages = 1`",
+                    spec.stages, spec.arch
+                )
+            }
         };
-        violation(out, ParamPath::whole(Field::Stages), Rule::Stages, || message);
+        violation(out, ParamPath::whole(Field::Stages), Rule::Stages, message);
     }
     check_ldg_width(spec, a, b, out);
     if spec.frag_sets != 0 && !frag_sets_allowed(spec.frag_sets) {
@@ -186,20 +188,22 @@ fn check_interleave(spec: &KernelSpec, out: &mut Report) {
     {
         return;
     }
-    let message = if spec.stages < 2 {
-        format!(
-            "`interleave` ({g}) spreads the copies of a `cp.async` ring over the product, and \
-             `stages = 1` has none: use `stages = 2` or more, or leave `interleave` out"
-        )
-    } else if spec.unroll.is_some() {
-        format!(
-            "`interleave` ({g}) puts copies beside the k steps of a stripe in straight-line code, \
-             which `unroll` turns into a loop: leave out `unroll` or `interleave`"
-        )
-    } else {
-        format!("`interleave` ({g}) must be at most {steps}, the steps of the product over a stripe")
+    let message = || {
+        if spec.stages < 2 {
+            format!(
+                "`interleave` ({g}) spreads the copies of a `cp.async` ring over the product, and \
+                 `stages = 1` has none: use `stages = 2` or more, or leave `interleave` out"
+            )
+        } else if spec.unroll.is_some() {
+            format!(
+                "`interleave` ({g}) puts copies beside the k steps of a stripe in straight-line code, \
+                 which `unroll` turns into a loop: leave out `unroll` or `interleave`"
+            )
+        } else {
+            format!("`interleave` ({g}) must be at most {steps}, the steps of the product over a stripe")
+        }
     };
-    violation(out, ParamPath::whole(Field::Interleave), Rule::Interleave, || message);
+    violation(out, ParamPath::whole(Field::Interleave), Rule::Interleave, message);
 }
 
 #[cfg(test)]
