@@ -312,7 +312,11 @@ fn run_tool(
     let status = child.wait().with_context(|| format!("waiting for {}", sanitizer.display()))?;
     let seconds = started.elapsed().as_secs_f64();
     writeln!(log, "# exit status {status}, {seconds:.1} s")?;
-    Ok(Outcome { tool, command, findings: report::parse(&text), exit: status.code(), timed_out, seconds })
+    // A run stopped at the timeout has no status of its own: whatever the
+    // shell or the sanitizer returned came from our SIGKILL (a shell whose
+    // child was killed first exits 137 before it is killed itself).
+    let exit = if timed_out { None } else { status.code() };
+    Ok(Outcome { tool, command, findings: report::parse(&text), exit, timed_out, seconds })
 }
 
 /// Sends each line `from` gives over `to`, on a thread of its own.
