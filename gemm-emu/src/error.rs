@@ -317,6 +317,19 @@ pub enum FaultKind {
         /// The barrier's number.
         barrier: u32,
     },
+    /// Every thread of the block has exited with a barrier's generation
+    /// under way: arrivals (`bar.arrive`) that no `bar.sync` completes,
+    /// which the hardware's barrier would still hold — the kernel's
+    /// arrivals and waits do not pair up (the fault is at the last
+    /// arrival).
+    BarrierUnfinished {
+        /// The barrier's number.
+        barrier: u32,
+        /// Threads arrived.
+        arrived: u32,
+        /// Threads its count waits for.
+        expected: u32,
+    },
     /// Two warps arrived at one barrier with different thread counts (or
     /// one with a count and one without): the hardware's behaviour is
     /// undefined.

@@ -126,6 +126,8 @@ pub(crate) struct Worker<'a> {
     order: BlockOrder,
     /// Whether the host has AVX2 and FMA.
     avx2_fma: bool,
+    /// Per barrier, the thread and pc of its latest `bar.arrive`.
+    arrivals: [(u32, u32); 16],
     pub stats: Stats,
 }
 
@@ -178,6 +180,7 @@ impl<'a> Worker<'a> {
             avx2_fma: is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma"),
             #[cfg(not(target_arch = "x86_64"))]
             avx2_fma: false,
+            arrivals: [(0, 0); 16],
             stats: Stats::default(),
         }
     }

@@ -85,6 +85,11 @@ impl fmt::Display for FaultKind {
                 "`bar.sync` or `bar.arrive` executed by only some threads of the warp (a guard that splits it, or \
                  for `bar.arrive`, a warp not converged)"
             ),
+            FaultKind::BarrierUnfinished { barrier, arrived, expected } => write!(
+                f,
+                "the block ended with {arrived} of the {expected} threads of barrier {barrier} arrived: an \
+                 arrival no `bar.sync` completes (does every `bar.arrive` have its wait?)"
+            ),
             FaultKind::BarrierArrivedTwice { barrier } => write!(
                 f,
                 "this warp arrives at barrier {barrier} a second time before it completed: the barrier would \

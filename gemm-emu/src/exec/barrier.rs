@@ -6,7 +6,8 @@
 //! stopping the warp. A barrier completes when the warps its thread count
 //! names (every warp of the block without a count) have arrived; the warps
 //! waiting there run again in the next pass. When no warp can run, the
-//! block is done if every thread has exited, and deadlocked otherwise.
+//! block is done if every thread has exited (with no barrier left half
+//! arrived: [`FaultKind::BarrierUnfinished`]), and deadlocked otherwise.
 //!
 //! A warp arrives as a whole (counts are multiples of 32): `bar.arrive`
 //! must be executed by every thread of the warp that has not exited,
@@ -46,6 +47,9 @@ impl Worker<'_> {
             }
         }
         if warps.iter().all(|w| w.groups.is_empty()) {
+            if let Some(fault) = self.unfinished() {
+                return Err(fault);
+            }
             return if self.prog.uses_wgmma { self.warpgroups_complete() } else { Ok(()) };
         }
         Err(self.deadlock(warps, None))
@@ -89,6 +93,7 @@ impl Worker<'_> {
     /// `id`, whose generation waits for `warps` warps, and goes on.
     pub(super) fn bar_arrive(&mut self, w: &Warp, id: u32, threads: u32, pc: u32) -> Result<(), Fault> {
         let u = (w.tid0 / WARP as u32) as usize;
+        self.arrivals[id as usize] = (w.tid0, pc);
         match self.clocks.arrive(u, id, Some(threads), false) {
             Err(bad) => Err(self.bad_arrival(bad, id, w.tid0, pc)),
             Ok(done) => {
@@ -97,6 +102,19 @@ impl Worker<'_> {
                 Ok(())
             }
         }
+    }
+
+    /// A barrier still under way once every thread has exited: arrivals
+    /// nobody waited for (a `bar.sync` that never came would have
+    /// deadlocked instead).
+    fn unfinished(&self) -> Option<Fault> {
+        (0..self.arrivals.len() as u32).find_map(|id| {
+            let (arrived, expected) = self.clocks.pending(id)?;
+            let kind =
+                FaultKind::BarrierUnfinished { barrier: id, arrived: 32 * arrived, expected: 32 * expected };
+            let (thread, pc) = self.arrivals[id as usize];
+            Some(self.fault(kind, thread, pc))
+        })
     }
 
     fn count_mismatch(

@@ -214,6 +214,22 @@ fn a_barrier_nobody_completes_is_a_deadlock() {
     assert!(r.fault().to_string().contains("which 64 of the 96 threads it counts have reached"));
 }
 
+/// Arrivals that no `bar.sync` completes before the block ends: the
+/// arrivals and waits of the kernel do not pair up.
+#[test]
+fn an_arrival_nobody_waits_for_is_reported_at_the_end() {
+    let body = "\t.reg .u32 %t;\n\tmov.u32\t%t, %tid.x;\n\tbar.arrive\t6, 96;\n";
+    let r = run_body(body, 64);
+    assert_eq!(r.fault().kind, FaultKind::BarrierUnfinished { barrier: 6, arrived: 64, expected: 96 });
+    assert!(r.fault().instr.starts_with("bar.arrive"), "{}", r.fault().instr);
+    assert!(r.fault().to_string().contains("64 of the 96 threads of barrier 6 arrived"), "{}", r.fault());
+    // Completed by the third warp, the same arrivals are fine.
+    let body = "\t.reg .u32 %t;\n\t.reg .pred %p;\n\tmov.u32\t%t, %tid.x;\n\tsetp.lt.u32\t%p, %t, 64;\n\
+                \t@%p bra.uni\t$arrive;\n\tbar.sync\t6, 96;\n\tret;\n$arrive:\n\tbar.arrive\t6, 96;\n";
+    let r = run_body(body, 96);
+    assert!(r.result.is_ok(), "{:?}", r.result);
+}
+
 #[test]
 fn a_warp_arrives_whole() {
     let r = run(Mistake::DivergedArrival);
