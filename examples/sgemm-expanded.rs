@@ -100,6 +100,7 @@ impl ::gemmforge::codegen::GemmKernel for SgemmNN {
         c_batch: 1,
         math: ::gemmforge::codegen::Math::Fma,
         schedule: ::gemmforge::codegen::Schedule::Tiles,
+        producers: 0,
         mma: None,
     };
 

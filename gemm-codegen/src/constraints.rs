@@ -33,8 +33,8 @@ pub use pipeline::{
     ldg_width_fits_precision, stages_allowed, unroll_divides, warps_fit,
 };
 pub use wgmma::{
-    TF32X3_MAX_N, WGMMA_MIN_STAGES, wgmma_allowed, wgmma_bytes, wgmma_fits, wgmma_max_n, wgmma_part_bytes,
-    wgmma_parts, wgmma_planes, wgmma_sbo,
+    TF32X3_MAX_N, WGMMA_MIN_STAGES, producers_allowed, wgmma_allowed, wgmma_bytes, wgmma_fits, wgmma_max_n,
+    wgmma_part_bytes, wgmma_parts, wgmma_planes, wgmma_sbo,
 };
 
 /// Hardware limits that decide whether a kernel can be built and launched at
@@ -565,6 +565,7 @@ fn check(spec: &KernelSpec, limits: &Limits, messages: bool) -> Result<Plan, Vec
     check_lds_width(spec, &mut out);
     pipeline::check(spec, &a, &b, &mut out);
     math::check(spec, &mut out);
+    wgmma::check_producers(spec, limits.max_threads_per_block, &mut out);
     if !out.list.is_empty() {
         // Resource estimates assume the divisibility rules hold.
         return Err(out.list);
@@ -652,14 +653,22 @@ fn check_load(spec: &KernelSpec, stripe: &StripePlan, out: &mut Report) {
     let field = stripe.operand.load_field();
     let name = field.name();
     let shape = stripe.shape;
-    let (threads, shape_threads) = (spec.threads(), shape.threads());
+    let (threads, shape_threads) = (spec.copy_threads(), shape.threads());
     if !stripe.shape_has_threads(threads) {
         violation(out, ParamPath::whole(field), Rule::LoadThreads, || {
-            format!(
-                "`{name}` ({} × {} = {shape_threads}) must reshape the same {threads} threads as \
-                 `threads` ({} × {})",
-                shape.lead, shape.cross, spec.m_dim, spec.n_dim
-            )
+            if spec.producers > 0 {
+                format!(
+                    "`{name}` ({} × {} = {shape_threads}) must reshape the {threads} threads of \
+                     `producers = {}`, which copy the stripes",
+                    shape.lead, shape.cross, spec.producers
+                )
+            } else {
+                format!(
+                    "`{name}` ({} × {} = {shape_threads}) must reshape the same {threads} threads as \
+                     `threads` ({} × {})",
+                    shape.lead, shape.cross, spec.m_dim, spec.n_dim
+                )
+            }
         });
     }
     let (op_name, x) = (stripe.op, stripe.operand.upper());

@@ -225,7 +225,7 @@ impl Stencil {
     /// [`Family::launch`], usable in constants.
     pub const fn launch_shape(spec: &KernelSpec) -> LaunchShape {
         LaunchShape {
-            block: (spec.m_dim.saturating_mul(spec.n_dim), 1, 1),
+            block: spec.block(),
             tile: (spec.m_blk, spec.n_blk),
             order: if matches!(spec.schedule, Schedule::StreamK) {
                 BlockOrder::StreamK { k_blk: spec.k_blk }

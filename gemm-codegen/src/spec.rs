@@ -566,6 +566,16 @@ pub struct KernelSpec {
     /// default `tiles`): see [`Schedule`].
     #[cfg_attr(feature = "serde", serde(default))]
     pub schedule: Schedule,
+    /// Warpgroups of 128 threads that only move the stripes (`producers =
+    /// 0 | 1`, default 0): with 1, a `wgmma` kernel is warp-specialized — a
+    /// producer warpgroup beside the `threads` issues every `cp.async` and
+    /// converts each landed stripe into its TF32 parts, handing them to the
+    /// consumer warpgroups (which only issue `wgmma`s and write C) through
+    /// named barriers (`stencil/specialized.rs`). The load shapes then
+    /// rearrange the producers' threads, and the block has `threads.0 ·
+    /// threads.1 + 128` of them.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub producers: u32,
 }
 
 /// The default of the pipeline parameters that count (`stages`,
@@ -602,6 +612,10 @@ impl KernelSpec {
     pub const DEFAULT_MATH: Math = Math::Fma;
     /// Default of [`KernelSpec::schedule`].
     pub const DEFAULT_SCHEDULE: Schedule = Schedule::Tiles;
+    /// Default of [`KernelSpec::producers`].
+    pub const DEFAULT_PRODUCERS: u32 = 0;
+    /// Threads of a producer warpgroup ([`KernelSpec::producers`]).
+    pub const PRODUCER_THREADS: u32 = 128;
 
     /// The spec of the required parameters, every optional one at its
     /// default: what `gemm_kernel!` gives for `precision`, `op`, `tile`,
@@ -641,6 +655,7 @@ impl KernelSpec {
             math: Self::DEFAULT_MATH,
             mma: None,
             schedule: Self::DEFAULT_SCHEDULE,
+            producers: Self::DEFAULT_PRODUCERS,
         }
     }
 
@@ -716,7 +731,25 @@ impl KernelSpec {
     /// limit); for one whose count exceeds `u32`, it saturates at
     /// `u32::MAX`, a block no GPU launches.
     pub const fn block(&self) -> (u32, u32, u32) {
-        (self.m_dim.saturating_mul(self.n_dim), 1, 1)
+        let producers = self.producers.saturating_mul(Self::PRODUCER_THREADS);
+        (self.m_dim.saturating_mul(self.n_dim).saturating_add(producers), 1, 1)
+    }
+
+    /// Threads of the block, producers included (exact, as
+    /// [`KernelSpec::threads`]).
+    pub const fn block_threads(&self) -> u64 {
+        self.threads() + self.producers as u64 * Self::PRODUCER_THREADS as u64
+    }
+
+    /// Threads that copy the stripes, which the load shapes rearrange: the
+    /// producer warpgroups' with [`KernelSpec::producers`], else every
+    /// thread of the block.
+    pub const fn copy_threads(&self) -> u64 {
+        if self.producers > 0 {
+            self.producers as u64 * Self::PRODUCER_THREADS as u64
+        } else {
+            self.threads()
+        }
     }
 }
 

@@ -98,8 +98,16 @@ fn spec_expr(rt: &TokenStream, spec: &KernelSpec) -> TokenStream {
     let [b_lead, b_cross] = [spec.load_b.lead, spec.load_b.cross].map(int);
     let lds_width = int(spec.lds_width);
     let arch = format_ident!("{}", format!("{:?}", spec.arch));
-    let [stages, ldg_width, raster, frag_sets, interleave, c_batch] =
-        [spec.stages, spec.ldg_width, spec.raster, spec.frag_sets, spec.interleave, spec.c_batch].map(int);
+    let [stages, ldg_width, raster, frag_sets, interleave, c_batch, producers] = [
+        spec.stages,
+        spec.ldg_width,
+        spec.raster,
+        spec.frag_sets,
+        spec.interleave,
+        spec.c_batch,
+        spec.producers,
+    ]
+    .map(int);
     let warps = match spec.warps {
         Some(w) => {
             let (wm, wn) = (int(w.m), int(w.n));
@@ -149,6 +157,7 @@ fn spec_expr(rt: &TokenStream, spec: &KernelSpec) -> TokenStream {
             math: #rt::Math::#math,
             mma: #mma,
             schedule: #rt::Schedule::#schedule,
+            producers: #producers,
         }
     }
 }

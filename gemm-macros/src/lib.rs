@@ -91,6 +91,7 @@ mod validate;
 /// | `math`      | `fma` \| `dmma` \| `tf32x3` \| `tf32`, default `fma` | how the inner product multiplies: FMA units, the FP64 tensor cores (`f64`, `c64`), or the TF32 tensor cores (`f32`, `c32`; `tf32x3` f32-accurate, `tf32` TF32-accurate), sm_80+ |
 /// | `mma`       | `(m, n, k)`, absent for `fma` | the `mma.sync` shape: `dmma` `(8, 8, 4)`, or on sm_90 `(16, 8, 4)`, `(16, 8, 8)`, `(16, 8, 16)`; `tf32`/`tf32x3` `(16, 8, 4)`, `(16, 8, 8)` |
 /// | `schedule`  | `tiles` \| `stream_k`, default `tiles` | how blocks share out the work: a block per C tile, or stream-K (as many blocks as the GPU holds, each an equal share of every tile's stripes; shared tiles summed in stripe order by the last block to finish them) |
+/// | `producers` | `0` \| `1`, default `0` | producer warpgroups of a `wgmma` kernel (`stages ≥ 2`, `schedule = tiles`, no `interleave`): 128 more threads that issue every copy and convert each stripe into its TF32 parts, handing them to the `threads` (which only issue `wgmma`s and write C) through named barriers; the load shapes then rearrange those 128 threads |
 ///
 /// Parameters come in any order, separated by commas, a trailing comma
 /// allowed. Values are literals: the kernel is compiled while the macro

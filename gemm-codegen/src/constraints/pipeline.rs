@@ -238,6 +238,7 @@ mod tests {
             math: crate::Math::Fma,
             mma: None,
             schedule: crate::Schedule::Tiles,
+            producers: 0,
         }
     }
 

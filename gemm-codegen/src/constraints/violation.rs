@@ -47,6 +47,8 @@ pub enum Field {
     Mma,
     /// `schedule`.
     Schedule,
+    /// `producers`.
+    Producers,
 }
 
 impl Field {
@@ -73,6 +75,7 @@ impl Field {
             Field::Math => "math",
             Field::Mma => "mma",
             Field::Schedule => "schedule",
+            Field::Producers => "producers",
         }
     }
 }
@@ -154,6 +157,9 @@ pub enum Rule {
     /// A tensor-core kernel whose threads, warp tile or stripe do not fit
     /// its `mma` fragments.
     MmaTile,
+    /// `producers` above 1, or a producer warpgroup for a kernel that is
+    /// not a `wgmma` one on a `cp.async` ring, tile by tile.
+    Producers,
 }
 
 /// One broken rule: where, which, and what to change.

@@ -137,6 +137,54 @@ pub(super) fn shape_message(spec: &KernelSpec, shape: MmaShape) -> String {
     )
 }
 
+/// Whether `spec`'s `producers` can be built: none, or one producer
+/// warpgroup beside a `wgmma` kernel's consumers ([`Rule::Producers`]),
+/// tile by tile, its copies issued together (the producer has no product to
+/// interleave them with), the block within `max_threads` threads.
+pub const fn producers_allowed(spec: &KernelSpec, max_threads: u32) -> bool {
+    match spec.producers {
+        0 => true,
+        1 => {
+            spec.wgmma().is_some()
+                && matches!(spec.schedule, crate::spec::Schedule::Tiles)
+                && spec.interleave == 0
+                && spec.block_threads() <= max_threads as u64
+        }
+        _ => false,
+    }
+}
+
+/// [`Rule::Producers`], spanned on `producers`.
+pub(super) fn check_producers(spec: &KernelSpec, max_threads: u32, out: &mut Report) {
+    if producers_allowed(spec, max_threads) {
+        return;
+    }
+    let p = spec.producers;
+    violation(out, ParamPath::whole(Field::Producers), Rule::Producers, || {
+        if p > 1 {
+            format!("`producers` ({p}) must be 0 or 1: one producer warpgroup feeds every consumer")
+        } else if spec.wgmma().is_none() {
+            "`producers = 1` specializes a `wgmma` kernel (`math = tf32 | tf32x3`, `mma = (64, n, 8)`, \
+             `arch = sm_90a`): use one, or leave `producers` out"
+                .to_owned()
+        } else if !matches!(spec.schedule, crate::spec::Schedule::Tiles) {
+            "`producers = 1` needs `schedule = tiles`: leave out `producers` or `schedule`".to_owned()
+        } else if spec.interleave != 0 {
+            format!(
+                "`interleave` ({}) spreads the copies over the product, which a producer warpgroup does not \
+                 run: leave out `interleave` or `producers`",
+                spec.interleave
+            )
+        } else {
+            format!(
+                "`producers = 1` adds 128 threads to the {} of `threads`, over the {max_threads} a block can \
+                 hold: use fewer warpgroups",
+                spec.threads()
+            )
+        }
+    });
+}
+
 /// What a warpgroup shape asks of the rest of `spec` (the shape allowed).
 pub(super) fn check(spec: &KernelSpec, shape: WgmmaShape, warps: WarpShape, out: &mut Report) {
     let math = spec.math;
@@ -232,6 +280,53 @@ mod tests {
         match validate(s) {
             Ok(_) => vec![],
             Err(v) => v.into_iter().map(|v| (v.at.to_string(), v.rule)).collect(),
+        }
+    }
+
+    /// One producer warpgroup: the load shapes rearrange its 128 threads,
+    /// and each way of getting `producers` wrong is its rule.
+    #[test]
+    fn a_producer_warpgroup_is_legal_and_its_rules_fire_on_producers() {
+        let s = spec();
+        let at = |p: &str, r: Rule| vec![(p.to_owned(), r)];
+        let ws = KernelSpec {
+            producers: 1,
+            load_a: crate::LoadShape { lead: 32, cross: 4 },
+            load_b: crate::LoadShape { lead: 8, cross: 16 },
+            ..s
+        };
+        assert_eq!(rules(&ws), []);
+        assert_eq!(ws.block(), (384, 1, 1));
+        assert_eq!(ws.copy_threads(), 128);
+        let shapes = [("load_a".to_owned(), Rule::LoadThreads), ("load_b".to_owned(), Rule::LoadThreads)];
+        assert_eq!(rules(&KernelSpec { producers: 1, ..s }), shapes, "the loads still name 256 threads");
+        let two = rules(&KernelSpec { producers: 2, ..ws });
+        assert!(two.contains(&("producers".to_owned(), Rule::Producers)), "{two:?}");
+        assert_eq!(rules(&KernelSpec { interleave: 2, ..ws }), at("producers", Rule::Producers));
+        let sk = KernelSpec { schedule: crate::Schedule::StreamK, ..ws };
+        assert_eq!(rules(&sk), at("producers", Rule::Producers));
+        let fma = KernelSpec::new(Precision::F32, (Op::N, Op::N), (64, 64, 8), (16, 16), (16, 8), (8, 16));
+        let fma = KernelSpec { producers: 1, ..fma };
+        assert_eq!(rules(&fma), at("producers", Rule::Producers));
+        // Eight consumer warpgroups and a producer: 1152 threads.
+        let big = KernelSpec {
+            m_blk: 512,
+            m_dim: 256,
+            warps: Some(WarpShape { m: 32, n: 1 }),
+            load_a: crate::LoadShape { lead: 128, cross: 1 },
+            ..ws
+        };
+        assert!(rules(&big).contains(&("producers".to_owned(), Rule::Producers)), "{:?}", rules(&big));
+        for (spec, words) in [
+            (KernelSpec { producers: 2, ..ws }, "must be 0 or 1"),
+            (fma, "specializes a `wgmma` kernel"),
+            (KernelSpec { interleave: 2, ..ws }, "leave out `interleave` or `producers`"),
+            (sk, "needs `schedule = tiles`"),
+            (big, "over the 1024 a block can hold"),
+        ] {
+            let message =
+                validate(&spec).err().map(|v| v.iter().map(|v| v.message.clone()).collect::<Vec<_>>());
+            assert!(message.as_ref().is_some_and(|m| m.iter().any(|m| m.contains(words))), "{message:?}");
         }
     }
 

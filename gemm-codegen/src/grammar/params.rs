@@ -362,6 +362,17 @@ pub static PARAMS: &[Param] = &[
         hint: None,
         set: |s, v| v.one_of(&Schedule::ALL).map(|x| s.schedule = x),
     },
+    Param {
+        key: "producers",
+        shape: Shape::Int,
+        need: Need::Optional("0"),
+        field: Some(Field::Producers),
+        doc: "producer warpgroups (0 or 1) of a `wgmma` kernel: 128 more threads that only copy and convert \
+              the stripes, handing them to the `threads` through named barriers; the load shapes then \
+              rearrange those 128",
+        hint: None,
+        set: |s, v| v.int().map(|p| s.producers = p),
+    },
 ];
 
 /// `sm80`, `80`, `SM_80`: what to write instead (`sm_80`).

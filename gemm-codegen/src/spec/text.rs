@@ -70,6 +70,9 @@ impl KernelSpec {
         if self.schedule != Self::DEFAULT_SCHEDULE {
             s += "_sk";
         }
+        if self.producers != Self::DEFAULT_PRODUCERS {
+            s += &format!("_p{}", self.producers);
+        }
         if self.arch != Self::DEFAULT_ARCH {
             s += &format!("_{}", self.arch.token().replace('_', ""));
         }
@@ -137,6 +140,9 @@ impl KernelSpec {
         }
         if self.schedule != Self::DEFAULT_SCHEDULE {
             s += &format!(", schedule = {}", self.schedule);
+        }
+        if self.producers != Self::DEFAULT_PRODUCERS {
+            s += &format!(", producers = {}", self.producers);
         }
         s
     }

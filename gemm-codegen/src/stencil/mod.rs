@@ -38,6 +38,7 @@ mod mma;
 mod mover;
 mod ring;
 mod schedule;
+mod specialized;
 mod stream_k;
 mod walk;
 mod wgmma;
@@ -153,6 +154,12 @@ pub(crate) fn lower(plan: &Plan) -> Module {
     let ring = spec.stages > 1;
     let (conj_a, conj_b) =
         (ring && spec.op_a.conjugates(spec.precision), ring && spec.op_b.conjugates(spec.precision));
+    let mut epilogue = epilogue::Strided;
+    if let (Some(shape), true) = (spec.wgmma(), spec.producers > 0) {
+        let warpgroup = wgmma::Warpgroup::new(shape, spec.math, (conj_a, conj_b));
+        specialized::lower(&mut cx, warpgroup, &mut epilogue);
+        return finish(cx, plan);
+    }
     let mut inner: Box<dyn InnerProduct> = if let Some(shape) = spec.wgmma() {
         Box::new(wgmma::Warpgroup::new(shape, spec.math, (conj_a, conj_b)))
     } else if spec.math.is_mma() {
@@ -160,7 +167,6 @@ pub(crate) fn lower(plan: &Plan) -> Module {
     } else {
         Box::new(walk::Walker::new(fma::RegisterBlocked::new(conj_a, conj_b)))
     };
-    let mut epilogue = epilogue::Strided;
     let main_loop: fn(&mut Cx<'_>, &mut dyn InnerProduct) -> ptx::Label =
         if ring { ring::main_loop } else { register_staged_loop };
     if spec.schedule == Schedule::StreamK {
@@ -173,8 +179,13 @@ pub(crate) fn lower(plan: &Plan) -> Module {
         problem_c(&mut cx);
         epilogue.emit(&mut cx, inner.accumulators());
     }
-    cx.b.push(Instr::ret());
+    finish(cx, plan)
+}
 
+/// Ends the kernel and wraps it in its module.
+fn finish(mut cx: Cx<'_>, plan: &Plan) -> Module {
+    let spec = plan.spec();
+    cx.b.push(Instr::ret());
     let kernel = cx.b.finish();
     let mut module = Module { header: header(plan), floor: spec.arch.ptx_arch(), kernels: vec![kernel] };
     // Declared as printed, so that reading the text back gives this module.

@@ -102,7 +102,7 @@ impl AsyncCopy {
     }
 
     /// Bytes of one stripe of this operand in the ring.
-    fn slot_bytes(&self, cx: &Cx<'_>) -> u32 {
+    pub fn slot_bytes(&self, cx: &Cx<'_>) -> u32 {
         crate::constraints::proven_u32(crate::constraints::smem_stage_bytes(cx.plan.spec(), self.operand))
     }
 
@@ -396,7 +396,7 @@ fn land(cx: &mut Cx<'_>, s: u32) {
 
 /// The byte offsets (A's, B's) of ring slot `slot`, slots of `bytes` (A's,
 /// B's) each.
-fn slot_offsets(
+pub(super) fn slot_offsets(
     cx: &mut Cx<'_>,
     slot: Reg,
     (a_off, b_off): (Reg, Reg),
@@ -408,7 +408,7 @@ fn slot_offsets(
 }
 
 /// `slot = (slot + 1) mod s`.
-fn next_slot(cx: &mut Cx<'_>, slot: Reg, s: u32, scratch: Reg) {
+pub(super) fn next_slot(cx: &mut Cx<'_>, slot: Reg, s: u32, scratch: Reg) {
     cx.b.push(Instr::add(slot, slot, Op::imm(1)));
     cx.b.push(Instr::setp(Cmp::Eq, Type::U32, scratch, slot, Op::imm(s)));
     cx.b.push_if(scratch, Instr::mov(slot, Op::imm(0)));

@@ -79,34 +79,17 @@
 //! intact).
 
 use crate::constraints::{Operand, wgmma_part_bytes, wgmma_parts, wgmma_planes, wgmma_sbo};
-use crate::ptx::{Address, BinOp, Cmp, Instr, Operand as Op, Reg, SmemDesc, Space, Type, WgmmaShape};
+use crate::ptx::{BinOp, Cmp, Instr, Operand as Op, Reg, SmemDesc, Type, WgmmaShape};
 use crate::spec::Math;
 
-use super::mma::split_tf32;
 use super::{Beside, Cx, Elem, InnerProduct, NextStripe, SharedBase, Step};
+
+mod convert;
+
+use convert::{Conversion, Scratch};
 
 /// Bytes between core matrices adjacent along K (the descriptors' LBO).
 const LBO: u32 = 128;
-
-/// One operand's conversion from its ring slot to its TF32 parts.
-struct Conversion {
-    operand: Operand,
-    /// Whether the ring's stripe is `[k][free]` (else `[free][k]`).
-    k_major: bool,
-    /// Bytes between rows of the ring's stripe.
-    row_bytes: u32,
-    /// Where the ring's first slot lies.
-    ring: SharedBase,
-    /// Per unit of the thread: its offset in a slot, the shared address of
-    /// its place in the big part's (real) plane, and its guard where units
-    /// run out.
-    units: Vec<(Reg, Reg, Option<Reg>)>,
-    /// Bytes from the big part to the small one (tf32x3).
-    small_offset: Option<u32>,
-    /// Bytes from a part's real plane to its imaginary one (c32, whose
-    /// elements are pairs of scalars).
-    im_offset: Option<u32>,
-}
 
 /// The warpgroup product of one stripe (see the module doc).
 pub(crate) struct Warpgroup {
@@ -134,6 +117,17 @@ pub(crate) struct Warpgroup {
     /// The ring's `wait_group` before the parts' barrier, which then also
     /// lands the next stripe ([`InnerProduct::lands_next_stripe`]).
     lands: Option<u32>,
+    /// Registers of a stripe's conversion and of its `wgmma`s, declared by
+    /// the first stripe a loop emits and reused by the next (a loop
+    /// unrolled over the two sets of parts emits two).
+    scratch: Option<Scratch>,
+    /// Stripes converted so far in the code (their labels differ).
+    converted: u32,
+    /// Whether a conversion loads all of the thread's units of an operand
+    /// before it splits and stores any (a producer warpgroup, with
+    /// registers to spare), or one unit at a time.
+    load_ahead: bool,
+    step_regs: std::collections::HashMap<String, Reg>,
 }
 
 impl Warpgroup {
@@ -154,6 +148,10 @@ impl Warpgroup {
             set_bytes: 0,
             set: None,
             lands: None,
+            scratch: None,
+            converted: 0,
+            load_ahead: false,
+            step_regs: std::collections::HashMap::new(),
         }
     }
 
@@ -183,25 +181,42 @@ impl Warpgroup {
         }
     }
 
-    /// Declares one operand's conversion: its units' offsets, places and
-    /// guards, and its parts' descriptors for this thread's warpgroup.
-    fn setup_operand(&mut self, cx: &mut Cx<'_>, operand: Operand, parts_at: u32, wg_row: Reg) {
-        let plan = cx.plan;
-        let spec = *plan.spec();
-        let name = operand.lower();
-        let rows = crate::constraints::free_blk(&spec, operand);
-        let sbo = wgmma_sbo(&spec) as u32;
-        let part = wgmma_part_bytes(&spec, operand) as u32;
-        let (parts, planes) = (wgmma_parts(&spec), wgmma_planes(&spec));
-        let esz = spec.precision.element_bytes();
-        let k_major = !plan.layout(operand).k_contiguous();
-        let row_bytes = plan.stride(operand) * esz;
+    /// Byte offset of `operand`'s TF32 parts in the shared array: past both
+    /// rings, A's parts first.
+    fn parts_at(cx: &Cx<'_>, operand: Operand) -> u32 {
+        let spec = cx.plan.spec();
+        let a_parts = cx.plan.smem_a_bytes() + cx.plan.smem_b_bytes();
+        match operand {
+            Operand::A => a_parts,
+            Operand::B => {
+                let planes = wgmma_parts(spec) * wgmma_planes(spec);
+                a_parts + planes * wgmma_part_bytes(spec, Operand::A) as u32
+            }
+        }
+    }
+
+    /// `operand`'s ring, and the shared address of its parts in a new
+    /// register `{operand}_parts{suffix}`.
+    fn parts_base(cx: &mut Cx<'_>, operand: Operand, suffix: &str) -> (SharedBase, Reg) {
         let ring = match operand {
             Operand::A => cx.smem_a,
             Operand::B => cx.smem_b,
         };
-        let base_at = SharedBase { array: ring.array, offset: parts_at };
+        let base_at = SharedBase { array: ring.array, offset: Self::parts_at(cx, operand) };
+        let base = cx.b.reg(format!("{}_parts{suffix}", operand.lower()), Type::U32);
+        cx.shared_address(base, base_at);
+        (ring, base)
+    }
 
+    /// Declares one operand's parts' descriptors for this thread's
+    /// warpgroup, whose rows start `wg_row` 8-row groups in.
+    fn setup_descriptors(&mut self, cx: &mut Cx<'_>, operand: Operand, wg_row: Reg) {
+        let spec = *cx.plan.spec();
+        let name = operand.lower();
+        let sbo = wgmma_sbo(&spec) as u32;
+        let part = wgmma_part_bytes(&spec, operand) as u32;
+        let (parts, planes) = (wgmma_parts(&spec), wgmma_planes(&spec));
+        let parts_at = Self::parts_at(cx, operand);
         cx.b.comment(format!(
             "{name}: TF32 parts at byte {parts_at} of the array{}, 8-row groups {sbo} bytes apart; \
              descriptors of this warpgroup's rows",
@@ -211,8 +226,7 @@ impl Warpgroup {
                 String::new()
             }
         ));
-        let base = cx.b.reg(format!("{name}_parts"), Type::U32);
-        cx.shared_address(base, base_at);
+        let (_, base) = Self::parts_base(cx, operand, "");
         let mut descs = Vec::new();
         let addr = cx.b.reg(format!("{name}_desc_addr"), Type::U32);
         let wide = cx.b.reg(format!("{name}_desc_addr64"), Type::U64);
@@ -233,137 +247,155 @@ impl Warpgroup {
             }
         }
         self.desc.push(descs);
+    }
+}
 
-        // Units: 16 / esz rows × 4 k of a K-major stripe (a 16-byte load a
-        // k), or one row's 4 k of a K-contiguous one (esz / 4 chunks); lanes
-        // along the rows.
-        let unit_rows = if k_major { 16 / esz } else { 1 };
-        let row_units = rows / unit_rows;
-        let units = row_units * (spec.k_blk / 4);
-        let threads = cx.plan.threads();
-        cx.b.comment(format!(
-            "{name}: {units} conversion units of {}, unit u = thread + {threads} i at row {}(u mod {row_units}), \
-             k chunk u div {row_units}",
-            if k_major { format!("{unit_rows} rows x 4 k") } else { "one row's 4 k".to_owned() },
-            if k_major { format!("{unit_rows} ") } else { String::new() },
-        ));
-        let mut list = Vec::new();
-        for i in 0..units.div_ceil(threads) {
-            let tag = format!("{name}_u{i}");
-            let u = cx.b.reg(format!("{tag}_index"), Type::U32);
-            cx.b.push(Instr::add(u, cx.thread, Op::imm(i * threads)));
-            let guard = ((i + 1) * threads > units).then(|| {
-                let p = cx.b.reg(format!("p_{tag}"), Type::Pred);
-                cx.b.push(Instr::setp(Cmp::Lt, Type::U32, p, u, Op::imm(units)));
-                p
-            });
-            let (kq, r) = cx.divmod(u, row_units, &format!("{tag}_kq"), &format!("{tag}_r"));
-            let row = if unit_rows > 1 {
-                let row = cx.b.reg(format!("{tag}_row"), Type::U32);
-                cx.b.push(Instr::mul(row, r, Op::imm(unit_rows)));
-                row
-            } else {
-                r
-            };
-            let off = cx.b.reg(format!("{tag}_off"), Type::U32);
-            let place = cx.b.reg(format!("{tag}_place"), Type::U32);
-            let scratch = cx.b.reg(format!("{tag}_scratch"), Type::U32);
-            if k_major {
-                // Ring: [k][free], row 4kq at byte esz·row.
-                cx.b.push(Instr::mul(off, kq, Op::imm(4 * row_bytes)));
-                cx.b.push(Instr::mad(off, row, Op::imm(esz), off));
-            } else {
-                // Ring: [free][k], 16-byte chunk c of row `row` at chunk c ^
-                // (row mod 8); the unit's first chunk is c = (esz / 4) kq.
-                cx.b.push(Instr::binary(BinOp::And, scratch, row, Op::imm(7)));
-                if esz > 4 {
-                    cx.b.push(Instr::mul(off, kq, Op::imm(esz / 4)));
-                    cx.b.push(Instr::binary(BinOp::Xor, scratch, scratch, off));
-                } else {
-                    cx.b.push(Instr::binary(BinOp::Xor, scratch, scratch, kq));
-                }
-                cx.b.push(Instr::mul(off, row, Op::imm(row_bytes)));
-                cx.b.push(Instr::mad(off, scratch, Op::imm(16), off));
+impl Warpgroup {
+    /// Declares what issuing the `wgmma`s takes: the accumulators (and
+    /// tf32x3's products), the warpgroup's descriptors, the set of parts.
+    pub fn setup_product(&mut self, cx: &mut Cx<'_>) {
+        let spec = *cx.plan.spec();
+        let warps = spec.warps.expect("a wgmma plan has its warps");
+        let (m_thr, n_thr) = (cx.plan.m_thr(), cx.plan.n_thr());
+        cx.b.reg_group(format!("accumulators: {m_thr} x {n_thr} per thread"));
+        for i in 0..m_thr {
+            for j in 0..n_thr {
+                let e = cx.elem(&format!("c_{i}_{j}"));
+                self.acc.push(e);
             }
-            // Parts: (row / 8)·SBO + kq·128 + (row mod 8)·16.
-            cx.b.push(Instr::binary(BinOp::Shr, scratch, row, Op::imm(3)));
-            cx.b.push(Instr::mad(place, scratch, Op::imm(sbo), base));
-            cx.b.push(Instr::mad(place, kq, Op::imm(LBO), place));
-            cx.b.push(Instr::binary(BinOp::And, scratch, row, Op::imm(7)));
-            cx.b.push(Instr::mad(place, scratch, Op::imm(16), place));
-            list.push((off, place, guard));
         }
-        self.conversions.push(Conversion {
-            operand,
-            k_major,
-            row_bytes,
-            ring,
-            units: list,
-            small_offset: self.x3.then_some(planes * part),
-            im_offset: (planes > 1).then_some(part),
-        });
+        self.planes = wgmma_planes(&spec) as usize;
+        if self.x3 {
+            cx.b.reg_group("a stripe's tf32x3 products, joined to the accumulators per stripe");
+            let suffix: &[&str] = if self.planes > 1 { &["_re", "_im"] } else { &[""] };
+            self.tmp = suffix
+                .iter()
+                .flat_map(|q| (0..m_thr * n_thr).map(move |i| format!("prod_{i}{q}")))
+                .map(|name| cx.b.reg(name, Type::F32))
+                .collect();
+        }
+        cx.b.reg_group("warpgroup and descriptors");
+        let p_false = cx.b.reg("p_false", Type::Pred);
+        let p_true = cx.b.reg("p_true", Type::Pred);
+        cx.b.push(Instr::setp(Cmp::Ne, Type::U32, p_false, cx.thread, cx.thread));
+        cx.b.push(Instr::setp(Cmp::Eq, Type::U32, p_true, cx.thread, cx.thread));
+        (self.p_false, self.p_true) = (Some(p_false), Some(p_true));
+        cx.b.comment(format!(
+            "warpgroup (warp_m / 4, warp_n): its A rows start at 64 (warp_m / 4), its B columns at {} warp_n",
+            self.shape.n
+        ));
+        let (warp, _) = cx.divmod(cx.thread, 32, "wg_warp", "wg_lane");
+        let (warp_n, warp_m) = cx.divmod(warp, warps.m, "wg_warp_n", "wg_warp_m");
+        // 8-row groups before the warpgroup's rows: 8 (warp_m / 4) for A, n / 8 warp_n for B.
+        let a_row = cx.b.reg("wg_a_groups", Type::U32);
+        cx.b.push(Instr::binary(BinOp::Shr, a_row, warp_m, Op::imm(2)));
+        cx.b.push(Instr::mul(a_row, a_row, Op::imm(WgmmaShape::M / 8)));
+        let b_row = cx.b.reg("wg_b_groups", Type::U32);
+        cx.b.push(Instr::mul(b_row, warp_n, Op::imm(self.shape.n / 8)));
+        self.setup_descriptors(cx, Operand::A, a_row);
+        self.setup_descriptors(cx, Operand::B, b_row);
     }
 
-    /// Converts one operand's landed stripe, `stage` bytes past the ring's
-    /// first slot, into its TF32 parts.
-    fn convert(&self, cx: &mut Cx<'_>, conv: &Conversion, (stage, set): (Reg, Reg), scratch: &Scratch) {
-        cx.b.comment(format!("{}: the landed stripe -> its TF32 parts", conv.operand.lower()));
-        cx.shared_address(scratch.slot, conv.ring);
-        cx.b.push(Instr::add(scratch.slot, scratch.slot, stage));
-        // Scalars an element has: 1, or 2 for c32's pairs.
-        let s = if conv.im_offset.is_some() { 2 } else { 1 };
-        let ld = |cx: &mut Cx<'_>, x: &[Reg], at: Address| {
-            cx.b.push(Instr::ld(Space::Shared, crate::ptx::CacheQual::None, x, at));
-        };
-        for (i, &(off, place, guard)) in conv.units.iter().enumerate() {
-            // A thread past the last unit branches over it: a guard on the
-            // loads and stores alone would leave the split reading registers
-            // nothing wrote (the emulator refuses that).
-            let skip = guard.map(|p| {
-                let skip = cx.b.label(&format!("{}_no_unit_{i}", conv.operand.lower()));
-                cx.b.push_unless(p, Instr::bra(skip));
-                skip
-            });
-            cx.b.push(Instr::add(scratch.addr, scratch.slot, off));
-            cx.b.push(Instr::add(scratch.place, place, set));
-            // `rows[c][q][j]`: scalar q (real, imaginary) of row c, k j.
-            let rows: Vec<Vec<[Reg; 4]>> = if conv.k_major {
-                // One 16-byte load a k along the rows: `x[4 j + s c + q]`.
-                for j in 0..4 {
-                    let at = Address::reg(scratch.addr, (j * conv.row_bytes) as i64);
-                    ld(cx, &scratch.x[4 * j as usize..][..4], at);
-                }
-                (0..4 / s)
-                    .map(|c| (0..s).map(|q| [0, 1, 2, 3].map(|j| scratch.x[4 * j + s * c + q])).collect())
-                    .collect()
-            } else {
-                // One row's 4 k in `s` chunks, the second at chunk index ^ 1:
-                // `x[s j + q]`.
-                ld(cx, &scratch.x[..4], Address::reg(scratch.addr, 0));
-                if s > 1 {
-                    cx.b.push(Instr::binary(BinOp::Xor, scratch.addr, scratch.addr, Op::imm(16)));
-                    ld(cx, &scratch.x[4..8], Address::reg(scratch.addr, 0));
-                }
-                vec![(0..s).map(|q| [0, 1, 2, 3].map(|j| scratch.x[s * j + q])).collect()]
-            };
-            for (c, row) in rows.iter().enumerate() {
-                for (q, values) in row.iter().enumerate() {
-                    for (j, &x) in values.iter().enumerate() {
-                        let small = conv.small_offset.map(|_| (scratch.small[j], scratch.rest));
-                        split_tf32(cx, x, scratch.half, scratch.big[j], small);
-                    }
-                    let plane = q as u32 * conv.im_offset.unwrap_or(0);
-                    let at = |extra: u32| Address::reg(scratch.place, (16 * c as u32 + plane + extra) as i64);
-                    cx.b.push(Instr::st(Space::Shared, at(0), &scratch.big));
-                    if let Some(small) = conv.small_offset {
-                        cx.b.push(Instr::st(Space::Shared, at(small), &scratch.small));
-                    }
-                }
-            }
-            if let Some(skip) = skip {
-                cx.b.place(skip);
-            }
+    /// Points the set register at the first set of parts (declaring it the
+    /// first time).
+    pub fn first_set(&mut self, cx: &mut Cx<'_>) {
+        self.set_bytes = (crate::constraints::wgmma_bytes(cx.plan.spec()) / 2) as u32;
+        let set = *self.set.get_or_insert_with(|| cx.b.reg("parts_set", Type::U32));
+        cx.b.comment(format!(
+            "stripe t converts into set t mod 2 of the parts, {} bytes apart",
+            self.set_bytes
+        ));
+        cx.b.push(Instr::mov(set, Op::imm(0)));
+    }
+}
+
+impl Warpgroup {
+    /// `C_regs += tmp` (tf32x3; nothing for 1xTF32), once the group that
+    /// wrote `tmp` has retired.
+    pub fn join_products(&self, cx: &mut Cx<'_>, what: &str) {
+        if self.x3 {
+            self.join(cx, &self.acc_regs(), what);
         }
+    }
+
+    /// Moves on to the other set of parts.
+    pub fn next_set(&self, cx: &mut Cx<'_>) {
+        let set = self.set.expect("set up");
+        cx.b.push(Instr::binary(BinOp::Xor, set, set, Op::imm(self.set_bytes)));
+    }
+
+    /// Register `name` of the `wgmma`s' step, declared the first time.
+    fn step_reg(&mut self, cx: &mut Cx<'_>, name: String, ty: Type) -> Reg {
+        *self.step_regs.entry(name).or_insert_with_key(|name| cx.b.reg(name, ty))
+    }
+
+    /// Issues the `wgmma`s of one stripe on the current set of parts, as one
+    /// committed group (tf32x3: into the products, zeroed by its first
+    /// `wgmma`; else into the accumulators), calling `beside` at each step.
+    pub fn issue_stripe(&mut self, cx: &mut Cx<'_>, beside: Beside<'_>) {
+        let spec = *cx.plan.spec();
+        let set = self.set.expect("set up");
+        let acc = self.acc_regs();
+        let steps = spec.k_blk / WgmmaShape::K;
+        // D of the real accumulators (or products), then of the imaginary.
+        let d: Vec<Vec<Reg>> = if self.x3 { &self.tmp } else { &acc }
+            .chunks(self.acc.len())
+            .map(|regs| self.d_order(regs))
+            .collect();
+        // (A's part, B's part) of each product: small terms first, then big·big.
+        let parts: &[(usize, usize)] = if self.x3 { &[(1, 0), (0, 1), (0, 0)] } else { &[(0, 0)] };
+        let terms = self.terms();
+        cx.b.comment(format!(
+            "{} wgmma {} per 8-deep step{}, {steps} steps, on this stripe's set of parts{}",
+            parts.len() * terms.len(),
+            self.shape.name(),
+            if terms.len() > 1 {
+                " (4 real products per complex one, imm-scale-a -1 where negated)"
+            } else {
+                ""
+            },
+            if self.x3 { ", into the stripe's products (zero first)" } else { ", into the accumulators" }
+        ));
+        if self.step_regs.is_empty() {
+            cx.b.reg_group("step descriptors");
+        }
+        let set64 = self.step_reg(cx, "parts_set_desc".into(), Type::U64);
+        let shifted = self.step_reg(cx, "parts_set_16".into(), Type::U32);
+        cx.b.push(Instr::binary(BinOp::Shr, shifted, set, Op::imm(4)));
+        cx.b.push(Instr::cvt(set64, shifted));
+        let mut current: Vec<Vec<Reg>> = Vec::new();
+        for (descs, x) in self.desc.clone().iter().zip(["a", "b"]) {
+            let mut list = Vec::new();
+            for (i, &desc) in descs.iter().enumerate() {
+                let cur = self.step_reg(cx, format!("{x}_desc_{i}_set"), Type::U64);
+                cx.b.push(Instr::add(cur, desc, set64));
+                list.push(cur);
+            }
+            current.push(list);
+        }
+        cx.b.push(Instr::wgmma_fence());
+        let (p_false, p_true) = (self.p_false.expect("set up"), self.p_true.expect("set up"));
+        let planes = self.planes;
+        // Which of `d` a wgmma of this stripe has written (tf32x3 zeroes each
+        // at its first).
+        let mut zeroed = vec![false; d.len()];
+        for s in 0..steps {
+            for (i, (&(pa, pb), term)) in
+                parts.iter().flat_map(|p| terms.iter().map(move |t| (p, t))).enumerate()
+            {
+                let da = self.step_reg(cx, format!("a_desc_s{s}_{i}"), Type::U64);
+                let db = self.step_reg(cx, format!("b_desc_s{s}_{i}"), Type::U64);
+                // Step s starts 2 core matrices further along K: 2·LBO / 16.
+                let (a, b) = (current[0][pa * planes + term.a], current[1][pb * planes + term.b]);
+                cx.b.push(Instr::add(da, a, Op::imm(i64::from(s * 2 * LBO / 16))));
+                cx.b.push(Instr::add(db, b, Op::imm(i64::from(s * 2 * LBO / 16))));
+                let first = self.x3 && !std::mem::replace(&mut zeroed[term.d], true);
+                let scale = if first { p_false } else { p_true };
+                cx.b.push(Instr::wgmma(self.shape, &d[term.d], (da, db), scale, (term.negate, false)));
+            }
+            beside(cx, Step { index: s, of: steps });
+        }
+        cx.b.push(Instr::wgmma_commit());
     }
 }
 
@@ -396,88 +428,12 @@ impl Warpgroup {
     }
 }
 
-/// The conversion's registers.
-struct Scratch {
-    slot: Reg,
-    addr: Reg,
-    place: Reg,
-    x: Vec<Reg>,
-    big: [Reg; 4],
-    small: [Reg; 4],
-    half: Reg,
-    rest: Reg,
-}
-
-impl Scratch {
-    fn declare(cx: &mut Cx<'_>) -> Scratch {
-        cx.b.reg_group("TF32 conversion scratch");
-        let mut reg = |name: String, ty| cx.b.reg(name, ty);
-        Scratch {
-            slot: reg("cv_slot".into(), Type::U32),
-            addr: reg("cv_addr".into(), Type::U32),
-            place: reg("cv_place".into(), Type::U32),
-            x: (0..16).map(|i| reg(format!("cv_x{i}"), Type::F32)).collect(),
-            big: [0, 1, 2, 3].map(|i| reg(format!("cv_big{i}"), Type::B32)),
-            small: [0, 1, 2, 3].map(|i| reg(format!("cv_small{i}"), Type::B32)),
-            half: reg("cv_half".into(), Type::B32),
-            rest: reg("cv_rest".into(), Type::B32),
-        }
-    }
-}
-
 impl InnerProduct for Warpgroup {
     fn setup(&mut self, cx: &mut Cx<'_>) {
-        let spec = *cx.plan.spec();
-        let warps = spec.warps.expect("a wgmma plan has its warps");
-        let (m_thr, n_thr) = (cx.plan.m_thr(), cx.plan.n_thr());
-        cx.b.reg_group(format!("accumulators: {m_thr} x {n_thr} per thread"));
-        for i in 0..m_thr {
-            for j in 0..n_thr {
-                let e = cx.elem(&format!("c_{i}_{j}"));
-                self.acc.push(e);
-            }
-        }
-        self.planes = wgmma_planes(&spec) as usize;
-        if self.x3 {
-            cx.b.reg_group("a stripe's tf32x3 products, joined to the accumulators per stripe");
-            let suffix: &[&str] = if self.planes > 1 { &["_re", "_im"] } else { &[""] };
-            self.tmp = suffix
-                .iter()
-                .flat_map(|q| (0..m_thr * n_thr).map(move |i| format!("prod_{i}{q}")))
-                .map(|name| cx.b.reg(name, Type::F32))
-                .collect();
-        }
-        cx.b.reg_group("warpgroup, descriptors and conversion units");
-        let p_false = cx.b.reg("p_false", Type::Pred);
-        let p_true = cx.b.reg("p_true", Type::Pred);
-        cx.b.push(Instr::setp(Cmp::Ne, Type::U32, p_false, cx.thread, cx.thread));
-        cx.b.push(Instr::setp(Cmp::Eq, Type::U32, p_true, cx.thread, cx.thread));
-        (self.p_false, self.p_true) = (Some(p_false), Some(p_true));
-        cx.b.comment(format!(
-            "warpgroup (warp_m / 4, warp_n): its A rows start at 64 (warp_m / 4), its B columns at {} warp_n",
-            self.shape.n
-        ));
-        let (warp, _) = cx.divmod(cx.thread, 32, "wg_warp", "wg_lane");
-        let (warp_n, warp_m) = cx.divmod(warp, warps.m, "wg_warp_n", "wg_warp_m");
-        // 8-row groups before the warpgroup's rows: 8 (warp_m / 4) for A, n / 8 warp_n for B.
-        let a_row = cx.b.reg("wg_a_groups", Type::U32);
-        cx.b.push(Instr::binary(BinOp::Shr, a_row, warp_m, Op::imm(2)));
-        cx.b.push(Instr::mul(a_row, a_row, Op::imm(WgmmaShape::M / 8)));
-        let b_row = cx.b.reg("wg_b_groups", Type::U32);
-        cx.b.push(Instr::mul(b_row, warp_n, Op::imm(self.shape.n / 8)));
-        let planes = wgmma_parts(&spec) * wgmma_planes(&spec);
-        let a_parts = cx.plan.smem_a_bytes() + cx.plan.smem_b_bytes();
-        let b_parts = a_parts + planes * wgmma_part_bytes(&spec, Operand::A) as u32;
-        self.setup_operand(cx, Operand::A, a_parts, a_row);
-        self.setup_operand(cx, Operand::B, b_parts, b_row);
-        self.set_bytes = (crate::constraints::wgmma_bytes(&spec) / 2) as u32;
-        let set = cx.b.reg("parts_set", Type::U32);
-        cx.b.comment(format!(
-            "stripe t converts into set t mod 2 of the parts, {} bytes apart",
-            self.set_bytes
-        ));
-        cx.b.push(Instr::mov(set, Op::imm(0)));
-        self.set = Some(set);
+        self.setup_product(cx);
+        let all = (cx.thread, cx.plan.threads());
+        self.setup_conversion(cx, all, false);
+        self.first_set(cx);
     }
 
     fn zero(&mut self, cx: &mut Cx<'_>) {
@@ -491,13 +447,8 @@ impl InnerProduct for Warpgroup {
     }
 
     fn accumulate(&mut self, cx: &mut Cx<'_>, stage: Option<(Reg, Reg)>, beside: Beside<'_>) {
-        let spec = *cx.plan.spec();
-        let (a_stage, b_stage) = stage.expect("a wgmma kernel reads its stripes from a cp.async ring");
-        let set = self.set.expect("set up");
-        let scratch = Scratch::declare(cx);
-        for (conv, stage) in self.conversions.iter().zip([a_stage, b_stage]) {
-            self.convert(cx, conv, (stage, set), &scratch);
-        }
+        let stage = stage.expect("a wgmma kernel reads its stripes from a cp.async ring");
+        self.convert_stripe(cx, stage);
         if let Some(pending) = self.lands {
             cx.b.comment(
                 "before the barrier: the previous stripe's group retired (its set of parts is written \
@@ -512,83 +463,18 @@ impl InnerProduct for Warpgroup {
         );
         cx.b.push(Instr::fence_proxy_async());
         cx.b.push(Instr::bar_sync(0));
-
-        let acc = self.acc_regs();
         if self.x3 {
             if self.lands.is_none() {
                 cx.b.push(Instr::wgmma_wait(0));
             }
-            self.join(cx, &acc, "the previous stripe's products");
+            self.join_products(cx, "the previous stripe's products");
         }
-        let steps = spec.k_blk / WgmmaShape::K;
-        // D of the real accumulators (or products), then of the imaginary.
-        let d: Vec<Vec<Reg>> = if self.x3 { &self.tmp } else { &acc }
-            .chunks(self.acc.len())
-            .map(|regs| self.d_order(regs))
-            .collect();
-        // (A's part, B's part) of each product: small terms first, then big·big.
-        let parts: &[(usize, usize)] = if self.x3 { &[(1, 0), (0, 1), (0, 0)] } else { &[(0, 0)] };
-        let terms = self.terms();
-        cx.b.comment(format!(
-            "{} wgmma {} per 8-deep step{}, {steps} steps, on this stripe's set of parts{}",
-            parts.len() * terms.len(),
-            self.shape.name(),
-            if terms.len() > 1 {
-                " (4 real products per complex one, imm-scale-a -1 where negated)"
-            } else {
-                ""
-            },
-            if self.x3 { ", into the stripe's products (zero first)" } else { ", into the accumulators" }
-        ));
-        cx.b.reg_group("step descriptors");
-        let set64 = cx.b.reg("parts_set_desc", Type::U64);
-        let shifted = cx.b.reg("parts_set_16", Type::U32);
-        cx.b.push(Instr::binary(BinOp::Shr, shifted, set, Op::imm(4)));
-        cx.b.push(Instr::cvt(set64, shifted));
-        let current: Vec<Vec<Reg>> = self
-            .desc
-            .iter()
-            .zip(["a", "b"])
-            .map(|(descs, x)| {
-                descs
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &desc)| {
-                        let cur = cx.b.reg(format!("{x}_desc_{i}_set"), Type::U64);
-                        cx.b.push(Instr::add(cur, desc, set64));
-                        cur
-                    })
-                    .collect()
-            })
-            .collect();
-        cx.b.push(Instr::wgmma_fence());
-        let (p_false, p_true) = (self.p_false.expect("set up"), self.p_true.expect("set up"));
-        let planes = self.planes;
-        // Which of `d` a wgmma of this stripe has written (tf32x3 zeroes each
-        // at its first).
-        let mut zeroed = vec![false; d.len()];
-        for s in 0..steps {
-            for (i, (&(pa, pb), term)) in
-                parts.iter().flat_map(|p| terms.iter().map(move |t| (p, t))).enumerate()
-            {
-                let da = cx.b.reg(format!("a_desc_s{s}_{i}"), Type::U64);
-                let db = cx.b.reg(format!("b_desc_s{s}_{i}"), Type::U64);
-                // Step s starts 2 core matrices further along K: 2·LBO / 16.
-                let (a, b) = (current[0][pa * planes + term.a], current[1][pb * planes + term.b]);
-                cx.b.push(Instr::add(da, a, Op::imm(i64::from(s * 2 * LBO / 16))));
-                cx.b.push(Instr::add(db, b, Op::imm(i64::from(s * 2 * LBO / 16))));
-                let first = self.x3 && !std::mem::replace(&mut zeroed[term.d], true);
-                let scale = if first { p_false } else { p_true };
-                cx.b.push(Instr::wgmma(self.shape, &d[term.d], (da, db), scale, (term.negate, false)));
-            }
-            beside(cx, Step { index: s, of: steps });
-        }
-        cx.b.push(Instr::wgmma_commit());
+        self.issue_stripe(cx, beside);
         if !self.x3 {
             cx.b.comment("the previous stripe's group retired: its set of parts may be written again");
             cx.b.push(Instr::wgmma_wait(1));
         }
-        cx.b.push(Instr::binary(BinOp::Xor, set, set, Op::imm(self.set_bytes)));
+        self.next_set(cx);
     }
 
     fn crosses_stripes(&self) -> bool {
@@ -625,8 +511,6 @@ impl InnerProduct for Warpgroup {
     fn finish(&mut self, cx: &mut Cx<'_>) {
         cx.b.comment("the last stripe's group retired");
         cx.b.push(Instr::wgmma_wait(0));
-        if self.x3 {
-            self.join(cx, &self.acc_regs(), "the last stripe's products");
-        }
+        self.join_products(cx, "the last stripe's products");
     }
 }

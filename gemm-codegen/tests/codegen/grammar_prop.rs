@@ -134,6 +134,7 @@ fn specs() -> impl Strategy<Value = KernelSpec> {
             prop::sample::select(Math::ALL.to_vec()),
             prop::option::of(any::<[u32; 3]>().prop_map(|[m, n, k]| MmaShape { m, n, k })),
             prop::sample::select(gemm_codegen::Schedule::ALL.to_vec()),
+            any::<u32>(),
         ),
     )
         .prop_map(
@@ -141,7 +142,7 @@ fn specs() -> impl Strategy<Value = KernelSpec> {
                 (precision, op_a, op_b, [m_blk, n_blk, k_blk], [m_dim, n_dim]),
                 (load_a, load_b, lds_width, ldg),
                 (arch, [stages, ldg_width, raster, frag_sets, interleave, c_batch], warps, unroll),
-                (math, mma, schedule),
+                (math, mma, schedule, producers),
             )| {
                 KernelSpec {
                     precision,
@@ -168,6 +169,7 @@ fn specs() -> impl Strategy<Value = KernelSpec> {
                     math,
                     mma,
                     schedule,
+                    producers,
                 }
             },
         )
@@ -198,6 +200,7 @@ fn items_of(spec: &KernelSpec) -> Vec<(&'static str, String)> {
         s.math.to_string(),
         s.mma.map_or_else(String::new, |m| format!("({}, {}, {})", m.m, m.n, m.k)),
         s.schedule.to_string(),
+        s.producers.to_string(),
     ];
     assert_eq!(values.len(), PARAMS.len(), "a value for every parameter");
     // `warps`, `unroll` and `mma` left out have no value to write: leave them out.

@@ -306,6 +306,7 @@ fn toy_sub_range_breaks_every_rule() {
                                     math: Math::Fma,
                                     mma: None,
                                     schedule: gemm_codegen::Schedule::Tiles,
+                                    producers: 0,
                                 };
                                 if let Err(violations) = validate_with(&spec, &limits) {
                                     seen.extend(violations.iter().map(|v| format!("{:?}", v.rule)));

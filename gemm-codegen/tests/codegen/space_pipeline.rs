@@ -101,6 +101,7 @@ fn brute_force(space: &Space) -> BTreeSet<KernelSpec> {
                                         math,
                                         mma,
                                         schedule: gemm_codegen::Schedule::Tiles,
+                                        producers: 0,
                                     };
                                     let load_dependent =
                                         [Rule::LoadThreads, Rule::LoadNotDividingStripe, Rule::LdgWidth];

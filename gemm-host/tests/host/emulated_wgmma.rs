@@ -18,9 +18,21 @@ use gemm_host::{Element, GemmConfig, Matrix};
 /// A warpgroup spec of `math` for `op` on `T`: `tile` with warps `(tile.0
 /// / 16, tile.1 / n)`, copies of 16 bytes along each operand's leading
 /// dimension.
-fn spec<T: Element>(op: (Op, Op), math: &str, tile: (u32, u32, u32), n: u32) -> KernelSpec {
+pub(crate) fn spec<T: Element>(op: (Op, Op), math: &str, tile: (u32, u32, u32), n: u32) -> KernelSpec {
+    spec_copied_by::<T>(op, math, tile, n, 0)
+}
+
+/// [`spec`] with `producers` warpgroups: the load shapes then rearrange
+/// their 128 threads.
+pub(crate) fn spec_copied_by<T: Element>(
+    op: (Op, Op),
+    math: &str,
+    tile: (u32, u32, u32),
+    n: u32,
+    producers: u32,
+) -> KernelSpec {
     let (wm, wn) = (tile.0 / 16, tile.1 / n);
-    let threads = 32 * wm * wn;
+    let threads = if producers > 0 { 128 * producers } else { 32 * wm * wn };
     // Elements of 16 bytes: a copy's and a conversion load's.
     let w = 16 / T::PRECISION.element_bytes();
     // load = (lead threads, cross threads): w elements a copy along the lead.
@@ -32,7 +44,7 @@ fn spec<T: Element>(op: (Op, Op), math: &str, tile: (u32, u32, u32), n: u32) -> 
     let text = format!(
         "precision = {}, op = ({:?}, {:?}), tile = ({}, {}, {}), threads = ({}, {}), load_a = ({}, {}), \
          load_b = ({}, {}), lds_width = {w}, ldg_width = {w}, stages = 2, warps = ({wm}, {wn}), math = {math}, \
-         mma = (64, {n}, 8), arch = sm_90a",
+         mma = (64, {n}, 8), arch = sm_90a, producers = {producers}",
         T::PRECISION,
         op.0,
         op.1,
@@ -49,12 +61,12 @@ fn spec<T: Element>(op: (Op, Op), math: &str, tile: (u32, u32, u32), n: u32) -> 
     text.parse().unwrap_or_else(|e| panic!("{text}: {e}"))
 }
 
-fn image(spec: &KernelSpec) -> KernelImage {
+pub(crate) fn image(spec: &KernelSpec) -> KernelImage {
     gemm_codegen::compile(spec).unwrap_or_else(|v| panic!("{spec}: {v:?}"))
 }
 
 /// Runs `image` on `cfg` with random inputs; the worst error, or why not.
-fn run<T: Element>(
+pub(crate) fn run<T: Element>(
     emulator: &Emulator,
     image: &KernelImage,
     rng: &mut Random,
@@ -63,23 +75,28 @@ fn run<T: Element>(
     Case::random(cfg, rng).emulate(emulator, image)
 }
 
-const OPS: [(Op, Op); 4] = [(Op::N, Op::N), (Op::N, Op::T), (Op::T, Op::N), (Op::T, Op::T)];
+pub(crate) const OPS: [(Op, Op); 4] = [(Op::N, Op::N), (Op::N, Op::T), (Op::T, Op::N), (Op::T, Op::T)];
 
 /// c32's op pairs: each of A and B K-major (A: N; B: T, C) and
 /// K-contiguous (A: T, C; B: N), conjugated and not, in every pairing.
-const COMPLEX_OPS: [(Op, Op); 5] =
+pub(crate) const COMPLEX_OPS: [(Op, Op); 5] =
     [(Op::N, Op::N), (Op::C, Op::C), (Op::T, Op::C), (Op::C, Op::N), (Op::N, Op::T)];
 
 /// Ragged shapes around a `tile`: partial tiles in every dimension, k
 /// under one stripe, over one, and several stripes (the two sets of parts
 /// alternating, six stripes deep), with `alpha`, `beta` and padded
 /// leading dimensions.
-fn shapes(tile: (u32, u32, u32)) -> Vec<(i64, i64, i64)> {
+pub(crate) fn shapes(tile: (u32, u32, u32)) -> Vec<(i64, i64, i64)> {
     let (m, n, k) = (i64::from(tile.0), i64::from(tile.1), i64::from(tile.2));
     vec![(m + 3, n - 5, 5 * k + 7), (1, 1, 1), (m - 1, 2 * n + 1, k), (2 * m + 5, 3, 2 * k - 1), (7, n, 0)]
 }
 
 fn every_op_pair<T: Element>(math: &str, tile: (u32, u32, u32), n: u32) {
+    every_op_pair_copied_by::<T>(math, tile, n, 0);
+}
+
+/// [`every_op_pair`] for kernels with `producers` warpgroups.
+pub(crate) fn every_op_pair_copied_by<T: Element>(math: &str, tile: (u32, u32, u32), n: u32, producers: u32) {
     let emulator = Emulator::new();
     let mut rng = Random::new(90);
     let (mut cases, mut failures) = (0, Vec::new());
@@ -87,7 +104,7 @@ fn every_op_pair<T: Element>(math: &str, tile: (u32, u32, u32), n: u32) {
     // Leading dimensions rounded up to 16 bytes.
     let w = i64::from(16 / T::PRECISION.element_bytes());
     for &op in ops {
-        let image = image(&spec::<T>(op, math, tile, n));
+        let image = image(&spec_copied_by::<T>(op, math, tile, n, producers));
         for (i, (m, nn, k)) in shapes(tile).into_iter().enumerate() {
             // Even cases: leading dimensions rounded up to 16 bytes, so the
             // kernel itself runs; odd ones: padded by 1 or 2, so the host
@@ -107,7 +124,10 @@ fn every_op_pair<T: Element>(math: &str, tile: (u32, u32, u32), n: u32) {
         }
     }
     assert!(failures.is_empty(), "{} of {cases} cases failed:\n{}", failures.len(), failures.join("\n"));
-    eprintln!("wgmma {} {math} {tile:?} n = {n}: {cases} emulated cases passed", T::PRECISION);
+    eprintln!(
+        "wgmma {} {math} {tile:?} n = {n}, {producers} producers: {cases} emulated cases passed",
+        T::PRECISION
+    );
 }
 
 /// One warpgroup, K-contiguous stripes for A^T and B (k_blk = 32).

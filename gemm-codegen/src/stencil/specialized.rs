@@ -1,0 +1,254 @@
+//! The warp-specialized `wgmma` kernel (`producers = 1`): a producer
+//! warpgroup beside the consumer warpgroups of `threads` does all the data
+//! movement — every `cp.async` of the ring, and the conversion of each
+//! landed stripe into its TF32 parts — and hands the parts to the
+//! consumers, which only issue `wgmma`s, join tf32x3's products and write
+//! C. The two sides meet only at named barriers (CUTLASS's
+//! warp-specialized mainloop, with `bar.arrive`/`bar.sync` pairs where it
+//! uses `mbarrier`s):
+//!
+//! ```text
+//! producer (threads C .. C + 127, p = their index)    consumers (threads 0 .. C − 1)
+//!   copy stripes 0 .. s−2 into slots 0 .. s−2           C_regs ⇐ 0
+//!   for t in 0 .. ktiles:                               for t in 0 .. ktiles:
+//!     wait_group s−2;  bar.sync PRODUCERS, 128            bar.sync FULL[t mod 2], N
+//!     t ≥ 2: bar.sync EMPTY[t mod 2], N                   wgmma × steps on parts[t mod 2]; commit
+//!     convert slot t mod s → parts[t mod 2]               wgmma.wait_group 0
+//!     fence.proxy.async                                   t + 2 < ktiles: bar.arrive EMPTY[t mod 2], N
+//!     bar.arrive FULL[t mod 2], N                         tf32x3: C_regs += products
+//!     copy stripe t+s−1 → slot (t−1) mod s; commit      C = alpha · C_regs + beta · C
+//! ```
+//!
+//! `N` is the whole block (`C + 128` threads). The producers' own barrier
+//! does the ring's job among them: after it every producer's copies of
+//! stripe `t` have landed, and every producer has finished converting
+//! stripe `t − 1`, whose slot the next copies overwrite. `FULL[j]` tells the
+//! consumers that a set of parts is written and fenced for the async proxy;
+//! `EMPTY[j]` tells the producer that the group which read it has retired
+//! in every consumer warp. The consumers arrive at `EMPTY` only for the
+//! stripes whose set the producer converts into again (`t + 2 < ktiles`),
+//! so every barrier completes as often as it is entered. The loops are
+//! unrolled twice, one body per set of parts, so that every barrier id is
+//! an immediate. 1xTF32 keeps one group in flight: it waits for the
+//! previous stripe's group (`wait_group 1`) and frees that stripe's set.
+//!
+//! The producers exit after their last stripe; the consumers' epilogue
+//! meets no barrier.
+
+use crate::constraints::Operand;
+use crate::ptx::{self, Cmp, Instr, Operand as Op, Reg, Type};
+
+use super::ring::{AsyncCopy, next_slot, slot_offsets};
+use super::wgmma::Warpgroup;
+use super::{Cx, Epilogue, InnerProduct};
+
+/// The producers' own barrier (the ring's, among their 128 threads).
+const PRODUCERS: u32 = 1;
+/// Set `j` of the parts is written and fenced: `FULL + j`.
+const FULL: u32 = 2;
+/// Set `j` of the parts is free again: `EMPTY + j`.
+const EMPTY: u32 = 4;
+/// Threads of the producer warpgroup.
+const PRODUCER_THREADS: u32 = crate::KernelSpec::PRODUCER_THREADS;
+
+/// Emits both sides after the prologue; control falls through to the
+/// kernel's `ret`.
+pub(crate) fn lower(cx: &mut Cx<'_>, mut wg: Warpgroup, epilogue: &mut dyn Epilogue) {
+    let consumers = cx.plan.threads();
+    let block = consumers + PRODUCER_THREADS;
+    let producer = cx.b.label("producer");
+    let p = cx.b.reg("p_producer", Type::Pred);
+    cx.b.section(format!(
+        "warp specialization: threads 0 .. {} issue the wgmmas and write C, threads {consumers} .. {} \
+         copy and convert the stripes",
+        consumers - 1,
+        block - 1
+    ));
+    cx.b.push(Instr::setp(Cmp::Ge, Type::U32, p, cx.thread, Op::imm(consumers)));
+    cx.b.push_if(p, Instr::bra_uni(producer));
+    consume(cx, &mut wg, block, epilogue);
+    cx.b.place(producer);
+    produce(cx, &mut wg, block);
+}
+
+/// `ktiles = ceil(k / K_blk)` into a new register `{side}_ktiles`;
+/// branches to `none` when it is 0.
+fn stripes(cx: &mut Cx<'_>, side: &str, none: ptx::Label, p: Reg) -> Reg {
+    let k_blk = cx.plan.spec().k_blk;
+    let ktiles = cx.b.reg(format!("{side}_ktiles"), Type::U32);
+    cx.b.comment(format!("stripes along K: ktiles = ceil(k / {k_blk})"));
+    cx.b.push(Instr::add(ktiles, cx.params.k, Op::imm(k_blk - 1)));
+    cx.b.push(Instr::binary(ptx::BinOp::Div, ktiles, ktiles, Op::imm(k_blk)));
+    cx.b.push(Instr::setp(Cmp::Eq, Type::U32, p, ktiles, Op::imm(0)));
+    cx.b.push_if(p, Instr::bra_uni(none));
+    ktiles
+}
+
+/// The consumer warpgroups: the `wgmma`s of every stripe, then the
+/// epilogue, ending in `ret`.
+fn consume(cx: &mut Cx<'_>, wg: &mut Warpgroup, block: u32, epilogue: &mut dyn Epilogue) {
+    cx.b.section("consumers: descriptors, C_regs = 0");
+    wg.setup_product(cx);
+    wg.first_set(cx);
+    wg.zero(cx);
+    cx.b.reg_group("consumers' loop control");
+    let p = cx.b.reg("p_consumer", Type::Pred);
+    let kt = cx.b.reg("kt", Type::U32);
+    let ahead = cx.b.reg("kt_ahead", Type::U32);
+    let done = cx.b.label("epilogue");
+    let top = cx.b.label("consumer_loop");
+    let ktiles = stripes(cx, "consumer", done, p);
+    cx.b.push(Instr::mov(kt, Op::imm(0)));
+    let x3 = cx.plan.spec().math == crate::Math::Tf32x3;
+    cx.b.section("consumers' loop: two stripes an iteration, one on each set of parts");
+    cx.b.place(top);
+    for j in 0..2 {
+        cx.b.comment(format!("stripe kt: its parts are in set {j}"));
+        cx.b.push(Instr::bar_sync_named(FULL + j, block));
+        wg.issue_stripe(cx, &mut |_, _| {});
+        // The set of parts whose group has retired, and that stripe's
+        // distance behind kt: tf32x3 retires this stripe's (its products
+        // join now), 1xTF32 the previous one's.
+        let (freed, behind) = if x3 { (j, 0) } else { (1 - j, 1) };
+        cx.b.push(Instr::wgmma_wait(if x3 { 0 } else { 1 }));
+        let skip = cx.b.label(&format!("set_{freed}_kept"));
+        let stripe = if behind > 0 { "the previous stripe's group" } else { "this stripe's group" };
+        cx.b.comment(format!(
+            "{stripe} retired: set {freed} is free, if the producer converts into it again (stripe kt {} \
+             exists)",
+            if behind > 0 { "+ 1" } else { "+ 2" }
+        ));
+        cx.b.push(Instr::add(ahead, kt, Op::imm(2)));
+        if behind > 0 {
+            cx.b.push(Instr::setp(Cmp::Lt, Type::U32, p, kt, Op::imm(behind)));
+            cx.b.push_if(p, Instr::bra_uni(skip));
+            cx.b.push(Instr::sub(ahead, ahead, Op::imm(behind)));
+        }
+        cx.b.push(Instr::setp(Cmp::Ge, Type::U32, p, ahead, ktiles));
+        cx.b.push_if(p, Instr::bra_uni(skip));
+        cx.b.push(Instr::bar_arrive(EMPTY + freed, block));
+        cx.b.place(skip);
+        wg.join_products(cx, "this stripe's products");
+        wg.next_set(cx);
+        cx.b.push(Instr::add(kt, kt, Op::imm(1)));
+        cx.b.push(Instr::setp(Cmp::Lt, Type::U32, p, kt, ktiles));
+        if j == 0 {
+            cx.b.push_unless(p, Instr::bra_uni(done));
+        } else {
+            cx.b.push_if(p, Instr::bra_uni(top));
+        }
+    }
+    cx.b.section("epilogue: C = alpha * C_regs + beta * C");
+    cx.b.place(done);
+    if !x3 {
+        cx.b.comment("the last stripe's group retired");
+        cx.b.push(Instr::wgmma_wait(0));
+    }
+    super::problem_c(cx);
+    epilogue.emit(cx, wg.accumulators());
+    cx.b.push(Instr::ret());
+}
+
+/// The producer warpgroup: the ring's copies and the conversion of every
+/// stripe, falling through to the kernel's end.
+fn produce(cx: &mut Cx<'_>, wg: &mut Warpgroup, block: u32) {
+    let spec = *cx.plan.spec();
+    let s = spec.stages;
+    cx.b.section("producer: its thread index, copy pointers and bounds, conversion units");
+    let ptid = cx.b.reg("producer_thread", Type::U32);
+    cx.b.push(Instr::sub(ptid, cx.thread, Op::imm(cx.plan.threads())));
+    // The movers and the conversion number the producers' threads alone.
+    let thread = std::mem::replace(&mut cx.thread, ptid);
+    let mut a = AsyncCopy::new(Operand::A);
+    let mut b = AsyncCopy::new(Operand::B);
+    a.setup(cx);
+    b.setup(cx);
+    wg.setup_conversion(cx, (ptid, PRODUCER_THREADS), true);
+    cx.thread = thread;
+    wg.first_set(cx);
+    let (a_slot, b_slot) = (a.slot_bytes(cx), b.slot_bytes(cx));
+
+    cx.b.reg_group(format!("producer's ring of {s} stripes"));
+    let p = cx.b.reg("p_ring", Type::Pred);
+    let kt = cx.b.reg("pkt", Type::U32);
+    let k_rem = cx.b.reg("k_rem", Type::U32);
+    let ahead = cx.b.reg("pkt_ahead", Type::U32);
+    let wr = cx.b.reg("slot_wr", Type::U32);
+    let rd = cx.b.reg("slot_rd", Type::U32);
+    let (a_wr, b_wr) = (cx.b.reg("a_slot_wr", Type::U32), cx.b.reg("b_slot_wr", Type::U32));
+    let (a_rd, b_rd) = (cx.b.reg("a_slot_rd", Type::U32), cx.b.reg("b_slot_rd", Type::U32));
+    let done = cx.b.label("producer_done");
+    let top = cx.b.label("producer_loop");
+    let ktiles = stripes(cx, "producer", done, p);
+
+    cx.b.section(format!("producer's prologue: stripes 0 .. {} into slots 0 .. {0}, a group each", s - 2));
+    cx.b.push(Instr::mov(k_rem, cx.params.k));
+    for t in 0..s - 1 {
+        let skip = cx.b.label(&format!("prologue_past_k_{t}"));
+        cx.b.push(Instr::setp(Cmp::Le, Type::U32, p, ktiles, Op::imm(t)));
+        cx.b.push_if(p, Instr::bra_uni(skip));
+        a.issue(cx, k_rem, Op::imm(t * a_slot));
+        b.issue(cx, k_rem, Op::imm(t * b_slot));
+        cx.b.place(skip);
+        cx.b.push(Instr::cp_async_commit());
+        a.advance(cx);
+        b.advance(cx);
+        cx.b.push(Instr::sub(k_rem, k_rem, Op::imm(spec.k_blk)));
+    }
+    cx.b.push(Instr::mov(wr, Op::imm(s - 1)));
+    cx.b.push(Instr::mov(rd, Op::imm(0)));
+    cx.b.push(Instr::mov(kt, Op::imm(0)));
+
+    cx.b.section("producer's loop: two stripes an iteration, one into each set of parts");
+    cx.b.place(top);
+    for j in 0..2 {
+        cx.b.comment(format!(
+            "stripe kt landed for every producer, and slot kt - 1 read by all (the copies of stripe \
+             kt + {} go there once this stripe is handed over)",
+            s - 1
+        ));
+        cx.b.push(Instr::cp_async_wait(s - 2));
+        cx.b.push(Instr::bar_sync_named(PRODUCERS, PRODUCER_THREADS));
+        let free = cx.b.label(&format!("set_{j}_never_used"));
+        cx.b.comment(format!(
+            "set {j} free: the consumers retired stripe kt - 2's group (none before kt = 2)"
+        ));
+        cx.b.push(Instr::setp(Cmp::Lt, Type::U32, p, kt, Op::imm(2)));
+        cx.b.push_if(p, Instr::bra_uni(free));
+        cx.b.push(Instr::bar_sync_named(EMPTY + j, block));
+        cx.b.place(free);
+        let stage = slot_offsets(cx, rd, (a_rd, b_rd), (a_slot, b_slot));
+        wg.convert_stripe(cx, stage);
+        cx.b.comment(format!("set {j} written: visible to wgmma (the async proxy), handed to the consumers"));
+        cx.b.push(Instr::fence_proxy_async());
+        cx.b.push(Instr::bar_arrive(FULL + j, block));
+        cx.b.comment(format!(
+            "the copies of stripe kt + {} into slot kt - 1, after the hand-off: the conversion starts as soon \
+             as the set is free",
+            s - 1
+        ));
+        let no_copy = cx.b.label(&format!("no_stripe_to_copy_{j}"));
+        cx.b.push(Instr::add(ahead, kt, Op::imm(s - 1)));
+        cx.b.push(Instr::setp(Cmp::Ge, Type::U32, p, ahead, ktiles));
+        cx.b.push_if(p, Instr::bra_uni(no_copy));
+        let (a_wr, b_wr) = slot_offsets(cx, wr, (a_wr, b_wr), (a_slot, b_slot));
+        a.issue(cx, k_rem, Op::Reg(a_wr));
+        b.issue(cx, k_rem, Op::Reg(b_wr));
+        cx.b.place(no_copy);
+        cx.b.push(Instr::cp_async_commit());
+        a.advance(cx);
+        b.advance(cx);
+        cx.b.push(Instr::sub(k_rem, k_rem, Op::imm(spec.k_blk)));
+        next_slot(cx, wr, s, p);
+        wg.next_set(cx);
+        next_slot(cx, rd, s, p);
+        cx.b.push(Instr::add(kt, kt, Op::imm(1)));
+        cx.b.push(Instr::setp(Cmp::Lt, Type::U32, p, kt, ktiles));
+        if j == 0 {
+            cx.b.push_unless(p, Instr::bra_uni(done));
+        } else {
+            cx.b.push_if(p, Instr::bra_uni(top));
+        }
+    }
+    cx.b.place(done);
+}
