@@ -429,3 +429,21 @@ fn tensor_core_kernels_are_bounded_by_the_tensor_cores() {
         "the tensor rate follows the FP64 one"
     );
 }
+
+/// A warp-specialized kernel is bounded by its consumers' loop (its
+/// `main_loop`): the tensor cores, as the same tile without a producer;
+/// the producer's loop, with no multiply-add in it, is not the one counted.
+#[test]
+fn a_warp_specialized_kernel_is_bounded_by_its_consumers() {
+    let gpu = h100();
+    let base = "precision = f32, op = (N, N), tile = (128, 128, 32), threads = (64, 4), lds_width = 4, \
+                arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), math = tf32x3, mma = (64, 128, 8)";
+    let shared = spec(&format!("{base}, load_a = (32, 8), load_b = (8, 32)"));
+    let ws = spec(&format!("{base}, load_a = (32, 4), load_b = (8, 16), producers = 1"));
+    let [shared, ws] =
+        [shared, ws].map(|s| AnalyticBound::of_plan(&crate::validate(&s).unwrap(), &gpu, None).unwrap());
+    assert_eq!(ws.mix.mma_kind, Some(MmaKind::Tf32));
+    assert_eq!(ws.mix.mma, 2 * shared.mix.mma, "two stripes an iteration");
+    assert_eq!(ws.limiter, Limiter::FmaUnits);
+    assert!((ws.tflops - shared.fma_tflops).abs() < 1e-9, "{ws:?}");
+}
