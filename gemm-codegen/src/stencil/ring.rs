@@ -242,7 +242,6 @@ pub(crate) fn main_loop(cx: &mut Cx<'_>, inner: &mut dyn InnerProduct) -> ptx::L
     let p = cx.b.reg("p_ring", Type::Pred);
     let rd_next = cx.b.reg("slot_rd_next", Type::U32);
     let p_next = cx.b.reg("p_next_stripe", Type::Pred);
-    let past_k: Vec<_> = (0..s - 1).map(|t| cx.b.label(&format!("prologue_past_k_{t}"))).collect();
     let loop_label = cx.b.label("main_loop");
     let epilogue = cx.b.label("epilogue");
 
@@ -256,22 +255,7 @@ pub(crate) fn main_loop(cx: &mut Cx<'_>, inner: &mut dyn InnerProduct) -> ptx::L
         "prologue: stripes 0 .. {} into slots 0 .. {0}, one commit group each (empty past the last stripe)",
         s - 2
     ));
-    cx.b.push(Instr::mov(k_rem, cx.params.k));
-    for t in 0..s - 1 {
-        // Stripes past the last are not copied (a copy nobody waits for
-        // would still be landing when the kernel ends); their groups stay
-        // empty, so the count of groups is the same for every k.
-        let skip = past_k[t as usize];
-        cx.b.push(Instr::setp(Cmp::Le, Type::U32, p, ktiles, Op::imm(t)));
-        cx.b.push_if(p, Instr::bra_uni(skip));
-        a.issue(cx, k_rem, Op::imm(t * a_slot));
-        b.issue(cx, k_rem, Op::imm(t * b_slot));
-        cx.b.place(skip);
-        cx.b.push(Instr::cp_async_commit());
-        a.advance(cx);
-        b.advance(cx);
-        cx.b.push(Instr::sub(k_rem, k_rem, Op::imm(spec.k_blk)));
-    }
+    fill(cx, (&a, &b), (ktiles, k_rem), p);
     cx.b.push(Instr::mov(wr, Op::imm(s - 1)));
     cx.b.push(Instr::mov(rd, Op::imm(0)));
     cx.b.push(Instr::mov(kt, Op::imm(0)));
@@ -385,6 +369,30 @@ pub(crate) fn main_loop(cx: &mut Cx<'_>, inner: &mut dyn InnerProduct) -> ptx::L
     cx.b.push(Instr::setp(Cmp::Lt, Type::U32, p, kt, ktiles));
     cx.b.push_if(p, Instr::bra_uni(loop_label));
     epilogue
+}
+
+/// The ring's prologue: stripes 0 .. s − 2 of the `ktiles` into slots 0 ..
+/// s − 2, one commit group each, with `k_rem` from `k` down; the copies'
+/// pointers and `k_rem` are left at stripe s − 1. `p` is scratch.
+pub(super) fn fill(cx: &mut Cx<'_>, (a, b): (&AsyncCopy, &AsyncCopy), (ktiles, k_rem): (Reg, Reg), p: Reg) {
+    let spec = *cx.plan.spec();
+    let (a_slot, b_slot) = (a.slot_bytes(cx), b.slot_bytes(cx));
+    cx.b.push(Instr::mov(k_rem, cx.params.k));
+    for t in 0..spec.stages - 1 {
+        // Stripes past the last are not copied (a copy nobody waits for
+        // would still be landing when the kernel ends); their groups stay
+        // empty, so the count of groups is the same for every k.
+        let skip = cx.b.label(&format!("prologue_past_k_{t}"));
+        cx.b.push(Instr::setp(Cmp::Le, Type::U32, p, ktiles, Op::imm(t)));
+        cx.b.push_if(p, Instr::bra_uni(skip));
+        a.issue(cx, k_rem, Op::imm(t * a_slot));
+        b.issue(cx, k_rem, Op::imm(t * b_slot));
+        cx.b.place(skip);
+        cx.b.push(Instr::cp_async_commit());
+        a.advance(cx);
+        b.advance(cx);
+        cx.b.push(Instr::sub(k_rem, k_rem, Op::imm(spec.k_blk)));
+    }
 }
 
 /// Waits until the stripe `s − 2` commit groups back has landed, then

@@ -44,7 +44,7 @@
 use crate::constraints::Operand;
 use crate::ptx::{self, Cmp, Instr, Operand as Op, Reg, Type};
 
-use super::ring::{AsyncCopy, next_slot, slot_offsets};
+use super::ring::{AsyncCopy, fill, next_slot, slot_offsets};
 use super::wgmma::Warpgroup;
 use super::{Cx, Epilogue, InnerProduct};
 
@@ -88,6 +88,23 @@ fn stripes(cx: &mut Cx<'_>, side: &str, none: ptx::Label, p: Reg) -> Reg {
     cx.b.push(Instr::setp(Cmp::Eq, Type::U32, p, ktiles, Op::imm(0)));
     cx.b.push_if(p, Instr::bra_uni(none));
     ktiles
+}
+
+/// The end of body `j` of a loop unrolled twice: `kt += 1`, then out to
+/// `done` past the last stripe, or (after the second body) back to `top`.
+fn next_stripe(
+    cx: &mut Cx<'_>,
+    j: u32,
+    (kt, ktiles, p): (Reg, Reg, Reg),
+    (done, top): (ptx::Label, ptx::Label),
+) {
+    cx.b.push(Instr::add(kt, kt, Op::imm(1)));
+    cx.b.push(Instr::setp(Cmp::Lt, Type::U32, p, kt, ktiles));
+    if j == 0 {
+        cx.b.push_unless(p, Instr::bra_uni(done));
+    } else {
+        cx.b.push_if(p, Instr::bra_uni(top));
+    }
 }
 
 /// The consumer warpgroups: the `wgmma`s of every stripe, then the
@@ -136,13 +153,7 @@ fn consume(cx: &mut Cx<'_>, wg: &mut Warpgroup, block: u32, epilogue: &mut dyn E
         cx.b.place(skip);
         wg.join_products(cx, "this stripe's products");
         wg.next_set(cx);
-        cx.b.push(Instr::add(kt, kt, Op::imm(1)));
-        cx.b.push(Instr::setp(Cmp::Lt, Type::U32, p, kt, ktiles));
-        if j == 0 {
-            cx.b.push_unless(p, Instr::bra_uni(done));
-        } else {
-            cx.b.push_if(p, Instr::bra_uni(top));
-        }
+        next_stripe(cx, j, (kt, ktiles, p), (done, top));
     }
     cx.b.section("epilogue: C = alpha * C_regs + beta * C");
     cx.b.place(done);
@@ -188,19 +199,7 @@ fn produce(cx: &mut Cx<'_>, wg: &mut Warpgroup, block: u32) {
     let ktiles = stripes(cx, "producer", done, p);
 
     cx.b.section(format!("producer's prologue: stripes 0 .. {} into slots 0 .. {0}, a group each", s - 2));
-    cx.b.push(Instr::mov(k_rem, cx.params.k));
-    for t in 0..s - 1 {
-        let skip = cx.b.label(&format!("prologue_past_k_{t}"));
-        cx.b.push(Instr::setp(Cmp::Le, Type::U32, p, ktiles, Op::imm(t)));
-        cx.b.push_if(p, Instr::bra_uni(skip));
-        a.issue(cx, k_rem, Op::imm(t * a_slot));
-        b.issue(cx, k_rem, Op::imm(t * b_slot));
-        cx.b.place(skip);
-        cx.b.push(Instr::cp_async_commit());
-        a.advance(cx);
-        b.advance(cx);
-        cx.b.push(Instr::sub(k_rem, k_rem, Op::imm(spec.k_blk)));
-    }
+    fill(cx, (&a, &b), (ktiles, k_rem), p);
     cx.b.push(Instr::mov(wr, Op::imm(s - 1)));
     cx.b.push(Instr::mov(rd, Op::imm(0)));
     cx.b.push(Instr::mov(kt, Op::imm(0)));
@@ -248,13 +247,7 @@ fn produce(cx: &mut Cx<'_>, wg: &mut Warpgroup, block: u32) {
         next_slot(cx, wr, s, p);
         wg.next_set(cx);
         next_slot(cx, rd, s, p);
-        cx.b.push(Instr::add(kt, kt, Op::imm(1)));
-        cx.b.push(Instr::setp(Cmp::Lt, Type::U32, p, kt, ktiles));
-        if j == 0 {
-            cx.b.push_unless(p, Instr::bra_uni(done));
-        } else {
-            cx.b.push_if(p, Instr::bra_uni(top));
-        }
+        next_stripe(cx, j, (kt, ktiles, p), (done, top));
     }
     cx.b.place(done);
 }
