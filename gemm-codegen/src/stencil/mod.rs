@@ -467,7 +467,7 @@ fn header(plan: &Plan) -> Vec<String> {
             x(spec.eff_op_b()),
         ),
         format!(
-            "Block: {} threads ({} x {}), each computing {} x {} elements of C at stride ({}, {}) in runs of {}",
+            "Block: {} threads ({} x {}), each computing {} x {} elements of C at stride ({}, {}) in runs of {}{}",
             spec.threads(),
             spec.m_dim,
             spec.n_dim,
@@ -476,6 +476,15 @@ fn header(plan: &Plan) -> Vec<String> {
             layout.row_step(),
             layout.col_step(),
             spec.lds_width,
+            if spec.producers > 0 {
+                format!(
+                    "; then {} producer threads copying and converting the stripes ({} in all)",
+                    spec.block_threads() - spec.threads(),
+                    spec.block_threads()
+                )
+            } else {
+                String::new()
+            },
         ),
         format!(
             "Shared: {}{} and {} elements (skew {}), {} bytes{}",
