@@ -19,7 +19,9 @@
 //! `fma.rs`, or tensor-core `mma`s, `mma.rs`), or Hopper's warpgroup
 //! `wgmma`s on converted stripes (`wgmma.rs`), and
 //! [`Epilogue`]. The driver in this file owns only the pipeline around
-//! them.
+//! them. A warp-specialized `wgmma` kernel (`producers = 1`) has a pipeline
+//! of its own, `specialized.rs`: a producer warpgroup runs the ring and the
+//! conversion, the consumer warpgroups the `wgmma`s and the epilogue.
 //!
 //! # Kernel ABI
 //!
