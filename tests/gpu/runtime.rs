@@ -49,7 +49,7 @@ fn kernels_load_once_and_report_their_resources() {
             "{}: {info:?}",
             entry.name
         );
-        assert_eq!(u64::from(info.block_threads), entry.spec.threads());
+        assert_eq!(u64::from(info.block_threads), entry.spec.block_threads());
         assert!(info.occupancy > 0.0 && info.occupancy <= 1.0, "{}: {info:?}", entry.name);
         kernel.launchable().unwrap_or_else(|e| panic!("{}: {e}", entry.name));
         let again = gemm.load(&entry.image()).unwrap();
