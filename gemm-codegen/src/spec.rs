@@ -731,8 +731,8 @@ impl KernelSpec {
     /// limit); for one whose count exceeds `u32`, it saturates at
     /// `u32::MAX`, a block no GPU launches.
     pub const fn block(&self) -> (u32, u32, u32) {
-        let producers = self.producers.saturating_mul(Self::PRODUCER_THREADS);
-        (self.m_dim.saturating_mul(self.n_dim).saturating_add(producers), 1, 1)
+        let threads = self.block_threads();
+        (if threads > u32::MAX as u64 { u32::MAX } else { threads as u32 }, 1, 1)
     }
 
     /// Threads of the block, producers included (exact, as

@@ -127,7 +127,7 @@ pub(crate) struct Worker<'a> {
     /// Whether the host has AVX2 and FMA.
     avx2_fma: bool,
     /// Per barrier, the thread and pc of its latest `bar.arrive`.
-    arrivals: [(u32, u32); 16],
+    arrivals: [(u32, u32); crate::memory::BARRIERS],
     pub stats: Stats,
 }
 
@@ -180,7 +180,7 @@ impl<'a> Worker<'a> {
             avx2_fma: is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma"),
             #[cfg(not(target_arch = "x86_64"))]
             avx2_fma: false,
-            arrivals: [(0, 0); 16],
+            arrivals: [(0, 0); crate::memory::BARRIERS],
             stats: Stats::default(),
         }
     }

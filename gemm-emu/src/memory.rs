@@ -58,7 +58,7 @@ mod clock;
 mod order;
 mod shadow;
 
-pub(crate) use clock::{BadArrival, Clocks, View};
+pub(crate) use clock::{BARRIERS, BadArrival, Clocks, View};
 pub(crate) use order::{BlockOrder, Event, Ordered};
 pub(crate) use shadow::{Shadow, ShadowPcs};
 

@@ -481,7 +481,7 @@ fn header(plan: &Plan) -> Vec<String> {
             if spec.producers > 0 {
                 format!(
                     "; then {} producer threads copying and converting the stripes ({} in all)",
-                    spec.block_threads() - spec.threads(),
+                    spec.copy_threads(),
                     spec.block_threads()
                 )
             } else {

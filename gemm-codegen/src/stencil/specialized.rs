@@ -54,14 +54,12 @@ const PRODUCERS: u32 = 1;
 const FULL: u32 = 2;
 /// Set `j` of the parts is free again: `EMPTY + j`.
 const EMPTY: u32 = 4;
-/// Threads of the producer warpgroup.
-const PRODUCER_THREADS: u32 = crate::KernelSpec::PRODUCER_THREADS;
 
 /// Emits both sides after the prologue; control falls through to the
 /// kernel's `ret`.
 pub(crate) fn lower(cx: &mut Cx<'_>, mut wg: Warpgroup, epilogue: &mut dyn Epilogue) {
     let consumers = cx.plan.threads();
-    let block = consumers + PRODUCER_THREADS;
+    let block = cx.plan.spec().block().0;
     let producer = cx.b.label("producer");
     let p = cx.b.reg("p_producer", Type::Pred);
     cx.b.section(format!(
@@ -171,6 +169,7 @@ fn consume(cx: &mut Cx<'_>, wg: &mut Warpgroup, block: u32, epilogue: &mut dyn E
 fn produce(cx: &mut Cx<'_>, wg: &mut Warpgroup, block: u32) {
     let spec = *cx.plan.spec();
     let s = spec.stages;
+    let producers = crate::constraints::proven_u32(u128::from(spec.copy_threads()));
     cx.b.section("producer: its thread index, copy pointers and bounds, conversion units");
     let ptid = cx.b.reg("producer_thread", Type::U32);
     cx.b.push(Instr::sub(ptid, cx.thread, Op::imm(cx.plan.threads())));
@@ -180,7 +179,7 @@ fn produce(cx: &mut Cx<'_>, wg: &mut Warpgroup, block: u32) {
     let mut b = AsyncCopy::new(Operand::B);
     a.setup(cx);
     b.setup(cx);
-    wg.setup_conversion(cx, (ptid, PRODUCER_THREADS), true);
+    wg.setup_conversion(cx, (ptid, producers), true);
     cx.thread = thread;
     wg.first_set(cx);
     let (a_slot, b_slot) = (a.slot_bytes(cx), b.slot_bytes(cx));
@@ -213,7 +212,7 @@ fn produce(cx: &mut Cx<'_>, wg: &mut Warpgroup, block: u32) {
             s - 1
         ));
         cx.b.push(Instr::cp_async_wait(s - 2));
-        cx.b.push(Instr::bar_sync_named(PRODUCERS, PRODUCER_THREADS));
+        cx.b.push(Instr::bar_sync_named(PRODUCERS, producers));
         let free = cx.b.label(&format!("set_{j}_never_used"));
         cx.b.comment(format!(
             "set {j} free: the consumers retired stripe kt - 2's group (none before kt = 2)"

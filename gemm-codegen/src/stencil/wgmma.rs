@@ -127,7 +127,44 @@ pub(crate) struct Warpgroup {
     /// before it splits and stores any (a producer warpgroup, with
     /// registers to spare), or one unit at a time.
     load_ahead: bool,
-    step_regs: std::collections::HashMap<String, Reg>,
+    steps: Option<StepRegs>,
+}
+
+/// The registers of a stripe's `wgmma`s, declared by the first stripe a
+/// loop emits and reused by the next.
+struct StepRegs {
+    /// The set's byte offset, as descriptor units (`/ 16`), 32 and 64 bits.
+    set16: Reg,
+    set64: Reg,
+    /// `[operand][part · planes + plane]`: the first step's descriptors on
+    /// the stripe's set.
+    current: Vec<Vec<Reg>>,
+    /// `[step][product]`: A's and B's descriptors of each `wgmma`.
+    each: Vec<Vec<(Reg, Reg)>>,
+}
+
+impl StepRegs {
+    fn declare(cx: &mut Cx<'_>, desc: &[Vec<Reg>], steps: u32, products: usize) -> StepRegs {
+        cx.b.reg_group("step descriptors");
+        let set64 = cx.b.reg("parts_set_desc", Type::U64);
+        let set16 = cx.b.reg("parts_set_16", Type::U32);
+        let current = (desc.iter().zip(["a", "b"]))
+            .map(|(descs, x)| {
+                (0..descs.len()).map(|i| cx.b.reg(format!("{x}_desc_{i}_set"), Type::U64)).collect()
+            })
+            .collect();
+        let each = (0..steps)
+            .map(|s| {
+                (0..products)
+                    .map(|i| {
+                        let a = cx.b.reg(format!("a_desc_s{s}_{i}"), Type::U64);
+                        (a, cx.b.reg(format!("b_desc_s{s}_{i}"), Type::U64))
+                    })
+                    .collect()
+            })
+            .collect();
+        StepRegs { set16, set64, current, each }
+    }
 }
 
 impl Warpgroup {
@@ -151,7 +188,7 @@ impl Warpgroup {
             scratch: None,
             converted: 0,
             load_ahead: false,
-            step_regs: std::collections::HashMap::new(),
+            steps: None,
         }
     }
 
@@ -324,11 +361,6 @@ impl Warpgroup {
         cx.b.push(Instr::binary(BinOp::Xor, set, set, Op::imm(self.set_bytes)));
     }
 
-    /// Register `name` of the `wgmma`s' step, declared the first time.
-    fn step_reg(&mut self, cx: &mut Cx<'_>, name: String, ty: Type) -> Reg {
-        *self.step_regs.entry(name).or_insert_with_key(|name| cx.b.reg(name, ty))
-    }
-
     /// Issues the `wgmma`s of one stripe on the current set of parts, as one
     /// committed group (tf32x3: into the products, zeroed by its first
     /// `wgmma`; else into the accumulators), calling `beside` at each step.
@@ -356,22 +388,15 @@ impl Warpgroup {
             },
             if self.x3 { ", into the stripe's products (zero first)" } else { ", into the accumulators" }
         ));
-        if self.step_regs.is_empty() {
-            cx.b.reg_group("step descriptors");
-        }
-        let set64 = self.step_reg(cx, "parts_set_desc".into(), Type::U64);
-        let shifted = self.step_reg(cx, "parts_set_16".into(), Type::U32);
-        cx.b.push(Instr::binary(BinOp::Shr, shifted, set, Op::imm(4)));
-        cx.b.push(Instr::cvt(set64, shifted));
-        let mut current: Vec<Vec<Reg>> = Vec::new();
-        for (descs, x) in self.desc.clone().iter().zip(["a", "b"]) {
-            let mut list = Vec::new();
-            for (i, &desc) in descs.iter().enumerate() {
-                let cur = self.step_reg(cx, format!("{x}_desc_{i}_set"), Type::U64);
-                cx.b.push(Instr::add(cur, desc, set64));
-                list.push(cur);
+        let desc = &self.desc;
+        let regs =
+            self.steps.get_or_insert_with(|| StepRegs::declare(cx, desc, steps, parts.len() * terms.len()));
+        cx.b.push(Instr::binary(BinOp::Shr, regs.set16, set, Op::imm(4)));
+        cx.b.push(Instr::cvt(regs.set64, regs.set16));
+        for (descs, current) in desc.iter().zip(&regs.current) {
+            for (&desc, &cur) in descs.iter().zip(current) {
+                cx.b.push(Instr::add(cur, desc, regs.set64));
             }
-            current.push(list);
         }
         cx.b.push(Instr::wgmma_fence());
         let (p_false, p_true) = (self.p_false.expect("set up"), self.p_true.expect("set up"));
@@ -383,10 +408,9 @@ impl Warpgroup {
             for (i, (&(pa, pb), term)) in
                 parts.iter().flat_map(|p| terms.iter().map(move |t| (p, t))).enumerate()
             {
-                let da = self.step_reg(cx, format!("a_desc_s{s}_{i}"), Type::U64);
-                let db = self.step_reg(cx, format!("b_desc_s{s}_{i}"), Type::U64);
+                let (da, db) = regs.each[s as usize][i];
                 // Step s starts 2 core matrices further along K: 2·LBO / 16.
-                let (a, b) = (current[0][pa * planes + term.a], current[1][pb * planes + term.b]);
+                let (a, b) = (regs.current[0][pa * planes + term.a], regs.current[1][pb * planes + term.b]);
                 cx.b.push(Instr::add(da, a, Op::imm(i64::from(s * 2 * LBO / 16))));
                 cx.b.push(Instr::add(db, b, Op::imm(i64::from(s * 2 * LBO / 16))));
                 let first = self.x3 && !std::mem::replace(&mut zeroed[term.d], true);

@@ -31,7 +31,7 @@
 pub(crate) const MAX_WARPS: usize = 32;
 
 /// Barriers of a block (`bar.sync 0` … `bar.sync 15`).
-const BARRIERS: usize = 16;
+pub(crate) const BARRIERS: usize = 16;
 
 /// What one warp knows at its current point: its accesses are recorded
 /// with [`View::stamp`] and checked with [`View::ordered`].
