@@ -738,7 +738,9 @@ impl KernelSpec {
     /// Threads of the block, producers included (exact, as
     /// [`KernelSpec::threads`]).
     pub const fn block_threads(&self) -> u64 {
-        self.threads() + self.producers as u64 * Self::PRODUCER_THREADS as u64
+        // Saturating: any `producers` value reaches here (`block()`), and
+        // `threads()` can be near `u64::MAX`; past it, no GPU launches it.
+        self.threads().saturating_add(self.producers as u64 * Self::PRODUCER_THREADS as u64)
     }
 
     /// Threads that copy the stripes, which the load shapes rearrange: the
