@@ -214,8 +214,7 @@ impl fmt::Display for FaultKind {
                 let desc = SmemDesc::decode(*bits);
                 write!(f, "`wgmma.mma_async`'s {operand} descriptor {bits:#x} ")?;
                 let swizzle = match desc.swizzle {
-                    DescSwizzle::None => None,
-                    DescSwizzle::B128 => Some(128),
+                    DescSwizzle::None | DescSwizzle::B128 => None,
                     DescSwizzle::B64 => Some(64),
                     DescSwizzle::B32 => Some(32),
                 };
@@ -223,10 +222,15 @@ impl fmt::Display for FaultKind {
                     write!(
                         f,
                         "asks for the {bytes}-byte swizzle, which gemmforge does not emit and the emulator does not \
-                         model: use the non-swizzled layout (bits 62-63 zero)"
+                         model: use the non-swizzled layout (bits 62-63 zero) or the 128-byte swizzle (1)"
                     )
                 } else if desc.base_offset != 0 {
-                    write!(f, "has base offset {}, which only swizzled layouts use", desc.base_offset)
+                    write!(
+                        f,
+                        "has base offset {}, which gemmforge does not emit and the emulator does not model: align \
+                         a swizzled operand's 8-row atoms to 1024 bytes, base offset 0",
+                        desc.base_offset
+                    )
                 } else {
                     write!(
                         f,

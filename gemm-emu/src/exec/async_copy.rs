@@ -262,7 +262,7 @@ impl Worker<'_> {
             self.smem[word..word + words].copy_from_slice(&c.data[..words]);
             self.copies.inflight[word..word + words].fill(0);
             if self.proxy.active {
-                self.proxy.record_write(word, words, tid, c.pc);
+                self.proxy.record_write(word, words, tid, c.pc, true);
             }
             self.copies.free.push(slot);
             self.copies.pending -= 1;

@@ -34,13 +34,14 @@
 //! flight to an operand fault at issue.
 //!
 //! An operand is addressed through its descriptor as
-//! [`SmemDesc::k_major_tf32_at`] says; each *core matrix* (8 rows of 16
-//! bytes, 128 contiguous bytes) must lie in one declared array. The
+//! [`SmemDesc::k_major_tf32_at`] says (no swizzle, or the 128-byte one);
+//! each *core matrix* (8 rows of 16 bytes, 128 contiguous bytes), or each
+//! 16-byte chunk of a swizzled row, must lie in one declared array. The
 //! descriptor stores the start address divided by 16, so a misaligned start
 //! cannot be expressed (a kernel computing one gets it rounded down, which
 //! the emulator cannot tell from a deliberate address).
 
-use gemm_codegen::ptx::{SmemDesc, WgmmaShape};
+use gemm_codegen::ptx::{DescSwizzle, SmemDesc, WgmmaShape};
 
 use super::{LaneTrap, Lanes, Trap, WARP, Worker};
 use crate::error::{AccessKind, FaultKind};
@@ -58,10 +59,14 @@ struct GenericWrite {
     epoch: u32,
     /// The writing instruction.
     pc: u32,
+    /// Whether it was a `cp.async`'s landing: the bytes of global memory
+    /// as they are, which `wgmma` may read as f32 (see
+    /// [`Worker::retire_operands`]).
+    copied: bool,
 }
 
 /// A word no thread has written in this block.
-const UNWRITTEN: GenericWrite = GenericWrite { thread: NO_THREAD, epoch: 0, pc: 0 };
+const UNWRITTEN: GenericWrite = GenericWrite { thread: NO_THREAD, epoch: 0, pc: 0, copied: false };
 
 /// The async proxy's view of one block's shared memory.
 #[derive(Debug, Default)]
@@ -98,8 +103,9 @@ impl Operands {
     /// address)`: its 16 rows of A (if A is in shared memory), then all of
     /// B (`N × 8`, K-major).
     fn elements(&self) -> impl Iterator<Item = (char, u32, u32, u32)> + '_ {
-        let at =
-            |d: SmemDesc, row: u32, k: u32| d.k_major_tf32_at(row, k).expect("a non-swizzled descriptor");
+        let at = |d: SmemDesc, row: u32, k: u32| {
+            d.k_major_tf32_at(row, k).expect("a descriptor the emulator models")
+        };
         let a = self.a.into_iter().flat_map(move |a| {
             (16 * self.quarter..16 * self.quarter + 16)
                 .flat_map(move |row| (0..WgmmaShape::K).map(move |k| ('A', row, k, at(a, row, k))))
@@ -109,9 +115,18 @@ impl Operands {
         a.chain(b)
     }
 
-    /// The first `(operand, row, k, address)` of each core matrix read.
-    fn core_matrices(&self) -> impl Iterator<Item = (char, u32, u32, u32)> + '_ {
-        self.elements().filter(|&(_, row, k, _)| row % 8 == 0 && k % 4 == 0)
+    /// The first `(operand, row, k, address)` of each contiguous piece
+    /// read, and its bytes: a core matrix (128 bytes) of a non-swizzled
+    /// operand, a row's 16-byte chunk of a swizzled one.
+    fn core_matrices(&self) -> impl Iterator<Item = (char, u32, u32, u32, u32)> + '_ {
+        let swizzled = |operand: char| match operand {
+            'A' => self.a.is_some_and(|a| a.swizzle != DescSwizzle::None),
+            _ => self.b.swizzle != DescSwizzle::None,
+        };
+        self.elements().filter_map(move |(operand, row, k, addr)| {
+            let bytes = if swizzled(operand) { 16 } else { 128 };
+            (k % 4 == 0 && (bytes == 16 || row % 8 == 0)).then_some((operand, row, k, addr, bytes))
+        })
     }
 }
 
@@ -147,9 +162,10 @@ impl AsyncProxy {
     }
 
     /// Records a generic-proxy write of `words` words from `word` by
-    /// thread `tid` at `pc`.
-    pub fn record_write(&mut self, word: usize, words: usize, tid: u32, pc: u32) {
-        let write = GenericWrite { thread: tid as u16, epoch: self.epochs[tid as usize], pc };
+    /// thread `tid` at `pc`: a store, or the landing of a `cp.async`
+    /// (`copied`).
+    pub fn record_write(&mut self, word: usize, words: usize, tid: u32, pc: u32, copied: bool) {
+        let write = GenericWrite { thread: tid as u16, epoch: self.epochs[tid as usize], pc, copied };
         self.writes[word..word + words].fill(write);
     }
 }
@@ -191,7 +207,7 @@ impl Worker<'_> {
         {
             return Err(self.overwritten(i));
         }
-        self.proxy.record_write(word, words, tid, pc);
+        self.proxy.record_write(word, words, tid, pc, false);
         Ok(())
     }
 
@@ -218,9 +234,9 @@ impl Worker<'_> {
     /// word written and its latest write fenced; for the race detector, a
     /// read by `tid`.
     pub(super) fn issue_operands(&mut self, ops: &Operands, tid: u32, pc: u32) -> Result<(), Trap> {
-        for (operand, row, k, addr) in ops.core_matrices() {
+        for (operand, row, k, addr, bytes) in ops.core_matrices() {
             let addr = u64::from(addr);
-            if self.locate(Mem::Shared, AccessKind::Read, addr, 128, 16).is_err() {
+            if self.locate(Mem::Shared, AccessKind::Read, addr, bytes, 16).is_err() {
                 let near = self.shared_region(addr);
                 return Err(Trap::Kind(FaultKind::WgmmaOperandOutOfBounds { operand, row, k, addr, near }));
             }
@@ -260,7 +276,13 @@ impl Worker<'_> {
     /// Reads the shared operands of a warp's part of the `wgmma` at `pc`,
     /// issued by thread `tid`, as it retires: A's 16 rows into `a` (if A is
     /// in shared memory) and B into `b` (row-major, 8 values a row), no
-    /// longer marked read. Faults a value that is not TF32.
+    /// longer marked read.
+    ///
+    /// A word the kernel stored must hold a TF32 value, its 13 low bits
+    /// zero: a conversion that forgot to round is the typical mistake, and
+    /// faults. A word copied from global memory as it is (`cp.async`) is
+    /// read as the tensor cores read f32 data: those bits dropped,
+    /// truncating (`math = tf32` reading its stripes from the ring).
     pub(super) fn retire_operands(
         &mut self,
         ops: &Operands,
@@ -280,8 +302,10 @@ impl Worker<'_> {
             if self.checks {
                 self.shadow::<false>(0, word, 1, u64::from(addr), tid, pc, AccessKind::Read)?;
             }
-            let bits = self.smem[word];
-            if bits & super::mma::TF32_LOW != 0 {
+            let mut bits = self.smem[word];
+            if bits & super::mma::TF32_LOW != 0 && self.proxy.writes[word].copied {
+                bits &= !super::mma::TF32_LOW;
+            } else if bits & super::mma::TF32_LOW != 0 {
                 return Err(Trap::Kind(FaultKind::WgmmaOperandNotTf32 {
                     operand,
                     row,
@@ -316,7 +340,7 @@ mod tests {
         assert_eq!(all[127], ('A', 47, 7, 1024 + 5 * 512 + 128 + 7 * 16 + 12));
         assert_eq!(all[128], ('B', 0, 0, 8192));
         assert_eq!(all.last(), Some(&('B', 23, 7, 8192 + 2 * 128 + 256 + 7 * 16 + 12)));
-        let cores: Vec<_> = ops.core_matrices().map(|(o, row, k, _)| (o, row, k)).collect();
+        let cores: Vec<_> = ops.core_matrices().map(|(o, row, k, _, _)| (o, row, k)).collect();
         let mut want = vec![('A', 32, 0), ('A', 32, 4), ('A', 40, 0), ('A', 40, 4)];
         want.extend((0..3).flat_map(|r| [('B', 8 * r, 0), ('B', 8 * r, 4)]));
         assert_eq!(cores, want);

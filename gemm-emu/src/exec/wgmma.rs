@@ -415,10 +415,11 @@ impl Worker<'_> {
 }
 
 /// The descriptor `bits` of operand `operand`, if the emulator models it:
-/// no swizzle, no base offset, no reserved bit set.
+/// no swizzle or the 128-byte one, no base offset, no reserved bit set.
 fn descriptor(operand: char, bits: u64) -> Result<SmemDesc, Trap> {
     let d = SmemDesc::decode(bits);
-    if d.swizzle != DescSwizzle::None || d.base_offset != 0 || d.encode() != bits {
+    let modelled = matches!(d.swizzle, DescSwizzle::None | DescSwizzle::B128);
+    if !modelled || d.base_offset != 0 || d.encode() != bits {
         return Err(Trap::Kind(FaultKind::WgmmaUnsupportedDescriptor { operand, bits }));
     }
     Ok(d)

@@ -10,7 +10,7 @@ const NO_THREAD: u16 = u16::MAX;
 const ATOMIC_THREADS: u16 = u16::MAX - 1;
 
 /// Who touched one word, with the stamps of their accesses: the hot part,
-/// 20 bytes, read on every access. Thread numbers are a block's (at most
+/// 24 bytes, read on every access. Thread numbers are a block's (at most
 /// 1024); the markers above them stand for several threads or none, and
 /// [`View::ordered`] treats them as any warp.
 ///
@@ -18,7 +18,7 @@ const ATOMIC_THREADS: u16 = u16::MAX - 1;
 /// replaces it (whatever races with the older read races with the newer,
 /// by transitivity), a read concurrent with both is folded into the second
 /// (`r2_many`: the stamp is the latest of them, and a write must be
-/// ordered after it in every warp).
+/// ordered after it in every warp that made one of them, `r2_warps`).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Shadow {
     w_stamp: u32,
@@ -30,6 +30,8 @@ pub(crate) struct Shadow {
     r2_thread: u16,
     /// Whether `r2` stands for several reads (`r2_thread` is one of them).
     r2_many: bool,
+    /// The warps of the reads `r2` stands for, a bit each.
+    r2_warps: u32,
 }
 
 impl Default for Shadow {
@@ -42,6 +44,7 @@ impl Default for Shadow {
             r_thread: NO_THREAD,
             r2_thread: NO_THREAD,
             r2_many: false,
+            r2_warps: 0,
         }
     }
 }
@@ -53,6 +56,12 @@ pub(crate) struct ShadowPcs {
     w: u32,
     r: u32,
     r2: u32,
+}
+
+/// The bit of `thread`'s warp in [`Shadow::r2_warps`] (every bit for a
+/// marker standing for several threads or none).
+fn warp_bit(thread: u16) -> u32 {
+    if thread >= ATOMIC_THREADS { u32::MAX } else { 1 << (thread / 32) }
 }
 
 fn thread_of(t: u16) -> u32 {
@@ -90,7 +99,18 @@ impl Shadow {
     #[inline(always)]
     fn r2_settled(&self, thread: u16, v: &View) -> bool {
         if self.r2_many {
-            v.known_to_all(self.r2_stamp)
+            // Every read is ordered once the latest stamp among them is, in
+            // each warp that read (a warp's reads carry its stamps).
+            v.known_to_all(self.r2_stamp) || {
+                let mut warps = self.r2_warps;
+                let mut all = true;
+                while warps != 0 && all {
+                    let w = warps.trailing_zeros();
+                    warps &= warps - 1;
+                    all = v.ordered(self.r2_stamp, (32 * w) as u16);
+                }
+                all
+            }
         } else {
             self.r2_thread == thread || v.ordered(self.r2_stamp, self.r2_thread)
         }
@@ -110,11 +130,14 @@ impl Shadow {
             (self.r_stamp, self.r_thread, pcs.r) = (v.stamp, thread, pc);
         } else if self.r2_thread == NO_THREAD || self.r2_settled(thread, v) {
             (self.r2_stamp, self.r2_thread, self.r2_many, pcs.r2) = (v.stamp, thread, false, pc);
-        } else if !self.r2_many || self.r2_stamp < v.stamp {
+            self.r2_warps = warp_bit(thread);
+        } else if !self.r2_many || self.r2_stamp < v.stamp || self.r2_warps & warp_bit(thread) == 0 {
             // A third read concurrent with the first: `r2` now stands for
-            // several, and a write must follow the latest in every warp.
+            // several, and a write must follow the latest in every warp
+            // that read.
             self.r2_stamp = self.r2_stamp.max(v.stamp);
             self.r2_many = true;
+            self.r2_warps |= warp_bit(thread);
         }
         Ok(())
     }
@@ -218,6 +241,28 @@ mod tests {
         s.write(p, 5, &epoch(7), 0).unwrap();
         assert_eq!(s.write(p, 6, &epoch(7), 1).unwrap_err().other, 5);
         assert!(s.write(p, 6, &epoch(8), 1).is_ok());
+    }
+
+    /// Reads by several threads of two warps, then a write by a warp that
+    /// synchronized with both, but not with a fourth warp that never read:
+    /// ordered (the fourth warp's old stamp is no read of the word), while
+    /// the fourth warp's own write is not.
+    #[test]
+    fn shadow_orders_a_write_after_many_reads_by_the_warps_that_read() {
+        let mut c = Clocks::default();
+        c.start_block(4);
+        let (mut s, p) = (Shadow::default(), &mut ShadowPcs::default());
+        s.read(p, 0, &c.view(0), 1).unwrap();
+        s.read(p, 32, &c.view(1), 2).unwrap();
+        s.read(p, 33, &c.view(1), 3).unwrap();
+        for u in 0..3 {
+            c.arrive(u, 1, Some(96), true).unwrap();
+        }
+        assert!(!c.view(2).known_to_all(c.view(0).stamp - 1), "warp 3 is not synchronized");
+        let mut other = s;
+        assert!(s.write(p, 64, &c.view(2), 4).is_ok());
+        let conflict = other.write(p, 96, &c.view(3), 5).unwrap_err();
+        assert_eq!(conflict.other_access, AccessKind::Read);
     }
 
     #[test]

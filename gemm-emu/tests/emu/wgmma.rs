@@ -589,11 +589,12 @@ fn warps_of_a_warpgroup_that_disagree_are_refused() {
     assert_eq!(SmemDesc::decode(a).start % 4096, 256, "warp 0's A: the tile's first byte");
 }
 
-/// Descriptors the emulator does not model (a swizzle, reserved bits) and
-/// operands outside shared memory are refused when the `wgmma` is issued.
+/// Descriptors the emulator does not model (the 64- and 32-byte swizzles,
+/// a base offset, reserved bits) and operands outside shared memory are
+/// refused when the `wgmma` is issued.
 #[test]
 fn unsupported_descriptors_and_operands_outside_shared_memory_are_refused() {
-    for bits in [1u64 << 62, 1 << 14] {
+    for bits in [2u64 << 62, 3 << 62, 1 << 62 | 1 << 49, 1 << 14] {
         let run = emulate(&Shape { a_desc_bits: bits, ..Shape::new(1, 8) });
         let FaultKind::WgmmaUnsupportedDescriptor { operand: 'A', bits: got } = run.fault().kind else {
             panic!("{}", run.fault());

@@ -38,6 +38,23 @@
 //!
 //! (CuTe's `((8, m), (T, 2k)) : ((1T, SBO), (1, LBO))`, T = 4 elements.)
 //! One `m64nNk8` reads two core matrices along K.
+//!
+//! # The K-major layout with the 128-byte swizzle
+//!
+//! Rows of 128 bytes (32 TF32 values), 8-row groups (*atoms* of 1024
+//! bytes) `sbo` apart; the 16-byte chunk `c` of row `r` sits at chunk `c ^
+//! (r mod 8)` of its row. The hardware applies the swizzle to the address
+//! itself — bits 4–6 XOR bits 7–9 — so the atoms must start at addresses
+//! aligned to 1024 (the descriptor's base offset 0), and the `wgmma` of a
+//! later 8-deep step starts 32 bytes further into the rows:
+//!
+//! ```text
+//! linear = start + (row / 8)·sbo + (row mod 8)·128 + k·4
+//! address = linear ^ ((linear >> 7) mod 8) << 4
+//! ```
+//!
+//! (CuTe's `Swizzle<3, 4, 3>` over `((8, m), (32, 1)) : ((32, SBO), (1, _))`;
+//! `lbo` is unused while a `wgmma` stays within a row, and set to 16.)
 
 /// Threads in a warpgroup.
 pub const WARPGROUP: u32 = 128;
@@ -135,6 +152,12 @@ impl SmemDesc {
         SmemDesc { start, lbo, sbo, base_offset: 0, swizzle: DescSwizzle::None }
     }
 
+    /// A K-major descriptor with the 128-byte swizzle, atoms `sbo` apart
+    /// (module docs).
+    pub const fn k_major_sw128(start: u32, sbo: u32) -> SmemDesc {
+        SmemDesc { start, lbo: 16, sbo, base_offset: 0, swizzle: DescSwizzle::B128 }
+    }
+
     /// The 64-bit value: `start`, `lbo`, `sbo` encoded as the ISA's
     /// `matrix-descriptor-encode(x) = (x & 0x3FFFF) >> 4`.
     pub const fn encode(self) -> u64 {
@@ -162,13 +185,18 @@ impl SmemDesc {
         }
     }
 
-    /// The byte address of element `(row, k)` of a K-major operand of
-    /// 4-byte elements in the non-swizzled layout (module docs); `None` for
-    /// a swizzled descriptor, which gemmforge does not emit.
+    /// The byte address of element `(row, k)` (`k < 8`, one step) of a
+    /// K-major operand of 4-byte elements, in the non-swizzled layout or
+    /// the 128-byte swizzled one with base offset 0 (module docs); `None`
+    /// for the other swizzles, which gemmforge does not emit.
     pub const fn k_major_tf32_at(self, row: u32, k: u32) -> Option<u32> {
-        match self.swizzle {
-            DescSwizzle::None => {
+        match (self.swizzle, self.base_offset) {
+            (DescSwizzle::None, _) => {
                 Some(self.start + (row / 8) * self.sbo + (k / 4) * self.lbo + (row % 8) * 16 + (k % 4) * 4)
+            }
+            (DescSwizzle::B128, 0) => {
+                let linear = self.start + (row / 8) * self.sbo + (row % 8) * 128 + k * 4;
+                Some(linear ^ (((linear >> 7) % 8) << 4))
             }
             _ => None,
         }
@@ -190,6 +218,32 @@ mod tests {
         assert_eq!((d >> 16) & FIELD, 16);
         assert_eq!((d >> 32) & FIELD, 8);
         assert_eq!(SmemDesc::decode(1 << 62).swizzle, DescSwizzle::B128);
+    }
+
+    /// The 128-byte swizzle: chunk `c` of row `r` of an atom at `c ^ r`,
+    /// a later step's start 32 bytes further along the row.
+    #[test]
+    fn the_128_byte_swizzle_permutes_each_rows_chunks() {
+        let d = SmemDesc::k_major_sw128(2048, 1024);
+        assert_eq!(SmemDesc::decode(d.encode()), d);
+        assert_eq!(d.k_major_tf32_at(0, 0), Some(2048));
+        // Row 3, k 4 (chunk 1): chunk 1 ^ 3 = 2 of row 3.
+        assert_eq!(d.k_major_tf32_at(3, 4), Some(2048 + 3 * 128 + 2 * 16));
+        // Row 9: the second atom, its row 1.
+        assert_eq!(d.k_major_tf32_at(9, 1), Some(2048 + 1024 + 128 + 16 + 4));
+        // Step 3 (k 24 .. 31, chunks 6 and 7) of row 5: chunk 6 ^ 5 = 3.
+        let step = SmemDesc { start: 2048 + 96, ..d };
+        assert_eq!(step.k_major_tf32_at(5, 2), Some(2048 + 5 * 128 + 3 * 16 + 8));
+        for row in 0..16 {
+            let mut chunks: Vec<u32> = (0..8)
+                .map(|s| SmemDesc { start: d.start + 16 * s, ..d }.k_major_tf32_at(row, 0).unwrap())
+                .collect();
+            chunks.sort();
+            let first = 2048 + (row / 8) * 1024 + (row % 8) * 128;
+            assert_eq!(chunks, (0..8).map(|c| first + 16 * c).collect::<Vec<_>>(), "row {row}");
+        }
+        assert_eq!(SmemDesc { swizzle: DescSwizzle::B64, ..d }.k_major_tf32_at(0, 0), None);
+        assert_eq!(SmemDesc { base_offset: 1, ..d }.k_major_tf32_at(0, 0), None);
     }
 
     /// The ISA's figure of the K-major non-swizzled TF32 layout: `((8, 2),
