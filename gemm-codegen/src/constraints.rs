@@ -33,8 +33,9 @@ pub use pipeline::{
     ldg_width_fits_precision, stages_allowed, unroll_divides, warps_fit,
 };
 pub use wgmma::{
-    TF32X3_MAX_N, WGMMA_MIN_STAGES, producers_allowed, wgmma_allowed, wgmma_bytes, wgmma_fits, wgmma_max_n,
-    wgmma_part_bytes, wgmma_parts, wgmma_planes, wgmma_sbo,
+    TF32X3_MAX_N, WGMMA_DIRECT_SBO, WGMMA_MIN_STAGES, producers_allowed, wgmma_allowed, wgmma_any_direct,
+    wgmma_bytes, wgmma_converted_bytes, wgmma_direct, wgmma_fits, wgmma_max_n, wgmma_part_bytes, wgmma_parts,
+    wgmma_planes, wgmma_sbo,
 };
 
 /// Hardware limits that decide whether a kernel can be built and launched at
@@ -457,9 +458,17 @@ pub const fn smem_stage_bytes(spec: &KernelSpec, operand: Operand) -> u128 {
 /// The alignment of `spec`'s shared arrays and stripes, in bytes: 16 for
 /// `cp.async` and vector loads; 128 for a tensor-core math, whose
 /// K-contiguous stripes are swizzled on the absolute address (the banks
-/// see it).
+/// see it); 1024 where `wgmma` reads a stripe from the ring
+/// ([`wgmma_direct`]), since its 128-byte swizzle repeats every 8 rows of
+/// 128 bytes from an address aligned so.
 pub const fn smem_align(spec: &KernelSpec) -> u32 {
-    if spec.math.is_mma() { 128 } else { 16 }
+    if wgmma_any_direct(spec) {
+        WGMMA_DIRECT_SBO
+    } else if spec.math.is_mma() {
+        128
+    } else {
+        16
+    }
 }
 
 /// Shared memory per block of `spec`, in bytes, exactly (in `u128`; see

@@ -281,9 +281,25 @@ impl Family for Stencil {
 
     /// Single-element global loads (`ldg_width = 1`): legal whenever the
     /// spec is (a width of 1 divides everything a wider one did, and the
-    /// skew can only shrink).
+    /// skew can only shrink) — but for the shared memory of a `wgmma`
+    /// kernel that reads an operand from the ring
+    /// ([`crate::constraints::wgmma_direct`]): single-element copies make
+    /// its stripes K-major, to be converted into parts of their own, so the
+    /// twin gives up as many stages as it takes to fit them (under the
+    /// limits of its `arch`, as [`crate::validate`]).
     fn unaligned_twin(spec: &KernelSpec) -> Option<KernelSpec> {
-        (spec.ldg_width > 1).then_some(KernelSpec { ldg_width: 1, ..*spec })
+        if spec.ldg_width <= 1 {
+            return None;
+        }
+        let mut twin = KernelSpec { ldg_width: 1, ..*spec };
+        let limits = Limits::for_target(spec.arch);
+        while crate::constraints::wgmma_any_direct(spec)
+            && !crate::constraints::shared_fits(&twin, &limits)
+            && twin.stages > crate::constraints::WGMMA_MIN_STAGES
+        {
+            twin.stages -= 1;
+        }
+        Some(twin)
     }
 }
 
@@ -337,5 +353,23 @@ mod tests {
         assert!(Stencil::requirements(&twin).operands_aligned(8, 24, 63, 1));
         assert_eq!(Stencil::unaligned_twin(&twin), None);
         assert!(Stencil::validate_with(&twin, &Limits::for_target(Target::Sm80)).is_ok());
+    }
+
+    /// A 1xTF32 kernel reading both operands from a ring of 4: its twin
+    /// converts them, whose parts fit beside 2 stages only.
+    #[test]
+    fn the_unaligned_twin_of_a_kernel_reading_the_ring_gives_up_stages() {
+        let s: KernelSpec = "precision = f32, op = (T, N), tile = (128, 256, 32), threads = (64, 4), \
+                             load_a = (8, 16), load_b = (8, 16), lds_width = 4, arch = sm_90a, stages = 4, \
+                             ldg_width = 4, warps = (8, 1), math = tf32, mma = (64, 256, 8), producers = 1"
+            .parse()
+            .expect("a spec");
+        assert!(crate::validate(&s).is_ok());
+        assert!(crate::constraints::wgmma_direct(&s, crate::constraints::Operand::A));
+        let twin = Stencil::unaligned_twin(&s).expect("a twin");
+        assert_eq!((twin.ldg_width, twin.stages), (1, 2));
+        assert!(!crate::constraints::wgmma_any_direct(&twin));
+        assert!(crate::validate(&twin).is_ok(), "{twin}");
+        assert!(crate::validate(&KernelSpec { stages: 3, ..twin }).is_err());
     }
 }

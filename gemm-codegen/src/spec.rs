@@ -359,7 +359,11 @@ pub enum Math {
     /// The TF32 tensor cores (`mma.sync` on `.tf32`, sm_80 and newer), for
     /// `f32` and `c32`: each element rounded to TF32 (10 mantissa bits), sums
     /// in f32. Faster than `tf32x3` and far less accurate (about 1e-3
-    /// relative): only when asked for.
+    /// relative): only when asked for. A warp-specialized `wgmma` SGEMM
+    /// feeds an operand whose K leads in global memory to the tensor cores
+    /// as it is copied, and they truncate it to TF32 instead
+    /// ([`crate::constraints::wgmma_direct`]): the same 10 bits, about twice
+    /// the error of rounding (`tuning/sm_90-wgmma/run29`).
     Tf32,
     /// Three TF32 products per product, FP32-accurate: each element `x`
     /// split into `big = tf32(x)` and `small = tf32(x − big)`, and `a·b` taken

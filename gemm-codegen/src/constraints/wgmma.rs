@@ -63,15 +63,56 @@ pub const fn wgmma_planes(spec: &KernelSpec) -> u32 {
 }
 
 /// Bytes of a `wgmma` kernel's converted stripes after the rings: two sets
-/// (one read by the stripe in flight, one being written) of A's and B's
-/// TF32 parts ([`wgmma_parts`]), each of [`wgmma_planes`] planes; 0 for
-/// any other kernel.
+/// (one read by the stripe in flight, one being written) of the TF32 parts
+/// ([`wgmma_parts`]) of each operand that is not read directly
+/// ([`wgmma_direct`]), each of [`wgmma_planes`] planes; 0 for any other
+/// kernel.
 pub const fn wgmma_bytes(spec: &KernelSpec) -> u128 {
     if spec.wgmma().is_none() {
         return 0;
     }
     let planes = (wgmma_parts(spec) * wgmma_planes(spec)) as u128;
-    2 * planes * (wgmma_part_bytes(spec, Operand::A) + wgmma_part_bytes(spec, Operand::B))
+    2 * planes * (wgmma_converted_bytes(spec, Operand::A) + wgmma_converted_bytes(spec, Operand::B))
+}
+
+/// [`wgmma_part_bytes`] of `operand` if it is converted, 0 if `wgmma`
+/// reads it from the ring ([`wgmma_direct`]).
+pub const fn wgmma_converted_bytes(spec: &KernelSpec, operand: Operand) -> u128 {
+    if wgmma_direct(spec, operand) { 0 } else { wgmma_part_bytes(spec, operand) }
+}
+
+/// Bytes between 8-row groups of a stripe that `wgmma` reads from the ring
+/// ([`wgmma_direct`]): 8 rows of 128 bytes, one 128-byte swizzle atom.
+pub const WGMMA_DIRECT_SBO: u32 = 1024;
+
+/// Whether `wgmma` reads `operand`'s stripes straight from the `cp.async`
+/// ring, with no conversion: exactly when the ring already holds them as
+/// the instruction reads them and nothing needs splitting —
+///
+/// - `math = tf32` (no small part) on `f32` (no planes to separate): the
+///   tensor cores take the f32 bits as they are, keeping TF32's (the
+///   rounding `wgmma` does, truncation, where the conversion rounds to
+///   nearest);
+/// - a warp-specialized kernel (`producers = 1`), whose consumers tell the
+///   producer when a stripe's group has retired, so that its slot is
+///   overwritten only then;
+/// - the operand's stripe K-contiguous ([`super::stripe_layout`]) with rows
+///   of exactly 128 bytes (`k_blk = 32`): its chunks are swizzled by `row mod
+///   8`, which on slots aligned to 1024 bytes ([`super::smem_align`]) is
+///   the 128-byte swizzle of a K-major `wgmma` operand, 8-row groups
+///   [`WGMMA_DIRECT_SBO`] apart.
+pub const fn wgmma_direct(spec: &KernelSpec, operand: Operand) -> bool {
+    spec.wgmma().is_some()
+        && matches!(spec.math, Math::Tf32)
+        && matches!(spec.precision, Precision::F32)
+        && spec.producers == 1
+        && spec.k_blk as u64 * 4 == 128
+        && super::stripe_layout(spec, operand).k_contiguous()
+}
+
+/// Whether either operand of `spec` is read from the ring ([`wgmma_direct`]).
+pub const fn wgmma_any_direct(spec: &KernelSpec) -> bool {
+    wgmma_direct(spec, Operand::A) || wgmma_direct(spec, Operand::B)
 }
 
 /// [`Rule::Mma`] for a warpgroup shape (`shape.m = 64`): `math = tf32` or

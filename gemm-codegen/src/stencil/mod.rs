@@ -518,7 +518,12 @@ fn stripe_decl(plan: &Plan, operand: Operand) -> String {
     let (x, stride) = (operand.upper(), plan.stride(operand));
     if plan.layout(operand).k_contiguous() {
         let rows = crate::constraints::free_blk(plan.spec(), operand);
-        format!("{x}s[{rows}][{stride}] (K contiguous, 16-byte chunks XOR-swizzled)")
+        let read = if crate::constraints::wgmma_direct(plan.spec(), operand) {
+            ": the 128-byte swizzle wgmma reads in place"
+        } else {
+            ""
+        };
+        format!("{x}s[{rows}][{stride}] (K contiguous, 16-byte chunks XOR-swizzled{read})")
     } else {
         format!("{x}s[{}][{stride}]", plan.spec().k_blk)
     }

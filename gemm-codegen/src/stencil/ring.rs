@@ -255,7 +255,7 @@ pub(crate) fn main_loop(cx: &mut Cx<'_>, inner: &mut dyn InnerProduct) -> ptx::L
         "prologue: stripes 0 .. {} into slots 0 .. {0}, one commit group each (empty past the last stripe)",
         s - 2
     ));
-    fill(cx, (&a, &b), (ktiles, k_rem), p);
+    fill(cx, (&a, &b), (ktiles, k_rem), p, s - 1);
     cx.b.push(Instr::mov(wr, Op::imm(s - 1)));
     cx.b.push(Instr::mov(rd, Op::imm(0)));
     cx.b.push(Instr::mov(kt, Op::imm(0)));
@@ -371,14 +371,21 @@ pub(crate) fn main_loop(cx: &mut Cx<'_>, inner: &mut dyn InnerProduct) -> ptx::L
     epilogue
 }
 
-/// The ring's prologue: stripes 0 .. s − 2 of the `ktiles` into slots 0 ..
-/// s − 2, one commit group each, with `k_rem` from `k` down; the copies'
-/// pointers and `k_rem` are left at stripe s − 1. `p` is scratch.
-pub(super) fn fill(cx: &mut Cx<'_>, (a, b): (&AsyncCopy, &AsyncCopy), (ktiles, k_rem): (Reg, Reg), p: Reg) {
+/// The ring's prologue: the first `stripes` stripes of the `ktiles` (s − 1
+/// for the ring's own loop) into slots 0, 1, …, one commit group each, with
+/// `k_rem` from `k` down; the copies' pointers and `k_rem` are left at the
+/// next stripe. `p` is scratch.
+pub(super) fn fill(
+    cx: &mut Cx<'_>,
+    (a, b): (&AsyncCopy, &AsyncCopy),
+    (ktiles, k_rem): (Reg, Reg),
+    p: Reg,
+    stripes: u32,
+) {
     let spec = *cx.plan.spec();
     let (a_slot, b_slot) = (a.slot_bytes(cx), b.slot_bytes(cx));
     cx.b.push(Instr::mov(k_rem, cx.params.k));
-    for t in 0..spec.stages - 1 {
+    for t in 0..stripes {
         // Stripes past the last are not copied (a copy nobody waits for
         // would still be landing when the kernel ends); their groups stay
         // empty, so the count of groups is the same for every k.

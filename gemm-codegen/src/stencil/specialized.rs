@@ -32,6 +32,22 @@
 //! an immediate. 1xTF32 keeps one group in flight: it waits for the
 //! previous stripe's group (`wait_group 1`) and frees that stripe's set.
 //!
+//! Where `wgmma` reads an operand from the ring instead of converted parts
+//! (1xTF32, [`crate::constraints::wgmma_direct`]), the consumers read the
+//! ring's slot of stripe `t` itself, and the producer may overwrite it only
+//! once they have retired that stripe's group. 1xTF32's consumers say so
+//! for stripe `t − 1` right after issuing stripe `t` (`EMPTY[(t − 1) mod
+//! 2]`), so the producer waits there after handing stripe `t` over, then
+//! copies stripe `t + s − 1` into that slot — the copies stay `s − 1`
+//! stripes ahead, and the wait also frees the set of parts of an operand
+//! still converted (the producer's `EMPTY` before the conversion goes) and
+//! tells the producer that the consumers have passed `FULL[(t − 1) mod 2]`,
+//! which it arrives at next. With both operands read from the ring (TN)
+//! there is nothing to convert: each producer waits for its own copies,
+//! fences them for the async proxy and arrives at `FULL`, whose completion
+//! tells the consumers that every producer's copies have landed — no
+//! producers' barrier.
+//!
 //! The producers exit after their last stripe; the consumers' epilogue
 //! meets no barrier.
 //!
@@ -124,7 +140,11 @@ fn consume(cx: &mut Cx<'_>, wg: &mut Warpgroup, block: u32, epilogue: &mut dyn E
     cx.b.section("consumers' loop: two stripes an iteration, one on each set of parts");
     cx.b.place(top);
     for j in 0..2 {
-        cx.b.comment(format!("stripe kt: its parts are in set {j}"));
+        if wg.converts() {
+            cx.b.comment(format!("stripe kt: its parts are in set {j}"));
+        } else {
+            cx.b.comment(format!("stripe kt: landed in its ring slot, handed over at FULL[{j}]"));
+        }
         cx.b.push(Instr::bar_sync_named(FULL + j, block));
         wg.issue_stripe(cx, &mut |_, _| {});
         // The set of parts whose group has retired, and that stripe's
@@ -134,11 +154,18 @@ fn consume(cx: &mut Cx<'_>, wg: &mut Warpgroup, block: u32, epilogue: &mut dyn E
         cx.b.push(Instr::wgmma_wait(if x3 { 0 } else { 1 }));
         let skip = cx.b.label(&format!("set_{freed}_kept"));
         let stripe = if behind > 0 { "the previous stripe's group" } else { "this stripe's group" };
-        cx.b.comment(format!(
-            "{stripe} retired: set {freed} is free, if the producer converts into it again (stripe kt {} \
-             exists)",
-            if behind > 0 { "+ 1" } else { "+ 2" }
-        ));
+        let next = if behind > 0 { "+ 1" } else { "+ 2" };
+        cx.b.comment(if wg.converts() {
+            format!(
+                "{stripe} retired: set {freed} is free, if the producer converts into it again (stripe kt \
+                 {next} exists)"
+            )
+        } else {
+            format!(
+                "{stripe} retired: its ring slot is free (EMPTY[{freed}]), if the producer waits for that \
+                 (stripe kt {next} exists)"
+            )
+        });
         cx.b.push(Instr::add(ahead, kt, Op::imm(2)));
         if behind > 0 {
             cx.b.push(Instr::setp(Cmp::Lt, Type::U32, p, kt, Op::imm(behind)));
@@ -151,6 +178,7 @@ fn consume(cx: &mut Cx<'_>, wg: &mut Warpgroup, block: u32, epilogue: &mut dyn E
         cx.b.place(skip);
         wg.join_products(cx, "this stripe's products");
         wg.next_set(cx);
+        wg.next_slot(cx, p);
         next_stripe(cx, j, (kt, ktiles, p), (done, top));
     }
     cx.b.section("epilogue: C = alpha * C_regs + beta * C");
@@ -170,6 +198,10 @@ fn produce(cx: &mut Cx<'_>, wg: &mut Warpgroup, block: u32) {
     let spec = *cx.plan.spec();
     let s = spec.stages;
     let producers = crate::constraints::proven_u32(u128::from(spec.copy_threads()));
+    // Whether the consumers read a slot of the ring itself: then the
+    // producer overwrites it only once they have retired its stripe.
+    let direct = crate::constraints::wgmma_any_direct(&spec);
+    let converts = wg.converts();
     cx.b.section("producer: its thread index, copy pointers and bounds, conversion units");
     let ptid = cx.b.reg("producer_thread", Type::U32);
     cx.b.push(Instr::sub(ptid, cx.thread, Op::imm(cx.plan.threads())));
@@ -198,7 +230,7 @@ fn produce(cx: &mut Cx<'_>, wg: &mut Warpgroup, block: u32) {
     let ktiles = stripes(cx, "producer", done, p);
 
     cx.b.section(format!("producer's prologue: stripes 0 .. {} into slots 0 .. {0}, a group each", s - 2));
-    fill(cx, (&a, &b), (ktiles, k_rem), p);
+    fill(cx, (&a, &b), (ktiles, k_rem), p, s - 1);
     cx.b.push(Instr::mov(wr, Op::imm(s - 1)));
     cx.b.push(Instr::mov(rd, Op::imm(0)));
     cx.b.push(Instr::mov(kt, Op::imm(0)));
@@ -206,30 +238,63 @@ fn produce(cx: &mut Cx<'_>, wg: &mut Warpgroup, block: u32) {
     cx.b.section("producer's loop: two stripes an iteration, one into each set of parts");
     cx.b.place(top);
     for j in 0..2 {
-        cx.b.comment(format!(
-            "stripe kt landed for every producer, and slot kt - 1 read by all (the copies of stripe \
-             kt + {} go there once this stripe is handed over)",
-            s - 1
-        ));
-        cx.b.push(Instr::cp_async_wait(s - 2));
-        cx.b.push(Instr::bar_sync_named(PRODUCERS, producers));
-        let free = cx.b.label(&format!("set_{j}_never_used"));
-        cx.b.comment(format!(
-            "set {j} free: the consumers retired stripe kt - 2's group (none before kt = 2)"
-        ));
-        cx.b.push(Instr::setp(Cmp::Lt, Type::U32, p, kt, Op::imm(2)));
-        cx.b.push_if(p, Instr::bra_uni(free));
-        cx.b.push(Instr::bar_sync_named(EMPTY + j, block));
-        cx.b.place(free);
-        let stage = slot_offsets(cx, rd, (a_rd, b_rd), (a_slot, b_slot));
-        wg.convert_stripe(cx, stage);
-        cx.b.comment(format!("set {j} written: visible to wgmma (the async proxy), handed to the consumers"));
+        if converts {
+            cx.b.comment(format!(
+                "stripe kt landed for every producer, and slot kt - 1 read by all (the copies of stripe \
+                 kt + {} go there once this stripe is handed over)",
+                s - 1
+            ));
+            cx.b.push(Instr::cp_async_wait(s - 2));
+            cx.b.push(Instr::bar_sync_named(PRODUCERS, producers));
+        } else {
+            cx.b.comment("stripe kt landed for this thread");
+            cx.b.push(Instr::cp_async_wait(s - 2));
+        }
+        if !direct {
+            let free = cx.b.label(&format!("set_{j}_never_used"));
+            cx.b.comment(format!(
+                "set {j} free: the consumers retired stripe kt - 2's group (none before kt = 2)"
+            ));
+            cx.b.push(Instr::setp(Cmp::Lt, Type::U32, p, kt, Op::imm(2)));
+            cx.b.push_if(p, Instr::bra_uni(free));
+            cx.b.push(Instr::bar_sync_named(EMPTY + j, block));
+            cx.b.place(free);
+        }
+        if converts {
+            let stage = slot_offsets(cx, rd, (a_rd, b_rd), (a_slot, b_slot));
+            wg.convert_stripe(cx, stage);
+            cx.b.comment(format!(
+                "set {j} written: visible to wgmma (the async proxy), handed to the consumers"
+            ));
+        } else {
+            cx.b.comment("stripe kt visible to wgmma (the async proxy), handed to the consumers");
+        }
         cx.b.push(Instr::fence_proxy_async());
         cx.b.push(Instr::bar_arrive(FULL + j, block));
+        if direct {
+            let kept = cx.b.label(&format!("slot_{}_kept", 1 - j));
+            let set = if converts { format!(" and set {}", 1 - j) } else { String::new() };
+            cx.b.comment(format!(
+                "the consumers retired stripe kt - 1's group: its slot{set} free, and FULL[{}] passed (they \
+                 say so from kt = 1 on, while stripe kt + 1 exists)",
+                1 - j
+            ));
+            cx.b.push(Instr::setp(Cmp::Lt, Type::U32, p, kt, Op::imm(1)));
+            cx.b.push_if(p, Instr::bra_uni(kept));
+            cx.b.push(Instr::add(ahead, kt, Op::imm(1)));
+            cx.b.push(Instr::setp(Cmp::Ge, Type::U32, p, ahead, ktiles));
+            cx.b.push_if(p, Instr::bra_uni(kept));
+            cx.b.push(Instr::bar_sync_named(EMPTY + 1 - j, block));
+            cx.b.place(kept);
+        }
         cx.b.comment(format!(
-            "the copies of stripe kt + {} into slot kt - 1, after the hand-off: the conversion starts as soon \
-             as the set is free",
-            s - 1
+            "the copies of stripe kt + {} into slot kt - 1, after the hand-off: {}",
+            s - 1,
+            if direct {
+                "the consumers have retired that stripe"
+            } else {
+                "the conversion starts as soon as the set is free"
+            }
         ));
         let no_copy = cx.b.label(&format!("no_stripe_to_copy_{j}"));
         cx.b.push(Instr::add(ahead, kt, Op::imm(s - 1)));

@@ -47,6 +47,21 @@
 //! 16-byte chunk at a time; lanes run along the free dimension, so each
 //! warp's loads and stores meet no bank conflict.
 //!
+//! # Operands read from the ring
+//!
+//! A warp-specialized 1xTF32 SGEMM needs neither split nor transposition
+//! of an operand whose K leads in global memory, if its stripe is rows of
+//! 128 bytes (`k_blk = 32`): the ring's K-contiguous slot, chunks swizzled
+//! by `row mod 8` on 1024-byte aligned slots, *is* the K-major layout with
+//! the 128-byte swizzle (`ptx/ir/wgmma.rs`), and the tensor cores read the
+//! f32 bits as TF32, dropping the 13 low ones (truncation, where the
+//! conversion rounds to nearest). Such an operand
+//! ([`crate::constraints::wgmma_direct`]) has no parts: its descriptor
+//! points at the warpgroup's rows of the stripe's slot, 8-row groups 1024
+//! bytes apart, each step 32 bytes further into the rows, and the consumers
+//! move it from slot to slot ([`Warpgroup::next_slot`]). `specialized.rs`
+//! keeps the slot unwritten until the stripe's group has retired.
+//!
 //! tf32x3's three products of a stripe gather in a second set of
 //! accumulators that starts from zero (`scale-d` false at the first
 //! `wgmma`), joined to C's by one round-to-nearest `add.f32` each: the
@@ -78,7 +93,10 @@
 //! first's chunk index XOR 1 — the swizzle's mask leaves that pairing
 //! intact).
 
-use crate::constraints::{Operand, wgmma_part_bytes, wgmma_parts, wgmma_planes, wgmma_sbo};
+use crate::constraints::{
+    Operand, WGMMA_DIRECT_SBO, wgmma_converted_bytes, wgmma_direct, wgmma_part_bytes, wgmma_parts,
+    wgmma_planes, wgmma_sbo,
+};
 use crate::ptx::{BinOp, Cmp, Instr, Operand as Op, Reg, SmemDesc, Type, WgmmaShape};
 use crate::spec::Math;
 
@@ -128,6 +146,11 @@ pub(crate) struct Warpgroup {
     /// registers to spare), or one unit at a time.
     load_ahead: bool,
     steps: Option<StepRegs>,
+    /// Per operand (A, B): whether `wgmma` reads it from the ring
+    /// ([`wgmma_direct`]), and then the current stripe's slot as a
+    /// descriptor offset (bytes / 16, 64 bits).
+    direct: [bool; 2],
+    ring_slot: [Option<Reg>; 2],
 }
 
 /// The registers of a stripe's `wgmma`s, declared by the first stripe a
@@ -189,6 +212,8 @@ impl Warpgroup {
             converted: 0,
             load_ahead: false,
             steps: None,
+            direct: [false; 2],
+            ring_slot: [None; 2],
         }
     }
 
@@ -219,7 +244,7 @@ impl Warpgroup {
     }
 
     /// Byte offset of `operand`'s TF32 parts in the shared array: past both
-    /// rings, A's parts first.
+    /// rings, A's parts first (none where A is read from the ring).
     fn parts_at(cx: &Cx<'_>, operand: Operand) -> u32 {
         let spec = cx.plan.spec();
         let a_parts = cx.plan.smem_a_bytes() + cx.plan.smem_b_bytes();
@@ -227,7 +252,7 @@ impl Warpgroup {
             Operand::A => a_parts,
             Operand::B => {
                 let planes = wgmma_parts(spec) * wgmma_planes(spec);
-                a_parts + planes * wgmma_part_bytes(spec, Operand::A) as u32
+                a_parts + planes * wgmma_converted_bytes(spec, Operand::A) as u32
             }
         }
     }
@@ -250,6 +275,9 @@ impl Warpgroup {
     fn setup_descriptors(&mut self, cx: &mut Cx<'_>, operand: Operand, wg_row: Reg) {
         let spec = *cx.plan.spec();
         let name = operand.lower();
+        if self.direct[operand as usize] {
+            return self.setup_direct(cx, operand, wg_row);
+        }
         let sbo = wgmma_sbo(&spec) as u32;
         let part = wgmma_part_bytes(&spec, operand) as u32;
         let (parts, planes) = (wgmma_parts(&spec), wgmma_planes(&spec));
@@ -285,6 +313,47 @@ impl Warpgroup {
         }
         self.desc.push(descs);
     }
+
+    /// Declares the descriptor of an operand read from the ring's first
+    /// slot, for this thread's warpgroup, whose rows start `wg_row` 8-row
+    /// groups in, and the register of the current stripe's slot.
+    fn setup_direct(&mut self, cx: &mut Cx<'_>, operand: Operand, wg_row: Reg) {
+        let name = operand.lower();
+        cx.b.comment(format!(
+            "{name}: read from the ring's slot as copied (K-contiguous rows of 128 bytes, chunks swizzled by \
+             row mod 8: the 128-byte swizzle), 8-row groups {WGMMA_DIRECT_SBO} bytes apart; the descriptor of \
+             this warpgroup's rows in slot 0"
+        ));
+        let ring = match operand {
+            Operand::A => cx.smem_a,
+            Operand::B => cx.smem_b,
+        };
+        let addr = cx.b.reg(format!("{name}_desc_addr"), Type::U32);
+        let wide = cx.b.reg(format!("{name}_desc_addr64"), Type::U64);
+        let desc = cx.b.reg(format!("{name}_desc_ring"), Type::U64);
+        cx.shared_address(addr, ring);
+        cx.b.push(Instr::mad(addr, wg_row, Op::imm(WGMMA_DIRECT_SBO), addr));
+        cx.b.push(Instr::binary(BinOp::Shr, addr, addr, Op::imm(4)));
+        cx.b.push(Instr::cvt(wide, addr));
+        let template = SmemDesc::k_major_sw128(0, WGMMA_DIRECT_SBO).encode();
+        cx.b.push(Instr::binary(BinOp::Or, desc, wide, Op::imm(template as i64)));
+        self.desc.push(vec![desc]);
+        self.ring_slot[operand as usize] = Some(cx.b.reg(format!("{name}_slot_desc"), Type::U64));
+    }
+
+    /// Moves the operands read from the ring on to the next slot (after
+    /// the last, the first).
+    pub fn next_slot(&self, cx: &mut Cx<'_>, scratch: Reg) {
+        let spec = *cx.plan.spec();
+        for (operand, slot) in [Operand::A, Operand::B].into_iter().zip(self.ring_slot) {
+            let Some(slot) = slot else { continue };
+            let step =
+                crate::constraints::proven_u32(crate::constraints::smem_stage_bytes(&spec, operand)) / 16;
+            cx.b.push(Instr::add(slot, slot, Op::imm(step)));
+            cx.b.push(Instr::setp(Cmp::Eq, Type::U64, scratch, slot, Op::imm(step * spec.stages)));
+            cx.b.push_if(scratch, Instr::mov(slot, Op::imm(0)));
+        }
+    }
 }
 
 impl Warpgroup {
@@ -302,6 +371,7 @@ impl Warpgroup {
             }
         }
         self.planes = wgmma_planes(&spec) as usize;
+        self.direct = [Operand::A, Operand::B].map(|o| wgmma_direct(&spec, o));
         if self.x3 {
             cx.b.reg_group("a stripe's tf32x3 products, joined to the accumulators per stripe");
             let suffix: &[&str] = if self.planes > 1 { &["_re", "_im"] } else { &[""] };
@@ -334,15 +404,25 @@ impl Warpgroup {
     }
 
     /// Points the set register at the first set of parts (declaring it the
-    /// first time).
+    /// first time), and the operands read from the ring at its first slot.
     pub fn first_set(&mut self, cx: &mut Cx<'_>) {
-        self.set_bytes = (crate::constraints::wgmma_bytes(cx.plan.spec()) / 2) as u32;
-        let set = *self.set.get_or_insert_with(|| cx.b.reg("parts_set", Type::U32));
-        cx.b.comment(format!(
-            "stripe t converts into set t mod 2 of the parts, {} bytes apart",
-            self.set_bytes
-        ));
-        cx.b.push(Instr::mov(set, Op::imm(0)));
+        if self.converts() {
+            self.set_bytes = (crate::constraints::wgmma_bytes(cx.plan.spec()) / 2) as u32;
+            let set = *self.set.get_or_insert_with(|| cx.b.reg("parts_set", Type::U32));
+            cx.b.comment(format!(
+                "stripe t converts into set t mod 2 of the parts, {} bytes apart",
+                self.set_bytes
+            ));
+            cx.b.push(Instr::mov(set, Op::imm(0)));
+        }
+        for slot in self.ring_slot.into_iter().flatten() {
+            cx.b.push(Instr::mov(slot, Op::imm(0)));
+        }
+    }
+
+    /// Whether an operand is converted (not read from the ring).
+    pub fn converts(&self) -> bool {
+        self.direct.contains(&false)
     }
 }
 
@@ -355,10 +435,11 @@ impl Warpgroup {
         }
     }
 
-    /// Moves on to the other set of parts.
+    /// Moves on to the other set of parts (if any operand is converted).
     pub fn next_set(&self, cx: &mut Cx<'_>) {
-        let set = self.set.expect("set up");
-        cx.b.push(Instr::binary(BinOp::Xor, set, set, Op::imm(self.set_bytes)));
+        if let Some(set) = self.set {
+            cx.b.push(Instr::binary(BinOp::Xor, set, set, Op::imm(self.set_bytes)));
+        }
     }
 
     /// Issues the `wgmma`s of one stripe on the current set of parts, as one
@@ -366,7 +447,6 @@ impl Warpgroup {
     /// `wgmma`; else into the accumulators), calling `beside` at each step.
     pub fn issue_stripe(&mut self, cx: &mut Cx<'_>, beside: Beside<'_>) {
         let spec = *cx.plan.spec();
-        let set = self.set.expect("set up");
         let acc = self.acc_regs();
         let steps = spec.k_blk / WgmmaShape::K;
         // D of the real accumulators (or products), then of the imaginary.
@@ -377,8 +457,14 @@ impl Warpgroup {
         // (A's part, B's part) of each product: small terms first, then big·big.
         let parts: &[(usize, usize)] = if self.x3 { &[(1, 0), (0, 1), (0, 0)] } else { &[(0, 0)] };
         let terms = self.terms();
+        let reads = match self.direct {
+            [false, false] => "this stripe's set of parts",
+            [true, true] => "this stripe's ring slot",
+            [true, false] => "A in this stripe's ring slot, B's parts",
+            [false, true] => "A's parts, B in this stripe's ring slot",
+        };
         cx.b.comment(format!(
-            "{} wgmma {} per 8-deep step{}, {steps} steps, on this stripe's set of parts{}",
+            "{} wgmma {} per 8-deep step{}, {steps} steps, on {reads}{}",
             parts.len() * terms.len(),
             self.shape.name(),
             if terms.len() > 1 {
@@ -388,16 +474,23 @@ impl Warpgroup {
             },
             if self.x3 { ", into the stripe's products (zero first)" } else { ", into the accumulators" }
         ));
-        let desc = &self.desc;
+        let (desc, converts, direct, ring_slot) = (&self.desc, self.converts(), self.direct, self.ring_slot);
         let regs =
             self.steps.get_or_insert_with(|| StepRegs::declare(cx, desc, steps, parts.len() * terms.len()));
-        cx.b.push(Instr::binary(BinOp::Shr, regs.set16, set, Op::imm(4)));
-        cx.b.push(Instr::cvt(regs.set64, regs.set16));
-        for (descs, current) in desc.iter().zip(&regs.current) {
+        if converts {
+            let set = self.set.expect("set up");
+            cx.b.push(Instr::binary(BinOp::Shr, regs.set16, set, Op::imm(4)));
+            cx.b.push(Instr::cvt(regs.set64, regs.set16));
+        }
+        for ((descs, current), slot) in desc.iter().zip(&regs.current).zip(ring_slot) {
             for (&desc, &cur) in descs.iter().zip(current) {
-                cx.b.push(Instr::add(cur, desc, regs.set64));
+                cx.b.push(Instr::add(cur, desc, slot.unwrap_or(regs.set64)));
             }
         }
+        // A step starts 2 core matrices further along K (2·LBO bytes), or
+        // 32 bytes further into the rows of a swizzled ring slot.
+        let step_units =
+            |operand: usize, s: u32| i64::from(if direct[operand] { s * 32 / 16 } else { s * 2 * LBO / 16 });
         cx.b.push(Instr::wgmma_fence());
         let (p_false, p_true) = (self.p_false.expect("set up"), self.p_true.expect("set up"));
         let planes = self.planes;
@@ -409,10 +502,9 @@ impl Warpgroup {
                 parts.iter().flat_map(|p| terms.iter().map(move |t| (p, t))).enumerate()
             {
                 let (da, db) = regs.each[s as usize][i];
-                // Step s starts 2 core matrices further along K: 2·LBO / 16.
                 let (a, b) = (regs.current[0][pa * planes + term.a], regs.current[1][pb * planes + term.b]);
-                cx.b.push(Instr::add(da, a, Op::imm(i64::from(s * 2 * LBO / 16))));
-                cx.b.push(Instr::add(db, b, Op::imm(i64::from(s * 2 * LBO / 16))));
+                cx.b.push(Instr::add(da, a, Op::imm(step_units(0, s))));
+                cx.b.push(Instr::add(db, b, Op::imm(step_units(1, s))));
                 let first = self.x3 && !std::mem::replace(&mut zeroed[term.d], true);
                 let scale = if first { p_false } else { p_true };
                 cx.b.push(Instr::wgmma(self.shape, &d[term.d], (da, db), scale, (term.negate, false)));

@@ -19,7 +19,7 @@ use gemm_host::{Element, GemmConfig, Matrix};
 /// / 16, tile.1 / n)`, copies of 16 bytes along each operand's leading
 /// dimension.
 pub(crate) fn spec<T: Element>(op: (Op, Op), math: &str, tile: (u32, u32, u32), n: u32) -> KernelSpec {
-    spec_copied_by::<T>(op, math, tile, n, 0)
+    spec_copied_by::<T>(op, math, tile, n, 0, 2)
 }
 
 /// [`spec`] with `producers` warpgroups: the load shapes then rearrange
@@ -30,6 +30,7 @@ pub(crate) fn spec_copied_by<T: Element>(
     tile: (u32, u32, u32),
     n: u32,
     producers: u32,
+    stages: u32,
 ) -> KernelSpec {
     let (wm, wn) = (tile.0 / 16, tile.1 / n);
     let threads = if producers > 0 { 128 * producers } else { 32 * wm * wn };
@@ -43,7 +44,7 @@ pub(crate) fn spec_copied_by<T: Element>(
     let (la, lb) = (load(op.0 == Op::N, tile.0), load(op.1 != Op::N, tile.1));
     let text = format!(
         "precision = {}, op = ({:?}, {:?}), tile = ({}, {}, {}), threads = ({}, {}), load_a = ({}, {}), \
-         load_b = ({}, {}), lds_width = {w}, ldg_width = {w}, stages = 2, warps = ({wm}, {wn}), math = {math}, \
+         load_b = ({}, {}), lds_width = {w}, ldg_width = {w}, stages = {stages}, warps = ({wm}, {wn}), math = {math}, \
          mma = (64, {n}, 8), arch = sm_90a, producers = {producers}",
         T::PRECISION,
         op.0,
@@ -92,11 +93,17 @@ pub(crate) fn shapes(tile: (u32, u32, u32)) -> Vec<(i64, i64, i64)> {
 }
 
 fn every_op_pair<T: Element>(math: &str, tile: (u32, u32, u32), n: u32) {
-    every_op_pair_copied_by::<T>(math, tile, n, 0);
+    every_op_pair_copied_by::<T>(math, tile, n, 0, 2);
 }
 
 /// [`every_op_pair`] for kernels with `producers` warpgroups.
-pub(crate) fn every_op_pair_copied_by<T: Element>(math: &str, tile: (u32, u32, u32), n: u32, producers: u32) {
+pub(crate) fn every_op_pair_copied_by<T: Element>(
+    math: &str,
+    tile: (u32, u32, u32),
+    n: u32,
+    producers: u32,
+    stages: u32,
+) {
     let emulator = Emulator::new();
     let mut rng = Random::new(90);
     let (mut cases, mut failures) = (0, Vec::new());
@@ -104,7 +111,7 @@ pub(crate) fn every_op_pair_copied_by<T: Element>(math: &str, tile: (u32, u32, u
     // Leading dimensions rounded up to 16 bytes.
     let w = i64::from(16 / T::PRECISION.element_bytes());
     for &op in ops {
-        let image = image(&spec_copied_by::<T>(op, math, tile, n, producers));
+        let image = image(&spec_copied_by::<T>(op, math, tile, n, producers, stages));
         for (i, (m, nn, k)) in shapes(tile).into_iter().enumerate() {
             // Even cases: leading dimensions rounded up to 16 bytes, so the
             // kernel itself runs; odd ones: padded by 1 or 2, so the host

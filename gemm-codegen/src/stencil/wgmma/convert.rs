@@ -35,12 +35,21 @@ pub(super) struct Conversion {
 
 impl Warpgroup {
     /// Declares the conversion of each stripe into its TF32 parts by
-    /// `threads` threads, this one `thread` among them.
+    /// `threads` threads, this one `thread` among them: of each operand
+    /// not read from the ring ([`crate::constraints::wgmma_direct`]).
     pub fn setup_conversion(&mut self, cx: &mut Cx<'_>, by: (Reg, u32), load_ahead: bool) {
+        let spec = *cx.plan.spec();
         self.load_ahead = load_ahead;
+        self.direct = [Operand::A, Operand::B].map(|o| crate::constraints::wgmma_direct(&spec, o));
+        if !self.converts() {
+            return;
+        }
         cx.b.reg_group("conversion units");
-        self.setup_units(cx, Operand::A, by);
-        self.setup_units(cx, Operand::B, by);
+        for operand in [Operand::A, Operand::B] {
+            if !self.direct[operand as usize] {
+                self.setup_units(cx, operand, by);
+            }
+        }
     }
 
     /// Converts the landed stripe `stage` bytes (A's, B's) past the ring's
@@ -52,7 +61,11 @@ impl Warpgroup {
         let scratch = self.scratch.take().unwrap_or_else(|| Scratch::declare(cx, batch.unwrap_or(1) as u32));
         let tag = if self.converted > 0 { format!("_{}", self.converted) } else { String::new() };
         self.converted += 1;
-        for (conv, stage) in self.conversions.iter().zip([a_stage, b_stage]) {
+        for conv in &self.conversions {
+            let stage = match conv.operand {
+                Operand::A => a_stage,
+                Operand::B => b_stage,
+            };
             self.convert(cx, conv, (stage, set), &scratch, &tag);
         }
         self.scratch = Some(scratch);
