@@ -158,12 +158,12 @@ pub(crate) fn lower(plan: &Plan) -> Module {
         (ring && spec.op_a.conjugates(spec.precision), ring && spec.op_b.conjugates(spec.precision));
     let mut epilogue = epilogue::Strided;
     if let (Some(shape), true) = (spec.wgmma(), spec.producers > 0) {
-        let warpgroup = wgmma::Warpgroup::new(shape, spec.math, (conj_a, conj_b));
+        let warpgroup = wgmma::Warpgroup::new(spec, shape, (conj_a, conj_b));
         specialized::lower(&mut cx, warpgroup, &mut epilogue);
         return finish(cx, plan);
     }
     let mut inner: Box<dyn InnerProduct> = if let Some(shape) = spec.wgmma() {
-        Box::new(wgmma::Warpgroup::new(shape, spec.math, (conj_a, conj_b)))
+        Box::new(wgmma::Warpgroup::new(spec, shape, (conj_a, conj_b)))
     } else if spec.math.is_mma() {
         Box::new(walk::Walker::new(mma::Fragments::new(conj_a, conj_b)))
     } else {

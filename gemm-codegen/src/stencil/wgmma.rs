@@ -98,7 +98,7 @@ use crate::constraints::{
     wgmma_planes, wgmma_sbo,
 };
 use crate::ptx::{BinOp, Cmp, Instr, Operand as Op, Reg, SmemDesc, Type, WgmmaShape};
-use crate::spec::Math;
+use crate::spec::{KernelSpec, Math};
 
 use super::{Beside, Cx, Elem, InnerProduct, NextStripe, SharedBase, Step};
 
@@ -191,12 +191,12 @@ impl StepRegs {
 }
 
 impl Warpgroup {
-    /// The product of `shape` and `math`, conjugating A's and B's elements
-    /// as it multiplies them when asked (`conj`, complex only).
-    pub fn new(shape: WgmmaShape, math: Math, conj: (bool, bool)) -> Warpgroup {
+    /// The product of `spec`'s `shape` and math, conjugating A's and B's
+    /// elements as it multiplies them when asked (`conj`, complex only).
+    pub fn new(spec: &KernelSpec, shape: WgmmaShape, conj: (bool, bool)) -> Warpgroup {
         Warpgroup {
             shape,
-            x3: math == Math::Tf32x3,
+            x3: spec.math == Math::Tf32x3,
             conj,
             acc: Vec::new(),
             tmp: Vec::new(),
@@ -212,7 +212,7 @@ impl Warpgroup {
             converted: 0,
             load_ahead: false,
             steps: None,
-            direct: [false; 2],
+            direct: [Operand::A, Operand::B].map(|o| wgmma_direct(spec, o)),
             ring_slot: [None; 2],
         }
     }
@@ -371,7 +371,6 @@ impl Warpgroup {
             }
         }
         self.planes = wgmma_planes(&spec) as usize;
-        self.direct = [Operand::A, Operand::B].map(|o| wgmma_direct(&spec, o));
         if self.x3 {
             cx.b.reg_group("a stripe's tf32x3 products, joined to the accumulators per stripe");
             let suffix: &[&str] = if self.planes > 1 { &["_re", "_im"] } else { &[""] };

@@ -38,9 +38,7 @@ impl Warpgroup {
     /// `threads` threads, this one `thread` among them: of each operand
     /// not read from the ring ([`crate::constraints::wgmma_direct`]).
     pub fn setup_conversion(&mut self, cx: &mut Cx<'_>, by: (Reg, u32), load_ahead: bool) {
-        let spec = *cx.plan.spec();
         self.load_ahead = load_ahead;
-        self.direct = [Operand::A, Operand::B].map(|o| crate::constraints::wgmma_direct(&spec, o));
         if !self.converts() {
             return;
         }
