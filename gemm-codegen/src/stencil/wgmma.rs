@@ -14,7 +14,8 @@
 //!   fence.proxy.async;  bar.sync                   (parts visible to wgmma; tf32x3: the other
 //!                                                   set free, stripe t + 1 landed everywhere)
 //!   tf32x3:  C_regs += tmp                          (stripe t − 1's products)
-//!   wgmma.fence
+//!   tf32x3:  wgmma.fence                            (1xTF32: once, after C_regs ⇐ 0: a chain
+//!                                                   of wgmmas on the same accumulators needs none)
 //!   for each 8-deep step s:  tmp (+)= small_a·big_b, big_a·small_b, big_a·big_b
 //!                            (tf32: C_regs += big_a·big_b)
 //!   wgmma.commit_group
@@ -490,7 +491,10 @@ impl Warpgroup {
         // 32 bytes further into the rows of a swizzled ring slot.
         let step_units =
             |operand: usize, s: u32| i64::from(if direct[operand] { s * 32 / 16 } else { s * 2 * LBO / 16 });
-        cx.b.push(Instr::wgmma_fence());
+        if self.x3 {
+            // The join read the products this stripe's wgmmas write again.
+            cx.b.push(Instr::wgmma_fence());
+        }
         let (p_false, p_true) = (self.p_false.expect("set up"), self.p_true.expect("set up"));
         let planes = self.planes;
         // Which of `d` a wgmma of this stripe has written (tf32x3 zeroes each
@@ -558,6 +562,13 @@ impl InnerProduct for Warpgroup {
         // The first stripe (and an epilogue without stripes) adds these.
         for &p in &self.tmp {
             cx.b.push(Instr::mov(p, Op::float_zero(Type::F32)));
+        }
+        if !self.x3 {
+            cx.b.comment(
+                "C_regs written: fenced once for the wgmmas; a chain of wgmmas of one shape on them needs \
+                 no fence between stripes (one there would wait for the group in flight)",
+            );
+            cx.b.push(Instr::wgmma_fence());
         }
     }
 

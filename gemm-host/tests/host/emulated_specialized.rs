@@ -87,7 +87,9 @@ fn operands_read_from_the_ring_are_truncated_converted_ones_rounded() {
 
 /// The typical mistakes of reading operands from the ring, made in the PTX
 /// of a correct TN kernel (ten stripes: each of the 3 slots reused three
-/// times): each must fail in the emulator, never pass.
+/// times): each must fail in the emulator, never pass. The kernel's one
+/// `wgmma.fence` is the consumers' after zeroing C (1xTF32 chains its
+/// `wgmma`s on the accumulators without one a stripe).
 #[test]
 fn ring_read_mistakes_are_caught() {
     let good = image(&spec_copied_by::<f32>((Op::T, Op::N), "tf32", (64, 64, 32), 64, 1, 3));
@@ -120,6 +122,10 @@ fn ring_read_mistakes_are_caught() {
             (
                 "no fence.proxy.async: the copies not visible to wgmma",
                 &[("\tfence.proxy.async.shared::cta;\n", "")],
+            ),
+            (
+                "no wgmma.fence after C_regs = 0: the first wgmma reads accumulators written unfenced",
+                &[("\twgmma.fence.sync.aligned;\n", "")],
             ),
             (
                 "the consumers stay on the first slot: a stripe read twice, the next never",
