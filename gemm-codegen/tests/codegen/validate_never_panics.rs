@@ -32,8 +32,8 @@ use gemm_codegen::constraints::{
 use gemm_codegen::device::DeviceLimits;
 use gemm_codegen::space::{Bounds, Guidelines, Space, Stats};
 use gemm_codegen::{
-    GlobalLoad, KernelSpec, Limits, LoadShape, Math, MmaShape, Op, Operand, Precision, Rule, StripePlan,
-    Target, Violation, WarpShape, emit, legal_with, register_reuse, validate, validate_with,
+    Family, GlobalLoad, KernelSpec, Limits, LoadShape, Math, MmaShape, Op, Operand, Precision, Rule, Stencil,
+    StripePlan, Target, Violation, WarpShape, emit, legal_with, register_reuse, validate, validate_with,
 };
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
@@ -473,7 +473,24 @@ proptest! {
         }
         check_macro_path(&spec, grid)?;
         check_space(&spec)?;
+        check_unaligned_twin(&spec)?;
     }
+}
+
+/// A spec its architecture accepts has an unaligned twin (the kernel the
+/// host runs for operands short of its alignment) that it accepts too —
+/// what the host counts on, and what failed on the GPU when a 1xTF32
+/// kernel reading its operands from the ring had a twin whose converted
+/// parts did not fit.
+fn check_unaligned_twin(spec: &KernelSpec) -> Result<(), TestCaseError> {
+    if validate(spec).is_err() {
+        return Ok(());
+    }
+    if let Some(twin) = Stencil::unaligned_twin(spec) {
+        prop_assert_eq!(twin.ldg_width, 1);
+        prop_assert!(validate(&twin).is_ok(), "{} is legal, its twin {} is not", spec, twin);
+    }
+    Ok(())
 }
 
 /// The draw is worth its 100,000 cases: it reaches every rule, including
