@@ -424,7 +424,14 @@ pub(super) fn slot_offsets(
 
 /// `slot = (slot + 1) mod s`.
 pub(super) fn next_slot(cx: &mut Cx<'_>, slot: Reg, s: u32, scratch: Reg) {
-    cx.b.push(Instr::add(slot, slot, Op::imm(1)));
-    cx.b.push(Instr::setp(Cmp::Eq, Type::U32, scratch, slot, Op::imm(s)));
+    step_slot(cx, slot, 1, s, scratch);
+}
+
+/// `slot = (slot + step) mod (step · s)`: the next of `s` slots `step`
+/// apart (an index, or an offset in bytes or descriptor units, of `slot`'s
+/// type).
+pub(super) fn step_slot(cx: &mut Cx<'_>, slot: Reg, step: u32, s: u32, scratch: Reg) {
+    cx.b.push(Instr::add(slot, slot, Op::imm(step)));
+    cx.b.push(Instr::setp(Cmp::Eq, slot.ty, scratch, slot, Op::imm(step * s)));
     cx.b.push_if(scratch, Instr::mov(slot, Op::imm(0)));
 }

@@ -200,8 +200,7 @@ fn produce(cx: &mut Cx<'_>, wg: &mut Warpgroup, block: u32) {
     let producers = crate::constraints::proven_u32(u128::from(spec.copy_threads()));
     // Whether the consumers read a slot of the ring itself: then the
     // producer overwrites it only once they have retired its stripe.
-    let direct = crate::constraints::wgmma_any_direct(&spec);
-    let converts = wg.converts();
+    let (direct, converts) = (wg.reads_ring(), wg.converts());
     cx.b.section("producer: its thread index, copy pointers and bounds, conversion units");
     let ptid = cx.b.reg("producer_thread", Type::U32);
     cx.b.push(Instr::sub(ptid, cx.thread, Op::imm(cx.plan.threads())));
@@ -238,17 +237,18 @@ fn produce(cx: &mut Cx<'_>, wg: &mut Warpgroup, block: u32) {
     cx.b.section("producer's loop: two stripes an iteration, one into each set of parts");
     cx.b.place(top);
     for j in 0..2 {
-        if converts {
-            cx.b.comment(format!(
+        cx.b.comment(if converts {
+            format!(
                 "stripe kt landed for every producer, and slot kt - 1 read by all (the copies of stripe \
                  kt + {} go there once this stripe is handed over)",
                 s - 1
-            ));
-            cx.b.push(Instr::cp_async_wait(s - 2));
-            cx.b.push(Instr::bar_sync_named(PRODUCERS, producers));
+            )
         } else {
-            cx.b.comment("stripe kt landed for this thread");
-            cx.b.push(Instr::cp_async_wait(s - 2));
+            "stripe kt landed for this thread".to_owned()
+        });
+        cx.b.push(Instr::cp_async_wait(s - 2));
+        if converts {
+            cx.b.push(Instr::bar_sync_named(PRODUCERS, producers));
         }
         if !direct {
             let free = cx.b.label(&format!("set_{j}_never_used"));

@@ -350,10 +350,13 @@ impl Warpgroup {
             let Some(slot) = slot else { continue };
             let step =
                 crate::constraints::proven_u32(crate::constraints::smem_stage_bytes(&spec, operand)) / 16;
-            cx.b.push(Instr::add(slot, slot, Op::imm(step)));
-            cx.b.push(Instr::setp(Cmp::Eq, Type::U64, scratch, slot, Op::imm(step * spec.stages)));
-            cx.b.push_if(scratch, Instr::mov(slot, Op::imm(0)));
+            super::ring::step_slot(cx, slot, step, spec.stages, scratch);
         }
+    }
+
+    /// Whether an operand is read from the ring (not converted).
+    pub fn reads_ring(&self) -> bool {
+        self.direct.contains(&true)
     }
 }
 

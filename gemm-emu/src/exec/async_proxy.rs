@@ -303,17 +303,18 @@ impl Worker<'_> {
                 self.shadow::<false>(0, word, 1, u64::from(addr), tid, pc, AccessKind::Read)?;
             }
             let mut bits = self.smem[word];
-            if bits & super::mma::TF32_LOW != 0 && self.proxy.writes[word].copied {
+            if bits & super::mma::TF32_LOW != 0 {
+                if !self.proxy.writes[word].copied {
+                    return Err(Trap::Kind(FaultKind::WgmmaOperandNotTf32 {
+                        operand,
+                        row,
+                        k,
+                        addr: u64::from(addr),
+                        bits,
+                        wgmma_line: self.prog.lines.get(pc as usize).copied().unwrap_or(0),
+                    }));
+                }
                 bits &= !super::mma::TF32_LOW;
-            } else if bits & super::mma::TF32_LOW != 0 {
-                return Err(Trap::Kind(FaultKind::WgmmaOperandNotTf32 {
-                    operand,
-                    row,
-                    k,
-                    addr: u64::from(addr),
-                    bits,
-                    wgmma_line: self.prog.lines.get(pc as usize).copied().unwrap_or(0),
-                }));
             }
             let (out, row) = if operand == 'A' { (&mut *a, row - 16 * ops.quarter) } else { (&mut *b, row) };
             out[(row * WgmmaShape::K + k) as usize] = f32::from_bits(bits);

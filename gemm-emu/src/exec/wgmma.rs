@@ -48,7 +48,7 @@
 
 use std::collections::VecDeque;
 
-use gemm_codegen::ptx::{DescSwizzle, SmemDesc, WARPGROUP, WgmmaShape};
+use gemm_codegen::ptx::{SmemDesc, WARPGROUP, WgmmaShape};
 
 use super::async_proxy::Operands;
 use super::lanes::{need, need_pred, store};
@@ -415,11 +415,11 @@ impl Worker<'_> {
 }
 
 /// The descriptor `bits` of operand `operand`, if the emulator models it:
-/// no swizzle or the 128-byte one, no base offset, no reserved bit set.
+/// a layout [`SmemDesc::k_major_tf32_at`] addresses (no swizzle, or the
+/// 128-byte one with base offset 0), no reserved bit set.
 fn descriptor(operand: char, bits: u64) -> Result<SmemDesc, Trap> {
     let d = SmemDesc::decode(bits);
-    let modelled = matches!(d.swizzle, DescSwizzle::None | DescSwizzle::B128);
-    if !modelled || d.base_offset != 0 || d.encode() != bits {
+    if d.k_major_tf32_at(0, 0).is_none() || d.base_offset != 0 || d.encode() != bits {
         return Err(Trap::Kind(FaultKind::WgmmaUnsupportedDescriptor { operand, bits }));
     }
     Ok(d)
