@@ -5,7 +5,8 @@
 # n = 128) is checked with verify --gpu on the quick ragged shapes, then benched at 4096, 8192 and
 # 16384 beside cuBLAS's TF32 GEMM in the same process; then xtask accuracy of the 128x256 candidates
 # (and NT's 128x128) beside cuBLAS on the same inputs, n = 1024, 4096, 16384, four distributions.
-# Usage (device): OUT=$OUT bash tuning/sm_90-wgmma/run29/run.sh   (x.xz = xtask with the change)
+# Usage (device): OUT=$OUT [ACCURACY=0] bash tuning/sm_90-wgmma/run29/run.sh   (x.xz = xtask with the
+# change; ACCURACY=0 skips the accuracy part)
 set -u
 export LD_LIBRARY_PATH=/usr/local/cuda-13.0/targets/x86_64-linux/lib
 mkdir -p $OUT /tmp/b && xz -dc .devc/x.xz > /tmp/x && chmod +x /tmp/x
@@ -22,6 +23,7 @@ while IFS= read -r spec; do
 done < $D/specs.txt
 head -1 /tmp/b/1/bench.csv | sed 's/^/candidate,/' > $OUT/header.csv
 python3 $D/table.py $OUT/all.csv
+[ "${ACCURACY:-1}" = 1 ] || exit 0
 acc=()
 while IFS= read -r spec; do acc+=(--spec "$spec"); done < <(grep -E "tile = \(128, 256|op = \(N, T\), tile = \(128, 128" $D/specs.txt)
 ( time timeout 240 /tmp/x accuracy "${acc[@]}" --out $OUT/accuracy ) > $OUT/accuracy.log 2>&1; echo "accuracy rc $?"
