@@ -42,10 +42,25 @@
 //! `max(1, ⌈k / tile.2⌉)`, for one problem (`nctaid.z = 1`). With
 //! `share = 0` (no [`GemmValues::stream_k`]) each block computes one whole
 //! tile, on the grid of a block per tile and problem, like any kernel.
+//!
+//! # Tensor maps
+//!
+//! A kernel whose stripes `cp.async.bulk.tensor` brings (`ldg = tma`,
+//! [`Abi::gemm_tma`]) also takes one tensor map per operand it copies so,
+//! by value: an opaque 128-byte parameter ([`ParamType::TensorMap`]). The
+//! ABI describes each map as a [`TensorMap`] — the operand as a tensor of
+//! three dimensions (its contiguous one, its other one, the problems of the
+//! launch) and the box one copy brings — and the caller encodes it: the
+//! host with the driver (`cuTensorMapEncodeTiled`), the emulator in its own
+//! layout. Elements of a box outside the tensor land as zeros, so the
+//! kernel copies edge tiles without bounds of its own. A map describes a
+//! launch only where [`TensorMap::describes`] says so (aligned operands, a
+//! strided batch whose problems all have the same depth); the caller runs
+//! the kernel's twin otherwise.
 
 use std::fmt;
 
-use crate::ptx::Type;
+use crate::ptx::{ParamType, Type};
 use crate::spec::Precision;
 
 /// One of the three matrices of a GEMM.
@@ -107,6 +122,25 @@ pub enum Role {
     Counters,
     /// The stripes each block of a stream-K kernel computes (`.u32`).
     Share,
+    /// The tensor map of an operand ([`ParamType::TensorMap`]): see the
+    /// module's "Tensor maps".
+    TensorMap(MapRole),
+}
+
+/// Which tensor map a [`Role::TensorMap`] parameter carries: the operand,
+/// which of its dimensions is contiguous, and the box one copy brings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MapRole {
+    /// A or B.
+    pub matrix: Matrix,
+    /// The dimension along which the operand is contiguous in memory (its
+    /// map's dimension 0): K for an operand stored K-major.
+    pub inner: Dim,
+    /// Elements of a box along the contiguous dimension, then along the
+    /// other one.
+    pub box_dims: [u32; 2],
+    /// Whether a box lands with the 128-byte swizzle (its rows 128 bytes).
+    pub swizzle_128: bool,
 }
 
 /// One kernel parameter.
@@ -115,7 +149,7 @@ pub struct Param {
     /// The `.param` name in the PTX.
     pub name: &'static str,
     /// Its PTX type.
-    pub ty: Type,
+    pub ty: ParamType,
     /// What it carries.
     pub role: Role,
 }
@@ -138,32 +172,32 @@ impl Abi {
         use {Dim::*, Matrix::*, Part::*, Role::*};
         let scalar = if precision.scalar_bytes() == 4 { Type::F32 } else { Type::F64 };
         let mut params = vec![
-            Param { name: "a", ty: Type::U64, role: Pointer(A) },
-            Param { name: "b", ty: Type::U64, role: Pointer(B) },
-            Param { name: "c", ty: Type::U64, role: Pointer(C) },
-            Param { name: "m", ty: Type::U32, role: Extent(M) },
-            Param { name: "n", ty: Type::U32, role: Extent(N) },
-            Param { name: "k", ty: Type::U32, role: Extent(K) },
-            Param { name: "k_last", ty: Type::U32, role: LastDepth },
-            Param { name: "lda", ty: Type::U64, role: Lead(A) },
-            Param { name: "ldb", ty: Type::U64, role: Lead(B) },
-            Param { name: "ldc", ty: Type::U64, role: Lead(C) },
-            Param { name: "stride_a", ty: Type::U64, role: BatchStride(A) },
-            Param { name: "stride_b", ty: Type::U64, role: BatchStride(B) },
-            Param { name: "stride_c", ty: Type::U64, role: BatchStride(C) },
-            Param { name: "arrays", ty: Type::U32, role: PointerArrays },
+            Param { name: "a", ty: ParamType::Scalar(Type::U64), role: Pointer(A) },
+            Param { name: "b", ty: ParamType::Scalar(Type::U64), role: Pointer(B) },
+            Param { name: "c", ty: ParamType::Scalar(Type::U64), role: Pointer(C) },
+            Param { name: "m", ty: ParamType::Scalar(Type::U32), role: Extent(M) },
+            Param { name: "n", ty: ParamType::Scalar(Type::U32), role: Extent(N) },
+            Param { name: "k", ty: ParamType::Scalar(Type::U32), role: Extent(K) },
+            Param { name: "k_last", ty: ParamType::Scalar(Type::U32), role: LastDepth },
+            Param { name: "lda", ty: ParamType::Scalar(Type::U64), role: Lead(A) },
+            Param { name: "ldb", ty: ParamType::Scalar(Type::U64), role: Lead(B) },
+            Param { name: "ldc", ty: ParamType::Scalar(Type::U64), role: Lead(C) },
+            Param { name: "stride_a", ty: ParamType::Scalar(Type::U64), role: BatchStride(A) },
+            Param { name: "stride_b", ty: ParamType::Scalar(Type::U64), role: BatchStride(B) },
+            Param { name: "stride_c", ty: ParamType::Scalar(Type::U64), role: BatchStride(C) },
+            Param { name: "arrays", ty: ParamType::Scalar(Type::U32), role: PointerArrays },
         ];
         if precision.is_complex() {
             params.extend([
-                Param { name: "alpha_re", ty: scalar, role: Alpha(Re) },
-                Param { name: "alpha_im", ty: scalar, role: Alpha(Im) },
-                Param { name: "beta_re", ty: scalar, role: Beta(Re) },
-                Param { name: "beta_im", ty: scalar, role: Beta(Im) },
+                Param { name: "alpha_re", ty: ParamType::Scalar(scalar), role: Alpha(Re) },
+                Param { name: "alpha_im", ty: ParamType::Scalar(scalar), role: Alpha(Im) },
+                Param { name: "beta_re", ty: ParamType::Scalar(scalar), role: Beta(Re) },
+                Param { name: "beta_im", ty: ParamType::Scalar(scalar), role: Beta(Im) },
             ]);
         } else {
             params.extend([
-                Param { name: "alpha", ty: scalar, role: Alpha(Re) },
-                Param { name: "beta", ty: scalar, role: Beta(Re) },
+                Param { name: "alpha", ty: ParamType::Scalar(scalar), role: Alpha(Re) },
+                Param { name: "beta", ty: ParamType::Scalar(scalar), role: Beta(Re) },
             ]);
         }
         Abi { params }
@@ -174,10 +208,27 @@ impl Abi {
     pub fn gemm_stream_k(precision: Precision) -> Abi {
         let mut abi = Abi::gemm(precision);
         abi.params.extend([
-            Param { name: "slots", ty: Type::U64, role: Role::Slots },
-            Param { name: "counters", ty: Type::U64, role: Role::Counters },
-            Param { name: "share", ty: Type::U32, role: Role::Share },
+            Param { name: "slots", ty: ParamType::Scalar(Type::U64), role: Role::Slots },
+            Param { name: "counters", ty: ParamType::Scalar(Type::U64), role: Role::Counters },
+            Param { name: "share", ty: ParamType::Scalar(Type::U32), role: Role::Share },
         ]);
+        abi
+    }
+
+    /// The ABI of a kernel whose stripes `cp.async.bulk.tensor` brings:
+    /// [`Abi::gemm`]'s parameters, then a tensor map for each of `maps`
+    /// (`a_map`, `b_map`): see the module's "Tensor maps".
+    pub fn gemm_tma(precision: Precision, maps: &[MapRole]) -> Abi {
+        let mut abi = Abi::gemm(precision);
+        abi.params.extend(maps.iter().map(|&map| Param {
+            name: match map.matrix {
+                Matrix::A => "a_map",
+                Matrix::B => "b_map",
+                Matrix::C => "c_map",
+            },
+            ty: ParamType::TensorMap,
+            role: Role::TensorMap(map),
+        }));
         abi
     }
 
@@ -190,15 +241,15 @@ impl Abi {
         use {Dim::*, Matrix::*, Part::*, Role::*};
         let scalar = if precision.scalar_bytes() == 4 { Type::F32 } else { Type::F64 };
         let mut params = vec![
-            Param { name: "b", ty: Type::U64, role: Pointer(B) },
-            Param { name: "c", ty: Type::U64, role: Pointer(C) },
-            Param { name: "n", ty: Type::U32, role: Extent(N) },
-            Param { name: "ldb", ty: Type::U64, role: Lead(B) },
-            Param { name: "ldc", ty: Type::U64, role: Lead(C) },
-            Param { name: "alpha", ty: scalar, role: Alpha(Re) },
+            Param { name: "b", ty: ParamType::Scalar(Type::U64), role: Pointer(B) },
+            Param { name: "c", ty: ParamType::Scalar(Type::U64), role: Pointer(C) },
+            Param { name: "n", ty: ParamType::Scalar(Type::U32), role: Extent(N) },
+            Param { name: "ldb", ty: ParamType::Scalar(Type::U64), role: Lead(B) },
+            Param { name: "ldc", ty: ParamType::Scalar(Type::U64), role: Lead(C) },
+            Param { name: "alpha", ty: ParamType::Scalar(scalar), role: Alpha(Re) },
         ];
         if beta_runtime {
-            params.push(Param { name: "beta", ty: scalar, role: Beta(Re) });
+            params.push(Param { name: "beta", ty: ParamType::Scalar(scalar), role: Beta(Re) });
         }
         Abi { params }
     }
@@ -208,6 +259,11 @@ impl Abi {
         &self.params
     }
 
+    /// Whether the kernel takes tensor maps ([`Role::TensorMap`]).
+    pub fn has_tensor_maps(&self) -> bool {
+        self.params.iter().any(|p| matches!(p.role, Role::TensorMap(_)))
+    }
+
     /// The parameter with `role`, if the ABI has one.
     pub fn find(&self, role: Role) -> Option<(usize, &Param)> {
         self.params.iter().enumerate().find(|(_, p)| p.role == role)
@@ -215,7 +271,14 @@ impl Abi {
 
     /// The parameter list as PTX declares it: `.u64 a, .u64 b, ...`.
     pub fn signature(&self) -> String {
-        let parts: Vec<String> = self.params.iter().map(|p| format!("{} {}", p.ty, p.name)).collect();
+        let parts: Vec<String> = self
+            .params
+            .iter()
+            .map(|p| match p.ty {
+                ParamType::Scalar(t) => format!("{t} {}", p.name),
+                ParamType::TensorMap => format!("{} {}[{}]", p.ty, p.name, ParamType::TENSOR_MAP_BYTES),
+            })
+            .collect();
         parts.join(", ")
     }
 
@@ -229,7 +292,9 @@ impl Abi {
         self.params
             .iter()
             .map(|p| {
-                let scalar = |x: f64| if p.ty == Type::F32 { Arg::F32(x as f32) } else { Arg::F64(x) };
+                let scalar = |x: f64| {
+                    if p.ty == ParamType::Scalar(Type::F32) { Arg::F32(x as f32) } else { Arg::F64(x) }
+                };
                 match p.role {
                     Role::Pointer(x) => Arg::Pointer(values.pointer(x)),
                     Role::Extent(d) => Arg::U32(values.extent(d)),
@@ -242,6 +307,7 @@ impl Abi {
                     Role::Slots => values.stream_k.map_or(Arg::U64(0), |s| Arg::Pointer(s.slots)),
                     Role::Counters => values.stream_k.map_or(Arg::U64(0), |s| Arg::Pointer(s.counters)),
                     Role::Share => Arg::U32(values.stream_k.map_or(0, |s| s.share)),
+                    Role::TensorMap(map) => Arg::TensorMap(values.tensor_map(map)),
                 }
             })
             .collect()
@@ -282,6 +348,8 @@ pub struct GemmValues<P> {
     pub beta: [f64; 2],
     /// Where the grid's further problems lie ([`Batch::single`] for one).
     pub batch: Batch,
+    /// Bytes of one element of A, B and C (for tensor maps' strides).
+    pub element_bytes: u32,
     /// A stream-K launch's workspace and share (`None` for other kernels).
     pub stream_k: Option<StreamK<P>>,
 }
@@ -314,12 +382,14 @@ pub struct Batch {
     /// Whether `a`, `b`, `c` address arrays of per-problem pointers (the
     /// strides then 0).
     pub arrays: bool,
+    /// Problems in the launch (its grid's depth).
+    pub problems: u32,
 }
 
 impl Batch {
     /// One problem, `k` deep: a grid of depth 1.
     pub const fn single(k: u32) -> Batch {
-        Batch { stride_a: 0, stride_b: 0, stride_c: 0, k_last: k, arrays: false }
+        Batch { stride_a: 0, stride_b: 0, stride_c: 0, k_last: k, arrays: false, problems: 1 }
     }
 
     /// The stride of `x`.
@@ -356,6 +426,82 @@ impl<P: Copy> GemmValues<P> {
             Matrix::C => self.ldc,
         }
     }
+
+    /// The tensor map `map` describes for this launch: its operand's
+    /// contiguous dimension, its other one and the problems, with the
+    /// leading dimension and the batch stride as byte strides.
+    fn tensor_map(&self, map: MapRole) -> TensorMap<P> {
+        let outer = match (map.matrix, map.inner) {
+            (Matrix::A, Dim::K) => Dim::M,
+            (Matrix::B, Dim::K) | (Matrix::C, Dim::M) => Dim::N,
+            (Matrix::A, _) | (Matrix::B, Dim::N) => Dim::K,
+            (Matrix::B | Matrix::C, _) => Dim::M,
+        };
+        let esz = u64::from(self.element_bytes);
+        let lead = self.lead(map.matrix) * esz;
+        let stride = self.batch.stride(map.matrix) * esz;
+        TensorMap {
+            base: self.pointer(map.matrix),
+            element_bytes: self.element_bytes,
+            dims: [
+                u64::from(self.extent(map.inner)),
+                u64::from(self.extent(outer)),
+                u64::from(self.batch.problems),
+            ],
+            // One problem: any stride the encoding accepts (the next
+            // problem is never reached).
+            strides: [
+                lead,
+                if self.batch.problems > 1 { stride } else { lead * u64::from(self.extent(outer)) },
+            ],
+            box_dims: [map.box_dims[0], map.box_dims[1], 1],
+            swizzle_128: map.swizzle_128,
+            describes: self.maps_describe(lead, stride),
+        }
+    }
+
+    /// Whether tensor maps describe this launch: see [`TensorMap::describes`].
+    fn maps_describe(&self, lead: u64, stride: u64) -> bool {
+        let b = &self.batch;
+        let aligned = |x: u64| x.is_multiple_of(TensorMap::<P>::ALIGN) && x < 1 << 40;
+        !b.arrays
+            && b.k_last == self.k
+            && aligned(lead)
+            && (b.problems <= 1 || (stride != 0 && aligned(stride)))
+    }
+}
+
+/// How `cp.async.bulk.tensor` sees one operand of one launch: see the
+/// module's "Tensor maps".
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TensorMap<P> {
+    /// Where element `(0, 0, 0)` lies, named as the caller names matrices.
+    pub base: P,
+    /// Bytes of one element.
+    pub element_bytes: u32,
+    /// Elements along dimension 0 (contiguous), 1 and 2 (the problems).
+    pub dims: [u64; 3],
+    /// Bytes from one index of dimension 1, then 2, to the next.
+    pub strides: [u64; 2],
+    /// Elements of one box along each dimension.
+    pub box_dims: [u32; 3],
+    /// Whether a box lands with the 128-byte swizzle: its rows are 128
+    /// bytes, and the 16-byte chunk `c` of row `r` goes to chunk `c ^ (r
+    /// mod 8)` (the layout `wgmma`'s 128-byte swizzle reads).
+    pub swizzle_128: bool,
+    /// Whether the map describes the launch: no pointer arrays, every
+    /// problem as deep as the first (no split K), the leading dimension
+    /// and (for several problems) a nonzero batch stride multiples of 16
+    /// bytes below 2⁴⁰. Base addresses are the operands' alignment, which
+    /// the kernel's requirements state and the caller checks. Where this
+    /// is false the caller runs the kernel's twin instead.
+    pub describes: bool,
+}
+
+impl<P> TensorMap<P> {
+    /// What the strides of a tensor map must be multiples of, in bytes (and
+    /// its base address aligned to).
+    pub const ALIGN: u64 = 16;
 }
 
 /// One launch argument, typed as its parameter.
@@ -371,17 +517,20 @@ pub enum Arg<P> {
     F32(f32),
     /// A `.f64`.
     F64(f64),
+    /// A tensor map, for the caller to encode.
+    TensorMap(TensorMap<P>),
 }
 
 impl<P> Arg<P> {
     /// The PTX type of the parameter this argument fills.
-    pub const fn ty(&self) -> Type {
-        match self {
+    pub const fn ty(&self) -> ParamType {
+        ParamType::Scalar(match self {
             Arg::Pointer(_) | Arg::U64(_) => Type::U64,
             Arg::U32(_) => Type::U32,
             Arg::F32(_) => Type::F32,
             Arg::F64(_) => Type::F64,
-        }
+            Arg::TensorMap(_) => return ParamType::TensorMap,
+        })
     }
 }
 
@@ -402,7 +551,8 @@ mod tests {
             ldc: 9,
             alpha: [1.5, -2.5],
             beta: [0.25, 4.0],
-            batch: Batch { stride_a: 10, stride_b: 11, stride_c: 12, k_last: 13, arrays: true },
+            batch: Batch { stride_a: 10, stride_b: 11, stride_c: 12, k_last: 13, arrays: true, problems: 3 },
+            element_bytes: 4,
             stream_k: None,
         }
     }
@@ -456,6 +606,10 @@ mod tests {
         assert_eq!(abi.find(Role::Beta(Part::Im)).map(|(i, p)| (i, p.name)), Some((17, "beta_im")));
         assert_eq!(Abi::gemm(Precision::F32).find(Role::Alpha(Part::Im)), None);
         assert!(Abi::gemm(Precision::F64).signature().ends_with(".f64 alpha, .f64 beta"));
+        let map = MapRole { matrix: Matrix::B, inner: Dim::K, box_dims: [32, 256], swizzle_128: true };
+        let tma = Abi::gemm_tma(Precision::F32, &[map]);
+        assert_eq!(tma.find(Role::TensorMap(map)).map(|(i, p)| (i, p.name)), Some((16, "b_map")));
+        assert!(tma.signature().ends_with(".f32 beta, .align 64 .b8 b_map[128]"), "{tma}");
     }
 
     /// The PTX the stencil emits declares exactly the ABI's parameters; the
@@ -467,22 +621,66 @@ mod tests {
         for precision in Precision::ALL {
             let spec = KernelSpec::new(precision, (Op::N, Op::T), (32, 32, 4), (8, 8), (32, 2), (32, 2));
             let module = crate::lower(&crate::validate(&spec).expect("legal"));
-            let declared: Vec<(&str, Type)> =
+            let declared: Vec<(&str, ParamType)> =
                 module.kernels[0].params.iter().map(|p| (p.name.as_str(), p.ty)).collect();
             let abi = Abi::gemm(precision);
-            let want: Vec<(&str, Type)> = abi.params().iter().map(|p| (p.name, p.ty)).collect();
+            let want: Vec<(&str, ParamType)> = abi.params().iter().map(|p| (p.name, p.ty)).collect();
             assert_eq!(declared, want, "{precision}");
             // A stream-K kernel declares its family's ABI: the same, then
             // slots, counters and share.
             let sk = KernelSpec { schedule: crate::Schedule::StreamK, ..spec };
             let module = crate::lower(&crate::validate(&sk).expect("legal"));
-            let declared: Vec<(&str, Type)> =
+            let declared: Vec<(&str, ParamType)> =
                 module.kernels[0].params.iter().map(|p| (p.name.as_str(), p.ty)).collect();
             let abi = <crate::Stencil as crate::Family>::abi(&sk);
             assert_eq!(abi, Abi::gemm_stream_k(precision));
-            let want: Vec<(&str, Type)> = abi.params().iter().map(|p| (p.name, p.ty)).collect();
+            let want: Vec<(&str, ParamType)> = abi.params().iter().map(|p| (p.name, p.ty)).collect();
             assert_eq!(declared, want, "{precision} stream-K");
         }
+    }
+
+    /// A tensor map is its operand as (contiguous dimension, other
+    /// dimension, problems) with byte strides, and says whether it
+    /// describes the launch.
+    #[test]
+    fn tensor_maps_describe_strided_batches_only() {
+        let a = MapRole { matrix: Matrix::A, inner: Dim::K, box_dims: [32, 128], swizzle_128: true };
+        let b = MapRole { matrix: Matrix::B, inner: Dim::K, box_dims: [32, 256], swizzle_128: true };
+        let abi = Abi::gemm_tma(Precision::F32, &[a, b]);
+        let strided =
+            Batch { stride_a: 1000, stride_b: 2000, stride_c: 0, k_last: 6, arrays: false, problems: 3 };
+        let maps = |v: &GemmValues<u8>| -> Vec<TensorMap<u8>> {
+            abi.args(v)
+                .into_iter()
+                .filter_map(|a| match a {
+                    Arg::TensorMap(m) => Some(m),
+                    _ => None,
+                })
+                .collect()
+        };
+        let v = GemmValues { lda: 8, ldb: 12, batch: strided, ..values() };
+        let [ma, mb] = maps(&v)[..] else { panic!("two maps") };
+        assert_eq!((ma.base, ma.dims, ma.strides, ma.box_dims), (1, [6, 4, 3], [32, 4000], [32, 128, 1]));
+        assert_eq!((mb.base, mb.dims, mb.strides, mb.box_dims), (2, [6, 5, 3], [48, 8000], [32, 256, 1]));
+        assert!(ma.describes && mb.describes && ma.swizzle_128);
+        // Leading dimensions of 7 and 9 elements are not multiples of 16
+        // bytes; pointer arrays, a split K (the last problem shallower) and
+        // a batch sharing A (stride 0) are not tensors.
+        let bad = [
+            GemmValues { lda: 7, ldb: 9, batch: strided, ..values() },
+            GemmValues { lda: 8, ldb: 12, ..values() },
+            GemmValues { lda: 8, ldb: 12, batch: Batch { k_last: 2, ..strided }, ..v },
+            GemmValues { batch: Batch { stride_a: 0, stride_b: 0, ..strided }, ..v },
+        ];
+        for v in bad {
+            assert!(maps(&v).iter().all(|m| !m.describes), "{v:?}");
+        }
+        // One problem: its strides need no alignment, and the second is
+        // the operand's whole extent.
+        let one = GemmValues { batch: Batch::single(6), ..v };
+        let [ma, _] = maps(&one)[..] else { panic!("two maps") };
+        assert_eq!((ma.dims, ma.strides), ([6, 4, 1], [32, 128]));
+        assert!(ma.describes);
     }
 
     /// A stream-K launch's three arguments follow the GEMM's, from its

@@ -33,9 +33,9 @@ pub use pipeline::{
     ldg_width_fits_precision, stages_allowed, unroll_divides, warps_fit,
 };
 pub use wgmma::{
-    TF32X3_MAX_N, WGMMA_DIRECT_SBO, WGMMA_MIN_STAGES, producers_allowed, wgmma_allowed, wgmma_any_direct,
-    wgmma_bytes, wgmma_converted_bytes, wgmma_direct, wgmma_fits, wgmma_max_n, wgmma_part_bytes, wgmma_parts,
-    wgmma_planes, wgmma_sbo,
+    TF32X3_MAX_N, WGMMA_DIRECT_SBO, WGMMA_MIN_STAGES, producers_allowed, tma_allowed, tma_barrier_bytes,
+    wgmma_allowed, wgmma_any_direct, wgmma_bytes, wgmma_converted_bytes, wgmma_direct, wgmma_fits,
+    wgmma_max_n, wgmma_part_bytes, wgmma_parts, wgmma_planes, wgmma_sbo,
 };
 
 /// Hardware limits that decide whether a kernel can be built and launched at
@@ -474,7 +474,7 @@ pub const fn smem_align(spec: &KernelSpec) -> u32 {
 /// Shared memory per block of `spec`, in bytes, exactly (in `u128`; see
 /// [`Plan::shared_bytes`]).
 pub const fn shared_bytes(spec: &KernelSpec) -> u128 {
-    smem_bytes(spec, Operand::A) + smem_bytes(spec, Operand::B) + wgmma_bytes(spec)
+    smem_bytes(spec, Operand::A) + smem_bytes(spec, Operand::B) + wgmma_bytes(spec) + tma_barrier_bytes(spec)
 }
 
 /// [`Rule::TooManyThreads`] and [`Rule::PartialWarp`]: which of the two
@@ -575,6 +575,7 @@ fn check(spec: &KernelSpec, limits: &Limits, messages: bool) -> Result<Plan, Vec
     pipeline::check(spec, &a, &b, &mut out);
     math::check(spec, &mut out);
     wgmma::check_producers(spec, limits.max_threads_per_block, &mut out);
+    wgmma::check_tma(spec, &mut out);
     if !out.list.is_empty() {
         // Resource estimates assume the divisibility rules hold.
         return Err(out.list);

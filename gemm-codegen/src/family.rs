@@ -21,10 +21,10 @@
 //! Nothing outside this module and the family's own asks which family a
 //! kernel is.
 
-use crate::abi::Abi;
+use crate::abi::{Abi, Dim, MapRole, Matrix};
 use crate::constraints::{self, Limits, Plan, Violation};
 use crate::ptx::Module;
-use crate::spec::{KernelSpec, Op, Precision, Schedule, Target};
+use crate::spec::{GlobalLoad, KernelSpec, Op, Precision, Schedule, Target};
 use crate::stream_k::StreamKGrid;
 
 /// The order in which a launch's blocks walk the tiles of C.
@@ -266,6 +266,16 @@ impl Family for Stencil {
 
     fn abi(spec: &KernelSpec) -> Abi {
         match spec.schedule {
+            Schedule::Tiles if spec.ldg == GlobalLoad::Tma => {
+                // Both operands K-major (`tma_allowed`), a box a stripe.
+                let map = |matrix, rows| MapRole {
+                    matrix,
+                    inner: Dim::K,
+                    box_dims: [spec.k_blk, rows],
+                    swizzle_128: true,
+                };
+                Abi::gemm_tma(spec.precision, &[map(Matrix::A, spec.m_blk), map(Matrix::B, spec.n_blk)])
+            }
             Schedule::Tiles => Abi::gemm(spec.precision),
             Schedule::StreamK => Abi::gemm_stream_k(spec.precision),
         }
@@ -291,7 +301,9 @@ impl Family for Stencil {
         if spec.ldg_width <= 1 {
             return None;
         }
-        let mut twin = KernelSpec { ldg_width: 1, ..*spec };
+        // Bulk copies need aligned operands: the twin's threads copy.
+        let ldg = if spec.ldg == GlobalLoad::Tma { GlobalLoad::Cg } else { spec.ldg };
+        let mut twin = KernelSpec { ldg_width: 1, ldg, ..*spec };
         let limits = Limits::for_target(spec.arch);
         while crate::constraints::wgmma_any_direct(spec)
             && !crate::constraints::shared_fits(&twin, &limits)

@@ -173,18 +173,29 @@ pub enum GlobalLoad {
     Ca,
     /// `ld.global.cg`: cache in L2 only, bypassing L1.
     Cg,
+    /// The Tensor Memory Accelerator: one thread of a `wgmma` kernel's
+    /// producer warpgroup copies each stripe of A and B with
+    /// `cp.async.bulk.tensor`, through tensor maps the launch passes,
+    /// completing on an `mbarrier` the consumers wait on
+    /// (`stencil/specialized.rs`).
+    Tma,
 }
 
 impl GlobalLoad {
     /// Every path, default first.
-    pub const ALL: [GlobalLoad; 3] = [GlobalLoad::Nc, GlobalLoad::Ca, GlobalLoad::Cg];
+    pub const ALL: [GlobalLoad; 4] = [GlobalLoad::Nc, GlobalLoad::Ca, GlobalLoad::Cg, GlobalLoad::Tma];
 
-    /// The `gemm_kernel!` token (`nc`, `ca`, `cg`).
+    /// The paths of a thread's own loads (every one but [`GlobalLoad::Tma`]),
+    /// default first: the tuner's space of them.
+    pub const INSTRUCTIONS: [GlobalLoad; 3] = [GlobalLoad::Nc, GlobalLoad::Ca, GlobalLoad::Cg];
+
+    /// The `gemm_kernel!` token (`nc`, `ca`, `cg`, `tma`).
     pub const fn token(self) -> &'static str {
         match self {
             GlobalLoad::Nc => "nc",
             GlobalLoad::Ca => "ca",
             GlobalLoad::Cg => "cg",
+            GlobalLoad::Tma => "tma",
         }
     }
 
@@ -486,8 +497,9 @@ pub struct KernelSpec {
     /// `ld.shared.v2`/`.v4`, with each thread's C elements grouped in runs of
     /// this many consecutive rows and columns.
     pub lds_width: u32,
-    /// Cache path of the global loads of A and B (`ldg = nc | ca | cg`,
-    /// default `nc`).
+    /// How A and B come from global memory (`ldg = nc | ca | cg | tma`,
+    /// default `nc`): a thread's loads through a cache path, or the tensor
+    /// memory accelerator ([`GlobalLoad::Tma`]).
     pub ldg: GlobalLoad,
     /// The architecture compiled for (`arch = sm_70 | … | sm_90a`, default
     /// `sm_70`).

@@ -7,6 +7,9 @@ use std::fmt;
 use crate::parse::ParseError;
 
 mod display;
+mod tma;
+
+pub use tma::TmaFault;
 
 /// Why a program could not be built or run.
 #[derive(Clone, Debug, PartialEq)]
@@ -521,6 +524,8 @@ pub enum FaultKind {
         /// The PTX line of that `wgmma.mma_async`.
         wgmma_line: u32,
     },
+    /// A fault of the TMA family: tensor maps, `mbarrier`s, bulk copies.
+    Tma(TmaFault),
     /// A thread exits with `wgmma.mma_async`s not retired by a
     /// `wgmma.wait_group` (committed or not): their accumulators are never
     /// written back.

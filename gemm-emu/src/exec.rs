@@ -31,11 +31,13 @@ mod atomic;
 mod barrier;
 mod lanes;
 mod mma;
+mod tma;
 mod wgmma;
 
 use async_copy::AsyncCopies;
 use async_proxy::AsyncProxy;
 use lanes::{div, float2, int2, lanes, map1, map3, need, need_pred, set_pred, setp, store};
+use tma::{MBARRIER_WAIT, TmaState};
 use wgmma::{GroupLog, WarpWgmma};
 
 pub(crate) const WARP: usize = 32;
@@ -116,6 +118,8 @@ pub(crate) struct Worker<'a> {
     copies: AsyncCopies,
     /// Shared memory as `wgmma` reads it.
     proxy: AsyncProxy,
+    /// The block's `mbarrier`s and bulk copies in flight.
+    tma: TmaState,
     /// Per warpgroup of the block, its `wgmma` instructions (for a kernel
     /// with `wgmma`).
     groups: Vec<GroupLog>,
@@ -173,6 +177,7 @@ impl<'a> Worker<'a> {
             checks,
             copies: AsyncCopies::new(prog.async_copies, window_words, threads as usize),
             proxy: AsyncProxy::new(prog.uses_wgmma, window_words, threads as usize),
+            tma: TmaState::default(),
             groups: Vec::new(),
             ordered: global.ordered.as_ref(),
             order: BlockOrder::default(),
@@ -194,6 +199,9 @@ impl<'a> Worker<'a> {
         self.clocks.start_block(self.warps.len());
         self.stats.blocks += 1;
         self.copies.reset();
+        if self.prog.uses_tma {
+            self.tma.reset(self.warps.len());
+        }
         if self.ordered.is_some() {
             self.order.reset(self.clocks.block_first());
         }
@@ -393,6 +401,20 @@ impl<'a> Worker<'a> {
                             break Ok(());
                         }
                     }
+                    Op::MbarTryWait { p, base, off, parity } => {
+                        if m != mask {
+                            let kind = FaultKind::Tma(crate::TmaFault::DivergentWait);
+                            break Err(self.fault(kind, w.tid0 + first(mask), pc));
+                        }
+                        match self.mbarrier_try_wait(w, m, (p, base, off, parity)) {
+                            Ok(true) => pc += 1,
+                            Ok(false) => {
+                                w.groups[gi] = Group { pc, mask, barrier: Some(MBARRIER_WAIT) };
+                                break Ok(());
+                            }
+                            Err(t) => break Err(self.trap(t, w, pc)),
+                        }
+                    }
                     Op::Ret => {
                         if let Err(f) = self.copies_at_exit(w, m, pc) {
                             break Err(f);
@@ -530,9 +552,14 @@ impl<'a> Worker<'a> {
             | Op::WgmmaWait { .. }
             | Op::FenceProxyAsync
             | Op::AtomInc { .. }
-            | Op::FenceAcqRel => self.uncommon(w, op, pc, m),
+            | Op::FenceAcqRel
+            | Op::MbarInit { .. }
+            | Op::MbarExpectTx { .. }
+            | Op::TensorLoad(_) => self.uncommon(w, op, pc, m),
             Op::Mma(i) => mma::run(w, &self.prog.mmas[i as usize], m),
-            Op::Bar { .. } | Op::Bra { .. } | Op::Ret => unreachable!("control flow is handled by run_warp"),
+            Op::Bar { .. } | Op::Bra { .. } | Op::Ret | Op::MbarTryWait { .. } => {
+                unreachable!("control flow is handled by run_warp")
+            }
         }
     }
 
@@ -555,6 +582,12 @@ impl<'a> Worker<'a> {
             Op::FenceAcqRel => {
                 self.fence_acq_rel(w, m);
                 Ok(())
+            }
+            Op::MbarInit { base, off, count } => self.mbarrier_init(w, m, (base, off), count),
+            Op::MbarExpectTx { base, off, bytes } => self.mbarrier_expect_tx(w, m, (base, off), bytes),
+            Op::TensorLoad(i) => {
+                let load = self.prog.tensor_loads[i as usize];
+                self.tensor_load(w, pc, m, &load)
             }
             _ => self.wgmma_family(w, op, pc, m),
         }

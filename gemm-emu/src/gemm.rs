@@ -14,7 +14,7 @@ use num_complex::Complex;
 use super::{Buffer, EmuError, Launch, Options, ParamValue, Program, Stats};
 use gemm_codegen::BlockOrder;
 use gemm_codegen::abi::{Abi, Arg, Batch, GemmValues, StreamK};
-use gemm_codegen::ptx::Type;
+use gemm_codegen::ptx::ParamType;
 use gemm_codegen::stream_k::StreamKGrid;
 use gemm_codegen::{Element, KernelImage};
 use gemm_codegen::{LaunchShape, Requirements};
@@ -197,7 +197,7 @@ impl Gemm {
         buffers.extend(a.iter().enumerate().map(|(i, x)| Buffer::read_only(format!("a[{i}]"), to_bytes(x))));
         buffers.extend(b.iter().enumerate().map(|(i, x)| Buffer::read_only(format!("b[{i}]"), to_bytes(x))));
         buffers.extend(c.iter().enumerate().map(|(i, x)| Buffer::new(format!("c[{i}]"), to_bytes(x))));
-        let batch = Batch { stride_a: 0, stride_b: 0, stride_c: 0, k_last, arrays: true };
+        let batch = Batch { stride_a: 0, stride_b: 0, stride_c: 0, k_last, arrays: true, problems };
         let result = self.launch(args, problems, batch, None, &mut buffers, options);
         for (i, x) in c.iter_mut().enumerate() {
             from_bytes(&buffers[3 + 2 * count + i].bytes, x);
@@ -238,7 +238,8 @@ impl Gemm {
             ldc: args.ldc,
             alpha: wide(args.alpha),
             beta: wide(args.beta),
-            batch,
+            batch: Batch { problems, ..batch },
+            element_bytes: self.requires.precision.element_bytes(),
             stream_k: stream_k.map(|g| StreamK {
                 slots: BUFFER_SLOTS,
                 counters: BUFFER_SLOTS + 1,
@@ -282,12 +283,13 @@ pub(crate) fn grid_overflow(o: gemm_codegen::GridOverflow) -> EmuError {
 /// Fails unless `program` declares exactly `abi`'s parameters (`what`
 /// names the kind of kernel expected).
 pub(crate) fn check_params(program: &Program, abi: &Abi, what: &str) -> Result<(), EmuError> {
-    let got: Vec<(&str, Type)> = program.params().iter().map(|p| (p.name.as_str(), p.ty)).collect();
-    let want: Vec<(&str, Type)> = abi.params().iter().map(|p| (p.name, p.ty)).collect();
+    let got: Vec<(&str, ParamType)> = program.params().iter().map(|p| (p.name.as_str(), p.ty)).collect();
+    let want: Vec<(&str, ParamType)> = abi.params().iter().map(|p| (p.name, p.ty)).collect();
     if got == want {
         return Ok(());
     }
-    let show = |v: &[(&str, Type)]| v.iter().map(|(n, t)| format!("{t} {n}")).collect::<Vec<_>>().join(", ");
+    let show =
+        |v: &[(&str, ParamType)]| v.iter().map(|(n, t)| format!("{t} {n}")).collect::<Vec<_>>().join(", ");
     Err(EmuError::Launch(format!(
         "kernel `{}` does not have the {what} parameters ({}); it has ({})",
         program.name(),
@@ -307,6 +309,7 @@ pub(crate) fn param_values(abi: &Abi, values: &GemmValues<usize>) -> Vec<ParamVa
             Arg::U64(x) => ParamValue::U64(x),
             Arg::F32(x) => ParamValue::F32(x),
             Arg::F64(x) => ParamValue::F64(x),
+            Arg::TensorMap(map) => ParamValue::TensorMap(map),
         })
         .collect()
 }

@@ -241,18 +241,19 @@ mod gemm;
 mod memory;
 mod parse;
 mod program;
+mod tensor_map;
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 pub use bespoke::Bespoke;
-pub use error::{AccessKind, EmuError, Fault, FaultKind, MemSpace, Region, WarpgroupMismatch};
+pub use error::{AccessKind, EmuError, Fault, FaultKind, MemSpace, Region, TmaFault, WarpgroupMismatch};
 pub use gemm::{Gemm, GemmArgs};
 pub use memory::buffer_address;
 pub use parse::{ParseError, SourceMap, parse, parse_with_source_map};
 pub use program::Program;
 
-use gemm_codegen::ptx::Type;
+use gemm_codegen::ptx::{ParamType, Type};
 
 /// A kernel argument.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -277,6 +278,9 @@ pub enum ParamValue {
         /// Bytes from the buffer's start.
         offset: u64,
     },
+    /// A tensor map (for a `.align 64 .b8 name[128]` parameter), its base in
+    /// a buffer of the launch, by index.
+    TensorMap(gemm_codegen::abi::TensorMap<usize>),
 }
 
 impl ParamValue {
@@ -504,21 +508,40 @@ impl Program {
         }
         let mut image = vec![0u8; self.param_bytes as usize];
         for ((decl, &off), &v) in self.params.iter().zip(&self.param_offsets).zip(values) {
-            let int = !decl.ty.is_float();
-            let bytes: Vec<u8> = match (v, decl.ty.bits()) {
+            let check_buffer = |buffer: usize| {
+                if buffer >= buffers {
+                    return Err(EmuError::Launch(format!(
+                        "parameter `{}` points into buffer {buffer}, but {buffers} buffers were given",
+                        decl.name
+                    )));
+                }
+                Ok(())
+            };
+            let ty = match (decl.ty, v) {
+                (ParamType::TensorMap, ParamValue::TensorMap(map)) => {
+                    check_buffer(map.base)?;
+                    let bytes = tensor_map::encode(&map, buffer_address(map.base));
+                    image[off as usize..off as usize + bytes.len()].copy_from_slice(&bytes);
+                    continue;
+                }
+                (ParamType::Scalar(ty), v) if !matches!(v, ParamValue::TensorMap(_)) => ty,
+                (_, v) => {
+                    return Err(EmuError::Launch(format!(
+                        "parameter `{}` is {}, but {v:?} was given",
+                        decl.name, decl.ty
+                    )));
+                }
+            };
+            let int = !ty.is_float();
+            let bytes: Vec<u8> = match (v, ty.bits()) {
                 (ParamValue::U32(x), 32) if int => x.to_le_bytes().to_vec(),
                 (ParamValue::S32(x), 32) if int => x.to_le_bytes().to_vec(),
                 (ParamValue::U64(x), 64) if int => x.to_le_bytes().to_vec(),
                 (ParamValue::S64(x), 64) if int => x.to_le_bytes().to_vec(),
-                (ParamValue::F32(x), _) if decl.ty == Type::F32 => x.to_bits().to_le_bytes().to_vec(),
-                (ParamValue::F64(x), _) if decl.ty == Type::F64 => x.to_bits().to_le_bytes().to_vec(),
+                (ParamValue::F32(x), _) if ty == Type::F32 => x.to_bits().to_le_bytes().to_vec(),
+                (ParamValue::F64(x), _) if ty == Type::F64 => x.to_bits().to_le_bytes().to_vec(),
                 (ParamValue::Ptr { buffer, offset }, 64) if int => {
-                    if buffer >= buffers {
-                        return Err(EmuError::Launch(format!(
-                            "parameter `{}` points into buffer {buffer}, but {buffers} buffers were given",
-                            decl.name
-                        )));
-                    }
+                    check_buffer(buffer)?;
                     buffer_address(buffer).wrapping_add(offset).to_le_bytes().to_vec()
                 }
                 (v, _) => {

@@ -58,7 +58,7 @@ mod clock;
 mod order;
 mod shadow;
 
-pub(crate) use clock::{BARRIERS, BadArrival, Clocks, View};
+pub(crate) use clock::{BARRIERS, BadArrival, Clocks, MAX_WARPS, View};
 pub(crate) use order::{BlockOrder, Event, Ordered};
 pub(crate) use shadow::{Shadow, ShadowPcs};
 
@@ -70,6 +70,10 @@ pub(crate) const BUFFER_STRIDE_LOG2: u32 = 40;
 pub const fn buffer_address(index: usize) -> u64 {
     (index as u64 + 1) << BUFFER_STRIDE_LOG2
 }
+
+/// The generic address of byte 0 of the parameter image (`cvta.param`): far
+/// above every buffer.
+pub(crate) const PARAM_WINDOW: u64 = 1 << 62;
 
 /// `u32::MAX`: no thread / no block.
 pub(crate) const NONE: u32 = u32::MAX;

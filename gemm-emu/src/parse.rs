@@ -46,17 +46,17 @@ use std::collections::HashMap;
 use std::fmt;
 
 use gemm_codegen::ptx::{
-    AddrBase, Address, GlobalDecl, GlobalId, Guard, Instr, Kernel, Label, Module, Operand, ParamDecl,
-    ParamId, Reg, RegDecl, SharedDecl, SharedId, Special, Stmt, Type,
+    Address, GlobalDecl, GlobalId, Guard, Instr, Kernel, Label, Module, Operand, ParamDecl, ParamId,
+    ParamType, Reg, RegDecl, SharedDecl, SharedId, Special, Stmt, Type,
 };
 use gemm_codegen::ptx::{is_identifier, is_reserved};
 
 mod data;
 mod instr;
 mod lex;
+mod operand;
 
-use data::{number_operand, parse_uint};
-
+use data::parse_uint;
 use lex::{Item, Tok, lex};
 
 /// A PTX text the reader cannot turn into IR: where, and what is wrong.
@@ -123,6 +123,13 @@ enum Arg {
     Addr(Address),
     /// A `$label` reference, by name.
     Label(String),
+    /// A kernel parameter named as a value: its address (`mov.u64 %rd,
+    /// a_map`).
+    Param(ParamId),
+    /// `_`: a result nobody reads.
+    Sink,
+    /// `[%map, {c0, c1, c2}]`: a tensor map and a box's coordinates.
+    Tensor(Reg, Vec<Operand>),
 }
 
 impl Arg {
@@ -138,6 +145,9 @@ impl Arg {
             Arg::Vec(_) => "a vector `{...}`",
             Arg::Addr(_) => "an address `[...]`",
             Arg::Label(_) => "a label",
+            Arg::Param(_) => "a parameter",
+            Arg::Sink => "`_`",
+            Arg::Tensor(..) => "a tensor operand `[map, {...}]`",
         }
     }
 }
@@ -230,6 +240,28 @@ impl<'a> Parser<'a> {
             Some(t) => Ok((l, t)),
             None => err(l, format!("unknown type `{w}`")),
         }
+    }
+
+    /// A parameter's type: a scalar type but `.pred`, or `.align 64 .b8`,
+    /// which opens a tensor map (`.align 64 .b8 name[128]`, the only
+    /// array parameter the emulator knows).
+    fn param_type(&mut self) -> Result<ParamType, ParseError> {
+        if matches!(self.peek_tok(), Some((_, Tok::Word(".align")))) {
+            self.next_tok()?;
+            let (l, align) = self.expect_u32("an alignment")?;
+            if align != ParamType::TENSOR_MAP_ALIGN {
+                return err(l, format!("a tensor map parameter is aligned to 64 bytes, not {align}"));
+            }
+            return match self.expect_word("`.b8`")? {
+                (_, ".b8") => Ok(ParamType::TensorMap),
+                (l, w) => err(l, format!("an array parameter is `.b8` (a tensor map), not `{w}`")),
+            };
+        }
+        let (l, ty) = self.expect_type()?;
+        if ty == Type::Pred {
+            return err(l, "a parameter cannot be `.pred`");
+        }
+        Ok(ParamType::Scalar(ty))
     }
 
     // --- module ------------------------------------------------------------
@@ -418,13 +450,18 @@ impl<'a> Parser<'a> {
                     (_, ".param") => {}
                     (l, w) => return err(l, format!("expected `.param`, found `{w}`")),
                 }
-                let (l, ty) = self.expect_type()?;
-                if ty == Type::Pred {
-                    return err(l, "a parameter cannot be `.pred`");
-                }
+                let ty = self.param_type()?;
                 let (l, pname) = self.expect_word("a parameter name")?;
                 if !is_identifier(pname) {
                     return err(l, format!("unsupported parameter syntax `{pname}`"));
+                }
+                if ty == ParamType::TensorMap {
+                    self.expect_punct('[')?;
+                    let (l, bytes) = self.expect_u32("a tensor map's size")?;
+                    if bytes != ParamType::TENSOR_MAP_BYTES {
+                        return err(l, format!("a tensor map parameter is 128 bytes, not {bytes}"));
+                    }
+                    self.expect_punct(']')?;
                 }
                 claim(pname, l)?;
                 scope.params.insert(pname.to_owned(), ParamId::new(kernel.params.len() as u32));
@@ -674,102 +711,6 @@ impl<'a> Parser<'a> {
         }
         let (instr, label) = instr::build(kernel, line, opcode, args)?;
         Ok((guard, instr, label))
-    }
-
-    fn reg(&self, scope: &Scope, l: u32, w: &str) -> Result<Reg, ParseError> {
-        let Some(name) = w.strip_prefix('%') else {
-            return err(l, format!("expected a register, found `{w}`"));
-        };
-        match scope.regs.get(name) {
-            Some(&r) => Ok(r),
-            None => err(l, format!("undeclared register `{w}`")),
-        }
-    }
-
-    fn arg(&mut self, scope: &Scope) -> Result<Arg, ParseError> {
-        match self.peek_tok() {
-            Some((_, Tok::Punct('{'))) => {
-                self.next_tok()?;
-                let mut v = Vec::new();
-                loop {
-                    v.push(self.operand(scope)?);
-                    if self.eat_punct('}') {
-                        break;
-                    }
-                    self.expect_punct(',')?;
-                }
-                Ok(Arg::Vec(v))
-            }
-            Some((_, Tok::Punct('['))) => {
-                self.next_tok()?;
-                let (l, w) = self.expect_word("an address base")?;
-                let base = if w.starts_with('%') {
-                    AddrBase::Reg(self.reg(scope, l, w)?)
-                } else if let Some(&s) = scope.shared.get(w) {
-                    AddrBase::Shared(s)
-                } else if let Some(&p) = scope.params.get(w) {
-                    AddrBase::Param(p)
-                } else {
-                    return err(l, format!("`{w}` is not a register, shared array or parameter"));
-                };
-                let mut offset = 0i64;
-                if let Some((l, Tok::Punct(c @ ('+' | '-')))) = self.peek_tok() {
-                    self.next_tok()?;
-                    let mut negative = c == '-';
-                    if c == '+' && self.eat_punct('-') {
-                        negative = true;
-                    }
-                    let (_, v) = self.expect_number("an address offset")?;
-                    let Ok(v) = i64::try_from(v) else {
-                        return err(l, format!("address offset {v} out of range"));
-                    };
-                    offset = if negative { -v } else { v };
-                }
-                self.expect_punct(']')?;
-                Ok(Arg::Addr(Address { base, offset }))
-            }
-            Some((_, Tok::Word(w))) if w.starts_with('$') => {
-                let (l, _) = self.next_tok()?;
-                let name = &w[1..];
-                if !is_identifier(name) {
-                    return err(l, format!("invalid label `{w}`"));
-                }
-                Ok(Arg::Label(name.to_owned()))
-            }
-            _ => Ok(Arg::Op(self.operand(scope)?)),
-        }
-    }
-
-    fn operand(&mut self, scope: &Scope) -> Result<Operand, ParseError> {
-        let (l, tok) = self.next_tok()?;
-        match tok {
-            Tok::Word(w) if w.starts_with('%') => {
-                if let Some(s) = Special::from_name(w) {
-                    return Ok(Operand::Special(s));
-                }
-                if w.contains('.') || is_reserved(&w[1..]) {
-                    return err(l, format!("unsupported special register `{w}`"));
-                }
-                Ok(Operand::Reg(self.reg(scope, l, w)?))
-            }
-            Tok::Word(w) if scope.globals.contains_key(w) => Ok(Operand::Global(scope.globals[w])),
-            Tok::Word(w) => match scope.shared.get(w) {
-                Some(&s) => Ok(Operand::Shared(s)),
-                None if scope.params.contains_key(w) => {
-                    err(l, format!("parameter `{w}` used as a value: load it with `ld.param`"))
-                }
-                None => err(l, format!("unknown name `{w}`")),
-            },
-            Tok::Punct('-') => match self.next_tok()? {
-                (l, Tok::Number(n)) => match parse_uint(n) {
-                    Some(v) if v <= 1 << 63 => Ok(Operand::Imm((v as i64).wrapping_neg())),
-                    _ => err(l, format!("invalid integer `-{n}`")),
-                },
-                (l, t) => err(l, format!("expected a number after `-`, found `{t}`")),
-            },
-            Tok::Number(n) => number_operand(l, n),
-            t => err(l, format!("expected an operand, found `{t}`")),
-        }
     }
 }
 

@@ -15,9 +15,10 @@ use super::error::EmuError;
 use crate::parse::SourceMap;
 
 mod op;
+mod tma;
 mod wgmma;
 
-pub(crate) use op::{Base, Class, CpAsync, F2, I1, I2, I3, IDiv, Inst, Mem, Mma, Op, Src};
+pub(crate) use op::{Base, Class, CpAsync, F2, I1, I2, I3, IDiv, Inst, Mem, Mma, Op, Src, TensorLoad};
 pub(crate) use wgmma::{ASource, Accumulators, Wgmma};
 
 /// A shared array placed in the emulated shared window.
@@ -65,6 +66,12 @@ pub struct Program {
     pub(crate) uses_atomics: bool,
     /// The `wgmma.mma_async` instructions, which [`Op::Wgmma`] indexes.
     pub(crate) wgmmas: Vec<Wgmma>,
+    /// The `cp.async.bulk.tensor` instructions, which [`Op::TensorLoad`]
+    /// indexes.
+    pub(crate) tensor_loads: Vec<TensorLoad>,
+    /// Whether the kernel has instructions of the TMA family (and so needs
+    /// the bookkeeping of `mbarrier`s and bulk copies).
+    pub(crate) uses_tma: bool,
     /// Their accumulator and A fragment registers, and the instructions
     /// touching them.
     pub(crate) accumulators: Accumulators,
@@ -291,7 +298,7 @@ impl<'k> Decoder<'k> {
         let mut param_bytes = 0u32;
         for p in &kernel.params {
             let size = p.ty.bytes();
-            param_bytes = param_bytes.next_multiple_of(size);
+            param_bytes = param_bytes.next_multiple_of(p.ty.align());
             param_offsets.push(param_bytes);
             param_bytes += size;
         }
@@ -310,6 +317,7 @@ impl<'k> Decoder<'k> {
         let mut code = Vec::new();
         let mut mmas = Vec::new();
         let mut wgmmas = Vec::new();
+        let mut tensor_loads = Vec::new();
         let mut lines = Vec::new();
         let mut texts = Vec::new();
         let mut named_barrier: Option<u32> = None;
@@ -351,6 +359,7 @@ impl<'k> Decoder<'k> {
                 Instr::WgmmaCommit => Op::WgmmaCommit,
                 Instr::WgmmaWait { n } => Op::WgmmaWait { keep: *n },
                 Instr::FenceProxyAsync => Op::FenceProxyAsync,
+                Instr::Tma(t) => self.tma(t, &param_offsets, &mut tensor_loads)?,
                 _ => self.instr(instr, &label_pc, &param_offsets)?,
             };
             if matches!(op, Op::Bar { threads: Some(_), .. }) {
@@ -390,9 +399,21 @@ impl<'k> Decoder<'k> {
             param_bytes,
             reqntid: kernel.reqntid,
             static_shared_bytes: self.shared.iter().map(|a| a.bytes).sum(),
-            async_copies: code
-                .iter()
-                .any(|i| matches!(i.op, Op::CpAsync(_) | Op::CpAsyncCommit | Op::CpAsyncWait { .. })),
+            async_copies: code.iter().any(|i| {
+                matches!(
+                    i.op,
+                    Op::CpAsync(_) | Op::CpAsyncCommit | Op::CpAsyncWait { .. } | Op::TensorLoad(_)
+                )
+            }),
+            uses_tma: code.iter().any(|i| {
+                matches!(
+                    i.op,
+                    Op::MbarInit { .. }
+                        | Op::MbarExpectTx { .. }
+                        | Op::MbarTryWait { .. }
+                        | Op::TensorLoad(_)
+                )
+            }),
             uses_wgmma: code.iter().any(|i| {
                 matches!(
                     i.op,
@@ -408,6 +429,7 @@ impl<'k> Decoder<'k> {
             code,
             mmas,
             wgmmas,
+            tensor_loads,
             accumulators,
             lines,
             texts,
@@ -428,7 +450,11 @@ impl<'k> Decoder<'k> {
                 let Some(p) = self.kernel.params.get(param.index()) else {
                     return self.unsupported("parameter index out of range");
                 };
-                if dst.ty().bits() != p.ty.bits() || dst.ty() == Type::Pred {
+                let Some(ty) = p.ty.scalar() else {
+                    return self
+                        .unsupported(format!("`ld.param` of tensor map `{}`: take its address", p.name));
+                };
+                if dst.ty().bits() != ty.bits() || dst.ty() == Type::Pred {
                     return self.unsupported(format!(
                         "{} cannot hold parameter `{}` of type {}",
                         self.name(dst),
@@ -659,7 +685,8 @@ impl<'k> Decoder<'k> {
             | Instr::WgmmaFence
             | Instr::WgmmaCommit
             | Instr::WgmmaWait { .. }
-            | Instr::FenceProxyAsync => unreachable!("decoded by `run`"),
+            | Instr::FenceProxyAsync
+            | Instr::Tma(_) => unreachable!("decoded by `run`"),
         })
     }
 

@@ -134,8 +134,9 @@ impl Emulator {
         let launch = batch.launch;
         let (first, second) = launch.operands(a, b);
         // Every problem's slices start aligned: only the leading dimensions
-        // can call for the twin.
-        let aligned = image.requires().operands_aligned(0, 0, launch.lda, launch.ldb);
+        // can call for the twin, or tensor maps, which no pointer array is.
+        let aligned =
+            image.requires().operands_aligned(0, 0, launch.lda, launch.ldb) && !image.abi().has_tensor_maps();
         let (kernel, entry) = self.variant(image, aligned)?;
         let args = gemm_args(&launch);
         let before: Vec<Vec<E>> = c.iter().map(|x| x.to_vec()).collect();
@@ -256,7 +257,8 @@ impl Emulator {
         let batch = pass.batch;
         // As on the GPU: a misaligned leading dimension or stride gets the
         // same kernel with single-element loads (the slices start aligned).
-        let aligned = pass.strided_operands_aligned(&image.requires(), &|_| 0);
+        let aligned = pass.strided_operands_aligned(&image.requires(), &|_| 0)
+            && crate::gemm::maps_describe(&image.abi(), pass);
         let (kernel, entry) = self.variant(image, aligned)?;
         let args = gemm_args(launch);
         let before = c.to_vec();

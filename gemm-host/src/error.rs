@@ -155,6 +155,13 @@ pub enum GemmError {
         device: gemm_codegen::ComputeCapability,
     },
 
+    /// A tensor map the driver cannot encode.
+    #[error("tensor map not encoded: {reason}")]
+    TensorMap {
+        /// What about it.
+        reason: String,
+    },
+
     /// A CUDA driver call failed.
     #[error("{action}: {source}")]
     Driver {

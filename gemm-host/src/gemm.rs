@@ -3,10 +3,7 @@
 use std::sync::Arc;
 
 use cudarc::driver::sys::CUdeviceptr;
-use cudarc::driver::{
-    CudaContext, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, LaunchConfig, PushKernelArg,
-};
-use gemm_codegen::abi::{Abi, Arg as AbiArg, Batch, GemmValues, StreamK};
+use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, LaunchConfig};
 use gemm_codegen::{Element, GemmKernel, KernelImage, Precision};
 use gemm_kernels::{Dispatch, KernelEntry};
 use num_complex::Complex;
@@ -14,13 +11,17 @@ use num_complex::Complex;
 use crate::config::GemmConfig;
 use crate::device::{self, DeviceInfo};
 use crate::error::GemmError;
-use crate::kernel::{self, KernelCache, KernelCode, LoadedBespoke, LoadedKernel};
+use crate::kernel::{self, KernelCache, LoadedBespoke, LoadedKernel};
 use crate::memory;
 use crate::pass::{Pass, Place, SplitRule};
-use crate::validate::{Arg, ArgError, BufferInfo, Buffers, Launch};
+use crate::validate::{Arg, ArgError, BufferInfo, Buffers};
 
+mod args;
 mod batched;
 mod stream_k;
+
+use args::launch_args;
+pub(crate) use args::{launch_abi, maps_describe};
 
 /// Runs gemmforge GEMMs on one CUDA stream: the BLAS-faithful, safe entry
 /// point of the crate.
@@ -280,20 +281,26 @@ impl Gemm {
         let launch = &pass.launch;
         let [a, b, c] = pass.places.map(addr);
         let batch = pass.batch;
+        let esz = u64::from(E::PRECISION.element_bytes());
+        // A chunk starts `first` problems in: strides of elements, or 8-byte
+        // slots of pointer arrays.
+        let at = |chunk: &crate::pass::Chunk, base: u64, stride: u64| {
+            base + chunk.first * if batch.arrays { 8 } else { stride * esz }
+        };
+        let abc = |chunk: &crate::pass::Chunk| {
+            [at(chunk, a, batch.stride_a), at(chunk, b, batch.stride_b), at(chunk, c, batch.stride_c)]
+        };
         // A kernel may assume A and B aligned beyond one element (runs of
-        // `ldg_width` elements): where they are not, its family's twin that
+        // `ldg_width` elements), and one that copies by tensor maps that
+        // they describe every chunk: where not, its family's twin that
         // assumes nothing runs instead.
-        let twin = if aligned { None } else { Some(self.unaligned_twin(kernel)?) };
+        let described = maps_describe(&kernel.image().abi(), pass);
+        let twin = if aligned && described { None } else { Some(self.unaligned_twin(kernel)?) };
         let kernel = twin.as_deref().unwrap_or(kernel);
         kernel.launchable()?;
         let image = kernel.image();
         let (abi, shape) = (image.abi(), image.launch());
-        let esz = u64::from(E::PRECISION.element_bytes());
         for chunk in pass.chunks() {
-            // A chunk starts `first` problems in: strides of elements, or
-            // 8-byte slots of pointer arrays.
-            let at =
-                |base: u64, stride: u64| base + chunk.first * if batch.arrays { 8 } else { stride * esz };
             let grid_dim =
                 shape.batch_grid(launch.m, launch.n, chunk.count).map_err(|o| ArgError::GridTooLarge {
                     arg: Arg::M,
@@ -303,8 +310,7 @@ impl Gemm {
                     tile: shape.tile.0,
                     max: o.max,
                 })?;
-            let abc = [at(a, batch.stride_a), at(b, batch.stride_b), at(c, batch.stride_c)];
-            let args = launch_args(launch, &abi, abc, chunk.batch, None);
+            let args = launch_args(launch, &abi, abc(&chunk), chunk.batch, None);
             let config = LaunchConfig {
                 grid_dim,
                 block_dim: shape.block,
@@ -614,64 +620,6 @@ pub(crate) fn check_precision<E: Element>(precision: Precision, entry: &str) -> 
     }
 }
 
-/// Launches `kernel` on `stream` with `args`, its ABI's arguments
-/// ([`Abi::args`]), each pushed as its parameter's type.
-///
-/// # Safety
-/// `args` are `kernel`'s parameters in order and type; `config` is within
-/// the hardware's limits with the kernel's block and dynamic shared memory;
-/// every address the kernel reaches with these arguments lies in a buffer
-/// that stays valid, and unconflicted by other work, until it finishes.
-pub(crate) unsafe fn launch_abi<I: KernelCode>(
-    stream: &Arc<CudaStream>,
-    kernel: &LoadedKernel<I>,
-    config: LaunchConfig,
-    args: &[AbiArg<u64>],
-) -> Result<(), GemmError> {
-    let mut builder = stream.launch_builder(&kernel.function);
-    for arg in args {
-        match arg {
-            AbiArg::Pointer(x) | AbiArg::U64(x) => builder.arg(x),
-            AbiArg::U32(x) => builder.arg(x),
-            AbiArg::F32(x) => builder.arg(x),
-            AbiArg::F64(x) => builder.arg(x),
-        };
-    }
-    // SAFETY: forwarded from this function's contract.
-    unsafe { builder.launch(config) }
-        .map(drop)
-        .map_err(GemmError::driver(format!("launching kernel `{}`", kernel.entry())))
-}
-
-/// The arguments of a checked launch, laid out by the kernel's `abi`, with
-/// A, B and C at the device addresses `abc` (and a stream-K kernel's slots,
-/// counters and share).
-fn launch_args<E: Element>(
-    launch: &Launch<E>,
-    abi: &Abi,
-    [a, b, c]: [u64; 3],
-    batch: Batch,
-    stream_k: Option<StreamK<u64>>,
-) -> Vec<AbiArg<u64>> {
-    let wide = |x: E| x.parts().map(Into::<f64>::into);
-    let values = GemmValues {
-        a,
-        b,
-        c,
-        m: launch.m,
-        n: launch.n,
-        k: launch.k,
-        lda: launch.lda,
-        ldb: launch.ldb,
-        ldc: launch.ldc,
-        alpha: wide(launch.alpha),
-        beta: wide(launch.beta),
-        batch,
-        stream_k,
-    };
-    abi.args(&values)
-}
-
 /// `cfg` as the column-major call a kernel computes, and its `(m, n, k)`
 /// for the dispatch (negative dimensions as 0: the launch's checks refuse
 /// them later).
@@ -684,9 +632,11 @@ fn column_shape<E: Element>(cfg: &GemmConfig<E>) -> (GemmConfig<E>, (u64, u64, u
 
 #[cfg(test)]
 mod tests {
+    use gemm_codegen::abi::{Abi, Arg as AbiArg, Batch};
     use gemm_codegen::{Op, Precision};
 
     use super::*;
+    use crate::validate::Launch;
 
     fn launch<E: Element>(alpha: E, beta: E) -> Launch<E> {
         Launch {

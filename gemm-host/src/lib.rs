@@ -109,6 +109,7 @@ mod kernel;
 pub mod memory;
 pub mod pass;
 pub mod reference;
+mod tensor_map;
 pub mod timing;
 pub mod validate;
 

@@ -70,7 +70,7 @@ impl<T: Element> Pass<T> {
         Pass {
             launch,
             places: [Place::A, Place::B, Place::C],
-            batch: Batch { stride_a, stride_b, stride_c, k_last: launch.k, arrays: false },
+            batch: Batch { stride_a, stride_b, stride_c, k_last: launch.k, arrays: false, problems: 1 },
             problems: batch.count,
         }
         .with_operands(launch)
@@ -102,7 +102,11 @@ impl<T: Element> Pass<T> {
             let count = (self.problems - first).min(step);
             let last = first + count == self.problems;
             let k_last = if last { self.batch.k_last } else { self.launch.k };
-            Chunk { first, count: count as u32, batch: Batch { k_last, ..self.batch } }
+            Chunk {
+                first,
+                count: count as u32,
+                batch: Batch { k_last, problems: count as u32, ..self.batch },
+            }
         })
     }
 }
@@ -222,7 +226,7 @@ pub fn split_k<T: Element>(launch: &Launch<T>, slices: u32) -> Option<SplitK<T>>
     let partial = Pass {
         launch: Launch { k: depth, ldc: m, alpha: T::ONE, beta: T::ZERO, grid: None, ..*launch },
         places: [first, second, Place::Partials],
-        batch: Batch { stride_a, stride_b, stride_c: m * n, k_last, arrays: false },
+        batch: Batch { stride_a, stride_b, stride_c: m * n, k_last, arrays: false, problems: 1 },
         problems: u64::from(slices),
     };
     let sum = Launch {
@@ -248,7 +252,14 @@ pub fn split_k<T: Element>(launch: &Launch<T>, slices: u32) -> Option<SplitK<T>>
         Pass {
             launch: sum,
             places,
-            batch: Batch { stride_a: m, stride_b: 0, stride_c: launch.ldc, k_last: slices, arrays: false },
+            batch: Batch {
+                stride_a: m,
+                stride_b: 0,
+                stride_c: launch.ldc,
+                k_last: slices,
+                arrays: false,
+                problems: 1,
+            },
             problems: n,
         }
     };

@@ -90,6 +90,7 @@ fn spec_expr(rt: &TokenStream, spec: &KernelSpec) -> TokenStream {
         GlobalLoad::Nc => quote!(Nc),
         GlobalLoad::Ca => quote!(Ca),
         GlobalLoad::Cg => quote!(Cg),
+        GlobalLoad::Tma => quote!(Tma),
     };
     let int = Literal::u32_unsuffixed;
     let [m_blk, n_blk, k_blk] = [spec.m_blk, spec.n_blk, spec.k_blk].map(int);

@@ -144,11 +144,22 @@ pub fn run_case<T: Element>(
     cfg: &GemmConfig<T>,
     launch: &Launcher<'_, T>,
 ) -> Result<f64, String> {
+    run_case_with(gemm, rng, cfg, launch, gemmforge::Math::Fma)
+}
+
+/// [`run_case`] of a kernel whose inner product is `math` (its error bound).
+pub fn run_case_with<T: Element>(
+    gemm: &Gemm,
+    rng: &mut Random,
+    cfg: &GemmConfig<T>,
+    launch: &Launcher<'_, T>,
+    math: gemmforge::Math,
+) -> Result<f64, String> {
     let case = Case::random(*cfg, rng);
     let [a, b, mut c] =
         [Matrix::A, Matrix::B, Matrix::C].map(|m| Guarded::upload(gemm, case.guarded(m).to_vec()));
     launch(cfg, &a.view(), &b.view(), &mut c.view_mut()).map_err(|e| format!("{}: {e}", describe(cfg)))?;
-    case.check(&a.download(gemm), &b.download(gemm), &c.download(gemm), gemmforge::Math::Fma)
+    case.check(&a.download(gemm), &b.download(gemm), &c.download(gemm), math)
 }
 
 /// Sizes every kernel is checked on: empty, single, around every tile edge

@@ -7,8 +7,8 @@
 //! passes; with `GEMMFORGE_REQUIRE_GPU=1` it fails instead.
 
 use crate::common::{
-    Failures, Launcher, SHAPES, config, gpu, op_pairs, run_case, say, scalar_pairs, table2_specs,
-    variant_specs,
+    Failures, Launcher, SHAPES, config, gpu, op_pairs, run_case, run_case_with, say, scalar_pairs,
+    table2_specs, variant_specs,
 };
 use cudarc::driver::{CudaView, CudaViewMut};
 use gemm_codegen::{Element, GemmKernel, KernelSpec, Precision};
@@ -31,10 +31,10 @@ fn sweep<T: Element>(
         let extra = [0, 3, 1][i % 3];
         for pair in scalar_pairs::<T>(rng) {
             let cfg = config(Layout::ColMajor, (spec.op_a, spec.op_b), shape, extra, pair);
-            failures.record(run_case(gemm, rng, &cfg, launch));
+            failures.record(run_case_with(gemm, rng, &cfg, launch, spec.math));
             if i % 2 == 0 {
                 let cfg = config(Layout::RowMajor, (spec.op_b, spec.op_a), shape, extra, pair);
-                failures.record(run_case(gemm, rng, &cfg, launch));
+                failures.record(run_case_with(gemm, rng, &cfg, launch, spec.math));
             }
         }
     }
@@ -209,4 +209,36 @@ fn test_specs_compile() {
         }
         say(&format!("{p}: {} Table 2 specs, {} variants", table.len(), variants.len()));
     }
+    for spec in tma_specs() {
+        gemm_codegen::compile(&spec).unwrap_or_else(|v| panic!("{spec}: {v:?}"));
+    }
+}
+
+/// Run 36's TMA kernels (`ldg = tma`, TN 1xTF32, `tuning/sm_90-wgmma/run36/specs.txt`).
+fn tma_specs() -> Vec<KernelSpec> {
+    let text = include_str!("../../tuning/sm_90-wgmma/run36/specs.txt");
+    let specs: Vec<KernelSpec> =
+        text.lines().filter(|l| l.contains("ldg = tma")).map(|l| l.parse().expect("a spec")).collect();
+    assert_eq!(specs.len(), 3);
+    specs
+}
+
+/// The TMA kernels on the edge shapes: tensor maps encoded by the driver,
+/// boxes past the matrix landing zeros; leading dimensions that are not
+/// multiples of 16 bytes run the `cp.async` twin. They need compute
+/// capability 9.0 (`sm_90a`): skipped on other GPUs.
+#[test]
+fn tma_kernels() {
+    let Some(gemm) = gpu() else { return };
+    if gemm.device().arch() != 90 {
+        return say(&format!("skipping the TMA kernels: sm_{} is not sm_90a", gemm.device().arch()));
+    }
+    let mut rng = Random::new(36);
+    let mut failures = Failures::default();
+    for spec in tma_specs() {
+        let image = gemm_codegen::compile(&spec).expect("run 36's specs are legal");
+        let launch: &Launcher<'_, f32> = &|cfg, a, b, c| gemm.gemm_image(&image, cfg, a, b, c);
+        sweep::<f32>(&gemm, &mut rng, &mut failures, &spec, EDGE_SHAPES, launch);
+    }
+    failures.finish("TMA kernels (ldg = tma)");
 }

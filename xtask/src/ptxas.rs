@@ -256,4 +256,35 @@ mod tests {
         );
         assert_eq!(parse_resources("ptxas fatal"), None);
     }
+
+    /// Run 36's TMA kernels (`ldg = tma`, `tuning/sm_90-wgmma/run36/specs.txt`)
+    /// assemble for sm_90a without spills: no shipped kernel copies by
+    /// TMA, so the report above never meets `cp.async.bulk.tensor` and
+    /// `mbarrier` (with a ptxas at hand; `cargo xtask test` makes sure
+    /// there is one).
+    #[test]
+    fn tma_kernels_assemble_for_sm_90a() {
+        let Some(ptxas) = find_ptxas().unwrap() else {
+            assert!(
+                std::env::var_os("GEMMFORGE_REQUIRE_PTXAS").is_none(),
+                "GEMMFORGE_REQUIRE_PTXAS is set but no ptxas"
+            );
+            eprintln!("skipped: no ptxas (run `cargo xtask ptxas` once to install it)");
+            return;
+        };
+        let specs =
+            std::fs::read_to_string(workspace_root().join("tuning/sm_90-wgmma/run36/specs.txt")).unwrap();
+        let scratch = tempdir().unwrap();
+        let mut assembled = 0;
+        for line in specs.lines().filter(|l| l.contains("ldg = tma")) {
+            let spec: gemm_codegen::KernelSpec = line.parse().unwrap();
+            let image = gemm_codegen::compile(&spec).unwrap_or_else(|v| panic!("{line}: {v:?}"));
+            assert!(image.ptx.contains("cp.async.bulk.tensor"), "{line}");
+            let r = assemble(&ptxas, &image.ptx, "sm_90a", &scratch.join(&*image.entry)).unwrap();
+            assert_eq!(r.spill_stores + r.spill_loads, 0, "{line}: {r:?}");
+            assembled += 1;
+        }
+        assert_eq!(assembled, 3);
+        let _ = std::fs::remove_dir_all(&scratch);
+    }
 }

@@ -166,7 +166,13 @@ pub(super) fn params(b: &mut KernelBuilder, spec: &BespokeSpec) -> Params {
     b.reg_group("kernel parameters");
     let abi = Abi::bespoke(spec.precision, spec.beta == BetaMode::Runtime);
     let params: Vec<_> = abi.params().iter().map(|p| (b.param(p.name, p.ty), *p)).collect();
-    let regs: Vec<(Reg, Role)> = params.iter().map(|(_, p)| (b.reg(p.name, p.ty), p.role)).collect();
+    let regs: Vec<(Reg, Role)> = params
+        .iter()
+        .map(|(_, p)| {
+            let ty = p.ty.scalar().expect("the bespoke ABI has scalars alone");
+            (b.reg(p.name, ty), p.role)
+        })
+        .collect();
     let find = |role| regs.iter().find(|(_, r)| *r == role).map(|(reg, _)| *reg);
     let reg = |role| find(role).expect("the bespoke ABI has it");
     let p = Params {

@@ -3,7 +3,7 @@
 
 use std::ops::Range;
 
-use crate::ptx::{AddrBase, Address, BinOp, Instr, Kernel, MmaKind, Operand, Space, Stmt, Type, UnOp};
+use crate::ptx::{AddrBase, Address, BinOp, Instr, Kernel, MmaKind, Operand, Space, Stmt, Tma, Type, UnOp};
 
 use super::lanes::{self, SharedCycles};
 
@@ -142,6 +142,9 @@ impl InstrMix {
             | Instr::FenceProxyAsync
             | Instr::AtomInc { .. }
             | Instr::FenceAcqRelGpu => self.other += 1,
+            // The copy engine moves the bytes: one issue slot.
+            Instr::Tma(Tma::TensorLoad { .. }) => self.async_copies += 1,
+            Instr::Tma(_) => self.other += 1,
             Instr::Binary {
                 op: BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Shl | BinOp::Shr, ty, ..
             } if !ty.is_float() => self.address += 1,
@@ -370,6 +373,7 @@ fn reads(instr: &Instr) -> Vec<usize> {
         Instr::Selp { a, b, pred, .. } => [regs(&[a, b]), vec![pred.index()]].concat(),
         Instr::Ld { addr, .. } => base(addr),
         Instr::Mma { a, b, c, .. } => [a, b, c].iter().flat_map(|rs| rs.iter().map(|r| r.index())).collect(),
+        Instr::Tma(t) => t.reads().iter().map(|r| r.index()).collect(),
         Instr::St { addr, src, .. } => [base(addr), regs(&src.iter().collect::<Vec<_>>())].concat(),
     }
 }
@@ -393,6 +397,7 @@ pub(super) fn written(instr: &Instr) -> Vec<usize> {
         | Instr::Mma { d: dst, .. }
         | Instr::Wgmma { d: dst, .. }
         | Instr::WgmmaRs { d: dst, .. } => dst.iter().map(|r| r.index()).collect(),
+        Instr::Tma(t) => t.writes().iter().map(|r| r.index()).collect(),
         Instr::St { .. }
         | Instr::WgmmaFence
         | Instr::WgmmaCommit

@@ -160,6 +160,9 @@ pub enum Rule {
     /// `producers` above 1, or a producer warpgroup for a kernel that is
     /// not a `wgmma` one on a `cp.async` ring, tile by tile.
     Producers,
+    /// `ldg = tma` for a kernel whose stripes a producer's bulk copies
+    /// cannot bring as its `wgmma`s read them.
+    Tma,
 }
 
 /// One broken rule: where, which, and what to change.

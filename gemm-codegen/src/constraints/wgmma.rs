@@ -17,7 +17,7 @@
 
 use super::{Field, Operand, ParamPath, Report, Rule, free_blk, mma_lds_width, violation};
 use crate::ptx::{MmaShape, WgmmaShape};
-use crate::spec::{KernelSpec, Math, Precision, Target, WarpShape};
+use crate::spec::{GlobalLoad, KernelSpec, Math, Precision, Target, WarpShape};
 
 /// The widest `n` of an `f32` `tf32x3` warpgroup: its products accumulate
 /// in a second set of `n / 2` registers a thread before they join C's, and
@@ -221,6 +221,56 @@ pub(super) fn check_producers(spec: &KernelSpec, max_threads: u32, out: &mut Rep
                 "`producers = 1` adds 128 threads to the {} of `threads`, over the {max_threads} a block can \
                  hold: use fewer warpgroups",
                 spec.threads()
+            )
+        }
+    });
+}
+
+/// Whether `spec`'s stripes can come by the tensor memory accelerator
+/// (`ldg = tma`): a warp-specialized `wgmma` kernel (`producers = 1`) that
+/// reads both operands in place ([`wgmma_direct`]: their boxes of `k_blk ×
+/// rows` land with the 128-byte swizzle as the ring holds them), its
+/// operands 16-byte aligned (`ldg_width = 4`, the alignment of a tensor
+/// map's base and strides), a box's rows at most 256. Any other `ldg`
+/// passes.
+pub const fn tma_allowed(spec: &KernelSpec) -> bool {
+    !matches!(spec.ldg, GlobalLoad::Tma)
+        || (wgmma_direct(spec, Operand::A)
+            && wgmma_direct(spec, Operand::B)
+            && spec.ldg_width == 4
+            && spec.m_blk <= 256
+            && spec.n_blk <= 256)
+}
+
+/// Bytes of the `mbarrier`s after a TMA kernel's rings: one a stage, 8
+/// bytes each; 0 for any other kernel.
+pub const fn tma_barrier_bytes(spec: &KernelSpec) -> u128 {
+    if matches!(spec.ldg, GlobalLoad::Tma) { 8 * spec.stages as u128 } else { 0 }
+}
+
+/// [`Rule::Tma`], spanned on `ldg`.
+pub(super) fn check_tma(spec: &KernelSpec, out: &mut Report) {
+    if tma_allowed(spec) {
+        return;
+    }
+    violation(out, ParamPath::whole(Field::Ldg), Rule::Tma, || {
+        if spec.wgmma().is_none() || spec.producers != 1 {
+            "`ldg = tma` feeds a warp-specialized `wgmma` kernel (`math = tf32`, `mma = (64, n, 8)`, \
+             `producers = 1`): use one, or another `ldg`"
+                .to_owned()
+        } else if spec.ldg_width != 4 {
+            format!(
+                "`ldg = tma` copies 16-byte aligned operands: set `ldg_width = 4` (not {})",
+                spec.ldg_width
+            )
+        } else if !wgmma_direct(spec, Operand::A) || !wgmma_direct(spec, Operand::B) {
+            "`ldg = tma` needs both operands read in place (`math = tf32` on `f32`, `op = (T, N)`, \
+             `tile.2 = 32`): another `ldg` converts them"
+                .to_owned()
+        } else {
+            format!(
+                "a tensor map's box has at most 256 rows, and `tile` is ({}, {}): use tiles of at most 256",
+                spec.m_blk, spec.n_blk
             )
         }
     });

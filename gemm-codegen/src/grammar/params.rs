@@ -151,7 +151,7 @@ pub(super) const PRECISIONS: &[&str] = &["f32", "f64", "c32", "c64"];
 /// The words of an op, in the order of [`Op::ALL`].
 const OPS: &[&str] = &["N", "T", "C"];
 /// The words of `ldg`, in the order of [`GlobalLoad::ALL`].
-const LDGS: &[&str] = &["nc", "ca", "cg"];
+const LDGS: &[&str] = &["nc", "ca", "cg", "tma"];
 /// The words of `arch`, in the order of [`Target::ALL`].
 pub(super) const TARGETS: &[&str] = &["sm_70", "sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"];
 /// The words of `math`, in the order of [`Math::ALL`].

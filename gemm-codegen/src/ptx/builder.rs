@@ -8,8 +8,8 @@ use std::collections::HashSet;
 
 use super::ir::{
     AddrBase, Address, BinOp, CacheQual, Cmp, CpAsyncCache, GlobalDecl, GlobalId, Guard, Instr, Kernel,
-    Label, MmaKind, MmaShape, Operand, ParamDecl, ParamId, Reg, RegDecl, SharedDecl, SharedId, Space, Stmt,
-    Type, UnOp, WgmmaShape,
+    Label, MmaKind, MmaShape, Operand, ParamDecl, ParamId, ParamType, Reg, RegDecl, SharedDecl, SharedId,
+    Space, Stmt, Type, UnOp, WgmmaShape,
 };
 
 /// Names PTX reserves for special registers: a register named like one of
@@ -107,9 +107,9 @@ impl KernelBuilder {
     }
 
     /// Declares a parameter.
-    pub fn param(&mut self, name: &str, ty: Type) -> ParamId {
+    pub fn param(&mut self, name: &str, ty: impl Into<ParamType>) -> ParamId {
         self.claim(name);
-        self.kernel.params.push(ParamDecl { name: name.to_owned(), ty });
+        self.kernel.params.push(ParamDecl { name: name.to_owned(), ty: ty.into() });
         ParamId(self.kernel.params.len() as u32 - 1)
     }
 

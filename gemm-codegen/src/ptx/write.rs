@@ -7,7 +7,9 @@
 
 use std::fmt::{self, Write};
 
-use super::ir::{AddrBase, Address, BinOp, Guard, Instr, Kernel, Module, Operand, Space, Stmt, Type, UnOp};
+use super::ir::{
+    AddrBase, Address, BinOp, Guard, Instr, Kernel, Module, Operand, ParamType, Space, Stmt, Tma, Type, UnOp,
+};
 
 /// Longest register declaration line before it wraps.
 const DECL_WIDTH: usize = 100;
@@ -88,7 +90,11 @@ impl<W: Write> Writer<W> {
         writeln!(self.out, ".visible .entry {}(", kernel.name)?;
         for (i, p) in kernel.params.iter().enumerate() {
             let sep = if i + 1 == kernel.params.len() { "" } else { "," };
-            writeln!(self.out, "\t.param {} {}{sep}", p.ty, p.name)?;
+            let array = match p.ty {
+                ParamType::Scalar(_) => String::new(),
+                ParamType::TensorMap => format!("[{}]", ParamType::TENSOR_MAP_BYTES),
+            };
+            writeln!(self.out, "\t.param {} {}{array}{sep}", p.ty, p.name)?;
         }
         writeln!(self.out, ")")?;
         if let Some((x, y, z)) = kernel.reqntid {
@@ -190,6 +196,20 @@ impl<W: Write> Writer<W> {
                 Piece::Addr(a) => self.put_address(kernel, a)?,
                 Piece::Label(l) => write!(self.out, "${}", kernel.labels[*l])?,
                 Piece::Int(n) => write!(self.out, "{n}")?,
+                Piece::Sink => self.out.write_char('_')?,
+                Piece::Param(p) => self.out.write_str(&kernel.params[*p].name)?,
+                Piece::Tensor(map, coords) => {
+                    self.out.write_char('[')?;
+                    self.put_operand(kernel, map)?;
+                    self.out.write_str(", {")?;
+                    for (j, o) in coords.iter().enumerate() {
+                        if j > 0 {
+                            self.out.write_str(", ")?;
+                        }
+                        self.put_operand(kernel, o)?;
+                    }
+                    self.out.write_str("}]")?;
+                }
             }
         }
         Ok(())
@@ -229,6 +249,13 @@ enum Piece {
     Addr(Address),
     Label(usize),
     Int(u32),
+    /// `_`: a result nobody reads.
+    Sink,
+    /// A kernel parameter's name, as a value (its address).
+    Param(usize),
+    /// `[map, {c0, c1, c2}]`: a tensor map's address and a box's
+    /// coordinates.
+    Tensor(Operand, Vec<Operand>),
 }
 
 /// The mnemonic of `op` on type `ty`, with its rounding or width qualifier.
@@ -308,8 +335,23 @@ fn opcode(kernel: &Kernel, instr: &Instr) -> String {
         Instr::FenceAcqRelGpu => "fence.acq_rel.gpu".to_owned(),
         Instr::BarSync { .. } => "bar.sync".to_owned(),
         Instr::BarArrive { .. } => "bar.arrive".to_owned(),
+        Instr::Tma(t) => t.opcode().to_owned(),
         Instr::Bra { uni, .. } => if *uni { "bra.uni" } else { "bra" }.to_owned(),
         Instr::Ret => "ret".to_owned(),
+    }
+}
+
+fn tma_operands(t: &Tma) -> Vec<Piece> {
+    use Piece::*;
+    match t {
+        Tma::ParamAddr { dst, param } => vec![Op((*dst).into()), Param(param.index())],
+        Tma::CvtaParam { dst, src } => vec![Op((*dst).into()), Op((*src).into())],
+        Tma::MbarrierInit { bar, count } => vec![Addr(*bar), Int(*count)],
+        Tma::MbarrierArriveExpectTx { bar, bytes } => vec![Sink, Addr(*bar), Int(*bytes)],
+        Tma::MbarrierTryWait { done, bar, parity } => vec![Op((*done).into()), Addr(*bar), Op(*parity)],
+        Tma::TensorLoad { dst, map, coords, bar } => {
+            vec![Addr(*dst), Tensor((*map).into(), coords.to_vec()), Addr(*bar)]
+        }
     }
 }
 
@@ -378,6 +420,7 @@ fn operands(instr: &Instr) -> Vec<Piece> {
             vec![Int(*id), Int(*n)]
         }
         Instr::Bra { target, .. } => vec![Label(target.index())],
+        Instr::Tma(t) => tma_operands(t),
         Instr::CpAsyncCommit
         | Instr::CpAsyncWaitAll
         | Instr::WgmmaFence

@@ -116,7 +116,7 @@ impl Bounds {
             n_blk: 1..=max_blk,
             k_blk: 1..=max_k_blk,
             lds_widths: vec![1, 2, 4],
-            ldgs: GlobalLoad::ALL.to_vec(),
+            ldgs: GlobalLoad::INSTRUCTIONS.to_vec(),
         }
     }
 
@@ -409,7 +409,9 @@ impl Space {
         if !self.pipeline.regs_fit_some_math(&KernelSpec { stages: deepest, ..tile }, limits) {
             return Vec::new();
         }
-        let Some(&first_ldg) = self.bounds.ldgs.first() else {
+        // Any `ldg` a thread loads with decides legality as well as another
+        // (`tma` is never generated: see `FREE`).
+        let Some(first_ldg) = self.bounds.ldgs.iter().copied().find(|&l| l != GlobalLoad::Tma) else {
             return Vec::new();
         };
         let precision = tile.precision;

@@ -425,6 +425,11 @@ impl MathChoice {
     }
 }
 
+/// The space's `ldg` values but `tma`.
+fn thread_ldgs(s: &Space) -> impl Iterator<Item = crate::spec::GlobalLoad> + '_ {
+    s.bounds.ldgs.iter().copied().filter(|&l| l != crate::spec::GlobalLoad::Tma)
+}
+
 /// One free dimension (see the module documentation): how many values it
 /// takes at a point, and how to set the `i`-th.
 pub(super) struct FreeDim {
@@ -437,8 +442,13 @@ pub(super) struct FreeDim {
 
 /// The free dimensions, in generation order (the last varies fastest).
 pub(super) const FREE: [FreeDim; 4] = [
-    // `ldg`
-    FreeDim { count: |s, _| s.bounds.ldgs.len(), set: |s, spec, i| spec.ldg = s.bounds.ldgs[i] },
+    // `ldg`: the paths of the threads' own loads. `tma` feeds only a
+    // warp-specialized kernel (`producers = 1`), which the space does not
+    // enumerate: it is never generated, and a spec with it never contained.
+    FreeDim {
+        count: |s, _| thread_ldgs(s).count(),
+        set: |s, spec, i| spec.ldg = thread_ldgs(s).nth(i).expect("i < count"),
+    },
     // `warps` (fixed at a tensor-core point)
     FreeDim {
         count: |s, spec| {

@@ -42,6 +42,9 @@ pub(crate) struct Params {
     /// A stream-K kernel's `slots`, `counters` (`.u64`) and `share`
     /// (`.u32`).
     pub stream_k: Option<(Reg, Reg, Reg)>,
+    /// The generic addresses of A's and B's tensor maps, for a kernel
+    /// whose stripes `cp.async.bulk.tensor` brings (`ldg = tma`).
+    pub tensor_maps: [Option<Reg>; 2],
 }
 
 /// The lowering context.

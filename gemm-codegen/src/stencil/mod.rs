@@ -32,6 +32,7 @@
 //! (the host passes `k = 0` when `alpha = 0`), and reads C only when
 //! `beta ≠ 0`.
 
+mod bulk;
 mod cx;
 mod epilogue;
 mod fma;
@@ -47,7 +48,7 @@ mod wgmma;
 
 use crate::abi::{Abi, Dim, Matrix, Part, Role};
 use crate::constraints::{Operand, Plan};
-use crate::ptx::{self, Cmp, Instr, KernelBuilder, Module, Operand as Op, Type};
+use crate::ptx::{self, Cmp, Instr, KernelBuilder, Module, Operand as Op, Tma, Type};
 use crate::spec::Schedule;
 
 pub(crate) use cx::{Cx, Elem, Params, SharedBase};
@@ -286,12 +287,19 @@ fn prologue(plan: &Plan) -> Cx<'_> {
                 Role::Pointer(_) => format!("{}_ptr", p.name),
                 _ => p.name.to_owned(),
             };
-            (p.role, b.reg(name, p.ty), id)
+            // A tensor map stays in the parameter space: its register holds
+            // the generic address `cp.async.bulk.tensor` takes.
+            (p.role, b.reg(name, p.ty.scalar().unwrap_or(Type::U64)), id)
         })
         .collect();
     b.comment("kernel parameters; A, B and C converted to global addresses");
-    for &(_, r, id) in &loaded {
-        b.push(Instr::ld_param(r, id));
+    for &(role, r, id) in &loaded {
+        if let Role::TensorMap(_) = role {
+            b.push(Instr::Tma(Tma::ParamAddr { dst: r, param: id }));
+            b.push(Instr::Tma(Tma::CvtaParam { dst: r, src: r }));
+        } else {
+            b.push(Instr::ld_param(r, id));
+        }
     }
     let reg = |role: Role| loaded.iter().find(|(r, ..)| *r == role).map(|&(_, reg, _)| reg);
     let must = |role: Role| reg(role).expect("the GEMM ABI has every role the stencil reads");
@@ -321,6 +329,12 @@ fn prologue(plan: &Plan) -> Cx<'_> {
         alpha: coefficient(Role::Alpha(Part::Re), Role::Alpha(Part::Im)),
         beta: coefficient(Role::Beta(Part::Re), Role::Beta(Part::Im)),
         c_problem,
+        tensor_maps: [Matrix::A, Matrix::B].map(|x| {
+            loaded.iter().find_map(|&(role, r, _)| match role {
+                Role::TensorMap(map) if map.matrix == x => Some(r),
+                _ => None,
+            })
+        }),
         stream_k: match (reg(Role::Slots), reg(Role::Counters), reg(Role::Share)) {
             (Some(slots), Some(counters), Some(share)) => Some((slots, counters, share)),
             _ => None,

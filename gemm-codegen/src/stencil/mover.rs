@@ -324,7 +324,7 @@ impl StripeMover for RegisterStaged {
         let qual = match cx.plan.spec().ldg {
             GlobalLoad::Nc => CacheQual::Nc,
             GlobalLoad::Ca => CacheQual::Ca,
-            GlobalLoad::Cg => CacheQual::Cg,
+            GlobalLoad::Cg | GlobalLoad::Tma => CacheQual::Cg,
         };
         let w = at.width;
         at.bound_k(cx, k_rem);

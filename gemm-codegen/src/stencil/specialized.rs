@@ -48,6 +48,12 @@
 //! tells the consumers that every producer's copies have landed — no
 //! producers' barrier.
 //!
+//! With `ldg = tma` (`bulk.rs`) one thread of the producer brings each
+//! stripe with two bulk tensor copies instead, and the copies' completion
+//! on the slot's `mbarrier` hands the stripe over: the consumers wait on
+//! that barrier where they would meet `FULL`, and the producer keeps only
+//! its wait at `EMPTY` before overwriting a slot.
+//!
 //! The producers exit after their last stripe; the consumers' epilogue
 //! meets no barrier.
 //!
@@ -59,7 +65,9 @@
 
 use crate::constraints::Operand;
 use crate::ptx::{self, Cmp, Instr, Operand as Op, Reg, Type};
+use crate::spec::GlobalLoad;
 
+use super::bulk::{Barriers, BulkCopy};
 use super::ring::{AsyncCopy, fill, next_slot, slot_offsets};
 use super::wgmma::Warpgroup;
 use super::{Cx, Epilogue, InnerProduct};
@@ -84,11 +92,15 @@ pub(crate) fn lower(cx: &mut Cx<'_>, mut wg: Warpgroup, epilogue: &mut dyn Epilo
         consumers - 1,
         block - 1
     ));
+    let bars = (cx.plan.spec().ldg == GlobalLoad::Tma).then(|| Barriers::init(cx));
     cx.b.push(Instr::setp(Cmp::Ge, Type::U32, p, cx.thread, Op::imm(consumers)));
     cx.b.push_if(p, Instr::bra_uni(producer));
-    consume(cx, &mut wg, block, epilogue);
+    consume(cx, &mut wg, block, bars, epilogue);
     cx.b.place(producer);
-    produce(cx, &mut wg, block);
+    match bars {
+        Some(bars) => produce_bulk(cx, block, bars),
+        None => produce(cx, &mut wg, block),
+    }
 }
 
 /// `ktiles = ceil(k / K_blk)` into a new register `{side}_ktiles`;
@@ -123,7 +135,13 @@ fn next_stripe(
 
 /// The consumer warpgroups: the `wgmma`s of every stripe, then the
 /// epilogue, ending in `ret`.
-fn consume(cx: &mut Cx<'_>, wg: &mut Warpgroup, block: u32, epilogue: &mut dyn Epilogue) {
+fn consume(
+    cx: &mut Cx<'_>,
+    wg: &mut Warpgroup,
+    block: u32,
+    bars: Option<Barriers>,
+    epilogue: &mut dyn Epilogue,
+) {
     cx.b.section("consumers: descriptors, C_regs = 0");
     wg.setup_product(cx);
     wg.first_set(cx);
@@ -137,6 +155,16 @@ fn consume(cx: &mut Cx<'_>, wg: &mut Warpgroup, block: u32, epilogue: &mut dyn E
     let ktiles = stripes(cx, "consumer", done, p);
     cx.b.push(Instr::mov(kt, Op::imm(0)));
     let x3 = cx.plan.spec().math == crate::Math::Tf32x3;
+    // With bulk copies: the ring slot of stripe kt, the parity of its
+    // barrier's phase, and the wait's registers.
+    let full = bars.map(|bars| {
+        let slot = cx.b.reg("full_slot", Type::U32);
+        let phase = cx.b.reg("full_phase", Type::U32);
+        let wait = (cx.b.reg("p_full", Type::Pred), cx.b.reg("full_at", Type::U32));
+        cx.b.push(Instr::mov(slot, Op::imm(0)));
+        cx.b.push(Instr::mov(phase, Op::imm(0)));
+        (bars, slot, phase, wait)
+    });
     cx.b.section("consumers' loop: two stripes an iteration, one on each set of parts");
     cx.b.place(top);
     for j in 0..2 {
@@ -145,7 +173,18 @@ fn consume(cx: &mut Cx<'_>, wg: &mut Warpgroup, block: u32, epilogue: &mut dyn E
         } else {
             cx.b.comment(format!("stripe kt: landed in its ring slot, handed over at FULL[{j}]"));
         }
-        cx.b.push(Instr::bar_sync_named(FULL + j, block));
+        match full {
+            Some((bars, slot, phase, wait)) => {
+                cx.b.comment("stripe kt: its bulk copies completed on FULL[kt mod s], phase kt div s");
+                bars.wait(cx, (slot, phase), wait, j);
+                // The wait's retry loop is a branch back between two
+                // stripes' wgmmas: ptxas fences there itself (C7519,
+                // "warpgroup.arrive is injected"), so the PTX says so.
+                cx.b.comment("the wait loop's branch precedes this stripe's wgmmas: fenced for them");
+                cx.b.push(Instr::wgmma_fence());
+            }
+            None => cx.b.push(Instr::bar_sync_named(FULL + j, block)),
+        }
         wg.issue_stripe(cx, &mut |_, _| {});
         // The set of parts whose group has retired, and that stripe's
         // distance behind kt: tf32x3 retires this stripe's (its products
@@ -179,6 +218,16 @@ fn consume(cx: &mut Cx<'_>, wg: &mut Warpgroup, block: u32, epilogue: &mut dyn E
         wg.join_products(cx, "this stripe's products");
         wg.next_set(cx);
         wg.next_slot(cx, p);
+        if let Some((_, slot, phase, _)) = full {
+            // Past slot s − 1 the next phase of each barrier.
+            let same = cx.b.label(&format!("same_phase_{j}"));
+            cx.b.push(Instr::add(slot, slot, Op::imm(1)));
+            cx.b.push(Instr::setp(Cmp::Lt, Type::U32, p, slot, Op::imm(cx.plan.spec().stages)));
+            cx.b.push_if(p, Instr::bra_uni(same));
+            cx.b.push(Instr::mov(slot, Op::imm(0)));
+            cx.b.push(Instr::binary(ptx::BinOp::Xor, phase, phase, Op::imm(1)));
+            cx.b.place(same);
+        }
         next_stripe(cx, j, (kt, ktiles, p), (done, top));
     }
     cx.b.section("epilogue: C = alpha * C_regs + beta * C");
@@ -311,6 +360,64 @@ fn produce(cx: &mut Cx<'_>, wg: &mut Warpgroup, block: u32) {
         next_slot(cx, wr, s, p);
         wg.next_set(cx);
         next_slot(cx, rd, s, p);
+        next_stripe(cx, j, (kt, ktiles, p), (done, top));
+    }
+    cx.b.place(done);
+}
+
+/// The producer warpgroup of a TMA kernel (`stencil/bulk.rs`): its leader
+/// copies each stripe with two bulk copies once the consumers have freed
+/// the slot; the copies' completion hands the stripe over.
+fn produce_bulk(cx: &mut Cx<'_>, block: u32, bars: Barriers) {
+    let s = cx.plan.spec().stages;
+    cx.b.section("producer: its thread index; thread 0 copies");
+    let ptid = cx.b.reg("producer_thread", Type::U32);
+    cx.b.push(Instr::sub(ptid, cx.thread, Op::imm(cx.plan.threads())));
+    let copy = BulkCopy::new(cx, ptid, bars);
+    cx.b.reg_group(format!("producer's ring of {s} stripes"));
+    let p = cx.b.reg("p_ring", Type::Pred);
+    let kt = cx.b.reg("pkt", Type::U32);
+    let ahead = cx.b.reg("pkt_ahead", Type::U32);
+    let wr = cx.b.reg("slot_wr", Type::U32);
+    let done = cx.b.label("producer_done");
+    let top = cx.b.label("producer_loop");
+    let ktiles = stripes(cx, "producer", done, p);
+
+    cx.b.section(format!("producer's prologue: stripes 0 .. {} into slots 0 .. {0}", s - 2));
+    for t in 0..s - 1 {
+        let skip = cx.b.label(&format!("prologue_past_k_{t}"));
+        cx.b.push(Instr::setp(Cmp::Le, Type::U32, p, ktiles, Op::imm(t)));
+        cx.b.push_if(p, Instr::bra_uni(skip));
+        copy.copy(cx, Op::imm(t), Op::imm(t));
+        cx.b.place(skip);
+    }
+    cx.b.push(Instr::mov(wr, Op::imm(s - 1)));
+    cx.b.push(Instr::mov(kt, Op::imm(0)));
+
+    cx.b.section("producer's loop: two stripes an iteration, one for each EMPTY barrier");
+    cx.b.place(top);
+    for j in 0..2 {
+        let kept = cx.b.label(&format!("slot_{}_kept", 1 - j));
+        cx.b.comment(format!(
+            "the consumers retired stripe kt - 1's group: its slot is free (they say so at EMPTY[{}] from kt = 1 \
+             on, while stripe kt + 1 exists)",
+            1 - j
+        ));
+        cx.b.push(Instr::setp(Cmp::Lt, Type::U32, p, kt, Op::imm(1)));
+        cx.b.push_if(p, Instr::bra_uni(kept));
+        cx.b.push(Instr::add(ahead, kt, Op::imm(1)));
+        cx.b.push(Instr::setp(Cmp::Ge, Type::U32, p, ahead, ktiles));
+        cx.b.push_if(p, Instr::bra_uni(kept));
+        cx.b.push(Instr::bar_sync_named(EMPTY + 1 - j, block));
+        cx.b.place(kept);
+        cx.b.comment(format!("the bulk copies of stripe kt + {} into slot kt - 1", s - 1));
+        let no_copy = cx.b.label(&format!("no_stripe_to_copy_{j}"));
+        cx.b.push(Instr::add(ahead, kt, Op::imm(s - 1)));
+        cx.b.push(Instr::setp(Cmp::Ge, Type::U32, p, ahead, ktiles));
+        cx.b.push_if(p, Instr::bra_uni(no_copy));
+        copy.copy(cx, Op::Reg(ahead), Op::Reg(wr));
+        cx.b.place(no_copy);
+        next_slot(cx, wr, s, p);
         next_stripe(cx, j, (kt, ktiles, p), (done, top));
     }
     cx.b.place(done);

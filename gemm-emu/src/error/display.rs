@@ -285,6 +285,7 @@ impl fmt::Display for FaultKind {
                      (`wgmma.wait_group 0`) before exiting"
                 )
             }
+            FaultKind::Tma(t) => write!(f, "{t}"),
             FaultKind::DivisionByZero => write!(f, "integer division by zero"),
             FaultKind::StepLimit { steps } => {
                 write!(f, "a warp ran more than {steps} instructions (an endless loop?)")

@@ -36,6 +36,7 @@
 //! [`AsyncCopies::pending`] per shared-memory instruction and per exit.
 
 use super::lanes::need;
+use super::tma::BULK;
 use super::{LaneTrap, Lanes, Trap, WARP, Warp, Worker};
 use crate::error::{AccessKind, Fault, FaultKind, MemSpace};
 use crate::program::{CpAsync, Mem, Src};
@@ -69,16 +70,18 @@ struct ThreadCopies {
 /// The `cp.async` copies in flight in one block.
 #[derive(Debug, Default)]
 pub(super) struct AsyncCopies {
-    /// Per shared-window word: 1 + the slot of the copy in flight to it, or
-    /// 0. Empty for a program without `cp.async`.
-    inflight: Vec<u32>,
+    /// Per shared-window word: 1 + the slot of the copy in flight to it,
+    /// [`BULK`] + the slot of a bulk copy's (`tma.rs`), or 0. Empty for a
+    /// program without `cp.async` or bulk copies.
+    pub inflight: Vec<u32>,
     /// Copies, in slots reused through `free`.
     slots: Vec<Copy>,
     free: Vec<u32>,
     /// Per thread of the block.
     threads: Vec<ThreadCopies>,
-    /// Copies in flight in the block. While it is 0 (always, for a program
-    /// without `cp.async`), no access needs to look at the rest.
+    /// Copies in flight in the block, bulk copies included. While it is 0
+    /// (always, for a program without `cp.async`), no access needs to look
+    /// at the rest.
     pub pending: u32,
 }
 
@@ -336,14 +339,19 @@ impl Worker<'_> {
         for i in word..word + words as usize {
             let slot = self.copies.inflight[i];
             if slot != 0 {
-                let c = self.copies.slots[slot as usize - 1];
+                let (copy_thread, pc) = if slot & BULK != 0 {
+                    self.bulk_issuer(slot & !BULK)
+                } else {
+                    let c = self.copies.slots[slot as usize - 1];
+                    (c.thread, c.pc)
+                };
                 let addr = 4 * i as u64;
                 return Err(Trap::Kind(FaultKind::AsyncCopyInFlight {
                     access,
                     addr,
                     region: self.shared_region(addr).expect("a located shared access lies in an array"),
-                    copy_thread: c.thread,
-                    copy_line: self.prog.lines.get(c.pc as usize).copied().unwrap_or(0),
+                    copy_thread,
+                    copy_line: self.prog.lines.get(pc as usize).copied().unwrap_or(0),
                 }));
             }
         }

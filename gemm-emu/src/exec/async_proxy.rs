@@ -170,7 +170,25 @@ impl AsyncProxy {
     }
 }
 
+impl AsyncProxy {
+    /// Records word `word` landed by a bulk copy (instruction `pc`): a
+    /// write of the async proxy, visible to `wgmma` without a fence, of
+    /// global memory's bytes as they are.
+    pub fn record_async_copy(&mut self, word: usize, pc: u32) {
+        self.writes[word] = GenericWrite { thread: NO_THREAD, epoch: 0, pc, copied: true };
+    }
+}
+
 impl Worker<'_> {
+    /// Before a bulk copy's write of `word`: faults if a `wgmma` in flight
+    /// reads it.
+    pub(super) fn async_proxy_write(&self, word: usize) -> Result<(), Trap> {
+        if !self.proxy.in_flight.is_empty() && self.proxy.readers[word] != 0 {
+            return Err(self.overwritten(word));
+        }
+        Ok(())
+    }
+
     /// Before a warp's `st.shared` of `bytes` bytes per lane at `addrs`
     /// (lanes `m`): faults a write to an operand of a `wgmma` in flight,
     /// and records each lane's write for the proxy-fence check. A lane

@@ -15,6 +15,7 @@
 //! block, so it faults once any thread has exited, as the hardware would
 //! hang.
 
+use super::tma::MBARRIER_WAIT;
 use super::{Fault, FaultKind, Op, WARP, Warp, Worker, first, merge};
 use crate::memory::BadArrival;
 
@@ -32,17 +33,25 @@ impl Worker<'_> {
                     }
                     merge(&mut w.groups);
                 }
+                if let Some(g) = w.groups.iter_mut().find(|g| g.barrier == Some(MBARRIER_WAIT))
+                    && self.mbarrier_wait_over(u)
+                {
+                    // Parked at a `try_wait`: again, its phase completed.
+                    g.barrier = None;
+                }
                 if !w.groups.iter().any(|g| g.barrier.is_none()) {
                     continue;
                 }
                 self.view = self.clocks.view(u);
                 self.run_warp(w)?;
                 ran = true;
-                if !w.groups.is_empty() {
+                if !w.groups.is_empty() && w.groups.iter().all(|g| g.barrier != Some(MBARRIER_WAIT)) {
                     self.bar_sync(warps, u)?;
                 }
             }
-            if !ran {
+            // Nothing ran: phases that waiting warps need may complete now.
+            let completed = !ran && self.prog.uses_tma && self.complete_waited_phases()?;
+            if !ran && !completed {
                 break;
             }
         }
@@ -50,7 +59,20 @@ impl Worker<'_> {
             if let Some(fault) = self.unfinished() {
                 return Err(fault);
             }
+            if self.prog.uses_tma
+                && let Some(fault) = self.bulk_copies_at_end()
+            {
+                return Err(fault);
+            }
             return if self.prog.uses_wgmma { self.warpgroups_complete() } else { Ok(()) };
+        }
+        let parked = warps.iter().flat_map(|w| w.groups.iter().map(move |g| (w, g)));
+        let mut at_mbarrier = parked.filter(|(_, g)| g.barrier == Some(MBARRIER_WAIT));
+        if let Some((w, g)) = at_mbarrier.next() {
+            let waiting = g.mask.count_ones() + at_mbarrier.map(|(_, g)| g.mask.count_ones()).sum::<u32>();
+            if let Some(fault) = self.mbarrier_deadlock(waiting, w.tid0 + first(g.mask), g.pc) {
+                return Err(fault);
+            }
         }
         Err(self.deadlock(warps, None))
     }

@@ -219,6 +219,39 @@ impl Clocks {
         Ok(false)
     }
 
+    /// Warp `u` releases into `join` (an `mbarrier` phase's): its knowledge
+    /// and its current interval; with `new_interval` it goes on in a new
+    /// one, as after `bar.arrive`.
+    pub fn release_into(&mut self, u: usize, join: &mut [u32; MAX_WARPS], new_interval: bool) {
+        for (j, k) in join.iter_mut().zip(&self.known[u]) {
+            *j = (*j).max(*k);
+        }
+        join[u] = join[u].max(self.stamp[u]);
+        if new_interval {
+            self.stamp[u] = self.next;
+            self.next += 1;
+        }
+    }
+
+    /// A stamp no interval has had: the one the warps that see an
+    /// `mbarrier` phase complete go on in ([`Clocks::acquire`]).
+    pub fn fresh(&mut self) -> u32 {
+        self.next += 1;
+        self.next - 1
+    }
+
+    /// Warp `u` acquires `join` (a completed `mbarrier` phase's): it knows
+    /// everything the join does, from a new interval — `stamp` (the
+    /// phase's, [`Clocks::fresh`] when it completed) if the warp is still
+    /// before it, as the warps a barrier releases together share theirs;
+    /// a stamp of its own if it has moved past it since.
+    pub fn acquire(&mut self, u: usize, join: &[u32; MAX_WARPS], stamp: u32) {
+        for (k, j) in self.known[u].iter_mut().zip(join) {
+            *k = (*k).max(*j);
+        }
+        self.stamp[u] = if self.stamp[u] < stamp { stamp } else { self.fresh() };
+    }
+
     /// Whether a completed barrier released warp `u` since the last call.
     pub fn take_released(&mut self, u: usize) -> bool {
         let bit = 1 << u;

@@ -6,13 +6,14 @@ use std::fmt;
 
 use gemm_codegen::ptx::binop_mnemonic;
 use gemm_codegen::ptx::{
-    AddrBase, Address, BinOp, CacheQual, Cmp, CpAsyncCache, Instr, Kernel, Label, MmaKind, Operand, Reg,
-    Space, Type, UnOp,
+    AddrBase, Address, BinOp, CacheQual, Cmp, CpAsyncCache, Instr, Kernel, Label, MmaKind, Operand,
+    ParamType, Reg, Space, Type, UnOp,
 };
 
 use super::{Arg, ParseError, err};
 
 mod atomic;
+mod tma;
 mod wgmma;
 
 /// Whether a register declared `reg` may be an operand of an instruction of
@@ -136,13 +137,20 @@ pub(super) fn build(
     let head = parts[0];
     let instr = match head {
         "ld" | "st" => return memory(&cx, &parts, args).map(|i| (i, None)),
+        "cp" if opcode.starts_with("cp.async.bulk.") => {
+            return tma::tensor_load(&cx, &args).map(|i| (i, None));
+        }
         "cp" => return cp_async(&cx, args).map(|i| (i, None)),
+        "mbarrier" => return tma::mbarrier(&cx, &args).map(|i| (i, None)),
         "mma" => return mma(&cx, &parts, args).map(|i| (i, None)),
         "wgmma" => return wgmma::wgmma(&cx, &parts, args).map(|i| (i, None)),
         "fence" => return atomic::fence(&cx, args).map(|i| (i, None)),
         "atom" => return atomic::atom(&cx, args).map(|i| (i, None)),
         "mov" => {
             cx.arity(&args, 2)?;
+            if let Some(addr) = tma::param_addr(&cx, &args)? {
+                return Ok((addr, None));
+            }
             let ty = match (parts.len(), last_ty()) {
                 (2, Some(t)) => t,
                 _ => return unknown(&cx),
@@ -157,6 +165,7 @@ pub(super) fn build(
             }
             Instr::Mov { dst, src: cx.src(&args[1], ty)? }
         }
+        "cvta" if opcode == "cvta.param.u64" => return tma::cvta_param(&cx, &args).map(|i| (i, None)),
         "cvta" => {
             if opcode != "cvta.to.global.u64" {
                 return unknown(&cx);
@@ -623,7 +632,7 @@ fn memory(cx: &Ctx<'_>, parts: &[&str], args: Vec<Arg>) -> Result<Instr, ParseEr
         }
         if let (Space::Param, AddrBase::Param(p), 1) = (space, addr.base, count)
             && addr.offset == 0
-            && cx.kernel.params[p.index()].ty == ty
+            && cx.kernel.params[p.index()].ty == ParamType::Scalar(ty)
         {
             return Ok(Instr::LdParam { dst: dst[0], param: p });
         }

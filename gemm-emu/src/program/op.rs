@@ -271,6 +271,28 @@ pub(crate) enum Op {
     },
     /// `fence.acq_rel.gpu`.
     FenceAcqRel,
+    /// `mbarrier.init.shared::cta.b64 [base + off], count`.
+    MbarInit {
+        base: Base,
+        off: i64,
+        count: u32,
+    },
+    /// `mbarrier.arrive.expect_tx.shared::cta.b64 _, [base + off], bytes`.
+    MbarExpectTx {
+        base: Base,
+        off: i64,
+        bytes: u32,
+    },
+    /// `mbarrier.try_wait.parity.shared::cta.b64 p, [base + off], parity`.
+    MbarTryWait {
+        p: u32,
+        base: Base,
+        off: i64,
+        parity: Src,
+    },
+    /// `cp.async.bulk.tensor.3d…`: the index of its [`TensorLoad`] in
+    /// [`super::Program::tensor_loads`].
+    TensorLoad(u32),
     /// `bar.sync id{, threads}` and `bar.arrive id, threads` (`arrive`).
     Bar {
         id: u32,
@@ -296,6 +318,19 @@ pub(crate) struct CpAsync {
     pub src_off: i64,
     pub bytes: u8,
     pub src_bytes: Src,
+}
+
+/// `cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+/// [dst + dst_off], [map, {coords}], [bar + bar_off]`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct TensorLoad {
+    pub dst: Base,
+    pub dst_off: i64,
+    /// The value register holding the tensor map's generic address.
+    pub map: u32,
+    pub coords: [Src; 3],
+    pub bar: Base,
+    pub bar_off: i64,
 }
 
 /// `mma.sync.aligned.{shape}.row.col.f64.f64.f64.f64`: the warp's `D = A ·

@@ -282,6 +282,22 @@ fn value_regs(op: &Op, mmas: &[Mma], out: &mut Vec<(u32, bool)>) {
             }
             src(bound);
         }
+        Op::MbarInit { base, .. } | Op::MbarExpectTx { base, .. } => {
+            if let Base::Reg(r) = base {
+                src(Src::R(r));
+            }
+        }
+        Op::MbarTryWait { base, parity, .. } => {
+            if let Base::Reg(r) = base {
+                src(Src::R(r));
+            }
+            src(parity);
+        }
+        // Its table entry's registers are read by the exec, not tracked
+        // here: addresses and coordinates, never accumulators (the
+        // kernel's lowering keeps them apart, and the copy reads no
+        // register of `wgmma`).
+        Op::TensorLoad(_) => {}
         Op::Mma(i) => {
             let m = &mmas[i as usize];
             m.a.iter().chain(&m.b).chain(&m.c).for_each(|&r| src(Src::R(r)));

@@ -286,7 +286,14 @@ impl Gemm {
         let pass = Pass {
             launch,
             places: [Place::A, Place::B, Place::C],
-            batch: Batch { stride_a: 0, stride_b: 0, stride_c: 0, k_last: launch.k, arrays: true },
+            batch: Batch {
+                stride_a: 0,
+                stride_b: 0,
+                stride_c: 0,
+                k_last: launch.k,
+                arrays: true,
+                problems: 1,
+            },
             problems: count,
         };
         // SAFETY: the arrays hold, in the kernel's operand order, the

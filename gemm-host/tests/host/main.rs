@@ -9,5 +9,6 @@ mod emulated_bespoke;
 mod emulated_bespoke_calls;
 mod emulated_specialized;
 mod emulated_stream_k;
+mod emulated_tma;
 mod emulated_wgmma;
 mod validate_prop;

@@ -1,5 +1,6 @@
 //! Instructions and the lines of a kernel body.
 
+use super::tma::Tma;
 use super::wgmma::WgmmaShape;
 use super::{Address, Arch, CacheQual, Label, Operand, ParamId, Reg, Space, Type};
 
@@ -576,6 +577,9 @@ pub enum Instr {
         /// Threads taking part, a multiple of 32.
         threads: u32,
     },
+    /// An instruction of the TMA family: tensor maps, `mbarrier`s and
+    /// bulk tensor copies ([`Tma`]).
+    Tma(Tma),
     /// `bra{.uni} target`.
     Bra {
         /// Whether every thread of a warp is known to take the same path.
@@ -619,7 +623,7 @@ impl Instr {
     ///
     /// `cp.async` and its group instructions and `cvt.rna.tf32` need sm_80,
     /// `mma` its kind's architecture for its shape ([`MmaKind::min_arch`]),
-    /// the `wgmma` family sm_90a and `fence.proxy.async` sm_90;
+    /// the `wgmma` family sm_90a, `fence.proxy.async` and the TMA family sm_90;
     /// everything else the IR holds exists on sm_70.
     pub const fn min_arch(&self) -> Arch {
         match self {
@@ -627,7 +631,7 @@ impl Instr {
             Instr::Wgmma { .. } | Instr::WgmmaFence | Instr::WgmmaCommit | Instr::WgmmaWait { .. } => {
                 Arch::SM_90A
             }
-            Instr::FenceProxyAsync => Arch::SM_90,
+            Instr::FenceProxyAsync | Instr::Tma(_) => Arch::SM_90,
             Instr::CvtTf32 { .. }
             | Instr::CpAsync { .. }
             | Instr::CpAsyncCommit

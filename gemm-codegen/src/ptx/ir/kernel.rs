@@ -11,7 +11,67 @@ pub struct ParamDecl {
     /// Its name.
     pub name: String,
     /// Its type (`.u64` for pointers).
-    pub ty: Type,
+    pub ty: ParamType,
+}
+
+/// What a kernel parameter holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ParamType {
+    /// One value of a scalar type, read with `ld.param`.
+    Scalar(Type),
+    /// An opaque 128-byte, 64-byte aligned tensor map (`.param .align 64
+    /// .b8 name[128]`, CUDA's `CUtensorMap`), passed by value. The kernel
+    /// never reads it: it hands the parameter's generic address
+    /// (`cvta.param`) to `cp.async.bulk.tensor`.
+    TensorMap,
+}
+
+impl ParamType {
+    /// Bytes of the parameter.
+    pub const TENSOR_MAP_BYTES: u32 = 128;
+    /// Alignment of a tensor map parameter.
+    pub const TENSOR_MAP_ALIGN: u32 = 64;
+
+    /// The scalar type, if the parameter holds one.
+    pub const fn scalar(self) -> Option<Type> {
+        match self {
+            ParamType::Scalar(t) => Some(t),
+            ParamType::TensorMap => None,
+        }
+    }
+
+    /// Bytes the parameter takes in the parameter block.
+    pub const fn bytes(self) -> u32 {
+        match self {
+            ParamType::Scalar(t) => t.bytes(),
+            ParamType::TensorMap => Self::TENSOR_MAP_BYTES,
+        }
+    }
+
+    /// Its alignment in the parameter block.
+    pub const fn align(self) -> u32 {
+        match self {
+            ParamType::Scalar(t) => t.bytes(),
+            ParamType::TensorMap => Self::TENSOR_MAP_ALIGN,
+        }
+    }
+}
+
+impl From<Type> for ParamType {
+    fn from(t: Type) -> ParamType {
+        ParamType::Scalar(t)
+    }
+}
+
+impl std::fmt::Display for ParamType {
+    /// The declaration's type part: `.u64`, or `.align 64 .b8` (the
+    /// name then takes `[128]`).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ParamType::Scalar(t) => write!(f, "{t}"),
+            ParamType::TensorMap => write!(f, ".align {} .b8", Self::TENSOR_MAP_ALIGN),
+        }
+    }
 }
 
 /// A register declaration.

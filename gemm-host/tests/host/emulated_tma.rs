@@ -1,0 +1,245 @@
+//! The TMA kernel (`ldg = tma`, `stencil/bulk.rs`) run without a GPU: the
+//! producer's leader brings each stripe with two `cp.async.bulk.tensor`
+//! copies through the tensor maps the launch passes, completing on the
+//! slot's `mbarrier`, which the consumers wait on. Ragged shapes (edge
+//! boxes landing zeros), strided batches (the problem as the maps' third
+//! coordinate), the launches maps cannot describe (run by the twin), then
+//! the typical mistakes, each caught.
+
+use gemm_codegen::abi::Abi;
+use gemm_codegen::{GlobalLoad, KernelImage, KernelSpec, Op};
+use gemm_host::GemmConfig;
+use gemm_host::Matrix;
+use gemm_host::case::{Case, GUARD};
+use gemm_host::emulate::Emulator;
+use gemm_host::reference::Random;
+use gemm_host::validate::StridedBatch;
+
+use crate::emulated_wgmma::{image, run, shapes, spec_copied_by};
+
+/// The TN 1xTF32 kernel of `tile` with `n`-wide warpgroups and `stages`
+/// slots, its stripes brought by the TMA.
+fn tma_spec(tile: (u32, u32, u32), n: u32, stages: u32) -> KernelSpec {
+    let spec = spec_copied_by::<f32>((Op::T, Op::N), "tf32", tile, n, 1, stages);
+    KernelSpec { ldg: GlobalLoad::Tma, ..spec }
+}
+
+/// Ragged shapes on one and two consumer warpgroups, rings of 2 to 4:
+/// even cases (leading dimensions multiples of 16 bytes) run the TMA
+/// kernel, odd ones its twin (`cp.async`, single elements).
+#[test]
+fn tma_kernels_on_ragged_shapes() {
+    let emulator = Emulator::new();
+    let mut rng = Random::new(31);
+    let (mut cases, mut failures) = (0, Vec::new());
+    for (tile, n, stages) in [((64, 64, 32), 64, 2), ((64, 64, 32), 64, 3), ((128, 64, 32), 64, 4)] {
+        let image = image(&tma_spec(tile, n, stages));
+        assert!(image.abi().has_tensor_maps(), "{}", image.spec);
+        for (i, (m, nn, k)) in shapes(tile).into_iter().enumerate() {
+            let beta = [0.0, 1.0, rng.scalar()][i % 3];
+            let cfg = GemmConfig::<f32>::new(Op::T, Op::N, m, nn, k).alpha(rng.scalar()).beta(beta);
+            let ld = |min: i64| if i % 2 == 0 { (min + 3) / 4 * 4 + 4 } else { min + 1 };
+            let cfg = cfg
+                .lda(ld(cfg.min_ld(Matrix::A)))
+                .ldb(ld(cfg.min_ld(Matrix::B)))
+                .ldc(ld(cfg.min_ld(Matrix::C)));
+            cases += 1;
+            if let Err(e) = run(&emulator, &image, &mut rng, cfg) {
+                failures.push(format!("{tile:?} s = {stages}: {e}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} of {cases} cases failed:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// `count` random problems of `cfg`, each block of guarded buffers padded
+/// to a multiple of 4 elements and the first matrix 16-byte aligned, run
+/// as one strided batch by `image` (`Ok` if each problem checks).
+fn aligned_batch(
+    image: &KernelImage,
+    cfg: GemmConfig<f32>,
+    count: usize,
+    rng: &mut Random,
+) -> Result<(), String> {
+    let cases: Vec<Case<f32>> = (0..count).map(|_| Case::random(cfg, rng)).collect();
+    // One element before the first guard puts every matrix at 4n elements.
+    let lead = (4 - GUARD % 4) % 4;
+    let stride = |x: Matrix| cases[0].guarded(x).len().next_multiple_of(4);
+    let joined = |x: Matrix| -> Vec<f32> {
+        let mut v = vec![f32::NAN; lead + count * stride(x)];
+        for (i, c) in cases.iter().enumerate() {
+            let g = c.guarded(x);
+            v[lead + i * stride(x)..][..g.len()].copy_from_slice(g);
+        }
+        v
+    };
+    let (a, b, mut c) = (joined(Matrix::A), joined(Matrix::B), joined(Matrix::C));
+    let strides = StridedBatch {
+        count: count as i64,
+        stride_a: stride(Matrix::A) as i64,
+        stride_b: stride(Matrix::B) as i64,
+        stride_c: stride(Matrix::C) as i64,
+    };
+    let from = lead + GUARD;
+    let c_end = c.len() - (stride(Matrix::C) - cases[0].guarded(Matrix::C).len()) - GUARD;
+    Emulator::new()
+        .gemm_strided_batched(image, &cfg, &strides, &a[from..], &b[from..], &mut c[from..c_end])
+        .map_err(|e| format!("{}: {e}", gemm_host::case::describe(&cfg)))?;
+    for (i, case) in cases.iter().enumerate() {
+        let part = |x: Matrix, v: &[f32]| v[lead + i * stride(x)..][..case.guarded(x).len()].to_vec();
+        case.check(&part(Matrix::A, &a), &part(Matrix::B, &b), &part(Matrix::C, &c), image.spec.math)
+            .map_err(|e| format!("problem {i} of {count}: {e}"))?;
+    }
+    Ok(())
+}
+
+/// A strided batch is a third dimension of the maps: each block copies its
+/// problem's boxes (the box coordinate `z`). Pointer arrays and a split K
+/// are not tensors, so their launches run the twin, as do strides that
+/// are not multiples of 16 bytes.
+#[test]
+fn tma_batches_and_the_launches_maps_cannot_describe() {
+    let image = image(&tma_spec((64, 64, 32), 64, 3));
+    let mut rng = Random::new(32);
+    let cfg = GemmConfig::<f32>::new(Op::T, Op::N, 68, 60, 100).alpha(1.5).beta(0.5);
+    let cfg = cfg.lda(104).ldb(104).ldc(72);
+    aligned_batch(&image, cfg, 3, &mut rng).expect("a strided batch");
+    // The same batch with every block copying problem 0's boxes fails:
+    // the batch ran the TMA kernel.
+    let ptx = image.ptx.replace("\tmov.u32\t%tma_problem, %ctaid.z;\n", "\tmov.u32\t%tma_problem, 0;\n");
+    assert_ne!(ptx, *image.ptx, "the kernel reads its problem from ctaid.z");
+    let broken = KernelImage { ptx: ptx.into(), ..image.clone() };
+    assert!(aligned_batch(&broken, cfg, 3, &mut rng).is_err(), "the TMA kernel ran the batch");
+
+    let emulator = Emulator::new();
+    let split = Case::random(cfg, &mut rng);
+    let mut c = split.guarded(Matrix::C).to_vec();
+    let len = c.len();
+    emulator
+        .gemm_split_k(
+            &image,
+            &cfg,
+            3,
+            split.input(Matrix::A),
+            split.input(Matrix::B),
+            &mut c[GUARD..len - GUARD],
+        )
+        .expect("a split K runs the twin");
+    split.check(split.guarded(Matrix::A), split.guarded(Matrix::B), &c, image.spec.math).expect("split K");
+    let values = |batch| gemm_codegen::abi::GemmValues {
+        a: 0usize,
+        b: 1,
+        c: 2,
+        m: 68,
+        n: 60,
+        k: 100,
+        lda: 104,
+        ldb: 104,
+        ldc: 72,
+        alpha: [1.0, 0.0],
+        beta: [0.0, 0.0],
+        batch,
+        element_bytes: 4,
+        stream_k: None,
+    };
+    let describes = |abi: &Abi, batch| {
+        abi.args(&values(batch))
+            .iter()
+            .all(|a| !matches!(a, gemm_codegen::abi::Arg::TensorMap(m) if !m.describes))
+    };
+    let single = gemm_codegen::abi::Batch::single(100);
+    assert!(describes(&image.abi(), single));
+    assert!(!describes(&image.abi(), gemm_codegen::abi::Batch { arrays: true, problems: 2, ..single }));
+    assert!(!describes(&image.abi(), gemm_codegen::abi::Batch { k_last: 36, problems: 3, ..single }));
+}
+
+/// The typical mistakes of a TMA kernel, made in the PTX of a correct one
+/// (ten stripes: each of the 3 slots and barriers reused three times, two
+/// phases each): each must fail in the emulator, never pass.
+#[test]
+fn tma_mistakes_are_caught() {
+    let good = image(&tma_spec((64, 64, 32), 64, 3));
+    let cfg = GemmConfig::<f32>::new(Op::T, Op::N, 68, 61, 300).alpha(1.5).beta(0.5);
+    let cfg = cfg.lda(304).ldb(304).ldc(72);
+    let bytes = "_, [%full_bar], 16384;";
+    let emulator = Emulator::new();
+    run(&emulator, &good, &mut Random::new(7), cfg).expect("the unbroken kernel passes");
+    let mistakes: &[(&str, &[(&str, &str)])] = &[
+        (
+            "the consumers do not wait for FULL: a slot read while its copies are in flight",
+            &[
+                ("\tmbarrier.try_wait.parity.shared::cta.b64\t%p_full, [%full_at], %full_phase;\n", ""),
+                ("\t@!%p_full bra.uni\t$full_wait_0;\n", ""),
+                ("\t@!%p_full bra.uni\t$full_wait_1;\n", ""),
+            ],
+        ),
+        (
+            "expect_tx counts one box only: the phase would complete with B in flight",
+            &[(bytes, "_, [%full_bar], 8192;")],
+        ),
+        ("expect_tx counts a box too many: the phase never completes", &[(bytes, "_, [%full_bar], 24576;")]),
+        (
+            "the consumers never move to the next phase: they pass a barrier a phase early",
+            &[("\txor.b32\t%full_phase, %full_phase, 1;\n", "")],
+        ),
+        (
+            "the producer skips EMPTY[0]: a slot overwritten while a wgmma reads it",
+            &[("\tbar.sync\t4, 256;\n", "")],
+        ),
+        (
+            "A's box at B's column: the wrong rows of A",
+            &[("[%a_map, {%tma_k0, %blk_m0, %tma_problem}]", "[%a_map, {%tma_k0, %blk_n0, %tma_problem}]")],
+        ),
+        (
+            "the boxes one stripe behind: K shifted",
+            &[("\tmul.lo.u32\t%tma_k0, %pkt_ahead, 32;\n", "\tmul.lo.u32\t%tma_k0, %pkt, 32;\n")],
+        ),
+        (
+            "the barriers never initialized",
+            &[("\t@%p_initializer mbarrier.init.shared::cta.b64\t[%full_bars], 1;\n", "")],
+        ),
+    ];
+    for &(what, edits) in mistakes {
+        let mut ptx = good.ptx.to_string();
+        for &(from, to) in edits {
+            assert!(ptx.contains(from), "{what}: the kernel has `{}`", from.trim());
+            ptx = ptx.replace(from, to);
+        }
+        let broken = KernelImage { ptx: ptx.into(), ..good.clone() };
+        let got = run(&emulator, &broken, &mut Random::new(7), cfg);
+        assert!(got.is_err(), "{what}: the emulator passed the broken kernel ({got:?})");
+        eprintln!("{what}: caught: {}", got.unwrap_err().lines().next().unwrap_or(""));
+    }
+}
+
+/// A TMA spec is the `cp.async` kernel's but for `ldg`; its twin copies by
+/// `cp.async` with single elements, and `ldg = tma` where the boxes cannot
+/// land as `wgmma` reads them is refused on `ldg`.
+#[test]
+fn tma_specs_and_their_twins() {
+    let spec = tma_spec((64, 64, 32), 64, 3);
+    let twin =
+        gemm_codegen::compile(&spec).expect("legal").unaligned_twin().expect("a twin").expect("legal twin");
+    assert_eq!((twin.spec.ldg, twin.spec.ldg_width), (GlobalLoad::Cg, 1));
+    assert!(!twin.abi().has_tensor_maps());
+    for (what, bad) in [
+        (
+            "NN converts A",
+            KernelSpec {
+                ldg: GlobalLoad::Tma,
+                ..spec_copied_by::<f32>((Op::N, Op::N), "tf32", (64, 64, 32), 64, 1, 3)
+            },
+        ),
+        (
+            "tf32x3 converts both",
+            KernelSpec {
+                ldg: GlobalLoad::Tma,
+                ..spec_copied_by::<f32>((Op::T, Op::N), "tf32x3", (64, 64, 32), 64, 1, 3)
+            },
+        ),
+        ("single elements", KernelSpec { ldg_width: 1, ..spec }),
+    ] {
+        let v = gemm_codegen::validate(&bad).expect_err(what);
+        assert!(v.iter().any(|v| v.at.field == gemm_codegen::constraints::Field::Ldg), "{what}: {v:?}");
+    }
+}
