@@ -116,6 +116,20 @@ fn stripes(cx: &mut Cx<'_>, side: &str, none: ptx::Label, p: Reg) -> Reg {
     ktiles
 }
 
+/// In body `j` of the producer's loop: waits at `EMPTY[1 − j]` until the
+/// consumers have retired stripe `kt − 1`, which they say from `kt = 1` on
+/// while stripe `kt + 1` exists (`ahead` is clobbered).
+fn wait_previous_retired(cx: &mut Cx<'_>, j: u32, (kt, ktiles, ahead, p): (Reg, Reg, Reg, Reg), block: u32) {
+    let kept = cx.b.label(&format!("slot_{}_kept", 1 - j));
+    cx.b.push(Instr::setp(Cmp::Lt, Type::U32, p, kt, Op::imm(1)));
+    cx.b.push_if(p, Instr::bra_uni(kept));
+    cx.b.push(Instr::add(ahead, kt, Op::imm(1)));
+    cx.b.push(Instr::setp(Cmp::Ge, Type::U32, p, ahead, ktiles));
+    cx.b.push_if(p, Instr::bra_uni(kept));
+    cx.b.push(Instr::bar_sync_named(EMPTY + 1 - j, block));
+    cx.b.place(kept);
+}
+
 /// The end of body `j` of a loop unrolled twice: `kt += 1`, then out to
 /// `done` past the last stripe, or (after the second body) back to `top`.
 fn next_stripe(
@@ -321,20 +335,13 @@ fn produce(cx: &mut Cx<'_>, wg: &mut Warpgroup, block: u32) {
         cx.b.push(Instr::fence_proxy_async());
         cx.b.push(Instr::bar_arrive(FULL + j, block));
         if direct {
-            let kept = cx.b.label(&format!("slot_{}_kept", 1 - j));
             let set = if converts { format!(" and set {}", 1 - j) } else { String::new() };
             cx.b.comment(format!(
                 "the consumers retired stripe kt - 1's group: its slot{set} free, and FULL[{}] passed (they \
                  say so from kt = 1 on, while stripe kt + 1 exists)",
                 1 - j
             ));
-            cx.b.push(Instr::setp(Cmp::Lt, Type::U32, p, kt, Op::imm(1)));
-            cx.b.push_if(p, Instr::bra_uni(kept));
-            cx.b.push(Instr::add(ahead, kt, Op::imm(1)));
-            cx.b.push(Instr::setp(Cmp::Ge, Type::U32, p, ahead, ktiles));
-            cx.b.push_if(p, Instr::bra_uni(kept));
-            cx.b.push(Instr::bar_sync_named(EMPTY + 1 - j, block));
-            cx.b.place(kept);
+            wait_previous_retired(cx, j, (kt, ktiles, ahead, p), block);
         }
         cx.b.comment(format!(
             "the copies of stripe kt + {} into slot kt - 1, after the hand-off: {}",
@@ -397,19 +404,12 @@ fn produce_bulk(cx: &mut Cx<'_>, block: u32, bars: Barriers) {
     cx.b.section("producer's loop: two stripes an iteration, one for each EMPTY barrier");
     cx.b.place(top);
     for j in 0..2 {
-        let kept = cx.b.label(&format!("slot_{}_kept", 1 - j));
         cx.b.comment(format!(
             "the consumers retired stripe kt - 1's group: its slot is free (they say so at EMPTY[{}] from kt = 1 \
              on, while stripe kt + 1 exists)",
             1 - j
         ));
-        cx.b.push(Instr::setp(Cmp::Lt, Type::U32, p, kt, Op::imm(1)));
-        cx.b.push_if(p, Instr::bra_uni(kept));
-        cx.b.push(Instr::add(ahead, kt, Op::imm(1)));
-        cx.b.push(Instr::setp(Cmp::Ge, Type::U32, p, ahead, ktiles));
-        cx.b.push_if(p, Instr::bra_uni(kept));
-        cx.b.push(Instr::bar_sync_named(EMPTY + 1 - j, block));
-        cx.b.place(kept);
+        wait_previous_retired(cx, j, (kt, ktiles, ahead, p), block);
         cx.b.comment(format!("the bulk copies of stripe kt + {} into slot kt - 1", s - 1));
         let no_copy = cx.b.label(&format!("no_stripe_to_copy_{j}"));
         cx.b.push(Instr::add(ahead, kt, Op::imm(s - 1)));

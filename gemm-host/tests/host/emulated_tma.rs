@@ -15,6 +15,7 @@ use gemm_host::emulate::Emulator;
 use gemm_host::reference::Random;
 use gemm_host::validate::StridedBatch;
 
+use crate::emulated_specialized::caught_edits;
 use crate::emulated_wgmma::{image, run, shapes, spec_copied_by};
 
 /// The TN 1xTF32 kernel of `tile` with `n`-wide warpgroups and `stages`
@@ -162,54 +163,51 @@ fn tma_mistakes_are_caught() {
     let cfg = GemmConfig::<f32>::new(Op::T, Op::N, 68, 61, 300).alpha(1.5).beta(0.5);
     let cfg = cfg.lda(304).ldb(304).ldc(72);
     let bytes = "_, [%full_bar], 16384;";
-    let emulator = Emulator::new();
-    run(&emulator, &good, &mut Random::new(7), cfg).expect("the unbroken kernel passes");
-    let mistakes: &[(&str, &[(&str, &str)])] = &[
-        (
-            "the consumers do not wait for FULL: a slot read while its copies are in flight",
-            &[
-                ("\tmbarrier.try_wait.parity.shared::cta.b64\t%p_full, [%full_at], %full_phase;\n", ""),
-                ("\t@!%p_full bra.uni\t$full_wait_0;\n", ""),
-                ("\t@!%p_full bra.uni\t$full_wait_1;\n", ""),
-            ],
-        ),
-        (
-            "expect_tx counts one box only: the phase would complete with B in flight",
-            &[(bytes, "_, [%full_bar], 8192;")],
-        ),
-        ("expect_tx counts a box too many: the phase never completes", &[(bytes, "_, [%full_bar], 24576;")]),
-        (
-            "the consumers never move to the next phase: they pass a barrier a phase early",
-            &[("\txor.b32\t%full_phase, %full_phase, 1;\n", "")],
-        ),
-        (
-            "the producer skips EMPTY[0]: a slot overwritten while a wgmma reads it",
-            &[("\tbar.sync\t4, 256;\n", "")],
-        ),
-        (
-            "A's box at B's column: the wrong rows of A",
-            &[("[%a_map, {%tma_k0, %blk_m0, %tma_problem}]", "[%a_map, {%tma_k0, %blk_n0, %tma_problem}]")],
-        ),
-        (
-            "the boxes one stripe behind: K shifted",
-            &[("\tmul.lo.u32\t%tma_k0, %pkt_ahead, 32;\n", "\tmul.lo.u32\t%tma_k0, %pkt, 32;\n")],
-        ),
-        (
-            "the barriers never initialized",
-            &[("\t@%p_initializer mbarrier.init.shared::cta.b64\t[%full_bars], 1;\n", "")],
-        ),
-    ];
-    for &(what, edits) in mistakes {
-        let mut ptx = good.ptx.to_string();
-        for &(from, to) in edits {
-            assert!(ptx.contains(from), "{what}: the kernel has `{}`", from.trim());
-            ptx = ptx.replace(from, to);
-        }
-        let broken = KernelImage { ptx: ptx.into(), ..good.clone() };
-        let got = run(&emulator, &broken, &mut Random::new(7), cfg);
-        assert!(got.is_err(), "{what}: the emulator passed the broken kernel ({got:?})");
-        eprintln!("{what}: caught: {}", got.unwrap_err().lines().next().unwrap_or(""));
-    }
+    caught_edits(
+        &good,
+        cfg,
+        &[
+            (
+                "the consumers do not wait for FULL: a slot read while its copies are in flight",
+                &[
+                    ("\tmbarrier.try_wait.parity.shared::cta.b64\t%p_full, [%full_at], %full_phase;\n", ""),
+                    ("\t@!%p_full bra.uni\t$full_wait_0;\n", ""),
+                    ("\t@!%p_full bra.uni\t$full_wait_1;\n", ""),
+                ],
+            ),
+            (
+                "expect_tx counts one box only: the phase would complete with B in flight",
+                &[(bytes, "_, [%full_bar], 8192;")],
+            ),
+            (
+                "expect_tx counts a box too many: the phase never completes",
+                &[(bytes, "_, [%full_bar], 24576;")],
+            ),
+            (
+                "the consumers never move to the next phase: they pass a barrier a phase early",
+                &[("\txor.b32\t%full_phase, %full_phase, 1;\n", "")],
+            ),
+            (
+                "the producer skips EMPTY[0]: a slot overwritten while a wgmma reads it",
+                &[("\tbar.sync\t4, 256;\n", "")],
+            ),
+            (
+                "A's box at B's column: the wrong rows of A",
+                &[(
+                    "[%a_map, {%tma_k0, %blk_m0, %tma_problem}]",
+                    "[%a_map, {%tma_k0, %blk_n0, %tma_problem}]",
+                )],
+            ),
+            (
+                "the boxes one stripe behind: K shifted",
+                &[("\tmul.lo.u32\t%tma_k0, %pkt_ahead, 32;\n", "\tmul.lo.u32\t%tma_k0, %pkt, 32;\n")],
+            ),
+            (
+                "the barriers never initialized",
+                &[("\t@%p_initializer mbarrier.init.shared::cta.b64\t[%full_bars], 1;\n", "")],
+            ),
+        ],
+    );
 }
 
 /// A TMA spec is the `cp.async` kernel's but for `ldg`; its twin copies by
