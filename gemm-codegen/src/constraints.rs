@@ -13,7 +13,7 @@
 //! part by part without building each one; the checks below call the same
 //! predicates and only add the message.
 
-use crate::spec::{KernelSpec, LoadShape, Math, Op, Precision, Target};
+use crate::spec::{GlobalLoad, KernelSpec, LoadShape, Math, Op, Precision, Target};
 
 mod layout;
 mod math;
@@ -459,10 +459,11 @@ pub const fn smem_stage_bytes(spec: &KernelSpec, operand: Operand) -> u128 {
 /// `cp.async` and vector loads; 128 for a tensor-core math, whose
 /// K-contiguous stripes are swizzled on the absolute address (the banks
 /// see it); 1024 where `wgmma` reads a stripe from the ring
-/// ([`wgmma_direct`]), since its 128-byte swizzle repeats every 8 rows of
-/// 128 bytes from an address aligned so.
+/// ([`wgmma_direct`]) or bulk copies land with the 128-byte swizzle
+/// (`ldg = tma`), since that swizzle repeats every 8 rows of 128 bytes from
+/// an address aligned so.
 pub const fn smem_align(spec: &KernelSpec) -> u32 {
-    if wgmma_any_direct(spec) {
+    if wgmma_any_direct(spec) || matches!(spec.ldg, GlobalLoad::Tma) {
         WGMMA_DIRECT_SBO
     } else if spec.math.is_mma() {
         128

@@ -267,14 +267,20 @@ impl Family for Stencil {
     fn abi(spec: &KernelSpec) -> Abi {
         match spec.schedule {
             Schedule::Tiles if spec.ldg == GlobalLoad::Tma => {
-                // Both operands K-major (`tma_allowed`), a box a stripe.
-                let map = |matrix, rows| MapRole {
-                    matrix,
-                    inner: Dim::K,
-                    box_dims: [spec.k_blk, rows],
-                    swizzle_128: true,
+                // A box a stripe, laid out as the ring holds it
+                // (`stencil/bulk.rs`, `tma_allowed`).
+                let map = |matrix, operand, free: Dim, rows| {
+                    if crate::constraints::stripe_layout(spec, operand).k_contiguous() {
+                        MapRole { matrix, inner: Dim::K, box_dims: [spec.k_blk, rows], swizzle_128: true }
+                    } else {
+                        MapRole { matrix, inner: free, box_dims: [rows, spec.k_blk], swizzle_128: false }
+                    }
                 };
-                Abi::gemm_tma(spec.precision, &[map(Matrix::A, spec.m_blk), map(Matrix::B, spec.n_blk)])
+                let (a, b) = (crate::constraints::Operand::A, crate::constraints::Operand::B);
+                Abi::gemm_tma(
+                    spec.precision,
+                    &[map(Matrix::A, a, Dim::M, spec.m_blk), map(Matrix::B, b, Dim::N, spec.n_blk)],
+                )
             }
             Schedule::Tiles => Abi::gemm(spec.precision),
             Schedule::StreamK => Abi::gemm_stream_k(spec.precision),

@@ -227,19 +227,33 @@ pub(super) fn check_producers(spec: &KernelSpec, max_threads: u32, out: &mut Rep
 }
 
 /// Whether `spec`'s stripes can come by the tensor memory accelerator
-/// (`ldg = tma`): a warp-specialized `wgmma` kernel (`producers = 1`) that
-/// reads both operands in place ([`wgmma_direct`]: their boxes of `k_blk ×
-/// rows` land with the 128-byte swizzle as the ring holds them), its
-/// operands 16-byte aligned (`ldg_width = 4`, the alignment of a tensor
-/// map's base and strides), a box's rows at most 256. Any other `ldg`
+/// (`ldg = tma`): a warp-specialized `wgmma` kernel (`producers = 1`)
+/// whose operands are 16-byte aligned (`ldg_width` elements of 16 bytes:
+/// the alignment of a tensor map's base and strides), each stripe a box
+/// landing as the ring holds it ([`tma_box_fits`]). Any other `ldg`
 /// passes.
 pub const fn tma_allowed(spec: &KernelSpec) -> bool {
     !matches!(spec.ldg, GlobalLoad::Tma)
-        || (wgmma_direct(spec, Operand::A)
-            && wgmma_direct(spec, Operand::B)
-            && spec.ldg_width == 4
-            && spec.m_blk <= 256
-            && spec.n_blk <= 256)
+        || (spec.wgmma().is_some()
+            && spec.producers == 1
+            && spec.ldg_width as u64 * spec.precision.element_bytes() as u64 == 16
+            && tma_box_fits(spec, Operand::A)
+            && tma_box_fits(spec, Operand::B))
+}
+
+/// Whether a box of `operand`'s stripe lands as the ring holds it: a
+/// K-contiguous stripe's rows are 128 bytes (the 128-byte swizzle), a box
+/// at most 256 rows; a K-major stripe's rows (of `free_blk` elements, no
+/// skew in a `wgmma` kernel) at most 256 elements and a multiple of 16
+/// bytes.
+pub const fn tma_box_fits(spec: &KernelSpec, operand: Operand) -> bool {
+    let esz = spec.precision.element_bytes() as u64;
+    let free = free_blk(spec, operand) as u64;
+    if super::stripe_layout(spec, operand).k_contiguous() {
+        spec.k_blk as u64 * esz == 128 && free <= 256
+    } else {
+        free <= 256 && spec.k_blk <= 256 && (free * esz).is_multiple_of(16)
+    }
 }
 
 /// Bytes of the `mbarrier`s after a TMA kernel's rings: one a stage, 8
@@ -254,23 +268,24 @@ pub(super) fn check_tma(spec: &KernelSpec, out: &mut Report) {
         return;
     }
     violation(out, ParamPath::whole(Field::Ldg), Rule::Tma, || {
+        let width = 16 / spec.precision.element_bytes();
         if spec.wgmma().is_none() || spec.producers != 1 {
-            "`ldg = tma` feeds a warp-specialized `wgmma` kernel (`math = tf32`, `mma = (64, n, 8)`, \
-             `producers = 1`): use one, or another `ldg`"
+            "`ldg = tma` feeds a warp-specialized `wgmma` kernel (`math = tf32 | tf32x3`, `mma = (64, n, \
+             8)`, `producers = 1`): use one, or another `ldg`"
                 .to_owned()
-        } else if spec.ldg_width != 4 {
+        } else if spec.ldg_width != width {
             format!(
-                "`ldg = tma` copies 16-byte aligned operands: set `ldg_width = 4` (not {})",
+                "`ldg = tma` copies 16-byte aligned operands: set `ldg_width = {width}` (not {})",
                 spec.ldg_width
             )
-        } else if !wgmma_direct(spec, Operand::A) || !wgmma_direct(spec, Operand::B) {
-            "`ldg = tma` needs both operands read in place (`math = tf32` on `f32`, `op = (T, N)`, \
-             `tile.2 = 32`): another `ldg` converts them"
-                .to_owned()
         } else {
             format!(
-                "a tensor map's box has at most 256 rows, and `tile` is ({}, {}): use tiles of at most 256",
-                spec.m_blk, spec.n_blk
+                "a tensor map's box has rows of 128 bytes along K (`tile.2 = {}`) and at most 256 rows: \
+                 `tile` ({}, {}, {}) does not fit",
+                128 / spec.precision.element_bytes(),
+                spec.m_blk,
+                spec.n_blk,
+                spec.k_blk
             )
         }
     });

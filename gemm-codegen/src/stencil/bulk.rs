@@ -1,8 +1,12 @@
 //! The tensor memory accelerator's side of the warp-specialized `wgmma`
 //! kernel (`ldg = tma`, [`crate::constraints::tma_allowed`]): one thread
 //! of the producer warpgroup brings each stripe of A and B with two
-//! `cp.async.bulk.tensor` copies, and the stripe is handed to the
-//! consumers by the copies' completion on the slot's `mbarrier`.
+//! `cp.async.bulk.tensor` copies into the ring slot the `cp.async`s would
+//! fill, in the same layout, and the copies complete on the slot's
+//! `mbarrier`. A stripe `wgmma` reads in place is handed to the consumers
+//! by that completion (below); one the producers convert, they wait for
+//! there themselves, where they would wait for their `cp.async` groups,
+//! and hand its parts over at `FULL` as before (`specialized.rs`).
 //!
 //! ```text
 //! thread 0: mbarrier.init FULL[i], 1 for every slot i;  bar.sync 0 (the whole block)
@@ -15,12 +19,14 @@
 //!       copy A, B boxes of stripe t + s − 1 → slot w = (t − 1) mod s
 //! ```
 //!
-//! A box is `tile.2 = 32` elements of K (128 bytes, the 128-byte swizzle
-//! `wgmma` reads) by the tile's rows of A (or columns of B), at
-//! coordinates `(32 t, blk_m0, z)` (`(32 t, blk_n0, z)`) of the operand's
-//! tensor map, `z` the block's problem: exactly the slot the `cp.async`
-//! ring would fill, and elements outside the matrix land as zeros, so no
-//! thread computes a bound. `expect_tx` counts both whole boxes, zeros
+//! A K-contiguous stripe's box is `tile.2` elements of K (128 bytes, the
+//! 128-byte swizzle `wgmma` and the conversion read) by the tile's rows of
+//! A (or columns of B), at coordinates `(k_blk t, blk_m0, z)` (`(k_blk t,
+//! blk_n0, z)`) of the operand's tensor map, `z` the block's problem; a
+//! K-major stripe's box is the tile's rows (columns) by `tile.2`, rows of
+//! K one after another without swizzle, at `(blk_m0, k_blk t, z)`. Either
+//! is exactly the slot the `cp.async` ring would fill, and elements outside
+//! the matrix land as zeros, so no thread computes a bound. `expect_tx` counts both whole boxes, zeros
 //! included, as the copies do. The consumers' wait replaces `FULL`'s named
 //! barrier: phase `n` of `FULL[i]` is stripe `n · s + i`, so its parity is
 //! `(t div s) mod 2`. `EMPTY` stays a named barrier, met as in the
@@ -83,6 +89,9 @@ impl Barriers {
 /// The producer's copies: one leader thread, the tensor maps, the rings.
 pub(super) struct BulkCopy {
     leader: Reg,
+    /// Per operand, whether its stripe is K-contiguous (a box's rows run
+    /// along K) rather than K-major (along M or N).
+    k_inner: [bool; 2],
     maps: [Reg; 2],
     rings: [Reg; 2],
     slot_bytes: [u32; 2],
@@ -112,7 +121,9 @@ impl BulkCopy {
         cx.b.push(Instr::mov(problem, Special::CtaidZ));
         let slot_bytes =
             [Operand::A, Operand::B].map(|x| crate::constraints::proven_u32(smem_stage_bytes(&spec, x)));
-        BulkCopy { leader, maps, rings, slot_bytes, problem, k0, addr, bars }
+        let k_inner =
+            [Operand::A, Operand::B].map(|x| crate::constraints::stripe_layout(&spec, x).k_contiguous());
+        BulkCopy { leader, k_inner, maps, rings, slot_bytes, problem, k0, addr, bars }
     }
 
     /// Bytes one stripe's copies bring: both boxes, whole.
@@ -145,10 +156,11 @@ impl BulkCopy {
         let expect = Tma::MbarrierArriveExpectTx { bar: bar_at, bytes: self.stripe_bytes() };
         cx.b.push_if(self.leader, Instr::Tma(expect));
         for (i, (dst, origin)) in [(a_box, cx.blk_m0), (b_box, cx.blk_n0)].into_iter().enumerate() {
+            let (first, second) = if self.k_inner[i] { (self.k0, origin) } else { (origin, self.k0) };
             let load = Tma::TensorLoad {
                 dst: Address::reg(dst, 0),
                 map: self.maps[i],
-                coords: [self.k0.into(), origin.into(), self.problem.into()],
+                coords: [first.into(), second.into(), self.problem.into()],
                 bar: bar_at,
             };
             cx.b.push_if(self.leader, Instr::Tma(load));

@@ -97,10 +97,7 @@ pub(crate) fn lower(cx: &mut Cx<'_>, mut wg: Warpgroup, epilogue: &mut dyn Epilo
     cx.b.push_if(p, Instr::bra_uni(producer));
     consume(cx, &mut wg, block, bars, epilogue);
     cx.b.place(producer);
-    match bars {
-        Some(bars) => produce_bulk(cx, block, bars),
-        None => produce(cx, &mut wg, block),
-    }
+    produce(cx, &mut wg, block, bars);
 }
 
 /// `ktiles = ceil(k / K_blk)` into a new register `{side}_ktiles`;
@@ -171,7 +168,8 @@ fn consume(
     let x3 = cx.plan.spec().math == crate::Math::Tf32x3;
     // With bulk copies: the ring slot of stripe kt, the parity of its
     // barrier's phase, and the wait's registers.
-    let full = bars.map(|bars| {
+    // A stripe read in place comes by its barrier; one converted, by FULL.
+    let full = bars.filter(|_| wg.reads_ring()).map(|bars| {
         let slot = cx.b.reg("full_slot", Type::U32);
         let phase = cx.b.reg("full_phase", Type::U32);
         let wait = (cx.b.reg("p_full", Type::Pred), cx.b.reg("full_at", Type::U32));
@@ -187,17 +185,17 @@ fn consume(
         } else {
             cx.b.comment(format!("stripe kt: landed in its ring slot, handed over at FULL[{j}]"));
         }
-        match full {
-            Some((bars, slot, phase, wait)) => {
-                cx.b.comment("stripe kt: its bulk copies completed on FULL[kt mod s], phase kt div s");
-                bars.wait(cx, (slot, phase), wait, j);
-                // The wait's retry loop is a branch back between two
-                // stripes' wgmmas: ptxas fences there itself (C7519,
-                // "warpgroup.arrive is injected"), so the PTX says so.
-                cx.b.comment("the wait loop's branch precedes this stripe's wgmmas: fenced for them");
-                cx.b.push(Instr::wgmma_fence());
-            }
-            None => cx.b.push(Instr::bar_sync_named(FULL + j, block)),
+        if bars.is_none() || wg.converts() {
+            cx.b.push(Instr::bar_sync_named(FULL + j, block));
+        }
+        if let Some((bars, slot, phase, wait)) = full {
+            cx.b.comment("stripe kt: its bulk copies completed on FULL[kt mod s], phase kt div s");
+            bars.wait(cx, (slot, phase), wait, j);
+            // The wait's retry loop is a branch back between two stripes'
+            // wgmmas: ptxas fences there itself (C7519, "warpgroup.arrive
+            // is injected"), so the PTX says so.
+            cx.b.comment("the wait loop's branch precedes this stripe's wgmmas: fenced for them");
+            cx.b.push(Instr::wgmma_fence());
         }
         wg.issue_stripe(cx, &mut |_, _| {});
         // The set of parts whose group has retired, and that stripe's
@@ -234,13 +232,7 @@ fn consume(
         wg.next_slot(cx, p);
         if let Some((_, slot, phase, _)) = full {
             // Past slot s − 1 the next phase of each barrier.
-            let same = cx.b.label(&format!("same_phase_{j}"));
-            cx.b.push(Instr::add(slot, slot, Op::imm(1)));
-            cx.b.push(Instr::setp(Cmp::Lt, Type::U32, p, slot, Op::imm(cx.plan.spec().stages)));
-            cx.b.push_if(p, Instr::bra_uni(same));
-            cx.b.push(Instr::mov(slot, Op::imm(0)));
-            cx.b.push(Instr::binary(ptx::BinOp::Xor, phase, phase, Op::imm(1)));
-            cx.b.place(same);
+            step_phase(cx, (slot, phase), cx.plan.spec().stages, p, &format!("same_phase_{j}"));
         }
         next_stripe(cx, j, (kt, ktiles, p), (done, top));
     }
@@ -255,9 +247,20 @@ fn consume(
     cx.b.push(Instr::ret());
 }
 
+/// How the producer moves the stripes: every producer thread's
+/// `cp.async`s (and the K left for their bounds), or one thread's bulk
+/// copies (`ldg = tma`, `bulk.rs`).
+enum Mover {
+    Async { a: Box<AsyncCopy>, b: Box<AsyncCopy>, k_rem: Reg },
+    Bulk(BulkCopy),
+}
+
 /// The producer warpgroup: the ring's copies and the conversion of every
-/// stripe, falling through to the kernel's end.
-fn produce(cx: &mut Cx<'_>, wg: &mut Warpgroup, block: u32) {
+/// stripe, falling through to the kernel's end. With bulk copies (`bars`)
+/// their completion on the slot's barrier hands a stripe read in place to
+/// the consumers; a stripe to convert the producers wait for there
+/// themselves, where they would wait for their `cp.async` groups.
+fn produce(cx: &mut Cx<'_>, wg: &mut Warpgroup, block: u32, bars: Option<Barriers>) {
     let spec = *cx.plan.spec();
     let s = spec.stages;
     let producers = crate::constraints::proven_u32(u128::from(spec.copy_threads()));
@@ -269,48 +272,96 @@ fn produce(cx: &mut Cx<'_>, wg: &mut Warpgroup, block: u32) {
     cx.b.push(Instr::sub(ptid, cx.thread, Op::imm(cx.plan.threads())));
     // The movers and the conversion number the producers' threads alone.
     let thread = std::mem::replace(&mut cx.thread, ptid);
-    let mut a = AsyncCopy::new(Operand::A);
-    let mut b = AsyncCopy::new(Operand::B);
-    a.setup(cx);
-    b.setup(cx);
+    let mut mover = match bars {
+        Some(bars) => Mover::Bulk(BulkCopy::new(cx, ptid, bars)),
+        None => {
+            let (mut a, mut b) = (AsyncCopy::new(Operand::A), AsyncCopy::new(Operand::B));
+            a.setup(cx);
+            b.setup(cx);
+            Mover::Async { a: Box::new(a), b: Box::new(b), k_rem: cx.b.reg("k_rem", Type::U32) }
+        }
+    };
     wg.setup_conversion(cx, (ptid, producers), true);
     cx.thread = thread;
     wg.first_set(cx);
-    let (a_slot, b_slot) = (a.slot_bytes(cx), b.slot_bytes(cx));
+    let slot_bytes = |x| crate::constraints::proven_u32(crate::constraints::smem_stage_bytes(&spec, x));
+    let (a_slot, b_slot) = (slot_bytes(Operand::A), slot_bytes(Operand::B));
 
     cx.b.reg_group(format!("producer's ring of {s} stripes"));
     let p = cx.b.reg("p_ring", Type::Pred);
     let kt = cx.b.reg("pkt", Type::U32);
-    let k_rem = cx.b.reg("k_rem", Type::U32);
     let ahead = cx.b.reg("pkt_ahead", Type::U32);
     let wr = cx.b.reg("slot_wr", Type::U32);
     let rd = cx.b.reg("slot_rd", Type::U32);
     let (a_wr, b_wr) = (cx.b.reg("a_slot_wr", Type::U32), cx.b.reg("b_slot_wr", Type::U32));
     let (a_rd, b_rd) = (cx.b.reg("a_slot_rd", Type::U32), cx.b.reg("b_slot_rd", Type::U32));
+    // The parity of the phase of slot `rd`'s barrier a converting producer
+    // waits for, and the wait's registers.
+    let landed = match (&mover, converts) {
+        (Mover::Bulk(_), true) => Some((
+            cx.b.reg("slot_rd_phase", Type::U32),
+            (cx.b.reg("p_landed", Type::Pred), cx.b.reg("landed_at", Type::U32)),
+        )),
+        _ => None,
+    };
     let done = cx.b.label("producer_done");
     let top = cx.b.label("producer_loop");
     let ktiles = stripes(cx, "producer", done, p);
 
-    cx.b.section(format!("producer's prologue: stripes 0 .. {} into slots 0 .. {0}, a group each", s - 2));
-    fill(cx, (&a, &b), (ktiles, k_rem), p, s - 1);
+    match &mover {
+        Mover::Async { a, b, k_rem } => {
+            cx.b.section(format!(
+                "producer's prologue: stripes 0 .. {} into slots 0 .. {0}, a group each",
+                s - 2
+            ));
+            fill(cx, (&**a, &**b), (ktiles, *k_rem), p, s - 1);
+        }
+        Mover::Bulk(copy) => {
+            cx.b.section(format!("producer's prologue: stripes 0 .. {} into slots 0 .. {0}", s - 2));
+            for t in 0..s - 1 {
+                let skip = cx.b.label(&format!("prologue_past_k_{t}"));
+                cx.b.push(Instr::setp(Cmp::Le, Type::U32, p, ktiles, Op::imm(t)));
+                cx.b.push_if(p, Instr::bra_uni(skip));
+                copy.copy(cx, Op::imm(t), Op::imm(t));
+                cx.b.place(skip);
+            }
+        }
+    }
     cx.b.push(Instr::mov(wr, Op::imm(s - 1)));
     cx.b.push(Instr::mov(rd, Op::imm(0)));
     cx.b.push(Instr::mov(kt, Op::imm(0)));
+    if let Some((phase, _)) = landed {
+        cx.b.push(Instr::mov(phase, Op::imm(0)));
+    }
 
     cx.b.section("producer's loop: two stripes an iteration, one into each set of parts");
     cx.b.place(top);
     for j in 0..2 {
-        cx.b.comment(if converts {
-            format!(
+        let bulk = matches!(mover, Mover::Bulk(_));
+        cx.b.comment(match (converts, bulk) {
+            (true, false) => format!(
                 "stripe kt landed for every producer, and slot kt - 1 read by all (the copies of stripe \
                  kt + {} go there once this stripe is handed over)",
                 s - 1
-            )
-        } else {
-            "stripe kt landed for this thread".to_owned()
+            ),
+            (true, true) => format!(
+                "stripe kt landed (its bulk copies completed on FULL[kt mod s]), and slot kt - 1 read by \
+                 all (the copies of stripe kt + {} go there once this stripe is handed over)",
+                s - 1
+            ),
+            (false, false) => "stripe kt landed for this thread".to_owned(),
+            (false, true) => "stripe kt: the consumers wait for its bulk copies themselves".to_owned(),
         });
-        cx.b.push(Instr::cp_async_wait(s - 2));
-        if converts {
+        match (&mover, landed, bars) {
+            (Mover::Async { .. }, ..) => cx.b.push(Instr::cp_async_wait(s - 2)),
+            (Mover::Bulk(_), Some((phase, wait)), Some(bars)) => bars.wait(cx, (rd, phase), wait, 2 + j),
+            (Mover::Bulk(_), ..) => {}
+        }
+        // The producers' own barrier: their copies landed for all of them
+        // (`cp.async`), and none still converts stripe kt − 1 from the slot
+        // the leader's next bulk copies overwrite — which, with a stripe
+        // read in place, `EMPTY` (the whole block) already says.
+        if converts && !(bulk && direct) {
             cx.b.push(Instr::bar_sync_named(PRODUCERS, producers));
         }
         if !direct {
@@ -329,16 +380,20 @@ fn produce(cx: &mut Cx<'_>, wg: &mut Warpgroup, block: u32) {
             cx.b.comment(format!(
                 "set {j} written: visible to wgmma (the async proxy), handed to the consumers"
             ));
-        } else {
+        } else if !bulk {
             cx.b.comment("stripe kt visible to wgmma (the async proxy), handed to the consumers");
         }
-        cx.b.push(Instr::fence_proxy_async());
-        cx.b.push(Instr::bar_arrive(FULL + j, block));
+        if converts || !bulk {
+            cx.b.push(Instr::fence_proxy_async());
+            cx.b.push(Instr::bar_arrive(FULL + j, block));
+        }
         if direct {
             let set = if converts { format!(" and set {}", 1 - j) } else { String::new() };
+            let passed =
+                if converts || !bulk { format!(", and FULL[{}] passed", 1 - j) } else { String::new() };
             cx.b.comment(format!(
-                "the consumers retired stripe kt - 1's group: its slot{set} free, and FULL[{}] passed (they \
-                 say so from kt = 1 on, while stripe kt + 1 exists)",
+                "the consumers retired stripe kt - 1's group: its slot{set} free{passed} (they say so at \
+                 EMPTY[{}] from kt = 1 on, while stripe kt + 1 exists)",
                 1 - j
             ));
             wait_previous_retired(cx, j, (kt, ktiles, ahead, p), block);
@@ -356,69 +411,43 @@ fn produce(cx: &mut Cx<'_>, wg: &mut Warpgroup, block: u32) {
         cx.b.push(Instr::add(ahead, kt, Op::imm(s - 1)));
         cx.b.push(Instr::setp(Cmp::Ge, Type::U32, p, ahead, ktiles));
         cx.b.push_if(p, Instr::bra_uni(no_copy));
-        let (a_wr, b_wr) = slot_offsets(cx, wr, (a_wr, b_wr), (a_slot, b_slot));
-        a.issue(cx, k_rem, Op::Reg(a_wr));
-        b.issue(cx, k_rem, Op::Reg(b_wr));
-        cx.b.place(no_copy);
-        cx.b.push(Instr::cp_async_commit());
-        a.advance(cx);
-        b.advance(cx);
-        cx.b.push(Instr::sub(k_rem, k_rem, Op::imm(spec.k_blk)));
+        match &mut mover {
+            Mover::Async { a, b, k_rem } => {
+                let (a_wr, b_wr) = slot_offsets(cx, wr, (a_wr, b_wr), (a_slot, b_slot));
+                a.issue(cx, *k_rem, Op::Reg(a_wr));
+                b.issue(cx, *k_rem, Op::Reg(b_wr));
+                cx.b.place(no_copy);
+                cx.b.push(Instr::cp_async_commit());
+                a.advance(cx);
+                b.advance(cx);
+                cx.b.push(Instr::sub(*k_rem, *k_rem, Op::imm(spec.k_blk)));
+            }
+            Mover::Bulk(copy) => {
+                copy.copy(cx, Op::Reg(ahead), Op::Reg(wr));
+                cx.b.place(no_copy);
+            }
+        }
         next_slot(cx, wr, s, p);
         wg.next_set(cx);
-        next_slot(cx, rd, s, p);
+        match landed {
+            // Past slot s − 1 the next phase of each barrier.
+            Some((phase, _)) => step_phase(cx, (rd, phase), s, p, &format!("rd_phase_{j}")),
+            None if !bulk || converts => next_slot(cx, rd, s, p),
+            None => {}
+        }
         next_stripe(cx, j, (kt, ktiles, p), (done, top));
     }
     cx.b.place(done);
 }
 
-/// The producer warpgroup of a TMA kernel (`stencil/bulk.rs`): its leader
-/// copies each stripe with two bulk copies once the consumers have freed
-/// the slot; the copies' completion hands the stripe over.
-fn produce_bulk(cx: &mut Cx<'_>, block: u32, bars: Barriers) {
-    let s = cx.plan.spec().stages;
-    cx.b.section("producer: its thread index; thread 0 copies");
-    let ptid = cx.b.reg("producer_thread", Type::U32);
-    cx.b.push(Instr::sub(ptid, cx.thread, Op::imm(cx.plan.threads())));
-    let copy = BulkCopy::new(cx, ptid, bars);
-    cx.b.reg_group(format!("producer's ring of {s} stripes"));
-    let p = cx.b.reg("p_ring", Type::Pred);
-    let kt = cx.b.reg("pkt", Type::U32);
-    let ahead = cx.b.reg("pkt_ahead", Type::U32);
-    let wr = cx.b.reg("slot_wr", Type::U32);
-    let done = cx.b.label("producer_done");
-    let top = cx.b.label("producer_loop");
-    let ktiles = stripes(cx, "producer", done, p);
-
-    cx.b.section(format!("producer's prologue: stripes 0 .. {} into slots 0 .. {0}", s - 2));
-    for t in 0..s - 1 {
-        let skip = cx.b.label(&format!("prologue_past_k_{t}"));
-        cx.b.push(Instr::setp(Cmp::Le, Type::U32, p, ktiles, Op::imm(t)));
-        cx.b.push_if(p, Instr::bra_uni(skip));
-        copy.copy(cx, Op::imm(t), Op::imm(t));
-        cx.b.place(skip);
-    }
-    cx.b.push(Instr::mov(wr, Op::imm(s - 1)));
-    cx.b.push(Instr::mov(kt, Op::imm(0)));
-
-    cx.b.section("producer's loop: two stripes an iteration, one for each EMPTY barrier");
-    cx.b.place(top);
-    for j in 0..2 {
-        cx.b.comment(format!(
-            "the consumers retired stripe kt - 1's group: its slot is free (they say so at EMPTY[{}] from kt = 1 \
-             on, while stripe kt + 1 exists)",
-            1 - j
-        ));
-        wait_previous_retired(cx, j, (kt, ktiles, ahead, p), block);
-        cx.b.comment(format!("the bulk copies of stripe kt + {} into slot kt - 1", s - 1));
-        let no_copy = cx.b.label(&format!("no_stripe_to_copy_{j}"));
-        cx.b.push(Instr::add(ahead, kt, Op::imm(s - 1)));
-        cx.b.push(Instr::setp(Cmp::Ge, Type::U32, p, ahead, ktiles));
-        cx.b.push_if(p, Instr::bra_uni(no_copy));
-        copy.copy(cx, Op::Reg(ahead), Op::Reg(wr));
-        cx.b.place(no_copy);
-        next_slot(cx, wr, s, p);
-        next_stripe(cx, j, (kt, ktiles, p), (done, top));
-    }
-    cx.b.place(done);
+/// `slot = slot + 1`, and past slot `s − 1` slot 0 of the barriers' next
+/// phase (`phase ^= 1`); `label` names the branch's target.
+fn step_phase(cx: &mut Cx<'_>, (slot, phase): (Reg, Reg), s: u32, p: Reg, label: &str) {
+    let same = cx.b.label(label);
+    cx.b.push(Instr::add(slot, slot, Op::imm(1)));
+    cx.b.push(Instr::setp(Cmp::Lt, Type::U32, p, slot, Op::imm(s)));
+    cx.b.push_if(p, Instr::bra_uni(same));
+    cx.b.push(Instr::mov(slot, Op::imm(0)));
+    cx.b.push(Instr::binary(ptx::BinOp::Xor, phase, phase, Op::imm(1)));
+    cx.b.place(same);
 }

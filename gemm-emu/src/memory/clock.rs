@@ -241,15 +241,17 @@ impl Clocks {
     }
 
     /// Warp `u` acquires `join` (a completed `mbarrier` phase's): it knows
-    /// everything the join does, from a new interval — `stamp` (the
-    /// phase's, [`Clocks::fresh`] when it completed) if the warp is still
-    /// before it, as the warps a barrier releases together share theirs;
-    /// a stamp of its own if it has moved past it since.
+    /// everything the join does — from `stamp` (the phase's,
+    /// [`Clocks::fresh`] when it completed) if the warp is still before it,
+    /// as the warps a barrier releases together share theirs; in its
+    /// current interval if it has moved past it since (knowing more needs
+    /// no new interval: no other warp knows this one's current interval
+    /// before it arrives somewhere, which ends it).
     pub fn acquire(&mut self, u: usize, join: &[u32; MAX_WARPS], stamp: u32) {
         for (k, j) in self.known[u].iter_mut().zip(join) {
             *k = (*k).max(*j);
         }
-        self.stamp[u] = if self.stamp[u] < stamp { stamp } else { self.fresh() };
+        self.stamp[u] = self.stamp[u].max(stamp);
     }
 
     /// Whether a completed barrier released warp `u` since the last call.

@@ -21,8 +21,81 @@ use crate::emulated_wgmma::{image, run, shapes, spec_copied_by};
 /// The TN 1xTF32 kernel of `tile` with `n`-wide warpgroups and `stages`
 /// slots, its stripes brought by the TMA.
 fn tma_spec(tile: (u32, u32, u32), n: u32, stages: u32) -> KernelSpec {
-    let spec = spec_copied_by::<f32>((Op::T, Op::N), "tf32", tile, n, 1, stages);
+    tma_spec_of::<f32>((Op::T, Op::N), "tf32", tile, n, stages)
+}
+
+/// [`tma_spec`] of any op pair, math and precision.
+fn tma_spec_of<T: gemm_codegen::Element>(
+    op: (Op, Op),
+    math: &str,
+    tile: (u32, u32, u32),
+    n: u32,
+    stages: u32,
+) -> KernelSpec {
+    let spec = spec_copied_by::<T>(op, math, tile, n, 1, stages);
     KernelSpec { ldg: GlobalLoad::Tma, ..spec }
+}
+
+/// Every op pair of 1xTF32 and tf32x3, and c32's conjugations: the stripes
+/// the producers convert come by the TMA too (K-major boxes without
+/// swizzle, K-contiguous ones with it), the producers waiting on the
+/// slot's barrier before converting; where one operand is read in place
+/// the consumers wait there too. Ragged shapes, the twin on odd ones.
+#[test]
+fn tma_converting_kernels_every_op_pair() {
+    every_op_pair_copied_by_tma::<f32>("tf32", (64, 64, 32), 64, 3);
+    every_op_pair_copied_by_tma::<f32>("tf32x3", (64, 64, 32), 64, 2);
+    every_op_pair_copied_by_tma::<gemm_host::num_complex::Complex<f32>>("tf32x3", (64, 64, 16), 64, 2);
+}
+
+fn every_op_pair_copied_by_tma<T: gemm_codegen::Element>(
+    math: &str,
+    tile: (u32, u32, u32),
+    n: u32,
+    stages: u32,
+) {
+    let emulator = Emulator::new();
+    let mut rng = Random::new(33);
+    let (mut cases, mut failures) = (0, Vec::new());
+    let ops: &[(Op, Op)] = if T::PRECISION.is_complex() {
+        &crate::emulated_wgmma::COMPLEX_OPS
+    } else {
+        &crate::emulated_wgmma::OPS
+    };
+    for &op in ops {
+        let image = image(&tma_spec_of::<T>(op, math, tile, n, stages));
+        let what = format!("{} {math} {op:?}", T::PRECISION);
+        cases += ragged::<T>(&emulator, &image, tile, &mut rng, &mut failures, &what);
+    }
+    assert!(failures.is_empty(), "{} of {cases} cases failed:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// Runs `image` on the ragged shapes around `tile`: even cases with leading
+/// dimensions multiples of 16 bytes (the TMA kernel), odd ones padded by
+/// one element (its twin); each failure pushed, labelled `what`. Returns
+/// the cases run.
+fn ragged<T: gemm_codegen::Element>(
+    emulator: &Emulator,
+    image: &KernelImage,
+    tile: (u32, u32, u32),
+    rng: &mut Random,
+    failures: &mut Vec<String>,
+    what: &str,
+) -> usize {
+    let (op_a, op_b) = (image.spec.op_a, image.spec.op_b);
+    let w = i64::from(16 / T::PRECISION.element_bytes());
+    let shapes = shapes(tile);
+    for (i, &(m, n, k)) in shapes.iter().enumerate() {
+        let beta = [T::ZERO, T::ONE, rng.scalar()][i % 3];
+        let cfg = GemmConfig::<T>::new(op_a, op_b, m, n, k).alpha(rng.scalar()).beta(beta);
+        let ld = |min: i64| if i % 2 == 0 { (min + w - 1) / w * w + w } else { min + 1 };
+        let cfg =
+            cfg.lda(ld(cfg.min_ld(Matrix::A))).ldb(ld(cfg.min_ld(Matrix::B))).ldc(ld(cfg.min_ld(Matrix::C)));
+        if let Err(e) = run(emulator, image, rng, cfg) {
+            failures.push(format!("{what}: {e}"));
+        }
+    }
+    shapes.len()
 }
 
 /// Ragged shapes on one and two consumer warpgroups, rings of 2 to 4:
@@ -36,19 +109,14 @@ fn tma_kernels_on_ragged_shapes() {
     for (tile, n, stages) in [((64, 64, 32), 64, 2), ((64, 64, 32), 64, 3), ((128, 64, 32), 64, 4)] {
         let image = image(&tma_spec(tile, n, stages));
         assert!(image.abi().has_tensor_maps(), "{}", image.spec);
-        for (i, (m, nn, k)) in shapes(tile).into_iter().enumerate() {
-            let beta = [0.0, 1.0, rng.scalar()][i % 3];
-            let cfg = GemmConfig::<f32>::new(Op::T, Op::N, m, nn, k).alpha(rng.scalar()).beta(beta);
-            let ld = |min: i64| if i % 2 == 0 { (min + 3) / 4 * 4 + 4 } else { min + 1 };
-            let cfg = cfg
-                .lda(ld(cfg.min_ld(Matrix::A)))
-                .ldb(ld(cfg.min_ld(Matrix::B)))
-                .ldc(ld(cfg.min_ld(Matrix::C)));
-            cases += 1;
-            if let Err(e) = run(&emulator, &image, &mut rng, cfg) {
-                failures.push(format!("{tile:?} s = {stages}: {e}"));
-            }
-        }
+        cases += ragged::<f32>(
+            &emulator,
+            &image,
+            tile,
+            &mut rng,
+            &mut failures,
+            &format!("{tile:?} s = {stages}"),
+        );
     }
     assert!(failures.is_empty(), "{} of {cases} cases failed:\n{}", failures.len(), failures.join("\n"));
 }
@@ -210,9 +278,59 @@ fn tma_mistakes_are_caught() {
     );
 }
 
+/// A converting producer's mistakes, in the PTX of correct 1xTF32 kernels
+/// (ten stripes): NN (A converted, B read in place) and NT (both
+/// converted). Each caught. (NN's consumers also wait on the barrier of
+/// the B they read in place, as CUTLASS's do; the emulator orders B's
+/// bytes before them through the producers' wait and `FULL` already, so
+/// removing that wait is not a mistake it can show.)
+#[test]
+fn tma_converting_mistakes_are_caught() {
+    let nn = image(&tma_spec_of::<f32>((Op::N, Op::N), "tf32", (64, 64, 32), 64, 3));
+    let cfg = GemmConfig::<f32>::new(Op::N, Op::N, 68, 61, 300).alpha(1.5).beta(0.5);
+    caught_edits(
+        &nn,
+        cfg.lda(72).ldb(304).ldc(72),
+        &[
+            (
+                "the producers convert without waiting for the stripe's barrier: they read bytes in flight",
+                &[
+                    (
+                        "\tmbarrier.try_wait.parity.shared::cta.b64\t%p_landed, [%landed_at], %slot_rd_phase;\n",
+                        "",
+                    ),
+                    ("\t@!%p_landed bra.uni\t$full_wait_2;\n", ""),
+                    ("\t@!%p_landed bra.uni\t$full_wait_3;\n", ""),
+                ],
+            ),
+            (
+                "the consumers skip FULL[0]: parts read before the producers wrote them",
+                &[("\tbar.sync\t2, 256;\n", "")],
+            ),
+        ],
+    );
+    let nt = image(&tma_spec_of::<f32>((Op::N, Op::T), "tf32", (64, 64, 32), 64, 3));
+    let cfg = GemmConfig::<f32>::new(Op::N, Op::T, 68, 61, 300).alpha(1.5).beta(0.5);
+    caught_edits(
+        &nt,
+        cfg.lda(72).ldb(64).ldc(72),
+        &[(
+            "no producers' barrier: the leader overwrites a slot another producer still converts",
+            &[("\tbar.sync\t1, 128;\n", "")],
+        )],
+    );
+}
+
+/// Table 2's FMA SGEMM TN, with the 16-byte global loads TMA would need.
+fn gemm_kernels_table2() -> KernelSpec {
+    let spec = gemm_kernels::table2(gemm_codegen::Precision::F32, Op::T, Op::N).spec;
+    KernelSpec { ldg_width: 4, ..spec }
+}
+
 /// A TMA spec is the `cp.async` kernel's but for `ldg`; its twin copies by
-/// `cp.async` with single elements, and `ldg = tma` where the boxes cannot
-/// land as `wgmma` reads them is refused on `ldg`.
+/// `cp.async` with single elements, and `ldg = tma` where a box cannot land
+/// as the ring holds its stripe, or without a producer warpgroup, is
+/// refused on `ldg`.
 #[test]
 fn tma_specs_and_their_twins() {
     let spec = tma_spec((64, 64, 32), 64, 3);
@@ -221,19 +339,10 @@ fn tma_specs_and_their_twins() {
     assert_eq!((twin.spec.ldg, twin.spec.ldg_width), (GlobalLoad::Cg, 1));
     assert!(!twin.abi().has_tensor_maps());
     for (what, bad) in [
+        ("an FMA kernel", KernelSpec { ldg: GlobalLoad::Tma, ..gemm_kernels_table2() }),
         (
-            "NN converts A",
-            KernelSpec {
-                ldg: GlobalLoad::Tma,
-                ..spec_copied_by::<f32>((Op::N, Op::N), "tf32", (64, 64, 32), 64, 1, 3)
-            },
-        ),
-        (
-            "tf32x3 converts both",
-            KernelSpec {
-                ldg: GlobalLoad::Tma,
-                ..spec_copied_by::<f32>((Op::T, Op::N), "tf32x3", (64, 64, 32), 64, 1, 3)
-            },
+            "no producer warpgroup",
+            KernelSpec { producers: 0, ..tma_spec_of::<f32>((Op::N, Op::N), "tf32", (64, 64, 32), 64, 2) },
         ),
         ("single elements", KernelSpec { ldg_width: 1, ..spec }),
     ] {

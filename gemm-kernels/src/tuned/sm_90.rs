@@ -4,7 +4,7 @@
 // configuration were timed at the same size, back to back in one confirmation run after the search (or in the search, for types without one):
 //
 //   type                   size   TFLOP/s   Table 2    cuBLAS   ratio
-//   sgemm_nn     9216x9216x9216     89.50     32.04     50.61    1.77
+//   sgemm_nn     9216x9216x9216    100.36     31.92     50.16    2.00
 //   sgemm_nn      512x512x65536     75.73     21.51     49.85    1.52
 //   sgemm_nn      16384x64x4096     60.95     11.46     41.06    1.48
 //   sgemm_nn       8192x8192x64     48.43     28.12     32.46    1.49
@@ -23,7 +23,7 @@
 //   sgemm_nn           32x32x32     14.67      3.15     12.76    1.15  batch of 65536
 //   sgemm_nn           16x16x16      6.65      0.74      3.33    2.00  batch of 262144
 //   sgemm_nn              8x8x8      1.56      0.09      0.53    2.93  batch of 1048576
-//   sgemm_nt     9216x9216x9216     91.18     32.49     53.83    1.69
+//   sgemm_nt     9216x9216x9216    100.49     32.44     53.80    1.87
 //   sgemm_nt      512x512x65536     73.07     23.67     51.37    1.42
 //   sgemm_nt      16384x64x4096     38.22     12.34     42.92    0.89
 //   sgemm_nt       8192x8192x64     47.43     29.25     32.55    1.46
@@ -42,7 +42,7 @@
 //   sgemm_nt           32x32x32     14.40      3.30     13.76    1.05  batch of 65536
 //   sgemm_nt           16x16x16      6.66      0.73      3.17    2.10  batch of 262144
 //   sgemm_nt              8x8x8      1.55      0.09      0.53    2.96  batch of 1048576
-//   sgemm_tn     9216x9216x9216     85.30     33.04     50.03    1.70
+//   sgemm_tn     9216x9216x9216    100.50     33.03     50.39    1.99
 //   sgemm_tn      512x512x65536     72.40     23.23     47.39    1.53
 //   sgemm_tn      16384x64x4096     63.63     16.43     39.59    1.61
 //   sgemm_tn       8192x8192x64     50.15     29.55     30.51    1.64
@@ -61,7 +61,7 @@
 //   sgemm_tn           32x32x32     13.40      3.27     12.34    1.09  batch of 65536
 //   sgemm_tn           16x16x16      6.83      0.78      3.59    1.90  batch of 262144
 //   sgemm_tn              8x8x8      1.56      0.10      0.56    2.76  batch of 1048576
-//   sgemm_tt     9216x9216x9216     84.19     33.31     50.51    1.67
+//   sgemm_tt     9216x9216x9216    102.93     33.39     50.77    2.03
 //   sgemm_tt      512x512x65536     71.08     23.09     49.47    1.44
 //   sgemm_tt      16384x64x4096     58.46     16.70     41.34    1.41
 //   sgemm_tt       8192x8192x64     49.31     29.77     32.16    1.53
@@ -302,7 +302,7 @@ use gemm_macros::gemm_kernel;
 use crate::KernelEntry;
 
 // Tuned at 9216^3.
-gemm_kernel! { name = SgemmNN, precision = f32, op = (N, N), tile = (128, 128, 32), threads = (64, 4), load_a = (32, 4), load_b = (8, 16), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8), producers = 1 }
+gemm_kernel! { name = SgemmNN, precision = f32, op = (N, N), tile = (128, 128, 32), threads = (64, 4), load_a = (32, 4), load_b = (8, 16), lds_width = 4, ldg = tma, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8), producers = 1 }
 
 // Tuned at 512x512x65536 and 256x256x65536 and 64x16384x4096 and 16x16384x4096.
 gemm_kernel! { name = SgemmNN512x512x65536, precision = f32, op = (N, N), tile = (128, 128, 32), threads = (64, 4), load_a = (32, 8), load_b = (8, 32), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8) }
@@ -332,7 +332,7 @@ gemm_kernel! { name = SgemmNN32, precision = f32, op = (N, N), tile = (32, 40, 8
 gemm_kernel! { name = SgemmNN8, precision = f32, op = (N, N), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
 // Tuned at 9216^3.
-gemm_kernel! { name = SgemmNT, precision = f32, op = (N, T), tile = (128, 128, 32), threads = (64, 4), load_a = (32, 4), load_b = (32, 4), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8), producers = 1 }
+gemm_kernel! { name = SgemmNT, precision = f32, op = (N, T), tile = (128, 128, 32), threads = (64, 4), load_a = (32, 4), load_b = (32, 4), lds_width = 4, ldg = tma, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8), producers = 1 }
 
 // Tuned at 512x512x65536 and 16384x64x4096 and 256x256x65536 and 16384x16x4096.
 gemm_kernel! { name = SgemmNT512x512x65536, precision = f32, op = (N, T), tile = (128, 128, 32), threads = (64, 4), load_a = (32, 8), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8) }
@@ -365,7 +365,7 @@ gemm_kernel! { name = SgemmNT32, precision = f32, op = (N, T), tile = (32, 40, 8
 gemm_kernel! { name = SgemmNT8, precision = f32, op = (N, T), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
 // Reuses the sgemm_nt winner at 9216^3.
-gemm_kernel! { name = SgemmNC, precision = f32, op = (N, C), tile = (128, 128, 32), threads = (64, 4), load_a = (32, 4), load_b = (32, 4), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8), producers = 1 }
+gemm_kernel! { name = SgemmNC, precision = f32, op = (N, C), tile = (128, 128, 32), threads = (64, 4), load_a = (32, 4), load_b = (32, 4), lds_width = 4, ldg = tma, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8), producers = 1 }
 
 // Reuses the sgemm_nt winner at 512x512x65536 and 16384x64x4096 and 256x256x65536 and 16384x16x4096.
 gemm_kernel! { name = SgemmNC512x512x65536, precision = f32, op = (N, C), tile = (128, 128, 32), threads = (64, 4), load_a = (32, 8), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8) }
@@ -398,7 +398,7 @@ gemm_kernel! { name = SgemmNC32, precision = f32, op = (N, C), tile = (32, 40, 8
 gemm_kernel! { name = SgemmNC8, precision = f32, op = (N, C), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
 // Tuned at 9216^3.
-gemm_kernel! { name = SgemmTN, precision = f32, op = (T, N), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 16), load_b = (8, 16), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8), producers = 1 }
+gemm_kernel! { name = SgemmTN, precision = f32, op = (T, N), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 16), load_b = (8, 16), lds_width = 4, ldg = tma, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8), producers = 1 }
 
 // Tuned at 512x512x65536 and 256x256x65536 and 64x16384x4096 and 16x16384x4096.
 gemm_kernel! { name = SgemmTN512x512x65536, precision = f32, op = (T, N), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (8, 32), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8) }
@@ -431,7 +431,7 @@ gemm_kernel! { name = SgemmTN16, precision = f32, op = (T, N), tile = (16, 16, 1
 gemm_kernel! { name = SgemmTN8, precision = f32, op = (T, N), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
 // Tuned at 9216^3.
-gemm_kernel! { name = SgemmTT, precision = f32, op = (T, T), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 16), load_b = (32, 4), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8), producers = 1 }
+gemm_kernel! { name = SgemmTT, precision = f32, op = (T, T), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 16), load_b = (32, 4), lds_width = 4, ldg = tma, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8), producers = 1 }
 
 // Tuned at 512x512x65536 and 256x256x65536 and 64x16384x4096.
 gemm_kernel! { name = SgemmTT512x512x65536, precision = f32, op = (T, T), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), math = tf32x3, mma = (64, 128, 8) }
@@ -467,7 +467,7 @@ gemm_kernel! { name = SgemmTT16, precision = f32, op = (T, T), tile = (16, 16, 1
 gemm_kernel! { name = SgemmTT8, precision = f32, op = (T, T), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
 // Reuses the sgemm_tt winner at 9216^3.
-gemm_kernel! { name = SgemmTC, precision = f32, op = (T, C), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 16), load_b = (32, 4), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8), producers = 1 }
+gemm_kernel! { name = SgemmTC, precision = f32, op = (T, C), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 16), load_b = (32, 4), lds_width = 4, ldg = tma, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8), producers = 1 }
 
 // Reuses the sgemm_tt winner at 512x512x65536 and 256x256x65536 and 64x16384x4096.
 gemm_kernel! { name = SgemmTC512x512x65536, precision = f32, op = (T, C), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), math = tf32x3, mma = (64, 128, 8) }
@@ -503,7 +503,7 @@ gemm_kernel! { name = SgemmTC16, precision = f32, op = (T, C), tile = (16, 16, 1
 gemm_kernel! { name = SgemmTC8, precision = f32, op = (T, C), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
 // Reuses the sgemm_tn winner at 9216^3.
-gemm_kernel! { name = SgemmCN, precision = f32, op = (C, N), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 16), load_b = (8, 16), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8), producers = 1 }
+gemm_kernel! { name = SgemmCN, precision = f32, op = (C, N), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 16), load_b = (8, 16), lds_width = 4, ldg = tma, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8), producers = 1 }
 
 // Reuses the sgemm_tn winner at 512x512x65536 and 256x256x65536 and 64x16384x4096 and 16x16384x4096.
 gemm_kernel! { name = SgemmCN512x512x65536, precision = f32, op = (C, N), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (8, 32), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8) }
@@ -536,7 +536,7 @@ gemm_kernel! { name = SgemmCN16, precision = f32, op = (C, N), tile = (16, 16, 1
 gemm_kernel! { name = SgemmCN8, precision = f32, op = (C, N), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
 // Reuses the sgemm_tt winner at 9216^3.
-gemm_kernel! { name = SgemmCT, precision = f32, op = (C, T), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 16), load_b = (32, 4), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8), producers = 1 }
+gemm_kernel! { name = SgemmCT, precision = f32, op = (C, T), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 16), load_b = (32, 4), lds_width = 4, ldg = tma, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8), producers = 1 }
 
 // Reuses the sgemm_tt winner at 512x512x65536 and 256x256x65536 and 64x16384x4096.
 gemm_kernel! { name = SgemmCT512x512x65536, precision = f32, op = (C, T), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), math = tf32x3, mma = (64, 128, 8) }
@@ -572,7 +572,7 @@ gemm_kernel! { name = SgemmCT16, precision = f32, op = (C, T), tile = (16, 16, 1
 gemm_kernel! { name = SgemmCT8, precision = f32, op = (C, T), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
 // Reuses the sgemm_tt winner at 9216^3.
-gemm_kernel! { name = SgemmCC, precision = f32, op = (C, C), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 16), load_b = (32, 4), lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8), producers = 1 }
+gemm_kernel! { name = SgemmCC, precision = f32, op = (C, C), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 16), load_b = (32, 4), lds_width = 4, ldg = tma, arch = sm_90a, stages = 3, ldg_width = 4, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 128, 8), producers = 1 }
 
 // Reuses the sgemm_tt winner at 512x512x65536 and 256x256x65536 and 64x16384x4096.
 gemm_kernel! { name = SgemmCC512x512x65536, precision = f32, op = (C, C), tile = (128, 128, 32), threads = (64, 4), load_a = (8, 32), load_b = (32, 8), lds_width = 4, arch = sm_90a, stages = 2, ldg_width = 4, warps = (8, 1), math = tf32x3, mma = (64, 128, 8) }
