@@ -147,7 +147,7 @@
 //   dgemm_tt           32x32x32      7.61      3.79      7.89    0.96  batch of 65536
 //   dgemm_tt           16x16x16      3.75      1.02      2.22    1.69  batch of 262144
 //   dgemm_tt              8x8x8      1.28      0.13      0.31    4.16  batch of 1048576
-//   cgemm_nn     6656x6656x6656     91.42     44.43     53.06    1.72
+//   cgemm_nn     6656x6656x6656     93.41     44.52     52.91    1.77
 //   cgemm_nn      512x512x65536     61.88     38.98     53.54    1.16
 //   cgemm_nn      16384x64x4096     62.18     38.75     53.30    1.17
 //   cgemm_nn       8192x8192x64     54.99     41.89     43.78    1.26
@@ -165,7 +165,7 @@
 //   cgemm_nn           32x32x32     27.21     10.03     27.88    0.98  batch of 65536
 //   cgemm_nn           16x16x16     12.14      2.31      6.07    2.00  batch of 262144
 //   cgemm_nn              8x8x8      6.20      0.29      1.08    5.76  batch of 1048576
-//   cgemm_nt     6656x6656x6656     91.49     47.67     53.01    1.73
+//   cgemm_nt     6656x6656x6656     95.31     47.10     53.32    1.79
 //   cgemm_nt      512x512x65536     59.11     44.32     53.92    1.10
 //   cgemm_nt      16384x64x4096     59.95     43.94     51.45    1.17
 //   cgemm_nt       8192x8192x64     53.40     44.30     46.76    1.14
@@ -183,7 +183,7 @@
 //   cgemm_nt           32x32x32     28.16      9.89     28.54    0.99  batch of 65536
 //   cgemm_nt           16x16x16     12.11      2.30      6.17    1.96  batch of 262144
 //   cgemm_nt              8x8x8      6.15      0.29      1.09    5.64  batch of 1048576
-//   cgemm_tn     6656x6656x6656     92.74     44.74     54.02    1.72
+//   cgemm_tn     6656x6656x6656     95.18     45.32     53.06    1.79
 //   cgemm_tn      512x512x65536     60.60     42.46     55.75    1.09
 //   cgemm_tn      16384x64x4096     60.70     42.19     53.98    1.12
 //   cgemm_tn       8192x8192x64     56.13     43.54     48.36    1.16
@@ -201,7 +201,7 @@
 //   cgemm_tn           32x32x32     26.16      9.27     26.72    0.98  batch of 65536
 //   cgemm_tn           16x16x16     11.71      2.31      6.30    1.86  batch of 262144
 //   cgemm_tn              8x8x8      6.18      0.29      1.09    5.65  batch of 1048576
-//   cgemm_tt     6656x6656x6656     91.12     38.71     55.44    1.64
+//   cgemm_tt     6656x6656x6656     97.45     38.81     55.20    1.77
 //   cgemm_tt      512x512x65536     59.72     38.49     54.26    1.10
 //   cgemm_tt      16384x64x4096     60.52     36.49     50.37    1.20
 //   cgemm_tt       8192x8192x64     54.25     42.45     45.48    1.19
@@ -907,8 +907,8 @@ gemm_kernel! { name = DgemmCC16, precision = f64, op = (C, C), tile = (16, 16, 1
 // Reuses the dgemm_tt winner at 8^3 (batched).
 gemm_kernel! { name = DgemmCC8, precision = f64, op = (C, C), tile = (12, 32, 8), threads = (2, 16), load_a = (8, 4), load_b = (32, 1), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 1), raster = 8 }
 
-// Tuned at 6656^3 and 1024^3 and 768^3 (K split 3 ways).
-gemm_kernel! { name = CgemmNN, precision = c32, op = (N, N), tile = (128, 64, 16), threads = (64, 4), load_a = (64, 4), load_b = (8, 32), lds_width = 2, arch = sm_90a, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 64, 8) }
+// Tuned at 6656^3.
+gemm_kernel! { name = CgemmNN, precision = c32, op = (N, N), tile = (128, 64, 16), threads = (64, 4), load_a = (64, 2), load_b = (8, 16), lds_width = 2, ldg = tma, arch = sm_90a, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 64, 8), producers = 1 }
 
 // Tuned at 512x512x65536 and 16384x64x4096 and 8192x8192x64 and 64x16384x4096 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmNN512x512x65536, precision = c32, op = (N, N), tile = (64, 64, 16), threads = (16, 8), load_a = (32, 4), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
@@ -922,6 +922,9 @@ gemm_kernel! { name = CgemmNN8192x8192x32Update, precision = c32, op = (N, N), t
 // Tuned at 16384x16x4096 and 256^3.
 gemm_kernel! { name = CgemmNN16384x16x4096, precision = c32, op = (N, N), tile = (16, 16, 56), threads = (8, 16), load_a = (16, 8), load_b = (8, 16), arch = sm_90, stages = 3, warps = (1, 4), raster = 8 }
 
+// Tuned at 1024^3 and 768^3 (K split 3 ways).
+gemm_kernel! { name = CgemmNN1024, precision = c32, op = (N, N), tile = (128, 64, 16), threads = (64, 4), load_a = (64, 4), load_b = (8, 32), lds_width = 2, arch = sm_90a, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 64, 8) }
+
 // Tuned at 16x16384x4096 and 32^3 (batched).
 gemm_kernel! { name = CgemmNN16x16384x4096, precision = c32, op = (N, N), tile = (16, 32, 8), threads = (16, 4), load_a = (8, 8), load_b = (4, 16), arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 1), raster = 8 }
 
@@ -934,8 +937,8 @@ gemm_kernel! { name = CgemmNN16, precision = c32, op = (N, N), tile = (16, 32, 8
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = CgemmNN8, precision = c32, op = (N, N), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Tuned at 6656^3 and 1024^3 and 768^3 (K split 3 ways).
-gemm_kernel! { name = CgemmNT, precision = c32, op = (N, T), tile = (128, 64, 16), threads = (64, 4), load_a = (64, 4), load_b = (32, 8), lds_width = 2, arch = sm_90a, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 64, 8) }
+// Tuned at 6656^3.
+gemm_kernel! { name = CgemmNT, precision = c32, op = (N, T), tile = (128, 64, 16), threads = (64, 4), load_a = (64, 2), load_b = (32, 4), lds_width = 2, ldg = tma, arch = sm_90a, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 64, 8), producers = 1 }
 
 // Tuned at 512x512x65536 and 8192x8192x64 and 64x16384x4096 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmNT512x512x65536, precision = c32, op = (N, T), tile = (64, 64, 16), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
@@ -949,6 +952,9 @@ gemm_kernel! { name = CgemmNT8192x8192x32Update, precision = c32, op = (N, T), t
 // Tuned at 16384x16x4096 and 256^3.
 gemm_kernel! { name = CgemmNT16384x16x4096, precision = c32, op = (N, T), tile = (16, 16, 56), threads = (8, 16), load_a = (16, 8), load_b = (16, 8), arch = sm_90, stages = 3, warps = (1, 4), raster = 8 }
 
+// Tuned at 1024^3 and 768^3 (K split 3 ways).
+gemm_kernel! { name = CgemmNT1024, precision = c32, op = (N, T), tile = (128, 64, 16), threads = (64, 4), load_a = (64, 4), load_b = (32, 8), lds_width = 2, arch = sm_90a, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 64, 8) }
+
 // Tuned at 16x16384x4096 and 32^3 (batched).
 gemm_kernel! { name = CgemmNT16x16384x4096, precision = c32, op = (N, T), tile = (16, 32, 8), threads = (16, 4), load_a = (8, 8), load_b = (16, 4), arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 1), raster = 8, interleave = 1 }
 
@@ -961,8 +967,8 @@ gemm_kernel! { name = CgemmNT16, precision = c32, op = (N, T), tile = (16, 32, 8
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = CgemmNT8, precision = c32, op = (N, T), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Reuses the cgemm_nt winner at 6656^3 and 1024^3 and 768^3 (K split 3 ways).
-gemm_kernel! { name = CgemmNC, precision = c32, op = (N, C), tile = (128, 64, 16), threads = (64, 4), load_a = (64, 4), load_b = (32, 8), lds_width = 2, arch = sm_90a, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 64, 8) }
+// Reuses the cgemm_nt winner at 6656^3.
+gemm_kernel! { name = CgemmNC, precision = c32, op = (N, C), tile = (128, 64, 16), threads = (64, 4), load_a = (64, 2), load_b = (32, 4), lds_width = 2, ldg = tma, arch = sm_90a, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 64, 8), producers = 1 }
 
 // Reuses the cgemm_nt winner at 512x512x65536 and 8192x8192x64 and 64x16384x4096 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmNC512x512x65536, precision = c32, op = (N, C), tile = (64, 64, 16), threads = (16, 8), load_a = (32, 4), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
@@ -976,6 +982,9 @@ gemm_kernel! { name = CgemmNC8192x8192x32Update, precision = c32, op = (N, C), t
 // Reuses the cgemm_nt winner at 16384x16x4096 and 256^3.
 gemm_kernel! { name = CgemmNC16384x16x4096, precision = c32, op = (N, C), tile = (16, 16, 56), threads = (8, 16), load_a = (16, 8), load_b = (16, 8), arch = sm_90, stages = 3, warps = (1, 4), raster = 8 }
 
+// Reuses the cgemm_nt winner at 1024^3 and 768^3 (K split 3 ways).
+gemm_kernel! { name = CgemmNC1024, precision = c32, op = (N, C), tile = (128, 64, 16), threads = (64, 4), load_a = (64, 4), load_b = (32, 8), lds_width = 2, arch = sm_90a, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 64, 8) }
+
 // Reuses the cgemm_nt winner at 16x16384x4096 and 32^3 (batched).
 gemm_kernel! { name = CgemmNC16x16384x4096, precision = c32, op = (N, C), tile = (16, 32, 8), threads = (16, 4), load_a = (8, 8), load_b = (16, 4), arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 1), raster = 8, interleave = 1 }
 
@@ -988,8 +997,8 @@ gemm_kernel! { name = CgemmNC16, precision = c32, op = (N, C), tile = (16, 32, 8
 // Reuses the cgemm_nt winner at 8^3 (batched).
 gemm_kernel! { name = CgemmNC8, precision = c32, op = (N, C), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Tuned at 6656^3 and 1024^3 and 768^3 (K split 3 ways).
-gemm_kernel! { name = CgemmTN, precision = c32, op = (T, N), tile = (128, 64, 16), threads = (64, 4), load_a = (8, 32), load_b = (8, 32), lds_width = 2, arch = sm_90a, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 64, 8) }
+// Tuned at 6656^3.
+gemm_kernel! { name = CgemmTN, precision = c32, op = (T, N), tile = (128, 64, 16), threads = (64, 4), load_a = (8, 16), load_b = (8, 16), lds_width = 2, ldg = tma, arch = sm_90a, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 64, 8), producers = 1 }
 
 // Tuned at 512x512x65536 and 8192x8192x64 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmTN512x512x65536, precision = c32, op = (T, N), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
@@ -1002,6 +1011,9 @@ gemm_kernel! { name = CgemmTN64x16384x4096, precision = c32, op = (T, N), tile =
 
 // Tuned at 16384x16x4096.
 gemm_kernel! { name = CgemmTN16384x16x4096, precision = c32, op = (T, N), tile = (80, 16, 40), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 8 }
+
+// Tuned at 1024^3 and 768^3 (K split 3 ways).
+gemm_kernel! { name = CgemmTN1024, precision = c32, op = (T, N), tile = (128, 64, 16), threads = (64, 4), load_a = (8, 32), load_b = (8, 32), lds_width = 2, arch = sm_90a, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 64, 8) }
 
 // Tuned at 16x16384x4096 (K split 4 ways).
 gemm_kernel! { name = CgemmTN16x16384x4096, precision = c32, op = (T, N), tile = (16, 128, 56), threads = (2, 64), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 4), raster = 8, interleave = 8 }
@@ -1018,8 +1030,8 @@ gemm_kernel! { name = CgemmTN32, precision = c32, op = (T, N), tile = (40, 32, 1
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = CgemmTN8, precision = c32, op = (T, N), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Tuned at 6656^3 and 1024^3 and 768^3 (K split 3 ways).
-gemm_kernel! { name = CgemmTT, precision = c32, op = (T, T), tile = (128, 64, 16), threads = (64, 4), load_a = (8, 32), load_b = (32, 8), lds_width = 2, arch = sm_90a, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 64, 8) }
+// Tuned at 6656^3.
+gemm_kernel! { name = CgemmTT, precision = c32, op = (T, T), tile = (128, 64, 16), threads = (64, 4), load_a = (8, 16), load_b = (32, 4), lds_width = 2, ldg = tma, arch = sm_90a, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 64, 8), producers = 1 }
 
 // Tuned at 512x512x65536 and 8192x8192x64 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmTT512x512x65536, precision = c32, op = (T, T), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
@@ -1029,6 +1041,9 @@ gemm_kernel! { name = CgemmTT16384x64x4096, precision = c32, op = (T, T), tile =
 
 // Tuned at 16384x16x4096.
 gemm_kernel! { name = CgemmTT16384x16x4096, precision = c32, op = (T, T), tile = (32, 16, 60), threads = (8, 4), load_a = (2, 16), load_b = (8, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (1, 1), raster = 8, interleave = 8, math = tf32x3, mma = (16, 8, 4) }
+
+// Tuned at 1024^3 and 768^3 (K split 3 ways).
+gemm_kernel! { name = CgemmTT1024, precision = c32, op = (T, T), tile = (128, 64, 16), threads = (64, 4), load_a = (8, 32), load_b = (32, 8), lds_width = 2, arch = sm_90a, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 64, 8) }
 
 // Tuned at 16x16384x4096 and 32^3 (batched) and 16^3 (batched).
 gemm_kernel! { name = CgemmTT16x16384x4096, precision = c32, op = (T, T), tile = (16, 32, 8), threads = (16, 4), load_a = (4, 16), load_b = (16, 4), arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 1), raster = 8 }
@@ -1042,8 +1057,8 @@ gemm_kernel! { name = CgemmTT256, precision = c32, op = (T, T), tile = (16, 16, 
 // Tuned at 8^3 (batched).
 gemm_kernel! { name = CgemmTT8, precision = c32, op = (T, T), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Reuses the cgemm_tt winner at 6656^3 and 1024^3 and 768^3 (K split 3 ways).
-gemm_kernel! { name = CgemmTC, precision = c32, op = (T, C), tile = (128, 64, 16), threads = (64, 4), load_a = (8, 32), load_b = (32, 8), lds_width = 2, arch = sm_90a, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 64, 8) }
+// Reuses the cgemm_tt winner at 6656^3.
+gemm_kernel! { name = CgemmTC, precision = c32, op = (T, C), tile = (128, 64, 16), threads = (64, 4), load_a = (8, 16), load_b = (32, 4), lds_width = 2, ldg = tma, arch = sm_90a, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 64, 8), producers = 1 }
 
 // Reuses the cgemm_tt winner at 512x512x65536 and 8192x8192x64 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmTC512x512x65536, precision = c32, op = (T, C), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
@@ -1053,6 +1068,9 @@ gemm_kernel! { name = CgemmTC16384x64x4096, precision = c32, op = (T, C), tile =
 
 // Reuses the cgemm_tt winner at 16384x16x4096.
 gemm_kernel! { name = CgemmTC16384x16x4096, precision = c32, op = (T, C), tile = (32, 16, 60), threads = (8, 4), load_a = (2, 16), load_b = (8, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (1, 1), raster = 8, interleave = 8, math = tf32x3, mma = (16, 8, 4) }
+
+// Reuses the cgemm_tt winner at 1024^3 and 768^3 (K split 3 ways).
+gemm_kernel! { name = CgemmTC1024, precision = c32, op = (T, C), tile = (128, 64, 16), threads = (64, 4), load_a = (8, 32), load_b = (32, 8), lds_width = 2, arch = sm_90a, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 64, 8) }
 
 // Reuses the cgemm_tt winner at 16x16384x4096 and 32^3 (batched) and 16^3 (batched).
 gemm_kernel! { name = CgemmTC16x16384x4096, precision = c32, op = (T, C), tile = (16, 32, 8), threads = (16, 4), load_a = (4, 16), load_b = (16, 4), arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 1), raster = 8 }
@@ -1066,8 +1084,8 @@ gemm_kernel! { name = CgemmTC256, precision = c32, op = (T, C), tile = (16, 16, 
 // Reuses the cgemm_tt winner at 8^3 (batched).
 gemm_kernel! { name = CgemmTC8, precision = c32, op = (T, C), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Reuses the cgemm_tn winner at 6656^3 and 1024^3 and 768^3 (K split 3 ways).
-gemm_kernel! { name = CgemmCN, precision = c32, op = (C, N), tile = (128, 64, 16), threads = (64, 4), load_a = (8, 32), load_b = (8, 32), lds_width = 2, arch = sm_90a, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 64, 8) }
+// Reuses the cgemm_tn winner at 6656^3.
+gemm_kernel! { name = CgemmCN, precision = c32, op = (C, N), tile = (128, 64, 16), threads = (64, 4), load_a = (8, 16), load_b = (8, 16), lds_width = 2, ldg = tma, arch = sm_90a, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 64, 8), producers = 1 }
 
 // Reuses the cgemm_tn winner at 512x512x65536 and 8192x8192x64 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmCN512x512x65536, precision = c32, op = (C, N), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
@@ -1080,6 +1098,9 @@ gemm_kernel! { name = CgemmCN64x16384x4096, precision = c32, op = (C, N), tile =
 
 // Reuses the cgemm_tn winner at 16384x16x4096.
 gemm_kernel! { name = CgemmCN16384x16x4096, precision = c32, op = (C, N), tile = (80, 16, 40), threads = (16, 8), load_a = (8, 16), load_b = (8, 16), arch = sm_90, stages = 3, warps = (2, 2), raster = 8, interleave = 8 }
+
+// Reuses the cgemm_tn winner at 1024^3 and 768^3 (K split 3 ways).
+gemm_kernel! { name = CgemmCN1024, precision = c32, op = (C, N), tile = (128, 64, 16), threads = (64, 4), load_a = (8, 32), load_b = (8, 32), lds_width = 2, arch = sm_90a, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 64, 8) }
 
 // Reuses the cgemm_tn winner at 16x16384x4096 (K split 4 ways).
 gemm_kernel! { name = CgemmCN16x16384x4096, precision = c32, op = (C, N), tile = (16, 128, 56), threads = (2, 64), load_a = (8, 16), load_b = (8, 16), lds_width = 2, arch = sm_90, stages = 3, warps = (1, 4), raster = 8, interleave = 8 }
@@ -1096,8 +1117,8 @@ gemm_kernel! { name = CgemmCN32, precision = c32, op = (C, N), tile = (40, 32, 1
 // Reuses the cgemm_tn winner at 8^3 (batched).
 gemm_kernel! { name = CgemmCN8, precision = c32, op = (C, N), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Reuses the cgemm_tt winner at 6656^3 and 1024^3 and 768^3 (K split 3 ways).
-gemm_kernel! { name = CgemmCT, precision = c32, op = (C, T), tile = (128, 64, 16), threads = (64, 4), load_a = (8, 32), load_b = (32, 8), lds_width = 2, arch = sm_90a, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 64, 8) }
+// Reuses the cgemm_tt winner at 6656^3.
+gemm_kernel! { name = CgemmCT, precision = c32, op = (C, T), tile = (128, 64, 16), threads = (64, 4), load_a = (8, 16), load_b = (32, 4), lds_width = 2, ldg = tma, arch = sm_90a, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 64, 8), producers = 1 }
 
 // Reuses the cgemm_tt winner at 512x512x65536 and 8192x8192x64 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmCT512x512x65536, precision = c32, op = (C, T), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
@@ -1107,6 +1128,9 @@ gemm_kernel! { name = CgemmCT16384x64x4096, precision = c32, op = (C, T), tile =
 
 // Reuses the cgemm_tt winner at 16384x16x4096.
 gemm_kernel! { name = CgemmCT16384x16x4096, precision = c32, op = (C, T), tile = (32, 16, 60), threads = (8, 4), load_a = (2, 16), load_b = (8, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (1, 1), raster = 8, interleave = 8, math = tf32x3, mma = (16, 8, 4) }
+
+// Reuses the cgemm_tt winner at 1024^3 and 768^3 (K split 3 ways).
+gemm_kernel! { name = CgemmCT1024, precision = c32, op = (C, T), tile = (128, 64, 16), threads = (64, 4), load_a = (8, 32), load_b = (32, 8), lds_width = 2, arch = sm_90a, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 64, 8) }
 
 // Reuses the cgemm_tt winner at 16x16384x4096 and 32^3 (batched) and 16^3 (batched).
 gemm_kernel! { name = CgemmCT16x16384x4096, precision = c32, op = (C, T), tile = (16, 32, 8), threads = (16, 4), load_a = (4, 16), load_b = (16, 4), arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 1), raster = 8 }
@@ -1120,8 +1144,8 @@ gemm_kernel! { name = CgemmCT256, precision = c32, op = (C, T), tile = (16, 16, 
 // Reuses the cgemm_tt winner at 8^3 (batched).
 gemm_kernel! { name = CgemmCT8, precision = c32, op = (C, T), tile = (8, 8, 8), threads = (8, 8), load_a = (8, 8), load_b = (8, 8) }
 
-// Reuses the cgemm_tt winner at 6656^3 and 1024^3 and 768^3 (K split 3 ways).
-gemm_kernel! { name = CgemmCC, precision = c32, op = (C, C), tile = (128, 64, 16), threads = (64, 4), load_a = (8, 32), load_b = (32, 8), lds_width = 2, arch = sm_90a, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 64, 8) }
+// Reuses the cgemm_tt winner at 6656^3.
+gemm_kernel! { name = CgemmCC, precision = c32, op = (C, C), tile = (128, 64, 16), threads = (64, 4), load_a = (8, 16), load_b = (32, 4), lds_width = 2, ldg = tma, arch = sm_90a, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 64, 8), producers = 1 }
 
 // Reuses the cgemm_tt winner at 512x512x65536 and 8192x8192x64 and 128^3 (batched) and 64^3 (batched).
 gemm_kernel! { name = CgemmCC512x512x65536, precision = c32, op = (C, C), tile = (64, 64, 16), threads = (16, 8), load_a = (8, 16), load_b = (32, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 2), raster = 8, math = tf32x3, mma = (16, 8, 8) }
@@ -1131,6 +1155,9 @@ gemm_kernel! { name = CgemmCC16384x64x4096, precision = c32, op = (C, C), tile =
 
 // Reuses the cgemm_tt winner at 16384x16x4096.
 gemm_kernel! { name = CgemmCC16384x16x4096, precision = c32, op = (C, C), tile = (32, 16, 60), threads = (8, 4), load_a = (2, 16), load_b = (8, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (1, 1), raster = 8, interleave = 8, math = tf32x3, mma = (16, 8, 4) }
+
+// Reuses the cgemm_tt winner at 1024^3 and 768^3 (K split 3 ways).
+gemm_kernel! { name = CgemmCC1024, precision = c32, op = (C, C), tile = (128, 64, 16), threads = (64, 4), load_a = (8, 32), load_b = (32, 8), lds_width = 2, arch = sm_90a, stages = 3, ldg_width = 2, warps = (8, 1), raster = 8, math = tf32x3, mma = (64, 64, 8) }
 
 // Reuses the cgemm_tt winner at 16x16384x4096 and 32^3 (batched) and 16^3 (batched).
 gemm_kernel! { name = CgemmCC16x16384x4096, precision = c32, op = (C, C), tile = (16, 32, 8), threads = (16, 4), load_a = (4, 16), load_b = (16, 4), arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 1), raster = 8 }
@@ -1722,8 +1749,6 @@ pub static KERNELS: [KernelEntry; 635] = [
     KernelEntry::tuned_batch::<DgemmCC16>("sm_90::DgemmCC16", [16, 16, 16]),
     KernelEntry::tuned_batch::<DgemmCC8>("sm_90::DgemmCC8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmNN>("sm_90::CgemmNN", [6656, 6656, 6656]),
-    KernelEntry::tuned::<CgemmNN>("sm_90::CgemmNN", [1024, 1024, 1024]),
-    KernelEntry::tuned::<CgemmNN>("sm_90::CgemmNN", [768, 768, 768]).split(3),
     KernelEntry::tuned::<CgemmNN512x512x65536>("sm_90::CgemmNN512x512x65536", [512, 512, 65536]),
     KernelEntry::tuned::<CgemmNN512x512x65536>("sm_90::CgemmNN512x512x65536", [16384, 64, 4096]),
     KernelEntry::tuned::<CgemmNN512x512x65536>("sm_90::CgemmNN512x512x65536", [8192, 8192, 64]),
@@ -1734,14 +1759,14 @@ pub static KERNELS: [KernelEntry; 635] = [
     KernelEntry::tuned::<CgemmNN8192x8192x32Update>("sm_90::CgemmNN8192x8192x32Update", [8192, 8192, 32]).update(),
     KernelEntry::tuned::<CgemmNN16384x16x4096>("sm_90::CgemmNN16384x16x4096", [16384, 16, 4096]),
     KernelEntry::tuned::<CgemmNN16384x16x4096>("sm_90::CgemmNN16384x16x4096", [256, 256, 256]),
+    KernelEntry::tuned::<CgemmNN1024>("sm_90::CgemmNN1024", [1024, 1024, 1024]),
+    KernelEntry::tuned::<CgemmNN1024>("sm_90::CgemmNN1024", [768, 768, 768]).split(3),
     KernelEntry::tuned::<CgemmNN16x16384x4096>("sm_90::CgemmNN16x16384x4096", [16, 16384, 4096]),
     KernelEntry::tuned_batch::<CgemmNN16x16384x4096>("sm_90::CgemmNN16x16384x4096", [32, 32, 32]),
     KernelEntry::tuned::<CgemmNN512>("sm_90::CgemmNN512", [512, 512, 512]).split(2),
     KernelEntry::tuned_batch::<CgemmNN16>("sm_90::CgemmNN16", [16, 16, 16]),
     KernelEntry::tuned_batch::<CgemmNN8>("sm_90::CgemmNN8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmNT>("sm_90::CgemmNT", [6656, 6656, 6656]),
-    KernelEntry::tuned::<CgemmNT>("sm_90::CgemmNT", [1024, 1024, 1024]),
-    KernelEntry::tuned::<CgemmNT>("sm_90::CgemmNT", [768, 768, 768]).split(3),
     KernelEntry::tuned::<CgemmNT512x512x65536>("sm_90::CgemmNT512x512x65536", [512, 512, 65536]),
     KernelEntry::tuned::<CgemmNT512x512x65536>("sm_90::CgemmNT512x512x65536", [8192, 8192, 64]),
     KernelEntry::tuned::<CgemmNT512x512x65536>("sm_90::CgemmNT512x512x65536", [64, 16384, 4096]),
@@ -1752,14 +1777,14 @@ pub static KERNELS: [KernelEntry; 635] = [
     KernelEntry::tuned::<CgemmNT8192x8192x32Update>("sm_90::CgemmNT8192x8192x32Update", [8192, 8192, 32]).update(),
     KernelEntry::tuned::<CgemmNT16384x16x4096>("sm_90::CgemmNT16384x16x4096", [16384, 16, 4096]),
     KernelEntry::tuned::<CgemmNT16384x16x4096>("sm_90::CgemmNT16384x16x4096", [256, 256, 256]),
+    KernelEntry::tuned::<CgemmNT1024>("sm_90::CgemmNT1024", [1024, 1024, 1024]),
+    KernelEntry::tuned::<CgemmNT1024>("sm_90::CgemmNT1024", [768, 768, 768]).split(3),
     KernelEntry::tuned::<CgemmNT16x16384x4096>("sm_90::CgemmNT16x16384x4096", [16, 16384, 4096]),
     KernelEntry::tuned_batch::<CgemmNT16x16384x4096>("sm_90::CgemmNT16x16384x4096", [32, 32, 32]),
     KernelEntry::tuned::<CgemmNT512>("sm_90::CgemmNT512", [512, 512, 512]).split(2),
     KernelEntry::tuned_batch::<CgemmNT16>("sm_90::CgemmNT16", [16, 16, 16]),
     KernelEntry::tuned_batch::<CgemmNT8>("sm_90::CgemmNT8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmNC>("sm_90::CgemmNC", [6656, 6656, 6656]),
-    KernelEntry::tuned::<CgemmNC>("sm_90::CgemmNC", [1024, 1024, 1024]),
-    KernelEntry::tuned::<CgemmNC>("sm_90::CgemmNC", [768, 768, 768]).split(3),
     KernelEntry::tuned::<CgemmNC512x512x65536>("sm_90::CgemmNC512x512x65536", [512, 512, 65536]),
     KernelEntry::tuned::<CgemmNC512x512x65536>("sm_90::CgemmNC512x512x65536", [8192, 8192, 64]),
     KernelEntry::tuned::<CgemmNC512x512x65536>("sm_90::CgemmNC512x512x65536", [64, 16384, 4096]),
@@ -1770,14 +1795,14 @@ pub static KERNELS: [KernelEntry; 635] = [
     KernelEntry::tuned::<CgemmNC8192x8192x32Update>("sm_90::CgemmNC8192x8192x32Update", [8192, 8192, 32]).update(),
     KernelEntry::tuned::<CgemmNC16384x16x4096>("sm_90::CgemmNC16384x16x4096", [16384, 16, 4096]),
     KernelEntry::tuned::<CgemmNC16384x16x4096>("sm_90::CgemmNC16384x16x4096", [256, 256, 256]),
+    KernelEntry::tuned::<CgemmNC1024>("sm_90::CgemmNC1024", [1024, 1024, 1024]),
+    KernelEntry::tuned::<CgemmNC1024>("sm_90::CgemmNC1024", [768, 768, 768]).split(3),
     KernelEntry::tuned::<CgemmNC16x16384x4096>("sm_90::CgemmNC16x16384x4096", [16, 16384, 4096]),
     KernelEntry::tuned_batch::<CgemmNC16x16384x4096>("sm_90::CgemmNC16x16384x4096", [32, 32, 32]),
     KernelEntry::tuned::<CgemmNC512>("sm_90::CgemmNC512", [512, 512, 512]).split(2),
     KernelEntry::tuned_batch::<CgemmNC16>("sm_90::CgemmNC16", [16, 16, 16]),
     KernelEntry::tuned_batch::<CgemmNC8>("sm_90::CgemmNC8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmTN>("sm_90::CgemmTN", [6656, 6656, 6656]),
-    KernelEntry::tuned::<CgemmTN>("sm_90::CgemmTN", [1024, 1024, 1024]),
-    KernelEntry::tuned::<CgemmTN>("sm_90::CgemmTN", [768, 768, 768]).split(3),
     KernelEntry::tuned::<CgemmTN512x512x65536>("sm_90::CgemmTN512x512x65536", [512, 512, 65536]),
     KernelEntry::tuned::<CgemmTN512x512x65536>("sm_90::CgemmTN512x512x65536", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<CgemmTN512x512x65536>("sm_90::CgemmTN512x512x65536", [128, 128, 128]),
@@ -1787,6 +1812,8 @@ pub static KERNELS: [KernelEntry; 635] = [
     KernelEntry::tuned::<CgemmTN16384x64x4096>("sm_90::CgemmTN16384x64x4096", [8192, 8192, 32]).update(),
     KernelEntry::tuned::<CgemmTN64x16384x4096>("sm_90::CgemmTN64x16384x4096", [64, 16384, 4096]),
     KernelEntry::tuned::<CgemmTN16384x16x4096>("sm_90::CgemmTN16384x16x4096", [16384, 16, 4096]),
+    KernelEntry::tuned::<CgemmTN1024>("sm_90::CgemmTN1024", [1024, 1024, 1024]),
+    KernelEntry::tuned::<CgemmTN1024>("sm_90::CgemmTN1024", [768, 768, 768]).split(3),
     KernelEntry::tuned::<CgemmTN16x16384x4096>("sm_90::CgemmTN16x16384x4096", [16, 16384, 4096]).split(4),
     KernelEntry::tuned::<CgemmTN512>("sm_90::CgemmTN512", [512, 512, 512]).split(2),
     KernelEntry::tuned::<CgemmTN256>("sm_90::CgemmTN256", [256, 256, 256]),
@@ -1794,8 +1821,6 @@ pub static KERNELS: [KernelEntry; 635] = [
     KernelEntry::tuned_batch::<CgemmTN32>("sm_90::CgemmTN32", [32, 32, 32]),
     KernelEntry::tuned_batch::<CgemmTN8>("sm_90::CgemmTN8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmTT>("sm_90::CgemmTT", [6656, 6656, 6656]),
-    KernelEntry::tuned::<CgemmTT>("sm_90::CgemmTT", [1024, 1024, 1024]),
-    KernelEntry::tuned::<CgemmTT>("sm_90::CgemmTT", [768, 768, 768]).split(3),
     KernelEntry::tuned::<CgemmTT512x512x65536>("sm_90::CgemmTT512x512x65536", [512, 512, 65536]),
     KernelEntry::tuned::<CgemmTT512x512x65536>("sm_90::CgemmTT512x512x65536", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<CgemmTT512x512x65536>("sm_90::CgemmTT512x512x65536", [128, 128, 128]),
@@ -1805,6 +1830,8 @@ pub static KERNELS: [KernelEntry; 635] = [
     KernelEntry::tuned::<CgemmTT16384x64x4096>("sm_90::CgemmTT16384x64x4096", [64, 16384, 4096]),
     KernelEntry::tuned::<CgemmTT16384x64x4096>("sm_90::CgemmTT16384x64x4096", [8192, 8192, 32]).update(),
     KernelEntry::tuned::<CgemmTT16384x16x4096>("sm_90::CgemmTT16384x16x4096", [16384, 16, 4096]),
+    KernelEntry::tuned::<CgemmTT1024>("sm_90::CgemmTT1024", [1024, 1024, 1024]),
+    KernelEntry::tuned::<CgemmTT1024>("sm_90::CgemmTT1024", [768, 768, 768]).split(3),
     KernelEntry::tuned::<CgemmTT16x16384x4096>("sm_90::CgemmTT16x16384x4096", [16, 16384, 4096]),
     KernelEntry::tuned_batch::<CgemmTT16x16384x4096>("sm_90::CgemmTT16x16384x4096", [32, 32, 32]),
     KernelEntry::tuned_batch::<CgemmTT16x16384x4096>("sm_90::CgemmTT16x16384x4096", [16, 16, 16]),
@@ -1812,8 +1839,6 @@ pub static KERNELS: [KernelEntry; 635] = [
     KernelEntry::tuned::<CgemmTT256>("sm_90::CgemmTT256", [256, 256, 256]),
     KernelEntry::tuned_batch::<CgemmTT8>("sm_90::CgemmTT8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmTC>("sm_90::CgemmTC", [6656, 6656, 6656]),
-    KernelEntry::tuned::<CgemmTC>("sm_90::CgemmTC", [1024, 1024, 1024]),
-    KernelEntry::tuned::<CgemmTC>("sm_90::CgemmTC", [768, 768, 768]).split(3),
     KernelEntry::tuned::<CgemmTC512x512x65536>("sm_90::CgemmTC512x512x65536", [512, 512, 65536]),
     KernelEntry::tuned::<CgemmTC512x512x65536>("sm_90::CgemmTC512x512x65536", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<CgemmTC512x512x65536>("sm_90::CgemmTC512x512x65536", [128, 128, 128]),
@@ -1823,6 +1848,8 @@ pub static KERNELS: [KernelEntry; 635] = [
     KernelEntry::tuned::<CgemmTC16384x64x4096>("sm_90::CgemmTC16384x64x4096", [64, 16384, 4096]),
     KernelEntry::tuned::<CgemmTC16384x64x4096>("sm_90::CgemmTC16384x64x4096", [8192, 8192, 32]).update(),
     KernelEntry::tuned::<CgemmTC16384x16x4096>("sm_90::CgemmTC16384x16x4096", [16384, 16, 4096]),
+    KernelEntry::tuned::<CgemmTC1024>("sm_90::CgemmTC1024", [1024, 1024, 1024]),
+    KernelEntry::tuned::<CgemmTC1024>("sm_90::CgemmTC1024", [768, 768, 768]).split(3),
     KernelEntry::tuned::<CgemmTC16x16384x4096>("sm_90::CgemmTC16x16384x4096", [16, 16384, 4096]),
     KernelEntry::tuned_batch::<CgemmTC16x16384x4096>("sm_90::CgemmTC16x16384x4096", [32, 32, 32]),
     KernelEntry::tuned_batch::<CgemmTC16x16384x4096>("sm_90::CgemmTC16x16384x4096", [16, 16, 16]),
@@ -1830,8 +1857,6 @@ pub static KERNELS: [KernelEntry; 635] = [
     KernelEntry::tuned::<CgemmTC256>("sm_90::CgemmTC256", [256, 256, 256]),
     KernelEntry::tuned_batch::<CgemmTC8>("sm_90::CgemmTC8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmCN>("sm_90::CgemmCN", [6656, 6656, 6656]),
-    KernelEntry::tuned::<CgemmCN>("sm_90::CgemmCN", [1024, 1024, 1024]),
-    KernelEntry::tuned::<CgemmCN>("sm_90::CgemmCN", [768, 768, 768]).split(3),
     KernelEntry::tuned::<CgemmCN512x512x65536>("sm_90::CgemmCN512x512x65536", [512, 512, 65536]),
     KernelEntry::tuned::<CgemmCN512x512x65536>("sm_90::CgemmCN512x512x65536", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<CgemmCN512x512x65536>("sm_90::CgemmCN512x512x65536", [128, 128, 128]),
@@ -1841,6 +1866,8 @@ pub static KERNELS: [KernelEntry; 635] = [
     KernelEntry::tuned::<CgemmCN16384x64x4096>("sm_90::CgemmCN16384x64x4096", [8192, 8192, 32]).update(),
     KernelEntry::tuned::<CgemmCN64x16384x4096>("sm_90::CgemmCN64x16384x4096", [64, 16384, 4096]),
     KernelEntry::tuned::<CgemmCN16384x16x4096>("sm_90::CgemmCN16384x16x4096", [16384, 16, 4096]),
+    KernelEntry::tuned::<CgemmCN1024>("sm_90::CgemmCN1024", [1024, 1024, 1024]),
+    KernelEntry::tuned::<CgemmCN1024>("sm_90::CgemmCN1024", [768, 768, 768]).split(3),
     KernelEntry::tuned::<CgemmCN16x16384x4096>("sm_90::CgemmCN16x16384x4096", [16, 16384, 4096]).split(4),
     KernelEntry::tuned::<CgemmCN512>("sm_90::CgemmCN512", [512, 512, 512]).split(2),
     KernelEntry::tuned::<CgemmCN256>("sm_90::CgemmCN256", [256, 256, 256]),
@@ -1848,8 +1875,6 @@ pub static KERNELS: [KernelEntry; 635] = [
     KernelEntry::tuned_batch::<CgemmCN32>("sm_90::CgemmCN32", [32, 32, 32]),
     KernelEntry::tuned_batch::<CgemmCN8>("sm_90::CgemmCN8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmCT>("sm_90::CgemmCT", [6656, 6656, 6656]),
-    KernelEntry::tuned::<CgemmCT>("sm_90::CgemmCT", [1024, 1024, 1024]),
-    KernelEntry::tuned::<CgemmCT>("sm_90::CgemmCT", [768, 768, 768]).split(3),
     KernelEntry::tuned::<CgemmCT512x512x65536>("sm_90::CgemmCT512x512x65536", [512, 512, 65536]),
     KernelEntry::tuned::<CgemmCT512x512x65536>("sm_90::CgemmCT512x512x65536", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<CgemmCT512x512x65536>("sm_90::CgemmCT512x512x65536", [128, 128, 128]),
@@ -1859,6 +1884,8 @@ pub static KERNELS: [KernelEntry; 635] = [
     KernelEntry::tuned::<CgemmCT16384x64x4096>("sm_90::CgemmCT16384x64x4096", [64, 16384, 4096]),
     KernelEntry::tuned::<CgemmCT16384x64x4096>("sm_90::CgemmCT16384x64x4096", [8192, 8192, 32]).update(),
     KernelEntry::tuned::<CgemmCT16384x16x4096>("sm_90::CgemmCT16384x16x4096", [16384, 16, 4096]),
+    KernelEntry::tuned::<CgemmCT1024>("sm_90::CgemmCT1024", [1024, 1024, 1024]),
+    KernelEntry::tuned::<CgemmCT1024>("sm_90::CgemmCT1024", [768, 768, 768]).split(3),
     KernelEntry::tuned::<CgemmCT16x16384x4096>("sm_90::CgemmCT16x16384x4096", [16, 16384, 4096]),
     KernelEntry::tuned_batch::<CgemmCT16x16384x4096>("sm_90::CgemmCT16x16384x4096", [32, 32, 32]),
     KernelEntry::tuned_batch::<CgemmCT16x16384x4096>("sm_90::CgemmCT16x16384x4096", [16, 16, 16]),
@@ -1866,8 +1893,6 @@ pub static KERNELS: [KernelEntry; 635] = [
     KernelEntry::tuned::<CgemmCT256>("sm_90::CgemmCT256", [256, 256, 256]),
     KernelEntry::tuned_batch::<CgemmCT8>("sm_90::CgemmCT8", [8, 8, 8]),
     KernelEntry::tuned::<CgemmCC>("sm_90::CgemmCC", [6656, 6656, 6656]),
-    KernelEntry::tuned::<CgemmCC>("sm_90::CgemmCC", [1024, 1024, 1024]),
-    KernelEntry::tuned::<CgemmCC>("sm_90::CgemmCC", [768, 768, 768]).split(3),
     KernelEntry::tuned::<CgemmCC512x512x65536>("sm_90::CgemmCC512x512x65536", [512, 512, 65536]),
     KernelEntry::tuned::<CgemmCC512x512x65536>("sm_90::CgemmCC512x512x65536", [8192, 8192, 64]),
     KernelEntry::tuned_batch::<CgemmCC512x512x65536>("sm_90::CgemmCC512x512x65536", [128, 128, 128]),
@@ -1877,6 +1902,8 @@ pub static KERNELS: [KernelEntry; 635] = [
     KernelEntry::tuned::<CgemmCC16384x64x4096>("sm_90::CgemmCC16384x64x4096", [64, 16384, 4096]),
     KernelEntry::tuned::<CgemmCC16384x64x4096>("sm_90::CgemmCC16384x64x4096", [8192, 8192, 32]).update(),
     KernelEntry::tuned::<CgemmCC16384x16x4096>("sm_90::CgemmCC16384x16x4096", [16384, 16, 4096]),
+    KernelEntry::tuned::<CgemmCC1024>("sm_90::CgemmCC1024", [1024, 1024, 1024]),
+    KernelEntry::tuned::<CgemmCC1024>("sm_90::CgemmCC1024", [768, 768, 768]).split(3),
     KernelEntry::tuned::<CgemmCC16x16384x4096>("sm_90::CgemmCC16x16384x4096", [16, 16384, 4096]),
     KernelEntry::tuned_batch::<CgemmCC16x16384x4096>("sm_90::CgemmCC16x16384x4096", [32, 32, 32]),
     KernelEntry::tuned_batch::<CgemmCC16x16384x4096>("sm_90::CgemmCC16x16384x4096", [16, 16, 16]),
