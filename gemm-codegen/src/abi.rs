@@ -141,6 +141,8 @@ pub struct MapRole {
     pub box_dims: [u32; 2],
     /// Whether a box lands with the 128-byte swizzle (its rows 128 bytes).
     pub swizzle_128: bool,
+    /// Bytes of one element of the operand.
+    pub element_bytes: u32,
 }
 
 /// One kernel parameter.
@@ -348,8 +350,6 @@ pub struct GemmValues<P> {
     pub beta: [f64; 2],
     /// Where the grid's further problems lie ([`Batch::single`] for one).
     pub batch: Batch,
-    /// Bytes of one element of A, B and C (for tensor maps' strides).
-    pub element_bytes: u32,
     /// A stream-K launch's workspace and share (`None` for other kernels).
     pub stream_k: Option<StreamK<P>>,
 }
@@ -437,12 +437,12 @@ impl<P: Copy> GemmValues<P> {
             (Matrix::A, _) | (Matrix::B, Dim::N) => Dim::K,
             (Matrix::B | Matrix::C, _) => Dim::M,
         };
-        let esz = u64::from(self.element_bytes);
+        let esz = u64::from(map.element_bytes);
         let lead = self.lead(map.matrix) * esz;
         let stride = self.batch.stride(map.matrix) * esz;
         TensorMap {
             base: self.pointer(map.matrix),
-            element_bytes: self.element_bytes,
+            element_bytes: map.element_bytes,
             dims: [
                 u64::from(self.extent(map.inner)),
                 u64::from(self.extent(outer)),
@@ -552,7 +552,6 @@ mod tests {
             alpha: [1.5, -2.5],
             beta: [0.25, 4.0],
             batch: Batch { stride_a: 10, stride_b: 11, stride_c: 12, k_last: 13, arrays: true, problems: 3 },
-            element_bytes: 4,
             stream_k: None,
         }
     }
@@ -606,7 +605,13 @@ mod tests {
         assert_eq!(abi.find(Role::Beta(Part::Im)).map(|(i, p)| (i, p.name)), Some((17, "beta_im")));
         assert_eq!(Abi::gemm(Precision::F32).find(Role::Alpha(Part::Im)), None);
         assert!(Abi::gemm(Precision::F64).signature().ends_with(".f64 alpha, .f64 beta"));
-        let map = MapRole { matrix: Matrix::B, inner: Dim::K, box_dims: [32, 256], swizzle_128: true };
+        let map = MapRole {
+            matrix: Matrix::B,
+            inner: Dim::K,
+            box_dims: [32, 256],
+            swizzle_128: true,
+            element_bytes: 4,
+        };
         let tma = Abi::gemm_tma(Precision::F32, &[map]);
         assert_eq!(tma.find(Role::TensorMap(map)).map(|(i, p)| (i, p.name)), Some((16, "b_map")));
         assert!(tma.signature().ends_with(".f32 beta, .align 64 .b8 b_map[128]"), "{tma}");
@@ -644,8 +649,20 @@ mod tests {
     /// describes the launch.
     #[test]
     fn tensor_maps_describe_strided_batches_only() {
-        let a = MapRole { matrix: Matrix::A, inner: Dim::K, box_dims: [32, 128], swizzle_128: true };
-        let b = MapRole { matrix: Matrix::B, inner: Dim::K, box_dims: [32, 256], swizzle_128: true };
+        let a = MapRole {
+            matrix: Matrix::A,
+            inner: Dim::K,
+            box_dims: [32, 128],
+            swizzle_128: true,
+            element_bytes: 4,
+        };
+        let b = MapRole {
+            matrix: Matrix::B,
+            inner: Dim::K,
+            box_dims: [32, 256],
+            swizzle_128: true,
+            element_bytes: 4,
+        };
         let abi = Abi::gemm_tma(Precision::F32, &[a, b]);
         let strided =
             Batch { stride_a: 1000, stride_b: 2000, stride_c: 0, k_last: 6, arrays: false, problems: 3 };

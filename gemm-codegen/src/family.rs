@@ -269,11 +269,14 @@ impl Family for Stencil {
             Schedule::Tiles if spec.ldg == GlobalLoad::Tma => {
                 // A box a stripe, laid out as the ring holds it
                 // (`stencil/bulk.rs`, `tma_allowed`).
+                let element_bytes = spec.precision.element_bytes();
                 let map = |matrix, operand, free: Dim, rows| {
                     if crate::constraints::stripe_layout(spec, operand).k_contiguous() {
-                        MapRole { matrix, inner: Dim::K, box_dims: [spec.k_blk, rows], swizzle_128: true }
+                        let box_dims = [spec.k_blk, rows];
+                        MapRole { matrix, inner: Dim::K, box_dims, swizzle_128: true, element_bytes }
                     } else {
-                        MapRole { matrix, inner: free, box_dims: [rows, spec.k_blk], swizzle_128: false }
+                        let box_dims = [rows, spec.k_blk];
+                        MapRole { matrix, inner: free, box_dims, swizzle_128: false, element_bytes }
                     }
                 };
                 let (a, b) = (crate::constraints::Operand::A, crate::constraints::Operand::B);

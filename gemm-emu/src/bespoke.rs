@@ -74,7 +74,6 @@ impl Bespoke {
         }
         let wide = |x: T| x.parts().map(Into::<f64>::into);
         let values = GemmValues {
-            element_bytes: self.requires.precision.element_bytes(),
             a: usize::MAX, // A is in the code: the bespoke ABI has no pointer to it
             b: 0,
             c: 1,

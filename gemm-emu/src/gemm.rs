@@ -239,7 +239,6 @@ impl Gemm {
             alpha: wide(args.alpha),
             beta: wide(args.beta),
             batch: Batch { problems, ..batch },
-            element_bytes: self.requires.precision.element_bytes(),
             stream_k: stream_k.map(|g| StreamK {
                 slots: BUFFER_SLOTS,
                 counters: BUFFER_SLOTS + 1,

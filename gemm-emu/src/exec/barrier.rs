@@ -33,7 +33,8 @@ impl Worker<'_> {
                     }
                     merge(&mut w.groups);
                 }
-                if let Some(g) = w.groups.iter_mut().find(|g| g.barrier == Some(MBARRIER_WAIT))
+                if self.prog.uses_tma
+                    && let Some(g) = w.groups.iter_mut().find(|g| g.barrier == Some(MBARRIER_WAIT))
                     && self.mbarrier_wait_over(u)
                 {
                     // Parked at a `try_wait`: again, its phase completed.
@@ -45,7 +46,8 @@ impl Worker<'_> {
                 self.view = self.clocks.view(u);
                 self.run_warp(w)?;
                 ran = true;
-                if !w.groups.is_empty() && w.groups.iter().all(|g| g.barrier != Some(MBARRIER_WAIT)) {
+                let parked = self.prog.uses_tma && w.groups.iter().any(|g| g.barrier == Some(MBARRIER_WAIT));
+                if !w.groups.is_empty() && !parked {
                     self.bar_sync(warps, u)?;
                 }
             }

@@ -181,13 +181,10 @@ impl Worker<'_> {
             }
             bar.tx += i64::from(bytes);
             bar.missing -= 1;
-            let mut join = bar.join;
-            self.clocks.release_into(u, &mut join, false);
-            self.tma.bars[i].join = join;
+            self.clocks.release_into(u, &mut bar.join);
         }
         // Later accesses of the warp are not ordered before the waiters.
-        let mut none = [0; MAX_WARPS];
-        self.clocks.release_into(u, &mut none, true);
+        self.clocks.new_interval(u);
         self.view = self.clocks.view(u);
         Ok(())
     }
@@ -340,10 +337,10 @@ impl Worker<'_> {
         self.stats.async_copy_bytes += bytes;
         self.tma.bulks[slot as usize] = Bulk { words, thread: tid, pc };
         let u = (tid / WARP as u32) as usize;
-        let mut join = self.tma.bars[bar].join;
-        join[u] = join[u].max(self.view.stamp);
-        self.tma.bars[bar].join = join;
-        self.tma.bars[bar].copies.push(slot);
+        let stamp = self.view.stamp;
+        let bar = &mut self.tma.bars[bar];
+        bar.join[u] = bar.join[u].max(stamp);
+        bar.copies.push(slot);
         Ok(())
     }
 

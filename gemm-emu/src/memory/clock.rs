@@ -220,17 +220,18 @@ impl Clocks {
     }
 
     /// Warp `u` releases into `join` (an `mbarrier` phase's): its knowledge
-    /// and its current interval; with `new_interval` it goes on in a new
-    /// one, as after `bar.arrive`.
-    pub fn release_into(&mut self, u: usize, join: &mut [u32; MAX_WARPS], new_interval: bool) {
+    /// and its current interval.
+    pub fn release_into(&self, u: usize, join: &mut [u32; MAX_WARPS]) {
         for (j, k) in join.iter_mut().zip(&self.known[u]) {
             *j = (*j).max(*k);
         }
         join[u] = join[u].max(self.stamp[u]);
-        if new_interval {
-            self.stamp[u] = self.next;
-            self.next += 1;
-        }
+    }
+
+    /// Warp `u` goes on in a new interval, as after `bar.arrive`: what it
+    /// does next is not ordered before a release it made.
+    pub fn new_interval(&mut self, u: usize) {
+        self.stamp[u] = self.fresh();
     }
 
     /// A stamp no interval has had: the one the warps that see an

@@ -165,7 +165,6 @@ impl Gemm {
         })?;
         let wide = |x: E| x.parts().map(Into::<f64>::into);
         let values = GemmValues {
-            element_bytes: E::PRECISION.element_bytes(),
             a: 0, // A is in the code: the bespoke ABI has no pointer to it
             b,
             c,

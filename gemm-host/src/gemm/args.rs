@@ -77,7 +77,6 @@ pub(super) fn launch_args<E: Element>(
         alpha: wide(launch.alpha),
         beta: wide(launch.beta),
         batch,
-        element_bytes: E::PRECISION.element_bytes(),
         stream_k,
     };
     abi.args(&values)

@@ -208,7 +208,6 @@ fn tma_batches_and_the_launches_maps_cannot_describe() {
         alpha: [1.0, 0.0],
         beta: [0.0, 0.0],
         batch,
-        element_bytes: 4,
         stream_k: None,
     };
     let describes = |abi: &Abi, batch| {
