@@ -169,10 +169,11 @@ impl Abi {
     /// `arrays` (`.u32`), then
     /// `alpha` and `beta` as one scalar each for real precisions, or as
     /// `alpha_re`, `alpha_im`, `beta_re`, `beta_im` for complex ones, in the
-    /// precision's real type.
+    /// type the kernel computes in (`f32` for the 16-bit precisions,
+    /// [`Precision::compute_bytes`]).
     pub fn gemm(precision: Precision) -> Abi {
         use {Dim::*, Matrix::*, Part::*, Role::*};
-        let scalar = if precision.scalar_bytes() == 4 { Type::F32 } else { Type::F64 };
+        let scalar = if precision.compute_bytes() == 4 { Type::F32 } else { Type::F64 };
         let mut params = vec![
             Param { name: "a", ty: ParamType::Scalar(Type::U64), role: Pointer(A) },
             Param { name: "b", ty: ParamType::Scalar(Type::U64), role: Pointer(B) },
@@ -241,7 +242,7 @@ impl Abi {
     /// parameter; `m` and `k` are the operator's.
     pub fn bespoke(precision: Precision, beta_runtime: bool) -> Abi {
         use {Dim::*, Matrix::*, Part::*, Role::*};
-        let scalar = if precision.scalar_bytes() == 4 { Type::F32 } else { Type::F64 };
+        let scalar = if precision.compute_bytes() == 4 { Type::F32 } else { Type::F64 };
         let mut params = vec![
             Param { name: "b", ty: ParamType::Scalar(Type::U64), role: Pointer(B) },
             Param { name: "c", ty: ParamType::Scalar(Type::U64), role: Pointer(C) },

@@ -274,6 +274,11 @@ impl Family for Stencil {
                     if crate::constraints::stripe_layout(spec, operand).k_contiguous() {
                         let box_dims = [spec.k_blk, rows];
                         MapRole { matrix, inner: Dim::K, box_dims, swizzle_128: true, element_bytes }
+                    } else if spec.precision.is_half() {
+                        // Boxes of 128 bytes along M or N, swizzled as
+                        // `wgmma` reads them MN-major.
+                        let box_dims = [crate::constraints::HALF_BOX, spec.k_blk];
+                        MapRole { matrix, inner: free, box_dims, swizzle_128: true, element_bytes }
                     } else {
                         let box_dims = [rows, spec.k_blk];
                         MapRole { matrix, inner: free, box_dims, swizzle_128: false, element_bytes }
@@ -306,8 +311,11 @@ impl Family for Stencil {
     /// its stripes K-major, to be converted into parts of their own, so the
     /// twin gives up as many stages as it takes to fit them (under the
     /// limits of its `arch`, as [`crate::validate`]).
+    ///
+    /// A 16-bit kernel has none: its operands reach the tensor cores only by
+    /// the tensor memory accelerator.
     fn unaligned_twin(spec: &KernelSpec) -> Option<KernelSpec> {
-        if spec.ldg_width <= 1 {
+        if spec.ldg_width <= 1 || spec.precision.is_half() {
             return None;
         }
         // Bulk copies need aligned operands: the twin's threads copy.

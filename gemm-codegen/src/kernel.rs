@@ -18,11 +18,14 @@ mod sealed {
     impl Sealed for f64 {}
     impl Sealed for num_complex::Complex<f32> {}
     impl Sealed for num_complex::Complex<f64> {}
+    impl Sealed for half::f16 {}
+    impl Sealed for half::bf16 {}
 }
 
-/// A GEMM element type: `f32`, `f64`, `Complex<f32>` or `Complex<f64>`.
+/// A GEMM element type: `f32`, `f64`, `Complex<f32>`, `Complex<f64>`, or
+/// the 16-bit `half::f16` and `half::bf16` (accumulated in f32).
 ///
-/// Sealed: the stencil is generated for exactly these four.
+/// Sealed: the stencil is generated for exactly these six.
 pub trait Element: sealed::Sealed + Copy + Send + Sync + PartialEq + std::fmt::Debug + 'static {
     /// The precision of kernels on this type.
     const PRECISION: Precision;
@@ -87,6 +90,32 @@ impl Element for Complex<f64> {
     }
     fn from_parts(re: f64, im: f64) -> Self {
         Complex::new(re, im)
+    }
+}
+
+impl Element for half::f16 {
+    const PRECISION: Precision = Precision::F16;
+    type Real = half::f16;
+    const ZERO: Self = half::f16::ZERO;
+    const ONE: Self = half::f16::ONE;
+    fn parts(self) -> [Self; 2] {
+        [self, half::f16::ZERO]
+    }
+    fn from_parts(re: Self, _: Self) -> Self {
+        re
+    }
+}
+
+impl Element for half::bf16 {
+    const PRECISION: Precision = Precision::Bf16;
+    type Real = half::bf16;
+    const ZERO: Self = half::bf16::ZERO;
+    const ONE: Self = half::bf16::ONE;
+    fn parts(self) -> [Self; 2] {
+        [self, half::bf16::ZERO]
+    }
+    fn from_parts(re: Self, _: Self) -> Self {
+        re
     }
 }
 

@@ -77,6 +77,7 @@ pub use spec::{
 
 /// Re-exported so that `gemm_kernel!` expansions can name `Complex` without
 /// the invoking crate depending on `num-complex` itself.
+pub use half;
 pub use num_complex;
 
 /// The generator version named in every PTX header.

@@ -11,7 +11,9 @@
 
 use std::fmt;
 
-/// Element type of A, B and C: the BLAS precision letter S, D, C or Z.
+/// Element type of A, B and C: the BLAS precision letter S, D, C or Z, or
+/// one of the 16-bit types `f16` and `bf16`, multiplied on the tensor cores
+/// and accumulated in f32 (C stored in the same 16-bit type).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Precision {
@@ -23,46 +25,64 @@ pub enum Precision {
     C32,
     /// `c64`, `Complex<f64>`: ZGEMM.
     C64,
+    /// `f16`, IEEE half (`half::f16`): HGEMM, products and sums in f32.
+    F16,
+    /// `bf16`, bfloat16 (`half::bf16`): products and sums in f32.
+    Bf16,
 }
 
 impl Precision {
-    /// Every precision, in BLAS order S, D, C, Z.
+    /// The four BLAS precisions, in BLAS order S, D, C, Z: what tables by
+    /// precision ([`Precision::index`]) and the tuner cover.
     pub const ALL: [Precision; 4] = [Precision::F32, Precision::F64, Precision::C32, Precision::C64];
 
-    /// Its position in [`Precision::ALL`] (BLAS order: S 0, D 1, C 2, Z 3),
-    /// for tables indexed by precision.
+    /// The 16-bit precisions.
+    pub const HALF: [Precision; 2] = [Precision::F16, Precision::Bf16];
+
+    /// Every precision: the BLAS four, then the 16-bit two.
+    pub const EVERY: [Precision; 6] =
+        [Precision::F32, Precision::F64, Precision::C32, Precision::C64, Precision::F16, Precision::Bf16];
+
+    /// Its position in [`Precision::EVERY`] (BLAS order: S 0, D 1, C 2, Z
+    /// 3, then f16 4, bf16 5), for tables indexed by precision.
     pub const fn index(self) -> usize {
         self as usize
     }
 
-    /// The token used in `gemm_kernel!` (`f32`, `f64`, `c32`, `c64`).
+    /// The token used in `gemm_kernel!` (`f32`, `f64`, `c32`, `c64`, `f16`,
+    /// `bf16`).
     pub const fn token(self) -> &'static str {
         match self {
             Precision::F32 => "f32",
             Precision::F64 => "f64",
             Precision::C32 => "c32",
             Precision::C64 => "c64",
+            Precision::F16 => "f16",
+            Precision::Bf16 => "bf16",
         }
     }
 
     /// Parses a `gemm_kernel!` token.
     pub fn from_token(token: &str) -> Option<Precision> {
-        Precision::ALL.into_iter().find(|p| p.token() == token)
+        Precision::EVERY.into_iter().find(|p| p.token() == token)
     }
 
-    /// The BLAS routine letter: `s`, `d`, `c` or `z`.
+    /// The routine letter: BLAS's `s`, `d`, `c` or `z`; `h` for `f16`
+    /// (HGEMM), `b` for `bf16`.
     pub const fn blas_letter(self) -> char {
         match self {
             Precision::F32 => 's',
             Precision::F64 => 'd',
             Precision::C32 => 'c',
             Precision::C64 => 'z',
+            Precision::F16 => 'h',
+            Precision::Bf16 => 'b',
         }
     }
 
-    /// Parses a BLAS letter (`s`, `d`, `c`, `z`, either case).
+    /// Parses a routine letter ([`Precision::blas_letter`], either case).
     pub fn from_blas_letter(letter: char) -> Option<Precision> {
-        Precision::ALL.into_iter().find(|p| p.blas_letter() == letter.to_ascii_lowercase())
+        Precision::EVERY.into_iter().find(|p| p.blas_letter() == letter.to_ascii_lowercase())
     }
 
     /// Whether elements are complex (two scalars: real, then imaginary).
@@ -70,12 +90,25 @@ impl Precision {
         matches!(self, Precision::C32 | Precision::C64)
     }
 
-    /// Bytes of one real scalar (4 or 8).
+    /// Whether elements are 16-bit (`f16`, `bf16`).
+    pub const fn is_half(self) -> bool {
+        matches!(self, Precision::F16 | Precision::Bf16)
+    }
+
+    /// Bytes of one real scalar as stored (2, 4 or 8).
     pub const fn scalar_bytes(self) -> u32 {
         match self {
+            Precision::F16 | Precision::Bf16 => 2,
             Precision::F32 | Precision::C32 => 4,
             Precision::F64 | Precision::C64 => 8,
         }
+    }
+
+    /// Bytes of the real scalar the kernel computes in: its accumulators,
+    /// `alpha` and `beta` (4 for the 16-bit types, which accumulate in f32;
+    /// else [`Precision::scalar_bytes`]).
+    pub const fn compute_bytes(self) -> u32 {
+        if self.is_half() { 4 } else { self.scalar_bytes() }
     }
 
     /// Scalars per element: 1 for real, 2 for complex.
@@ -83,14 +116,15 @@ impl Precision {
         if self.is_complex() { 2 } else { 1 }
     }
 
-    /// Bytes of one element.
+    /// Bytes of one element as stored.
     pub const fn element_bytes(self) -> u32 {
         self.scalar_bytes() * self.lanes()
     }
 
-    /// 32-bit registers that hold one element.
+    /// 32-bit registers that hold one element as the kernel computes it
+    /// ([`Precision::compute_bytes`] a scalar).
     pub const fn element_regs(self) -> u32 {
-        self.element_bytes() / 4
+        self.compute_bytes() * self.lanes() / 4
     }
 
     /// Floating-point operations of one multiply-add of elements:
@@ -353,8 +387,8 @@ impl fmt::Display for Schedule {
     }
 }
 
-/// How the inner product multiplies (`math = fma | dmma | tf32 | tf32x3`,
-/// default `fma`).
+/// How the inner product multiplies (`math = fma | dmma | tf32 | tf32x3 |
+/// f16 | bf16`, default `fma`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Math {
@@ -381,11 +415,17 @@ pub enum Math {
     /// as `big_a·small_b + small_a·big_b + big_a·big_b` (the `small·small`
     /// term lies below f32's precision).
     Tf32x3,
+    /// The FP16 tensor cores on `f16` operands (Hopper `wgmma`, sm_90a):
+    /// exact products, sums in f32.
+    F16,
+    /// The BF16 tensor cores on `bf16` operands (Hopper `wgmma`, sm_90a):
+    /// exact products, sums in f32.
+    Bf16,
 }
 
 impl Math {
     /// Every math, default first.
-    pub const ALL: [Math; 4] = [Math::Fma, Math::Dmma, Math::Tf32, Math::Tf32x3];
+    pub const ALL: [Math; 6] = [Math::Fma, Math::Dmma, Math::Tf32, Math::Tf32x3, Math::F16, Math::Bf16];
 
     /// The `gemm_kernel!` token.
     pub const fn token(self) -> &'static str {
@@ -394,20 +434,34 @@ impl Math {
             Math::Dmma => "dmma",
             Math::Tf32 => "tf32",
             Math::Tf32x3 => "tf32x3",
+            Math::F16 => "f16",
+            Math::Bf16 => "bf16",
         }
     }
 
-    /// Whether the product runs on tensor cores (`mma.sync` fragments).
+    /// Whether the product runs on tensor cores (`mma.sync` fragments or
+    /// `wgmma`).
     pub const fn is_mma(self) -> bool {
-        self.mma_kind().is_some()
+        !matches!(self, Math::Fma)
     }
 
-    /// The kind of `mma.sync` a tensor-core math issues.
+    /// The kind of `mma.sync` a tensor-core math issues; `None` for `fma`
+    /// and for the maths that only have `wgmma` (`f16`, `bf16`).
     pub const fn mma_kind(self) -> Option<crate::ptx::MmaKind> {
         match self {
-            Math::Fma => None,
+            Math::Fma | Math::F16 | Math::Bf16 => None,
             Math::Dmma => Some(crate::ptx::MmaKind::F64),
             Math::Tf32 | Math::Tf32x3 => Some(crate::ptx::MmaKind::Tf32),
+        }
+    }
+
+    /// The type a `wgmma` of this math multiplies, if it has one.
+    pub const fn wgmma_input(self) -> Option<crate::ptx::WgmmaInput> {
+        match self {
+            Math::Tf32 | Math::Tf32x3 => Some(crate::ptx::WgmmaInput::Tf32),
+            Math::F16 => Some(crate::ptx::WgmmaInput::F16),
+            Math::Bf16 => Some(crate::ptx::WgmmaInput::Bf16),
+            Math::Fma | Math::Dmma => None,
         }
     }
 
@@ -686,13 +740,14 @@ impl KernelSpec {
     }
 
     /// The warpgroup shape of a Hopper `wgmma` math: `mma = (64, n, 8)`
-    /// with `math = tf32 | tf32x3` (`stencil/wgmma.rs`); `None` for every
+    /// with `math = tf32 | tf32x3`, `(64, n, 16)` with `math = f16 | bf16`
+    /// (`stencil/wgmma.rs`); `None` for every
     /// `mma.sync` shape and for `fma`. The shape's legality (sm_90a, `n`)
     /// is the validator's.
     pub const fn wgmma(&self) -> Option<crate::ptx::WgmmaShape> {
-        match (self.math, self.mma) {
-            (Math::Tf32 | Math::Tf32x3, Some(s)) if s.m == crate::ptx::WgmmaShape::M => {
-                Some(crate::ptx::WgmmaShape { n: s.n })
+        match (self.math.wgmma_input(), self.mma) {
+            (Some(input), Some(s)) if s.m == crate::ptx::WgmmaShape::M => {
+                Some(crate::ptx::WgmmaShape { n: s.n, input })
             }
             _ => None,
         }

@@ -454,24 +454,29 @@ pub enum FaultKind {
         /// Its bits.
         bits: u32,
     },
-    /// A `wgmma.mma_async` descriptor the emulator does not model: a
-    /// swizzled layout or base offset (gemmforge emits neither), or
-    /// reserved bits set.
+    /// A `wgmma.mma_async` descriptor the emulator does not model (nor
+    /// gemmforge emits): the 64- or 32-byte swizzle, a base offset, an
+    /// MN-major operand without the 128-byte swizzle, or reserved bits set.
     WgmmaUnsupportedDescriptor {
         /// `'A'` or `'B'`.
         operand: char,
+        /// How the instruction says the operand lies (`imm-trans`).
+        major: gemm_codegen::ptx::Major,
         /// The descriptor.
         bits: u64,
     },
-    /// A core matrix (8 rows of 16 bytes) of a `wgmma.mma_async` operand is
-    /// not wholly inside one declared shared array.
+    /// A contiguous piece of a `wgmma.mma_async` operand (a core matrix of
+    /// 8 rows of 16 bytes, or a 16-byte chunk of a swizzled layout) is not
+    /// wholly inside one declared shared array.
     WgmmaOperandOutOfBounds {
         /// `'A'` or `'B'`.
         operand: char,
-        /// Its first row (of A's M or B's N).
+        /// The row (of A's M or B's N) of its first element.
         row: u32,
-        /// Its first column along K.
+        /// The column along K of its first element.
         k: u32,
+        /// Its bytes: 128 (a core matrix) or 16 (a chunk).
+        bytes: u32,
         /// Its first byte (a shared-window address).
         addr: u64,
         /// The array the address points into or past, if any.

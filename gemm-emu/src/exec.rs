@@ -29,6 +29,7 @@ mod async_copy;
 mod async_proxy;
 mod atomic;
 mod barrier;
+mod half;
 mod lanes;
 mod mma;
 mod tma;
@@ -163,7 +164,7 @@ impl<'a> Worker<'a> {
             info,
             global,
             gshadow: if checks {
-                global.bufs.iter().map(|b| PagedShadow::new(b.words.len())).collect()
+                (0..global.bufs.len()).map(|b| PagedShadow::new(global.units(b))).collect()
             } else {
                 Vec::new()
             },
@@ -487,6 +488,7 @@ impl<'a> Worker<'a> {
                 I1::Trunc32 => map1(w, m, d, a, |x| x & 0xffff_ffff),
                 I1::Copy => map1(w, m, d, a, |x| x),
                 I1::Tf32 => map1(w, m, d, a, |x| u64::from(mma::round_tf32(x as u32))),
+                I1::F16ToF32 => map1(w, m, d, a, half::f16_to_f32),
             },
             Op::I2 { f, d, a, b } => int2(w, m, f, d, a, b),
             Op::IDiv { f, d, a, b } => div(w, m, f, d, a, b),
@@ -555,7 +557,9 @@ impl<'a> Worker<'a> {
             | Op::FenceAcqRel
             | Op::MbarInit { .. }
             | Op::MbarExpectTx { .. }
-            | Op::TensorLoad(_) => self.uncommon(w, op, pc, m),
+            | Op::TensorLoad(_)
+            | Op::LdB16 { .. }
+            | Op::StB16 { .. } => self.uncommon(w, op, pc, m),
             Op::Mma(i) => mma::run(w, &self.prog.mmas[i as usize], m),
             Op::Bar { .. } | Op::Bra { .. } | Op::Ret | Op::MbarTryWait { .. } => {
                 unreachable!("control flow is handled by run_warp")
@@ -564,8 +568,9 @@ impl<'a> Worker<'a> {
     }
 
     /// Executes, for lanes `m`, an instruction of the families most kernels
-    /// never use: `cp.async`, `wgmma` with `fence.proxy.async`, and atomics
-    /// with `fence.acq_rel.gpu`. One out-of-line call for all of them: with
+    /// never use: `cp.async`, `wgmma` with `fence.proxy.async`, atomics
+    /// with `fence.acq_rel.gpu`, TMA, and the 16-bit loads and stores of
+    /// the 16-bit precisions. One out-of-line call for all of them: with
     /// their own arms inlined in [`Self::exec`], kernels without `cp.async`
     /// ran some 5% slower.
     #[cold]
@@ -589,6 +594,8 @@ impl<'a> Worker<'a> {
                 let load = self.prog.tensor_loads[i as usize];
                 self.tensor_load(w, pc, m, &load)
             }
+            Op::LdB16 { d, base, off } => self.load_b16(w, pc, m, d, (base, off)),
+            Op::StB16 { s, base, off } => self.store_b16(w, pc, m, s, (base, off)),
             _ => self.wgmma_family(w, op, pc, m),
         }
     }

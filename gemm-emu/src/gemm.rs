@@ -335,8 +335,12 @@ pub(crate) fn to_bytes<T: Element>(xs: &[T]) -> Vec<u8> {
         } else if let Some(v) = any.downcast_ref::<Complex<f64>>() {
             out.extend(v.re.to_bits().to_le_bytes());
             out.extend(v.im.to_bits().to_le_bytes());
+        } else if let Some(v) = any.downcast_ref::<half::f16>() {
+            out.extend(v.to_bits().to_le_bytes());
+        } else if let Some(v) = any.downcast_ref::<half::bf16>() {
+            out.extend(v.to_bits().to_le_bytes());
         } else {
-            unreachable!("Element is sealed to four types")
+            unreachable!("Element is sealed to six types")
         }
     }
     out
@@ -346,8 +350,9 @@ pub(crate) fn to_bytes<T: Element>(xs: &[T]) -> Vec<u8> {
 pub(crate) fn from_bytes<T: Element>(bytes: &[u8], xs: &mut [T]) {
     let f32_at = |i: usize| f32::from_bits(u32::from_le_bytes(bytes[i..i + 4].try_into().expect("4 bytes")));
     let f64_at = |i: usize| f64::from_bits(u64::from_le_bytes(bytes[i..i + 8].try_into().expect("8 bytes")));
+    let u16_at = |i: usize| u16::from_le_bytes(bytes[i..i + 2].try_into().expect("2 bytes"));
     let size = T::PRECISION.element_bytes() as usize;
-    let half = size / 2;
+    let part = size / 2;
     for (i, x) in xs.iter_mut().enumerate() {
         let at = i * size;
         let any = x as &mut dyn Any;
@@ -356,9 +361,13 @@ pub(crate) fn from_bytes<T: Element>(bytes: &[u8], xs: &mut [T]) {
         } else if let Some(v) = any.downcast_mut::<f64>() {
             *v = f64_at(at);
         } else if let Some(v) = any.downcast_mut::<Complex<f32>>() {
-            *v = Complex::new(f32_at(at), f32_at(at + half));
+            *v = Complex::new(f32_at(at), f32_at(at + part));
         } else if let Some(v) = any.downcast_mut::<Complex<f64>>() {
-            *v = Complex::new(f64_at(at), f64_at(at + half));
+            *v = Complex::new(f64_at(at), f64_at(at + part));
+        } else if let Some(v) = any.downcast_mut::<half::f16>() {
+            *v = half::f16::from_bits(u16_at(at));
+        } else if let Some(v) = any.downcast_mut::<half::bf16>() {
+            *v = half::bf16::from_bits(u16_at(at));
         }
     }
 }
@@ -386,5 +395,10 @@ mod tests {
         for (x, y) in xs.iter().zip(&back) {
             assert_eq!((x.re.to_bits(), x.im.to_bits()), (y.re.to_bits(), y.im.to_bits()));
         }
+        let hs = [half::f16::from_bits(0x7e01), half::f16::from_bits(0x8001)];
+        assert_eq!(to_bytes(&hs), [0x01, 0x7e, 0x01, 0x80]);
+        let mut back = [half::bf16::ZERO; 2];
+        from_bytes(&[0x80, 0x3f, 0x01, 0xff], &mut back);
+        assert_eq!(back.map(half::bf16::to_bits), [0x3f80, 0xff01]);
     }
 }

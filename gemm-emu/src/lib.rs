@@ -44,13 +44,22 @@
 //!   and C, laid out as the PTX ISA says ([`gemm_codegen::ptx::MmaShape`]),
 //!   make one `m × n × k` product, each element of D a chain of FMAs along
 //!   K.
-//! - `wgmma.mma_async` (`m64nNk8.f32.tf32.tf32`, A and B in shared memory
-//!   named by descriptors) follows the PTX ISA's rules, one warp's part at a
+//! - `wgmma.mma_async` (`m64nNk8.f32.tf32.tf32`, and the 16-bit
+//!   `m64nNk16.f32.f16.f16` and `.f32.bf16.bf16` with their transpose
+//!   immediates; A and B in shared memory named by descriptors, K-major or,
+//!   16-bit, MN-major) follows the PTX ISA's rules, one warp's part at a
 //!   time (its 16 rows of D): it joins the warp's open wgmma-group, its
 //!   accumulators are in flight until the `wgmma.wait_group` that retires
 //!   the group, and it reads its operands and computes D at that retirement,
-//!   as `mma.sync`'s `.tf32` path does. `fence.proxy.async` makes a
-//!   thread's earlier shared-memory writes visible to it.
+//!   as `mma.sync`'s `.tf32` path does (16-bit elements converted to f32
+//!   exactly, each product exact, a chain of f32 FMAs along K).
+//!   `fence.proxy.async` makes a thread's earlier shared-memory writes
+//!   visible to it.
+//! - The 16-bit precisions' loads and stores (`ld.global.b16`,
+//!   `st.global.b16`, through a 32-bit register: zero-extended, low half
+//!   stored) and conversions (`cvt.f32.f16`, exact; `cvt.rn.f16x2.f32` and
+//!   `cvt.rn.bf16x2.f32`, round to nearest even) are bit-exact; a 16-bit
+//!   store leaves the other half of its word as it is.
 //! - `atom.relaxed.gpu.global.inc.u32 d, [a], bound` runs lane by lane, in
 //!   lane order, each lane atomically (across the workers too): `d = old =
 //!   [a]`, then `[a] = old >= bound ? 0 : old + 1`. `fence.acq_rel.gpu`
@@ -123,9 +132,11 @@
 //!   `wgmma.fence` the ISA requires ([`FaultKind::WgmmaWithoutFence`]); an
 //!   access to an accumulator in flight
 //!   ([`FaultKind::WgmmaRegisterInFlight`]) or write of an A register in
-//!   flight ([`FaultKind::WgmmaOperandRegisterWritten`]); a swizzled
-//!   descriptor, an operand outside the shared arrays, an operand value
-//!   (in shared memory or an A register) that is not TF32,
+//!   flight ([`FaultKind::WgmmaOperandRegisterWritten`]); a descriptor of
+//!   a layout not modelled ([`FaultKind::WgmmaUnsupportedDescriptor`]: the
+//!   64- or 32-byte swizzle, a base offset, an MN-major operand without
+//!   the 128-byte swizzle), an operand outside the shared arrays, a TF32
+//!   operand value (in shared memory or an A register) that is not TF32,
 //!   a shared write a `fence.proxy.async` of its thread did not make
 //!   visible ([`FaultKind::MissingProxyFence`]), a shared write to an
 //!   operand of a `wgmma` in flight
@@ -228,8 +239,13 @@
 //!   `wgmma` retires at that warp's own `wgmma.wait_group`. On the GPU, the
 //!   operation is complete for the whole warpgroup once any of its warps has
 //!   waited for it; a kernel relying on that (overwriting another warp's
-//!   operands after its own wait, without a `bar.sync`) is refused. Only
-//!   the non-swizzled K-major layout is modelled.
+//!   operands after its own wait, without a `bar.sync`) is refused. The
+//!   layouts modelled are those gemmforge emits ([`gemm_codegen::ptx::SmemDesc::at`]):
+//!   K-major without swizzle or with the 128-byte one, MN-major (16-bit
+//!   inputs) with the 128-byte one; A from registers is TF32's only.
+//! - 16-bit accesses are modelled in global memory only (a `.b16` shared
+//!   access is [`EmuError::Unsupported`]); a kernel with them keeps its
+//!   global race records per half-word, twice the memory.
 //! - Shared memory per block (static and dynamic) is capped at 227 KiB, the
 //!   most any GPU gives (sm_90, opted in); the emulator does not know the
 //!   target, so a launch a smaller GPU would refuse may still run.
@@ -437,7 +453,12 @@ impl Program {
             .map(|b| std::mem::take(&mut b.bytes))
             .chain(self.globals.iter().map(|(_, data)| data.clone()))
             .collect();
-        let global = memory::Global::new(&bytes, names, launch.options.check_races, self.uses_atomics);
+        let global = memory::Global::new(
+            &bytes,
+            names,
+            launch.options.check_races,
+            (self.uses_atomics, self.half_global),
+        );
         let info = exec::LaunchInfo {
             grid: launch.grid,
             block: launch.block,

@@ -1,11 +1,19 @@
 //! Emulated memory: the global buffers, and the shadow state behind the race
 //! and initialisation checks.
 //!
-//! Every access the IR can express is 4, 8 or 16 bytes, aligned to its size
-//! (misaligned ones fault first), so memory and its shadow are kept in
-//! 4-byte words: two accesses touch the same bytes exactly when they touch
-//! the same word. The one exception, a `cp.async` reading fewer bytes than
-//! it copies (`src-size`), is recorded as reading every word it touches.
+//! Every access the IR can express is 2, 4, 8 or 16 bytes, aligned to its
+//! size (misaligned ones fault first), so memory is kept in 4-byte words,
+//! and so is its shadow, the race records: two accesses touch the same
+//! bytes exactly when they touch the same word. Except for the 2-byte
+//! accesses (`ld.global.b16`, `st.global.b16` of the 16-bit precisions,
+//! global memory only): in a kernel that has them, the global records are
+//! per half-word (*units* of 2 bytes, [`Global::half_units`]), each access
+//! recording the halves it touches, so that two threads or blocks storing
+//! the two halves of one word (neighbouring elements of C) do not race.
+//! Shared memory's records stay per word. The other exceptions are read
+//! conservatively: a `cp.async` reading fewer bytes than it copies
+//! (`src-size`) is recorded as reading every word it touches, and a TMA
+//! box's 2-byte element, in a kernel of word records, as reading its word.
 //!
 //! # Race detection
 //!
@@ -98,6 +106,10 @@ pub(crate) struct GlobalBuffer {
 #[derive(Debug)]
 pub(crate) struct Global {
     pub bufs: Vec<GlobalBuffer>,
+    /// Whether the race records (the workers' shadows, the buffers'
+    /// `writer` and `reader`, [`Ordered`]'s) are per half-word, two units a
+    /// word, rather than per word: for a kernel with 16-bit accesses.
+    pub half_units: bool,
     /// For a kernel with atomics, with race checks on: the cross-block
     /// records that know release and acquire (the buffers' `writer` and
     /// `reader` are then empty).
@@ -117,9 +129,17 @@ pub(crate) struct Conflict {
 impl Global {
     /// Buffers of `bytes`, with names and whether they are read-only, and
     /// the cross-block records of the race checks, if `checks`: those of
-    /// [`Ordered`] if the kernel has `atomics`.
-    pub fn new(buffers: &[Vec<u8>], names: Vec<(String, bool)>, checks: bool, atomics: bool) -> Global {
-        let ordered = (checks && atomics).then(|| Ordered::new(buffers.iter().map(|b| b.len().div_ceil(4))));
+    /// [`Ordered`] if the kernel has `atomics`; per half-word if
+    /// `half_units` (a kernel with 16-bit accesses).
+    pub fn new(
+        buffers: &[Vec<u8>],
+        names: Vec<(String, bool)>,
+        checks: bool,
+        (atomics, half_units): (bool, bool),
+    ) -> Global {
+        let per_word = if half_units { 2 } else { 1 };
+        let ordered =
+            (checks && atomics).then(|| Ordered::new(buffers.iter().map(|b| b.len().div_ceil(4)), per_word));
         let blocks_only = checks && !atomics;
         let bufs = buffers
             .iter()
@@ -142,12 +162,18 @@ impl Global {
                     len: bytes.len() as u64,
                     words,
                     read_only,
-                    writer: track(n),
-                    reader: track(n),
+                    writer: track(n * per_word),
+                    reader: track(n * per_word),
                 }
             })
             .collect();
-        Global { bufs, ordered }
+        Global { bufs, half_units, ordered }
+    }
+
+    /// The race records' units of buffer `buf`: its words, or twice as
+    /// many half-words ([`Global::half_units`]).
+    pub fn units(&self, buf: usize) -> usize {
+        self.bufs[buf].words.len() * if self.half_units { 2 } else { 1 }
     }
 
     /// Copies the buffers' bytes back out.
@@ -193,19 +219,20 @@ impl Global {
         Region { name: b.name.clone(), offset: offset as i64, len: b.len }
     }
 
-    /// Records block `block`'s access to word `word` of buffer `buf` and
-    /// reports a conflicting access by another block. For a kernel without
-    /// atomics (with them, [`Ordered`] keeps the records); an atomic would
-    /// count as a write.
+    /// Records block `block`'s access to unit `unit` (a word, or a
+    /// half-word: [`Global::half_units`]) of buffer `buf` and reports a
+    /// conflicting access by another block. For a kernel without atomics
+    /// (with them, [`Ordered`] keeps the records); an atomic would count as
+    /// a write.
     pub fn cross_block(
         &self,
         buf: usize,
-        word: usize,
+        unit: usize,
         block: u32,
         access: AccessKind,
     ) -> Result<(), Conflict> {
         let b = &self.bufs[buf];
-        let (writer, reader) = (&b.writer[word], &b.reader[word]);
+        let (writer, reader) = (&b.writer[unit], &b.reader[unit]);
         match access {
             AccessKind::Write | AccessKind::Atomic => {
                 let old = writer.swap(block, Ordering::SeqCst);
@@ -293,7 +320,7 @@ mod tests {
             &[vec![0; 10], vec![0; 64]],
             vec![("x".into(), false), ("y".into(), false)],
             true,
-            false,
+            (false, false),
         );
         assert_eq!(g.locate(buffer_address(1) + 8, 8).unwrap(), (1, 8));
         // Straddling the end.
@@ -307,7 +334,7 @@ mod tests {
 
     #[test]
     fn cross_block_conflicts_are_seen_by_either_side() {
-        let g = Global::new(&[vec![0; 16]], vec![("c".into(), false)], true, false);
+        let g = Global::new(&[vec![0; 16]], vec![("c".into(), false)], true, (false, false));
         g.cross_block(0, 0, 1, AccessKind::Read).unwrap();
         g.cross_block(0, 0, 2, AccessKind::Read).unwrap();
         assert!(g.cross_block(0, 0, 1, AccessKind::Write).is_err());

@@ -14,6 +14,7 @@ use gemm_codegen::ptx::{
 use super::error::EmuError;
 use crate::parse::SourceMap;
 
+mod half;
 mod op;
 mod tma;
 mod wgmma;
@@ -64,6 +65,9 @@ pub struct Program {
     /// with race checks on, the release/acquire bookkeeping that orders
     /// accesses of different blocks; see `memory/order.rs`).
     pub(crate) uses_atomics: bool,
+    /// Whether the kernel has 16-bit global loads or stores (and so needs
+    /// the race records of global memory per half-word, not per word).
+    pub(crate) half_global: bool,
     /// The `wgmma.mma_async` instructions, which [`Op::Wgmma`] indexes.
     pub(crate) wgmmas: Vec<Wgmma>,
     /// The `cp.async.bulk.tensor` instructions, which [`Op::TensorLoad`]
@@ -345,14 +349,15 @@ impl<'k> Decoder<'k> {
                     mmas.push(Mma { shape: *shape, kind: *kind, d, a, b, c });
                     Op::Mma(mmas.len() as u32 - 1)
                 }
-                Instr::Wgmma { shape, d, a_desc, b_desc, scale_d, neg_a, neg_b } => {
+                Instr::Wgmma { shape, d, a_desc, b_desc, scale_d, neg_a, neg_b, major } => {
                     let a = (ASource::Desc(*a_desc), *b_desc);
-                    wgmmas.push(self.wgmma(*shape, d, a, *scale_d, (*neg_a, *neg_b))?);
+                    wgmmas.push(self.wgmma(*shape, d, a, *scale_d, (*neg_a, *neg_b), *major)?);
                     Op::Wgmma(wgmmas.len() as u32 - 1)
                 }
                 Instr::WgmmaRs { shape, d, a, b_desc, scale_d, neg_a, neg_b } => {
                     let a = (ASource::Regs(*a), *b_desc);
-                    wgmmas.push(self.wgmma(*shape, d, a, *scale_d, (*neg_a, *neg_b))?);
+                    let major = (ptx::Major::K, ptx::Major::K);
+                    wgmmas.push(self.wgmma(*shape, d, a, *scale_d, (*neg_a, *neg_b), major)?);
                     Op::Wgmma(wgmmas.len() as u32 - 1)
                 }
                 Instr::WgmmaFence => Op::WgmmaFence,
@@ -425,6 +430,7 @@ impl<'k> Decoder<'k> {
                 )
             }),
             uses_atomics: atomics,
+            half_global: code.iter().any(|i| matches!(i.op, Op::LdB16 { .. } | Op::StB16 { .. })),
             shared: self.shared,
             code,
             mmas,
@@ -446,6 +452,9 @@ impl<'k> Decoder<'k> {
 
     fn instr(&self, instr: &Instr, label_pc: &[Option<u32>], param_offsets: &[u32]) -> Result<Op, EmuError> {
         Ok(match *instr {
+            Instr::CvtHalf(cvt) => self.half_cvt(cvt)?,
+            Instr::Ld { space, ty: Type::B16, ref dst, addr, .. } => self.ld_b16(space, dst, addr)?,
+            Instr::St { space, ty: Type::B16, addr, ref src } => self.st_b16(space, addr, src)?,
             Instr::LdParam { dst, param } => {
                 let Some(p) = self.kernel.params.get(param.index()) else {
                     return self.unsupported("parameter index out of range");
@@ -481,7 +490,7 @@ impl<'k> Decoder<'k> {
                 Op::I1 { f: I1::Tf32, d: self.val(dst)?, a: Src::R(self.val(src)?) }
             }
             Instr::Cvt { dst, src } => {
-                if [dst.ty(), src.ty()].iter().any(|t| t.is_float() || *t == Type::Pred) {
+                if [dst.ty(), src.ty()].iter().any(|t| t.is_float() || matches!(t, Type::Pred | Type::B16)) {
                     return self.unsupported("only integer `cvt` is supported");
                 }
                 let f = match (dst.ty().bits(), src.ty().bits()) {
@@ -495,7 +504,7 @@ impl<'k> Decoder<'k> {
                 (UnOp::Not, Type::Pred) => Op::PNot { d: self.pred(dst)?, a: self.pred_src(src)? },
                 (UnOp::Neg, Type::F32) => Op::FNeg32 { d: self.val(dst)?, a: self.src(src, 32)? },
                 (UnOp::Neg, Type::F64) => Op::FNeg64 { d: self.val(dst)?, a: self.src(src, 64)? },
-                (_, t) if t.is_float() || t == Type::Pred => {
+                (_, t) if t.is_float() || matches!(t, Type::Pred | Type::B16) => {
                     return self.unsupported(format!("`{op:?}` on {t}"));
                 }
                 (op, t) => {
@@ -511,7 +520,7 @@ impl<'k> Decoder<'k> {
             },
             Instr::Binary { op, ty, dst, a, b } => self.binary(op, ty, dst, a, b)?,
             Instr::Mad { wide, ty, dst, a, b, c } => {
-                if ty.is_float() || ty == Type::Pred {
+                if ty.is_float() || matches!(ty, Type::Pred | Type::B16) {
                     return self.unsupported(format!("`mad` on {ty}"));
                 }
                 let f = match (wide, ty.bits(), ty.is_signed()) {
@@ -552,6 +561,7 @@ impl<'k> Decoder<'k> {
                     Type::F32 => Class::F32,
                     Type::F64 => Class::F64,
                     Type::Pred => return self.unsupported("`setp` on predicates"),
+                    Type::B16 => return self.unsupported("`setp` on .b16"),
                 };
                 Op::Setp {
                     cmp,
@@ -562,8 +572,8 @@ impl<'k> Decoder<'k> {
                 }
             }
             Instr::Selp { ty, dst, a, b, pred } => {
-                if ty == Type::Pred {
-                    return self.unsupported("`selp` on predicates");
+                if matches!(ty, Type::Pred | Type::B16) {
+                    return self.unsupported(format!("`selp` on {ty}"));
                 }
                 Op::Selp {
                     d: self.val(dst)?,
@@ -733,6 +743,9 @@ impl<'k> Decoder<'k> {
                 BinOp::Or => Ok(Op::POr { d, a, b }),
                 _ => self.unsupported(format!("`{op:?}` on predicates")),
             };
+        }
+        if ty == Type::B16 {
+            return self.unsupported(format!("`{op:?}` on .b16 (only loads and stores are 16-bit)"));
         }
         let bits = ty.bits();
         let b_bits = if matches!(op, BinOp::Shl | BinOp::Shr) { 32 } else { bits };

@@ -10,6 +10,13 @@
 //! launch did not fill with a map (zeros, or a scalar's bytes) does not
 //! decode.
 //!
+//! The element is stored by its size in bytes (2, 4 or 8; `exec/tma.rs`
+//! refuses others), not by the driver's data type: the host encodes f16
+//! operands as `FLOAT16`, bf16 as `BFLOAT16`, f32 as `FLOAT32` (c32 as
+//! pairs of them), but a tile copy moves bits, and the zeros it lands
+//! outside the tensor are zero bits in every type, so the size is all the
+//! copy needs.
+//!
 //! ```text
 //! bytes   0.. 8  magic "gemmfTM1"        48..64  strides [2] (u64, bytes)
 //!         8..16  base address (u64)      64..76  box [3] (u32, elements)
@@ -101,5 +108,9 @@ mod tests {
         assert!(d.swizzle_128);
         assert_eq!(d.box_bytes(), 32 * 128 * 4);
         assert_eq!(decode(&[0u8; 128]), None, "zeros are no map");
+        // A 16-bit operand's map: boxes of 64 elements (128 bytes) by 256.
+        let half = TensorMap { element_bytes: 2, box_dims: [64, 256, 1], ..map };
+        let d = decode(&encode(&half, 0)).expect("a map");
+        assert_eq!((d.element_bytes, d.box_dims, d.box_bytes()), (2, [64, 256, 1], 64 * 256 * 2));
     }
 }

@@ -50,7 +50,7 @@ impl CublasMath {
     pub const fn matching(math: Math) -> CublasMath {
         match math {
             Math::Tf32 => CublasMath::Tf32,
-            Math::Fma | Math::Dmma | Math::Tf32x3 => CublasMath::Default,
+            Math::Fma | Math::Dmma | Math::Tf32x3 | Math::F16 | Math::Bf16 => CublasMath::Default,
         }
     }
 
@@ -163,11 +163,15 @@ impl Cublas {
         let (mi, ni, ki, ldai, ldbi, ldci) =
             (m as i32, n as i32, k as i32, lda as i32, ldb as i32, ldc as i32);
         let precision = E::PRECISION;
-        let routine = format!(
-            "cublas{}gemm_v2{}",
-            precision.blas_letter().to_ascii_uppercase(),
-            if narrow { "" } else { "_64" }
-        );
+        let routine = if precision.is_half() {
+            format!("cublasGemmEx{} ({precision})", if narrow { "" } else { "_64" })
+        } else {
+            format!(
+                "cublas{}gemm_v2{}",
+                precision.blas_letter().to_ascii_uppercase(),
+                if narrow { "" } else { "_64" }
+            )
+        };
         // SAFETY: the handle is live and bound to this stream; alpha and beta
         // point to host scalars of the routine's type (the default host
         // pointer mode) that outlive the call; `a`, `b`, `c` are device
@@ -215,6 +219,26 @@ impl Cublas {
                         sys::cublasZgemm_v2(h, ta, tb, mi, ni, ki, &alpha, a, ldai, b, ldbi, &beta, c, ldci)
                     } else {
                         sys::cublasZgemm_v2_64(h, ta, tb, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc)
+                    }
+                }
+                Precision::F16 | Precision::Bf16 => {
+                    // cublasGemmEx on the 16-bit type, accumulating in f32
+                    // (alpha and beta f32): gemmforge's class of kernel.
+                    let (alpha, beta) = (al[0] as f32, be[0] as f32);
+                    let (alpha, beta) = (&alpha as *const f32 as *const _, &beta as *const f32 as *const _);
+                    let (a, b, c) = (a as *const _, b as *const _, c as *mut _);
+                    let (ty, compute) = batched::types(precision, self.math);
+                    let algo = sys::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT;
+                    if narrow {
+                        sys::cublasGemmEx(
+                            h, ta, tb, mi, ni, ki, alpha, a, ty, ldai, b, ty, ldbi, beta, c, ty, ldci,
+                            compute, algo,
+                        )
+                    } else {
+                        sys::cublasGemmEx_64(
+                            h, ta, tb, m, n, k, alpha, a, ty, lda, b, ty, ldb, beta, c, ty, ldc, compute,
+                            algo,
+                        )
                     }
                 }
             }

@@ -156,6 +156,23 @@ pub enum GemmError {
     },
 
     /// A tensor map the driver cannot encode.
+    /// A 16-bit kernel's operands reach the tensor cores only by the
+    /// tensor memory accelerator, whose maps cannot describe this call;
+    /// such a kernel has no twin that copies with threads.
+    #[error(
+        "kernel `{kernel}` ({precision}) copies A and B with the tensor memory accelerator: A and B must \
+         start at 16-byte aligned addresses, lda and ldb (and batch strides) be multiples of {lead} \
+         elements, with no pointer arrays or split K"
+    )]
+    TmaOperands {
+        /// The kernel's entry name.
+        kernel: String,
+        /// Its precision.
+        precision: Precision,
+        /// The multiple of elements a leading dimension must be.
+        lead: u32,
+    },
+
     #[error("tensor map not encoded: {reason}")]
     TensorMap {
         /// What about it.

@@ -509,6 +509,33 @@ impl Gemm {
         self.gemm_default(cfg, a, b, c)
     }
 
+    /// HGEMM: `C = alpha · op(A) · op(B) + beta · C` on `half::f16`, any ops
+    /// and layout, products and sums in f32 (`cublasGemmEx` with
+    /// `CUBLAS_COMPUTE_32F`). Hopper only (sm_90a): elsewhere
+    /// [`GemmError::ArchMismatch`]. A and B are copied by the tensor memory
+    /// accelerator: 16-byte aligned, `lda` and `ldb` multiples of 8, else
+    /// [`GemmError::TmaOperands`].
+    pub fn hgemm(
+        &self,
+        cfg: &GemmConfig<half::f16>,
+        a: &impl DevicePtr<half::f16>,
+        b: &impl DevicePtr<half::f16>,
+        c: &mut impl DevicePtrMut<half::f16>,
+    ) -> Result<(), GemmError> {
+        self.gemm_default(cfg, a, b, c)
+    }
+
+    /// [`Gemm::hgemm`] on `half::bf16`.
+    pub fn bgemm(
+        &self,
+        cfg: &GemmConfig<half::bf16>,
+        a: &impl DevicePtr<half::bf16>,
+        b: &impl DevicePtr<half::bf16>,
+        c: &mut impl DevicePtrMut<half::bf16>,
+    ) -> Result<(), GemmError> {
+        self.gemm_default(cfg, a, b, c)
+    }
+
     /// The raw-pointer form of [`Gemm::gemm_default`], for code ported from
     /// cuBLAS: `cublasSgemm(h, ta, tb, m, n, k, &alpha, A, lda, B, ldb,
     /// &beta, C, ldc)` becomes `gemm.gemm_raw(&GemmConfig::new(ta, tb, m, n,
@@ -698,7 +725,7 @@ mod tests {
             scalar_bits(&launch_args(&z, &Abi::gemm(Precision::C64), [0; 3], Batch::single(1), None)),
             f64s(&[1.0, 2.0, 3.0, 4.0])
         );
-        for precision in Precision::ALL {
+        for precision in Precision::EVERY {
             let args = match precision {
                 Precision::F32 => {
                     launch_args(&launch(1.0f32, 0.0), &Abi::gemm(precision), [0; 3], Batch::single(1), None)
@@ -715,6 +742,20 @@ mod tests {
                 ),
                 Precision::C64 => launch_args(
                     &launch(Complex::<f64>::ONE, Complex::ZERO),
+                    &Abi::gemm(precision),
+                    [0; 3],
+                    Batch::single(1),
+                    None,
+                ),
+                Precision::F16 => launch_args(
+                    &launch(half::f16::ONE, half::f16::ZERO),
+                    &Abi::gemm(precision),
+                    [0; 3],
+                    Batch::single(1),
+                    None,
+                ),
+                Precision::Bf16 => launch_args(
+                    &launch(half::bf16::ONE, half::bf16::ZERO),
                     &Abi::gemm(precision),
                     [0; 3],
                     Batch::single(1),

@@ -317,6 +317,14 @@ fn check_shared(
 /// spec that was never validated, or for a kernel that has no twin because
 /// it assumes nothing beyond element alignment already.
 fn unaligned_twin(image: &KernelImage) -> Result<KernelImage, GemmError> {
+    let precision = image.spec.precision;
+    if precision.is_half() {
+        return Err(GemmError::TmaOperands {
+            kernel: image.entry.to_string(),
+            precision,
+            lead: 16 / precision.element_bytes(),
+        });
+    }
     match image.unaligned_twin() {
         Some(Ok(twin)) => Ok(twin),
         Some(Err(violations)) => Err(GemmError::IllegalSpec {

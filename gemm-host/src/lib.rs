@@ -126,4 +126,5 @@ pub use validate::{Arg, ArgError};
 /// Re-exported so that users name the same cudarc as this crate.
 pub use cudarc;
 /// Re-exported for `Complex` elements.
+pub use half;
 pub use num_complex;

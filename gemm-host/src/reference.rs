@@ -50,7 +50,7 @@ pub type C64 = Complex<f64>;
 /// about 4100u (2.4e-4).
 pub fn tolerance(precision: Precision, math: Math, k: u64) -> f64 {
     const F64_U: f64 = 1.0 / (1u64 << 53) as f64;
-    let u = if precision.scalar_bytes() == 4 { 1.0 / (1u64 << 24) as f64 } else { F64_U };
+    let u = if precision.compute_bytes() == 4 { 1.0 / (1u64 << 24) as f64 } else { F64_U };
     let terms = if math == Math::Tf32x3 { k.saturating_mul(3) } else { k };
     let n = if precision.is_complex() {
         terms.saturating_mul(2).saturating_add(8)
@@ -62,10 +62,16 @@ pub fn tolerance(precision: Precision, math: Math, k: u64) -> f64 {
     let product = match math {
         Math::Tf32x3 => 3.0 / (1u64 << 22) as f64,
         Math::Tf32 => 1.0 / 1024.0 + 1.0 / (1u64 << 22) as f64,
-        Math::Fma | Math::Dmma => 0.0,
+        Math::Fma | Math::Dmma | Math::F16 | Math::Bf16 => 0.0,
+    };
+    // A 16-bit C is the f32 result rounded to nearest once more.
+    let stored = match precision {
+        Precision::F16 => 1.0 / (1u64 << 11) as f64,
+        Precision::Bf16 => 1.0 / (1u64 << 8) as f64,
+        _ => 0.0,
     };
     let modulus = if precision.is_complex() { std::f64::consts::SQRT_2 } else { 1.0 };
-    modulus * ((1.0 + product) * (1.0 + gamma(rounding)) - 1.0 + gamma(F64_U))
+    modulus * ((1.0 + product) * (1.0 + gamma(rounding)) * (1.0 + stored) - 1.0 + gamma(F64_U))
 }
 
 /// [`tolerance`] of a product split into `slices` slices of K, none deeper
@@ -202,8 +208,12 @@ pub fn narrow<T: Element>(z: C64) -> T {
         *s = Some(Complex::new(z.re as f32, z.im as f32));
     } else if let Some(s) = slot.downcast_mut::<Option<C64>>() {
         *s = Some(z);
+    } else if let Some(s) = slot.downcast_mut::<Option<half::f16>>() {
+        *s = Some(half::f16::from_f64(z.re));
+    } else if let Some(s) = slot.downcast_mut::<Option<half::bf16>>() {
+        *s = Some(half::bf16::from_f64(z.re));
     }
-    out.expect("`Element` is sealed to f32, f64, Complex<f32> and Complex<f64>")
+    out.expect("`Element` is sealed to f32, f64, Complex<f32>, Complex<f64>, f16 and bf16")
 }
 
 /// The bits of an element's scalars (`[re, im]`, `im` 0 for reals), for
@@ -219,8 +229,12 @@ pub fn to_bits<T: Element>(x: T) -> [u64; 2] {
         [u64::from(v.re.to_bits()), u64::from(v.im.to_bits())]
     } else if let Some(v) = x.downcast_ref::<C64>() {
         [v.re.to_bits(), v.im.to_bits()]
+    } else if let Some(v) = x.downcast_ref::<half::f16>() {
+        [u64::from(v.to_bits()), 0]
+    } else if let Some(v) = x.downcast_ref::<half::bf16>() {
+        [u64::from(v.to_bits()), 0]
     } else {
-        unreachable!("`Element` is sealed to f32, f64, Complex<f32> and Complex<f64>")
+        unreachable!("`Element` is sealed to f32, f64, Complex<f32>, Complex<f64>, f16 and bf16")
     }
 }
 
@@ -238,15 +252,25 @@ pub fn from_bits<T: Element>([re, im]: [u64; 2]) -> T {
         *s = Some(Complex::new(f(re), f(im)));
     } else if let Some(s) = slot.downcast_mut::<Option<C64>>() {
         *s = Some(Complex::new(d(re), d(im)));
+    } else if let Some(s) = slot.downcast_mut::<Option<half::f16>>() {
+        *s = Some(half::f16::from_bits(re as u16));
+    } else if let Some(s) = slot.downcast_mut::<Option<half::bf16>>() {
+        *s = Some(half::bf16::from_bits(re as u16));
     }
-    out.expect("`Element` is sealed to f32, f64, Complex<f32> and Complex<f64>")
+    out.expect("`Element` is sealed to f32, f64, Complex<f32>, Complex<f64>, f16 and bf16")
 }
 
 /// A quiet NaN with a recognisable payload (`0x5e17`, "sentinel"): filled
 /// around and between matrices to detect stray writes (bitwise) and stray
 /// reads (they turn results into NaN).
 pub fn sentinel<T: Element>() -> T {
-    let bits = if T::PRECISION.scalar_bytes() == 4 { 0x7fc0_5e17 } else { 0x7ff8_0000_0000_5e17 };
+    let bits = match T::PRECISION.scalar_bytes() {
+        // f16's quiet NaN 0x7e00, bf16's 0x7fc0, each with a payload.
+        2 if T::PRECISION == Precision::Bf16 => 0x7fd7,
+        2 => 0x7e17,
+        4 => 0x7fc0_5e17,
+        _ => 0x7ff8_0000_0000_5e17,
+    };
     from_bits([bits, bits])
 }
 
@@ -375,7 +399,8 @@ pub fn gemm_columns<T: Element>(
 /// order of [`gemm`]: what an
 /// element's rounding error is proportional to. The reference BLAS test
 /// suite divides by it; unlike `|C_ref|`, it does not vanish when an
-/// element's terms cancel.
+/// element's terms cancel. A 16-bit C's is at least the type's
+/// [`smallest_normal`].
 pub fn gemm_bound<T: Element>(cfg: &GemmConfig<T>, a: &[T], b: &[T], c: &[T]) -> Result<Vec<f64>, ArgError> {
     gemm_bound_columns(cfg, a, b, c, &all_columns(cfg))
 }
@@ -413,10 +438,25 @@ pub fn gemm_bound_columns<T: Element>(
     } else {
         logical_c_columns(cfg, c, cols).iter().map(|z| z.norm()).collect()
     };
+    let floor = smallest_normal(T::PRECISION);
     Ok(combine(&ab, widen(launch.alpha).norm(), widen(cfg.beta).norm(), &c_in, |x| Complex::new(x, 0.0))
         .iter()
-        .map(|z| z.re)
+        .map(|z| z.re.max(floor))
         .collect())
+}
+
+/// The smallest normal value of a 16-bit precision (`2^-14` for f16,
+/// `2^-126` for bf16), 0 for the others: below it a stored C holds its
+/// value to a fixed absolute step (subnormals), not to a relative one, so
+/// [`gemm_bound`] floors each element's scale there — the scale at which
+/// the step is the type's relative precision. (The BLAS types' subnormals
+/// lie far below any product the tests make.)
+pub const fn smallest_normal(precision: Precision) -> f64 {
+    match precision {
+        Precision::F16 => 1.0 / (1u64 << 14) as f64,
+        Precision::Bf16 => f32::MIN_POSITIVE as f64,
+        _ => 0.0,
+    }
 }
 
 /// The call checked by [`validate::check`] as on the GPU (host memory has

@@ -23,7 +23,8 @@ pub(crate) struct Encoded(CUtensorMap);
 unsafe impl DeviceRepr for Encoded {}
 
 /// Encodes `map` with the driver (`cuTensorMapEncodeTiled`): its elements
-/// 4- or 8-byte floats (a complex element is a pair: the map's
+/// 2-byte words (`f16`, `bf16`: a copy moves bits) or 4- or 8-byte floats
+/// (a complex element is a pair: the map's
 /// `element_bytes` says which), three dimensions, dimension 0 contiguous,
 /// elements outside the tensor read as zeros, the box with the 128-byte
 /// swizzle or without, lines promoted to L2 in 256-byte sectors.
@@ -32,11 +33,12 @@ unsafe impl DeviceRepr for Encoded {}
 /// encoded as 1: the driver refuses 0, and no box is ever copied.
 pub(crate) fn encode(map: &TensorMap<u64>) -> Result<Encoded, GemmError> {
     let data_type = match map.element_bytes {
+        2 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT16,
         4 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
         8 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT64,
         n => {
             return Err(GemmError::TensorMap {
-                reason: format!("elements of {n} bytes (4 or 8 are encoded)"),
+                reason: format!("elements of {n} bytes (2, 4 or 8 are encoded)"),
             });
         }
     };

@@ -10,6 +10,9 @@
 //!   Dongarra, extended to all 9 op combinations of each precision (36
 //!   kernels; see [`table2`](mod@table2) for where each comes from). Always
 //!   available, on every GPU.
+//! - [`HALF`]: the default kernels of the 16-bit precisions `f16` and
+//!   `bf16` (sm_90a only; see [`half`](mod@half)), which [`table2()`]
+//!   returns for them.
 //! - [`tuned`]: kernels `cargo xtask tune` wrote for particular GPU
 //!   families, possibly several per type (one per shape class it was tuned
 //!   at). [`Dispatch::TUNED`] picks among them: [`Dispatch::kernel_for`] by
@@ -36,6 +39,7 @@
 
 pub mod bespoke;
 mod dispatch;
+pub mod half;
 pub mod split_sum;
 pub mod table2;
 pub mod tuned;
@@ -45,6 +49,7 @@ use std::borrow::Cow;
 use gemm_codegen::{GemmKernel, KernelImage, KernelSpec, Op, Precision};
 
 pub use dispatch::Dispatch;
+pub use half::HALF;
 pub use split_sum::{SPLIT_SUM, split_sum};
 pub use table2::*;
 
@@ -163,11 +168,19 @@ impl KernelEntry {
 /// `(F32, N, N)`, ... On real precisions a `C` op finds the kernel named with
 /// `C` (e.g. `SgemmCN`), which has the configuration of the `T` one and
 /// computes the same product.
+///
+/// For the 16-bit precisions, which Table 2 does not have, their default
+/// kernel of [`HALF`] (`HgemmNN`, `BgemmNN`, ...).
 pub fn table2(precision: Precision, op_a: Op, op_b: Op) -> &'static KernelEntry {
-    &TABLE2[table2_index(precision, op_a, op_b)]
+    let index = table2_index(precision, op_a, op_b);
+    match precision {
+        Precision::F16 | Precision::Bf16 => &HALF[index - TABLE2.len()],
+        _ => &TABLE2[index],
+    }
 }
 
-/// Position in [`TABLE2`]: BLAS order S, D, C, Z, then ops NN NT NC TN ...
+/// Position in [`TABLE2`] (then [`HALF`]): BLAS order S, D, C, Z, f16,
+/// bf16, then ops NN NT NC TN ...
 fn table2_index(precision: Precision, op_a: Op, op_b: Op) -> usize {
     let op = |op: Op| match op {
         Op::N => 0,
@@ -185,11 +198,13 @@ pub fn tuned_kernels(arch: u32, precision: Precision, op_a: Op, op_b: Op) -> Vec
     first_of_each(tuned::of_type(&tuned::families::FAMILIES, arch, precision, op_a, op_b))
 }
 
-/// Every kernel instance of the crate, once: Table 2, the split-sum kernels
+/// Every kernel instance of the crate, once: Table 2, the 16-bit defaults
+/// ([`HALF`]), the split-sum kernels
 /// ([`split_sum`]), then every tuned family's.
 pub fn all() -> impl Iterator<Item = &'static KernelEntry> {
     TABLE2
         .iter()
+        .chain(&HALF)
         .chain(&SPLIT_SUM)
         .chain(tuned::families::FAMILIES.iter().flat_map(|f| first_of_each(f.kernels)))
 }

@@ -93,6 +93,7 @@ fn paper_row(precision: Precision, a_t: bool, b_t: bool) -> Row {
             let la = if t == (true, true) { (4, 16) } else { (8, 8) };
             (tile, (8, 8), la, (8, 8))
         }
+        Precision::F16 | Precision::Bf16 => unreachable!("Table 2 has no 16-bit kernels"),
     }
 }
 
@@ -168,4 +169,26 @@ fn only_tuned_classes_split_and_every_split_is_at_least_two() {
     }
     let split = TABLE2[0].split(3);
     assert_eq!((split.slices, split.name, split.entry), (3, TABLE2[0].name, TABLE2[0].entry));
+}
+
+/// The 16-bit defaults: one per precision and op pair, named by the
+/// routine's letter, what `table2()` returns for them, all on Hopper's
+/// `wgmma` fed by the tensor memory accelerator.
+#[test]
+fn the_half_kernels_cover_both_16_bit_precisions_and_every_op_pair() {
+    let mut seen = std::collections::HashSet::new();
+    for precision in Precision::HALF {
+        for op_a in Op::ALL {
+            for op_b in Op::ALL {
+                let entry = gemm_kernels::table2(precision, op_a, op_b);
+                let s = entry.spec;
+                assert_eq!((s.precision, s.op_a, s.op_b), (precision, op_a, op_b));
+                let letter = precision.blas_letter().to_ascii_uppercase();
+                assert_eq!(entry.name, format!("{letter}gemm{op_a}{op_b}"));
+                assert!(s.wgmma().is_some() && s.ldg == gemm_codegen::GlobalLoad::Tma, "{}", entry.name);
+                assert!(seen.insert(entry.name));
+            }
+        }
+    }
+    assert_eq!(seen.len(), gemm_kernels::HALF.len());
 }

@@ -69,6 +69,8 @@ pub(crate) fn elem(rt: &TokenStream, precision: Precision) -> TokenStream {
         Precision::F64 => quote!(::core::primitive::f64),
         Precision::C32 => quote!(#rt::num_complex::Complex<::core::primitive::f32>),
         Precision::C64 => quote!(#rt::num_complex::Complex<::core::primitive::f64>),
+        Precision::F16 => quote!(#rt::half::f16),
+        Precision::Bf16 => quote!(#rt::half::bf16),
     }
 }
 
@@ -79,6 +81,8 @@ fn spec_expr(rt: &TokenStream, spec: &KernelSpec) -> TokenStream {
         Precision::F64 => quote!(F64),
         Precision::C32 => quote!(C32),
         Precision::C64 => quote!(C64),
+        Precision::F16 => quote!(F16),
+        Precision::Bf16 => quote!(Bf16),
     };
     let op = |op: Op| match op {
         Op::N => quote!(#rt::Op::N),

@@ -181,11 +181,11 @@ fn located_maps_every_field_and_element() {
 
 #[test]
 fn parse_errors_are_all_reported_together() {
-    let src = "name = Bad, precision = f16, op = (N, X), tile = (96, \"96\", 16u8), \
+    let src = "name = Bad, precision = f8, op = (N, X), tile = (96, \"96\", 16u8), \
                threads = (16, 16, 1), load_a = (32, 8), tile = (1, 1, 1), tiles = 3, foo = 1";
     let errors = fail(src);
     let expected = [
-        ("f16", "`precision` must be `f32`, `f64`, `c32` or `c64`"),
+        ("f8", "`precision` must be `f32`, `f64`, `c32`, `c64`, `f16` or `bf16`"),
         ("X", "`op.1` (op(B)) must be `N`, `T` or `C`"),
         ("\"96\"", "`tile.1` must be an integer literal, not a string: remove the quotes"),
         ("16u8", "`tile.2` must be an unsuffixed integer: remove `u8`"),
@@ -271,9 +271,12 @@ fn hints_for_near_misses() {
     let hint = |param, value| fail(&with(param, value)).remove(0).1;
     assert_eq!(
         hint("precision", "32"),
-        "`precision` must be `f32`, `f64`, `c32` or `c64`: write `f32` (or `c32` for complex)"
+        "`precision` must be `f32`, `f64`, `c32`, `c64`, `f16` or `bf16`: write `f32` (or `c32` for complex)"
     );
-    assert_eq!(hint("precision", "F64"), "`precision` must be `f32`, `f64`, `c32` or `c64`: write `f64`");
+    assert_eq!(
+        hint("precision", "F64"),
+        "`precision` must be `f32`, `f64`, `c32`, `c64`, `f16` or `bf16`: write `f64`"
+    );
     assert_eq!(hint("op", "NT"), "`op` must be a tuple `(op(A), op(B))`: write `(N, T)`");
     assert_eq!(hint("op", "(n, T)"), "`op.0` (op(A)) must be `N`, `T` or `C`: write `N`");
     assert_eq!(hint("tile", "(96, 96, -16)"), "`tile.2` must be a positive integer literal: remove the `-`");

@@ -47,6 +47,8 @@ pub const fn default_threshold(precision: Precision) -> u128 {
         Precision::F64 => 512,
         Precision::C32 => 384,
         Precision::C64 => 128,
+        // Not BLAS routines: the library has no CPU path for them.
+        Precision::F16 | Precision::Bf16 => 0,
     };
     n * n * n
 }

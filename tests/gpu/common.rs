@@ -90,28 +90,28 @@ impl<T: Element> Guarded<T> {
     /// Uploads a whole buffer that already has its guards.
     pub fn upload(gemm: &Gemm, guarded: Vec<T>) -> Guarded<T> {
         let dev = gemm.upload(&guarded).expect("upload");
-        let len = guarded.len() - 2 * GUARD;
+        let len = guarded.len() - 2 * gemm_host::case::guard::<T>();
         Guarded { dev, initial: guarded, len }
     }
 
     /// The part handed to the GEMM.
     pub fn view(&self) -> CudaView<'_, T> {
-        self.dev.slice(GUARD..GUARD + self.len)
+        self.dev.slice(gemm_host::case::guard::<T>()..gemm_host::case::guard::<T>() + self.len)
     }
 
     /// The part handed to the GEMM, mutably.
     pub fn view_mut(&mut self) -> CudaViewMut<'_, T> {
-        self.dev.slice_mut(GUARD..GUARD + self.len)
+        self.dev.slice_mut(gemm_host::case::guard::<T>()..gemm_host::case::guard::<T>() + self.len)
     }
 
     /// The first `len` elements of the part handed to the GEMM, mutably.
     pub fn prefix_mut(&mut self, len: usize) -> CudaViewMut<'_, T> {
-        self.dev.slice_mut(GUARD..GUARD + len)
+        self.dev.slice_mut(gemm_host::case::guard::<T>()..gemm_host::case::guard::<T>() + len)
     }
 
     /// What the inner part held before the GEMM.
     pub fn initial_inner(&self) -> &[T] {
-        &self.initial[GUARD..GUARD + self.len]
+        &self.initial[gemm_host::case::guard::<T>()..gemm_host::case::guard::<T>() + self.len]
     }
 
     /// The whole buffer now, guards included.

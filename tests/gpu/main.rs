@@ -13,5 +13,6 @@ mod common;
 mod cublas;
 mod errors;
 mod gemm;
+mod half;
 mod runtime;
 mod stream_k;

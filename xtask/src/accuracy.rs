@@ -168,7 +168,7 @@ pub fn run(args: Args) -> Result<()> {
         rows: Vec::new(),
         csv: (path.clone(), d.name.clone(), d.arch()),
     };
-    for p in Precision::ALL {
+    for p in Precision::EVERY {
         let mine: Vec<&Subject> = subjects.iter().filter(|s| s.image.spec.precision == p).collect();
         if mine.is_empty() {
             continue;
@@ -178,6 +178,8 @@ pub fn run(args: Args) -> Result<()> {
             Precision::F64 => run.precision::<f64>(&mine)?,
             Precision::C32 => run.precision::<Complex<f32>>(&mine)?,
             Precision::C64 => run.precision::<Complex<f64>>(&mine)?,
+            Precision::F16 => run.precision::<gemm_codegen::half::f16>(&mine)?,
+            Precision::Bf16 => run.precision::<gemm_codegen::half::bf16>(&mine)?,
         }
     }
     let rows = run.rows;

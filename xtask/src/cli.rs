@@ -3,7 +3,8 @@
 use anyhow::{Context, Result, bail};
 use gemm_codegen::{Op, Precision};
 
-/// A precision: `s`, `d`, `c`, `z` (or `f32`, `f64`, `c32`, `c64`, `sgemm`, …).
+/// A precision: `s`, `d`, `c`, `z`, `h` (f16), `b` (bf16) (or `f32`, `f64`,
+/// `c32`, `c64`, `f16`, `bf16`, `sgemm`, `hgemm`, …).
 pub fn parse_precision(s: &str) -> Result<Precision> {
     let lower = s.to_ascii_lowercase();
     let token = lower.strip_suffix("gemm").unwrap_or(&lower);
@@ -12,7 +13,9 @@ pub fn parse_precision(s: &str) -> Result<Precision> {
         "d" | "f64" | "double" => Precision::F64,
         "c" | "c32" | "complex" => Precision::C32,
         "z" | "c64" => Precision::C64,
-        _ => bail!("unknown precision `{s}`: use s, d, c or z (or f32, f64, c32, c64)"),
+        "h" | "f16" | "half" => Precision::F16,
+        "b" | "bf16" => Precision::Bf16,
+        _ => bail!("unknown precision `{s}`: use s, d, c, z, h or b (or f32, f64, c32, c64, f16, bf16)"),
     };
     Ok(precision)
 }
@@ -61,12 +64,18 @@ mod tests {
 
     #[test]
     fn parses_precisions_and_ops() {
-        for (s, p) in
-            [("s", Precision::F32), ("D", Precision::F64), ("c32", Precision::C32), ("zgemm", Precision::C64)]
-        {
+        for (s, p) in [
+            ("s", Precision::F32),
+            ("D", Precision::F64),
+            ("c32", Precision::C32),
+            ("zgemm", Precision::C64),
+            ("hgemm", Precision::F16),
+        ] {
             assert_eq!(parse_precision(s).unwrap(), p);
         }
-        assert!(parse_precision("h").is_err());
+        assert_eq!(parse_precision("h").unwrap(), Precision::F16);
+        assert_eq!(parse_precision("BF16").unwrap(), Precision::Bf16);
+        assert!(parse_precision("q").is_err());
         assert_eq!(parse_ops("nt").unwrap(), (Op::N, Op::T));
         assert_eq!(parse_ops("CC").unwrap(), (Op::C, Op::C));
         assert!(parse_ops("n").is_err());

@@ -20,7 +20,7 @@ use std::time::Instant;
 
 use anyhow::{Context as _, Result, bail};
 use gemm_codegen::{Element, KernelImage, KernelSpec, Math, Op, Precision};
-use gemm_host::case::{self, Case, GUARD};
+use gemm_host::case::{self, Case, guard};
 use gemm_host::cublas::Cublas;
 use gemm_host::emulate::Emulator;
 use gemm_host::num_complex::Complex;
@@ -256,6 +256,12 @@ pub fn run(args: Args) -> Result<()> {
                 Precision::F64 => verify_kernel::<f64>(&backend, kernel, &shapes, &mut rng),
                 Precision::C32 => verify_kernel::<Complex<f32>>(&backend, kernel, &shapes, &mut rng),
                 Precision::C64 => verify_kernel::<Complex<f64>>(&backend, kernel, &shapes, &mut rng),
+                Precision::F16 => {
+                    verify_kernel::<gemm_codegen::half::f16>(&backend, kernel, &shapes, &mut rng)
+                }
+                Precision::Bf16 => {
+                    verify_kernel::<gemm_codegen::half::bf16>(&backend, kernel, &shapes, &mut rng)
+                }
             }?;
             print_row(&row);
             rows.push(row);
@@ -304,9 +310,12 @@ fn verify_kernel<T: Element>(
         for &p in &shape.pairs {
             let cfg = GemmConfig::new(spec.op_a, spec.op_b, m, n, k).alpha(alphas[p / 3]).beta(betas[p % 3]);
             let e = shape.extra_ld;
+            // A 16-bit kernel takes A and B only with leading dimensions of
+            // whole 16 bytes (`GemmError::TmaOperands`): rounded up to them.
+            let lead = |ld: i64| if spec.precision.is_half() { (ld + 7).div_euclid(8) * 8 } else { ld };
             let cfg = cfg
-                .lda(cfg.min_ld(Matrix::A) + e)
-                .ldb(cfg.min_ld(Matrix::B) + 2 * e)
+                .lda(lead(cfg.min_ld(Matrix::A) + e))
+                .ldb(lead(cfg.min_ld(Matrix::B) + 2 * e))
                 .ldc(cfg.min_ld(Matrix::C) + e);
             let case = Case::random(cfg, rng);
             row.cases += 1;
@@ -339,7 +348,7 @@ fn gpu_case<T: Element>(
     let what = || case::describe(&cfg);
     let up = |m: Matrix| gemm.upload(case.guarded(m)).map_err(|e| format!("{}: upload: {e}", what()));
     let (a, b, mut c) = (up(Matrix::A)?, up(Matrix::B)?, up(Matrix::C)?);
-    let inner = |len: usize| GUARD..len - GUARD;
+    let inner = |len: usize| guard::<T>()..len - guard::<T>();
     let (al, bl, cl) = (a.len(), b.len(), c.len());
     gemm.gemm_loaded(kernel, &cfg, &a.slice(inner(al)), &b.slice(inner(bl)), &mut c.slice_mut(inner(cl)))
         .map_err(|e| format!("{}: {e}", what()))?;
@@ -375,7 +384,7 @@ fn emulate_case<T: Element>(emulator: &Emulator, image: &KernelImage, case: &Cas
             case.cfg(),
             case.input(Matrix::A),
             case.input(Matrix::B),
-            &mut c[GUARD..len - GUARD],
+            &mut c[guard::<T>()..len - guard::<T>()],
         )
         .map_err(|e| format!("{}: {e}", case::describe(case.cfg())))?;
     case.check(case.guarded(Matrix::A), case.guarded(Matrix::B), &c, image.spec.math)
@@ -405,12 +414,15 @@ fn summary(rows: &[Row], seconds: f64) {
         |p: Precision| rows.iter().filter(|r| r.precision == Some(p)).map(|r| r.worst).fold(0.0, f64::max);
     println!(
         "summary: {} kernels, {cases} cases, {failed} failed, in {seconds:.1} s; worst relative error \
-         S {:.2e} D {:.2e} C {:.2e} Z {:.2e} (each case's bound grows with its k; at k = 1024: {:.1e} / {:.1e})",
+         S {:.2e} D {:.2e} C {:.2e} Z {:.2e} H {:.2e} B {:.2e} (each case's bound grows with its k; at k = 1024: \
+         {:.1e} / {:.1e})",
         rows.len(),
         worst_of(Precision::F32),
         worst_of(Precision::F64),
         worst_of(Precision::C32),
         worst_of(Precision::C64),
+        worst_of(Precision::F16),
+        worst_of(Precision::Bf16),
         reference::tolerance(Precision::F32, Math::Fma, 1024),
         reference::tolerance(Precision::F64, Math::Fma, 1024),
     );
@@ -425,7 +437,7 @@ fn perf(gemm: &Gemm, cublas: &Cublas, chosen: &[Chosen], n: i64, rng: &mut Rando
         Plan::DEFAULT.warmup
     );
     println!("{:<10} {:>12} {:>12} {:>8}", "kernel", "TFLOP/s", "cuBLAS", "ratio");
-    for p in Precision::ALL {
+    for p in Precision::EVERY {
         let kernels: Vec<&Chosen> = chosen.iter().filter(|k| k.image.spec.precision == p).collect();
         if kernels.is_empty() {
             continue;
@@ -435,6 +447,8 @@ fn perf(gemm: &Gemm, cublas: &Cublas, chosen: &[Chosen], n: i64, rng: &mut Rando
             Precision::F64 => perf_precision::<f64>(gemm, cublas, &kernels, n, rng)?,
             Precision::C32 => perf_precision::<Complex<f32>>(gemm, cublas, &kernels, n, rng)?,
             Precision::C64 => perf_precision::<Complex<f64>>(gemm, cublas, &kernels, n, rng)?,
+            Precision::F16 => perf_precision::<gemm_codegen::half::f16>(gemm, cublas, &kernels, n, rng)?,
+            Precision::Bf16 => perf_precision::<gemm_codegen::half::bf16>(gemm, cublas, &kernels, n, rng)?,
         }
     }
     Ok(())

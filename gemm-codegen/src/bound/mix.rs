@@ -3,7 +3,9 @@
 
 use std::ops::Range;
 
-use crate::ptx::{AddrBase, Address, BinOp, Instr, Kernel, MmaKind, Operand, Space, Stmt, Tma, Type, UnOp};
+use crate::ptx::{
+    AddrBase, Address, BinOp, HalfCvt, Instr, Kernel, MmaKind, Operand, Space, Stmt, Tma, Type, UnOp,
+};
 
 use super::lanes::{self, SharedCycles};
 
@@ -154,6 +156,7 @@ impl InstrMix {
             | Instr::St { space: Space::Param, .. }
             | Instr::LdParam { .. }
             | Instr::CvtTf32 { .. }
+            | Instr::CvtHalf(_)
             | Instr::Unary { .. }
             | Instr::Binary { .. }
             | Instr::Mad { .. }
@@ -368,6 +371,8 @@ fn reads(instr: &Instr) -> Vec<usize> {
         Instr::CvtaToGlobal { src, .. } | Instr::Cvt { src, .. } | Instr::CvtTf32 { src, .. } => {
             vec![src.index()]
         }
+        Instr::CvtHalf(HalfCvt::F16ToF32 { src, .. }) => vec![src.index()],
+        Instr::CvtHalf(HalfCvt::Pack { hi, lo, .. }) => vec![hi.index(), lo.index()],
         Instr::Binary { a, b, .. } | Instr::Setp { a, b, .. } => regs(&[a, b]),
         Instr::Mad { a, b, c, .. } | Instr::Fma { a, b, c, .. } => regs(&[a, b, c]),
         Instr::Selp { a, b, pred, .. } => [regs(&[a, b]), vec![pred.index()]].concat(),
@@ -386,6 +391,7 @@ pub(super) fn written(instr: &Instr) -> Vec<usize> {
         | Instr::CvtaToGlobal { dst, .. }
         | Instr::Cvt { dst, .. }
         | Instr::CvtTf32 { dst, .. }
+        | Instr::CvtHalf(HalfCvt::F16ToF32 { dst, .. } | HalfCvt::Pack { dst, .. })
         | Instr::Unary { dst, .. }
         | Instr::Binary { dst, .. }
         | Instr::Mad { dst, .. }

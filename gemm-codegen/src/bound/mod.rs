@@ -82,7 +82,8 @@ impl Pipe {
     /// The pipe of a GEMM of `precision`.
     pub const fn of(precision: Precision) -> Pipe {
         match precision {
-            Precision::F32 | Precision::C32 => Pipe::Fp32,
+            // The 16-bit types have no FMA kernel; they accumulate in f32.
+            Precision::F32 | Precision::C32 | Precision::F16 | Precision::Bf16 => Pipe::Fp32,
             Precision::F64 | Precision::C64 => Pipe::Fp64,
         }
     }

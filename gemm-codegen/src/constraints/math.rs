@@ -28,11 +28,15 @@ pub const fn mma_warp_block(precision: Precision) -> u32 {
 }
 
 /// [`Rule::Math`]: whether `math` exists for `precision` on `arch`: `fma`
-/// everywhere, `dmma` for `f64` and `c64`, `tf32` and `tf32x3` for `f32`
-/// and `c32`, on sm_80 and newer.
+/// for the BLAS precisions everywhere, `dmma` for `f64` and `c64`, `tf32`
+/// and `tf32x3` for `f32` and `c32`, on sm_80 and newer; `f16` for `f16`
+/// and `bf16` for `bf16` on sm_90a (Hopper's `wgmma`), the only maths of
+/// those precisions.
 pub const fn math_allowed(math: Math, precision: Precision, arch: Target) -> bool {
     match math {
-        Math::Fma => true,
+        Math::Fma => !precision.is_half(),
+        Math::F16 => matches!(precision, Precision::F16) && matches!(arch, Target::Sm90a),
+        Math::Bf16 => matches!(precision, Precision::Bf16) && matches!(arch, Target::Sm90a),
         Math::Dmma => matches!(precision, Precision::F64 | Precision::C64) && arch.sm() >= 80,
         Math::Tf32 | Math::Tf32x3 => matches!(precision, Precision::F32 | Precision::C32) && arch.sm() >= 80,
     }
@@ -41,12 +45,18 @@ pub const fn math_allowed(math: Math, precision: Precision, arch: Target) -> boo
 /// [`Rule::Mma`]: whether `mma` suits `math` on `arch`: none for `fma`; for
 /// a tensor-core math, a shape of its kind that the architecture has.
 pub fn mma_allowed(math: Math, mma: Option<MmaShape>, arch: Target) -> bool {
+    // The precision a `wgmma` of `math` multiplies (any of them will do).
+    let precision = match math {
+        Math::F16 => Precision::F16,
+        Math::Bf16 => Precision::Bf16,
+        _ => Precision::F32,
+    };
     match (math.mma_kind(), mma) {
-        (None, None) => true,
-        (None, Some(_)) | (Some(_), None) => false,
-        (Some(_), Some(shape)) if shape.m == WgmmaShape::M => {
-            super::wgmma::wgmma_allowed(math, Precision::F32, shape, arch)
+        (_, Some(shape)) if math.wgmma_input().is_some() && shape.m == WgmmaShape::M => {
+            super::wgmma::wgmma_allowed(math, precision, shape, arch)
         }
+        (None, None) => matches!(math, Math::Fma),
+        (None, Some(_)) | (Some(_), None) => false,
         (Some(kind), Some(shape)) => {
             kind.shapes().contains(&shape) && arch.ptx_arch().sm >= kind.min_arch(shape).sm
         }
@@ -115,6 +125,10 @@ pub const fn mma_lds_width(precision: Precision) -> u32 {
 pub(super) fn check(spec: &KernelSpec, out: &mut Report) {
     let math = spec.math;
     if !math_allowed(math, spec.precision, spec.arch) {
+        if let Some(message) = half_math_message(spec) {
+            violation(out, ParamPath::whole(Field::Math), Rule::Math, || message);
+            return;
+        }
         let (unit, types, wanted) = match math {
             Math::Tf32 | Math::Tf32x3 => ("TF32", "f32 and c32", "use `precision = f32` or `c32`"),
             _ => ("FP64", "f64 and c64", "use `precision = f64` or `c64`"),
@@ -137,7 +151,7 @@ pub(super) fn check(spec: &KernelSpec, out: &mut Report) {
         violation(out, ParamPath::whole(Field::Math), Rule::Math, message);
         return;
     }
-    if let (Some(_), Some(shape)) = (math.mma_kind(), spec.mma)
+    if let (Some(_), Some(shape)) = (math.wgmma_input(), spec.mma)
         && shape.m == WgmmaShape::M
         && !super::wgmma::wgmma_allowed(math, spec.precision, shape, spec.arch)
     {
@@ -146,6 +160,18 @@ pub(super) fn check(spec: &KernelSpec, out: &mut Report) {
     }
     if !mma_allowed(math, spec.mma, spec.arch) {
         let (at, message) = match (math.mma_kind(), spec.mma) {
+            (None, None) if math.wgmma_input().is_some() => (
+                ParamPath::whole(Field::Math),
+                format!("`math = {math}` needs the shape of its `wgmma`: add `mma = (64, n, 16)`"),
+            ),
+            (None, Some(s)) if math.wgmma_input().is_some() => (
+                ParamPath::whole(Field::Mma),
+                format!(
+                    "`mma` ({}, {}, {}) is not a shape of `math = {math}`, which runs on Hopper's `wgmma` \
+                     only: use `mma = (64, n, 16)`",
+                    s.m, s.n, s.k
+                ),
+            ),
             (None, _) => (
                 ParamPath::whole(Field::Mma),
                 "`mma` is the shape of a tensor-core instruction, and `math = fma` has none: add \
@@ -190,6 +216,36 @@ pub(super) fn check(spec: &KernelSpec, out: &mut Report) {
     }
     let Some(shape) = spec.mma else { return };
     check_tile(spec, shape, out);
+}
+
+/// Why a 16-bit `precision` or a 16-bit `math` is not allowed, if that is
+/// the trouble: each multiplies only the other, on sm_90a.
+fn half_math_message(spec: &KernelSpec) -> Option<String> {
+    let (math, precision) = (spec.math, spec.precision);
+    let own = match precision {
+        Precision::F16 => Math::F16,
+        Precision::Bf16 => Math::Bf16,
+        _ => {
+            return matches!(math, Math::F16 | Math::Bf16).then(|| {
+                format!(
+                    "`math = {math}` multiplies {math} operands, and this kernel is {precision}: use `precision = \
+                     {math}`, or another `math`"
+                )
+            });
+        }
+    };
+    Some(if math != own {
+        format!(
+            "{precision} operands multiply on the tensor cores with `wgmma`: set `math = {own}` (with `mma = (64, n, \
+             16)`, `arch = sm_90a`)"
+        )
+    } else {
+        format!(
+            "`math = {math}` runs on Hopper's `wgmma`, which only sm_90a has (this kernel is for {}): add `arch = \
+             sm_90a`",
+            spec.arch
+        )
+    })
 }
 
 /// What an `mma` of `shape` asks of the threads, the tile, the stripe and

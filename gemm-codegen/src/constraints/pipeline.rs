@@ -16,9 +16,10 @@ pub const fn stages_allowed(stages: u32, has_cp_async: bool) -> bool {
     stages >= 1 && stages <= MAX_STAGES && (stages == 1 || has_cp_async)
 }
 
-/// [`Rule::LdgWidth`], first part: `ldg_width` is 1, 2 or 4.
+/// [`Rule::LdgWidth`], first part: `ldg_width` is 1, 2, 4 or 8 (8 only
+/// fits the 16-bit precisions, [`ldg_width_fits_precision`]).
 pub const fn ldg_width_allowed(width: u32) -> bool {
-    matches!(width, 1 | 2 | 4)
+    matches!(width, 1 | 2 | 4 | 8)
 }
 
 /// [`Rule::LdgWidth`], second part: one global load of `width` (allowed)
@@ -145,7 +146,7 @@ fn check_ldg_width(spec: &KernelSpec, a: &StripePlan, b: &StripePlan, out: &mut 
     let at = ParamPath::whole(Field::LdgWidth);
     let w = spec.ldg_width;
     if !ldg_width_allowed(w) {
-        violation(out, at, Rule::LdgWidth, || format!("`ldg_width` ({w}) must be 1, 2 or 4"));
+        violation(out, at, Rule::LdgWidth, || format!("`ldg_width` ({w}) must be 1, 2, 4 or 8"));
         return;
     }
     if !ldg_width_fits_precision(w, spec.precision) {

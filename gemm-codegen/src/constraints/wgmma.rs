@@ -28,6 +28,7 @@ pub const TF32X3_MAX_N: u32 = 128;
 /// `c32`): 256, the instruction's, for `tf32`; [`TF32X3_MAX_N`] for
 /// `tf32x3`; half of those for `c32`, whose accumulators are pairs.
 pub const fn wgmma_max_n(math: Math, precision: Precision) -> u32 {
+    // The 16-bit maths have no split and no planes: one set of n / 2.
     let n = if matches!(math, Math::Tf32x3) { TF32X3_MAX_N } else { 256 };
     if precision.is_complex() { n / 2 } else { n }
 }
@@ -101,7 +102,14 @@ pub const WGMMA_DIRECT_SBO: u32 = 1024;
 ///   8`, which on slots aligned to 1024 bytes ([`super::smem_align`]) is
 ///   the 128-byte swizzle of a K-major `wgmma` operand, 8-row groups
 ///   [`WGMMA_DIRECT_SBO`] apart.
+///
+/// A 16-bit kernel (`f16`, `bf16`) reads both operands from the ring, as
+/// the tensor map's box lands them ([`half_box_fits`]): `wgmma` takes them
+/// K-major or MN-major alike.
 pub const fn wgmma_direct(spec: &KernelSpec, operand: Operand) -> bool {
+    if spec.precision.is_half() {
+        return spec.wgmma().is_some() && spec.producers == 1 && matches!(spec.ldg, GlobalLoad::Tma);
+    }
     spec.wgmma().is_some()
         && matches!(spec.math, Math::Tf32)
         && matches!(spec.precision, Precision::F32)
@@ -116,17 +124,29 @@ pub const fn wgmma_any_direct(spec: &KernelSpec) -> bool {
 }
 
 /// [`Rule::Mma`] for a warpgroup shape (`shape.m = 64`): `math = tf32` or
-/// `tf32x3` on `f32` or `c32`, `arch = sm_90a`, `k = 8`, `n` a multiple of
-/// 8 up to [`wgmma_max_n`].
+/// `tf32x3` on `f32` or `c32` with `k = 8`, `math = f16` on `f16` or `bf16`
+/// on `bf16` with `k = 16`; `arch = sm_90a`, `n` a multiple of 8 up to
+/// [`wgmma_max_n`].
 pub const fn wgmma_allowed(math: Math, precision: Precision, shape: MmaShape, arch: Target) -> bool {
     let max_n = wgmma_max_n(math, precision);
-    matches!(math, Math::Tf32 | Math::Tf32x3)
-        && matches!(precision, Precision::F32 | Precision::C32)
+    let Some(input) = math.wgmma_input() else { return false };
+    let Some(wg) = WgmmaShape::new(input, shape.n) else { return false };
+    wgmma_math_fits(math, precision)
         && matches!(arch, Target::Sm90a)
         && shape.m == WgmmaShape::M
-        && shape.k == WgmmaShape::K
-        && WgmmaShape::tf32(shape.n).is_some()
+        && shape.k == wg.k()
         && shape.n <= max_n
+}
+
+/// Whether a `wgmma` of `math` multiplies `precision`: TF32 maths `f32` and
+/// `c32`, `f16` and `bf16` their own type.
+pub const fn wgmma_math_fits(math: Math, precision: Precision) -> bool {
+    match math {
+        Math::Tf32 | Math::Tf32x3 => matches!(precision, Precision::F32 | Precision::C32),
+        Math::F16 => matches!(precision, Precision::F16),
+        Math::Bf16 => matches!(precision, Precision::Bf16),
+        Math::Fma | Math::Dmma => false,
+    }
 }
 
 /// [`Rule::MmaTile`] for a warpgroup shape: the threads, warps, tile,
@@ -138,9 +158,9 @@ pub const fn wgmma_fits(spec: &KernelSpec, shape: WgmmaShape, warps: WarpShape) 
         && spec.n_dim as u64 == 4 * warps.n as u64
         && spec.m_blk as u64 == 16 * warps.m as u64
         && spec.n_blk as u64 == shape.n as u64 * warps.n as u64
-        && spec.k_blk.is_multiple_of(WgmmaShape::K)
+        && spec.k_blk.is_multiple_of(shape.k())
         && spec.stages >= WGMMA_MIN_STAGES
-        && spec.lds_width == mma_lds_width(spec.precision)
+        && (spec.precision.is_half() || spec.lds_width == mma_lds_width(spec.precision))
 }
 
 /// Why `shape` (with `shape.m = 64`) is not allowed, as a message.
@@ -153,15 +173,17 @@ pub(super) fn shape_message(spec: &KernelSpec, shape: MmaShape) -> String {
             shape.k, spec.arch
         );
     }
-    if !matches!(spec.precision, Precision::F32 | Precision::C32) {
+    if !wgmma_math_fits(math, spec.precision) {
         return format!(
             "`mma = (64, {n}, {})` multiplies f32 and c32 with `wgmma` (this kernel is {}): use `precision = \
              f32` or `c32`, or an `mma.sync` shape such as `(16, 8, 8)`",
             shape.k, spec.precision
         );
     }
-    if shape.k != WgmmaShape::K {
-        return format!("`mma.2` of a TF32 `wgmma` is 8, not {}: use `mma = (64, {n}, 8)`", shape.k);
+    let k = if spec.precision.is_half() { 16 } else { 8 };
+    if shape.k != k {
+        let unit = if spec.precision.is_half() { spec.precision.token() } else { "TF32" };
+        return format!("`mma.2` of a {unit} `wgmma` is {k}, not {}: use `mma = (64, {n}, {k})`", shape.k);
     }
     let max_n = wgmma_max_n(math, spec.precision);
     let why = match (math, spec.precision.is_complex()) {
@@ -232,7 +254,18 @@ pub(super) fn check_producers(spec: &KernelSpec, max_threads: u32, out: &mut Rep
 /// the alignment of a tensor map's base and strides), each stripe a box
 /// landing as the ring holds it ([`tma_box_fits`]). Any other `ldg`
 /// passes.
+///
+/// A 16-bit kernel takes `ldg = tma` and nothing else: its operands go to
+/// the tensor cores as the boxes land them ([`half_box_fits`]).
 pub const fn tma_allowed(spec: &KernelSpec) -> bool {
+    if spec.precision.is_half() {
+        return matches!(spec.ldg, GlobalLoad::Tma)
+            && spec.wgmma().is_some()
+            && spec.producers == 1
+            && spec.ldg_width as u64 * spec.precision.element_bytes() as u64 == 16
+            && half_box_fits(spec, Operand::A)
+            && half_box_fits(spec, Operand::B);
+    }
     !matches!(spec.ldg, GlobalLoad::Tma)
         || (spec.wgmma().is_some()
             && spec.producers == 1
@@ -256,6 +289,33 @@ pub const fn tma_box_fits(spec: &KernelSpec, operand: Operand) -> bool {
     }
 }
 
+/// Whether the boxes of a 16-bit kernel's `operand` land as `wgmma` reads
+/// them, both with the 128-byte swizzle: an operand whose K leads in
+/// global memory is K-contiguous in the ring ([`super::stripe_layout`]),
+/// rows of 128 bytes (`k_blk = 64`), one box of at most 256 rows; any
+/// other is MN-major, boxes of 64 elements (128 bytes) along M or N by
+/// `k_blk` rows (at most 256), side by side — so the tile's side is a
+/// multiple of 64, and so is each `wgmma`'s `n` for B, whose columns then
+/// span whole boxes.
+pub const fn half_box_fits(spec: &KernelSpec, operand: Operand) -> bool {
+    let free = free_blk(spec, operand) as u64;
+    let lead_is_k = super::StripePlan::new(spec, operand).lead_is_k;
+    let k_contiguous = super::stripe_layout(spec, operand).k_contiguous();
+    if lead_is_k {
+        k_contiguous && spec.k_blk as u64 * 2 == 128 && free <= 256
+    } else {
+        let n_fits = match (operand, spec.mma) {
+            (Operand::B, Some(shape)) => shape.n.is_multiple_of(HALF_BOX),
+            _ => true,
+        };
+        !k_contiguous && free.is_multiple_of(HALF_BOX as u64) && spec.k_blk <= 256 && n_fits
+    }
+}
+
+/// Elements of a 16-bit MN-major box along M or N: 128 bytes, one
+/// 128-byte swizzle atom's width.
+pub const HALF_BOX: u32 = 64;
+
 /// Bytes of the `mbarrier`s after a TMA kernel's rings: one a stage, 8
 /// bytes each; 0 for any other kernel.
 pub const fn tma_barrier_bytes(spec: &KernelSpec) -> u128 {
@@ -269,7 +329,13 @@ pub(super) fn check_tma(spec: &KernelSpec, out: &mut Report) {
     }
     violation(out, ParamPath::whole(Field::Ldg), Rule::Tma, || {
         let width = 16 / spec.precision.element_bytes();
-        if spec.wgmma().is_none() || spec.producers != 1 {
+        if spec.precision.is_half() && !matches!(spec.ldg, GlobalLoad::Tma) {
+            format!(
+                "{} operands come by the tensor memory accelerator straight to the tensor cores: set `ldg = \
+                 tma` (with `producers = 1`)",
+                spec.precision
+            )
+        } else if spec.wgmma().is_none() || spec.producers != 1 {
             "`ldg = tma` feeds a warp-specialized `wgmma` kernel (`math = tf32 | tf32x3`, `mma = (64, n, \
              8)`, `producers = 1`): use one, or another `ldg`"
                 .to_owned()
@@ -277,6 +343,13 @@ pub(super) fn check_tma(spec: &KernelSpec, out: &mut Report) {
             format!(
                 "`ldg = tma` copies 16-byte aligned operands: set `ldg_width = {width}` (not {})",
                 spec.ldg_width
+            )
+        } else if spec.precision.is_half() {
+            format!(
+                "a {} tensor map's box is 128 bytes wide: an operand whose K leads needs `tile.2 = 64`, any \
+                 other a side of `tile` that is a multiple of 64 (and `mma.1` one for B) and `tile.2` up to \
+                 256; `tile` ({}, {}, {}) does not fit",
+                spec.precision, spec.m_blk, spec.n_blk, spec.k_blk
             )
         } else {
             format!(
@@ -338,9 +411,9 @@ pub(super) fn check(spec: &KernelSpec, shape: WgmmaShape, warps: WarpShape, out:
             )
         });
     }
-    if !spec.k_blk.is_multiple_of(WgmmaShape::K) {
+    if !spec.k_blk.is_multiple_of(shape.k()) {
         violation(out, ParamPath::at(Field::Tile, 2), Rule::MmaTile, || {
-            format!("`tile.2` ({}) must be a multiple of 8, the depth of one `wgmma`", spec.k_blk)
+            format!("`tile.2` ({}) must be a multiple of {}, the depth of one `wgmma`", spec.k_blk, shape.k())
         });
     }
     if spec.stages < WGMMA_MIN_STAGES {
@@ -351,7 +424,7 @@ pub(super) fn check(spec: &KernelSpec, shape: WgmmaShape, warps: WarpShape, out:
         });
     }
     let width = mma_lds_width(spec.precision);
-    if spec.lds_width != width {
+    if spec.lds_width != width && !spec.precision.is_half() {
         violation(out, ParamPath::whole(Field::LdsWidth), Rule::MmaTile, || {
             format!(
                 "a `wgmma` kernel converts its stripes to TF32 parts 16 bytes at a time: set `lds_width = \
@@ -455,8 +528,12 @@ mod tests {
         assert!(rules(&six).contains(&("warps.0".to_owned(), Rule::MmaTile)), "{:?}", rules(&six));
         let short = KernelSpec { n_blk: 64, ..s };
         assert!(rules(&short).contains(&("tile.1".to_owned(), Rule::MmaTile)), "{:?}", rules(&short));
-        assert!(wgmma_fits(&s, WgmmaShape { n: 128 }, WarpShape { m: 8, n: 1 }));
-        assert!(!wgmma_fits(&KernelSpec { k_blk: 12, ..s }, WgmmaShape { n: 128 }, WarpShape { m: 8, n: 1 }));
+        assert!(wgmma_fits(&s, WgmmaShape::tf32(128).unwrap(), WarpShape { m: 8, n: 1 }));
+        assert!(!wgmma_fits(
+            &KernelSpec { k_blk: 12, ..s },
+            WgmmaShape::tf32(128).unwrap(),
+            WarpShape { m: 8, n: 1 }
+        ));
     }
 
     /// A CGEMM on the warpgroup MMA: legal at half an SGEMM's widest `n`,

@@ -147,7 +147,7 @@ impl Got {
 }
 
 /// The words of `precision`, in the order of [`Precision::ALL`].
-pub(super) const PRECISIONS: &[&str] = &["f32", "f64", "c32", "c64"];
+pub(super) const PRECISIONS: &[&str] = &["f32", "f64", "c32", "c64", "f16", "bf16"];
 /// The words of an op, in the order of [`Op::ALL`].
 const OPS: &[&str] = &["N", "T", "C"];
 /// The words of `ldg`, in the order of [`GlobalLoad::ALL`].
@@ -155,7 +155,7 @@ const LDGS: &[&str] = &["nc", "ca", "cg", "tma"];
 /// The words of `arch`, in the order of [`Target::ALL`].
 pub(super) const TARGETS: &[&str] = &["sm_70", "sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"];
 /// The words of `math`, in the order of [`Math::ALL`].
-const MATHS: &[&str] = &["fma", "dmma", "tf32", "tf32x3"];
+const MATHS: &[&str] = &["fma", "dmma", "tf32", "tf32x3", "f16", "bf16"];
 const SCHEDULES: &[&str] = &["tiles", "stream_k"];
 
 /// Every parameter, in the order messages list them.
@@ -173,11 +173,11 @@ pub static PARAMS: &[Param] = &[
     Param {
         key: "precision",
         shape: Shape::Word(PRECISIONS),
-        need: Need::Required("add `precision = f32` (or `f64`, `c32`, `c64`)"),
+        need: Need::Required("add `precision = f32` (or `f64`, `c32`, `c64`, `f16`, `bf16`)"),
         field: Some(Field::Precision),
-        doc: "element type; `c32`/`c64` are `num_complex::Complex<f32/f64>`",
+        doc: "element type; `c32`/`c64` are `num_complex::Complex<f32/f64>`, `f16`/`bf16` are `half::f16`/`half::bf16` (A, B and C; accumulated in f32)",
         hint: Some(|w| matches!(w, "32" | "64").then(|| format!("write `f{w}` (or `c{w}` for complex)"))),
-        set: |s, v| v.one_of(&Precision::ALL).map(|p| s.precision = p),
+        set: |s, v| v.one_of(&Precision::EVERY).map(|p| s.precision = p),
     },
     Param {
         key: "op",
@@ -339,7 +339,7 @@ pub static PARAMS: &[Param] = &[
         shape: Shape::Word(MATHS),
         need: Need::Optional("fma"),
         field: Some(Field::Math),
-        doc: "how the inner product multiplies: `fma` on the FMA units, `dmma` on the FP64 tensor cores (f64 and c64, sm_80+), `tf32x3` (FP32-accurate: three TF32 products) or `tf32` (TF32-accurate) on the TF32 tensor cores (f32 and c32, sm_80+)",
+        doc: "how the inner product multiplies: `fma` on the FMA units, `dmma` on the FP64 tensor cores (f64 and c64, sm_80+), `tf32x3` (FP32-accurate: three TF32 products) or `tf32` (TF32-accurate) on the TF32 tensor cores (f32 and c32, sm_80+), `f16` or `bf16` on Hopper's 16-bit tensor cores (f16 and bf16 only, sm_90a)",
         hint: None,
         set: |s, v| v.one_of(&Math::ALL).map(|m| s.math = m),
     },
@@ -444,7 +444,7 @@ mod tests {
 
     #[test]
     fn word_lists_follow_the_enums() {
-        assert_eq!(PRECISIONS, Precision::ALL.map(Precision::token));
+        assert_eq!(PRECISIONS, Precision::EVERY.map(Precision::token));
         assert_eq!(OPS, Op::ALL.map(|o| o.letter().to_string()));
         assert_eq!(LDGS, GlobalLoad::ALL.map(GlobalLoad::token));
         assert_eq!(MATHS, Math::ALL.map(Math::token));

@@ -99,10 +99,10 @@ fn the_invocation_and_comments_around_the_body() {
 
 #[test]
 fn messages_point_at_the_smallest_token() {
-    let text = "name = Bad, precision = f16, op = (N, x), tile = (96, \"96\", 16u8), \
+    let text = "name = Bad, precision = f8, op = (N, x), tile = (96, \"96\", 16u8), \
                 threads = (16, 16, 1), load_a = (32, 8), tile = (1, 1, 1), tiles = 3, lds_width = -1";
     let expected = [
-        ("f16", "`precision` must be `f32`, `f64`, `c32` or `c64`"),
+        ("f8", "`precision` must be `f32`, `f64`, `c32`, `c64`, `f16` or `bf16`"),
         ("x", "`op.1` (op(B)) must be `N`, `T` or `C`"),
         ("\"96\"", "`tile.1` must be an integer literal, not a string: remove the quotes"),
         ("16u8", "`tile.2` must be an unsuffixed integer: remove `u8`"),
@@ -125,10 +125,10 @@ fn messages_point_at_the_smallest_token() {
 
 #[test]
 fn display_shows_each_message_and_its_text() {
-    let error = fail("precision = f16,\n op = (N,\n N)");
+    let error = fail("precision = f8,\n op = (N,\n N)");
     assert_eq!(
         error.to_string().lines().take(1).collect::<Vec<_>>(),
-        ["`precision` must be `f32`, `f64`, `c32` or `c64` (at `f16`)"]
+        ["`precision` must be `f32`, `f64`, `c32`, `c64`, `f16` or `bf16` (at `f8`)"]
     );
     // Missing parameters are about the body as a whole: no text to show.
     assert!(error.to_string().lines().nth(1).unwrap().starts_with("missing parameter `tile`: add"));
@@ -147,7 +147,7 @@ fn broken_structure_is_reported_alone() {
             "expected a parameter name such as `tile`: tuple values need parentheses, e.g. `tile = (96, 96, 16)`",
         ),
         ("precision =, op = (N, N)", "=", "expected a value after `precision =`"),
-        ("precision = f32 =", "f32 =", "`precision` must be `f32`, `f64`, `c32` or `c64`"),
+        ("precision = f32 =", "f32 =", "`precision` must be `f32`, `f64`, `c32`, `c64`, `f16` or `bf16`"),
         ("tile = (96, 96, 16", "(", "unclosed `(`: add `)`"),
         ("tile = (96, 96, 16]", "]", "mismatched `]`: the `(` before it needs `)`"),
         ("tile = 96)", ")", "unmatched `)`: remove it"),

@@ -7,9 +7,9 @@
 use std::collections::HashSet;
 
 use super::ir::{
-    AddrBase, Address, BinOp, CacheQual, Cmp, CpAsyncCache, GlobalDecl, GlobalId, Guard, Instr, Kernel,
-    Label, MmaKind, MmaShape, Operand, ParamDecl, ParamId, ParamType, Reg, RegDecl, SharedDecl, SharedId,
-    Space, Stmt, Type, UnOp, WgmmaShape,
+    AddrBase, Address, BinOp, CacheQual, Cmp, CpAsyncCache, GlobalDecl, GlobalId, Guard, HalfCvt, Instr,
+    Kernel, Label, Major, MmaKind, MmaShape, Operand, ParamDecl, ParamId, ParamType, Reg, RegDecl,
+    SharedDecl, SharedId, Space, Stmt, Type, UnOp, WgmmaShape,
 };
 
 /// Names PTX reserves for special registers: a register named like one of
@@ -528,6 +528,38 @@ impl Instr {
         Instr::Ld { space, qual, ty, dst: dst.to_vec(), addr }
     }
 
+    /// `ld.space.b16 dst, [addr]`: 16 bits into the low half of a `.b32`
+    /// register, zero-extended.
+    #[track_caller]
+    pub fn ld_b16(space: Space, dst: Reg, addr: Address) -> Instr {
+        assert_eq!(dst.ty, Type::B32, "a 16-bit load fills a .b32 register");
+        Instr::Ld { space, qual: CacheQual::None, ty: Type::B16, dst: vec![dst], addr }
+    }
+
+    /// `st.space.b16 [addr], src`: the low 16 bits of a `.b32` register.
+    #[track_caller]
+    pub fn st_b16(space: Space, addr: Address, src: Reg) -> Instr {
+        assert_eq!(src.ty, Type::B32, "a 16-bit store takes a .b32 register");
+        assert!(space != Space::Param, "store to .param");
+        Instr::St { space, ty: Type::B16, addr, src: vec![Operand::Reg(src)] }
+    }
+
+    /// `cvt.f32.f16 dst, src`: the f16 in `src`'s low half (see
+    /// [`HalfCvt::F16ToF32`]).
+    #[track_caller]
+    pub fn cvt_f32_f16(dst: Reg, src: Reg) -> Instr {
+        assert!(dst.ty == Type::F32 && src.ty == Type::B32, "cvt.f32.f16: .f32 from .b32");
+        Instr::CvtHalf(HalfCvt::F16ToF32 { dst, src })
+    }
+
+    /// `cvt.rn.{f16x2,bf16x2}.f32 dst, hi, lo` (see [`HalfCvt::Pack`]).
+    #[track_caller]
+    pub fn cvt_pack_half(dst: Reg, hi: Reg, lo: Reg, bf16: bool) -> Instr {
+        assert!(dst.ty == Type::B32, "cvt.rn.f16x2.f32: a .b32 destination");
+        assert!(hi.ty == Type::F32 && lo.ty == Type::F32, "cvt.rn.f16x2.f32: .f32 sources");
+        Instr::CvtHalf(HalfCvt::Pack { dst, hi, lo, bf16 })
+    }
+
     /// A store of one, two or four consecutive values of `src[0]`'s type.
     #[track_caller]
     pub fn st(space: Space, addr: Address, src: &[Reg]) -> Instr {
@@ -593,10 +625,11 @@ impl Instr {
         Instr::CpAsyncWaitAll
     }
 
-    /// `wgmma.mma_async…m64nNk8.f32.tf32.tf32`: `D = (±A)·(±B) + (scale_d ?
-    /// D : 0)` by the warpgroup (see [`Instr::Wgmma`]); D has `N / 2`
-    /// `.f32` registers, the descriptors 64-bit (`.b64` or `.u64`), `scale_d`
-    /// a predicate.
+    /// `wgmma.mma_async…m64nNkK.f32.{tf32,f16,bf16}`: `D = (±A)·(±B) +
+    /// (scale_d ? D : 0)` by the warpgroup (see [`Instr::Wgmma`]); D has `N
+    /// / 2` `.f32` registers, the descriptors 64-bit (`.b64` or `.u64`),
+    /// `scale_d` a predicate; A and B lie `major` (MN-major only for the
+    /// 16-bit inputs).
     #[track_caller]
     pub fn wgmma(
         shape: WgmmaShape,
@@ -604,13 +637,19 @@ impl Instr {
         (a_desc, b_desc): (Reg, Reg),
         scale_d: Reg,
         (neg_a, neg_b): (bool, bool),
+        major: (Major, Major),
     ) -> Instr {
         assert_eq!(d.len(), shape.d_per_thread() as usize, "wgmma {}: D has N / 2 registers", shape.name());
         assert!(d.iter().all(|r| r.ty == Type::F32), "wgmma: D in a register not .f32");
         let desc = |r: Reg| matches!(r.ty, Type::B64 | Type::U64);
         assert!(desc(a_desc) && desc(b_desc), "wgmma: descriptors are 64-bit");
         assert!(scale_d.ty == Type::Pred, "wgmma: scale-d is a predicate");
-        Instr::Wgmma { shape, d: d.to_vec(), a_desc, b_desc, scale_d, neg_a, neg_b }
+        assert!(
+            shape.input.transposes() || major == (Major::K, Major::K),
+            "wgmma: {} operands are K-major",
+            shape.input.name()
+        );
+        Instr::Wgmma { shape, d: d.to_vec(), a_desc, b_desc, scale_d, neg_a, neg_b, major }
     }
 
     /// [`Instr::wgmma`] with A from registers (see [`Instr::WgmmaRs`]): four
@@ -626,6 +665,7 @@ impl Instr {
         assert_eq!(d.len(), shape.d_per_thread() as usize, "wgmma {}: D has N / 2 registers", shape.name());
         assert!(d.iter().all(|r| r.ty == Type::F32), "wgmma: D in a register not .f32");
         assert!(a.iter().all(|r| r.ty == Type::B32), "wgmma: A's registers are .b32");
+        assert!(shape.input == crate::ptx::WgmmaInput::Tf32, "wgmma: A from registers is TF32's");
         assert!(matches!(b_desc.ty, Type::B64 | Type::U64), "wgmma: descriptors are 64-bit");
         assert!(scale_d.ty == Type::Pred, "wgmma: scale-d is a predicate");
         Instr::WgmmaRs { shape, d: d.to_vec(), a, b_desc, scale_d, neg_a, neg_b }

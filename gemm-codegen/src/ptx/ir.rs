@@ -25,10 +25,10 @@ mod tma;
 mod wgmma;
 
 pub use arch::{Arch, PtxVersion};
-pub use instr::{BinOp, Cmp, CpAsyncCache, Guard, Instr, MmaKind, MmaShape, Stmt, UnOp, round_tf32};
+pub use instr::{BinOp, Cmp, CpAsyncCache, Guard, HalfCvt, Instr, MmaKind, MmaShape, Stmt, UnOp, round_tf32};
 pub use kernel::{GlobalDecl, Kernel, Module, ParamDecl, ParamType, RegDecl, SharedDecl};
 pub use operand::{
     AddrBase, Address, CacheQual, GlobalId, Label, Operand, ParamId, Reg, SharedId, Space, Special, Type,
 };
 pub use tma::Tma;
-pub use wgmma::{DescSwizzle, SmemDesc, WARPGROUP, WgmmaShape};
+pub use wgmma::{DescSwizzle, Major, SmemDesc, WARPGROUP, WgmmaInput, WgmmaShape};

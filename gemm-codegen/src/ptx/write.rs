@@ -8,7 +8,8 @@
 use std::fmt::{self, Write};
 
 use super::ir::{
-    AddrBase, Address, BinOp, Guard, Instr, Kernel, Module, Operand, ParamType, Space, Stmt, Tma, Type, UnOp,
+    AddrBase, Address, BinOp, Guard, HalfCvt, Instr, Kernel, Module, Operand, ParamType, Space, Stmt, Tma,
+    Type, UnOp,
 };
 
 /// Longest register declaration line before it wraps.
@@ -296,6 +297,10 @@ fn opcode(kernel: &Kernel, instr: &Instr) -> String {
         Instr::CvtaToGlobal { .. } => "cvta.to.global.u64".to_owned(),
         Instr::Cvt { dst, src } => format!("cvt{}{}", dst.ty(), src.ty()),
         Instr::CvtTf32 { .. } => "cvt.rna.tf32.f32".to_owned(),
+        Instr::CvtHalf(HalfCvt::F16ToF32 { .. }) => "cvt.f32.f16".to_owned(),
+        Instr::CvtHalf(HalfCvt::Pack { bf16, .. }) => {
+            format!("cvt.rn.{}x2.f32", if *bf16 { "bf16" } else { "f16" })
+        }
         Instr::Unary { op, ty, .. } => {
             let m = match op {
                 UnOp::Neg => "neg",
@@ -323,9 +328,8 @@ fn opcode(kernel: &Kernel, instr: &Instr) -> String {
         Instr::Mma { shape, kind, .. } => {
             format!("mma.sync.aligned.{}.row.col{}", shape.name(), kind.suffixes())
         }
-        Instr::Wgmma { shape, .. } => format!("wgmma.mma_async.sync.aligned.{}.f32.tf32.tf32", shape.name()),
-        Instr::WgmmaRs { shape, .. } => {
-            format!("wgmma.mma_async.sync.aligned.{}.f32.tf32.tf32", shape.name())
+        Instr::Wgmma { shape, .. } | Instr::WgmmaRs { shape, .. } => {
+            format!("wgmma.mma_async.sync.aligned.{}{}", shape.name(), shape.types())
         }
         Instr::WgmmaFence => "wgmma.fence.sync.aligned".to_owned(),
         Instr::WgmmaCommit => "wgmma.commit_group.sync.aligned".to_owned(),
@@ -363,8 +367,12 @@ fn operands(instr: &Instr) -> Vec<Piece> {
     match instr {
         Instr::LdParam { dst, param } => vec![Op((*dst).into()), Addr(Address::param(*param))],
         Instr::Mov { dst, src } => vec![Op((*dst).into()), Op(*src)],
-        Instr::CvtaToGlobal { dst, src } | Instr::Cvt { dst, src } | Instr::CvtTf32 { dst, src } => {
-            vec![Op((*dst).into()), Op((*src).into())]
+        Instr::CvtaToGlobal { dst, src }
+        | Instr::Cvt { dst, src }
+        | Instr::CvtTf32 { dst, src }
+        | Instr::CvtHalf(HalfCvt::F16ToF32 { dst, src }) => vec![Op((*dst).into()), Op((*src).into())],
+        Instr::CvtHalf(HalfCvt::Pack { dst, hi, lo, .. }) => {
+            vec![Op((*dst).into()), Op((*hi).into()), Op((*lo).into())]
         }
         Instr::Unary { dst, src, .. } => vec![Op((*dst).into()), Op(*src)],
         Instr::Binary { dst, a, b, .. } | Instr::Setp { dst, a, b, .. } => {
@@ -391,16 +399,21 @@ fn operands(instr: &Instr) -> Vec<Piece> {
             let regs = |rs: &[crate::ptx::Reg]| Vec(rs.iter().map(|&r| r.into()).collect());
             vec![regs(d), regs(a), regs(b), regs(c)]
         }
-        Instr::Wgmma { d, a_desc, b_desc, scale_d, neg_a, neg_b, .. } => {
+        Instr::Wgmma { shape, d, a_desc, b_desc, scale_d, neg_a, neg_b, major } => {
             let scale = |neg: bool| Op(Operand::Imm(if neg { -1 } else { 1 }));
-            vec![
+            let mut v = vec![
                 Vec(d.iter().map(|&r| r.into()).collect()),
                 Op((*a_desc).into()),
                 Op((*b_desc).into()),
                 Op((*scale_d).into()),
                 scale(*neg_a),
                 scale(*neg_b),
-            ]
+            ];
+            if shape.input.transposes() {
+                let trans = |m: crate::ptx::Major| Int(u32::from(m == crate::ptx::Major::Mn));
+                v.extend([trans(major.0), trans(major.1)]);
+            }
+            v
         }
         Instr::WgmmaRs { d, a, b_desc, scale_d, neg_a, neg_b, .. } => {
             let scale = |neg: bool| Op(Operand::Imm(if neg { -1 } else { 1 }));

@@ -63,7 +63,8 @@ impl Guidelines {
     /// occupancy.
     pub const fn table1(precision: Precision) -> Guidelines {
         let min_reuse = match precision {
-            Precision::F32 => 3.0,
+            // The 16-bit types are not in the tuner's space: f32's.
+            Precision::F32 | Precision::F16 | Precision::Bf16 => 3.0,
             Precision::F64 => 2.0,
             Precision::C32 => 5.0,
             Precision::C64 => 2.0,

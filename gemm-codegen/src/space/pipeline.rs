@@ -205,7 +205,7 @@ impl Pipeline {
     pub fn with_wgmma(mut self) -> Pipeline {
         if self.target.is_some_and(|t| t.sm() == 90) {
             for n in [64, 128] {
-                self.mmas.push((Math::Tf32x3, MmaShape { m: WgmmaShape::M, n, k: WgmmaShape::K }));
+                self.mmas.push((Math::Tf32x3, MmaShape { m: WgmmaShape::M, n, k: WgmmaShape::K_BYTES / 4 }));
             }
         }
         self
@@ -344,6 +344,8 @@ impl Pipeline {
     pub(super) fn lists(&self, spec: &KernelSpec) -> bool {
         let math = match spec.math {
             Math::Fma => spec.mma.is_none() && self.warp_shapes(spec.m_dim, spec.n_dim).contains(&spec.warps),
+            // The 16-bit maths are not in the tuner's space.
+            Math::F16 | Math::Bf16 => false,
             Math::Dmma | Math::Tf32 | Math::Tf32x3 => {
                 let choice = self.maths(spec).find(|c| c.math == spec.math && c.mma == spec.mma);
                 choice
@@ -411,7 +413,7 @@ impl MathChoice {
     pub fn apply(self, spec: KernelSpec) -> KernelSpec {
         match self.math {
             Math::Fma => KernelSpec { math: Math::Fma, mma: None, ..spec },
-            Math::Dmma | Math::Tf32 | Math::Tf32x3 => {
+            Math::Dmma | Math::Tf32 | Math::Tf32x3 | Math::F16 | Math::Bf16 => {
                 let spec = KernelSpec {
                     math: self.math,
                     mma: self.mma,

@@ -83,7 +83,7 @@ fn sizes_of_any_spec_are_exact_or_saturate() {
 
 #[test]
 fn tokens_round_trip() {
-    for p in Precision::ALL {
+    for p in Precision::EVERY {
         assert_eq!(Precision::from_token(p.token()), Some(p));
         assert_eq!(Precision::from_blas_letter(p.blas_letter()), Some(p));
     }
@@ -93,7 +93,9 @@ fn tokens_round_trip() {
     for g in GlobalLoad::ALL {
         assert_eq!(GlobalLoad::from_token(g.token()), Some(g));
     }
-    assert_eq!(Precision::from_token("f16"), None);
+    assert_eq!(Precision::from_token("f8"), None);
+    assert_eq!(Precision::from_token("f16"), Some(Precision::F16));
+    assert_eq!(Precision::from_token("bf16"), Some(Precision::Bf16));
 }
 
 #[test]
@@ -107,8 +109,8 @@ fn text_round_trips_through_the_invocation_syntax() {
     spec.op_a = Op::C;
     assert_eq!(spec.to_string().parse::<KernelSpec>(), Ok(spec));
     // Errors: see the grammar's tests.
-    let bad = "precision = f16, op = (N, N)".parse::<KernelSpec>().unwrap_err();
-    assert_eq!(bad.errors()[0].message, "`precision` must be `f32`, `f64`, `c32` or `c64`");
+    let bad = "precision = f8, op = (N, N)".parse::<KernelSpec>().unwrap_err();
+    assert_eq!(bad.errors()[0].message, "`precision` must be `f32`, `f64`, `c32`, `c64`, `f16` or `bf16`");
 }
 
 #[test]

@@ -29,11 +29,18 @@
 //! the matrix land as zeros, so no thread computes a bound. `expect_tx` counts both whole boxes, zeros
 //! included, as the copies do. The consumers' wait replaces `FULL`'s named
 //! barrier: phase `n` of `FULL[i]` is stripe `n · s + i`, so its parity is
-//! `(t div s) mod 2`. `EMPTY` stays a named barrier, met as in the
+//! `(t div s) mod 2`.
+//!
+//! A 16-bit operand whose M or N leads (`f16`, `bf16`; `wgmma` reads it
+//! MN-major, [`crate::constraints::half_box_fits`]) comes as boxes of 64
+//! elements along M or N (128 bytes, the 128-byte swizzle) by `tile.2`
+//! rows, one after another in the slot, box `j` at `(blk_m0 + 64 j, k_blk
+//! t, z)`: a slot is `tile.0 / 64` such boxes (`tile.1 / 64` for B), each
+//! `128 · tile.2` bytes. `EMPTY` stays a named barrier, met as in the
 //! `cp.async` kernel that reads its operands in place; the producer's
 //! other 127 threads meet it too and copy nothing.
 
-use crate::constraints::{Operand, smem_stage_bytes};
+use crate::constraints::{HALF_BOX, Operand, smem_stage_bytes};
 use crate::ptx::{Address, Cmp, Instr, Operand as Op, Reg, Special, Tma, Type};
 
 use super::Cx;
@@ -95,6 +102,11 @@ pub(super) struct BulkCopy {
     maps: [Reg; 2],
     rings: [Reg; 2],
     slot_bytes: [u32; 2],
+    /// Per operand, the boxes a stripe is (1, or one per 64 elements of a
+    /// 16-bit MN-major stripe), and the bytes of each.
+    boxes: [(u32, u32); 2],
+    /// A box's origin along M or N and its address, past the first box.
+    box_regs: Option<(Reg, Reg)>,
     problem: Reg,
     k0: Reg,
     addr: [Reg; 3],
@@ -123,7 +135,20 @@ impl BulkCopy {
             [Operand::A, Operand::B].map(|x| crate::constraints::proven_u32(smem_stage_bytes(&spec, x)));
         let k_inner =
             [Operand::A, Operand::B].map(|x| crate::constraints::stripe_layout(&spec, x).k_contiguous());
-        BulkCopy { leader, k_inner, maps, rings, slot_bytes, problem, k0, addr, bars }
+        let boxes = [Operand::A, Operand::B].map(|x| {
+            let i = x as usize;
+            if spec.precision.is_half() && !k_inner[i] {
+                let free = crate::constraints::free_blk(&spec, x);
+                (free / HALF_BOX, slot_bytes[i] / (free / HALF_BOX))
+            } else {
+                (1, slot_bytes[i])
+            }
+        });
+        let box_regs = boxes
+            .iter()
+            .any(|&(n, _)| n > 1)
+            .then(|| (cx.b.reg("box_origin", Type::U32), cx.b.reg("box_dst", Type::U32)));
+        BulkCopy { leader, k_inner, maps, rings, slot_bytes, boxes, box_regs, problem, k0, addr, bars }
     }
 
     /// Bytes one stripe's copies bring: both boxes, whole.
@@ -156,14 +181,25 @@ impl BulkCopy {
         let expect = Tma::MbarrierArriveExpectTx { bar: bar_at, bytes: self.stripe_bytes() };
         cx.b.push_if(self.leader, Instr::Tma(expect));
         for (i, (dst, origin)) in [(a_box, cx.blk_m0), (b_box, cx.blk_n0)].into_iter().enumerate() {
-            let (first, second) = if self.k_inner[i] { (self.k0, origin) } else { (origin, self.k0) };
-            let load = Tma::TensorLoad {
-                dst: Address::reg(dst, 0),
-                map: self.maps[i],
-                coords: [first.into(), second.into(), self.problem.into()],
-                bar: bar_at,
-            };
-            cx.b.push_if(self.leader, Instr::Tma(load));
+            let (boxes, box_bytes) = self.boxes[i];
+            for j in 0..boxes {
+                let (dst, origin) = match (j, self.box_regs) {
+                    (0, _) | (_, None) => (dst, origin),
+                    (j, Some((box_origin, box_dst))) => {
+                        cx.b.push(Instr::add(box_origin, origin, Op::imm(j * HALF_BOX)));
+                        cx.b.push(Instr::add(box_dst, dst, Op::imm(j * box_bytes)));
+                        (box_dst, box_origin)
+                    }
+                };
+                let (first, second) = if self.k_inner[i] { (self.k0, origin) } else { (origin, self.k0) };
+                let load = Tma::TensorLoad {
+                    dst: Address::reg(dst, 0),
+                    map: self.maps[i],
+                    coords: [first.into(), second.into(), self.problem.into()],
+                    bar: bar_at,
+                };
+                cx.b.push_if(self.leader, Instr::Tma(load));
+            }
         }
     }
 }

@@ -171,9 +171,10 @@ pub(crate) fn elem(b: &mut KernelBuilder, precision: Precision, name: &str) -> E
     }
 }
 
-/// `.f32` or `.f64`.
+/// `.f32` or `.f64`: the type the kernel computes in
+/// ([`Precision::compute_bytes`]).
 pub(crate) const fn scalar_type(precision: Precision) -> Type {
-    match precision.scalar_bytes() {
+    match precision.compute_bytes() {
         4 => Type::F32,
         _ => Type::F64,
     }

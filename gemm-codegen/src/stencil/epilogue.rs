@@ -14,6 +14,13 @@
 //!   and column exist: the tiles on C's edges, and any C the caller did not
 //!   align. No caller's alignment is ever assumed.
 //!
+//! A 16-bit C (`f16`, `bf16`) takes the elements path only: each old value
+//! is loaded as 16 bits into a `.b32` register (`ld.global.b16`) and
+//! widened to f32 exactly (`cvt.f32.f16`; a bf16's bits shifted up 16 are
+//! its f32), and each new one rounded to nearest even
+//! (`cvt.rn.{f16x2,bf16x2}.f32`, the low half kept) and stored as 16 bits
+//! (`st.global.b16`).
+//!
 //! BLAS semantics: when `beta = 0`, C is never read (it may hold NaN); the
 //! branch on `beta` is uniform, taken by every thread alike. Elements outside
 //! the matrix are neither read nor written.
@@ -37,6 +44,16 @@ struct Shared<'a> {
     col_ptr: Reg,
     alpha_nim: Option<Reg>,
     beta_nim: Option<Reg>,
+    /// A 16-bit C: its bits in a `.b32` register (loaded, or to store),
+    /// and whether they are bf16's.
+    half: Option<Half>,
+}
+
+/// The registers of a 16-bit C's conversions.
+#[derive(Clone, Copy)]
+struct Half {
+    bits: Reg,
+    bf16: bool,
 }
 
 /// How one path stores.
@@ -91,9 +108,13 @@ impl Epilogue for Strided {
             cx.b.push(Instr::setp(Cmp::Eq, cx.scalar, im_zero, im, zero));
             cx.b.push(Instr::and_pred(beta_zero, beta_zero, im_zero));
         }
-        let shared = Shared { layout, acc, esz, ldc_bytes, base, col_ptr, alpha_nim, beta_nim };
+        let half = cx.precision().is_half().then(|| Half {
+            bits: cx.b.reg("c_half_bits", Type::B32),
+            bf16: cx.precision() == crate::spec::Precision::Bf16,
+        });
+        let shared = Shared { layout, acc, esz, ldc_bytes, base, col_ptr, alpha_nim, beta_nim, half };
 
-        let runs = (w > 1 && w * esz <= MAX_VECTOR_BYTES).then(|| {
+        let runs = (w > 1 && w * esz <= MAX_VECTOR_BYTES && half.is_none()).then(|| {
             let runs = cx.b.label("epilogue_runs");
             let p = runs_test(cx, w * esz, w);
             cx.b.push_if(p, Instr::bra_uni(runs));
@@ -200,8 +221,7 @@ fn emit_path(cx: &mut Cx<'_>, s: &Shared<'_>, path: &Path, beta_zero: Reg, name:
                 for j in cols.clone() {
                     for_each_run(cx, s, path, j, w, |cx, first, addr, push| {
                         let at = old_at(j - first_col, first, m_thr);
-                        let regs: Vec<Reg> = olds[at..at + w as usize].iter().flat_map(Elem::regs).collect();
-                        push(cx, Instr::ld(Space::Global, CacheQual::None, &regs, addr));
+                        load_old(cx, s, &olds[at..at + w as usize], addr, push);
                     });
                 }
             }
@@ -210,8 +230,7 @@ fn emit_path(cx: &mut Cx<'_>, s: &Shared<'_>, path: &Path, beta_zero: Reg, name:
                     let at = if batched { old_at(j - first_col, first, m_thr) } else { 0 };
                     let old = &olds[at..at + w as usize];
                     if read_c && !batched {
-                        let regs: Vec<Reg> = old.iter().flat_map(Elem::regs).collect();
-                        push(cx, Instr::ld(Space::Global, CacheQual::None, &regs, addr));
+                        load_old(cx, s, old, addr, push);
                     }
                     // The arithmetic is guarded only where it reads C's old
                     // value (which exists where it was loaded).
@@ -223,8 +242,7 @@ fn emit_path(cx: &mut Cx<'_>, s: &Shared<'_>, path: &Path, beta_zero: Reg, name:
                         let c = s.acc[((first + e as u32) * n_thr + j) as usize];
                         combine(cx, s, guard, *new, c, read_c.then_some(*old));
                     }
-                    let regs: Vec<Reg> = news.iter().flat_map(Elem::regs).collect();
-                    push(cx, Instr::st(Space::Global, addr, &regs));
+                    store_new(cx, s, &news, addr, push);
                 });
             }
         }
@@ -234,6 +252,45 @@ fn emit_path(cx: &mut Cx<'_>, s: &Shared<'_>, path: &Path, beta_zero: Reg, name:
     }
     if let Some(end) = end {
         cx.b.place(end);
+    }
+}
+
+/// Loads the old values of a run at `addr` into `old` (through `push`, which
+/// guards): one vector access, or a 16-bit C's element widened to f32.
+fn load_old(cx: &mut Cx<'_>, s: &Shared<'_>, old: &[Elem], addr: Address, push: &dyn Fn(&mut Cx<'_>, Instr)) {
+    let Some(Half { bits, bf16 }) = s.half else {
+        let regs: Vec<Reg> = old.iter().flat_map(Elem::regs).collect();
+        return push(cx, Instr::ld(Space::Global, CacheQual::None, &regs, addr));
+    };
+    for (e, old) in old.iter().enumerate() {
+        let at = Address { offset: addr.offset + e as i64 * s.esz, ..addr };
+        push(cx, Instr::ld_b16(Space::Global, bits, at));
+        if bf16 {
+            push(cx, Instr::binary(BinOp::Shl, bits, bits, Op::imm(16)));
+            push(cx, Instr::mov(old.re, bits));
+        } else {
+            push(cx, Instr::cvt_f32_f16(old.re, bits));
+        }
+    }
+}
+
+/// Stores a run's new values at `addr` (through `push`): one vector
+/// access, or a 16-bit C's element rounded to nearest even.
+fn store_new(
+    cx: &mut Cx<'_>,
+    s: &Shared<'_>,
+    new: &[Elem],
+    addr: Address,
+    push: &dyn Fn(&mut Cx<'_>, Instr),
+) {
+    let Some(Half { bits, bf16 }) = s.half else {
+        let regs: Vec<Reg> = new.iter().flat_map(Elem::regs).collect();
+        return push(cx, Instr::st(Space::Global, addr, &regs));
+    };
+    for (e, new) in new.iter().enumerate() {
+        let at = Address { offset: addr.offset + e as i64 * s.esz, ..addr };
+        push(cx, Instr::cvt_pack_half(bits, new.re, new.re, bf16));
+        push(cx, Instr::st_b16(Space::Global, at, bits));
     }
 }
 

@@ -95,10 +95,10 @@
 //! intact).
 
 use crate::constraints::{
-    Operand, WGMMA_DIRECT_SBO, wgmma_converted_bytes, wgmma_direct, wgmma_part_bytes, wgmma_parts,
+    HALF_BOX, Operand, WGMMA_DIRECT_SBO, wgmma_converted_bytes, wgmma_direct, wgmma_part_bytes, wgmma_parts,
     wgmma_planes, wgmma_sbo,
 };
-use crate::ptx::{BinOp, Cmp, Instr, Operand as Op, Reg, SmemDesc, Type, WgmmaShape};
+use crate::ptx::{BinOp, Cmp, Instr, Major, Operand as Op, Reg, SmemDesc, Type, WgmmaShape};
 use crate::spec::{KernelSpec, Math};
 
 use super::{Beside, Cx, Elem, InnerProduct, NextStripe, SharedBase, Step};
@@ -152,6 +152,9 @@ pub(crate) struct Warpgroup {
     /// descriptor offset (bytes / 16, 64 bits).
     direct: [bool; 2],
     ring_slot: [Option<Reg>; 2],
+    /// Per operand: how `wgmma` reads it — K-major, or MN-major (a 16-bit
+    /// operand whose M or N leads in global memory, [`half_box_fits`]).
+    major: [Major; 2],
 }
 
 /// The registers of a stripe's `wgmma`s, declared by the first stripe a
@@ -215,6 +218,13 @@ impl Warpgroup {
             steps: None,
             direct: [Operand::A, Operand::B].map(|o| wgmma_direct(spec, o)),
             ring_slot: [None; 2],
+            major: [Operand::A, Operand::B].map(|o| {
+                if spec.precision.is_half() && !crate::constraints::stripe_layout(spec, o).k_contiguous() {
+                    Major::Mn
+                } else {
+                    Major::K
+                }
+            }),
         }
     }
 
@@ -320,6 +330,9 @@ impl Warpgroup {
     /// groups in, and the register of the current stripe's slot.
     fn setup_direct(&mut self, cx: &mut Cx<'_>, operand: Operand, wg_row: Reg) {
         let name = operand.lower();
+        if self.major[operand as usize] == Major::Mn {
+            return self.setup_mn_major(cx, operand, wg_row);
+        }
         cx.b.comment(format!(
             "{name}: read from the ring's slot as copied (K-contiguous rows of 128 bytes, chunks swizzled by \
              row mod 8: the 128-byte swizzle), 8-row groups {WGMMA_DIRECT_SBO} bytes apart; the descriptor of \
@@ -337,6 +350,38 @@ impl Warpgroup {
         cx.b.push(Instr::binary(BinOp::Shr, addr, addr, Op::imm(4)));
         cx.b.push(Instr::cvt(wide, addr));
         let template = SmemDesc::k_major_sw128(0, WGMMA_DIRECT_SBO).encode();
+        cx.b.push(Instr::binary(BinOp::Or, desc, wide, Op::imm(template as i64)));
+        self.desc.push(vec![desc]);
+        self.ring_slot[operand as usize] = Some(cx.b.reg(format!("{name}_slot_desc"), Type::U64));
+    }
+
+    /// [`Warpgroup::setup_direct`] for a 16-bit operand read MN-major: the
+    /// slot is boxes of 64 elements along M or N (128 bytes) by `k_blk`
+    /// rows, each `k_blk · 128` bytes (the descriptor's LBO), 8-deep K
+    /// groups 1024 bytes apart in each (its SBO); the warpgroup's first row,
+    /// `8 · wg_row`, starts box `wg_row / 8`.
+    fn setup_mn_major(&mut self, cx: &mut Cx<'_>, operand: Operand, wg_row: Reg) {
+        let name = operand.lower();
+        let box_bytes = cx.plan.spec().k_blk * 128;
+        cx.b.comment(format!(
+            "{name}: read MN-major from the ring's slot as copied (boxes of {HALF_BOX} elements by k_blk rows, \
+             {box_bytes} bytes each, rows swizzled by the 128-byte swizzle), 8-deep K groups \
+             {WGMMA_DIRECT_SBO} bytes apart; the descriptor of this warpgroup's box in slot 0"
+        ));
+        let ring = match operand {
+            Operand::A => cx.smem_a,
+            Operand::B => cx.smem_b,
+        };
+        let addr = cx.b.reg(format!("{name}_desc_addr"), Type::U32);
+        let boxes = cx.b.reg(format!("{name}_desc_boxes"), Type::U32);
+        let wide = cx.b.reg(format!("{name}_desc_addr64"), Type::U64);
+        let desc = cx.b.reg(format!("{name}_desc_ring"), Type::U64);
+        cx.shared_address(addr, ring);
+        cx.b.push(Instr::binary(BinOp::Shr, boxes, wg_row, Op::imm(3)));
+        cx.b.push(Instr::mad(addr, boxes, Op::imm(box_bytes), addr));
+        cx.b.push(Instr::binary(BinOp::Shr, addr, addr, Op::imm(4)));
+        cx.b.push(Instr::cvt(wide, addr));
+        let template = SmemDesc::mn_major_sw128(0, box_bytes, WGMMA_DIRECT_SBO).encode();
         cx.b.push(Instr::binary(BinOp::Or, desc, wide, Op::imm(template as i64)));
         self.desc.push(vec![desc]);
         self.ring_slot[operand as usize] = Some(cx.b.reg(format!("{name}_slot_desc"), Type::U64));
@@ -451,7 +496,7 @@ impl Warpgroup {
     pub fn issue_stripe(&mut self, cx: &mut Cx<'_>, beside: Beside<'_>) {
         let spec = *cx.plan.spec();
         let acc = self.acc_regs();
-        let steps = spec.k_blk / WgmmaShape::K;
+        let steps = spec.k_blk / self.shape.k();
         // D of the real accumulators (or products), then of the imaginary.
         let d: Vec<Vec<Reg>> = if self.x3 { &self.tmp } else { &acc }
             .chunks(self.acc.len())
@@ -467,9 +512,10 @@ impl Warpgroup {
             [false, true] => "A's parts, B in this stripe's ring slot",
         };
         cx.b.comment(format!(
-            "{} wgmma {} per 8-deep step{}, {steps} steps, on {reads}{}",
+            "{} wgmma {} per {}-deep step{}, {steps} steps, on {reads}{}",
             parts.len() * terms.len(),
             self.shape.name(),
+            self.shape.k(),
             if terms.len() > 1 {
                 " (4 real products per complex one, imm-scale-a -1 where negated)"
             } else {
@@ -490,10 +536,17 @@ impl Warpgroup {
                 cx.b.push(Instr::add(cur, desc, slot.unwrap_or(regs.set64)));
             }
         }
-        // A step starts 2 core matrices further along K (2·LBO bytes), or
-        // 32 bytes further into the rows of a swizzled ring slot.
-        let step_units =
-            |operand: usize, s: u32| i64::from(if direct[operand] { s * 32 / 16 } else { s * 2 * LBO / 16 });
+        // A step starts 2 core matrices further along K (2·LBO bytes), 32
+        // bytes further into the rows of a swizzled ring slot, or two 8-deep
+        // K groups (2 SBO) further into an MN-major one.
+        let major = self.major;
+        let step_units = |operand: usize, s: u32| {
+            i64::from(match (direct[operand], major[operand]) {
+                (true, Major::K) => s * WgmmaShape::K_BYTES / 16,
+                (true, Major::Mn) => s * 2 * WGMMA_DIRECT_SBO / 16,
+                (false, _) => s * 2 * LBO / 16,
+            })
+        };
         if self.x3 {
             // The join read the products this stripe's wgmmas write again.
             cx.b.push(Instr::wgmma_fence());
@@ -513,7 +566,15 @@ impl Warpgroup {
                 cx.b.push(Instr::add(db, b, Op::imm(step_units(1, s))));
                 let first = self.x3 && !std::mem::replace(&mut zeroed[term.d], true);
                 let scale = if first { p_false } else { p_true };
-                cx.b.push(Instr::wgmma(self.shape, &d[term.d], (da, db), scale, (term.negate, false)));
+                let negate = (term.negate, false);
+                cx.b.push(Instr::wgmma(
+                    self.shape,
+                    &d[term.d],
+                    (da, db),
+                    scale,
+                    negate,
+                    (major[0], major[1]),
+                ));
             }
             beside(cx, Step { index: s, of: steps });
         }

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use gemm_codegen::ptx::{DescSwizzle, SmemDesc};
+use gemm_codegen::ptx::{DescSwizzle, Major, SmemDesc};
 
 use super::{FaultKind, WarpgroupMismatch};
 
@@ -210,7 +210,7 @@ impl fmt::Display for FaultKind {
                 "`wgmma.mma_async` with A from registers: thread {thread}'s {reg}, A({row}, {k}), 0x{bits:08x} is \
                  not a TF32 value (its 13 low bits are set): round it with `cvt.rna.tf32.f32` first"
             ),
-            FaultKind::WgmmaUnsupportedDescriptor { operand, bits } => {
+            FaultKind::WgmmaUnsupportedDescriptor { operand, major, bits } => {
                 let desc = SmemDesc::decode(*bits);
                 write!(f, "`wgmma.mma_async`'s {operand} descriptor {bits:#x} ")?;
                 let swizzle = match desc.swizzle {
@@ -218,7 +218,13 @@ impl fmt::Display for FaultKind {
                     DescSwizzle::B64 => Some(64),
                     DescSwizzle::B32 => Some(32),
                 };
-                if let Some(bytes) = swizzle {
+                if *major == Major::Mn && desc.swizzle == DescSwizzle::None {
+                    write!(
+                        f,
+                        "of an MN-major operand (imm-trans 1) has no swizzle: the emulator models MN-major \
+                         16-bit operands with the 128-byte swizzle (bits 62-63 = 1) only, as gemmforge emits them"
+                    )
+                } else if let Some(bytes) = swizzle {
                     write!(
                         f,
                         "asks for the {bytes}-byte swizzle, which gemmforge does not emit and the emulator does not \
@@ -240,13 +246,12 @@ impl fmt::Display for FaultKind {
                     )
                 }
             }
-            FaultKind::WgmmaOperandOutOfBounds { operand, row, k, addr, near } => {
+            FaultKind::WgmmaOperandOutOfBounds { operand, row, k, bytes, addr, near } => {
+                let piece = if *bytes == 128 { "core matrix" } else { "chunk" };
                 write!(
                     f,
-                    "`wgmma.mma_async`'s {operand} operand: the core matrix of rows {row}..{}, k {k}..{} (128 \
-                     bytes at {addr:#x}) is outside the declared shared arrays",
-                    row + 7,
-                    k + 3
+                    "`wgmma.mma_async`'s {operand} operand: the {piece} starting at {operand}({row}, {k}) \
+                     ({bytes} bytes at {addr:#x}) is outside the declared shared arrays"
                 )?;
                 if let Some(r) = near {
                     write!(f, " ({r})")?;

@@ -162,7 +162,9 @@ impl Worker<'_> {
     }
 
     /// Records one thread's access to `words` words from `word` (at address
-    /// `addr`) in the shadows; `G` is whether the access is global.
+    /// `addr`) in the shadows; `G` is whether the access is global. In a
+    /// kernel whose global records are per half-word (`Global::half_units`),
+    /// a global access records both halves of each word.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     pub(super) fn shadow<const G: bool>(
@@ -175,19 +177,56 @@ impl Worker<'_> {
         pc: u32,
         access: AccessKind,
     ) -> Result<(), Trap> {
+        if G && self.global.half_units {
+            return self.shadow_units::<G>(buf, (2 * word, 2 * words, 2), addr & !3, tid, pc, access);
+        }
+        self.shadow_units::<G>(buf, (word, words, 4), addr & !3, tid, pc, access)
+    }
+
+    /// Records one thread's access to the half-word `half` (0 low, 1 high)
+    /// of global word `word` of buffer `buf` (at address `addr`): a 16-bit
+    /// access, in a kernel whose global records are per half-word.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn shadow_half(
+        &mut self,
+        buf: usize,
+        (word, half): (usize, usize),
+        addr: u64,
+        tid: u32,
+        pc: u32,
+        access: AccessKind,
+    ) -> Result<(), Trap> {
+        debug_assert!(self.global.half_units, "a 16-bit access in a kernel of word records");
+        self.shadow_units::<true>(buf, (2 * word + half, 1, 2), addr & !1, tid, pc, access)
+    }
+
+    /// Records one thread's access to `count` units of the race records
+    /// from unit `first`, each `unit` bytes (4, or 2 for the half-words of
+    /// global memory), the first at address `addr`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn shadow_units<const G: bool>(
+        &mut self,
+        buf: usize,
+        (first, count, unit): (usize, usize, u64),
+        addr: u64,
+        tid: u32,
+        pc: u32,
+        access: AccessKind,
+    ) -> Result<(), Trap> {
         let mem = if G { Mem::Global } else { Mem::Shared };
         let prog = self.prog;
-        for i in 0..words {
+        for i in 0..count {
             let (entry, pcs) =
-                if G { self.gshadow[buf].entry(word + i) } else { self.sshadow.entry(word + i) };
+                if G { self.gshadow[buf].entry(first + i) } else { self.sshadow.entry(first + i) };
+            let at = addr + unit * i as u64;
             // Block threads are at most 1024: they fit the shadow's 16 bits.
             let thread = tid as u16;
             let r = match access {
                 AccessKind::Read => {
                     if !G && !entry.written_since(self.clocks.block_first()) {
-                        let wa = (addr & !3) + 4 * i as u64;
-                        let region = self.shared_region(wa).expect("located");
-                        return Err(Trap::Kind(FaultKind::SharedUninitialized { addr: wa, region }));
+                        let region = self.shared_region(at).expect("located");
+                        return Err(Trap::Kind(FaultKind::SharedUninitialized { addr: at, region }));
                     }
                     entry.read(pcs, thread, &self.view, pc)
                 }
@@ -197,16 +236,16 @@ impl Worker<'_> {
                 }
             };
             if let Err(c) = r {
-                return Err(self.race(mem, (addr & !3) + 4 * i as u64, buf, access, c, false));
+                return Err(self.race(mem, at, buf, access, c, false));
             }
             // An atomic's cross-block check is its own (`atomic.rs`).
             if G && access != AccessKind::Atomic {
                 let r = match self.ordered {
-                    None => self.global.cross_block(buf, word + i, self.block_id, access),
-                    Some(o) => self.ordered_access(o, (buf, word + i), tid, access),
+                    None => self.global.cross_block(buf, first + i, self.block_id, access),
+                    Some(o) => self.ordered_access(o, (buf, first + i), tid, access),
                 };
                 if let Err(c) = r {
-                    return Err(self.race(mem, (addr & !3) + 4 * i as u64, buf, access, c, true));
+                    return Err(self.race(mem, at, buf, access, c, true));
                 }
             }
         }

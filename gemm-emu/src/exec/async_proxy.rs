@@ -33,15 +33,21 @@
 //! `bar.sync` after the waits, is refused. Copies of `cp.async` still in
 //! flight to an operand fault at issue.
 //!
-//! An operand is addressed through its descriptor as
-//! [`SmemDesc::k_major_tf32_at`] says (no swizzle, or the 128-byte one);
-//! each *core matrix* (8 rows of 16 bytes, 128 contiguous bytes), or each
-//! 16-byte chunk of a swizzled row, must lie in one declared array. The
-//! descriptor stores the start address divided by 16, so a misaligned start
-//! cannot be expressed (a kernel computing one gets it rounded down, which
-//! the emulator cannot tell from a deliberate address).
+//! An operand is addressed through its descriptor as [`SmemDesc::at`]
+//! says for its major and element size: K-major without swizzle or with
+//! the 128-byte one (TF32, f16, bf16), MN-major with the 128-byte swizzle
+//! (f16, bf16). Each contiguous piece read must lie in one declared array:
+//! a *core matrix* (8 rows of 16 bytes, 128 contiguous bytes) of a
+//! non-swizzled operand, a 16-byte chunk of a swizzled one (along K of a
+//! row, K-major; 8 elements along M or N of one k, MN-major). The
+//! descriptor stores the start address divided by 16, so a misaligned
+//! start cannot be expressed (a kernel computing one gets it rounded down,
+//! which the emulator cannot tell from a deliberate address).
+//!
+//! The bookkeeping above is per 4-byte word, whatever the element size: a
+//! 16-bit operand's two elements of a word count as two reads of it.
 
-use gemm_codegen::ptx::{DescSwizzle, SmemDesc, WgmmaShape};
+use gemm_codegen::ptx::{DescSwizzle, Major, SmemDesc, WgmmaInput, WgmmaShape};
 
 use super::{LaneTrap, Lanes, Trap, WARP, Worker};
 use crate::error::{AccessKind, FaultKind};
@@ -89,7 +95,10 @@ pub(super) struct AsyncProxy {
 /// memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Operands {
+    /// The shape, with the input type (the elements' size).
     pub shape: WgmmaShape,
+    /// How A and B lie (`imm-trans-a`, `imm-trans-b`).
+    pub major: (Major, Major),
     /// A's descriptor; `None` for A from registers.
     pub a: Option<SmemDesc>,
     pub b: SmemDesc,
@@ -101,31 +110,40 @@ pub(super) struct Operands {
 impl Operands {
     /// Every element the warp's part reads, as `(operand, row, k,
     /// address)`: its 16 rows of A (if A is in shared memory), then all of
-    /// B (`N × 8`, K-major).
+    /// B (`N × k`), each where [`SmemDesc::at`] puts it.
     fn elements(&self) -> impl Iterator<Item = (char, u32, u32, u32)> + '_ {
-        let at = |d: SmemDesc, row: u32, k: u32| {
-            d.k_major_tf32_at(row, k).expect("a descriptor the emulator models")
+        let (esz, depth) = (self.shape.input.bytes(), self.shape.k());
+        let at = move |d: SmemDesc, major: Major, row: u32, k: u32| {
+            d.at(major, esz, row, k).expect("a descriptor the emulator models")
         };
+        let (major_a, major_b) = self.major;
         let a = self.a.into_iter().flat_map(move |a| {
             (16 * self.quarter..16 * self.quarter + 16)
-                .flat_map(move |row| (0..WgmmaShape::K).map(move |k| ('A', row, k, at(a, row, k))))
+                .flat_map(move |row| (0..depth).map(move |k| ('A', row, k, at(a, major_a, row, k))))
         });
         let b = (0..self.shape.n)
-            .flat_map(move |row| (0..WgmmaShape::K).map(move |k| ('B', row, k, at(self.b, row, k))));
+            .flat_map(move |row| (0..depth).map(move |k| ('B', row, k, at(self.b, major_b, row, k))));
         a.chain(b)
     }
 
     /// The first `(operand, row, k, address)` of each contiguous piece
-    /// read, and its bytes: a core matrix (128 bytes) of a non-swizzled
-    /// operand, a row's 16-byte chunk of a swizzled one.
+    /// read, and its bytes: a core matrix (8 rows of 16 bytes, 128 bytes)
+    /// of a non-swizzled K-major operand; a row's 16-byte chunk along K of
+    /// a swizzled K-major one; 8 rows' elements of one k (16 bytes) of an
+    /// MN-major one.
     fn core_matrices(&self) -> impl Iterator<Item = (char, u32, u32, u32, u32)> + '_ {
-        let swizzled = |operand: char| match operand {
-            'A' => self.a.is_some_and(|a| a.swizzle != DescSwizzle::None),
-            _ => self.b.swizzle != DescSwizzle::None,
+        let per_chunk = 16 / self.shape.input.bytes();
+        let layout = move |operand: char| match operand {
+            'A' => (self.major.0, self.a.map_or(DescSwizzle::None, |a| a.swizzle)),
+            _ => (self.major.1, self.b.swizzle),
         };
         self.elements().filter_map(move |(operand, row, k, addr)| {
-            let bytes = if swizzled(operand) { 16 } else { 128 };
-            (k % 4 == 0 && (bytes == 16 || row % 8 == 0)).then_some((operand, row, k, addr, bytes))
+            let (first, bytes) = match layout(operand) {
+                (Major::K, DescSwizzle::None) => (row % 8 == 0 && k % per_chunk == 0, 128),
+                (Major::K, _) => (k % per_chunk == 0, 16),
+                (Major::Mn, _) => (row % 8 == 0, 16),
+            };
+            first.then_some((operand, row, k, addr, bytes))
         })
     }
 }
@@ -233,7 +251,7 @@ impl Worker<'_> {
     #[cold]
     fn overwritten(&self, word: usize) -> Trap {
         let addr = 4 * word as u64;
-        let reads = |ops: &Operands| ops.elements().any(|(_, _, _, a)| u64::from(a) == addr);
+        let reads = |ops: &Operands| ops.elements().any(|(_, _, _, a)| u64::from(a) & !3 == addr);
         let (wgmma_thread, wgmma_pc) = match self.proxy.in_flight.iter().find(|(ops, _, _)| reads(ops)) {
             Some(&(_, tid, pc)) => (tid, pc),
             None => unreachable!("a word with readers is read by a wgmma in flight"),
@@ -256,7 +274,8 @@ impl Worker<'_> {
             let addr = u64::from(addr);
             if self.locate(Mem::Shared, AccessKind::Read, addr, bytes, 16).is_err() {
                 let near = self.shared_region(addr);
-                return Err(Trap::Kind(FaultKind::WgmmaOperandOutOfBounds { operand, row, k, addr, near }));
+                let kind = FaultKind::WgmmaOperandOutOfBounds { operand, row, k, bytes, addr, near };
+                return Err(Trap::Kind(kind));
             }
         }
         for (operand, _, _, addr) in ops.elements() {
@@ -293,14 +312,15 @@ impl Worker<'_> {
 
     /// Reads the shared operands of a warp's part of the `wgmma` at `pc`,
     /// issued by thread `tid`, as it retires: A's 16 rows into `a` (if A is
-    /// in shared memory) and B into `b` (row-major, 8 values a row), no
-    /// longer marked read.
+    /// in shared memory) and B into `b` (row-major, `k` values a row: 8
+    /// TF32, 16 f16 or bf16), no longer marked read.
     ///
-    /// A word the kernel stored must hold a TF32 value, its 13 low bits
-    /// zero: a conversion that forgot to round is the typical mistake, and
-    /// faults. A word copied from global memory as it is (`cp.async`) is
-    /// read as the tensor cores read f32 data: those bits dropped,
-    /// truncating (`math = tf32` reading its stripes from the ring).
+    /// A TF32 word the kernel stored must hold a TF32 value, its 13 low
+    /// bits zero: a conversion that forgot to round is the typical mistake,
+    /// and faults. A word copied from global memory as it is (`cp.async`,
+    /// TMA) is read as the tensor cores read f32 data: those bits dropped,
+    /// truncating (`math = tf32` reading its stripes from the ring). An f16
+    /// or bf16 element is any 16 bits, its value exactly.
     pub(super) fn retire_operands(
         &mut self,
         ops: &Operands,
@@ -315,12 +335,19 @@ impl Worker<'_> {
         let same = |&(o, t, p): &(Operands, u32, u32)| (o, t, p) == (*ops, tid, pc);
         let i = self.proxy.in_flight.iter().position(same).expect("a wgmma retires once");
         self.proxy.in_flight.swap_remove(i);
+        let depth = ops.shape.k();
         for (operand, row, k, addr) in ops.elements() {
             let word = addr as usize / 4;
             if self.checks {
                 self.shadow::<false>(0, word, 1, u64::from(addr), tid, pc, AccessKind::Read)?;
             }
+            let (out, row) = if operand == 'A' { (&mut *a, row - 16 * ops.quarter) } else { (&mut *b, row) };
             let mut bits = self.smem[word];
+            if ops.shape.input != WgmmaInput::Tf32 {
+                let half = (bits >> (8 * (addr % 4))) as u16;
+                out[(row * depth + k) as usize] = super::half::operand_value(ops.shape.input, half);
+                continue;
+            }
             if bits & super::mma::TF32_LOW != 0 {
                 if !self.proxy.writes[word].copied {
                     return Err(Trap::Kind(FaultKind::WgmmaOperandNotTf32 {
@@ -334,8 +361,7 @@ impl Worker<'_> {
                 }
                 bits &= !super::mma::TF32_LOW;
             }
-            let (out, row) = if operand == 'A' { (&mut *a, row - 16 * ops.quarter) } else { (&mut *b, row) };
-            out[(row * WgmmaShape::K + k) as usize] = f32::from_bits(bits);
+            out[(row * depth + k) as usize] = f32::from_bits(bits);
         }
         Ok(())
     }
@@ -346,13 +372,14 @@ mod tests {
     use super::*;
 
     /// A warp's part reads its 16 rows of A and all of B, each element
-    /// where [`SmemDesc::k_major_tf32_at`] puts it, and the core matrices
+    /// where [`SmemDesc::at`] puts it, and the core matrices
     /// are those elements' first rows and columns of each 8 × 4 block; with
     /// A from registers, B only.
     #[test]
     fn a_warp_reads_its_rows_of_a_and_all_of_b() {
         let (a, b) = (SmemDesc::k_major(1024, 128, 512), SmemDesc::k_major(8192, 256, 128));
-        let ops = Operands { shape: WgmmaShape::tf32(24).unwrap(), a: Some(a), b, quarter: 2 };
+        let (shape, major) = (WgmmaShape::tf32(24).unwrap(), (Major::K, Major::K));
+        let ops = Operands { shape, major, a: Some(a), b, quarter: 2 };
         let all: Vec<_> = ops.elements().collect();
         assert_eq!(all.len(), 16 * 8 + 24 * 8);
         assert_eq!(all[0], ('A', 32, 0, 1024 + 4 * 512));
@@ -367,5 +394,28 @@ mod tests {
         let ops = Operands { a: None, ..ops };
         assert_eq!(ops.elements().collect::<Vec<_>>(), all[128..]);
         assert_eq!(ops.core_matrices().count(), 6);
+    }
+
+    /// A 16-bit part reads 16 elements of each row along K: A K-major
+    /// with the 128-byte swizzle (16-byte chunks of 8 elements along K),
+    /// B MN-major (16-byte chunks of 8 elements along N, one each k), each
+    /// element where [`SmemDesc::at`] puts it.
+    #[test]
+    fn a_16_bit_part_reads_16_deep_rows_in_chunks() {
+        let (a, b) = (SmemDesc::k_major_sw128(0, 1024), SmemDesc::mn_major_sw128(8192, 2048, 1024));
+        let shape = WgmmaShape::new(WgmmaInput::F16, 128).unwrap();
+        let ops = Operands { shape, major: (Major::K, Major::Mn), a: Some(a), b, quarter: 1 };
+        let all: Vec<_> = ops.elements().collect();
+        assert_eq!(all.len(), 16 * 16 + 128 * 16);
+        assert_eq!(all[0], ('A', 16, 0, 2048));
+        // Row 17 (row 1 of its atom), k 9 (chunk 1): chunk 1 ^ 1 = 0.
+        assert_eq!(all[16 + 9], ('A', 17, 9, 2048 + 128 + 2));
+        // B(70, 11): the second atom along N (LBO), K group 1 (SBO), its row 3.
+        let b_at = all.iter().find(|e| e.0 == 'B' && e.1 == 70 && e.2 == 11).unwrap().3;
+        assert_eq!(b_at, SmemDesc::mn_major_sw128(8192, 2048, 1024).at(Major::Mn, 2, 70, 11).unwrap());
+        assert_eq!(b_at, 8192 + 2048 + 1024 + ((3 * 128) ^ (3 << 4)) + 12);
+        let pieces: Vec<_> = ops.core_matrices().collect();
+        assert_eq!(pieces.len(), 16 * 2 + 128 / 8 * 16);
+        assert!(pieces.iter().all(|p| p.4 == 16 && p.3 % 16 == 0));
     }
 }

@@ -103,14 +103,15 @@ impl Worker<'_> {
         }
     }
 
-    /// The cross-block check of thread `tid`'s plain access to word `word`
-    /// of buffer `buf`, in a kernel with atomics: other blocks' accesses
-    /// conflict unless release and acquire order them before it.
+    /// The cross-block check of thread `tid`'s plain access to unit `unit`
+    /// (a word, or a half-word in a kernel with 16-bit accesses) of buffer
+    /// `buf`, in a kernel with atomics: other blocks' accesses conflict
+    /// unless release and acquire order them before it.
     #[inline(never)]
     pub(super) fn ordered_access(
         &mut self,
         ordered: &Ordered,
-        (buf, word): (usize, usize),
+        (buf, unit): (usize, usize),
         tid: u32,
         access: AccessKind,
     ) -> Result<(), Conflict> {
@@ -118,6 +119,6 @@ impl Worker<'_> {
         let me = self.order.accessor(self.block_id, tid);
         let order = &self.order;
         let knows = |b: u32, e: Event| order.knows(tid, b, e);
-        ordered.plain(buf, word, me, access != AccessKind::Read, knows)
+        ordered.plain(buf, unit, me, access != AccessKind::Read, knows)
     }
 }

@@ -236,6 +236,8 @@ pub(super) fn float2(w: &mut Warp, m: u32, f: F2, d: u32, a: Src, b: Src) -> Res
         F2::Mul64 => map2(w, m, d, a, b, |x, y| (f64b(x) * f64b(y)).to_bits()),
         F2::Min64 => map2(w, m, d, a, b, |x, y| fmin(f64b(x), f64b(y), f64::is_nan, false).to_bits()),
         F2::Max64 => map2(w, m, d, a, b, |x, y| fmin(f64b(x), f64b(y), f64::is_nan, true).to_bits()),
+        F2::PackF16 => map2(w, m, d, a, b, |x, y| super::half::pack(x, y, false)),
+        F2::PackBf16 => map2(w, m, d, a, b, |x, y| super::half::pack(x, y, true)),
     }
 }
 

@@ -37,12 +37,18 @@
 //!   issuing warps' intervals (their copies' writes) before every warp that
 //!   sees the phase complete, as a barrier does;
 //! - lands a box's words for `wgmma` as the async proxy's writes: visible
-//!   without `fence.proxy.async`, f32 bits read as TF32 by truncation.
+//!   without `fence.proxy.async`, f32 bits read as TF32 by truncation,
+//!   16-bit elements as they are.
 //!
-//! A box is laid out as its map says: row after row of `box[0]` elements,
-//! with the 128-byte swizzle (16-byte chunk `c` of row `r` at chunk
+//! A box is laid out as its map says: row after row of `box[0]` elements
+//! of 2, 4 or 8 bytes (f16 and bf16; f32 and the c32 pair; f64), each row
+//! a multiple of 16 bytes, at most 256 elements along each dimension, with
+//! the 128-byte swizzle (rows of exactly 128 bytes: 64 16-bit, 32 32-bit
+//! or 16 64-bit elements; 16-byte chunk `c` of row `r` at chunk
 //! `c ^ (r mod 8)`, the destination 1024-byte aligned) or without;
-//! elements outside the tensor land as zeros.
+//! elements outside the tensor land as zeros. The emulator's map stores
+//! the element size itself (`tensor_map.rs`), not the driver's data-type
+//! code, so f16 and bf16 maps are alike to it.
 
 use super::{LaneTrap, Trap, WARP, Warp, Worker, first};
 use crate::error::{AccessKind, Fault, FaultKind, TmaFault};
@@ -239,8 +245,14 @@ impl Worker<'_> {
         if let Some(b) = map.box_dims.iter().find(|&&b| b == 0 || b > 256) {
             return Err(unsupported(format!("a box dimension of {b} (1 to 256)")));
         }
-        if !matches!(map.element_bytes, 4 | 8) {
-            return Err(unsupported(format!("elements of {} bytes (4 or 8)", map.element_bytes)));
+        if !matches!(map.element_bytes, 2 | 4 | 8) {
+            return Err(unsupported(format!("elements of {} bytes (2, 4 or 8)", map.element_bytes)));
+        }
+        if !(map.box_dims[0] * map.element_bytes).is_multiple_of(16) {
+            return Err(unsupported(format!(
+                "box rows of {} bytes (the driver wants a multiple of 16)",
+                map.box_dims[0] * map.element_bytes
+            )));
         }
         if map.swizzle_128 && map.box_dims[0] * map.element_bytes != 128 {
             return Err(unsupported(format!(
@@ -273,44 +285,29 @@ impl Worker<'_> {
         let (_, first_word) = self.locate(Mem::Shared, AccessKind::Write, dst, len, 16)?;
         let esz = u64::from(map.element_bytes);
         let [b0, b1, b2] = map.box_dims.map(u64::from);
-        let mut words = Vec::with_capacity((bytes / 4) as usize);
+        // The box's bytes as they land, word by word; elements outside the
+        // tensor are zeros.
+        let mut image = vec![0u32; (bytes / 4) as usize];
         for i2 in 0..b2 {
             for i1 in 0..b1 {
                 for i0 in 0..b0 {
                     let at = [i0, i1, i2];
                     let x: [i64; 3] = std::array::from_fn(|d| i64::from(coords[d]) + at[d] as i64);
-                    let inside = (0..3).all(|d| x[d] >= 0 && (x[d] as u64) < map.dims[d]);
-                    let mut value = [0u32; 2];
-                    if inside {
-                        let src = map.base
-                            + x[0] as u64 * esz
-                            + x[1] as u64 * map.strides[0]
-                            + x[2] as u64 * map.strides[1];
-                        let (buf, word) =
-                            self.locate(Mem::Global, AccessKind::Read, src, esz as u32, esz as u32)?;
-                        if self.checks {
-                            self.shadow::<true>(
-                                buf,
-                                word,
-                                (esz / 4) as usize,
-                                src,
-                                tid,
-                                pc,
-                                AccessKind::Read,
-                            )?;
-                        }
-                        for (k, v) in value.iter_mut().enumerate().take((esz / 4) as usize) {
-                            *v = self.read_word::<true>(buf, word + k) as u32;
-                        }
+                    if !(0..3).all(|d| x[d] >= 0 && (x[d] as u64) < map.dims[d]) {
+                        continue;
                     }
+                    let src = map.base
+                        + x[0] as u64 * esz
+                        + x[1] as u64 * map.strides[0]
+                        + x[2] as u64 * map.strides[1];
                     let linear = ((i2 * b1 + i1) * b0 + i0) * esz;
                     let place = if map.swizzle_128 { swizzle_128(linear) } else { linear };
-                    for (k, &v) in value.iter().enumerate().take((esz / 4) as usize) {
-                        words.push((first_word as u32 + (place / 4) as u32 + k as u32, v));
-                    }
+                    self.box_element(src, esz as u32, (tid, pc), &mut image, place)?;
                 }
             }
         }
+        let words: Vec<(u32, u32)> =
+            image.into_iter().enumerate().map(|(i, v)| (first_word as u32 + i as u32, v)).collect();
         // The destination: nothing in flight to it, no `wgmma` in flight
         // reading it, and a write of the issuing thread now.
         for &(word, _) in &words {
@@ -341,6 +338,41 @@ impl Worker<'_> {
         let bar = &mut self.tma.bars[bar];
         bar.join[u] = bar.join[u].max(stamp);
         bar.copies.push(slot);
+        Ok(())
+    }
+
+    /// Reads the element of `esz` bytes (2, 4 or 8) at global `src` for
+    /// the copy thread `tid` issues at `pc` into byte `place` of `image`.
+    /// A 2-byte element is recorded for the race detector as its half-word
+    /// in a kernel of half-word records, else as its word (a read, so only
+    /// a write to the word's other half by another thread could be
+    /// reported: A and B are read-only).
+    fn box_element(
+        &mut self,
+        src: u64,
+        esz: u32,
+        (tid, pc): (u32, u32),
+        image: &mut [u32],
+        place: u64,
+    ) -> Result<(), Trap> {
+        let (buf, word) = self.locate(Mem::Global, AccessKind::Read, src, esz, esz)?;
+        if self.checks {
+            if esz == 2 && self.global.half_units {
+                self.shadow_half(buf, (word, (src >> 1 & 1) as usize), src, tid, pc, AccessKind::Read)?;
+            } else {
+                let words = esz.div_ceil(4) as usize;
+                self.shadow::<true>(buf, word, words, src, tid, pc, AccessKind::Read)?;
+            }
+        }
+        let at = (place / 4) as usize;
+        if esz == 2 {
+            let half = self.read_word::<true>(buf, word) as u32 >> (8 * (src % 4)) & 0xffff;
+            image[at] |= half << (8 * (place % 4));
+        } else {
+            for k in 0..(esz / 4) as usize {
+                image[at + k] = self.read_word::<true>(buf, word + k) as u32;
+            }
+        }
         Ok(())
     }
 

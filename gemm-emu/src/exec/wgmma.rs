@@ -23,8 +23,8 @@
 //!   write of one of its A registers, and the `wgmma`
 //!   ([`FaultKind::WgmmaWithoutFence`]); a chain of `wgmma`s of one shape
 //!   on the same accumulators needs none between them;
-//! - with A from registers (`mma.sync`'s A fragment in each warp,
-//!   [`WgmmaShape::a_at`]), it reads them when issued, as register
+//! - with A from registers (TF32 only: `mma.sync`'s A fragment in each
+//!   warp, [`WgmmaShape::a_at`]), it reads them when issued, as register
 //!   operands are read, each value TF32
 //!   ([`FaultKind::WgmmaRegisterNotTf32`]);
 //! - it joins the warp's open *wgmma-group*, and its accumulators are in
@@ -40,6 +40,14 @@
 //!   D computed as `mma.sync`'s `.tf32` path does (products of TF32 values
 //!   in f32, a chain of FMAs along K in f32, from D if `scale-d`, else from
 //!   zero; `imm-scale = -1` negates A or B), and the accumulators written;
+//! - the 16-bit inputs (`m64nNk16.f32.f16.f16`, `.f32.bf16.bf16`) run the
+//!   same way, 16 deep: each element of A and B, 2 bytes in shared memory
+//!   wherever [`SmemDesc::at`] puts it for the operand's major
+//!   (`imm-trans-a`, `imm-trans-b`: K-major, or MN-major with the 128-byte
+//!   swizzle), is converted to f32 exactly, each product is exact in f32
+//!   (11- or 8-bit significands), and D accumulates the chain of products
+//!   along K in f32 as for TF32; any bits are a 16-bit value, so there is
+//!   no check of the values' form;
 //! - a thread exiting with `wgmma`s not retired faults
 //!   ([`FaultKind::WgmmaPendingAtExit`]).
 //!
@@ -48,7 +56,7 @@
 
 use std::collections::VecDeque;
 
-use gemm_codegen::ptx::{SmemDesc, WARPGROUP, WgmmaShape};
+use gemm_codegen::ptx::{Major, SmemDesc, WARPGROUP, WgmmaShape};
 
 use super::async_proxy::Operands;
 use super::lanes::{need, need_pred, store};
@@ -69,8 +77,8 @@ struct Pending {
     pc: u32,
     /// What it reads from shared memory.
     operands: Operands,
-    /// With A from registers, the warp's 16 rows of A as read at issue
-    /// (row-major, 8 values a row).
+    /// With A from registers (TF32), the warp's 16 rows of A as read at
+    /// issue (row-major, 8 values a row).
     a: [f32; 16 * 8],
     /// Whether it accumulates into D.
     scale_d: bool,
@@ -283,10 +291,11 @@ impl Worker<'_> {
         }
         let quarter = (w.tid0 / WARP as u32) % 4;
         let a_values = self.a_from_registers(w, g, quarter)?;
-        let a = a_bits.map(|bits| descriptor('A', bits)).transpose().map_err(|t| (t, 0))?;
-        let b = descriptor('B', b_bits).map_err(|t| (t, 0))?;
+        let esz = g.shape.input.bytes();
+        let a = a_bits.map(|bits| descriptor(('A', g.major.0), esz, bits)).transpose().map_err(|t| (t, 0))?;
+        let b = descriptor(('B', g.major.1), esz, b_bits).map_err(|t| (t, 0))?;
         self.aligned(w, pc, (a_bits.unwrap_or(0), b_bits))?;
-        let operands = Operands { shape: g.shape, a, b, quarter };
+        let operands = Operands { shape: g.shape, major: g.major, a, b, quarter };
         self.issue_operands(&operands, w.tid0, pc).map_err(|t| (t, 0))?;
         for &slot in g.d_slots.iter().chain(&g.a_slots) {
             w.wg.in_flight[slot as usize] += 1;
@@ -313,7 +322,7 @@ impl Worker<'_> {
                     let kind = FaultKind::WgmmaRegisterNotTf32 { thread, reg, row, k, bits };
                     return Err((Trap::Kind(kind), lane as u32));
                 }
-                a[((row - 16 * quarter) * WgmmaShape::K + k) as usize] = f32::from_bits(bits);
+                a[((row - 16 * quarter) * g.shape.k() + k) as usize] = f32::from_bits(bits);
             }
         }
         Ok(a)
@@ -322,13 +331,16 @@ impl Worker<'_> {
     /// Retires the warp's part `p` of a `wgmma`: reads its operands,
     /// computes D and writes the accumulators.
     fn wgmma_retire(&mut self, w: &mut Warp, p: &Pending) -> Result<(), Trap> {
+        const K_MAX: usize = WgmmaShape::K_MAX as usize;
         let g = &self.prog.wgmmas[p.wgmma as usize];
         let n = g.shape.n as usize;
-        let k = WgmmaShape::K as usize;
-        // Row-major, 8 values a row: the warp's 16 rows of A (from
-        // registers, or read now from shared memory), B's N rows.
-        let (mut a, mut b) = (p.a, [0f32; 256 * 8]);
-        self.retire_operands(&p.operands, w.tid0, p.pc, &mut a, &mut b[..n * k])?;
+        let k = g.shape.k() as usize;
+        // Row-major, `k` values a row: the warp's 16 rows of A (from
+        // registers, TF32's 8 a row, or read now from shared memory), B's N
+        // rows.
+        let (mut a, mut b) = ([0f32; 16 * K_MAX], [0f32; 256 * K_MAX]);
+        a[..p.a.len()].copy_from_slice(&p.a);
+        self.retire_operands(&p.operands, w.tid0, p.pc, &mut a[..16 * k], &mut b[..n * k])?;
         let (sa, sb) = (if g.neg_a { -1.0 } else { 1.0 }, if g.neg_b { -1.0 } else { 1.0 });
         let quarter = p.operands.quarter;
         for (i, &r) in g.d.iter().enumerate() {
@@ -414,13 +426,15 @@ impl Worker<'_> {
     }
 }
 
-/// The descriptor `bits` of operand `operand`, if the emulator models it:
-/// a layout [`SmemDesc::k_major_tf32_at`] addresses (no swizzle, or the
-/// 128-byte one with base offset 0), no reserved bit set.
-fn descriptor(operand: char, bits: u64) -> Result<SmemDesc, Trap> {
+/// The descriptor `bits` of operand `operand`, lying `major`, of
+/// `esz`-byte elements, if the emulator models it: a layout
+/// [`SmemDesc::at`] addresses (K-major without swizzle or with the 128-byte
+/// one, MN-major with the 128-byte one; base offset 0), no reserved bit
+/// set.
+fn descriptor((operand, major): (char, Major), esz: u32, bits: u64) -> Result<SmemDesc, Trap> {
     let d = SmemDesc::decode(bits);
-    if d.k_major_tf32_at(0, 0).is_none() || d.base_offset != 0 || d.encode() != bits {
-        return Err(Trap::Kind(FaultKind::WgmmaUnsupportedDescriptor { operand, bits }));
+    if d.at(major, esz, 0, 0).is_none() || d.base_offset != 0 || d.encode() != bits {
+        return Err(Trap::Kind(FaultKind::WgmmaUnsupportedDescriptor { operand, major, bits }));
     }
     Ok(d)
 }

@@ -30,11 +30,12 @@
 //!
 //! # Records
 //!
-//! Per global word, in atomics shared by the workers, [`Ordered`] keeps the
-//! last write (block and event), the reads (block and a join of its events,
-//! or several blocks) and, when the last writes were atomics, a mark that
-//! sends a plain access to the word's log of atomics (per block, the join
-//! of its events). An access checks the records of other blocks against
+//! Per global word (per half-word in a kernel with 16-bit accesses, whose
+//! atomics, on whole words, mark both halves), in atomics shared by the
+//! workers, [`Ordered`] keeps the last write (block and event), the reads
+//! (block and a join of its events, or several blocks) and, when the last
+//! writes were atomics, a mark that sends a plain access to the word's log
+//! of atomics (per block, the join of its events). An access checks the records of other blocks against
 //! what its block and thread know; as in the plain records, each side
 //! publishes its own access before looking at the other's, so of two
 //! unordered conflicting accesses at least one sees the other. Ordered ones
@@ -337,16 +338,20 @@ pub(crate) struct AtomicWord {
 /// The words atomics touched, by buffer and word.
 pub(crate) type AtomicWords = HashMap<(usize, usize), AtomicWord>;
 
-/// The cross-block records of a run of a kernel with atomics.
+/// The cross-block records of a run of a kernel with atomics, per *unit*
+/// of each buffer: its words, or, in a kernel with 16-bit accesses, its
+/// half-words (two a word, `per_word`). Atomics are on whole words.
 #[derive(Debug)]
 pub(crate) struct Ordered {
-    /// Per buffer, per word: the last plain write, [`SEVERAL_RECORD`] when
+    /// Per buffer, per unit: the last plain write, [`SEVERAL_RECORD`] when
     /// atomics came after it (see the word's [`AtomicWord`]), or
     /// [`EMPTY`].
     writer: Vec<Vec<AtomicU64>>,
-    /// Per buffer, per word: the reads of one block (the join of their
+    /// Per buffer, per unit: the reads of one block (the join of their
     /// events), [`SEVERAL_RECORD`] for several blocks, or [`EMPTY`].
     reader: Vec<Vec<AtomicU64>>,
+    /// Units a word: 1, or 2 for half-words.
+    per_word: usize,
     atomics: Mutex<AtomicWords>,
 }
 
@@ -355,14 +360,15 @@ fn conflict(block: u32, other_access: AccessKind) -> Conflict {
 }
 
 impl Ordered {
-    /// Empty records for buffers of these many words.
-    pub fn new(words: impl Iterator<Item = usize>) -> Ordered {
+    /// Empty records for buffers of these many words, `per_word` units a
+    /// word (1, or 2 for half-words).
+    pub fn new(words: impl Iterator<Item = usize>, per_word: usize) -> Ordered {
         let (mut writer, mut reader) = (Vec::new(), Vec::new());
         for n in words {
-            writer.push((0..n).map(|_| AtomicU64::new(EMPTY)).collect());
-            reader.push((0..n).map(|_| AtomicU64::new(EMPTY)).collect());
+            writer.push((0..n * per_word).map(|_| AtomicU64::new(EMPTY)).collect());
+            reader.push((0..n * per_word).map(|_| AtomicU64::new(EMPTY)).collect());
         }
-        Ordered { writer, reader, atomics: Mutex::new(HashMap::new()) }
+        Ordered { writer, reader, per_word, atomics: Mutex::new(HashMap::new()) }
     }
 
     /// The atomics' state, locked: an atomic holds it from its check to its
@@ -371,21 +377,21 @@ impl Ordered {
         self.atomics.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Records a plain read or write of word `word` of buffer `buf` and
+    /// Records a plain read or write of unit `unit` of buffer `buf` and
     /// reports a conflicting access of another block that its accessor
     /// does not `know` (block, event).
     pub fn plain(
         &self,
         buf: usize,
-        word: usize,
+        unit: usize,
         me: Accessor,
         write: bool,
         knows: impl Fn(u32, Event) -> bool,
     ) -> Result<(), Conflict> {
-        let (writer, reader) = (&self.writer[buf][word], &self.reader[buf][word]);
+        let (writer, reader) = (&self.writer[buf][unit], &self.reader[buf][unit]);
         if write {
             let old = writer.swap(pack(me.block, me.event), SeqCst);
-            self.after_writes(buf, word, old, me.block, true, &knows)?;
+            self.after_writes(buf, unit, old, me.block, true, &knows)?;
             return after_reads(reader.load(SeqCst), me.block, &knows);
         }
         let mut cur = reader.load(SeqCst);
@@ -406,7 +412,7 @@ impl Ordered {
                 Err(now) => cur = now,
             }
         }
-        self.after_writes(buf, word, writer.load(SeqCst), me.block, false, &knows)
+        self.after_writes(buf, unit, writer.load(SeqCst), me.block, false, &knows)
     }
 
     /// Records an atomic on word `word` of buffer `buf`, whose state
@@ -419,14 +425,16 @@ impl Ordered {
         me: Accessor,
         knows: impl Fn(u32, Event) -> bool,
     ) -> Result<(), Conflict> {
-        let old = self.writer[buf][word].swap(SEVERAL_RECORD, SeqCst);
-        if let Record::Access(b, e) = unpack(old)
-            && b != me.block
-            && !knows(b, e)
-        {
-            return Err(conflict(b, AccessKind::Write));
+        for unit in word * self.per_word..(word + 1) * self.per_word {
+            let old = self.writer[buf][unit].swap(SEVERAL_RECORD, SeqCst);
+            if let Record::Access(b, e) = unpack(old)
+                && b != me.block
+                && !knows(b, e)
+            {
+                return Err(conflict(b, AccessKind::Write));
+            }
+            after_reads(self.reader[buf][unit].load(SeqCst), me.block, &knows)?;
         }
-        after_reads(self.reader[buf][word].load(SeqCst), me.block, &knows)?;
         match atomic.log.binary_search_by_key(&me.block, |e| e.0) {
             Ok(i) => atomic.log[i].1 = atomic.log[i].1.join(me.event, me.epoch_start),
             Err(i) => atomic.log.insert(i, (me.block, me.event)),
@@ -434,13 +442,15 @@ impl Ordered {
         Ok(())
     }
 
-    /// Checks the write record `old` a plain access of block `block` found
-    /// (and, if it marks atomics, the word's log, which a `write` that
-    /// follows them all replaces).
+    /// Checks the write record `old` a plain access of block `block` to
+    /// unit `unit` found (and, if it marks atomics, its word's log, which a
+    /// `write` that follows them all replaces where units are words; with
+    /// half-words the log stays, as the other half's record may still send
+    /// a later access to it).
     fn after_writes(
         &self,
         buf: usize,
-        word: usize,
+        unit: usize,
         old: u64,
         block: u32,
         write: bool,
@@ -452,11 +462,11 @@ impl Ordered {
             Record::Access(b, _) => Err(conflict(b, AccessKind::Write)),
             Record::Several => {
                 let mut atomics = self.lock();
-                let Some(atomic) = atomics.get_mut(&(buf, word)) else { return Ok(()) };
+                let Some(atomic) = atomics.get_mut(&(buf, unit / self.per_word)) else { return Ok(()) };
                 if let Some(&(b, _)) = atomic.log.iter().find(|&&(b, e)| b != block && !knows(b, e)) {
                     return Err(conflict(b, AccessKind::Atomic));
                 }
-                if write {
+                if write && self.per_word == 1 {
                     atomic.log.clear();
                 }
                 Ok(())
@@ -533,7 +543,7 @@ mod tests {
 
     #[test]
     fn a_read_of_a_write_needs_the_write_known() {
-        let o = Ordered::new([4].into_iter());
+        let o = Ordered::new([4].into_iter(), 1);
         let me = |block, step, thread| Accessor { block, event: ev(step, thread), epoch_start: step };
         o.plain(0, 0, me(1, 0, 0), true, |_, _| false).unwrap();
         // Block 2 knows nothing of block 1: the read races with the write.
@@ -550,7 +560,7 @@ mod tests {
 
     #[test]
     fn atomics_race_with_plain_accesses_only() {
-        let o = Ordered::new([2].into_iter());
+        let o = Ordered::new([2].into_iter(), 1);
         let me = |block| Accessor { block, event: ev(0, 0), epoch_start: 0 };
         let mut table = o.lock();
         let word = table.entry((0, 0)).or_default();

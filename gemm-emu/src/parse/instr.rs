@@ -13,6 +13,7 @@ use gemm_codegen::ptx::{
 use super::{Arg, ParseError, err};
 
 mod atomic;
+mod half;
 mod tma;
 mod wgmma;
 
@@ -177,6 +178,13 @@ pub(super) fn build(
                 return cx.fail("`cvta.to.global.u64` takes `.u64` registers");
             }
             Instr::CvtaToGlobal { dst, src }
+        }
+        "cvt" if opcode == "cvt.f32.f16" => return half::cvt(&cx, None, &args).map(|i| (i, None)),
+        "cvt" if opcode == "cvt.rn.f16x2.f32" => {
+            return half::cvt(&cx, Some(false), &args).map(|i| (i, None));
+        }
+        "cvt" if opcode == "cvt.rn.bf16x2.f32" => {
+            return half::cvt(&cx, Some(true), &args).map(|i| (i, None));
         }
         "cvt" if opcode == "cvt.rna.tf32.f32" => {
             cx.arity(&args, 2)?;
@@ -570,12 +578,17 @@ fn memory(cx: &Ctx<'_>, parts: &[&str], args: Vec<Arg>) -> Result<Instr, ParseEr
         rest = &rest[1..];
     }
     let ty = match rest {
+        // `.b16` is a type of loads and stores only (no register has it).
+        ["b16"] => Type::B16,
         [t] => match Type::from_name(t) {
             Some(t) if t != Type::Pred => t,
             _ => return unknown(cx),
         },
         _ => return unknown(cx),
     };
+    if ty == Type::B16 && count != 1 {
+        return cx.fail(".b16 accesses move one value (no `.v2` or `.v4`)");
+    }
     if !load && space == Space::Param {
         return cx.fail("stores to `.param` are not supported");
     }
@@ -624,6 +637,9 @@ fn memory(cx: &Ctx<'_>, parts: &[&str], args: Vec<Arg>) -> Result<Instr, ParseEr
         && (r.ty() == Type::Pred || r.ty().is_float())
     {
         return cx.fail(format!("address register {} has type {}", cx.reg_name(r), r.ty()));
+    }
+    if ty == Type::B16 {
+        return half::memory_b16(cx, (load, space, qual), &args, addr);
     }
     if load {
         let mut dst = Vec::with_capacity(count);

@@ -27,6 +27,9 @@ pub(crate) enum I1 {
     Copy,
     /// `cvt.rna.tf32.f32`: an f32 rounded to TF32, ties away from zero.
     Tf32,
+    /// `cvt.f32.f16`: the f16 in the source's low 16 bits, as an f32
+    /// (exact).
+    F16ToF32,
 }
 
 /// Integer operations of two sources.
@@ -97,6 +100,11 @@ pub(crate) enum F2 {
     Mul64,
     Min64,
     Max64,
+    /// `cvt.rn.f16x2.f32 d, a, b`: `a` and `b` rounded to the nearest even
+    /// f16, `a`'s bits in the upper half of `d`, `b`'s in the lower.
+    PackF16,
+    /// `cvt.rn.bf16x2.f32 d, a, b`: [`F2::PackF16`] to bf16.
+    PackBf16,
 }
 
 /// How `setp` reads its operands.
@@ -234,6 +242,19 @@ pub(crate) enum Op {
         s: [Src; 4],
         n: u8,
         size: u8,
+        base: Base,
+        off: i64,
+    },
+    /// `ld.global.b16 d, [base + off]`: two bytes, zero-extended into a
+    /// 32-bit register.
+    LdB16 {
+        d: u32,
+        base: Base,
+        off: i64,
+    },
+    /// `st.global.b16 [base + off], s`: the low 16 bits of `s`.
+    StB16 {
+        s: Src,
         base: Base,
         off: i64,
     },

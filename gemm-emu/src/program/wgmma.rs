@@ -15,7 +15,7 @@
 //! so that the interpreter pays one look-up per instruction, and only for
 //! a kernel that uses `wgmma` at all.
 
-use gemm_codegen::ptx::{self, Type, WgmmaShape};
+use gemm_codegen::ptx::{self, Major, Type, WgmmaInput, WgmmaShape};
 
 use super::Decoder;
 use super::op::{Base, Mma, Op, Src};
@@ -32,12 +32,17 @@ pub(crate) enum ASource<R> {
     Regs([R; 4]),
 }
 
-/// `wgmma.mma_async.sync.aligned.{shape}.f32.tf32.tf32`: the warpgroup's
-/// `D = (±A) · (±B) + (scale_d ? D : 0)`, B in shared memory named by a
-/// descriptor, A too or in registers.
+/// `wgmma.mma_async.sync.aligned.{shape}.f32.{tf32,f16,bf16}` (its input
+/// type is the shape's): the warpgroup's `D = (±A) · (±B) + (scale_d ? D :
+/// 0)`, B in shared memory named by a descriptor, A too or (TF32 only) in
+/// registers.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Wgmma {
     pub shape: WgmmaShape,
+    /// How A and B lie in shared memory (`imm-trans-a`, `imm-trans-b`):
+    /// MN-major only for the 16-bit inputs, always K-major for TF32 and
+    /// for A from registers.
+    pub major: (Major, Major),
     /// The thread's accumulators (value registers), in the order of
     /// [`WgmmaShape::d_at`].
     pub d: Vec<u32>,
@@ -57,10 +62,10 @@ pub(crate) struct Wgmma {
 }
 
 impl Decoder<'_> {
-    /// A `wgmma.mma_async`, its registers checked as the builder's
-    /// constructors ([`ptx::Instr::wgmma`], [`ptx::Instr::wgmma_rs`]) do
-    /// (the IR's fields are public, so a module may hold what the builder
-    /// refuses).
+    /// A `wgmma.mma_async`, its registers and majors checked as the
+    /// builder's constructors ([`ptx::Instr::wgmma`],
+    /// [`ptx::Instr::wgmma_rs`]) do (the IR's fields are public, so a
+    /// module may hold what the builder refuses).
     pub(super) fn wgmma(
         &self,
         shape: WgmmaShape,
@@ -68,11 +73,24 @@ impl Decoder<'_> {
         (a, b_desc): (ASource<ptx::Reg>, ptx::Reg),
         scale_d: ptx::Reg,
         (neg_a, neg_b): (bool, bool),
+        major: (Major, Major),
     ) -> Result<Wgmma, EmuError> {
-        if WgmmaShape::tf32(shape.n) != Some(shape) {
+        if WgmmaShape::new(shape.input, shape.n) != Some(shape) {
             return self.unsupported(format!(
                 "wgmma of shape {}: N must be a multiple of 8 from 8 to 256",
                 shape.name()
+            ));
+        }
+        if !shape.input.transposes() && major != (Major::K, Major::K) {
+            return self.unsupported(format!(
+                "an MN-major operand of a .{} wgmma: its operands are K-major",
+                shape.input.name()
+            ));
+        }
+        if matches!(a, ASource::Regs(_)) && shape.input != WgmmaInput::Tf32 {
+            return self.unsupported(format!(
+                "a .{} wgmma with A from registers: the emulator has A from registers for .tf32 only",
+                shape.input.name()
             ));
         }
         if d.len() != shape.d_per_thread() as usize {
@@ -123,6 +141,7 @@ impl Decoder<'_> {
         };
         Ok(Wgmma {
             shape,
+            major,
             d: regs,
             d_slots: Vec::new(),
             a,
@@ -263,6 +282,18 @@ fn value_regs(op: &Op, mmas: &[Mma], out: &mut Vec<(u32, bool)>) {
         }
         Op::St { s, n, base, .. } => {
             s[..n as usize].iter().for_each(|&v| src(v));
+            if let Base::Reg(r) = base {
+                src(Src::R(r));
+            }
+        }
+        Op::LdB16 { d, base, .. } => {
+            dsts.push(d);
+            if let Base::Reg(r) = base {
+                src(Src::R(r));
+            }
+        }
+        Op::StB16 { s, base, .. } => {
+            src(s);
             if let Base::Reg(r) = base {
                 src(Src::R(r));
             }

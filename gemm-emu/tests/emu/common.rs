@@ -59,6 +59,9 @@ pub fn table2(precision: Precision, op_a: Op, op_b: Op) -> KernelSpec {
         (C64, false, true) => ((16, 24, 8), (8, 8), (8, 8), (8, 8)),
         (C64, true, true) => ((16, 24, 8), (8, 8), (4, 16), (8, 8)),
         (C64, true, false) => ((24, 16, 8), (8, 8), (8, 8), (8, 8)),
+        (F16 | Bf16, _, _) => {
+            panic!("Table 2 has no {precision} kernel: the 16-bit precisions are wgmma kernels only")
+        }
     };
     KernelSpec::new(precision, ops, tile, threads, la, lb)
 }
@@ -228,6 +231,8 @@ pub fn check_spec_any(spec: &KernelSpec, cases: &[Case], seed: u64) -> Result<St
         Precision::F64 => check_spec::<f64>(spec, cases, seed),
         Precision::C32 => check_spec::<Complex<f32>>(spec, cases, seed),
         Precision::C64 => check_spec::<Complex<f64>>(spec, cases, seed),
+        Precision::F16 => check_spec::<gemm_codegen::half::f16>(spec, cases, seed),
+        Precision::Bf16 => check_spec::<gemm_codegen::half::bf16>(spec, cases, seed),
     }
 }
 

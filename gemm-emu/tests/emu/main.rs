@@ -7,6 +7,8 @@ mod atomics;
 mod cp_async;
 mod gemm;
 mod global_data;
+mod half;
+mod half_wgmma;
 mod kcontig;
 mod mma;
 mod named_barriers;

@@ -224,10 +224,10 @@ fn cp_async_mistakes_are_named_with_their_line() {
 }
 
 /// A kernel with every `wgmma` form (three shapes, every negation, a
-/// guarded one; A by descriptor and from registers) and
-/// `fence.proxy.async`.
+/// guarded one; A by descriptor and from registers; f16 and bf16 with an
+/// MN-major operand each) and `fence.proxy.async`.
 fn wgmma_module() -> ptx::Module {
-    use ptx::{Instr, KernelBuilder, Operand, SmemDesc, Type, WgmmaShape};
+    use ptx::{Instr, KernelBuilder, Major, Operand, SmemDesc, Type, WgmmaInput, WgmmaShape};
     let mut b = KernelBuilder::new("warpgroup");
     b.reg_group("accumulators");
     let d: Vec<ptx::Reg> = (0..128).map(|i| b.reg(format!("d{i}"), Type::F32)).collect();
@@ -245,12 +245,19 @@ fn wgmma_module() -> ptx::Module {
     b.push(Instr::wgmma_fence());
     for (n, negs) in [(8, (false, false)), (64, (true, false)), (256, (false, true)), (128, (true, true))] {
         let shape = WgmmaShape::tf32(n).unwrap();
-        b.push(Instr::wgmma(shape, &d[..n as usize / 2], (a_desc, b_desc), acc, negs));
+        b.push(Instr::wgmma(shape, &d[..n as usize / 2], (a_desc, b_desc), acc, negs, (Major::K, Major::K)));
     }
-    b.push_if(
-        acc,
-        Instr::wgmma(WgmmaShape::tf32(16).unwrap(), &d[..8], (a_desc, b_desc), acc, (false, false)),
-    );
+    let k_major = (Major::K, Major::K);
+    let shape = WgmmaShape::tf32(16).unwrap();
+    b.push_if(acc, Instr::wgmma(shape, &d[..8], (a_desc, b_desc), acc, (false, false), k_major));
+    // The 16-bit forms, with their transpose immediates.
+    for (input, n, negs, major) in [
+        (WgmmaInput::F16, 64, (false, false), (Major::Mn, Major::K)),
+        (WgmmaInput::Bf16, 256, (true, false), (Major::K, Major::Mn)),
+    ] {
+        let shape = WgmmaShape::new(input, n).unwrap();
+        b.push(Instr::wgmma(shape, &d[..n as usize / 2], (a_desc, b_desc), acc, negs, major));
+    }
     for (n, negs, i) in [(8, (false, false), 0), (128, (true, false), 4), (256, (false, true), 0)] {
         let shape = WgmmaShape::tf32(n).unwrap();
         b.push(Instr::wgmma_rs(shape, &d[..n as usize / 2], (frag(i), b_desc), acc, negs));
@@ -290,6 +297,16 @@ fn wgmma_and_proxy_fence_round_trip() {
     for line in [neg(64, -1, 1), neg(256, 1, -1), neg(128, -1, -1)] {
         assert!(text.lines().any(|l| l == line), "no line {line:?} in\n{text}");
     }
+    let half = |n: u32, ty: &str, tail: &str| {
+        let d: Vec<String> = (0..n / 2).map(|i| format!("%d{i}")).collect();
+        format!(
+            "\twgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ty}.{ty}\t{{{}}}, %a_desc, %b_desc, %acc, {tail};",
+            d.join(", ")
+        )
+    };
+    for line in [half(64, "f16", "1, 1, 1, 0"), half(256, "bf16", "-1, 1, 0, 1")] {
+        assert!(text.lines().any(|l| l == line), "no line {line:?} in\n{text}");
+    }
     let rs = |n: u32, a: u32, sa: i32, sb: i32| {
         let d: Vec<String> = (0..n / 2).map(|i| format!("%d{i}")).collect();
         let a: Vec<String> = (a..a + 4).map(|i| format!("%a{i}")).collect();
@@ -310,7 +327,7 @@ fn wgmma_and_proxy_fence_round_trip() {
         ptx::Instr::WgmmaRs { .. } => (ss, rs + 1),
         _ => (ss, rs),
     });
-    assert_eq!(forms, (5, 4), "each form reads back as itself");
+    assert_eq!(forms, (7, 4), "each form reads back as itself");
     assert_eq!(parsed, module);
     assert_eq!(write_string(&parsed), text);
 }
@@ -325,7 +342,9 @@ fn wgmma_mistakes_are_named_with_their_line() {
     let m = error(first, "m64n264k8.f32.tf32.tf32\t{%d0, %d1, %d2, %d3}");
     assert!(m.contains("`m64n264k8` is not a .tf32 wgmma shape"), "{m}");
     let m = error(first, "m64n8k16.f32.f16.f16\t{%d0, %d1, %d2, %d3}");
-    assert!(m.contains("the emulator has this wgmma only"), "{m}");
+    assert!(m.contains("a .f16 wgmma takes imm-trans-a and imm-trans-b"), "{m}");
+    let m = error(first, "m64n8k32.f32.e4m3.e4m3\t{%d0, %d1, %d2, %d3}");
+    assert!(m.contains("the emulator has these wgmma only"), "{m}");
     let m = error(first, "m64n8k8.f32.tf32.tf32\t{%d0, %d1, %d2}");
     assert!(m.contains("D has 3 registers; m64n8k8 takes 4 a thread"), "{m}");
     let m = error("%d3}, %a_desc, %b_desc, %acc, 1, 1;", "%a_desc}, %a_desc, %b_desc, %acc, 1, 1;");

@@ -10,8 +10,8 @@
 //! `wgmma`.
 
 use gemm_codegen::ptx::{
-    self, Address, CacheQual, Cmp, CpAsyncCache, Instr, KernelBuilder, Operand, Reg, SmemDesc, Space,
-    Special, Type, WARPGROUP, WgmmaShape,
+    self, Address, CacheQual, Cmp, CpAsyncCache, Instr, KernelBuilder, Major, Operand, Reg, SmemDesc, Space,
+    Special, Type, WARPGROUP, WgmmaInput, WgmmaShape,
 };
 use gemm_emu::{Buffer, EmuError, Fault, FaultKind, Launch, ParamValue, Program, Stats, WarpgroupMismatch};
 
@@ -276,7 +276,7 @@ fn kernel(s: &Shape) -> String {
             let a = std::array::from_fn(|i| a_frag[4 * step + i]);
             Instr::wgmma_rs(shape, &d, (a, descs[2 + step]), scale_d, s.neg)
         } else {
-            Instr::wgmma(shape, &d, (descs[step], descs[2 + step]), scale_d, s.neg)
+            Instr::wgmma(shape, &d, (descs[step], descs[2 + step]), scale_d, s.neg, (Major::K, Major::K))
         }
     };
     b.push(wgmma(0, start));
@@ -596,7 +596,7 @@ fn warps_of_a_warpgroup_that_disagree_are_refused() {
 fn unsupported_descriptors_and_operands_outside_shared_memory_are_refused() {
     for bits in [2u64 << 62, 3 << 62, 1 << 62 | 1 << 49, 1 << 14] {
         let run = emulate(&Shape { a_desc_bits: bits, ..Shape::new(1, 8) });
-        let FaultKind::WgmmaUnsupportedDescriptor { operand: 'A', bits: got } = run.fault().kind else {
+        let FaultKind::WgmmaUnsupportedDescriptor { operand: 'A', bits: got, .. } = run.fault().kind else {
             panic!("{}", run.fault());
         };
         assert_eq!(got & bits, bits);
@@ -649,13 +649,14 @@ fn an_unsupported_shape_is_an_error() {
         let p = b.reg("p", Type::Pred);
         let (neg_a, neg_b) = (false, false);
         b.push(Instr::Wgmma {
-            shape: WgmmaShape { n },
+            shape: WgmmaShape { n, input: WgmmaInput::Tf32 },
             d,
             a_desc: desc,
             b_desc: desc,
             scale_d: p,
             neg_a,
             neg_b,
+            major: (Major::K, Major::K),
         });
         let module = ptx::Module { header: vec![], floor: ptx::Arch::SM_90A, kernels: vec![b.finish()] };
         let e = Program::from_module(&module, None).expect_err("an unsupported shape");

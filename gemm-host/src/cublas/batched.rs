@@ -84,8 +84,8 @@ impl Cublas {
 }
 
 /// The data and compute types of a precision under `math` (TF32 only for
-/// the single-precision types).
-fn types(precision: Precision, math: CublasMath) -> (cudaDataType, cublasComputeType_t) {
+/// the single-precision types; the 16-bit ones accumulate in f32).
+pub(super) fn types(precision: Precision, math: CublasMath) -> (cudaDataType, cublasComputeType_t) {
     use cublasComputeType_t::*;
     use cudaDataType::*;
     let single = if math == CublasMath::Tf32 { CUBLAS_COMPUTE_32F_FAST_TF32 } else { CUBLAS_COMPUTE_32F };
@@ -94,5 +94,7 @@ fn types(precision: Precision, math: CublasMath) -> (cudaDataType, cublasCompute
         Precision::F64 => (CUDA_R_64F, CUBLAS_COMPUTE_64F),
         Precision::C32 => (CUDA_C_32F, single),
         Precision::C64 => (CUDA_C_64F, CUBLAS_COMPUTE_64F),
+        Precision::F16 => (CUDA_R_16F, CUBLAS_COMPUTE_32F),
+        Precision::Bf16 => (CUDA_R_16BF, CUBLAS_COMPUTE_32F),
     }
 }

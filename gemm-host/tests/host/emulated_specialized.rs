@@ -188,7 +188,11 @@ fn hand_off_mistakes_are_caught() {
 
 /// Asserts that each group of `(from, to)` edits of `good`'s PTX fails on
 /// `cfg` in the emulator, the unedited kernel passing.
-pub(crate) fn caught_edits(good: &KernelImage, cfg: GemmConfig<f32>, mistakes: &[(&str, &[(&str, &str)])]) {
+pub(crate) fn caught_edits<T: gemm_codegen::Element>(
+    good: &KernelImage,
+    cfg: GemmConfig<T>,
+    mistakes: &[(&str, &[(&str, &str)])],
+) {
     let emulator = Emulator::new();
     run(&emulator, good, &mut Random::new(7), cfg).expect("the unbroken kernel passes");
     for &(what, edits) in mistakes {

@@ -7,6 +7,7 @@ mod emulated;
 mod emulated_batch;
 mod emulated_bespoke;
 mod emulated_bespoke_calls;
+mod emulated_half;
 mod emulated_specialized;
 mod emulated_stream_k;
 mod emulated_tma;

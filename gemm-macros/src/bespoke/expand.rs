@@ -65,6 +65,8 @@ fn spec_expr(rt: &TokenStream, image: &BespokeImage) -> TokenStream {
         Precision::F64 => quote!(F64),
         Precision::C32 => quote!(C32),
         Precision::C64 => quote!(C64),
+        Precision::F16 => quote!(F16),
+        Precision::Bf16 => quote!(Bf16),
     };
     let form = match spec.form {
         Form::BStream => quote!(BStream),

@@ -2,7 +2,7 @@ use gemm_macros::gemm_kernel;
 
 gemm_kernel! {
     name = HgemmNN,
-    precision = f16,
+    precision = f8,
     op = (N, N),
     tile = (96, 96, 16),
     threads = (16, 16),

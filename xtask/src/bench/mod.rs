@@ -299,7 +299,7 @@ pub fn run(args: Args) -> Result<()> {
         rows: Vec::new(),
         bar,
     };
-    for p in Precision::ALL {
+    for p in Precision::EVERY {
         let mine: Vec<&Subject> = subjects.iter().filter(|s| s.image.spec.precision == p).collect();
         if mine.is_empty() {
             continue;
@@ -309,6 +309,8 @@ pub fn run(args: Args) -> Result<()> {
             Precision::F64 => runner.precision::<f64>(&mine)?,
             Precision::C32 => runner.precision::<Complex<f32>>(&mine)?,
             Precision::C64 => runner.precision::<Complex<f64>>(&mine)?,
+            Precision::F16 => runner.precision::<gemm_codegen::half::f16>(&mine)?,
+            Precision::Bf16 => runner.precision::<gemm_codegen::half::bf16>(&mine)?,
         }
     }
     runner.bar.finish_and_clear();

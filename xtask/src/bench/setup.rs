@@ -379,7 +379,7 @@ pub(super) mod tests {
             &["--spec", "precision = f32", "--table2"],
             &["--spec", "tile = (1, 2)"],
             &["--op", "nx"],
-            &["--precision", "h"],
+            &["--precision", "q"],
             &["--max-size", "0"],
             &["--min-size", "9000"],
             &["--sizes", "0"],

@@ -442,7 +442,7 @@ mod tests {
         assert_eq!(argv[argv.len() - 2..], ["--kernel", "SgemmNN,ZgemmNN"]);
 
         assert!(parse(&["--tools", "leakcheck"]).is_err());
-        assert!(parse(&["--precision", "h"]).is_err());
+        assert!(parse(&["--precision", "q"]).is_err());
         let unknown = check_args(&parse(&["--kernel", "NoSuchKernel"]).unwrap()).unwrap_err();
         assert!(unknown.to_string().contains("NoSuchKernel"), "{unknown}");
         assert!(check_args(&parse(&["--op", "nx"]).unwrap()).is_err());

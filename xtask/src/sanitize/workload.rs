@@ -34,7 +34,7 @@ pub(crate) fn bespoke_entry(precision: Precision) -> Option<&'static BespokeEntr
     let name = match precision {
         Precision::F32 => "HexP3GradStaged",
         Precision::F64 => "HexP3Grad",
-        Precision::C32 | Precision::C64 => return None,
+        Precision::C32 | Precision::C64 | Precision::F16 | Precision::Bf16 => return None,
     };
     gemm_kernels::bespoke::ALL.iter().find(|e| e.name == name)
 }
@@ -105,6 +105,8 @@ pub fn extras(gemm: &Gemm, precisions: &[Precision], op: (Op, Op), rng: &mut Ran
             Precision::F64 => of::<f64>(gemm, op, rng, &mut out),
             Precision::C32 => of::<Complex<f32>>(gemm, op, rng, &mut out),
             Precision::C64 => of::<Complex<f64>>(gemm, op, rng, &mut out),
+            Precision::F16 => of::<gemm_codegen::half::f16>(gemm, op, rng, &mut out),
+            Precision::Bf16 => of::<gemm_codegen::half::bf16>(gemm, op, rng, &mut out),
         }?;
     }
     println!(

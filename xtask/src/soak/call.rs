@@ -447,6 +447,8 @@ mod tests {
                 Precision::F64 => valid::<f64>(&call),
                 Precision::C32 => valid::<Complex<f32>>(&call),
                 Precision::C64 => valid::<Complex<f64>>(&call),
+                Precision::F16 => valid::<gemm_codegen::half::f16>(&call),
+                Precision::Bf16 => valid::<gemm_codegen::half::bf16>(&call),
             };
             assert_eq!(valid, Ok(()));
             assert!([call.m, call.n, call.k].iter().all(|&d| (0..=8192).contains(&d)), "{call}");

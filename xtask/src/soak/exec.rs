@@ -86,6 +86,8 @@ pub fn run(runner: &Runner, call: &Call, reference_max: u64) -> Done {
         Precision::F64 => run_as::<f64>(runner, call, reference_max),
         Precision::C32 => run_as::<Complex<f32>>(runner, call, reference_max),
         Precision::C64 => run_as::<Complex<f64>>(runner, call, reference_max),
+        Precision::F16 => run_as::<gemm_codegen::half::f16>(runner, call, reference_max),
+        Precision::Bf16 => run_as::<gemm_codegen::half::bf16>(runner, call, reference_max),
     }
 }
 

@@ -434,6 +434,9 @@ fn tune(
             (Precision::F64, true) => tuner.split_classes::<f64>(&mine, journal, &mut rng)?,
             (Precision::C32, true) => tuner.split_classes::<Complex<f32>>(&mine, journal, &mut rng)?,
             (Precision::C64, true) => tuner.split_classes::<Complex<f64>>(&mine, journal, &mut rng)?,
+            (Precision::F16 | Precision::Bf16, _) => {
+                anyhow::bail!("the tuner's space has no {precision} kernels (its types are the BLAS four)")
+            }
         };
         if !finished {
             println!(

@@ -1,7 +1,7 @@
 //! Instructions and the lines of a kernel body.
 
 use super::tma::Tma;
-use super::wgmma::WgmmaShape;
+use super::wgmma::{Major, WgmmaShape};
 use super::{Address, Arch, CacheQual, Label, Operand, ParamId, Reg, Space, Type};
 
 /// The cache qualifier of `cp.async`.
@@ -103,6 +103,34 @@ impl MmaShape {
     pub fn name(self) -> String {
         format!("m{}n{}k{}", self.m, self.n, self.k)
     }
+}
+
+/// Conversions between `.f32` and the 16-bit floats of the `f16` and
+/// `bf16` precisions, the 16 bits in a `.b32` register's low half (how
+/// `ld.b16` leaves them and `st.b16` takes them). bf16 to f32 needs none:
+/// its bits shifted up 16 are the f32 (`shl.b32`, then `mov.b32`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HalfCvt {
+    /// `cvt.f32.f16 dst, src`: the f16 in `src`'s low 16 bits, exactly.
+    F16ToF32 {
+        /// Destination (`.f32`).
+        dst: Reg,
+        /// Source (`.b32`, the f16 in its low half).
+        src: Reg,
+    },
+    /// `cvt.rn.f16x2.f32 dst, hi, lo` (or `.bf16x2`): both rounded to the
+    /// nearest even 16-bit value, `hi`'s in the upper half of `dst`, `lo`'s
+    /// in the lower.
+    Pack {
+        /// Destination (`.b32`).
+        dst: Reg,
+        /// The upper half's source (`.f32`).
+        hi: Reg,
+        /// The lower half's source (`.f32`).
+        lo: Reg,
+        /// `.bf16x2` instead of `.f16x2`.
+        bf16: bool,
+    },
 }
 
 /// What an `mma.sync` multiplies and accumulates: the types of its
@@ -315,6 +343,9 @@ pub enum Instr {
         /// Source (`.f32`).
         src: Reg,
     },
+    /// A conversion between f32 and a 16-bit float held in a `.b32`
+    /// register ([`HalfCvt`]).
+    CvtHalf(HalfCvt),
     /// `cvt.dty.sty dst, src`: integer widening or narrowing.
     Cvt {
         /// Destination; its type is `dty`.
@@ -481,9 +512,9 @@ pub enum Instr {
         /// The lane's fragment of C.
         c: Vec<Reg>,
     },
-    /// `wgmma.mma_async.sync.aligned.{shape}.f32.tf32.tf32 {d}, a_desc,
-    /// b_desc, scale_d, ±1, ±1`: the warpgroup computes `D = (±A) · (±B) +
-    /// (scale_d ? D : 0)` on `shape`, A and B TF32 matrices in shared memory
+    /// `wgmma.mma_async.sync.aligned.{shape}{types} {d}, a_desc, b_desc,
+    /// scale_d, ±1, ±1 (, trans_a, trans_b)`: the warpgroup computes `D = (±A) · (±B) +
+    /// (scale_d ? D : 0)` on `shape`, A and B matrices of its input type in shared memory
     /// named by descriptors ([`super::wgmma`]), D `N / 2` f32 registers a
     /// thread in the layout of [`WgmmaShape::d_at`]. Asynchronous: D may be
     /// touched only after the [`Instr::WgmmaWait`] that retires its group.
@@ -503,6 +534,10 @@ pub enum Instr {
         neg_a: bool,
         /// `imm-scale-b = -1`: B negated.
         neg_b: bool,
+        /// How A and B lie in shared memory (`imm-trans-a`, `imm-trans-b`
+        /// = 1 for [`Major::Mn`], written only for the 16-bit inputs,
+        /// which have them; TF32 is always [`Major::K`]).
+        major: (Major, Major),
     },
     /// `wgmma.mma_async.sync.aligned.{shape}.f32.tf32.tf32 {d}, {a0, a1,
     /// a2, a3}, b_desc, scale_d, ±1, ±1`: [`Instr::Wgmma`] with A from
@@ -621,7 +656,8 @@ pub enum Stmt {
 impl Instr {
     /// The oldest architecture that has this instruction in this form.
     ///
-    /// `cp.async` and its group instructions and `cvt.rna.tf32` need sm_80,
+    /// `cp.async` and its group instructions, `cvt.rna.tf32` and the packs
+    /// to `f16x2`/`bf16x2` need sm_80,
     /// `mma` its kind's architecture for its shape ([`MmaKind::min_arch`]),
     /// the `wgmma` family sm_90a, `fence.proxy.async` and the TMA family sm_90;
     /// everything else the IR holds exists on sm_70.
@@ -633,6 +669,7 @@ impl Instr {
             }
             Instr::FenceProxyAsync | Instr::Tma(_) => Arch::SM_90,
             Instr::CvtTf32 { .. }
+            | Instr::CvtHalf(HalfCvt::Pack { .. })
             | Instr::CpAsync { .. }
             | Instr::CpAsyncCommit
             | Instr::CpAsyncWait { .. }

@@ -28,6 +28,12 @@ pub enum Type {
     F32,
     /// `.f64`.
     F64,
+    /// `.b16`: only as the type of a load or store of 16 bits held in a
+    /// `.b32` register (PTX lets `ld`, `st` and `cvt` take operands wider
+    /// than their type: a load zero-extends, a store writes the low 16
+    /// bits). No register is declared `.b16`, so it is not in
+    /// [`Type::ALL`].
+    B16,
 }
 
 impl Type {
@@ -47,6 +53,7 @@ impl Type {
             Type::S64 => "s64",
             Type::F32 => "f32",
             Type::F64 => "f64",
+            Type::B16 => "b16",
         }
     }
 
@@ -59,6 +66,7 @@ impl Type {
     pub const fn bits(self) -> u32 {
         match self {
             Type::Pred => 1,
+            Type::B16 => 16,
             Type::B32 | Type::U32 | Type::S32 | Type::F32 => 32,
             Type::B64 | Type::U64 | Type::S64 | Type::F64 => 64,
         }

@@ -59,22 +59,74 @@
 /// Threads in a warpgroup.
 pub const WARPGROUP: u32 = 128;
 
-/// The shape `m64nNk8` of a TF32 `wgmma` with f32 accumulators.
+/// The type of A and B a `wgmma` multiplies (D is `.f32` for each).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WgmmaInput {
+    /// `.tf32`: 32-bit values, K-major only, `k = 8`.
+    Tf32,
+    /// `.f16`: IEEE half, either major, `k = 16`.
+    F16,
+    /// `.bf16`: bfloat16, either major, `k = 16`.
+    Bf16,
+}
+
+impl WgmmaInput {
+    /// Bytes of one element of A or B.
+    pub const fn bytes(self) -> u32 {
+        match self {
+            WgmmaInput::Tf32 => 4,
+            WgmmaInput::F16 | WgmmaInput::Bf16 => 2,
+        }
+    }
+
+    /// The type's PTX name: `tf32`, `f16`, `bf16`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            WgmmaInput::Tf32 => "tf32",
+            WgmmaInput::F16 => "f16",
+            WgmmaInput::Bf16 => "bf16",
+        }
+    }
+
+    /// Whether an operand of this type may be MN-major in shared memory
+    /// (`imm-trans-a`/`imm-trans-b`): the 16-bit types only.
+    pub const fn transposes(self) -> bool {
+        !matches!(self, WgmmaInput::Tf32)
+    }
+}
+
+/// The shape `m64nNkK` of a `wgmma` with f32 accumulators: `k = 8` for
+/// TF32, 16 for the 16-bit types — always 32 bytes of each row of A and B.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct WgmmaShape {
     /// Columns of B and D: a multiple of 8 from 8 to 256.
     pub n: u32,
+    /// The type of A and B.
+    pub input: WgmmaInput,
 }
 
 impl WgmmaShape {
     /// Rows of A and D.
     pub const M: u32 = 64;
-    /// The depth of a TF32 `wgmma`.
-    pub const K: u32 = 8;
+    /// Bytes of a row of A or B one `wgmma` reads along K: 8 TF32, 16
+    /// 16-bit values.
+    pub const K_BYTES: u32 = 32;
+    /// The deepest `k` (of the 16-bit types).
+    pub const K_MAX: u32 = 16;
 
     /// The TF32 shape with `n` columns, if there is one.
     pub const fn tf32(n: u32) -> Option<WgmmaShape> {
-        if n >= 8 && n <= 256 && n.is_multiple_of(8) { Some(WgmmaShape { n }) } else { None }
+        WgmmaShape::new(WgmmaInput::Tf32, n)
+    }
+
+    /// The shape with `n` columns on `input`, if there is one.
+    pub const fn new(input: WgmmaInput, n: u32) -> Option<WgmmaShape> {
+        if n >= 8 && n <= 256 && n.is_multiple_of(8) { Some(WgmmaShape { n, input }) } else { None }
+    }
+
+    /// The depth: 8 for TF32, 16 for `f16` and `bf16`.
+    pub const fn k(self) -> u32 {
+        Self::K_BYTES / self.input.bytes()
     }
 
     /// Accumulator registers a thread holds: `N / 2`.
@@ -93,10 +145,10 @@ impl WgmmaShape {
     }
 
     /// Where thread `thread` (0 … 127) holds its `i`-th element of A
-    /// (0 … 3) when A comes from registers, `(row, k)` of the `64 × 8` A:
-    /// warp `q`, lane `(g, t)`: rows `16q + g` and `16q + g + 8` (`i` even,
-    /// odd), k `t` and `t + 4` (`i` below 2, from 2) — `mma.sync`'s m16n8k8
-    /// TF32 A fragment, the warp's 16 rows.
+    /// (0 … 3) when A comes from registers (TF32 only), `(row, k)` of the
+    /// `64 × 8` A: warp `q`, lane `(g, t)`: rows `16q + g` and `16q + g + 8`
+    /// (`i` even, odd), k `t` and `t + 4` (`i` below 2, from 2) —
+    /// `mma.sync`'s m16n8k8 TF32 A fragment, the warp's 16 rows.
     pub const fn a_at(self, thread: u32, i: u32) -> (u32, u32) {
         let (warp, lane) = (thread / 32, thread % 32);
         (16 * warp + lane / 4 + 8 * (i % 2), lane % 4 + 4 * (i / 2))
@@ -104,8 +156,24 @@ impl WgmmaShape {
 
     /// `m64n128k8`, as PTX writes it.
     pub fn name(self) -> String {
-        format!("m{}n{}k{}", Self::M, self.n, Self::K)
+        format!("m{}n{}k{}", Self::M, self.n, self.k())
     }
+
+    /// The instruction's types after its shape: `.f32.tf32.tf32`.
+    pub fn types(self) -> String {
+        format!(".f32.{0}.{0}", self.input.name())
+    }
+}
+
+/// How a `wgmma` operand lies in shared memory: K-major (K contiguous, the
+/// only form of TF32, `imm-trans = 0`) or MN-major (M or N contiguous,
+/// 16-bit types, `imm-trans = 1`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Major {
+    /// K contiguous.
+    K,
+    /// M (of A) or N (of B) contiguous.
+    Mn,
 }
 
 /// The swizzling mode of a [`SmemDesc`] (bits 62–63).
@@ -136,6 +204,12 @@ pub struct SmemDesc {
     pub base_offset: u32,
     /// The swizzling mode.
     pub swizzle: DescSwizzle,
+}
+
+/// The 128-byte swizzle of a shared-memory address: the 16-byte chunk
+/// (bits 4–6) XOR the 128-byte row within its 1024-byte atom (bits 7–9).
+pub const fn swizzle_128(linear: u32) -> u32 {
+    linear ^ (((linear >> 7) % 8) << 4)
 }
 
 /// A 14-bit descriptor field.
@@ -186,20 +260,44 @@ impl SmemDesc {
     }
 
     /// The byte address of element `(row, k)` (`k < 8`, one step) of a
-    /// K-major operand of 4-byte elements, in the non-swizzled layout or
-    /// the 128-byte swizzled one with base offset 0 (module docs); `None`
-    /// for the other swizzles, which gemmforge does not emit.
+    /// K-major operand of 4-byte elements: [`SmemDesc::at`] for TF32.
     pub const fn k_major_tf32_at(self, row: u32, k: u32) -> Option<u32> {
-        match (self.swizzle, self.base_offset) {
-            (DescSwizzle::None, _) => {
-                Some(self.start + (row / 8) * self.sbo + (k / 4) * self.lbo + (row % 8) * 16 + (k % 4) * 4)
+        self.at(Major::K, 4, row, k)
+    }
+
+    /// The byte address of element `(row, k)` of one `wgmma`'s operand
+    /// (`row` along M or N, `k < 32 / esz`) of `esz`-byte elements lying
+    /// `major` (module docs): K-major without swizzle or with the 128-byte
+    /// one (base offset 0); MN-major with the 128-byte swizzle, whose atoms
+    /// are 8 K-rows of 64 2-byte elements along M or N (128 bytes), atoms
+    /// adjacent along M or N `lbo` apart, along K `sbo` apart (CuTe's
+    /// `Swizzle<3, 4, 3> ∘ ((8, m), (8, k)) : ((1, LBO), (8, SBO))` in
+    /// 16-byte units). `None` for a layout gemmforge does not emit.
+    pub const fn at(self, major: Major, esz: u32, row: u32, k: u32) -> Option<u32> {
+        let per_chunk = 16 / esz;
+        match (major, self.swizzle, self.base_offset) {
+            (Major::K, DescSwizzle::None, _) => Some(
+                self.start
+                    + (row / 8) * self.sbo
+                    + (k / per_chunk) * self.lbo
+                    + (row % 8) * 16
+                    + (k % per_chunk) * esz,
+            ),
+            (Major::K, DescSwizzle::B128, 0) => {
+                Some(swizzle_128(self.start + (row / 8) * self.sbo + (row % 8) * 128 + k * esz))
             }
-            (DescSwizzle::B128, 0) => {
-                let linear = self.start + (row / 8) * self.sbo + (row % 8) * 128 + k * 4;
-                Some(linear ^ (((linear >> 7) % 8) << 4))
-            }
+            (Major::Mn, DescSwizzle::B128, 0) if esz == 2 => Some(swizzle_128(
+                self.start + (row / 64) * self.lbo + (k / 8) * self.sbo + (k % 8) * 128 + (row % 64) * 2,
+            )),
             _ => None,
         }
+    }
+
+    /// An MN-major descriptor with the 128-byte swizzle (16-bit elements):
+    /// atoms of 64 elements along M or N `lbo` apart, 8-deep K groups `sbo`
+    /// apart ([`SmemDesc::at`]).
+    pub const fn mn_major_sw128(start: u32, lbo: u32, sbo: u32) -> SmemDesc {
+        SmemDesc { start, lbo, sbo, base_offset: 0, swizzle: DescSwizzle::B128 }
     }
 }
 

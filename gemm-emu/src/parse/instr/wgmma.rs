@@ -1,16 +1,26 @@
 //! The `wgmma` family (its `fence.proxy.async` is read with the other fences,
-//! in `atomic.rs`): the TF32 form the IR has
-//! ([`gemm_codegen::ptx::WgmmaShape`]), spelled exactly as the writer
-//! prints it, every operand checked; any other shape or type is an error
-//! naming the form the emulator has.
+//! in `atomic.rs`): the forms the IR has ([`gemm_codegen::ptx::WgmmaShape`]),
+//! spelled exactly as the writer prints them, every operand checked — the
+//! TF32 `m64nNk8.f32.tf32.tf32` (A by descriptor or from registers, no
+//! transpose immediates: K-major only) and the 16-bit
+//! `m64nNk16.f32.f16.f16` and `.f32.bf16.bf16` (A and B by descriptor,
+//! followed by `imm-trans-a` and `imm-trans-b`, 0 for K-major, 1 for
+//! MN-major); any other shape or type is an error naming the forms the
+//! emulator has.
 
-use gemm_codegen::ptx::{Instr, Operand, Reg, Type, WgmmaShape};
+use gemm_codegen::ptx::{Instr, Major, Operand, Reg, Type, WgmmaInput, WgmmaShape};
 
 use super::{Arg, Ctx, ParseError, compatible, unknown};
 
-/// `wgmma.mma_async.sync.aligned.m64nNk8.f32.tf32.tf32 {d}, a, b_desc,
-/// scale_d, ±1, ±1` (A by descriptor, `a_desc`, or from four registers,
-/// `{a0, a1, a2, a3}`), `wgmma.fence.sync.aligned`,
+/// The input type a `wgmma.mma_async`'s type suffix names.
+fn input(name: &str) -> Option<WgmmaInput> {
+    [WgmmaInput::Tf32, WgmmaInput::F16, WgmmaInput::Bf16].into_iter().find(|i| i.name() == name)
+}
+
+/// `wgmma.mma_async.sync.aligned.m64nNkK.f32.T.T {d}, a, b_desc, scale_d,
+/// ±1, ±1` (T `tf32`, K 8: A by descriptor, `a_desc`, or from four
+/// registers, `{a0, a1, a2, a3}`; T `f16` or `bf16`, K 16: A by
+/// descriptor, then `imm-trans-a, imm-trans-b`), `wgmma.fence.sync.aligned`,
 /// `wgmma.commit_group.sync.aligned` and `wgmma.wait_group.sync.aligned n`.
 pub(super) fn wgmma(cx: &Ctx<'_>, parts: &[&str], args: Vec<Arg>) -> Result<Instr, ParseError> {
     match parts {
@@ -23,29 +33,55 @@ pub(super) fn wgmma(cx: &Ctx<'_>, parts: &[&str], args: Vec<Arg>) -> Result<Inst
             },
             _ => cx.fail("expected one immediate group count (`wgmma.wait_group.sync.aligned 0`)"),
         },
-        ["wgmma", "mma_async", "sync", "aligned", shape, "f32", "tf32", "tf32"] => {
-            let n =
-                shape.strip_prefix("m64n").and_then(|s| s.strip_suffix("k8")).and_then(|n| n.parse().ok());
-            match n.and_then(WgmmaShape::tf32) {
+        ["wgmma", "mma_async", "sync", "aligned", shape, "f32", a, b] if a == b && input(a).is_some() => {
+            let input = input(a).expect("matched");
+            let k = format!("k{}", WgmmaShape::K_BYTES / input.bytes());
+            let n = shape.strip_prefix("m64n").and_then(|s| s.strip_suffix(&k)).and_then(|n| n.parse().ok());
+            match n.and_then(|n| WgmmaShape::new(input, n)) {
                 Some(shape) => mma_async(cx, shape, args),
                 None => cx.fail(format!(
-                    "`{shape}` is not a .tf32 wgmma shape: m64nNk8 with N a multiple of 8 from 8 to 256"
+                    "`{shape}` is not a .{} wgmma shape: m64nN{k} with N a multiple of 8 from 8 to 256",
+                    input.name()
                 )),
             }
         }
         ["wgmma", "mma_async", ..] => cx.fail(
             "expected `wgmma.mma_async.sync.aligned.m64nNk8.f32.tf32.tf32` (B by descriptor, A by descriptor \
-             or from registers): the emulator has this wgmma only",
+             or from registers) or `.m64nNk16.f32.f16.f16` or `.m64nNk16.f32.bf16.bf16` (A and B by \
+             descriptor): the emulator has these wgmma only",
         ),
         _ => unknown(cx),
     }
 }
 
-/// The operands of a TF32 `wgmma.mma_async` of shape `shape`: A by
-/// descriptor ([`Instr::Wgmma`]) or, given as a vector, from four `.b32`
-/// registers ([`Instr::WgmmaRs`]).
+/// The operands of a `wgmma.mma_async` of shape `shape`: A by descriptor
+/// ([`Instr::Wgmma`]), with the transpose immediates for the 16-bit
+/// inputs, or, given as a vector, from four `.b32` registers
+/// ([`Instr::WgmmaRs`], TF32 only).
 fn mma_async(cx: &Ctx<'_>, shape: WgmmaShape, args: Vec<Arg>) -> Result<Instr, ParseError> {
-    cx.arity(&args, 6)?;
+    let ty = shape.input.name();
+    let a_regs = matches!(args.get(1), Some(Arg::Vec(_)));
+    match (shape.input.transposes(), args.len()) {
+        (true, _) if a_regs => {
+            return cx.fail(format!(
+                "A from registers: the emulator has it for .tf32 only; give a .{ty} A by descriptor"
+            ));
+        }
+        (false, 8) => {
+            return cx.fail(format!(
+                "a .{ty} wgmma has no imm-trans-a or imm-trans-b (its operands are K-major): expected 6 \
+                 operands, found 8"
+            ));
+        }
+        (true, 6) => {
+            return cx.fail(format!(
+                "a .{ty} wgmma takes imm-trans-a and imm-trans-b (0 K-major, 1 MN-major) after imm-scale-b: \
+                 expected 8 operands, found 6"
+            ));
+        }
+        (true, _) => cx.arity(&args, 8)?,
+        (false, _) => cx.arity(&args, 6)?,
+    }
     let count = shape.d_per_thread() as usize;
     let Arg::Vec(ops) = &args[0] else {
         return cx.fail(format!(
@@ -88,8 +124,19 @@ fn mma_async(cx: &Ctx<'_>, shape: WgmmaShape, args: Vec<Arg>) -> Result<Instr, P
         a => cx.fail(format!("{what} must be the integer 1 or -1, found {}", a.describe())),
     };
     let (neg_a, neg_b) = (negated(&args[4], "imm-scale-a")?, negated(&args[5], "imm-scale-b")?);
+    let trans = |arg: &Arg, what: &str| match arg {
+        Arg::Op(Operand::Imm(0)) => Ok(Major::K),
+        Arg::Op(Operand::Imm(1)) => Ok(Major::Mn),
+        a => {
+            cx.fail(format!("{what} must be the integer 0 (K-major) or 1 (MN-major), found {}", a.describe()))
+        }
+    };
+    let major = match args.get(6..8) {
+        Some([ta, tb]) => (trans(ta, "imm-trans-a")?, trans(tb, "imm-trans-b")?),
+        _ => (Major::K, Major::K),
+    };
     Ok(match a {
-        A::Desc(a_desc) => Instr::Wgmma { shape, d, a_desc, b_desc, scale_d, neg_a, neg_b },
+        A::Desc(a_desc) => Instr::Wgmma { shape, d, a_desc, b_desc, scale_d, neg_a, neg_b, major },
         A::Regs(a) => Instr::WgmmaRs { shape, d, a, b_desc, scale_d, neg_a, neg_b },
     })
 }
