@@ -33,10 +33,10 @@ pub use pipeline::{
     ldg_width_fits_precision, stages_allowed, unroll_divides, warps_fit,
 };
 pub use wgmma::{
-    HALF_BOX, TF32X3_MAX_N, WGMMA_DIRECT_SBO, WGMMA_MIN_STAGES, half_box_fits, producers_allowed,
-    tma_allowed, tma_barrier_bytes, wgmma_allowed, wgmma_any_direct, wgmma_bytes, wgmma_converted_bytes,
-    wgmma_direct, wgmma_fits, wgmma_math_fits, wgmma_max_n, wgmma_part_bytes, wgmma_parts, wgmma_planes,
-    wgmma_sbo,
+    HALF_BOX, TF32X3_MAX_N, TMA_IN_PLACE_MAX_STAGES, WGMMA_DIRECT_SBO, WGMMA_MIN_STAGES, half_box_fits,
+    producers_allowed, tma_allowed, tma_barrier_bytes, tma_stages_fit, wgmma_allowed, wgmma_any_direct,
+    wgmma_bytes, wgmma_converted_bytes, wgmma_direct, wgmma_fits, wgmma_math_fits, wgmma_max_n,
+    wgmma_part_bytes, wgmma_parts, wgmma_planes, wgmma_sbo,
 };
 
 /// Hardware limits that decide whether a kernel can be built and launched at

@@ -258,6 +258,9 @@ pub(super) fn check_producers(spec: &KernelSpec, max_threads: u32, out: &mut Rep
 /// A 16-bit kernel takes `ldg = tma` and nothing else: its operands go to
 /// the tensor cores as the boxes land them ([`half_box_fits`]).
 pub const fn tma_allowed(spec: &KernelSpec) -> bool {
+    if !tma_stages_fit(spec) {
+        return false;
+    }
     if spec.precision.is_half() {
         return matches!(spec.ldg, GlobalLoad::Tma)
             && spec.wgmma().is_some()
@@ -287,6 +290,26 @@ pub const fn tma_box_fits(spec: &KernelSpec, operand: Operand) -> bool {
     } else {
         free <= 256 && spec.k_blk <= 256 && (free * esz).is_multiple_of(16)
     }
+}
+
+/// The most stages of a TMA kernel whose consumers read both operands in
+/// place ([`tma_stages_fit`]).
+pub const TMA_IN_PLACE_MAX_STAGES: u32 = 3;
+
+/// Whether a TMA kernel whose `wgmma`s read both operands in place has at
+/// most [`TMA_IN_PLACE_MAX_STAGES`] stages (any other kernel passes). Its
+/// consumers wait only for the copies' `mbarrier`s, so they may run up to
+/// `stages − 1` stripes ahead of the producer's wait at `EMPTY`, whose
+/// two named barriers alternate by stripe (`stencil/specialized.rs`): from
+/// 4 stages on, a consumer's arrival for stripe `t + 2` could land while the
+/// producer has not yet met the barrier's round of stripe `t`, and count
+/// toward it. (Where the producer converts an operand, the consumers also
+/// meet it at `FULL`, which keeps them at most one stripe ahead.)
+pub const fn tma_stages_fit(spec: &KernelSpec) -> bool {
+    let in_place = matches!(spec.ldg, GlobalLoad::Tma)
+        && wgmma_direct(spec, Operand::A)
+        && wgmma_direct(spec, Operand::B);
+    !in_place || spec.stages <= TMA_IN_PLACE_MAX_STAGES
 }
 
 /// Whether the boxes of a 16-bit kernel's `operand` land as `wgmma` reads
@@ -322,10 +345,20 @@ pub const fn tma_barrier_bytes(spec: &KernelSpec) -> u128 {
     if matches!(spec.ldg, GlobalLoad::Tma) { 8 * spec.stages as u128 } else { 0 }
 }
 
-/// [`Rule::Tma`], spanned on `ldg`.
+/// [`Rule::Tma`], spanned on `ldg` (on `stages` for [`tma_stages_fit`]).
 pub(super) fn check_tma(spec: &KernelSpec, out: &mut Report) {
     if tma_allowed(spec) {
         return;
+    }
+    if !tma_stages_fit(spec) {
+        return violation(out, ParamPath::whole(Field::Stages), Rule::Tma, || {
+            format!(
+                "`stages` ({}) must be at most {TMA_IN_PLACE_MAX_STAGES} when the tensor memory accelerator feeds \
+                 `wgmma`s that read both operands in place: their consumers may run `stages - 1` stripes \
+                 ahead of the producer, past the two barriers that free the slots",
+                spec.stages
+            )
+        });
     }
     violation(out, ParamPath::whole(Field::Ldg), Rule::Tma, || {
         let width = 16 / spec.precision.element_bytes();

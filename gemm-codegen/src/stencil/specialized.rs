@@ -52,7 +52,12 @@
 //! stripe with two bulk tensor copies instead, and the copies' completion
 //! on the slot's `mbarrier` hands the stripe over: the consumers wait on
 //! that barrier where they would meet `FULL`, and the producer keeps only
-//! its wait at `EMPTY` before overwriting a slot.
+//! its wait at `EMPTY` before overwriting a slot. Where nothing is
+//! converted, nothing else holds the consumers back: they may run `stages −
+//! 1` stripes ahead of that wait, and `EMPTY`'s two barriers alternate by
+//! stripe, so such a kernel has at most 3 stages
+//! ([`crate::constraints::tma_stages_fit`]) — with 4, an arrival for
+//! stripe `t + 2` could count toward the producer's round of stripe `t`.
 //!
 //! The producers exit after their last stripe; the consumers' epilogue
 //! meets no barrier.
