@@ -532,10 +532,21 @@ pub const fn shared_fits(spec: &KernelSpec, limits: &Limits) -> bool {
     shared_bytes(spec) <= limits.max_shared_per_block as u128
 }
 
-/// [`Rule::Registers`]: whether `spec`'s register lower bound fits a thread.
+/// [`Rule::Registers`]: whether `spec`'s register lower bound fits a thread,
+/// and, for a `wgmma` kernel, whose accumulators cannot spill (an
+/// instruction takes them all), whether its block at that bound fits the
+/// register file ([`WGMMA_REGS_PER_BLOCK`]: `ptxas` holds a block of `T`
+/// threads to `65536 / T` registers a thread and refuses such a kernel,
+/// C7602). An FMA kernel past it still builds, spilling.
 pub const fn regs_fit(spec: &KernelSpec, limits: &Limits) -> bool {
-    regs_lower_bound(spec) <= limits.max_regs_per_thread as u128
+    let regs = regs_lower_bound(spec);
+    regs <= limits.max_regs_per_thread as u128
+        && (spec.wgmma().is_none()
+            || regs.saturating_mul(spec.block_threads() as u128) <= WGMMA_REGS_PER_BLOCK as u128)
 }
+
+/// The registers of a block on every architecture with `wgmma` (sm_90a).
+pub const WGMMA_REGS_PER_BLOCK: u32 = 65536;
 
 /// Checks `spec` against every hard constraint under the limits of its
 /// architecture ([`Limits::for_target`] of `spec.arch`).
@@ -782,6 +793,15 @@ fn check_resources(spec: &KernelSpec, limits: &Limits, out: &mut Report) {
     let regs = regs_lower_bound(spec);
     if !regs_fit(spec, limits) {
         violation(out, ParamPath::whole(Field::Tile), Rule::Registers, || {
+            if regs <= limits.max_regs_per_thread as u128 {
+                return format!(
+                    "`tile` needs at least {regs} registers per thread (its `wgmma` accumulators and a \
+                     converted block) in a block of {} threads, which hold at most {} each: use fewer \
+                     warpgroups",
+                    spec.block_threads(),
+                    u64::from(WGMMA_REGS_PER_BLOCK) / spec.block_threads().max(1)
+                );
+            }
             format!(
                 "`tile` needs at least {regs} registers per thread ({} × {} accumulators, a column \
                  of A, a row of B and the prefetched stripes) but a thread has at most {}: reduce \

@@ -569,6 +569,27 @@ mod tests {
         ));
     }
 
+    /// Three consumer warpgroups of `m64n256k16` and a producer: 512
+    /// threads of at least 144 registers, more than the register file holds
+    /// (ptxas refuses it, C7602), refused on `tile`; two fit.
+    #[test]
+    fn a_wgmma_block_past_the_register_file_is_refused() {
+        let text = |m: u32, wm: u32| {
+            format!(
+                "precision = f16, op = (N, N), tile = ({m}, 256, 64), threads = ({}, 4), load_a = (8, 16), \
+                 load_b = (8, 16), arch = sm_90a, stages = 3, ldg = tma, ldg_width = 8, warps = ({wm}, 1), \
+                 math = f16, mma = (64, 256, 16), producers = 1",
+                8 * wm
+            )
+        };
+        let three: KernelSpec = text(192, 12).parse().unwrap();
+        assert_eq!(rules(&three), vec![("tile".to_owned(), Rule::Registers)]);
+        let message = validate(&three).unwrap_err()[0].message.clone();
+        assert!(message.contains("in a block of 512 threads, which hold at most 128 each"), "{message}");
+        let two: KernelSpec = text(128, 8).parse().unwrap();
+        assert_eq!(rules(&two), []);
+    }
+
     /// A CGEMM on the warpgroup MMA: legal at half an SGEMM's widest `n`,
     /// converting 2 elements a load; f64 has no `wgmma`.
     #[test]
