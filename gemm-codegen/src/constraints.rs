@@ -33,10 +33,10 @@ pub use pipeline::{
     ldg_width_fits_precision, stages_allowed, unroll_divides, warps_fit,
 };
 pub use wgmma::{
-    HALF_BOX, TF32X3_MAX_N, TMA_IN_PLACE_MAX_STAGES, WGMMA_DIRECT_SBO, WGMMA_MIN_STAGES, half_box_fits,
-    producers_allowed, tma_allowed, tma_barrier_bytes, tma_stages_fit, wgmma_allowed, wgmma_any_direct,
-    wgmma_bytes, wgmma_converted_bytes, wgmma_direct, wgmma_fits, wgmma_math_fits, wgmma_max_n,
-    wgmma_part_bytes, wgmma_parts, wgmma_planes, wgmma_sbo,
+    HALF_BOX, TF32X3_MAX_N, TMA_IN_PLACE_MAX_STAGES, WGMMA_A_REGS_SKEW, WGMMA_DIRECT_SBO, WGMMA_MIN_STAGES,
+    half_box_fits, producers_allowed, tma_allowed, tma_barrier_bytes, tma_stages_fit, wgmma_a_regs,
+    wgmma_allowed, wgmma_any_direct, wgmma_bytes, wgmma_converted_bytes, wgmma_direct, wgmma_fits,
+    wgmma_math_fits, wgmma_max_n, wgmma_part_bytes, wgmma_parts, wgmma_planes, wgmma_sbo,
 };
 
 /// Hardware limits that decide whether a kernel can be built and launched at
@@ -265,11 +265,11 @@ impl Plan {
         proven_u32(self.spec.threads() as u128)
     }
 
-    /// Skew of each shared-memory row, in elements: one element (the paper's
-    /// `+1`), or one vector of `lds_width` elements so that vector loads stay
-    /// aligned.
-    pub const fn skew(&self) -> u32 {
-        smem_skew(&self.spec)
+    /// Skew of each shared-memory row of `operand`, in elements: one
+    /// element (the paper's `+1`), or one vector of `lds_width` elements so
+    /// that vector loads stay aligned ([`smem_skew`]).
+    pub const fn skew(&self, operand: Operand) -> u32 {
+        smem_skew(&self.spec, operand)
     }
 
     /// How `operand`'s stripe is laid out in shared memory.
@@ -381,8 +381,10 @@ pub const fn regs_lower_bound(spec: &KernelSpec) -> u128 {
     // A `wgmma` thread holds its accumulators (twice for tf32x3, whose
     // products gather apart; pairs for c32) and one converted 4 × 4 block
     // of a stripe.
+    // Consumers loading A's fragments keep two steps' four registers.
     if spec.wgmma().is_some() {
-        return (wgmma_parts(spec) * wgmma_planes(spec)) as u128 * m * n + 16;
+        let fragments = if wgmma_a_regs(spec) { 8 } else { 0 };
+        return (wgmma_parts(spec) * wgmma_planes(spec)) as u128 * m * n + 16 + fragments;
     }
     let fragments = if spec.math.is_mma() {
         let k = spec.k_per_step() as u128;
@@ -402,17 +404,20 @@ pub const fn free_blk(spec: &KernelSpec, operand: Operand) -> u32 {
     }
 }
 
-/// Skew of each shared-memory row of `spec`, in elements (see [`Plan::skew`]).
+/// Skew of each shared-memory row of `operand`'s stripe in `spec`, in
+/// elements (see [`Plan::skew`]).
 ///
 /// One vector of the wider of the shared-load and global-load widths, so
 /// that the vector accesses of both stay aligned; none for a `wgmma`
-/// kernel, whose stripes only its copies and its conversion touch, each a
-/// warp's 16-byte accesses along a row (conflict-free unskewed), and
-/// whose shared memory goes to the ring and the TF32 parts (unskewed, a
-/// 128 × 128 × 32 tf32x3 tile fits a third stage).
-pub const fn smem_skew(spec: &KernelSpec) -> u32 {
+/// kernel, whose stripes only its copies, its conversion and `wgmma` touch,
+/// each a warp's 16-byte accesses along a row (conflict-free unskewed),
+/// and whose shared memory goes to the ring and the TF32 parts (unskewed, a
+/// 128 × 128 × 32 tf32x3 tile fits a third stage) — but for an A whose
+/// fragments the consumers load into registers ([`wgmma_a_regs`]):
+/// [`WGMMA_A_REGS_SKEW`].
+pub const fn smem_skew(spec: &KernelSpec, operand: Operand) -> u32 {
     if spec.wgmma().is_some() {
-        0
+        if matches!(operand, Operand::A) && wgmma_a_regs(spec) { WGMMA_A_REGS_SKEW } else { 0 }
     } else if spec.ldg_width > spec.lds_width {
         spec.ldg_width
     } else {
@@ -425,7 +430,7 @@ pub const fn smem_skew(spec: &KernelSpec) -> u32 {
 /// free rows of a K-contiguous one, `k_blk` (see [`stripe_layout`]).
 pub const fn smem_stride(spec: &KernelSpec, operand: Operand) -> u64 {
     match stripe_layout(spec, operand) {
-        StripeLayout::KMajor => free_blk(spec, operand) as u64 + smem_skew(spec) as u64,
+        StripeLayout::KMajor => free_blk(spec, operand) as u64 + smem_skew(spec, operand) as u64,
         StripeLayout::KContiguous(_) => spec.k_blk as u64,
     }
 }
@@ -447,7 +452,7 @@ pub const fn smem_bytes(spec: &KernelSpec, operand: Operand) -> u128 {
 /// stages and the math, never on the loads that decide the layout.
 pub const fn smem_stage_bytes(spec: &KernelSpec, operand: Operand) -> u128 {
     let bytes = spec.k_blk as u128
-        * (free_blk(spec, operand) as u128 + smem_skew(spec) as u128)
+        * (free_blk(spec, operand) as u128 + smem_skew(spec, operand) as u128)
         * spec.precision.element_bytes() as u128;
     if spec.stages > 1 || spec.math.is_mma() {
         bytes.next_multiple_of(smem_align(spec) as u128)
@@ -783,9 +788,10 @@ fn check_resources(spec: &KernelSpec, limits: &Limits, out: &mut Report) {
                 },
                 limits.max_shared_per_block,
                 if spec.stages > 1 { " or `stages`" } else { "" },
-                rows = match smem_skew(spec) {
-                    0 => "m_blk + n_blk".to_owned(),
-                    s => format!("m_blk + {s} + n_blk + {s}"),
+                rows = match (smem_skew(spec, Operand::A), smem_skew(spec, Operand::B)) {
+                    (0, 0) => "m_blk + n_blk".to_owned(),
+                    (a, 0) => format!("m_blk + {a} + n_blk"),
+                    (a, b) => format!("m_blk + {a} + n_blk + {b}"),
                 },
             )
         });

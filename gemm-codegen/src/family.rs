@@ -280,7 +280,10 @@ impl Family for Stencil {
                         let box_dims = [crate::constraints::HALF_BOX, spec.k_blk];
                         MapRole { matrix, inner: free, box_dims, swizzle_128: true, element_bytes }
                     } else {
-                        let box_dims = [rows, spec.k_blk];
+                        // The ring's rows, skew included (A loaded into
+                        // registers: its box reads past the tile).
+                        let row = rows + crate::constraints::smem_skew(spec, operand);
+                        let box_dims = [row, spec.k_blk];
                         MapRole { matrix, inner: free, box_dims, swizzle_128: false, element_bytes }
                     }
                 };
@@ -384,8 +387,9 @@ mod tests {
         assert!(Stencil::validate_with(&twin, &Limits::for_target(Target::Sm80)).is_ok());
     }
 
-    /// A 1xTF32 kernel reading both operands from a ring of 4: its twin
-    /// converts them, whose parts fit beside 2 stages only.
+    /// A 1xTF32 kernel reading both operands from a ring of 4: its twin's
+    /// stripes are K-major — A's fragments loaded into registers from its
+    /// skewed rows, B converted, whose parts fit beside 3 stages only.
     #[test]
     fn the_unaligned_twin_of_a_kernel_reading_the_ring_gives_up_stages() {
         let s: KernelSpec = "precision = f32, op = (T, N), tile = (128, 256, 32), threads = (64, 4), \
@@ -396,9 +400,10 @@ mod tests {
         assert!(crate::validate(&s).is_ok());
         assert!(crate::constraints::wgmma_direct(&s, crate::constraints::Operand::A));
         let twin = Stencil::unaligned_twin(&s).expect("a twin");
-        assert_eq!((twin.ldg_width, twin.stages), (1, 2));
-        assert!(!crate::constraints::wgmma_any_direct(&twin));
+        assert_eq!((twin.ldg_width, twin.stages), (1, 3));
+        assert!(crate::constraints::wgmma_a_regs(&twin));
+        assert!(!crate::constraints::wgmma_direct(&twin, crate::constraints::Operand::B));
         assert!(crate::validate(&twin).is_ok(), "{twin}");
-        assert!(crate::validate(&KernelSpec { stages: 3, ..twin }).is_err());
+        assert!(crate::validate(&KernelSpec { stages: twin.stages + 1, ..twin }).is_err());
     }
 }

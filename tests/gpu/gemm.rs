@@ -215,21 +215,26 @@ fn test_specs_compile() {
     }
 }
 
-/// Run 36's TMA kernels (`ldg = tma`, TN 1xTF32, `tuning/sm_90-wgmma/run36/specs.txt`).
+/// Run 36's TMA kernels (`ldg = tma`, TN 1xTF32, `tuning/sm_90-wgmma/run36/specs.txt`), and
+/// run 43's NN and NT, whose consumers load A's fragments from the ring into registers
+/// (`tuning/sm_90-wgmma/run43/specs.txt`, lines 1 and 2).
 fn tma_specs() -> Vec<KernelSpec> {
     let text = include_str!("../../tuning/sm_90-wgmma/run36/specs.txt");
     // Their rings cut to the stages of a kernel reading both operands in place.
     let cut = |s: KernelSpec| KernelSpec { stages: s.stages.min(TMA_IN_PLACE_MAX_STAGES), ..s };
-    let specs: Vec<KernelSpec> =
+    let mut specs: Vec<KernelSpec> =
         text.lines().filter(|l| l.contains("ldg = tma")).map(|l| cut(l.parse().expect("a spec"))).collect();
     assert_eq!(specs.len(), 3);
+    let run43 = include_str!("../../tuning/sm_90-wgmma/run43/specs.txt");
+    specs.extend(run43.lines().take(2).map(|l| l.parse::<KernelSpec>().expect("a spec")));
+    assert!(specs[3..].iter().all(gemm_codegen::constraints::wgmma_a_regs));
     specs
 }
 
-/// The TMA kernels on the edge shapes: tensor maps encoded by the driver,
-/// boxes past the matrix landing zeros; leading dimensions that are not
-/// multiples of 16 bytes run the `cp.async` twin. They need compute
-/// capability 9.0 (`sm_90a`): skipped on other GPUs.
+/// The TMA kernels on the edge shapes (two of them loading A's fragments into registers):
+/// tensor maps encoded by the driver, boxes past the matrix landing zeros; leading dimensions
+/// that are not multiples of 16 bytes run the `cp.async` twin. They need compute capability 9.0
+/// (`sm_90a`): skipped on other GPUs.
 #[test]
 fn tma_kernels() {
     let Some(gemm) = gpu() else { return };

@@ -106,9 +106,15 @@ pub const WGMMA_DIRECT_SBO: u32 = 1024;
 /// A 16-bit kernel (`f16`, `bf16`) reads both operands from the ring, as
 /// the tensor map's box lands them ([`half_box_fits`]): `wgmma` takes them
 /// K-major or MN-major alike.
+///
+/// A 1xTF32 kernel's A whose M leads is read from the ring too, by the
+/// consumers into registers ([`wgmma_a_regs`]).
 pub const fn wgmma_direct(spec: &KernelSpec, operand: Operand) -> bool {
     if spec.precision.is_half() {
         return spec.wgmma().is_some() && spec.producers == 1 && matches!(spec.ldg, GlobalLoad::Tma);
+    }
+    if matches!(operand, Operand::A) && wgmma_a_regs(spec) {
+        return true;
     }
     spec.wgmma().is_some()
         && matches!(spec.math, Math::Tf32)
@@ -116,6 +122,36 @@ pub const fn wgmma_direct(spec: &KernelSpec, operand: Operand) -> bool {
         && spec.producers == 1
         && spec.k_blk as u64 * 4 == 128
         && super::stripe_layout(spec, operand).k_contiguous()
+}
+
+/// Elements after each k row of A's stripe, past its `m_blk`, where the
+/// consumers load A's fragments into registers ([`wgmma_a_regs`]): rows
+/// `m_blk + 8` elements apart put the four k rows a warp's fragment load
+/// reads (`t = lane mod 4`) 8 banks apart, beside its 8 consecutive rows
+/// of M (`g = lane / 4`), so the load meets no bank conflict.
+pub const WGMMA_A_REGS_SKEW: u32 = 8;
+
+/// Whether the consumers of a 1xTF32 kernel load A's fragments from the
+/// ring into registers, rounded to TF32, for `wgmma`'s A-from-registers
+/// form, instead of having A converted into K-major parts: `wgmma` has no
+/// MN-major TF32 operand in shared memory, but a register fragment can be
+/// gathered from any layout —
+///
+/// - `math = tf32` on `f32` (no split, no planes), warp-specialized
+///   (`producers = 1`): the consumers tell the producer when a stripe's
+///   groups have retired, and with them the fragments loaded from its slot;
+/// - A's stripe K-major (`[k][m]`, M leads in global memory: `op.0 = N`),
+///   rows [`WGMMA_A_REGS_SKEW`] elements longer than `m_blk`;
+/// - with `ldg = tma`, such a row a box's (at most 256 elements): the box
+///   is `m_blk + 8` wide and reads 8 columns of the next tile, as the
+///   ring's skew holds them (`tma_box_fits`).
+pub const fn wgmma_a_regs(spec: &KernelSpec) -> bool {
+    spec.wgmma().is_some()
+        && matches!(spec.math, Math::Tf32)
+        && matches!(spec.precision, Precision::F32)
+        && spec.producers == 1
+        && !super::stripe_layout(spec, Operand::A).k_contiguous()
+        && (!matches!(spec.ldg, GlobalLoad::Tma) || spec.m_blk as u64 + WGMMA_A_REGS_SKEW as u64 <= 256)
 }
 
 /// Whether either operand of `spec` is read from the ring ([`wgmma_direct`]).
@@ -279,16 +315,17 @@ pub const fn tma_allowed(spec: &KernelSpec) -> bool {
 
 /// Whether a box of `operand`'s stripe lands as the ring holds it: a
 /// K-contiguous stripe's rows are 128 bytes (the 128-byte swizzle), a box
-/// at most 256 rows; a K-major stripe's rows (of `free_blk` elements, no
-/// skew in a `wgmma` kernel) at most 256 elements and a multiple of 16
-/// bytes.
+/// at most 256 rows; a K-major stripe's rows (of `free_blk` elements and
+/// the skew, [`super::smem_skew`]) at most 256 elements and a multiple of
+/// 16 bytes.
 pub const fn tma_box_fits(spec: &KernelSpec, operand: Operand) -> bool {
     let esz = spec.precision.element_bytes() as u64;
     let free = free_blk(spec, operand) as u64;
     if super::stripe_layout(spec, operand).k_contiguous() {
         spec.k_blk as u64 * esz == 128 && free <= 256
     } else {
-        free <= 256 && spec.k_blk <= 256 && (free * esz).is_multiple_of(16)
+        let row = free + super::smem_skew(spec, operand) as u64;
+        row <= 256 && spec.k_blk <= 256 && (row * esz).is_multiple_of(16)
     }
 }
 
@@ -588,6 +625,41 @@ mod tests {
         assert!(message.contains("in a block of 512 threads, which hold at most 128 each"), "{message}");
         let two: KernelSpec = text(128, 8).parse().unwrap();
         assert_eq!(rules(&two), []);
+    }
+
+    /// Which kernels' consumers load A's fragments into registers: 1xTF32
+    /// f32 with a producer and A's M leading; with TMA, A's skewed row a
+    /// box's at most, else A is converted (and the spec stays legal).
+    #[test]
+    fn a_from_registers_where_its_rows_fit() {
+        let one = |op: (Op, Op), m: u32, ldg: GlobalLoad| {
+            let (wm, n) = (m / 16, 256 * 128 / m);
+            // The producer's 128 threads, 4 elements a copy, along each stripe's leading side.
+            let load = |lead_is_k: bool, free: u32| if lead_is_k { (8, 16) } else { (free / 4, 512 / free) };
+            let (a, b) = (load(op.0 == Op::T, m), load(op.1 == Op::N, n));
+            let text = format!(
+                "precision = f32, op = ({:?}, {:?}), tile = ({m}, {n}, 32), threads = ({}, 4), load_a = {a:?}, \
+                 load_b = {b:?}, lds_width = 4, arch = sm_90a, stages = 3, ldg_width = 4, warps = ({wm}, 1), \
+                 math = tf32, mma = (64, {n}, 8), producers = 1, ldg = {ldg}",
+                op.0,
+                op.1,
+                8 * wm
+            );
+            text.parse::<KernelSpec>().unwrap()
+        };
+        for (op, regs) in [((Op::N, Op::N), true), ((Op::N, Op::T), true), ((Op::T, Op::N), false)] {
+            let s = one(op, 128, GlobalLoad::Tma);
+            assert_eq!(rules(&s), [], "{s}");
+            assert_eq!(wgmma_a_regs(&s), regs, "{s}");
+            assert_eq!(super::super::smem_skew(&s, Operand::A), if regs { WGMMA_A_REGS_SKEW } else { 0 });
+            assert!(!wgmma_a_regs(&KernelSpec { math: Math::Tf32x3, ..s }));
+            assert!(!wgmma_a_regs(&KernelSpec { producers: 0, ..s }));
+        }
+        // A 256-row tile: by TMA its box would be 264 wide, so A is converted.
+        let wide = one((Op::N, Op::N), 256, GlobalLoad::Tma);
+        assert_eq!(rules(&wide), []);
+        assert!(!wgmma_a_regs(&wide) && !wgmma_direct(&wide, Operand::A));
+        assert!(wgmma_a_regs(&one((Op::N, Op::N), 256, GlobalLoad::Cg)));
     }
 
     /// A CGEMM on the warpgroup MMA: legal at half an SGEMM's widest `n`,

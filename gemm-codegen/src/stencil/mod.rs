@@ -507,7 +507,10 @@ fn header(plan: &Plan) -> Vec<String> {
             if spec.stages > 1 { format!("a ring of {} stripes ", spec.stages) } else { String::new() },
             stripe_decl(plan, Operand::A),
             stripe_decl(plan, Operand::B),
-            plan.skew(),
+            match (plan.skew(Operand::A), plan.skew(Operand::B)) {
+                (a, b) if a == b => a.to_string(),
+                (a, b) => format!("{a} for A, {b} for B"),
+            },
             plan.shared_bytes(),
             if plan.dynamic_shared() { ", dynamic (the launch passes them)" } else { "" },
         ),
@@ -538,6 +541,8 @@ fn stripe_decl(plan: &Plan, operand: Operand) -> String {
             ""
         };
         format!("{x}s[{rows}][{stride}] (K contiguous, 16-byte chunks XOR-swizzled{read})")
+    } else if operand == Operand::A && crate::constraints::wgmma_a_regs(plan.spec()) {
+        format!("{x}s[{}][{stride}] (the consumers load A's fragments into registers)", plan.spec().k_blk)
     } else {
         format!("{x}s[{}][{stride}]", plan.spec().k_blk)
     }

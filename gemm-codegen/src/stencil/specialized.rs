@@ -33,8 +33,9 @@
 //! previous stripe's group (`wait_group 1`) and frees that stripe's set.
 //!
 //! Where `wgmma` reads an operand from the ring instead of converted parts
-//! (1xTF32, [`crate::constraints::wgmma_direct`]), the consumers read the
-//! ring's slot of stripe `t` itself, and the producer may overwrite it only
+//! (1xTF32, [`crate::constraints::wgmma_direct`]; or the consumers load
+//! A's fragments from it into registers, `wgmma.rs`'s "A from
+//! registers"), the consumers read the ring's slot of stripe `t` itself, and the producer may overwrite it only
 //! once they have retired that stripe's group. 1xTF32's consumers say so
 //! for stripe `t − 1` right after issuing stripe `t` (`EMPTY[(t − 1) mod
 //! 2]`), so the producer waits there after handing stripe `t` over, then
@@ -207,7 +208,7 @@ fn consume(
         // distance behind kt: tf32x3 retires this stripe's (its products
         // join now), 1xTF32 the previous one's.
         let (freed, behind) = if x3 { (j, 0) } else { (1 - j, 1) };
-        cx.b.push(Instr::wgmma_wait(if x3 { 0 } else { 1 }));
+        wg.retire_previous(cx);
         let skip = cx.b.label(&format!("set_{freed}_kept"));
         let stripe = if behind > 0 { "the previous stripe's group" } else { "this stripe's group" };
         let next = if behind > 0 { "+ 1" } else { "+ 2" };

@@ -63,6 +63,34 @@
 //! move it from slot to slot ([`Warpgroup::next_slot`]). `specialized.rs`
 //! keeps the slot unwritten until the stripe's group has retired.
 //!
+//! # A from registers
+//!
+//! `wgmma` has no MN-major TF32 operand in shared memory, so a 1xTF32 A
+//! whose M leads in global memory (op N) would have to be converted into
+//! K-major parts. In a warp-specialized kernel its consumers instead load
+//! A's fragments from the ring themselves, for `wgmma`'s A-from-registers
+//! form ([`crate::constraints::wgmma_a_regs`]): the stripe is K-major,
+//! `[k][m_blk + 8]` (the rows' skew puts the four k of a fragment load 8
+//! banks apart beside its 8 rows: no bank conflict), and lane `(g, t)` of
+//! warp `q` of the warpgroup loads rows `16q + g`, `16q + g + 8` at k `t`,
+//! `t + 4` of each 8-deep step ([`WgmmaShape::a_at`]), rounds them to
+//! TF32 (as the conversion does) and fences them for the step's `wgmma`:
+//!
+//! ```text
+//! stripe (landed in its slot):  load step 0's fragment into set 0
+//!   for each step s:  wgmma.fence;  wgmma (A = set s mod 2, B's descriptor);  commit
+//!                     wgmma.wait_group 1          (step s − 1 retired: its set free)
+//!                     load step s + 1's fragment into set (s + 1) mod 2
+//! ```
+//!
+//! A warpgroup's steps are groups of their own, so the stripe before has
+//! retired by the end of a stripe (the consumers' `EMPTY` needs no wait of
+//! its own). Four sets with two groups in flight, each fragment loaded
+//! before the step before it is issued (`FRAGMENT_SETS`,
+//! `FRAGMENT_GROUPS`), gained 2–4% at `n = 128` on the H200 and do not fit
+//! the registers of `n = 256` beside a producer warpgroup (ptxas
+//! serializes the `wgmma`s, C7512), `tuning/sm_90-wgmma/run43`.
+//!
 //! tf32x3's three products of a stripe gather in a second set of
 //! accumulators that starts from zero (`scale-d` false at the first
 //! `wgmma`), joined to C's by one round-to-nearest `add.f32` each: the
@@ -95,8 +123,8 @@
 //! intact).
 
 use crate::constraints::{
-    HALF_BOX, Operand, WGMMA_DIRECT_SBO, wgmma_converted_bytes, wgmma_direct, wgmma_part_bytes, wgmma_parts,
-    wgmma_planes, wgmma_sbo,
+    HALF_BOX, Operand, WGMMA_DIRECT_SBO, wgmma_a_regs, wgmma_converted_bytes, wgmma_direct, wgmma_part_bytes,
+    wgmma_parts, wgmma_planes, wgmma_sbo,
 };
 use crate::ptx::{BinOp, Cmp, Instr, Major, Operand as Op, Reg, SmemDesc, Type, WgmmaShape};
 use crate::spec::{KernelSpec, Math};
@@ -104,8 +132,10 @@ use crate::spec::{KernelSpec, Math};
 use super::{Beside, Cx, Elem, InnerProduct, NextStripe, SharedBase, Step};
 
 mod convert;
+mod fragments;
 
 use convert::{Conversion, Scratch};
+use fragments::{FRAGMENT_GROUPS, FRAGMENT_SETS, Fragments, LOAD_AHEAD};
 
 /// Bytes between core matrices adjacent along K (the descriptors' LBO).
 const LBO: u32 = 128;
@@ -155,6 +185,10 @@ pub(crate) struct Warpgroup {
     /// Per operand: how `wgmma` reads it — K-major, or MN-major (a 16-bit
     /// operand whose M or N leads in global memory, [`half_box_fits`]).
     major: [Major; 2],
+    /// A's fragments loaded from the ring into registers
+    /// ([`wgmma_a_regs`]): whether, and once set up, their registers.
+    a_regs: bool,
+    fragments: Option<Fragments>,
 }
 
 /// The registers of a stripe's `wgmma`s, declared by the first stripe a
@@ -166,12 +200,14 @@ struct StepRegs {
     /// `[operand][part · planes + plane]`: the first step's descriptors on
     /// the stripe's set.
     current: Vec<Vec<Reg>>,
-    /// `[step][product]`: A's and B's descriptors of each `wgmma`.
-    each: Vec<Vec<(Reg, Reg)>>,
+    /// `[step][product]`: A's and B's descriptors of each `wgmma` (A's
+    /// none where it comes from registers).
+    each: Vec<Vec<(Option<Reg>, Reg)>>,
 }
 
 impl StepRegs {
     fn declare(cx: &mut Cx<'_>, desc: &[Vec<Reg>], steps: u32, products: usize) -> StepRegs {
+        let a_desc = !desc[0].is_empty();
         cx.b.reg_group("step descriptors");
         let set64 = cx.b.reg("parts_set_desc", Type::U64);
         let set16 = cx.b.reg("parts_set_16", Type::U32);
@@ -184,7 +220,7 @@ impl StepRegs {
             .map(|s| {
                 (0..products)
                     .map(|i| {
-                        let a = cx.b.reg(format!("a_desc_s{s}_{i}"), Type::U64);
+                        let a = a_desc.then(|| cx.b.reg(format!("a_desc_s{s}_{i}"), Type::U64));
                         (a, cx.b.reg(format!("b_desc_s{s}_{i}"), Type::U64))
                     })
                     .collect()
@@ -225,6 +261,8 @@ impl Warpgroup {
                     Major::K
                 }
             }),
+            a_regs: wgmma_a_regs(spec),
+            fragments: None,
         }
     }
 
@@ -391,11 +429,14 @@ impl Warpgroup {
     /// the last, the first).
     pub fn next_slot(&self, cx: &mut Cx<'_>, scratch: Reg) {
         let spec = *cx.plan.spec();
+        let stage =
+            |operand| crate::constraints::proven_u32(crate::constraints::smem_stage_bytes(&spec, operand));
         for (operand, slot) in [Operand::A, Operand::B].into_iter().zip(self.ring_slot) {
             let Some(slot) = slot else { continue };
-            let step =
-                crate::constraints::proven_u32(crate::constraints::smem_stage_bytes(&spec, operand)) / 16;
-            super::ring::step_slot(cx, slot, step, spec.stages, scratch);
+            super::ring::step_slot(cx, slot, stage(operand) / 16, spec.stages, scratch);
+        }
+        if let Some(f) = &self.fragments {
+            super::ring::step_slot(cx, f.slot, stage(Operand::A), spec.stages, scratch);
         }
     }
 
@@ -439,7 +480,7 @@ impl Warpgroup {
             "warpgroup (warp_m / 4, warp_n): its A rows start at 64 (warp_m / 4), its B columns at {} warp_n",
             self.shape.n
         ));
-        let (warp, _) = cx.divmod(cx.thread, 32, "wg_warp", "wg_lane");
+        let (warp, lane) = cx.divmod(cx.thread, 32, "wg_warp", "wg_lane");
         let (warp_n, warp_m) = cx.divmod(warp, warps.m, "wg_warp_n", "wg_warp_m");
         // 8-row groups before the warpgroup's rows: 8 (warp_m / 4) for A, n / 8 warp_n for B.
         let a_row = cx.b.reg("wg_a_groups", Type::U32);
@@ -447,7 +488,12 @@ impl Warpgroup {
         cx.b.push(Instr::mul(a_row, a_row, Op::imm(WgmmaShape::M / 8)));
         let b_row = cx.b.reg("wg_b_groups", Type::U32);
         cx.b.push(Instr::mul(b_row, warp_n, Op::imm(self.shape.n / 8)));
-        self.setup_descriptors(cx, Operand::A, a_row);
+        if self.a_regs {
+            self.fragments = Some(Fragments::setup(cx, warp_m, lane));
+            self.desc.push(Vec::new());
+        } else {
+            self.setup_descriptors(cx, Operand::A, a_row);
+        }
         self.setup_descriptors(cx, Operand::B, b_row);
     }
 
@@ -463,7 +509,8 @@ impl Warpgroup {
             ));
             cx.b.push(Instr::mov(set, Op::imm(0)));
         }
-        for slot in self.ring_slot.into_iter().flatten() {
+        let fragments = self.fragments.as_ref().map(|f| f.slot);
+        for slot in self.ring_slot.into_iter().flatten().chain(fragments) {
             cx.b.push(Instr::mov(slot, Op::imm(0)));
         }
     }
@@ -480,6 +527,19 @@ impl Warpgroup {
     pub fn join_products(&self, cx: &mut Cx<'_>, what: &str) {
         if self.x3 {
             self.join(cx, &self.acc_regs(), what);
+        }
+    }
+
+    /// After a stripe's `wgmma`s, in a warp-specialized kernel: waits until
+    /// the groups of the stripe before have retired (tf32x3: this
+    /// stripe's too). Where A's fragments come from registers the steps'
+    /// own waits have already retired them (each leaves one group, its
+    /// step's, in flight).
+    pub fn retire_previous(&self, cx: &mut Cx<'_>) {
+        if self.fragments.is_some() {
+            cx.b.comment("the previous stripe's groups retired at this stripe's steps");
+        } else {
+            cx.b.push(Instr::wgmma_wait(if self.x3 { 0 } else { 1 }));
         }
     }
 
@@ -505,11 +565,13 @@ impl Warpgroup {
         // (A's part, B's part) of each product: small terms first, then big·big.
         let parts: &[(usize, usize)] = if self.x3 { &[(1, 0), (0, 1), (0, 0)] } else { &[(0, 0)] };
         let terms = self.terms();
-        let reads = match self.direct {
-            [false, false] => "this stripe's set of parts",
-            [true, true] => "this stripe's ring slot",
-            [true, false] => "A in this stripe's ring slot, B's parts",
-            [false, true] => "A's parts, B in this stripe's ring slot",
+        let reads = match (self.a_regs, self.direct) {
+            (true, [_, true]) => "A's fragments loaded from this stripe's ring slot, B in the slot",
+            (true, [_, false]) => "A's fragments loaded from this stripe's ring slot, B's parts",
+            (false, [false, false]) => "this stripe's set of parts",
+            (false, [true, true]) => "this stripe's ring slot",
+            (false, [true, false]) => "A in this stripe's ring slot, B's parts",
+            (false, [false, true]) => "A's parts, B in this stripe's ring slot",
         };
         cx.b.comment(format!(
             "{} wgmma {} per {}-deep step{}, {steps} steps, on {reads}{}",
@@ -536,6 +598,9 @@ impl Warpgroup {
                 cx.b.push(Instr::add(cur, desc, slot.unwrap_or(regs.set64)));
             }
         }
+        if let Some(f) = &self.fragments {
+            cx.b.push(Instr::add(f.stripe, f.at, f.slot));
+        }
         // A step starts 2 core matrices further along K (2·LBO bytes), 32
         // bytes further into the rows of a swizzled ring slot, or two 8-deep
         // K groups (2 SBO) further into an MN-major one.
@@ -556,29 +621,54 @@ impl Warpgroup {
         // Which of `d` a wgmma of this stripe has written (tf32x3 zeroes each
         // at its first).
         let mut zeroed = vec![false; d.len()];
+        // A's fragment of the first step (the next ones loaded one step ahead).
+        assert!(
+            ((2 * steps) as usize).is_multiple_of(FRAGMENT_SETS),
+            "a loop of two stripes goes round the sets"
+        );
+        let mut fragment = self.fragments.as_mut().map(|f| f.load(cx, self.shape, 0));
         for s in 0..steps {
             for (i, (&(pa, pb), term)) in
                 parts.iter().flat_map(|p| terms.iter().map(move |t| (p, t))).enumerate()
             {
                 let (da, db) = regs.each[s as usize][i];
-                let (a, b) = (regs.current[0][pa * planes + term.a], regs.current[1][pb * planes + term.b]);
-                cx.b.push(Instr::add(da, a, Op::imm(step_units(0, s))));
-                cx.b.push(Instr::add(db, b, Op::imm(step_units(1, s))));
+                cx.b.push(Instr::add(db, regs.current[1][pb * planes + term.b], Op::imm(step_units(1, s))));
                 let first = self.x3 && !std::mem::replace(&mut zeroed[term.d], true);
                 let scale = if first { p_false } else { p_true };
                 let negate = (term.negate, false);
-                cx.b.push(Instr::wgmma(
-                    self.shape,
-                    &d[term.d],
-                    (da, db),
-                    scale,
-                    negate,
-                    (major[0], major[1]),
-                ));
+                match (da, &mut self.fragments) {
+                    (Some(da), _) => {
+                        let a = regs.current[0][pa * planes + term.a];
+                        cx.b.push(Instr::add(da, a, Op::imm(step_units(0, s))));
+                        let major = (major[0], major[1]);
+                        cx.b.push(Instr::wgmma(self.shape, &d[term.d], (da, db), scale, negate, major));
+                    }
+                    (None, Some(f)) => {
+                        let a = fragment.take().expect("loaded");
+                        if LOAD_AHEAD && s + 1 < steps {
+                            fragment = Some(f.load(cx, self.shape, s + 1));
+                        }
+                        cx.b.comment(format!("step {s}: the fragments loaded fenced for wgmma"));
+                        cx.b.push(Instr::wgmma_fence());
+                        cx.b.push(Instr::wgmma_rs(self.shape, &d[term.d], (a, db), scale, negate));
+                        cx.b.comment(format!(
+                            "the step's own group; all but the last {FRAGMENT_GROUPS} retired: the set of the \
+                             fragment loaded next is free"
+                        ));
+                        cx.b.push(Instr::wgmma_commit());
+                        cx.b.push(Instr::wgmma_wait(FRAGMENT_GROUPS));
+                        if !LOAD_AHEAD && s + 1 < steps {
+                            fragment = Some(f.load(cx, self.shape, s + 1));
+                        }
+                    }
+                    (None, None) => unreachable!("A without descriptors comes from registers"),
+                }
             }
             beside(cx, Step { index: s, of: steps });
         }
-        cx.b.push(Instr::wgmma_commit());
+        if self.fragments.is_none() {
+            cx.b.push(Instr::wgmma_commit());
+        }
     }
 }
 

@@ -4,7 +4,7 @@
 //! them. Every op pair on ragged shapes as `emulated_wgmma`'s, then the
 //! hand-off's typical mistakes, each caught.
 
-use gemm_codegen::constraints::{Operand, wgmma_direct};
+use gemm_codegen::constraints::{Operand, wgmma_a_regs, wgmma_direct};
 use gemm_codegen::ptx::SmemDesc;
 use gemm_codegen::{KernelImage, KernelSpec, Op};
 use gemm_host::GemmConfig;
@@ -38,23 +38,26 @@ fn c32_tf32x3_every_conjugation() {
 }
 
 /// 1xTF32 with k_blk = 32: `wgmma` reads each K-contiguous operand (A^T,
-/// B) from its ring slot through the 128-byte swizzle and converts the
-/// other — TN reads both from the ring, NT converts both; the unaligned
-/// twin (single-element copies, K-major stripes) converts both. Rings of 2
-/// (`tf32_every_op_pair`), 3 and 4, one and two consumer warpgroups.
+/// B) from its ring slot through the 128-byte swizzle, the consumers load
+/// a K-major A's fragments from the ring into registers, and a K-major B is
+/// converted — TN and NN read both from the ring, NT and TT convert B; the
+/// unaligned twin (single-element copies, K-major stripes) loads A into
+/// registers and converts B. Rings of 2 (`tf32_every_op_pair`), 3 and 4,
+/// one and two consumer warpgroups.
 #[test]
 fn tf32_read_from_the_ring_every_op_pair() {
     let expected = [
-        ((Op::N, Op::N), (false, true)),
-        ((Op::N, Op::T), (false, false)),
-        ((Op::T, Op::N), (true, true)),
-        ((Op::T, Op::T), (true, false)),
+        ((Op::N, Op::N), (true, true), true),
+        ((Op::N, Op::T), (true, false), true),
+        ((Op::T, Op::N), (true, true), false),
+        ((Op::T, Op::T), (true, false), false),
     ];
-    for (op, direct) in expected {
+    for (op, direct, regs) in expected {
         let spec = spec_copied_by::<f32>(op, "tf32", (64, 64, 32), 64, 1, 3);
         assert_eq!((wgmma_direct(&spec, Operand::A), wgmma_direct(&spec, Operand::B)), direct, "{spec}");
+        assert_eq!(wgmma_a_regs(&spec), regs, "{spec}");
         let twin = KernelSpec { ldg_width: 1, ..spec };
-        assert!(!wgmma_direct(&twin, Operand::A) && !wgmma_direct(&twin, Operand::B), "{twin}");
+        assert!(wgmma_a_regs(&twin) && !wgmma_direct(&twin, Operand::B), "{twin}");
     }
     every_op_pair_copied_by::<f32>("tf32", (64, 64, 32), 64, 1, 3);
     every_op_pair_copied_by::<f32>("tf32", (128, 64, 32), 64, 1, 4);

@@ -278,19 +278,19 @@ fn tma_mistakes_are_caught() {
     );
 }
 
-/// A converting producer's mistakes, in the PTX of correct 1xTF32 kernels
-/// (ten stripes): NN (A converted, B read in place) and NT (both
-/// converted). Each caught. (NN's consumers also wait on the barrier of
-/// the B they read in place, as CUTLASS's do; the emulator orders B's
-/// bytes before them through the producers' wait and `FULL` already, so
-/// removing that wait is not a mistake it can show.)
+/// A converting producer's mistakes, in the PTX of correct kernels (ten
+/// stripes): 1xTF32 NT (A's fragments loaded from the ring, B converted)
+/// and tf32x3 NT (both converted). Each caught. (NT's consumers also wait
+/// on the barrier of the A they read in place, as CUTLASS's do; the
+/// emulator orders A's bytes before them through the producers' wait and
+/// `FULL` already, so removing that wait is not a mistake it can show.)
 #[test]
 fn tma_converting_mistakes_are_caught() {
-    let nn = image(&tma_spec_of::<f32>((Op::N, Op::N), "tf32", (64, 64, 32), 64, 3));
-    let cfg = GemmConfig::<f32>::new(Op::N, Op::N, 68, 61, 300).alpha(1.5).beta(0.5);
+    let nt = image(&tma_spec_of::<f32>((Op::N, Op::T), "tf32", (64, 64, 32), 64, 3));
+    let cfg = GemmConfig::<f32>::new(Op::N, Op::T, 68, 61, 300).alpha(1.5).beta(0.5);
     caught_edits(
-        &nn,
-        cfg.lda(72).ldb(304).ldc(72),
+        &nt,
+        cfg.lda(72).ldb(64).ldc(72),
         &[
             (
                 "the producers convert without waiting for the stripe's barrier: they read bytes in flight",
@@ -309,8 +309,7 @@ fn tma_converting_mistakes_are_caught() {
             ),
         ],
     );
-    let nt = image(&tma_spec_of::<f32>((Op::N, Op::T), "tf32", (64, 64, 32), 64, 3));
-    let cfg = GemmConfig::<f32>::new(Op::N, Op::T, 68, 61, 300).alpha(1.5).beta(0.5);
+    let nt = image(&tma_spec_of::<f32>((Op::N, Op::T), "tf32x3", (64, 64, 32), 64, 3));
     caught_edits(
         &nt,
         cfg.lda(72).ldb(64).ldc(72),
@@ -318,6 +317,47 @@ fn tma_converting_mistakes_are_caught() {
             "no producers' barrier: the leader overwrites a slot another producer still converts",
             &[("\tbar.sync\t1, 128;\n", "")],
         )],
+    );
+}
+
+/// The typical mistakes of loading A's fragments from the ring into
+/// registers (`wgmma_a_regs`), made in the PTX of a correct NN 1xTF32
+/// kernel (ten stripes, each of the 3 slots reused three times, rows of 72
+/// elements): each must fail in the emulator, never pass.
+#[test]
+fn a_fragment_mistakes_are_caught() {
+    let nn = image(&tma_spec_of::<f32>((Op::N, Op::N), "tf32", (64, 64, 32), 64, 3));
+    let cfg = GemmConfig::<f32>::new(Op::N, Op::N, 68, 61, 300).alpha(1.5).beta(0.5);
+    let step_group = "\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned\t1;\n";
+    caught_edits(
+        &nn,
+        cfg.lda(72).ldb(304).ldc(72),
+        &[
+            (
+                "an element not rounded to TF32: wgmma takes only TF32 values from registers",
+                &[("\tand.b32\t%a_frag_0_2, %a_frag_0_2, 4294959104;\n", "")],
+            ),
+            (
+                "no wgmma.fence between loading a fragment and the wgmma reading it",
+                &[("\t// step 1: the fragments loaded fenced for wgmma\n\twgmma.fence.sync.aligned;\n", "")],
+            ),
+            (
+                "no wait for the previous step: its fragment overwritten while its wgmma is in flight",
+                &[(step_group, "\twgmma.commit_group.sync.aligned;\n")],
+            ),
+            (
+                "the wrong fragment lane: element 1 loaded from row g, not g + 8",
+                &[("[%a_frag_stripe+32];", "[%a_frag_stripe];")],
+            ),
+            (
+                "the fragments' k rows at the tile's width, not the skewed ring's",
+                &[("%a_frag_row, %frag_t, 72, %a_frag_row;", "%a_frag_row, %frag_t, 64, %a_frag_row;")],
+            ),
+            (
+                "the consumers' fragments stay on the first slot: a stripe of A read twice, the next never",
+                &[("\tadd.u32\t%a_frag_slot, %a_frag_slot, 9216;\n", "")],
+            ),
+        ],
     );
 }
 
@@ -352,10 +392,13 @@ fn tma_specs_and_their_twins() {
     // Reading both operands in place, the consumers may run `stages - 1`
     // stripes ahead of the producer: four stages would let an `EMPTY`
     // arrival count toward the barrier's previous round. Refused on
-    // `stages`; a converting producer (NN) keeps them in step and may.
-    let deep = KernelSpec { stages: 4, ..spec };
-    let v = gemm_codegen::validate(&deep).expect_err("four stages in place");
-    assert!(v.iter().any(|v| v.at.field == gemm_codegen::constraints::Field::Stages), "{v:?}");
-    let converting = tma_spec_of::<f32>((Op::N, Op::N), "tf32", (64, 64, 32), 64, 4);
+    // `stages` (also for NN, whose consumers load A from the ring into
+    // registers); a converting producer (NT: B) keeps them in step and may.
+    for op in [(Op::T, Op::N), (Op::N, Op::N)] {
+        let deep = tma_spec_of::<f32>(op, "tf32", (64, 64, 32), 64, 4);
+        let v = gemm_codegen::validate(&deep).expect_err("four stages in place");
+        assert!(v.iter().any(|v| v.at.field == gemm_codegen::constraints::Field::Stages), "{v:?}");
+    }
+    let converting = tma_spec_of::<f32>((Op::N, Op::T), "tf32", (64, 64, 32), 64, 4);
     assert!(gemm_codegen::validate(&converting).is_ok(), "{converting}");
 }

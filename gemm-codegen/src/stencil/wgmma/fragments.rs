@@ -1,0 +1,89 @@
+//! A's fragments loaded by the consumers from the ring into registers,
+//! for `wgmma`'s A-from-registers form (see the parent module's doc, "A
+//! from registers", and [`crate::constraints::wgmma_a_regs`]).
+
+use crate::constraints::Operand;
+use crate::ptx::{Address, CacheQual, Instr, Operand as Op, Reg, Space, Type, WgmmaShape};
+
+use super::super::Cx;
+
+/// The registers of A's fragments where the consumers load them from the
+/// ring ([`crate::constraints::wgmma_a_regs`]).
+pub(super) struct Fragments {
+    /// This thread's first element in the ring's first slot (`.u32`
+    /// shared address), and the current slot's byte offset.
+    pub(super) at: Reg,
+    pub(super) slot: Reg,
+    /// `at + slot`, the current stripe's.
+    pub(super) stripe: Reg,
+    /// Elements between the stripe's k rows (`m_blk` and the skew).
+    pub(super) pitch: u32,
+    /// The rounding's scratch.
+    pub(super) half: Reg,
+    /// [`FRAGMENT_SETS`] sets of a step's four values, loaded and rounded
+    /// to TF32 in place, in turn by step: a set is loaded again once the
+    /// group of the step that read it has retired.
+    pub(super) sets: [[Reg; 4]; FRAGMENT_SETS],
+    /// Fragments loaded so far in the code, for the set of the next.
+    pub(super) loaded: u32,
+}
+
+/// The sets of A's fragment registers ([`Fragments`]) a warpgroup goes
+/// round, and the step groups it keeps in flight: with `s` sets and `g`
+/// groups, step `k + 1`'s fragment is loaded into the set of step `k + 1 −
+/// s` as soon as that step's group has retired — before step `k`'s `wgmma`
+/// where `s ≥ g + 2`, after its `wgmma.wait_group g` otherwise. A loop of
+/// two stripes loads `2 · steps` fragments, which must be a multiple of
+/// the sets.
+pub(super) const FRAGMENT_SETS: usize = 2;
+pub(super) const FRAGMENT_GROUPS: u32 = 1;
+
+/// Whether step `k + 1`'s fragment is loaded before step `k`'s `wgmma`.
+pub(super) const LOAD_AHEAD: bool = FRAGMENT_SETS as u32 >= FRAGMENT_GROUPS + 2;
+
+impl Fragments {
+    /// Declares the registers of A's fragments and this thread's first
+    /// element in the ring's first slot: lane `(g, t)` of warp `warp_m`
+    /// (its rows `16 warp_m …`) loads rows `16 warp_m + g (+ 8)` at k `t (+
+    /// 4)` of each step ([`WgmmaShape::a_at`]).
+    pub(super) fn setup(cx: &mut Cx<'_>, warp_m: Reg, lane: Reg) -> Fragments {
+        let pitch = cx.plan.stride(Operand::A);
+        cx.b.comment(format!(
+            "A: its fragments loaded from the ring's slot into registers (k rows of {pitch} elements: the \
+             four k of a load 8 banks apart, beside its 8 rows, no bank conflict), rounded to TF32"
+        ));
+        let (g, t) = cx.divmod(lane, 4, "frag_g", "frag_t");
+        let at = cx.b.reg("a_frag_at", Type::U32);
+        let row = cx.b.reg("a_frag_row", Type::U32);
+        cx.b.push(Instr::mad(row, warp_m, Op::imm(16), g));
+        cx.b.push(Instr::mad(row, t, Op::imm(pitch), row));
+        cx.shared_address(at, cx.smem_a);
+        cx.b.push(Instr::mad(at, row, Op::imm(4), at));
+        let slot = cx.b.reg("a_frag_slot", Type::U32);
+        let stripe = cx.b.reg("a_frag_stripe", Type::U32);
+        let half = cx.b.reg("a_frag_half", Type::B32);
+        let sets =
+            std::array::from_fn(|j| [0, 1, 2, 3].map(|i| cx.b.reg(format!("a_frag_{j}_{i}"), Type::B32)));
+        Fragments { at, slot, stripe, pitch, half, sets, loaded: 0 }
+    }
+
+    /// Loads step `s`'s A fragment of the current stripe into the next set
+    /// of registers, rounded to TF32 in place: element `i` at row `16 warp
+    /// + g + 8 (i mod 2)`, k `8 s + t + 4 (i div 2)` ([`WgmmaShape::a_at`]),
+    /// from the thread's first element `(g, t)`.
+    pub(super) fn load(&mut self, cx: &mut Cx<'_>, shape: WgmmaShape, s: u32) -> [Reg; 4] {
+        let set = self.sets[self.loaded as usize % FRAGMENT_SETS];
+        self.loaded += 1;
+        let k = shape.k();
+        cx.b.comment(format!("A's fragment of step {s} (rows g, g + 8 at k t, t + 4), rounded to TF32"));
+        for (i, &x) in (0..4).zip(&set) {
+            let elements = (k * s + k / 2 * (i / 2)) * self.pitch + 8 * (i % 2);
+            let at = Address::reg(self.stripe, i64::from(4 * elements));
+            cx.b.push(Instr::ld(Space::Shared, CacheQual::None, &[x], at));
+        }
+        for &x in &set {
+            super::super::mma::split_tf32(cx, x, self.half, x, None);
+        }
+        set
+    }
+}
