@@ -1,7 +1,24 @@
 //! [`GemmConfig`]: the arguments of one BLAS GEMM call, without the buffers.
 
-use gemm_codegen::{Element, Op};
+use gemm_codegen::{Element, Op, Precision};
 use gemm_kernels::Form;
+
+/// The multiple of elements `lda` and `ldb` must be for `precision`'s
+/// kernels to launch: 16 bytes for the 16-bit types, whose operands only
+/// the tensor memory accelerator brings (else
+/// [`crate::GemmError::TmaOperands`]); 1 for the others, whose kernels fall
+/// back to their thread-copying twin.
+pub const fn operand_lead(precision: Precision) -> u32 {
+    if precision.is_half() { 16 / precision.element_bytes() } else { 1 }
+}
+
+/// `ld` rounded up to a multiple of [`operand_lead`]`(precision)`: a
+/// leading dimension of A or B at least `ld` on which `precision`'s
+/// kernels launch (saturating where no buffer could be that large).
+pub const fn operand_ld(precision: Precision, ld: i64) -> i64 {
+    let lead = operand_lead(precision) as i64;
+    ld.saturating_add(lead - 1).div_euclid(lead) * lead
+}
 
 /// How the matrices of a call are stored, as CBLAS's `Order` argument.
 ///
@@ -326,6 +343,23 @@ mod tests {
     use num_complex::Complex;
 
     use super::*;
+
+    /// The 16-bit types' A and B take leading dimensions of whole 16
+    /// bytes; the others any.
+    #[test]
+    fn operand_leading_dimensions_round_up_to_16_bytes_for_the_16_bit_types() {
+        assert_eq!(Precision::EVERY.map(operand_lead), [1, 1, 1, 1, 8, 8]);
+        for (p, ld, want) in [
+            (Precision::F16, 61, 64),
+            (Precision::Bf16, 64, 64),
+            (Precision::F16, 1, 8),
+            (Precision::F32, 61, 61),
+            (Precision::C64, 3, 3),
+        ] {
+            assert_eq!(operand_ld(p, ld), want, "{p} {ld}");
+        }
+        assert_eq!(operand_ld(Precision::F16, i64::MAX), i64::MAX - 7);
+    }
 
     #[test]
     fn tight_leading_dimensions_follow_the_stored_shape() {

@@ -322,7 +322,7 @@ fn unaligned_twin(image: &KernelImage) -> Result<KernelImage, GemmError> {
         return Err(GemmError::TmaOperands {
             kernel: image.entry.to_string(),
             precision,
-            lead: 16 / precision.element_bytes(),
+            lead: crate::config::operand_lead(precision),
         });
     }
     match image.unaligned_twin() {

@@ -113,7 +113,7 @@ mod tensor_map;
 pub mod timing;
 pub mod validate;
 
-pub use config::{Dim, GemmConfig, Layout, Matrix, Stored};
+pub use config::{Dim, GemmConfig, Layout, Matrix, Stored, operand_ld, operand_lead};
 pub use device::DeviceInfo;
 pub use error::GemmError;
 pub use gemm::Gemm;

@@ -25,7 +25,7 @@ fn config<T: Element>(
     (alpha, beta): (T, T),
 ) -> GemmConfig<T> {
     let cfg = GemmConfig::with_layout(layout, ops.0, ops.1, m, n, k).alpha(alpha).beta(beta);
-    let lead = |ld: i64| (ld + extra + 7) / 8 * 8;
+    let lead = |ld: i64| gemm_host::operand_ld(T::PRECISION, ld + extra);
     cfg.lda(lead(cfg.min_ld(Matrix::A))).ldb(lead(cfg.min_ld(Matrix::B))).ldc(cfg.min_ld(Matrix::C) + extra)
 }
 

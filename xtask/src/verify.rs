@@ -312,7 +312,7 @@ fn verify_kernel<T: Element>(
             let e = shape.extra_ld;
             // A 16-bit kernel takes A and B only with leading dimensions of
             // whole 16 bytes (`GemmError::TmaOperands`): rounded up to them.
-            let lead = |ld: i64| if spec.precision.is_half() { (ld + 7).div_euclid(8) * 8 } else { ld };
+            let lead = |ld: i64| gemm_host::operand_ld(spec.precision, ld);
             let cfg = cfg
                 .lda(lead(cfg.min_ld(Matrix::A) + e))
                 .ldb(lead(cfg.min_ld(Matrix::B) + 2 * e))

@@ -39,7 +39,7 @@ fn half_spec(precision: Precision, op: (Op, Op), n: u32, stages: u32) -> KernelS
 /// elements (the tensor maps' 16 bytes), C's padded by one.
 fn config<T: Element>(op: (Op, Op), (m, n, k): (i64, i64, i64), rng: &mut Random) -> GemmConfig<T> {
     let cfg = GemmConfig::new(op.0, op.1, m, n, k).alpha(rng.scalar()).beta(rng.scalar());
-    let lead = |ld: i64| (ld + 7) / 8 * 8;
+    let lead = |ld: i64| gemm_host::operand_ld(T::PRECISION, ld);
     cfg.lda(lead(cfg.min_ld(Matrix::A))).ldb(lead(cfg.min_ld(Matrix::B) + 1)).ldc(cfg.min_ld(Matrix::C) + 1)
 }
 
