@@ -366,61 +366,50 @@ impl Warpgroup {
     /// Declares the descriptor of an operand read from the ring's first
     /// slot, for this thread's warpgroup, whose rows start `wg_row` 8-row
     /// groups in, and the register of the current stripe's slot.
+    ///
+    /// K-major: K-contiguous rows of 128 bytes, 8-row groups
+    /// [`WGMMA_DIRECT_SBO`] apart. MN-major (a 16-bit operand): boxes of 64
+    /// elements along M or N (128 bytes) by `k_blk` rows, each `k_blk · 128`
+    /// bytes (the descriptor's LBO), 8-deep K groups 1024 bytes apart in
+    /// each (its SBO); the warpgroup's first row, `8 · wg_row`, starts box
+    /// `wg_row / 8`. Both with the 128-byte swizzle.
     fn setup_direct(&mut self, cx: &mut Cx<'_>, operand: Operand, wg_row: Reg) {
         let name = operand.lower();
-        if self.major[operand as usize] == Major::Mn {
-            return self.setup_mn_major(cx, operand, wg_row);
-        }
-        cx.b.comment(format!(
-            "{name}: read from the ring's slot as copied (K-contiguous rows of 128 bytes, chunks swizzled by \
-             row mod 8: the 128-byte swizzle), 8-row groups {WGMMA_DIRECT_SBO} bytes apart; the descriptor of \
-             this warpgroup's rows in slot 0"
-        ));
         let ring = match operand {
             Operand::A => cx.smem_a,
             Operand::B => cx.smem_b,
         };
         let addr = cx.b.reg(format!("{name}_desc_addr"), Type::U32);
-        let wide = cx.b.reg(format!("{name}_desc_addr64"), Type::U64);
-        let desc = cx.b.reg(format!("{name}_desc_ring"), Type::U64);
-        cx.shared_address(addr, ring);
-        cx.b.push(Instr::mad(addr, wg_row, Op::imm(WGMMA_DIRECT_SBO), addr));
-        cx.b.push(Instr::binary(BinOp::Shr, addr, addr, Op::imm(4)));
-        cx.b.push(Instr::cvt(wide, addr));
-        let template = SmemDesc::k_major_sw128(0, WGMMA_DIRECT_SBO).encode();
-        cx.b.push(Instr::binary(BinOp::Or, desc, wide, Op::imm(template as i64)));
-        self.desc.push(vec![desc]);
-        self.ring_slot[operand as usize] = Some(cx.b.reg(format!("{name}_slot_desc"), Type::U64));
-    }
-
-    /// [`Warpgroup::setup_direct`] for a 16-bit operand read MN-major: the
-    /// slot is boxes of 64 elements along M or N (128 bytes) by `k_blk`
-    /// rows, each `k_blk · 128` bytes (the descriptor's LBO), 8-deep K
-    /// groups 1024 bytes apart in each (its SBO); the warpgroup's first row,
-    /// `8 · wg_row`, starts box `wg_row / 8`.
-    fn setup_mn_major(&mut self, cx: &mut Cx<'_>, operand: Operand, wg_row: Reg) {
-        let name = operand.lower();
-        let box_bytes = cx.plan.spec().k_blk * 128;
-        cx.b.comment(format!(
-            "{name}: read MN-major from the ring's slot as copied (boxes of {HALF_BOX} elements by k_blk rows, \
-             {box_bytes} bytes each, rows swizzled by the 128-byte swizzle), 8-deep K groups \
-             {WGMMA_DIRECT_SBO} bytes apart; the descriptor of this warpgroup's box in slot 0"
-        ));
-        let ring = match operand {
-            Operand::A => cx.smem_a,
-            Operand::B => cx.smem_b,
+        let template = match self.major[operand as usize] {
+            Major::K => {
+                cx.b.comment(format!(
+                    "{name}: read from the ring's slot as copied (K-contiguous rows of 128 bytes, chunks \
+                     swizzled by row mod 8: the 128-byte swizzle), 8-row groups {WGMMA_DIRECT_SBO} bytes apart; \
+                     the descriptor of this warpgroup's rows in slot 0"
+                ));
+                cx.shared_address(addr, ring);
+                cx.b.push(Instr::mad(addr, wg_row, Op::imm(WGMMA_DIRECT_SBO), addr));
+                SmemDesc::k_major_sw128(0, WGMMA_DIRECT_SBO)
+            }
+            Major::Mn => {
+                let box_bytes = cx.plan.spec().k_blk * 128;
+                cx.b.comment(format!(
+                    "{name}: read MN-major from the ring's slot as copied (boxes of {HALF_BOX} elements by k_blk \
+                     rows, {box_bytes} bytes each, rows swizzled by the 128-byte swizzle), 8-deep K groups \
+                     {WGMMA_DIRECT_SBO} bytes apart; the descriptor of this warpgroup's box in slot 0"
+                ));
+                let boxes = cx.b.reg(format!("{name}_desc_boxes"), Type::U32);
+                cx.shared_address(addr, ring);
+                cx.b.push(Instr::binary(BinOp::Shr, boxes, wg_row, Op::imm(3)));
+                cx.b.push(Instr::mad(addr, boxes, Op::imm(box_bytes), addr));
+                SmemDesc::mn_major_sw128(0, box_bytes, WGMMA_DIRECT_SBO)
+            }
         };
-        let addr = cx.b.reg(format!("{name}_desc_addr"), Type::U32);
-        let boxes = cx.b.reg(format!("{name}_desc_boxes"), Type::U32);
         let wide = cx.b.reg(format!("{name}_desc_addr64"), Type::U64);
         let desc = cx.b.reg(format!("{name}_desc_ring"), Type::U64);
-        cx.shared_address(addr, ring);
-        cx.b.push(Instr::binary(BinOp::Shr, boxes, wg_row, Op::imm(3)));
-        cx.b.push(Instr::mad(addr, boxes, Op::imm(box_bytes), addr));
         cx.b.push(Instr::binary(BinOp::Shr, addr, addr, Op::imm(4)));
         cx.b.push(Instr::cvt(wide, addr));
-        let template = SmemDesc::mn_major_sw128(0, box_bytes, WGMMA_DIRECT_SBO).encode();
-        cx.b.push(Instr::binary(BinOp::Or, desc, wide, Op::imm(template as i64)));
+        cx.b.push(Instr::binary(BinOp::Or, desc, wide, Op::imm(template.encode() as i64)));
         self.desc.push(vec![desc]);
         self.ring_slot[operand as usize] = Some(cx.b.reg(format!("{name}_slot_desc"), Type::U64));
     }
