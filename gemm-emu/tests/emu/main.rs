@@ -19,3 +19,4 @@ mod safety;
 mod speed;
 mod tf32;
 mod wgmma;
+mod wgmma_rs;

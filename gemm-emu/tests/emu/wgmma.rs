@@ -4,10 +4,8 @@
 //! `wgmma`s over K = 16, commit, wait, D stored) computes `A · B` exactly
 //! for several N and one or two warpgroups; and each mistake a `wgmma`
 //! kernel can make is refused with its own fault, or (a layout mistake)
-//! gives a result that differs from the reference. The same for A from
-//! registers (`Instr::WgmmaRs`): each thread loads its elements of A from
-//! global memory where `WgmmaShape::a_at` says, four `.b32` registers a
-//! `wgmma`.
+//! gives a result that differs from the reference. The kernel also takes
+//! A from registers (`Shape::rs`; its tests are `wgmma_rs.rs`).
 
 use gemm_codegen::ptx::{
     self, Address, CacheQual, Cmp, CpAsyncCache, Instr, KernelBuilder, Major, Operand, Reg, SmemDesc, Space,
@@ -22,35 +20,35 @@ const LBO: u32 = 128;
 /// See [`LBO`].
 const SBO: u32 = 512;
 /// The depth of the product: two `m64nNk8`.
-const K: u32 = 16;
+pub(super) const K: u32 = 16;
 
 /// A version of the test kernel.
 #[derive(Clone, Copy, Debug)]
-struct Shape {
+pub(super) struct Shape {
     /// Warpgroups in the block: each multiplies its own 64 rows of A by B.
-    warpgroups: u32,
+    pub(super) warpgroups: u32,
     /// Columns of B and D.
-    n: u32,
+    pub(super) n: u32,
     /// LBO and SBO as the descriptors give them.
-    desc: (u32, u32),
+    pub(super) desc: (u32, u32),
     /// Bits or'ed into A's first descriptor.
-    a_desc_bits: u64,
+    pub(super) a_desc_bits: u64,
     /// `imm-scale-a`, `imm-scale-b` = -1.
-    neg: (bool, bool),
+    pub(super) neg: (bool, bool),
     /// Whether A is copied by `cp.async` (else `ld.global` and `st.shared`).
-    cp_async: bool,
+    pub(super) cp_async: bool,
     /// Whether the odd warps add 256 bytes to A's first descriptor.
-    odd_warps_shift_a: bool,
+    pub(super) odd_warps_shift_a: bool,
     /// Whether D is zeroed by `mov` and both `wgmma`s accumulate.
-    zero_init: bool,
+    pub(super) zero_init: bool,
     /// Whether the second `wgmma` is skipped by warp 1 (a guard uniform in
     /// each warp).
-    warp1_skips: bool,
+    pub(super) warp1_skips: bool,
     /// Whether D is stored to global after the wait.
-    epilogue: bool,
+    pub(super) epilogue: bool,
     /// Whether A comes from registers (`%a0 … %a3` for the first `wgmma`,
     /// `%a4 … %a7` for the second), not shared memory.
-    a_regs: bool,
+    pub(super) a_regs: bool,
 }
 
 impl Shape {
@@ -72,12 +70,12 @@ impl Shape {
     }
 
     /// [`Shape::new`] with A from registers.
-    fn rs(warpgroups: u32, n: u32) -> Shape {
+    pub(super) fn rs(warpgroups: u32, n: u32) -> Shape {
         Shape { a_regs: true, ..Shape::new(warpgroups, n) }
     }
 
     /// Threads in the block.
-    fn threads(&self) -> u32 {
+    pub(super) fn threads(&self) -> u32 {
         WARPGROUP * self.warpgroups
     }
 
@@ -128,7 +126,7 @@ impl Copy {
 /// The test kernel `wgmma_tf32(a, b, d)` for `s`: A is `64·warpgroups × 16`
 /// and B `n × 16` (row-major, K contiguous), D gets each thread's `n / 2`
 /// accumulators in order, thread after thread.
-fn kernel(s: &Shape) -> String {
+pub(super) fn kernel(s: &Shape) -> String {
     let mut b = KernelBuilder::new("wgmma_tf32");
     let params = [b.param("a", Type::U64), b.param("b", Type::U64), b.param("d", Type::U64)];
     let [ga, gb, gd] = ["ga", "gb", "gd"].map(|name| b.reg(name, Type::U64));
@@ -307,14 +305,14 @@ fn kernel(s: &Shape) -> String {
 
 /// The inputs: small integers (TF32 values whose products and sums are
 /// exact in f32), A `64·warpgroups × 16` and B `n × 16`, row-major.
-fn inputs(s: &Shape) -> (Vec<f32>, Vec<f32>) {
+pub(super) fn inputs(s: &Shape) -> (Vec<f32>, Vec<f32>) {
     let a = (0..64 * s.warpgroups * K).map(|i| ((i / K * 3 + i % K * 5) % 7) as f32 - 3.0).collect();
     let b = (0..s.n * K).map(|i| ((i / K * 2 + i % K * 3) % 5) as f32 - 2.0).collect();
     (a, b)
 }
 
 /// `A · Bᵀ` in f64 (B is `n × 16`), row-major `64·warpgroups × n`.
-fn reference(s: &Shape, a: &[f32], b: &[f32]) -> Vec<f64> {
+pub(super) fn reference(s: &Shape, a: &[f32], b: &[f32]) -> Vec<f64> {
     let (rows, n, k) = ((64 * s.warpgroups) as usize, s.n as usize, K as usize);
     (0..rows * n)
         .map(|at| (0..k).map(|l| f64::from(a[at / n * k + l]) * f64::from(b[at % n * k + l])).sum())
@@ -323,21 +321,21 @@ fn reference(s: &Shape, a: &[f32], b: &[f32]) -> Vec<f64> {
 
 /// A run of the kernel: its text, result, and D (row-major, NaN where no
 /// thread stored).
-struct Run {
-    text: String,
-    result: Result<Stats, EmuError>,
-    d: Vec<f32>,
+pub(super) struct Run {
+    pub(super) text: String,
+    pub(super) result: Result<Stats, EmuError>,
+    pub(super) d: Vec<f32>,
 }
 
 impl Run {
     /// The 1-based line of the `nth` line containing `needle`.
-    fn line_of(&self, needle: &str, nth: usize) -> u32 {
+    pub(super) fn line_of(&self, needle: &str, nth: usize) -> u32 {
         let at = self.text.lines().enumerate().filter(|(_, l)| l.contains(needle)).nth(nth);
         at.unwrap_or_else(|| panic!("no line {nth} with {needle}\n{}", self.text)).0 as u32 + 1
     }
 
     /// The fault the run ended with.
-    fn fault(&self) -> &Fault {
+    pub(super) fn fault(&self) -> &Fault {
         match &self.result {
             Err(EmuError::Fault(f)) => f,
             other => panic!("expected a fault, got {other:?}\n{}", self.text),
@@ -347,7 +345,7 @@ impl Run {
 
 /// Runs `text` (a version of [`kernel`]`(s)`) on `threads` threads with
 /// the inputs `a` and `b`.
-fn emulate_text(s: &Shape, text: String, threads: u32, a: &[f32], b: &[f32]) -> Run {
+pub(super) fn emulate_text(s: &Shape, text: String, threads: u32, a: &[f32], b: &[f32]) -> Run {
     let program = Program::from_ptx(&text, None).unwrap_or_else(|e| panic!("{e}\n{text}"));
     let bytes = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect();
     let out_words = (s.threads() * s.n / 2) as usize;
@@ -377,13 +375,13 @@ fn emulate_text(s: &Shape, text: String, threads: u32, a: &[f32], b: &[f32]) -> 
 }
 
 /// Runs [`kernel`]`(s)`, edited by `edit`, on its inputs.
-fn emulate_edited(s: &Shape, edit: impl FnOnce(String) -> String) -> Run {
+pub(super) fn emulate_edited(s: &Shape, edit: impl FnOnce(String) -> String) -> Run {
     let (a, b) = inputs(s);
     emulate_text(s, edit(kernel(s)), s.threads(), &a, &b)
 }
 
 /// Runs [`kernel`]`(s)` on its inputs.
-fn emulate(s: &Shape) -> Run {
+pub(super) fn emulate(s: &Shape) -> Run {
     emulate_edited(s, |t| t)
 }
 
@@ -394,7 +392,7 @@ fn without(text: &str, needle: &str) -> String {
 }
 
 /// Whether `run` computed `sign · A · B` exactly.
-fn assert_product(s: &Shape, run: &Run, sign: f64) {
+pub(super) fn assert_product(s: &Shape, run: &Run, sign: f64) {
     let stats = run.result.as_ref().unwrap_or_else(|e| panic!("{e}\n{}", run.text));
     assert_eq!(stats.wgmmas, u64::from(2 * 4 * s.warpgroups), "two wgmmas, four warps each");
     let (a, b) = inputs(s);
@@ -730,105 +728,4 @@ fn overwriting_a_shared_operand_after_the_wait_without_a_barrier_races() {
     assert_eq!(other_thread % 32, 0, "a warp's read, as its first thread: {f}");
     assert!(other_thread < 128, "warpgroup 0's read: {f}");
     assert!([0, 1].map(|i| run.line_of("wgmma.mma_async", i)).contains(&other_line), "{f}");
-}
-
-/// The text with a copy of the first line containing `needle` (a load of an
-/// A register, say) put after the `nth` line containing `after`.
-fn copied_after(text: &str, needle: &str, after: &str, nth: usize) -> String {
-    let line = text.lines().find(|l| l.contains(needle)).unwrap_or_else(|| panic!("no {needle}"));
-    let at = text.lines().filter(|l| l.contains(after)).nth(nth).unwrap_or_else(|| panic!("no {after}"));
-    text.replacen(&format!("{at}\n"), &format!("{at}\n{line}\n"), 1)
-}
-
-/// A from registers (each thread's elements where [`WgmmaShape::a_at`]
-/// puts them, two chained `wgmma`s on `%a0 … %a3` then `%a4 … %a7`)
-/// computes `A · B` exactly: N = 8 and 128, one and two warpgroups, D
-/// zeroed first; reading the A registers between the fence and the
-/// `wgmma`, and while it is in flight, is allowed, and so is writing them
-/// once it has retired.
-#[test]
-fn a_from_registers_gives_the_exact_product() {
-    for s in [(1, 8), (1, 128), (2, 8), (2, 128)].map(|(groups, n)| Shape::rs(groups, n)) {
-        let run = emulate(&s);
-        assert!(run.text.contains("}, {%a4, %a5, %a6, %a7}, %bdesc1, "), "{}", run.text);
-        assert_product(&s, &run, 1.0);
-    }
-    let s = Shape { zero_init: true, ..Shape::rs(1, 64) };
-    assert_product(&s, &emulate(&s), 1.0);
-    let s = Shape::rs(1, 64);
-    let read = "\tsetp.ne.b32\t%p, %a4, 0;";
-    let run = emulate_edited(&s, |t| {
-        let t =
-            t.replacen("\twgmma.fence.sync.aligned;\n", &format!("\twgmma.fence.sync.aligned;\n{read}\n"), 1);
-        let t = t.replacen("\twgmma.commit_group", &format!("{read}\n\twgmma.commit_group"), 1);
-        copied_after(&t, "\t%a0,", "wgmma.wait_group", 0)
-    });
-    assert_eq!(run.text.matches(read).count(), 2);
-    assert_product(&s, &run, 1.0);
-}
-
-/// `imm-scale-a = -1` negates A from registers too.
-#[test]
-fn a_from_registers_negated_negates_the_product() {
-    for (neg, sign) in [((true, false), -1.0), ((true, true), 1.0)] {
-        let s = Shape { neg, ..Shape::rs(1, 128) };
-        assert_product(&s, &emulate(&s), sign);
-    }
-}
-
-/// Writing an A register before the `wgmma.wait_group` that retires the
-/// `wgmma` reading it is refused at the write, naming the register and
-/// that `wgmma`, even one writing the value already there: `%a4` (the
-/// second's) and `%a0` (the first's) after the second `wgmma`.
-#[test]
-fn writing_an_a_register_in_flight_is_refused() {
-    let s = Shape::rs(1, 64);
-    for (reg, nth) in [("%a4", 1), ("%a0", 0)] {
-        let run = emulate_edited(&s, |t| copied_after(&t, &format!("\t{reg},"), "wgmma.mma_async", 1));
-        let f = run.fault();
-        let wgmma_line = run.line_of("wgmma.mma_async", nth);
-        assert_eq!(f.kind, FaultKind::WgmmaOperandRegisterWritten { reg: reg.into(), wgmma_line });
-        assert_eq!((f.thread, f.line), (0, run.line_of("wgmma.mma_async", 1) + 1));
-        assert!(f.to_string().contains("`wgmma.wait_group`"), "{f}");
-    }
-}
-
-/// An A register written after the warp's last `wgmma.fence` needs another
-/// fence before the `wgmma` that reads it.
-#[test]
-fn writing_an_a_register_after_the_fence_is_refused() {
-    let s = Shape::rs(1, 64);
-    for (reg, nth) in [("%a0", 0), ("%a6", 1)] {
-        let run = emulate_edited(&s, |t| copied_after(&t, &format!("\t{reg},"), "wgmma.fence", 0));
-        assert_eq!(run.fault().kind, FaultKind::WgmmaWithoutFence { reg: Some(reg.into()) });
-        assert_eq!(run.fault().line, run.line_of("wgmma.mma_async", nth));
-    }
-}
-
-/// An A value that is not TF32 is refused when the `wgmma` reading it is
-/// issued, naming the thread and register holding it: A(13, 11) is the
-/// second `wgmma`'s (k 8 + 3) `%a5` (row g + 8, g = 5) of lane 4g + 3.
-#[test]
-fn an_a_register_not_rounded_to_tf32_is_refused() {
-    let s = Shape::rs(1, 8);
-    let (mut a, b) = inputs(&s);
-    let bits = (1.0 + f32::EPSILON).to_bits();
-    a[(13 * K + 11) as usize] = f32::from_bits(bits);
-    let run = emulate_text(&s, kernel(&s), s.threads(), &a, &b);
-    let want = FaultKind::WgmmaRegisterNotTf32 { thread: 23, reg: "%a5".into(), row: 13, k: 3, bits };
-    assert_eq!(run.fault().kind, want);
-    assert_eq!((run.fault().thread, run.fault().line), (23, run.line_of("wgmma.mma_async", 1)));
-}
-
-/// A fragment in the wrong lane order (`%a0` and `%a1` swapped: rows g and
-/// g + 8 exchanged) is valid PTX: nothing faults, the product is wrong.
-#[test]
-fn a_fragment_in_the_wrong_order_is_a_wrong_product() {
-    let s = Shape::rs(1, 64);
-    let run = emulate_edited(&s, |t| t.replacen("{%a0, %a1, %a2, %a3}", "{%a1, %a0, %a2, %a3}", 1));
-    run.result.as_ref().unwrap_or_else(|e| panic!("{e}\n{}", run.text));
-    let (a, b) = inputs(&s);
-    let want = reference(&s, &a, &b);
-    let wrong = run.d.iter().zip(&want).filter(|&(&got, &w)| f64::from(got) != w).count();
-    assert!(wrong > want.len() / 2, "{wrong} of {} wrong", want.len());
 }
