@@ -142,6 +142,10 @@ pub const WGMMA_A_REGS_SKEW: u32 = 8;
 ///   groups have retired, and with them the fragments loaded from its slot;
 /// - A's stripe K-major (`[k][m]`, M leads in global memory: `op.0 = N`),
 ///   rows [`WGMMA_A_REGS_SKEW`] elements longer than `m_blk`;
+/// - a ring of at least 3 stages: a slot read by the consumers is free only
+///   once the stripe's groups retire, so with 2 the producer could not copy
+///   ahead while they multiply (run 43: NT 0.56–0.68× cuBLAS TF32 where
+///   converting A, whose slot the conversion frees, gave 0.72–0.90×);
 /// - with `ldg = tma`, such a row a box's (at most 256 elements): the box
 ///   is `m_blk + 8` wide and reads 8 columns of the next tile, as the
 ///   ring's skew holds them (`tma_box_fits`).
@@ -151,6 +155,7 @@ pub const fn wgmma_a_regs(spec: &KernelSpec) -> bool {
         && matches!(spec.precision, Precision::F32)
         && spec.producers == 1
         && !super::stripe_layout(spec, Operand::A).k_contiguous()
+        && spec.stages >= 3
         && (!matches!(spec.ldg, GlobalLoad::Tma) || spec.m_blk as u64 + WGMMA_A_REGS_SKEW as u64 <= 256)
 }
 
@@ -628,8 +633,9 @@ mod tests {
     }
 
     /// Which kernels' consumers load A's fragments into registers: 1xTF32
-    /// f32 with a producer and A's M leading; with TMA, A's skewed row a
-    /// box's at most, else A is converted (and the spec stays legal).
+    /// f32 with a producer, A's M leading and 3 stages or more; with TMA,
+    /// A's skewed row a box's at most, else A is converted (and the spec
+    /// stays legal).
     #[test]
     fn a_from_registers_where_its_rows_fit() {
         let one = |op: (Op, Op), m: u32, ldg: GlobalLoad| {
@@ -654,6 +660,7 @@ mod tests {
             assert_eq!(super::super::smem_skew(&s, Operand::A), if regs { WGMMA_A_REGS_SKEW } else { 0 });
             assert!(!wgmma_a_regs(&KernelSpec { math: Math::Tf32x3, ..s }));
             assert!(!wgmma_a_regs(&KernelSpec { producers: 0, ..s }));
+            assert!(!wgmma_a_regs(&KernelSpec { stages: 2, ..s }));
         }
         // A 256-row tile: by TMA its box would be 264 wide, so A is converted.
         let wide = one((Op::N, Op::N), 256, GlobalLoad::Tma);

@@ -67,7 +67,8 @@
 //!
 //! `wgmma` has no MN-major TF32 operand in shared memory, so a 1xTF32 A
 //! whose M leads in global memory (op N) would have to be converted into
-//! K-major parts. In a warp-specialized kernel its consumers instead load
+//! K-major parts. In a warp-specialized kernel with a ring of 3 stages or
+//! more its consumers instead load
 //! A's fragments from the ring themselves, for `wgmma`'s A-from-registers
 //! form ([`crate::constraints::wgmma_a_regs`]): the stripe is K-major,
 //! `[k][m_blk + 8]` (the rows' skew puts the four k of a fragment load 8

@@ -42,8 +42,8 @@ fn c32_tf32x3_every_conjugation() {
 /// a K-major A's fragments from the ring into registers, and a K-major B is
 /// converted — TN and NN read both from the ring, NT and TT convert B; the
 /// unaligned twin (single-element copies, K-major stripes) loads A into
-/// registers and converts B. Rings of 2 (`tf32_every_op_pair`), 3 and 4,
-/// one and two consumer warpgroups.
+/// registers and converts B. Rings of 3 and 4, one and two consumer
+/// warpgroups (with a ring of 2, `tf32_every_op_pair`, A is converted).
 #[test]
 fn tf32_read_from_the_ring_every_op_pair() {
     let expected = [
