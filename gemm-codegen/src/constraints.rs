@@ -33,10 +33,11 @@ pub use pipeline::{
     ldg_width_fits_precision, stages_allowed, unroll_divides, warps_fit,
 };
 pub use wgmma::{
-    HALF_BOX, TF32X3_MAX_N, TMA_IN_PLACE_MAX_STAGES, WGMMA_A_REGS_SKEW, WGMMA_DIRECT_SBO, WGMMA_MIN_STAGES,
-    half_box_fits, producers_allowed, tma_allowed, tma_barrier_bytes, tma_stages_fit, wgmma_a_regs,
-    wgmma_allowed, wgmma_any_direct, wgmma_bytes, wgmma_converted_bytes, wgmma_direct, wgmma_fits,
-    wgmma_math_fits, wgmma_max_n, wgmma_part_bytes, wgmma_parts, wgmma_planes, wgmma_sbo,
+    HALF_BOX, PRODUCER_REGISTERS, TF32X3_MAX_N, TMA_IN_PLACE_MAX_STAGES, WGMMA_A_REGS_SKEW, WGMMA_DIRECT_SBO,
+    WGMMA_MIN_STAGES, half_box_fits, producers_allowed, register_limits, tma_allowed, tma_barrier_bytes,
+    tma_stages_fit, wgmma_a_fragment_depth, wgmma_a_regs, wgmma_allowed, wgmma_any_direct, wgmma_bytes,
+    wgmma_converted_bytes, wgmma_direct, wgmma_fits, wgmma_math_fits, wgmma_max_n, wgmma_part_bytes,
+    wgmma_parts, wgmma_planes, wgmma_sbo,
 };
 
 /// Hardware limits that decide whether a kernel can be built and launched at
@@ -381,9 +382,10 @@ pub const fn regs_lower_bound(spec: &KernelSpec) -> u128 {
     // A `wgmma` thread holds its accumulators (twice for tf32x3, whose
     // products gather apart; pairs for c32) and one converted 4 × 4 block
     // of a stripe.
-    // Consumers loading A's fragments keep two steps' four registers.
+    // Consumers loading A's fragments keep a set of four registers for each
+    // step they go round.
     if spec.wgmma().is_some() {
-        let fragments = if wgmma_a_regs(spec) { 8 } else { 0 };
+        let fragments = if wgmma_a_regs(spec) { 4 * wgmma_a_fragment_depth(spec).0 as u128 } else { 0 };
         return (wgmma_parts(spec) * wgmma_planes(spec)) as u128 * m * n + 16 + fragments;
     }
     let fragments = if spec.math.is_mma() {

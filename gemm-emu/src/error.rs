@@ -376,6 +376,40 @@ pub enum FaultKind {
         /// The PTX line of the oldest one's `cp.async`.
         copy_line: u32,
     },
+    /// `setmaxnreg` executed by fewer than all 32 lanes of a warp
+    /// (`.sync.aligned`).
+    SetMaxNRegNotConverged {
+        /// Threads (linear index in the block) executing it.
+        active: Vec<u32>,
+    },
+    /// `setmaxnreg.inc` to fewer registers than the warp has, or `.dec` to
+    /// more.
+    SetMaxNRegWrongWay {
+        /// `.inc` (else `.dec`).
+        inc: bool,
+        /// The count asked for.
+        count: u32,
+        /// The warp's registers a thread before it.
+        current: u32,
+    },
+    /// Warps wait at `setmaxnreg.inc` for registers the block's pool will
+    /// never hold: no warp left can release them (`setmaxnreg.dec`).
+    SetMaxNRegDeadlock {
+        /// Threads waiting.
+        waiting: u32,
+        /// Registers the waiting warp asks for (per warp, all its lanes).
+        requested: u32,
+        /// Registers in the pool.
+        available: u32,
+    },
+    /// The warps of a warpgroup ended with different register counts: the
+    /// same `setmaxnreg` must be executed by every warp of a warpgroup.
+    SetMaxNRegWarpgroupDiverged {
+        /// The warpgroup.
+        warpgroup: u32,
+        /// Each of its warps' registers a thread.
+        counts: Vec<u32>,
+    },
     /// A `wgmma` instruction (`.sync.aligned`: `wgmma.mma_async`,
     /// `wgmma.fence`, `wgmma.commit_group`, `wgmma.wait_group`) executed by
     /// fewer than all 32 lanes of a warp (diverged or guarded off).

@@ -32,12 +32,14 @@ mod barrier;
 mod half;
 mod lanes;
 mod mma;
+mod registers;
 mod tma;
 mod wgmma;
 
 use async_copy::AsyncCopies;
 use async_proxy::AsyncProxy;
 use lanes::{div, float2, int2, lanes, map1, map3, need, need_pred, set_pred, setp, store};
+use registers::{REGISTER_WAIT, RegisterPool};
 use tma::{MBARRIER_WAIT, TmaState};
 use wgmma::{GroupLog, WarpWgmma};
 
@@ -133,6 +135,8 @@ pub(crate) struct Worker<'a> {
     avx2_fma: bool,
     /// Per barrier, the thread and pc of its latest `bar.arrive`.
     arrivals: [(u32, u32); crate::memory::BARRIERS],
+    /// The block's register pool and its warps' limits (`setmaxnreg`).
+    registers: RegisterPool,
     pub stats: Stats,
 }
 
@@ -187,6 +191,7 @@ impl<'a> Worker<'a> {
             #[cfg(not(target_arch = "x86_64"))]
             avx2_fma: false,
             arrivals: [(0, 0); crate::memory::BARRIERS],
+            registers: RegisterPool::default(),
             stats: Stats::default(),
         }
     }
@@ -205,6 +210,10 @@ impl<'a> Worker<'a> {
         }
         if self.ordered.is_some() {
             self.order.reset(self.clocks.block_first());
+        }
+        if self.prog.uses_setmaxnreg {
+            let (bx, by, bz) = self.info.block;
+            self.registers.reset(self.warps.len(), bx * by * bz);
         }
         if self.prog.uses_wgmma {
             self.proxy.reset();
@@ -416,6 +425,22 @@ impl<'a> Worker<'a> {
                             Err(t) => break Err(self.trap(t, w, pc)),
                         }
                     }
+                    Op::SetMaxNReg { inc, count } => {
+                        if m != w.lanes & !w.exited {
+                            let active = (0..32).filter(|l| m >> l & 1 == 1).map(|l| w.tid0 + l).collect();
+                            let kind = FaultKind::SetMaxNRegNotConverged { active };
+                            break Err(self.fault(kind, w.tid0 + first(mask), pc));
+                        }
+                        let u = (w.tid0 / WARP as u32) as usize;
+                        match self.registers.set(u, inc, count) {
+                            Ok(true) => pc += 1,
+                            Ok(false) => {
+                                w.groups[gi] = Group { pc, mask, barrier: Some(REGISTER_WAIT) };
+                                break Ok(());
+                            }
+                            Err(kind) => break Err(self.fault(kind, w.tid0, pc)),
+                        }
+                    }
                     Op::Ret => {
                         if let Err(f) = self.copies_at_exit(w, m, pc) {
                             break Err(f);
@@ -561,7 +586,7 @@ impl<'a> Worker<'a> {
             | Op::LdB16 { .. }
             | Op::StB16 { .. } => self.uncommon(w, op, pc, m),
             Op::Mma(i) => mma::run(w, &self.prog.mmas[i as usize], m),
-            Op::Bar { .. } | Op::Bra { .. } | Op::Ret | Op::MbarTryWait { .. } => {
+            Op::Bar { .. } | Op::Bra { .. } | Op::Ret | Op::MbarTryWait { .. } | Op::SetMaxNReg { .. } => {
                 unreachable!("control flow is handled by run_warp")
             }
         }

@@ -142,6 +142,11 @@
 //!   operand of a `wgmma` in flight
 //!   ([`FaultKind::WgmmaOperandOverwritten`]), and a thread exiting with
 //!   `wgmma`s not retired ([`FaultKind::WgmmaPendingAtExit`]);
+//! - for `setmaxnreg` (see `exec/registers.rs`): warps waiting at `.inc`
+//!   for registers the block's pool will never hold
+//!   ([`FaultKind::SetMaxNRegDeadlock`]), a limit moved the wrong way, a
+//!   warp not converged, the warps of a warpgroup ending at different
+//!   limits;
 //! - a barrier that cannot complete (threads wait while others have exited,
 //!   wait at different barriers, or wait for a count no other warp makes up),
 //!   arrivals at one barrier with different thread counts, a warp arriving

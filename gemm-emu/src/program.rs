@@ -61,6 +61,9 @@ pub struct Program {
     /// Whether the kernel has instructions of the `wgmma` family or
     /// `fence.proxy.async` (and so needs their bookkeeping).
     pub(crate) uses_wgmma: bool,
+    /// Whether any instruction is `setmaxnreg` (the block's register pool
+    /// is kept, `exec/registers.rs`).
+    pub(crate) uses_setmaxnreg: bool,
     /// Whether the kernel has `atom` or `fence.acq_rel.gpu` (and so needs,
     /// with race checks on, the release/acquire bookkeeping that orders
     /// accesses of different blocks; see `memory/order.rs`).
@@ -429,6 +432,7 @@ impl<'k> Decoder<'k> {
                         | Op::FenceProxyAsync
                 )
             }),
+            uses_setmaxnreg: code.iter().any(|i| matches!(i.op, Op::SetMaxNReg { .. })),
             uses_atomics: atomics,
             half_global: code.iter().any(|i| matches!(i.op, Op::LdB16 { .. } | Op::StB16 { .. })),
             shared: self.shared,
@@ -689,6 +693,7 @@ impl<'k> Decoder<'k> {
                 None => return self.unsupported("branch to a label that is not placed"),
             },
             Instr::Ret => Op::Ret,
+            Instr::SetMaxNReg { inc, count } => Op::SetMaxNReg { inc, count },
             Instr::Mma { .. }
             | Instr::Wgmma { .. }
             | Instr::WgmmaRs { .. }

@@ -141,6 +141,7 @@ impl InstrMix {
             | Instr::WgmmaFence
             | Instr::WgmmaCommit
             | Instr::WgmmaWait { .. }
+            | Instr::SetMaxNReg { .. }
             | Instr::FenceProxyAsync
             | Instr::AtomInc { .. }
             | Instr::FenceAcqRelGpu => self.other += 1,
@@ -352,6 +353,7 @@ fn reads(instr: &Instr) -> Vec<usize> {
         | Instr::WgmmaFence
         | Instr::WgmmaCommit
         | Instr::WgmmaWait { .. }
+        | Instr::SetMaxNReg { .. }
         | Instr::FenceProxyAsync
         | Instr::FenceAcqRelGpu => Vec::new(),
         Instr::AtomInc { addr, bound, .. } => {
@@ -408,6 +410,7 @@ pub(super) fn written(instr: &Instr) -> Vec<usize> {
         | Instr::WgmmaFence
         | Instr::WgmmaCommit
         | Instr::WgmmaWait { .. }
+        | Instr::SetMaxNReg { .. }
         | Instr::FenceProxyAsync
         | Instr::FenceAcqRelGpu
         | Instr::BarSync { .. }

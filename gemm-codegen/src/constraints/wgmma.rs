@@ -159,6 +159,57 @@ pub const fn wgmma_a_regs(spec: &KernelSpec) -> bool {
         && (!matches!(spec.ldg, GlobalLoad::Tma) || spec.m_blk as u64 + WGMMA_A_REGS_SKEW as u64 <= 256)
 }
 
+/// Registers a thread of the producer warpgroup keeps where it gives the
+/// rest to the consumers ([`register_limits`]): its bulk copies' addresses,
+/// coordinates and loop.
+pub const PRODUCER_REGISTERS: u32 = 40;
+
+/// The per-thread register limits `setmaxnreg` sets in a warp-specialized
+/// kernel whose producer only issues bulk copies (`ldg = tma`, nothing
+/// converted: both operands read from the ring): `(producer, consumers)` —
+/// [`PRODUCER_REGISTERS`], and the consumers' even share of the rest of the
+/// block's registers, in multiples of 8, at most 256 — where that gives
+/// the consumers more than their share of the whole block (two consumer
+/// warpgroups or more); `None` otherwise (every warp keeps its share).
+pub const fn register_limits(spec: &KernelSpec) -> Option<(u32, u32)> {
+    use crate::ptx::{BLOCK_REGISTERS, SETMAXNREG_MAX, WARPGROUP};
+    let block = spec.block_threads();
+    let consumer_groups = spec.threads() / WARPGROUP as u64;
+    if spec.wgmma().is_none()
+        || spec.producers != 1
+        || !matches!(spec.ldg, GlobalLoad::Tma)
+        || !wgmma_direct(spec, Operand::A)
+        || !wgmma_direct(spec, Operand::B)
+        || consumer_groups == 0
+        || block == 0
+    {
+        return None;
+    }
+    let share = (BLOCK_REGISTERS as u64 / block) / 8 * 8;
+    let left = (BLOCK_REGISTERS / WARPGROUP - PRODUCER_REGISTERS) as u64;
+    let consumers = (left / consumer_groups) / 8 * 8;
+    let consumers = if consumers > SETMAXNREG_MAX as u64 { SETMAXNREG_MAX as u64 } else { consumers };
+    if consumers > share && share >= PRODUCER_REGISTERS as u64 {
+        Some((PRODUCER_REGISTERS, consumers as u32))
+    } else {
+        None
+    }
+}
+
+/// The sets of A's fragment registers the consumers go round and the step
+/// groups they keep in flight, where they load A into registers
+/// ([`wgmma_a_regs`]): four and two where `setmaxnreg` gives them the
+/// registers ([`register_limits`]) and a stripe is an even number of steps
+/// (a loop of two stripes then goes round the four sets), else (and for
+/// any other kernel) two and one.
+pub const fn wgmma_a_fragment_depth(spec: &KernelSpec) -> (u32, u32) {
+    if wgmma_a_regs(spec) && register_limits(spec).is_some() && spec.k_blk.is_multiple_of(16) {
+        (4, 2)
+    } else {
+        (2, 1)
+    }
+}
+
 /// Whether either operand of `spec` is read from the ring ([`wgmma_direct`]).
 pub const fn wgmma_any_direct(spec: &KernelSpec) -> bool {
     wgmma_direct(spec, Operand::A) || wgmma_direct(spec, Operand::B)
@@ -667,6 +718,51 @@ mod tests {
         assert_eq!(rules(&wide), []);
         assert!(!wgmma_a_regs(&wide) && !wgmma_direct(&wide, Operand::A));
         assert!(wgmma_a_regs(&one((Op::N, Op::N), 256, GlobalLoad::Cg)));
+    }
+
+    /// Which kernels hand the producer's registers to the consumers: a
+    /// producer that only copies (TMA, nothing converted) beside two
+    /// consumer warpgroups or more; and the fragment sets A's loads then go
+    /// round.
+    #[test]
+    fn the_registers_go_to_the_consumers_of_a_producer_that_only_copies() {
+        let text = |op: &str, tile: &str, loads: &str, warps: u32, n: u32, ldg: &str| {
+            format!(
+                "precision = f32, op = {op}, tile = {tile}, threads = ({}, 4), {loads}, lds_width = 4, arch = \
+                 sm_90a, stages = 3, ldg_width = 4, warps = ({warps}, 1), math = tf32, mma = (64, {n}, 8), \
+                 producers = 1, ldg = {ldg}",
+                8 * warps
+            )
+            .parse::<KernelSpec>()
+            .unwrap()
+        };
+        let nn = "load_a = (32, 4), load_b = (8, 16)";
+        let tn = "load_a = (8, 16), load_b = (8, 16)";
+        let cases = [
+            (text("(N, N)", "(128, 256, 32)", nn, 8, 256, "tma"), Some((40, 232)), (4, 2)),
+            (text("(T, N)", "(128, 256, 32)", tn, 8, 256, "tma"), Some((40, 232)), (2, 1)),
+            // One consumer warpgroup: its share of the block is 256 already.
+            (
+                text("(N, N)", "(64, 256, 32)", "load_a = (16, 8), load_b = (8, 16)", 4, 256, "tma"),
+                None,
+                (2, 1),
+            ),
+            // Copied by the producer's threads, or B converted: they need their registers.
+            (text("(N, N)", "(128, 256, 32)", nn, 8, 256, "cg"), None, (2, 1)),
+            (
+                text("(N, T)", "(128, 256, 32)", "load_a = (32, 4), load_b = (64, 2)", 8, 256, "tma"),
+                None,
+                (2, 1),
+            ),
+        ];
+        for (s, limits, depth) in cases {
+            assert_eq!(rules(&s), [], "{s}");
+            assert_eq!(register_limits(&s), limits, "{s}");
+            assert_eq!(wgmma_a_fragment_depth(&s), depth, "{s}");
+        }
+        // Four warpgroups of consumers: (512 - 40) / 4 = 118, 112 a thread.
+        let four = text("(T, N)", "(256, 128, 32)", tn, 16, 128, "tma");
+        assert_eq!((rules(&four), register_limits(&four)), (vec![], Some((40, 112))));
     }
 
     /// A CGEMM on the warpgroup MMA: legal at half an SGEMM's widest `n`,

@@ -9,7 +9,7 @@ use std::collections::HashSet;
 use super::ir::{
     AddrBase, Address, BinOp, CacheQual, Cmp, CpAsyncCache, GlobalDecl, GlobalId, Guard, HalfCvt, Instr,
     Kernel, Label, Major, MmaKind, MmaShape, Operand, ParamDecl, ParamId, ParamType, Reg, RegDecl,
-    SharedDecl, SharedId, Space, Stmt, Type, UnOp, WgmmaShape,
+    SETMAXNREG_MAX, SETMAXNREG_MIN, SharedDecl, SharedId, Space, Stmt, Type, UnOp, WgmmaShape,
 };
 
 /// Names PTX reserves for special registers: a register named like one of
@@ -679,6 +679,17 @@ impl Instr {
     /// `wgmma.commit_group.sync.aligned`.
     pub const fn wgmma_commit() -> Instr {
         Instr::WgmmaCommit
+    }
+
+    /// `setmaxnreg.{inc,dec}.sync.aligned.u32 count` (see
+    /// [`Instr::SetMaxNReg`]).
+    #[track_caller]
+    pub fn setmaxnreg(inc: bool, count: u32) -> Instr {
+        assert!(
+            (SETMAXNREG_MIN..=SETMAXNREG_MAX).contains(&count) && count.is_multiple_of(8),
+            "setmaxnreg: {count} registers is not a multiple of 8 from 24 to 256"
+        );
+        Instr::SetMaxNReg { inc, count }
     }
 
     /// `wgmma.wait_group.sync.aligned n`.

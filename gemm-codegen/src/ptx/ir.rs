@@ -31,4 +31,7 @@ pub use operand::{
     AddrBase, Address, CacheQual, GlobalId, Label, Operand, ParamId, Reg, SharedId, Space, Special, Type,
 };
 pub use tma::Tma;
-pub use wgmma::{DescSwizzle, Major, SmemDesc, WARPGROUP, WgmmaInput, WgmmaShape};
+pub use wgmma::{
+    BLOCK_REGISTERS, DescSwizzle, Major, SETMAXNREG_MAX, SETMAXNREG_MIN, SmemDesc, WARPGROUP, WgmmaInput,
+    WgmmaShape,
+};

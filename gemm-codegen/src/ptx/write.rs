@@ -334,6 +334,9 @@ fn opcode(kernel: &Kernel, instr: &Instr) -> String {
         Instr::WgmmaFence => "wgmma.fence.sync.aligned".to_owned(),
         Instr::WgmmaCommit => "wgmma.commit_group.sync.aligned".to_owned(),
         Instr::WgmmaWait { .. } => "wgmma.wait_group.sync.aligned".to_owned(),
+        Instr::SetMaxNReg { inc, .. } => {
+            format!("setmaxnreg.{}.sync.aligned.u32", if *inc { "inc" } else { "dec" })
+        }
         Instr::FenceProxyAsync => "fence.proxy.async.shared::cta".to_owned(),
         Instr::AtomInc { .. } => "atom.relaxed.gpu.global.inc.u32".to_owned(),
         Instr::FenceAcqRelGpu => "fence.acq_rel.gpu".to_owned(),
@@ -426,7 +429,7 @@ fn operands(instr: &Instr) -> Vec<Piece> {
                 scale(*neg_b),
             ]
         }
-        Instr::WgmmaWait { n } => vec![Int(*n)],
+        Instr::WgmmaWait { n } | Instr::SetMaxNReg { count: n, .. } => vec![Int(*n)],
         Instr::AtomInc { dst, addr, bound } => vec![Op((*dst).into()), Addr(*addr), Op(*bound)],
         Instr::BarSync { id, threads: None } => vec![Int(*id)],
         Instr::BarSync { id, threads: Some(n) } | Instr::BarArrive { id, threads: n } => {

@@ -101,8 +101,20 @@ pub(crate) fn lower(cx: &mut Cx<'_>, mut wg: Warpgroup, epilogue: &mut dyn Epilo
     let bars = (cx.plan.spec().ldg == GlobalLoad::Tma).then(|| Barriers::init(cx));
     cx.b.push(Instr::setp(Cmp::Ge, Type::U32, p, cx.thread, Op::imm(consumers)));
     cx.b.push_if(p, Instr::bra_uni(producer));
+    let limits = crate::constraints::register_limits(cx.plan.spec());
+    if let Some((_, consumer)) = limits {
+        cx.b.comment(format!(
+            "the consumers' registers raised to {consumer} a thread, from those the producer gives back \
+             (waits until it has)"
+        ));
+        cx.b.push(Instr::setmaxnreg(true, consumer));
+    }
     consume(cx, &mut wg, block, bars, epilogue);
     cx.b.place(producer);
+    if let Some((producer, _)) = limits {
+        cx.b.comment(format!("the producer keeps {producer} registers a thread, the rest to the consumers"));
+        cx.b.push(Instr::setmaxnreg(false, producer));
+    }
     produce(cx, &mut wg, block, bars);
 }
 

@@ -86,11 +86,13 @@
 //!
 //! A warpgroup's steps are groups of their own, so the stripe before has
 //! retired by the end of a stripe (the consumers' `EMPTY` needs no wait of
-//! its own). Four sets with two groups in flight, each fragment loaded
-//! before the step before it is issued (`FRAGMENT_SETS`,
-//! `FRAGMENT_GROUPS`), gained 2–4% at `n = 128` on the H200 and do not fit
-//! the registers of `n = 256` beside a producer warpgroup (ptxas
-//! serializes the `wgmma`s, C7512), `tuning/sm_90-wgmma/run43`.
+//! its own). Where `setmaxnreg` hands the producer's registers to the
+//! consumers ([`crate::constraints::register_limits`]) they go round four
+//! sets with two groups in flight, each fragment loaded before the step
+//! before it is issued ([`crate::constraints::wgmma_a_fragment_depth`]):
+//! 6–8% faster where the registers allow it without `setmaxnreg`
+//! (`tuning/sm_90-wgmma/run43`); at `n = 256` beside a producer they do
+//! not fit otherwise (ptxas serializes the `wgmma`s, C7512).
 //!
 //! tf32x3's three products of a stripe gather in a second set of
 //! accumulators that starts from zero (`scale-d` false at the first
@@ -136,7 +138,7 @@ mod convert;
 mod fragments;
 
 use convert::{Conversion, Scratch};
-use fragments::{FRAGMENT_GROUPS, FRAGMENT_SETS, Fragments, LOAD_AHEAD};
+use fragments::Fragments;
 
 /// Bytes between core matrices adjacent along K (the descriptors' LBO).
 const LBO: u32 = 128;
@@ -612,10 +614,10 @@ impl Warpgroup {
         // at its first).
         let mut zeroed = vec![false; d.len()];
         // A's fragment of the first step (the next ones loaded one step ahead).
-        assert!(
-            ((2 * steps) as usize).is_multiple_of(FRAGMENT_SETS),
-            "a loop of two stripes goes round the sets"
-        );
+        if let Some(f) = &self.fragments {
+            let sets = f.sets.len();
+            assert!(((2 * steps) as usize).is_multiple_of(sets), "a loop of two stripes goes round the sets");
+        }
         let mut fragment = self.fragments.as_mut().map(|f| f.load(cx, self.shape, 0));
         for s in 0..steps {
             for (i, (&(pa, pb), term)) in
@@ -635,19 +637,20 @@ impl Warpgroup {
                     }
                     (None, Some(f)) => {
                         let a = fragment.take().expect("loaded");
-                        if LOAD_AHEAD && s + 1 < steps {
+                        let (ahead, groups) = (f.load_ahead(), f.groups);
+                        if ahead && s + 1 < steps {
                             fragment = Some(f.load(cx, self.shape, s + 1));
                         }
                         cx.b.comment(format!("step {s}: the fragments loaded fenced for wgmma"));
                         cx.b.push(Instr::wgmma_fence());
                         cx.b.push(Instr::wgmma_rs(self.shape, &d[term.d], (a, db), scale, negate));
                         cx.b.comment(format!(
-                            "the step's own group; all but the last {FRAGMENT_GROUPS} retired: the set of the \
-                             fragment loaded next is free"
+                            "the step's own group; all but the last {groups} retired: the set of the fragment \
+                             loaded next is free"
                         ));
                         cx.b.push(Instr::wgmma_commit());
-                        cx.b.push(Instr::wgmma_wait(FRAGMENT_GROUPS));
-                        if !LOAD_AHEAD && s + 1 < steps {
+                        cx.b.push(Instr::wgmma_wait(groups));
+                        if !ahead && s + 1 < steps {
                             fragment = Some(f.load(cx, self.shape, s + 1));
                         }
                     }

@@ -148,6 +148,29 @@ impl fmt::Display for FaultKind {
                 "thread exits with {copies} `cp.async` copies it never waited for (the oldest at line \
                  {copy_line}): their bytes may never land"
             ),
+            FaultKind::SetMaxNRegNotConverged { active } => write!(
+                f,
+                "`setmaxnreg` is `.sync.aligned`: all 32 lanes of the warp must execute it together, unguarded, \
+                 but only threads [{}] do",
+                threads(active)
+            ),
+            FaultKind::SetMaxNRegWrongWay { inc, count, current } => write!(
+                f,
+                "`setmaxnreg.{}` to {count} registers a thread, but the warp has {current}: `.inc` raises the \
+                 limit, `.dec` lowers it",
+                if *inc { "inc" } else { "dec" }
+            ),
+            FaultKind::SetMaxNRegDeadlock { waiting, requested, available } => write!(
+                f,
+                "{waiting} threads wait at `setmaxnreg.inc` for {requested} registers of the block's pool, which \
+                 holds {available} and will not grow: another warpgroup must first release its registers \
+                 (`setmaxnreg.dec`), or ask for fewer"
+            ),
+            FaultKind::SetMaxNRegWarpgroupDiverged { warpgroup, counts } => write!(
+                f,
+                "the warps of warpgroup {warpgroup} ended with {counts:?} registers a thread: every warp of a \
+                 warpgroup must execute the same `setmaxnreg`"
+            ),
             FaultKind::WgmmaNotConverged { active } => write!(
                 f,
                 "`wgmma` instructions are `.sync.aligned`: all 32 lanes of the warp must execute them together, \

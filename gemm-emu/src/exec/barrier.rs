@@ -15,6 +15,7 @@
 //! block, so it faults once any thread has exited, as the hardware would
 //! hang.
 
+use super::registers::REGISTER_WAIT;
 use super::tma::MBARRIER_WAIT;
 use super::{Fault, FaultKind, Op, WARP, Warp, Worker, first, merge};
 use crate::memory::BadArrival;
@@ -40,13 +41,17 @@ impl Worker<'_> {
                     // Parked at a `try_wait`: again, its phase completed.
                     g.barrier = None;
                 }
+                if self.prog.uses_setmaxnreg {
+                    self.registers_released(w, u);
+                }
                 if !w.groups.iter().any(|g| g.barrier.is_none()) {
                     continue;
                 }
                 self.view = self.clocks.view(u);
                 self.run_warp(w)?;
                 ran = true;
-                let parked = self.prog.uses_tma && w.groups.iter().any(|g| g.barrier == Some(MBARRIER_WAIT));
+                let parked = self.prog.uses_tma && w.groups.iter().any(|g| g.barrier == Some(MBARRIER_WAIT))
+                    || self.prog.uses_setmaxnreg && w.groups.iter().any(|g| g.barrier == Some(REGISTER_WAIT));
                 if !w.groups.is_empty() && !parked {
                     self.bar_sync(warps, u)?;
                 }
@@ -66,7 +71,15 @@ impl Worker<'_> {
             {
                 return Err(fault);
             }
+            if self.prog.uses_setmaxnreg {
+                self.registers_agree()?;
+            }
             return if self.prog.uses_wgmma { self.warpgroups_complete() } else { Ok(()) };
+        }
+        if self.prog.uses_setmaxnreg
+            && let Some(fault) = self.registers_deadlock(warps)
+        {
+            return Err(fault);
         }
         let parked = warps.iter().flat_map(|w| w.groups.iter().map(move |g| (w, g)));
         let mut at_mbarrier = parked.filter(|(_, g)| g.barrier == Some(MBARRIER_WAIT));

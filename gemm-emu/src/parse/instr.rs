@@ -145,6 +145,7 @@ pub(super) fn build(
         "mbarrier" => return tma::mbarrier(&cx, &args).map(|i| (i, None)),
         "mma" => return mma(&cx, &parts, args).map(|i| (i, None)),
         "wgmma" => return wgmma::wgmma(&cx, &parts, args).map(|i| (i, None)),
+        "setmaxnreg" => return wgmma::setmaxnreg(&cx, &parts, args).map(|i| (i, None)),
         "fence" => return atomic::fence(&cx, args).map(|i| (i, None)),
         "atom" => return atomic::atom(&cx, args).map(|i| (i, None)),
         "mov" => {

@@ -314,6 +314,11 @@ pub(crate) enum Op {
     /// `cp.async.bulk.tensor.3d…`: the index of its [`TensorLoad`] in
     /// [`super::Program::tensor_loads`].
     TensorLoad(u32),
+    /// `setmaxnreg.{inc,dec}.sync.aligned.u32 count` (`exec/registers.rs`).
+    SetMaxNReg {
+        inc: bool,
+        count: u32,
+    },
     /// `bar.sync id{, threads}` and `bar.arrive id, threads` (`arrive`).
     Bar {
         id: u32,

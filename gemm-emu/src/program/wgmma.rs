@@ -338,6 +338,7 @@ fn value_regs(op: &Op, mmas: &[Mma], out: &mut Vec<(u32, bool)>) {
         | Op::PAnd { .. }
         | Op::POr { .. }
         | Op::PNot { .. }
+        | Op::SetMaxNReg { .. }
         | Op::CpAsyncCommit
         | Op::CpAsyncWait { .. }
         | Op::Wgmma(_)

@@ -16,6 +16,7 @@ mod parse;
 mod pipeline;
 mod prop;
 mod safety;
+mod setmaxnreg;
 mod speed;
 mod tf32;
 mod wgmma;

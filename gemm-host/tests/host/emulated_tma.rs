@@ -361,6 +361,41 @@ fn a_fragment_mistakes_are_caught() {
     );
 }
 
+/// Two consumer warpgroups of NN 1xTF32 whose producer only copies: it
+/// gives its registers to the consumers (`setmaxnreg.dec` to 40, `.inc` to
+/// 232), which go round four fragment sets with two steps in flight. Runs
+/// on ragged shapes; its typical mistakes are caught.
+#[test]
+fn the_register_hand_off_runs_and_its_mistakes_are_caught() {
+    use gemm_codegen::constraints::{register_limits, wgmma_a_fragment_depth};
+    let nn = image(&tma_spec_of::<f32>((Op::N, Op::N), "tf32", (128, 64, 32), 64, 3));
+    assert_eq!(register_limits(&nn.spec), Some((40, 232)));
+    assert_eq!(wgmma_a_fragment_depth(&nn.spec), (4, 2));
+    let emulator = Emulator::new();
+    let mut failures = Vec::new();
+    let cases = ragged::<f32>(&emulator, &nn, (128, 64, 32), &mut Random::new(43), &mut failures, "NN");
+    assert!(failures.is_empty(), "{} of {cases} cases failed:\n{}", failures.len(), failures.join("\n"));
+    let cfg = GemmConfig::<f32>::new(Op::N, Op::N, 132, 61, 300).alpha(1.5).beta(0.5);
+    caught_edits(
+        &nn,
+        cfg.lda(136).ldb(304).ldc(136),
+        &[
+            (
+                "the producer keeps its registers: the consumers wait for them forever",
+                &[("\tsetmaxnreg.dec.sync.aligned.u32\t40;\n", "")],
+            ),
+            (
+                "the consumers ask for more than the producer gives back",
+                &[("setmaxnreg.inc.sync.aligned.u32\t232;", "setmaxnreg.inc.sync.aligned.u32\t240;")],
+            ),
+            (
+                "three steps left in flight: a fragment set loaded again while its wgmma reads it",
+                &[("wgmma.wait_group.sync.aligned\t2;", "wgmma.wait_group.sync.aligned\t3;")],
+            ),
+        ],
+    );
+}
+
 /// Table 2's FMA SGEMM TN, with the 16-byte global loads TMA would need.
 fn gemm_kernels_table2() -> KernelSpec {
     let spec = gemm_kernels::table2(gemm_codegen::Precision::F32, Op::T, Op::N).spec;

@@ -573,6 +573,17 @@ pub enum Instr {
         /// Committed groups that may stay pending.
         n: u32,
     },
+    /// `setmaxnreg.{inc,dec}.sync.aligned.u32 count`: the executing warp's
+    /// per-thread register limit raised (`inc`, waiting until the block's
+    /// pool holds enough) or lowered (`dec`, returning the rest to the pool)
+    /// to `count` (24 … 256, a multiple of 8). Executed by every warp of a
+    /// warpgroup alike.
+    SetMaxNReg {
+        /// Whether the limit is raised (`.inc`) or lowered (`.dec`).
+        inc: bool,
+        /// The new per-thread limit.
+        count: u32,
+    },
     /// `fence.proxy.async.shared::cta`: orders this thread's earlier
     /// generic-proxy accesses of shared memory before later async-proxy
     /// accesses (`wgmma` operand reads).
@@ -659,14 +670,17 @@ impl Instr {
     /// `cp.async` and its group instructions, `cvt.rna.tf32` and the packs
     /// to `f16x2`/`bf16x2` need sm_80,
     /// `mma` its kind's architecture for its shape ([`MmaKind::min_arch`]),
-    /// the `wgmma` family sm_90a, `fence.proxy.async` and the TMA family sm_90;
+    /// the `wgmma` family and `setmaxnreg` sm_90a, `fence.proxy.async` and
+    /// the TMA family sm_90;
     /// everything else the IR holds exists on sm_70.
     pub const fn min_arch(&self) -> Arch {
         match self {
             Instr::Mma { shape, kind, .. } => kind.min_arch(*shape),
-            Instr::Wgmma { .. } | Instr::WgmmaFence | Instr::WgmmaCommit | Instr::WgmmaWait { .. } => {
-                Arch::SM_90A
-            }
+            Instr::Wgmma { .. }
+            | Instr::WgmmaFence
+            | Instr::WgmmaCommit
+            | Instr::WgmmaWait { .. }
+            | Instr::SetMaxNReg { .. } => Arch::SM_90A,
             Instr::FenceProxyAsync | Instr::Tma(_) => Arch::SM_90,
             Instr::CvtTf32 { .. }
             | Instr::CvtHalf(HalfCvt::Pack { .. })

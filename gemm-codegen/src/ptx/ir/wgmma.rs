@@ -59,6 +59,15 @@
 /// Threads in a warpgroup.
 pub const WARPGROUP: u32 = 128;
 
+/// The fewest and most registers a thread `setmaxnreg` may ask for
+/// ([`super::Instr::SetMaxNReg`]; multiples of 8).
+pub const SETMAXNREG_MIN: u32 = 24;
+pub const SETMAXNREG_MAX: u32 = 256;
+
+/// Registers of a block on the architectures with `setmaxnreg` (sm_90a),
+/// the pool its warps' limits come from.
+pub const BLOCK_REGISTERS: u32 = 65536;
+
 /// The type of A and B a `wgmma` multiplies (D is `.f32` for each).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum WgmmaInput {

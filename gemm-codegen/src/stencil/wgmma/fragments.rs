@@ -20,28 +20,26 @@ pub(super) struct Fragments {
     pub(super) pitch: u32,
     /// The rounding's scratch.
     pub(super) half: Reg,
-    /// [`FRAGMENT_SETS`] sets of a step's four values, loaded and rounded
-    /// to TF32 in place, in turn by step: a set is loaded again once the
-    /// group of the step that read it has retired.
-    pub(super) sets: [[Reg; 4]; FRAGMENT_SETS],
+    /// Sets of a step's four values, loaded and rounded to TF32 in place,
+    /// in turn by step: a set is loaded again once the group of the step
+    /// that read it has retired.
+    pub(super) sets: Vec<[Reg; 4]>,
+    /// Step groups kept in flight ([`crate::constraints::wgmma_a_fragment_depth`]):
+    /// with `s` sets and `g` groups, step `k + 1`'s fragment is loaded into
+    /// the set of step `k + 1 − s` as soon as that step's group has retired
+    /// — before step `k`'s `wgmma` where `s ≥ g + 2`, after its
+    /// `wgmma.wait_group g` otherwise.
+    pub(super) groups: u32,
     /// Fragments loaded so far in the code, for the set of the next.
     pub(super) loaded: u32,
 }
 
-/// The sets of A's fragment registers ([`Fragments`]) a warpgroup goes
-/// round, and the step groups it keeps in flight: with `s` sets and `g`
-/// groups, step `k + 1`'s fragment is loaded into the set of step `k + 1 −
-/// s` as soon as that step's group has retired — before step `k`'s `wgmma`
-/// where `s ≥ g + 2`, after its `wgmma.wait_group g` otherwise. A loop of
-/// two stripes loads `2 · steps` fragments, which must be a multiple of
-/// the sets.
-pub(super) const FRAGMENT_SETS: usize = 2;
-pub(super) const FRAGMENT_GROUPS: u32 = 1;
-
-/// Whether step `k + 1`'s fragment is loaded before step `k`'s `wgmma`.
-pub(super) const LOAD_AHEAD: bool = FRAGMENT_SETS as u32 >= FRAGMENT_GROUPS + 2;
-
 impl Fragments {
+    /// Whether step `k + 1`'s fragment is loaded before step `k`'s `wgmma`.
+    pub(super) fn load_ahead(&self) -> bool {
+        self.sets.len() as u32 >= self.groups + 2
+    }
+
     /// Declares the registers of A's fragments and this thread's first
     /// element in the ring's first slot: lane `(g, t)` of warp `warp_m`
     /// (its rows `16 warp_m …`) loads rows `16 warp_m + g (+ 8)` at k `t (+
@@ -62,9 +60,10 @@ impl Fragments {
         let slot = cx.b.reg("a_frag_slot", Type::U32);
         let stripe = cx.b.reg("a_frag_stripe", Type::U32);
         let half = cx.b.reg("a_frag_half", Type::B32);
+        let (sets, groups) = crate::constraints::wgmma_a_fragment_depth(cx.plan.spec());
         let sets =
-            std::array::from_fn(|j| [0, 1, 2, 3].map(|i| cx.b.reg(format!("a_frag_{j}_{i}"), Type::B32)));
-        Fragments { at, slot, stripe, pitch, half, sets, loaded: 0 }
+            (0..sets).map(|j| [0, 1, 2, 3].map(|i| cx.b.reg(format!("a_frag_{j}_{i}"), Type::B32))).collect();
+        Fragments { at, slot, stripe, pitch, half, sets, groups, loaded: 0 }
     }
 
     /// Loads step `s`'s A fragment of the current stripe into the next set
@@ -72,7 +71,7 @@ impl Fragments {
     /// + g + 8 (i mod 2)`, k `8 s + t + 4 (i div 2)` ([`WgmmaShape::a_at`]),
     /// from the thread's first element `(g, t)`.
     pub(super) fn load(&mut self, cx: &mut Cx<'_>, shape: WgmmaShape, s: u32) -> [Reg; 4] {
-        let set = self.sets[self.loaded as usize % FRAGMENT_SETS];
+        let set = self.sets[self.loaded as usize % self.sets.len()];
         self.loaded += 1;
         let k = shape.k();
         cx.b.comment(format!("A's fragment of step {s} (rows g, g + 8 at k t, t + 4), rounded to TF32"));

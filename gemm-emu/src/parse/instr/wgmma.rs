@@ -6,11 +6,38 @@
 //! `m64nNk16.f32.f16.f16` and `.f32.bf16.bf16` (A and B by descriptor,
 //! followed by `imm-trans-a` and `imm-trans-b`, 0 for K-major, 1 for
 //! MN-major); any other shape or type is an error naming the forms the
-//! emulator has.
+//! emulator has. And `setmaxnreg`, which the warp-specialized `wgmma`
+//! kernels use.
 
-use gemm_codegen::ptx::{Instr, Major, Operand, Reg, Type, WgmmaInput, WgmmaShape};
+use gemm_codegen::ptx::{
+    Instr, Major, Operand, Reg, SETMAXNREG_MAX, SETMAXNREG_MIN, Type, WgmmaInput, WgmmaShape,
+};
 
 use super::{Arg, Ctx, ParseError, compatible, unknown};
+
+/// `setmaxnreg.{inc,dec}.sync.aligned.u32 count`, the count 24 … 256 and
+/// a multiple of 8.
+pub(super) fn setmaxnreg(cx: &Ctx<'_>, parts: &[&str], args: Vec<Arg>) -> Result<Instr, ParseError> {
+    let inc = match parts {
+        ["setmaxnreg", "inc", "sync", "aligned", "u32"] => true,
+        ["setmaxnreg", "dec", "sync", "aligned", "u32"] => false,
+        _ => {
+            return cx
+                .fail("expected `setmaxnreg.inc.sync.aligned.u32` or `setmaxnreg.dec.sync.aligned.u32`");
+        }
+    };
+    match args.as_slice() {
+        [Arg::Op(Operand::Imm(n))] => match u32::try_from(*n) {
+            Ok(count) if (SETMAXNREG_MIN..=SETMAXNREG_MAX).contains(&count) && count.is_multiple_of(8) => {
+                Ok(Instr::SetMaxNReg { inc, count })
+            }
+            _ => cx.fail(format!(
+                "register count {n} is not a multiple of 8 from {SETMAXNREG_MIN} to {SETMAXNREG_MAX}"
+            )),
+        },
+        _ => cx.fail("expected one immediate register count (`setmaxnreg.dec.sync.aligned.u32 40`)"),
+    }
+}
 
 /// The input type a `wgmma.mma_async`'s type suffix names.
 fn input(name: &str) -> Option<WgmmaInput> {
