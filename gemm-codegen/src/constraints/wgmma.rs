@@ -168,9 +168,14 @@ pub const PRODUCER_REGISTERS: u32 = 40;
 /// kernel whose producer only issues bulk copies (`ldg = tma`, nothing
 /// converted: both operands read from the ring): `(producer, consumers)` —
 /// [`PRODUCER_REGISTERS`], and the consumers' even share of the rest of the
-/// block's registers, in multiples of 8, at most 256 — where that gives
-/// the consumers more than their share of the whole block (two consumer
-/// warpgroups or more); `None` otherwise (every warp keeps its share).
+/// registers the block holds (every thread starts with the block's share
+/// of the register file, a multiple of 8: 168 at 384 threads, 96 at 640),
+/// in multiples of 8, at most 256 — where that gives the consumers more
+/// than their share (two consumer warpgroups or more); `None` otherwise
+/// (every warp keeps its share). The consumers' `.inc` waits until the
+/// producer's `.dec` has filled the block's pool: asking for more than it
+/// gives would hang (run 46: a 640-thread kernel asking 112 of a pool of
+/// 96-thread shares hung at scale).
 pub const fn register_limits(spec: &KernelSpec) -> Option<(u32, u32)> {
     use crate::ptx::{BLOCK_REGISTERS, SETMAXNREG_MAX, WARPGROUP};
     let block = spec.block_threads();
@@ -186,8 +191,11 @@ pub const fn register_limits(spec: &KernelSpec) -> Option<(u32, u32)> {
         return None;
     }
     let share = (BLOCK_REGISTERS as u64 / block) / 8 * 8;
-    let left = (BLOCK_REGISTERS / WARPGROUP - PRODUCER_REGISTERS) as u64;
-    let consumers = (left / consumer_groups) / 8 * 8;
+    let held = share * (consumer_groups + 1);
+    if held < PRODUCER_REGISTERS as u64 {
+        return None;
+    }
+    let consumers = ((held - PRODUCER_REGISTERS as u64) / consumer_groups) / 8 * 8;
     let consumers = if consumers > SETMAXNREG_MAX as u64 { SETMAXNREG_MAX as u64 } else { consumers };
     if consumers > share && share >= PRODUCER_REGISTERS as u64 {
         Some((PRODUCER_REGISTERS, consumers as u32))
@@ -760,9 +768,16 @@ mod tests {
             assert_eq!(register_limits(&s), limits, "{s}");
             assert_eq!(wgmma_a_fragment_depth(&s), depth, "{s}");
         }
-        // Four warpgroups of consumers: (512 - 40) / 4 = 118, 112 a thread.
+        // Four warpgroups of consumers on 640 threads of 96 registers:
+        // (5 · 96 − 40) / 4 = 110, 104 a thread — what the producer gives
+        // back covers it (4 · 8 ≤ 56).
         let four = text("(T, N)", "(256, 128, 32)", tn, 16, 128, "tma");
-        assert_eq!((rules(&four), register_limits(&four)), (vec![], Some((40, 112))));
+        assert_eq!((rules(&four), register_limits(&four)), (vec![], Some((40, 104))));
+        for s in [four, text("(N, N)", "(128, 256, 32)", nn, 8, 256, "tma")] {
+            let (producer, consumers) = register_limits(&s).expect("limits");
+            let (groups, share) = (s.threads() as u32 / 128, (65536 / s.block_threads() as u32) / 8 * 8);
+            assert!(groups * (consumers - share) <= share - producer, "{s}: the pool covers the consumers");
+        }
     }
 
     /// A CGEMM on the warpgroup MMA: legal at half an SGEMM's widest `n`,

@@ -363,8 +363,9 @@ fn a_fragment_mistakes_are_caught() {
 
 /// Two consumer warpgroups of NN 1xTF32 whose producer only copies: it
 /// gives its registers to the consumers (`setmaxnreg.dec` to 40, `.inc` to
-/// 232), which go round four fragment sets with two steps in flight. Runs
-/// on ragged shapes; its typical mistakes are caught.
+/// 232), which go round four fragment sets with two steps in flight; and
+/// four consumer warpgroups of TN. Both run on ragged shapes; the typical
+/// mistakes of the hand-off are caught.
 #[test]
 fn the_register_hand_off_runs_and_its_mistakes_are_caught() {
     use gemm_codegen::constraints::{register_limits, wgmma_a_fragment_depth};
@@ -375,6 +376,21 @@ fn the_register_hand_off_runs_and_its_mistakes_are_caught() {
     let mut failures = Vec::new();
     let cases = ragged::<f32>(&emulator, &nn, (128, 64, 32), &mut Random::new(43), &mut failures, "NN");
     assert!(failures.is_empty(), "{} of {cases} cases failed:\n{}", failures.len(), failures.join("\n"));
+    // Four consumer warpgroups on 640 threads of 96 registers: 104 a thread,
+    // which the producer's 56 × 128 cover (asking 112 hung on the GPU).
+    let four = image(&tma_spec((256, 64, 32), 64, 3));
+    assert_eq!(register_limits(&four.spec), Some((40, 104)));
+    let cases = ragged::<f32>(&emulator, &four, (256, 64, 32), &mut Random::new(44), &mut failures, "TN 256");
+    assert!(failures.is_empty(), "{} of {cases} cases failed:\n{}", failures.len(), failures.join("\n"));
+    let tn = GemmConfig::<f32>::new(Op::T, Op::N, 260, 61, 300).alpha(1.5).beta(0.5);
+    caught_edits(
+        &four,
+        tn.lda(304).ldb(304).ldc(264),
+        &[(
+            "112 a thread, an even share of the whole register file rather than of the block's",
+            &[("setmaxnreg.inc.sync.aligned.u32\t104;", "setmaxnreg.inc.sync.aligned.u32\t112;")],
+        )],
+    );
     let cfg = GemmConfig::<f32>::new(Op::N, Op::N, 132, 61, 300).alpha(1.5).beta(0.5);
     caught_edits(
         &nn,
