@@ -35,8 +35,9 @@
 //! Where `wgmma` reads an operand from the ring instead of converted parts
 //! (1xTF32, [`crate::constraints::wgmma_direct`]; or the consumers load
 //! A's fragments from it into registers, `wgmma.rs`'s "A from
-//! registers"), the consumers read the ring's slot of stripe `t` itself, and the producer may overwrite it only
-//! once they have retired that stripe's group. 1xTF32's consumers say so
+//! registers"), the consumers read the ring's slot of stripe `t` itself,
+//! and the producer may overwrite it only once they have retired that
+//! stripe's group. 1xTF32's consumers say so
 //! for stripe `t − 1` right after issuing stripe `t` (`EMPTY[(t − 1) mod
 //! 2]`), so the producer waits there after handing stripe `t` over, then
 //! copies stripe `t + s − 1` into that slot — the copies stay `s − 1`
@@ -62,6 +63,11 @@
 //!
 //! The producers exit after their last stripe; the consumers' epilogue
 //! meets no barrier.
+//!
+//! A producer that only issues bulk copies needs few registers: it gives
+//! the rest to the consumers (`setmaxnreg.dec` as it branches off,
+//! `setmaxnreg.inc` at the consumers' start, which waits until the
+//! producer has; [`crate::constraints::register_limits`]).
 //!
 //! The consumers' loop is the kernel's `main_loop`: the analytic bound
 //! (`bound/`) counts its tensor-core work, issue slots and shared-memory
