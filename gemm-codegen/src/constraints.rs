@@ -18,6 +18,7 @@ use crate::spec::{GlobalLoad, KernelSpec, LoadShape, Math, Op, Precision, Target
 mod layout;
 mod math;
 mod pipeline;
+mod tma;
 mod violation;
 mod wgmma;
 
@@ -32,12 +33,15 @@ pub use pipeline::{
     c_batch_allowed, frag_sets_allowed, interleave_allowed, ldg_width_allowed, ldg_width_divides,
     ldg_width_fits_precision, stages_allowed, unroll_divides, warps_fit,
 };
+pub use tma::{
+    HALF_BOX, TMA_IN_PLACE_MAX_STAGES, half_box_fits, tma_allowed, tma_barrier_bytes, tma_box_fits,
+    tma_stages_fit,
+};
 pub use wgmma::{
-    HALF_BOX, PRODUCER_REGISTERS, TF32X3_MAX_N, TMA_IN_PLACE_MAX_STAGES, WGMMA_A_REGS_SKEW, WGMMA_DIRECT_SBO,
-    WGMMA_MIN_STAGES, half_box_fits, producers_allowed, register_limits, tma_allowed, tma_barrier_bytes,
-    tma_stages_fit, wgmma_a_fragment_depth, wgmma_a_regs, wgmma_allowed, wgmma_any_direct, wgmma_bytes,
-    wgmma_converted_bytes, wgmma_direct, wgmma_fits, wgmma_math_fits, wgmma_max_n, wgmma_part_bytes,
-    wgmma_parts, wgmma_planes, wgmma_sbo,
+    PRODUCER_REGISTERS, TF32X3_MAX_N, WGMMA_A_REGS_SKEW, WGMMA_DIRECT_SBO, WGMMA_MIN_STAGES,
+    producers_allowed, register_limits, wgmma_a_fragment_depth, wgmma_a_regs, wgmma_allowed,
+    wgmma_any_direct, wgmma_bytes, wgmma_converted_bytes, wgmma_direct, wgmma_fits, wgmma_math_fits,
+    wgmma_max_n, wgmma_part_bytes, wgmma_parts, wgmma_planes, wgmma_sbo,
 };
 
 /// Hardware limits that decide whether a kernel can be built and launched at
@@ -595,7 +599,7 @@ fn check(spec: &KernelSpec, limits: &Limits, messages: bool) -> Result<Plan, Vec
     pipeline::check(spec, &a, &b, &mut out);
     math::check(spec, &mut out);
     wgmma::check_producers(spec, limits.max_threads_per_block, &mut out);
-    wgmma::check_tma(spec, &mut out);
+    tma::check_tma(spec, &mut out);
     if !out.list.is_empty() {
         // Resource estimates assume the divisibility rules hold.
         return Err(out.list);
