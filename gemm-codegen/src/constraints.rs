@@ -546,18 +546,15 @@ pub const fn shared_fits(spec: &KernelSpec, limits: &Limits) -> bool {
 /// [`Rule::Registers`]: whether `spec`'s register lower bound fits a thread,
 /// and, for a `wgmma` kernel, whose accumulators cannot spill (an
 /// instruction takes them all), whether its block at that bound fits the
-/// register file ([`WGMMA_REGS_PER_BLOCK`]: `ptxas` holds a block of `T`
+/// register file ([`crate::ptx::BLOCK_REGISTERS`]: `ptxas` holds a block of `T`
 /// threads to `65536 / T` registers a thread and refuses such a kernel,
 /// C7602). An FMA kernel past it still builds, spilling.
 pub const fn regs_fit(spec: &KernelSpec, limits: &Limits) -> bool {
     let regs = regs_lower_bound(spec);
     regs <= limits.max_regs_per_thread as u128
         && (spec.wgmma().is_none()
-            || regs.saturating_mul(spec.block_threads() as u128) <= WGMMA_REGS_PER_BLOCK as u128)
+            || regs.saturating_mul(spec.block_threads() as u128) <= crate::ptx::BLOCK_REGISTERS as u128)
 }
-
-/// The registers of a block on every architecture with `wgmma` (sm_90a).
-pub const WGMMA_REGS_PER_BLOCK: u32 = 65536;
 
 /// Checks `spec` against every hard constraint under the limits of its
 /// architecture ([`Limits::for_target`] of `spec.arch`).
@@ -811,7 +808,7 @@ fn check_resources(spec: &KernelSpec, limits: &Limits, out: &mut Report) {
                      converted block) in a block of {} threads, which hold at most {} each: use fewer \
                      warpgroups",
                     spec.block_threads(),
-                    u64::from(WGMMA_REGS_PER_BLOCK) / spec.block_threads().max(1)
+                    u64::from(crate::ptx::BLOCK_REGISTERS) / spec.block_threads().max(1)
                 );
             }
             format!(

@@ -177,7 +177,7 @@ pub const PRODUCER_REGISTERS: u32 = 40;
 /// gives would hang (run 46: a 640-thread kernel asking 112 of a pool of
 /// 96-thread shares hung at scale).
 pub const fn register_limits(spec: &KernelSpec) -> Option<(u32, u32)> {
-    use crate::ptx::{BLOCK_REGISTERS, SETMAXNREG_MAX, WARPGROUP};
+    use crate::ptx::{SETMAXNREG_MAX, WARPGROUP, register_share};
     let block = spec.block_threads();
     let consumer_groups = spec.threads() / WARPGROUP as u64;
     if spec.wgmma().is_none()
@@ -190,7 +190,7 @@ pub const fn register_limits(spec: &KernelSpec) -> Option<(u32, u32)> {
     {
         return None;
     }
-    let share = (BLOCK_REGISTERS as u64 / block) / 8 * 8;
+    let share = register_share(crate::constraints::proven_u32(block as u128)) as u64;
     let held = share * (consumer_groups + 1);
     if held < PRODUCER_REGISTERS as u64 {
         return None;

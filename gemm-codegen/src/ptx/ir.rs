@@ -33,5 +33,5 @@ pub use operand::{
 pub use tma::Tma;
 pub use wgmma::{
     BLOCK_REGISTERS, DescSwizzle, Major, SETMAXNREG_MAX, SETMAXNREG_MIN, SmemDesc, WARPGROUP, WgmmaInput,
-    WgmmaShape,
+    WgmmaShape, register_share,
 };

@@ -188,9 +188,8 @@ pub(crate) struct Warpgroup {
     /// Per operand: how `wgmma` reads it — K-major, or MN-major (a 16-bit
     /// operand whose M or N leads in global memory, [`half_box_fits`]).
     major: [Major; 2],
-    /// A's fragments loaded from the ring into registers
-    /// ([`wgmma_a_regs`]): whether, and once set up, their registers.
-    a_regs: bool,
+    /// A's fragments' registers, where the consumers load them from the
+    /// ring ([`wgmma_a_regs`]; set up with the product).
     fragments: Option<Fragments>,
 }
 
@@ -264,7 +263,6 @@ impl Warpgroup {
                     Major::K
                 }
             }),
-            a_regs: wgmma_a_regs(spec),
             fragments: None,
         }
     }
@@ -480,7 +478,7 @@ impl Warpgroup {
         cx.b.push(Instr::mul(a_row, a_row, Op::imm(WgmmaShape::M / 8)));
         let b_row = cx.b.reg("wg_b_groups", Type::U32);
         cx.b.push(Instr::mul(b_row, warp_n, Op::imm(self.shape.n / 8)));
-        if self.a_regs {
+        if wgmma_a_regs(&spec) {
             self.fragments = Some(Fragments::setup(cx, warp_m, lane));
             self.desc.push(Vec::new());
         } else {
@@ -557,7 +555,7 @@ impl Warpgroup {
         // (A's part, B's part) of each product: small terms first, then big·big.
         let parts: &[(usize, usize)] = if self.x3 { &[(1, 0), (0, 1), (0, 0)] } else { &[(0, 0)] };
         let terms = self.terms();
-        let reads = match (self.a_regs, self.direct) {
+        let reads = match (self.fragments.is_some(), self.direct) {
             (true, [_, true]) => "A's fragments loaded from this stripe's ring slot, B in the slot",
             (true, [_, false]) => "A's fragments loaded from this stripe's ring slot, B's parts",
             (false, [false, false]) => "this stripe's set of parts",

@@ -18,7 +18,7 @@
 //! ([`FaultKind::SetMaxNRegWarpgroupDiverged`]). The count's form (24 …
 //! 256, a multiple of 8) is the parser's to check.
 
-use gemm_codegen::ptx::{BLOCK_REGISTERS, SETMAXNREG_MAX, WARPGROUP};
+use gemm_codegen::ptx::{WARPGROUP, register_share};
 
 use super::{Fault, FaultKind, WARP, Warp, Worker, first};
 
@@ -38,9 +38,8 @@ impl RegisterPool {
     /// A new block of `warps` warps and `threads` threads: each warp at the
     /// even share, the pool empty.
     pub fn reset(&mut self, warps: usize, threads: u32) {
-        let share = (BLOCK_REGISTERS / threads.max(1)) / 8 * 8;
         self.limits.clear();
-        self.limits.resize(warps, share.min(SETMAXNREG_MAX));
+        self.limits.resize(warps, register_share(threads));
         self.pool = 0;
     }
 

@@ -64,9 +64,18 @@ pub const WARPGROUP: u32 = 128;
 pub const SETMAXNREG_MIN: u32 = 24;
 pub const SETMAXNREG_MAX: u32 = 256;
 
-/// Registers of a block on the architectures with `setmaxnreg` (sm_90a),
-/// the pool its warps' limits come from.
+/// Registers of a block on the architectures with `wgmma` and
+/// `setmaxnreg` (sm_90a): the register file a block of `T` threads shares
+/// out, and the pool its warps' limits come from.
 pub const BLOCK_REGISTERS: u32 = 65536;
+
+/// Registers each thread of a block of `threads` starts with where
+/// `setmaxnreg` moves them (ptxas gives a kernel with `.reqntid` the
+/// block's even share, in multiples of 8), at most [`SETMAXNREG_MAX`].
+pub const fn register_share(threads: u32) -> u32 {
+    let share = (BLOCK_REGISTERS / if threads == 0 { 1 } else { threads }) / 8 * 8;
+    if share > SETMAXNREG_MAX { SETMAXNREG_MAX } else { share }
+}
 
 /// The type of A and B a `wgmma` multiplies (D is `.f32` for each).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
