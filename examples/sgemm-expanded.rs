@@ -101,6 +101,7 @@ impl ::gemmforge::codegen::GemmKernel for SgemmNN {
         math: ::gemmforge::codegen::Math::Fma,
         schedule: ::gemmforge::codegen::Schedule::Tiles,
         producers: 0,
+        operands: ::gemmforge::codegen::Operands::Ab,
         mma: None,
     };
 

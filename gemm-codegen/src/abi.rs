@@ -57,6 +57,15 @@
 //! launch only where [`TensorMap::describes`] says so (aligned operands, a
 //! strided batch whose problems all have the same depth); the caller runs
 //! the kernel's twin otherwise.
+//!
+//! # Swapped operands
+//!
+//! A kernel that computes the transposed product (`operands = ba`,
+//! [`crate::Operands::Ba`]) takes the call's B as its `a` and A as its `b`:
+//! its ABI ([`Abi::swapped`]) is the same list of parameters with their
+//! roles traded — `a`, `lda`, `stride_a` carry B's, `m` carries the call's
+//! N — so callers describe the call as for any kernel and the arguments
+//! land where that kernel reads them.
 
 use std::fmt;
 
@@ -94,6 +103,30 @@ pub enum Part {
     Im,
 }
 
+impl Matrix {
+    /// The matrix that takes this one's place in the transposed product
+    /// `Cᵀ = op(B)ᵀ · op(A)ᵀ`: A and B trade places, C stays.
+    pub const fn swapped(self) -> Matrix {
+        match self {
+            Matrix::A => Matrix::B,
+            Matrix::B => Matrix::A,
+            Matrix::C => Matrix::C,
+        }
+    }
+}
+
+impl Dim {
+    /// The dimension that takes this one's place in the transposed
+    /// product: M and N trade places, K stays.
+    pub const fn swapped(self) -> Dim {
+        match self {
+            Dim::M => Dim::N,
+            Dim::N => Dim::M,
+            Dim::K => Dim::K,
+        }
+    }
+}
+
 /// What a kernel parameter carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Role {
@@ -125,6 +158,23 @@ pub enum Role {
     /// The tensor map of an operand ([`ParamType::TensorMap`]): see the
     /// module's "Tensor maps".
     TensorMap(MapRole),
+}
+
+impl Role {
+    /// What the parameter carries in the transposed product ([`Matrix::swapped`],
+    /// [`Dim::swapped`]): see the module's "Swapped operands".
+    pub const fn swapped(self) -> Role {
+        match self {
+            Role::Pointer(x) => Role::Pointer(x.swapped()),
+            Role::Extent(d) => Role::Extent(d.swapped()),
+            Role::Lead(x) => Role::Lead(x.swapped()),
+            Role::BatchStride(x) => Role::BatchStride(x.swapped()),
+            Role::TensorMap(map) => {
+                Role::TensorMap(MapRole { matrix: map.matrix.swapped(), inner: map.inner.swapped(), ..map })
+            }
+            other => other,
+        }
+    }
 }
 
 /// Which tensor map a [`Role::TensorMap`] parameter carries: the operand,
@@ -254,6 +304,14 @@ impl Abi {
         if beta_runtime {
             params.push(Param { name: "beta", ty: ParamType::Scalar(scalar), role: Beta(Re) });
         }
+        Abi { params }
+    }
+
+    /// The ABI of the kernel that computes the transposed product of this
+    /// one's (`operands = ba`): the same parameters, each carrying
+    /// [`Role::swapped`] — see the module's "Swapped operands".
+    pub fn swapped(self) -> Abi {
+        let params = self.params.into_iter().map(|p| Param { role: p.role.swapped(), ..p }).collect();
         Abi { params }
     }
 

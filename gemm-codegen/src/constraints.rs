@@ -116,6 +116,15 @@ impl Operand {
             Operand::B => Field::LoadB,
         }
     }
+
+    /// The other operand: whose place this one takes in the transposed
+    /// product (`operands = ba`).
+    pub const fn other(self) -> Operand {
+        match self {
+            Operand::A => Operand::B,
+            Operand::B => Operand::A,
+        }
+    }
 }
 
 /// How one thread block reads its stripe of A or B each iteration.
@@ -148,8 +157,8 @@ impl StripePlan {
     /// names for it (`load_a` or `load_b`), whether or not that shape fits.
     pub const fn new(spec: &KernelSpec, operand: Operand) -> StripePlan {
         let (op, shape) = match operand {
-            Operand::A => (spec.eff_op_a(), spec.load_a),
-            Operand::B => (spec.eff_op_b(), spec.load_b),
+            Operand::A => (spec.kernel_op_a(), spec.load_a),
+            Operand::B => (spec.kernel_op_b(), spec.load_b),
         };
         let free_blk = free_blk(spec, operand);
         // A is m × k after its op: stored as-is (op N) its leading dimension
@@ -588,6 +597,7 @@ fn check(spec: &KernelSpec, limits: &Limits, messages: bool) -> Result<Plan, Vec
     }
     check_threads(spec, limits, &mut out);
     check_tile(spec, &mut out);
+    check_operands(spec, &mut out);
     let a = StripePlan::new(spec, Operand::A);
     let b = StripePlan::new(spec, Operand::B);
     check_load(spec, &a, &mut out);
@@ -680,6 +690,22 @@ fn check_tile(spec: &KernelSpec, out: &mut Report) {
     }
 }
 
+/// `operands = ba` transposes both operands: a conjugated one would have to
+/// be read conjugated but not transposed, which no op does.
+fn check_operands(spec: &KernelSpec, out: &mut Report) {
+    let conjugated = [spec.op_a, spec.op_b].into_iter().any(|op| op.conjugates(spec.precision));
+    if spec.swaps_operands() && conjugated {
+        violation(out, ParamPath::whole(Field::Operands), Rule::Operands, || {
+            format!(
+                "`operands = ba` cannot take a conjugating op (`op = ({}, {})` on {}): its transposed \
+                 product would read the operand conjugated but not transposed, which no op does; \
+                 write `operands = ab`",
+                spec.op_a, spec.op_b, spec.precision
+            )
+        });
+    }
+}
+
 fn check_load(spec: &KernelSpec, stripe: &StripePlan, out: &mut Report) {
     let field = stripe.operand.load_field();
     let name = field.name();
@@ -712,9 +738,15 @@ fn check_load(spec: &KernelSpec, stripe: &StripePlan, out: &mut Report) {
     } else {
         ((free, free_blk), ("K_blk", spec.k_blk))
     };
+    // With swapped operands the kernel's A is the call's B (`operands = ba`).
+    let call = if spec.swaps_operands() {
+        format!(" (the call's {})", stripe.operand.other().upper())
+    } else {
+        String::new()
+    };
     let stored = || {
         format!(
-            "the stored stripe of {x} for op({x}) = {op_name} is {} × {} with {} contiguous",
+            "the stored stripe of {x}{call} for op({x}) = {op_name} is {} × {} with {} contiguous",
             lead_dim.1,
             cross_dim.1,
             &lead_dim.0[..1]

@@ -67,13 +67,19 @@ pub enum BlockOrder {
 pub struct LaunchShape {
     /// Threads per block, `(x, y, z)`.
     pub block: (u32, u32, u32),
-    /// Rows and columns of C each block computes.
+    /// Rows and columns of the kernel's product each block computes: of C,
+    /// or of Cᵀ for a kernel with [`LaunchShape::swapped`].
     pub tile: (u32, u32),
     /// How blocks map to tiles.
     pub order: BlockOrder,
     /// Shared memory each launch passes dynamically, in bytes (0: all of the
     /// kernel's shared memory is static).
     pub dynamic_shared_bytes: u32,
+    /// Whether the kernel computes the transposed product, `Cᵀ` (`operands
+    /// = ba`): its tiles, grid and stream-K stripes are then those of an
+    /// `n × m` product. The methods below take the call's `m` and `n` and
+    /// trade them themselves.
+    pub swapped: bool,
 }
 
 /// A grid axis a problem would overflow.
@@ -93,12 +99,20 @@ impl LaunchShape {
     /// Blocks a grid may have along y.
     pub const MAX_GRID_Y: u64 = 65535;
 
-    /// Tiles of C along M and N, exactly (a zero tile, which no valid spec
-    /// has, counts no tiles rather than dividing by zero).
+    /// The extents of the kernel's product for an `m × n` C: `(m, n)`, or
+    /// `(n, m)` for a [`LaunchShape::swapped`] kernel.
+    pub const fn product(&self, m: u32, n: u32) -> (u32, u32) {
+        if self.swapped { (n, m) } else { (m, n) }
+    }
+
+    /// Tiles of the kernel's product along its M and N for an `m × n` C
+    /// ([`LaunchShape::product`]), exactly (a zero tile, which no valid
+    /// spec has, counts no tiles rather than dividing by zero).
     pub const fn tiles(&self, m: u32, n: u32) -> (u64, u64) {
         const fn tiles(extent: u32, blk: u32) -> u64 {
             if blk == 0 { 0 } else { extent.div_ceil(blk) as u64 }
         }
+        let (m, n) = self.product(m, n);
         (tiles(m, self.tile.0), tiles(n, self.tile.1))
     }
 
@@ -117,6 +131,7 @@ impl LaunchShape {
         element_bytes: u32,
         max_blocks: u32,
     ) -> Option<StreamKGrid> {
+        let (m, n) = self.product(m, n);
         match self.order {
             BlockOrder::StreamK { k_blk } => {
                 StreamKGrid::new((self.tile.0, self.tile.1, k_blk), element_bytes, (m, n, k), max_blocks)
@@ -235,6 +250,7 @@ impl Stencil {
                 BlockOrder::Grid2d
             },
             dynamic_shared_bytes: constraints::dynamic_shared_bytes(spec),
+            swapped: spec.swaps_operands(),
         }
     }
 
@@ -264,8 +280,10 @@ impl Family for Stencil {
         spec.entry_name()
     }
 
+    /// The stencil's ABI; a kernel with swapped operands takes the same
+    /// parameters, their roles traded ([`Abi::swapped`]).
     fn abi(spec: &KernelSpec) -> Abi {
-        match spec.schedule {
+        let abi = match spec.schedule {
             Schedule::Tiles if spec.ldg == GlobalLoad::Tma => {
                 // A box a stripe, laid out as the ring holds it
                 // (`stencil/bulk.rs`, `tma_allowed`).
@@ -295,7 +313,8 @@ impl Family for Stencil {
             }
             Schedule::Tiles => Abi::gemm(spec.precision),
             Schedule::StreamK => Abi::gemm_stream_k(spec.precision),
-        }
+        };
+        if spec.swaps_operands() { abi.swapped() } else { abi }
     }
 
     fn launch(spec: &KernelSpec) -> LaunchShape {

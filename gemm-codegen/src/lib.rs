@@ -71,8 +71,8 @@ pub use family::{BlockOrder, Family, GridOverflow, LaunchShape, Requirements, St
 pub use kernel::{Element, GemmKernel, KernelImage};
 pub use space::{Bounds, Candidate, Guidelines, Pipeline, Space, Stats};
 pub use spec::{
-    GlobalLoad, KernelSpec, LoadShape, Math, MmaShape, Op, Precision, Schedule, SpecParseError, Target,
-    WarpShape,
+    GlobalLoad, KernelSpec, LoadShape, Math, MmaShape, Op, Operands, Precision, Schedule, SpecParseError,
+    Target, WarpShape,
 };
 
 /// Re-exported so that `gemm_kernel!` expansions can name `Complex` without

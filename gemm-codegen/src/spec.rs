@@ -187,6 +187,17 @@ impl Op {
     pub const fn conjugates(self, precision: Precision) -> bool {
         matches!(self.effective(precision), Op::C)
     }
+
+    /// The op of the transposed operand, `op(X)ᵀ` read from X's storage:
+    /// `N` and `T` trade places; `C` (whose transpose, X conjugated, is no
+    /// op) stays `C`.
+    pub const fn transposed(self) -> Op {
+        match self {
+            Op::N => Op::T,
+            Op::T => Op::N,
+            Op::C => Op::C,
+        }
+    }
 }
 
 impl fmt::Display for Op {
@@ -382,6 +393,46 @@ impl Schedule {
 }
 
 impl fmt::Display for Schedule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.token())
+    }
+}
+
+/// Which operand the kernel reads as its first (`operands = ab | ba`,
+/// default `ab`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Operands {
+    /// The kernel computes `C = op(A) · op(B)` as written. The default.
+    #[default]
+    Ab,
+    /// The kernel computes the transposed product, `Cᵀ = op(B)ᵀ · op(A)ᵀ`:
+    /// B is its first operand and A its second, and it stores its result
+    /// transposed, so that C is the caller's as with [`Operands::Ab`].
+    /// `op` stays the call's; every other parameter describes the kernel's
+    /// own product — `tile.0` and `threads.0` run along C's columns,
+    /// `load_a` reads B's stripe and `load_b` A's. What it is for: a
+    /// `wgmma` reads a TF32 operand from shared memory only K-major, and A
+    /// can come from registers where B cannot, so `op = (T, T)` runs as the
+    /// kernel `op = (N, N)` does, with B's columns as its rows (CUTLASS's
+    /// "swap AB"). Not for a conjugating op, whose transpose is no op.
+    Ba,
+}
+
+impl Operands {
+    /// Both orders, default first.
+    pub const ALL: [Operands; 2] = [Operands::Ab, Operands::Ba];
+
+    /// The `gemm_kernel!` token (`ab`, `ba`).
+    pub const fn token(self) -> &'static str {
+        match self {
+            Operands::Ab => "ab",
+            Operands::Ba => "ba",
+        }
+    }
+}
+
+impl fmt::Display for Operands {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.token())
     }
@@ -646,6 +697,10 @@ pub struct KernelSpec {
     /// threads.1 + 128` of them.
     #[cfg_attr(feature = "serde", serde(default))]
     pub producers: u32,
+    /// Which operand the kernel reads first (`operands = ab | ba`, default
+    /// `ab`): see [`Operands`].
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub operands: Operands,
 }
 
 /// The default of the pipeline parameters that count (`stages`,
@@ -684,6 +739,8 @@ impl KernelSpec {
     pub const DEFAULT_SCHEDULE: Schedule = Schedule::Tiles;
     /// Default of [`KernelSpec::producers`].
     pub const DEFAULT_PRODUCERS: u32 = 0;
+    /// Default of [`KernelSpec::operands`].
+    pub const DEFAULT_OPERANDS: Operands = Operands::Ab;
     /// Threads of a producer warpgroup ([`KernelSpec::producers`]).
     pub const PRODUCER_THREADS: u32 = 128;
 
@@ -726,6 +783,7 @@ impl KernelSpec {
             mma: None,
             schedule: Self::DEFAULT_SCHEDULE,
             producers: Self::DEFAULT_PRODUCERS,
+            operands: Self::DEFAULT_OPERANDS,
         }
     }
 
@@ -795,6 +853,26 @@ impl KernelSpec {
     /// `op(B)` as the kernel performs it.
     pub const fn eff_op_b(&self) -> Op {
         self.op_b.effective(self.precision)
+    }
+
+    /// Whether the kernel computes the transposed product
+    /// ([`Operands::Ba`]).
+    pub const fn swaps_operands(&self) -> bool {
+        matches!(self.operands, Operands::Ba)
+    }
+
+    /// The op of the kernel's first operand, as its inner product performs
+    /// it: `op(A)`, or with [`Operands::Ba`] `op(B)ᵀ` (B's storage read as
+    /// the transposed op's). A conjugating op, which [`Operands::Ba`] does
+    /// not take, is returned as is.
+    pub const fn kernel_op_a(&self) -> Op {
+        if self.swaps_operands() { self.eff_op_b().transposed() } else { self.eff_op_a() }
+    }
+
+    /// The op of the kernel's second operand: `op(B)`, or with
+    /// [`Operands::Ba`] `op(A)ᵀ`.
+    pub const fn kernel_op_b(&self) -> Op {
+        if self.swaps_operands() { self.eff_op_a().transposed() } else { self.eff_op_b() }
     }
 
     /// The block shape: one dimension of `m_dim × n_dim` threads. Exact for

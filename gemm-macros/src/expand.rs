@@ -122,6 +122,7 @@ fn spec_expr(rt: &TokenStream, spec: &KernelSpec) -> TokenStream {
     };
     let math = format_ident!("{}", format!("{:?}", spec.math));
     let schedule = format_ident!("{}", format!("{:?}", spec.schedule));
+    let operands = format_ident!("{}", format!("{:?}", spec.operands));
     let mma = match spec.mma {
         Some(shape) => {
             let [m, n, k] = [shape.m, shape.n, shape.k].map(int);
@@ -163,6 +164,7 @@ fn spec_expr(rt: &TokenStream, spec: &KernelSpec) -> TokenStream {
             mma: #mma,
             schedule: #rt::Schedule::#schedule,
             producers: #producers,
+            operands: #rt::Operands::#operands,
         }
     }
 }

@@ -92,6 +92,7 @@ mod validate;
 /// | `mma`       | `(m, n, k)`, absent for `fma` | the `mma.sync` shape: `dmma` `(8, 8, 4)`, or on sm_90 `(16, 8, 4)`, `(16, 8, 8)`, `(16, 8, 16)`; `tf32`/`tf32x3` `(16, 8, 4)`, `(16, 8, 8)` |
 /// | `schedule`  | `tiles` \| `stream_k`, default `tiles` | how blocks share out the work: a block per C tile, or stream-K (as many blocks as the GPU holds, each an equal share of every tile's stripes; shared tiles summed in stripe order by the last block to finish them) |
 /// | `producers` | `0` \| `1`, default `0` | producer warpgroups of a `wgmma` kernel (`stages ≥ 2`, `schedule = tiles`, no `interleave`): 128 more threads that issue every copy and convert each stripe into its TF32 parts, handing them to the `threads` (which only issue `wgmma`s and write C) through named barriers; the load shapes then rearrange those 128 threads |
+/// | `operands` | `ab` \| `ba`, default `ab` | which operand the kernel reads first: `ba` computes Cᵀ = op(B)ᵀ·op(A)ᵀ and stores it transposed (CUTLASS's "swap AB": TF32 `wgmma` reads A from registers, B only K-major), every parameter but `op` then describing that product — `tile.0`, `threads.0` along C's columns, `load_a` reading B; not with a conjugating op |
 ///
 /// Parameters come in any order, separated by commas, a trailing comma
 /// allowed. Values are literals: the kernel is compiled while the macro

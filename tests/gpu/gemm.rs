@@ -215,9 +215,10 @@ fn test_specs_compile() {
     }
 }
 
-/// Run 36's TMA kernels (`ldg = tma`, TN 1xTF32, `tuning/sm_90-wgmma/run36/specs.txt`), and
+/// Run 36's TMA kernels (`ldg = tma`, TN 1xTF32, `tuning/sm_90-wgmma/run36/specs.txt`),
 /// run 43's NN and NT, whose consumers load A's fragments from the ring into registers
-/// (`tuning/sm_90-wgmma/run43/specs.txt`, lines 1 and 2).
+/// (`tuning/sm_90-wgmma/run43/specs.txt`, lines 1 and 2), and run 48's TT as the kernel NN
+/// with swapped operands (`operands = ba`, `tuning/sm_90-wgmma/run48/specs.txt`, line 1).
 fn tma_specs() -> Vec<KernelSpec> {
     let text = include_str!("../../tuning/sm_90-wgmma/run36/specs.txt");
     // Their rings cut to the stages of a kernel reading both operands in place.
@@ -227,11 +228,14 @@ fn tma_specs() -> Vec<KernelSpec> {
     assert_eq!(specs.len(), 3);
     let run43 = include_str!("../../tuning/sm_90-wgmma/run43/specs.txt");
     specs.extend(run43.lines().take(2).map(|l| l.parse::<KernelSpec>().expect("a spec")));
+    let run48 = include_str!("../../tuning/sm_90-wgmma/run48/specs.txt");
+    specs.extend(run48.lines().take(1).map(|l| l.parse::<KernelSpec>().expect("a spec")));
+    assert!(specs[5].swaps_operands());
     assert!(specs[3..].iter().all(gemm_codegen::constraints::wgmma_a_regs));
     specs
 }
 
-/// The TMA kernels on the edge shapes (two of them loading A's fragments into registers):
+/// The TMA kernels on the edge shapes (three of them loading A's fragments into registers):
 /// tensor maps encoded by the driver, boxes past the matrix landing zeros; leading dimensions
 /// that are not multiples of 16 bytes run the `cp.async` twin. They need compute capability 9.0
 /// (`sm_90a`): skipped on other GPUs.

@@ -77,6 +77,7 @@ impl BespokeImage {
                 _ => BlockOrder::Columns,
             },
             dynamic_shared_bytes: 0,
+            swapped: false,
         }
     }
 

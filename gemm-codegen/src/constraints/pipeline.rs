@@ -240,6 +240,7 @@ mod tests {
             mma: None,
             schedule: crate::Schedule::Tiles,
             producers: 0,
+            operands: crate::Operands::Ab,
         }
     }
 

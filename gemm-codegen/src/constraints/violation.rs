@@ -49,6 +49,8 @@ pub enum Field {
     Schedule,
     /// `producers`.
     Producers,
+    /// `operands`.
+    Operands,
 }
 
 impl Field {
@@ -76,6 +78,7 @@ impl Field {
             Field::Mma => "mma",
             Field::Schedule => "schedule",
             Field::Producers => "producers",
+            Field::Operands => "operands",
         }
     }
 }
@@ -163,6 +166,8 @@ pub enum Rule {
     /// `ldg = tma` for a kernel whose stripes a producer's bulk copies
     /// cannot bring as its `wgmma`s read them.
     Tma,
+    /// `operands = ba` with a conjugating op, whose transpose is no op.
+    Operands,
 }
 
 /// One broken rule: where, which, and what to change.

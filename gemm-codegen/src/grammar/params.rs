@@ -4,7 +4,9 @@
 //! their own.
 
 use crate::constraints::Field;
-use crate::spec::{GlobalLoad, KernelSpec, Math, MmaShape, Op, Precision, Schedule, Target, WarpShape};
+use crate::spec::{
+    GlobalLoad, KernelSpec, Math, MmaShape, Op, Operands, Precision, Schedule, Target, WarpShape,
+};
 
 /// One parameter of a body: of a `gemm_kernel!` body by default, filling a
 /// [`KernelSpec`] and named by a [`Field`]; `S` and `F` are what another
@@ -157,6 +159,7 @@ pub(super) const TARGETS: &[&str] = &["sm_70", "sm_75", "sm_80", "sm_86", "sm_89
 /// The words of `math`, in the order of [`Math::ALL`].
 const MATHS: &[&str] = &["fma", "dmma", "tf32", "tf32x3", "f16", "bf16"];
 const SCHEDULES: &[&str] = &["tiles", "stream_k"];
+const OPERANDS: &[&str] = &["ab", "ba"];
 
 /// Every parameter, in the order messages list them.
 pub static PARAMS: &[Param] = &[
@@ -373,6 +376,17 @@ pub static PARAMS: &[Param] = &[
         hint: None,
         set: |s, v| v.int().map(|p| s.producers = p),
     },
+    Param {
+        key: "operands",
+        shape: Shape::Word(OPERANDS),
+        need: Need::Optional("ab"),
+        field: Some(Field::Operands),
+        doc: "which operand the kernel reads first: `ab` computes C = op(A)·op(B); `ba` computes Cᵀ = \
+              op(B)ᵀ·op(A)ᵀ and stores it transposed, every parameter but `op` describing that product \
+              (`tile.0` along C's columns, `load_a` reading B)",
+        hint: None,
+        set: |s, v| v.one_of(&Operands::ALL).map(|x| s.operands = x),
+    },
 ];
 
 /// `sm80`, `80`, `SM_80`: what to write instead (`sm_80`).
@@ -449,6 +463,8 @@ mod tests {
         assert_eq!(LDGS, GlobalLoad::ALL.map(GlobalLoad::token));
         assert_eq!(MATHS, Math::ALL.map(Math::token));
         assert_eq!(TARGETS, Target::ALL.map(Target::token));
+        assert_eq!(SCHEDULES, Schedule::ALL.map(Schedule::token));
+        assert_eq!(OPERANDS, Operands::ALL.map(Operands::token));
     }
 
     #[test]

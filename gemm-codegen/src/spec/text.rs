@@ -73,6 +73,9 @@ impl KernelSpec {
         if self.producers != Self::DEFAULT_PRODUCERS {
             s += &format!("_p{}", self.producers);
         }
+        if self.operands != Self::DEFAULT_OPERANDS {
+            s += &format!("_{}", self.operands);
+        }
         if self.arch != Self::DEFAULT_ARCH {
             s += &format!("_{}", self.arch.token().replace('_', ""));
         }
@@ -143,6 +146,9 @@ impl KernelSpec {
         }
         if self.producers != Self::DEFAULT_PRODUCERS {
             s += &format!(", producers = {}", self.producers);
+        }
+        if self.operands != Self::DEFAULT_OPERANDS {
+            s += &format!(", operands = {}", self.operands);
         }
         s
     }

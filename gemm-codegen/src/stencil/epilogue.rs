@@ -21,6 +21,12 @@
 //! (`cvt.rn.{f16x2,bf16x2}.f32`, the low half kept) and stored as 16 bits
 //! (`st.global.b16`).
 //!
+//! A kernel with swapped operands (`operands = ba`) computes a tile of Cᵀ
+//! and stores it transposed: the epilogue works on the transposed view of
+//! the thread's elements ([`Store`]) — its rows are the product's columns,
+//! which C holds consecutively — so both paths, the runs included, are the
+//! same code in that view.
+//!
 //! BLAS semantics: when `beta = 0`, C is never read (it may hold NaN); the
 //! branch on `beta` is uniform, taken by every thread alike. Elements outside
 //! the matrix are neither read nor written.
@@ -34,10 +40,61 @@ pub(crate) struct Strided;
 /// The widest vector access to global memory, in bytes.
 const MAX_VECTOR_BYTES: i64 = 16;
 
+/// The thread's elements as C holds them: the product's tile, or for a
+/// kernel with swapped operands its transpose. Everything the paths below
+/// read about the tile is in this view.
+struct Store {
+    layout: CLayout,
+    /// The accumulators, `[i * n_thr + j]` in this view.
+    acc: Vec<Elem>,
+    /// The thread's rows and columns of C.
+    m_thr: u32,
+    n_thr: u32,
+    /// C's rows and columns (`m`, `n`).
+    extent: (Reg, Reg),
+    /// The block's first row and column of C.
+    origin: (Reg, Reg),
+    /// Rows and columns of C the block's tile covers.
+    tile: (u32, u32),
+}
+
+impl Store {
+    /// The view of the kernel's tile `acc` (`[i * n_thr + j]`, the plan's
+    /// layout) that C holds.
+    fn new(cx: &Cx<'_>, acc: &[Elem]) -> Store {
+        let plan = cx.plan;
+        let spec = plan.spec();
+        let (m_thr, n_thr) = (plan.m_thr(), plan.n_thr());
+        let layout = CLayout::new(plan);
+        let p = cx.params;
+        if !spec.swaps_operands() {
+            return Store {
+                layout,
+                acc: acc.to_vec(),
+                m_thr,
+                n_thr,
+                extent: (p.m, p.n),
+                origin: (cx.blk_m0, cx.blk_n0),
+                tile: (spec.m_blk, spec.n_blk),
+            };
+        }
+        // Element (i, j) of the product is (j, i) of C.
+        let acc = (0..n_thr).flat_map(|j| (0..m_thr).map(move |i| acc[(i * n_thr + j) as usize])).collect();
+        Store {
+            layout: layout.transposed(),
+            acc,
+            m_thr: n_thr,
+            n_thr: m_thr,
+            extent: (p.n, p.m),
+            origin: (cx.blk_n0, cx.blk_m0),
+            tile: (spec.n_blk, spec.m_blk),
+        }
+    }
+}
+
 /// What every path of the epilogue shares.
 struct Shared<'a> {
-    layout: CLayout,
-    acc: &'a [Elem],
+    view: &'a Store,
     esz: i64,
     ldc_bytes: Reg,
     base: Reg,
@@ -66,10 +123,11 @@ enum Path {
 
 impl Epilogue for Strided {
     fn emit(&mut self, cx: &mut Cx<'_>, acc: &[Elem]) {
-        let layout = CLayout::new(cx.plan);
-        let (m_thr, n_thr) = (cx.plan.m_thr(), cx.plan.n_thr());
+        let view = Store::new(cx, acc);
+        let kernel = CLayout::new(cx.plan);
+        let (m_thr, n_thr) = (view.m_thr, view.n_thr);
         let esz = cx.esz();
-        let w = i64::from(layout.row_width());
+        let w = i64::from(view.layout.row_width());
         let params = cx.params;
 
         cx.b.reg_group("epilogue");
@@ -90,9 +148,17 @@ impl Epilogue for Strided {
             })
         };
 
-        cx.b.comment("the thread's first element of C");
-        cx.b.push(Instr::mad(row0, cx.tx, Op::imm(w), cx.blk_m0));
-        cx.b.push(Instr::mad(col0, cx.ty, Op::imm(layout.col_width()), cx.blk_n0));
+        // The product's first row and column, C's column and row when the
+        // operands are swapped.
+        let (mut first, mut second) = (row0, col0);
+        if cx.plan.spec().swaps_operands() {
+            cx.b.comment("the thread's first element of C: the product's (row, column) is C's (column, row)");
+            (first, second) = (col0, row0);
+        } else {
+            cx.b.comment("the thread's first element of C");
+        }
+        cx.b.push(Instr::mad(first, cx.tx, Op::imm(kernel.row_width()), cx.blk_m0));
+        cx.b.push(Instr::mad(second, cx.ty, Op::imm(kernel.col_width()), cx.blk_n0));
         cx.b.push(Instr::mul(ldc_bytes, params.ldc, Op::imm(esz)));
         cx.b.push(Instr::mul_wide(row_bytes, row0, Op::imm(esz)));
         cx.b.push(Instr::add(row_bytes, row_bytes, params.c_ptr));
@@ -112,11 +178,11 @@ impl Epilogue for Strided {
             bits: cx.b.reg("c_half_bits", Type::B32),
             bf16: cx.precision() == crate::spec::Precision::Bf16,
         });
-        let shared = Shared { layout, acc, esz, ldc_bytes, base, col_ptr, alpha_nim, beta_nim, half };
+        let shared = Shared { view: &view, esz, ldc_bytes, base, col_ptr, alpha_nim, beta_nim, half };
 
         let runs = (w > 1 && w * esz <= MAX_VECTOR_BYTES && half.is_none()).then(|| {
             let runs = cx.b.label("epilogue_runs");
-            let p = runs_test(cx, w * esz, w);
+            let p = runs_test(cx, &view, w * esz, w);
             cx.b.push_if(p, Instr::bra_uni(runs));
             runs
         });
@@ -125,13 +191,13 @@ impl Epilogue for Strided {
         let row_ok: Vec<Reg> = (0..m_thr).map(|i| cx.b.reg(format!("c_row_ok_{i}"), Type::Pred)).collect();
         let col_ok: Vec<Reg> = (0..n_thr).map(|j| cx.b.reg(format!("c_col_ok_{j}"), Type::Pred)).collect();
         let ok = cx.b.reg("c_ok", Type::Pred);
-        cx.b.push(Instr::sub(row_lim, params.m, row0));
-        cx.b.push(Instr::sub(col_lim, params.n, col0));
+        cx.b.push(Instr::sub(row_lim, view.extent.0, row0));
+        cx.b.push(Instr::sub(col_lim, view.extent.1, col0));
         for (i, &p) in row_ok.iter().enumerate() {
-            cx.b.push(Instr::setp(Cmp::Gt, Type::S32, p, row_lim, Op::imm(layout.row_offset(i as u32))));
+            cx.b.push(Instr::setp(Cmp::Gt, Type::S32, p, row_lim, Op::imm(view.layout.row_offset(i as u32))));
         }
         for (j, &p) in col_ok.iter().enumerate() {
-            cx.b.push(Instr::setp(Cmp::Gt, Type::S32, p, col_lim, Op::imm(layout.col_offset(j as u32))));
+            cx.b.push(Instr::setp(Cmp::Gt, Type::S32, p, col_lim, Op::imm(view.layout.col_offset(j as u32))));
         }
         let elements = Path::Elements { row_ok, col_ok, ok };
         let done = runs.map(|_| cx.b.label("epilogue_done"));
@@ -148,9 +214,8 @@ impl Epilogue for Strided {
 /// C's base address and `ldc` are multiples of the run (`bytes`, `w`
 /// elements), so that every run is aligned (a thread's runs start at rows
 /// that are multiples of `w`).
-fn runs_test(cx: &mut Cx<'_>, bytes: i64, w: i64) -> Reg {
+fn runs_test(cx: &mut Cx<'_>, view: &Store, bytes: i64, w: i64) -> Reg {
     let params = cx.params;
-    let spec = *cx.plan.spec();
     let p = cx.b.reg("p_c_runs", Type::Pred);
     let q = cx.b.reg("p_c_runs_part", Type::Pred);
     let bits = cx.b.reg("c_align_bits", Type::U64);
@@ -163,11 +228,11 @@ fn runs_test(cx: &mut Cx<'_>, bytes: i64, w: i64) -> Reg {
     cx.b.push(Instr::binary(BinOp::And, bits, params.ldc, Op::imm(w - 1)));
     cx.b.push(Instr::setp(Cmp::Eq, Type::U64, q, bits, Op::imm(0)));
     cx.b.push(Instr::and_pred(p, p, q));
-    cx.b.push(Instr::sub(room, params.m, cx.blk_m0));
-    cx.b.push(Instr::setp(Cmp::Ge, Type::S32, q, room, Op::imm(spec.m_blk)));
+    cx.b.push(Instr::sub(room, view.extent.0, view.origin.0));
+    cx.b.push(Instr::setp(Cmp::Ge, Type::S32, q, room, Op::imm(view.tile.0)));
     cx.b.push(Instr::and_pred(p, p, q));
-    cx.b.push(Instr::sub(room, params.n, cx.blk_n0));
-    cx.b.push(Instr::setp(Cmp::Ge, Type::S32, q, room, Op::imm(spec.n_blk)));
+    cx.b.push(Instr::sub(room, view.extent.1, view.origin.1));
+    cx.b.push(Instr::setp(Cmp::Ge, Type::S32, q, room, Op::imm(view.tile.1)));
     cx.b.push(Instr::and_pred(p, p, q));
     p
 }
@@ -184,10 +249,10 @@ fn runs_test(cx: &mut Cx<'_>, bytes: i64, w: i64) -> Reg {
 fn emit_path(cx: &mut Cx<'_>, s: &Shared<'_>, path: &Path, beta_zero: Reg, name: &str, done: Option<Label>) {
     let end = done.is_none().then(|| cx.b.label(&format!("epilogue_{name}_done")));
     let target = done.or(end).expect("a label to end at");
-    let (m_thr, n_thr) = (cx.plan.m_thr(), cx.plan.n_thr());
+    let (m_thr, n_thr) = (s.view.m_thr, s.view.n_thr);
     let batch = cx.plan.spec().c_batch.clamp(1, n_thr.max(1));
     let w = match path {
-        Path::Runs => s.layout.row_width(),
+        Path::Runs => s.view.layout.row_width(),
         Path::Elements { .. } => 1,
     };
     // Old values: one run's worth with groups of one (each run's load beside
@@ -239,7 +304,7 @@ fn emit_path(cx: &mut Cx<'_>, s: &Shared<'_>, path: &Path, beta_zero: Reg, name:
                         _ => None,
                     };
                     for (e, (new, old)) in news.iter().zip(old).enumerate() {
-                        let c = s.acc[((first + e as u32) * n_thr + j) as usize];
+                        let c = s.view.acc[((first + e as u32) * n_thr + j) as usize];
                         combine(cx, s, guard, *new, c, read_c.then_some(*old));
                     }
                     store_new(cx, s, &news, addr, push);
@@ -312,11 +377,11 @@ fn for_each_run(
     w: u32,
     mut body: impl FnMut(&mut Cx<'_>, u32, Address, &dyn Fn(&mut Cx<'_>, Instr)),
 ) {
-    let m_thr = cx.plan.m_thr();
-    let col_offset = i64::from(s.layout.col_offset(j));
+    let m_thr = s.view.m_thr;
+    let col_offset = i64::from(s.view.layout.col_offset(j));
     cx.b.push(Instr::mad(s.col_ptr, s.ldc_bytes, Op::imm(col_offset), s.base));
     for first in (0..m_thr).step_by(w as usize) {
-        let addr = Address::reg(s.col_ptr, i64::from(s.layout.row_offset(first)) * s.esz);
+        let addr = Address::reg(s.col_ptr, i64::from(s.view.layout.row_offset(first)) * s.esz);
         let guard = match path {
             Path::Runs => None,
             Path::Elements { row_ok, col_ok, ok } => {

@@ -90,6 +90,13 @@ impl CLayout {
     pub fn col_offset(&self, j: u32) -> u32 {
         self.cols.offset(j)
     }
+
+    /// The layout of the transposed tile: rows and columns trade places
+    /// (the epilogue of a kernel with swapped operands, which stores its
+    /// product's tile as C's).
+    pub fn transposed(self) -> CLayout {
+        CLayout { rows: self.cols, cols: self.rows }
+    }
 }
 
 #[cfg(test)]

@@ -135,6 +135,7 @@ fn specs() -> impl Strategy<Value = KernelSpec> {
             prop::option::of(any::<[u32; 3]>().prop_map(|[m, n, k]| MmaShape { m, n, k })),
             prop::sample::select(gemm_codegen::Schedule::ALL.to_vec()),
             any::<u32>(),
+            prop::sample::select(gemm_codegen::Operands::ALL.to_vec()),
         ),
     )
         .prop_map(
@@ -142,7 +143,7 @@ fn specs() -> impl Strategy<Value = KernelSpec> {
                 (precision, op_a, op_b, [m_blk, n_blk, k_blk], [m_dim, n_dim]),
                 (load_a, load_b, lds_width, ldg),
                 (arch, [stages, ldg_width, raster, frag_sets, interleave, c_batch], warps, unroll),
-                (math, mma, schedule, producers),
+                (math, mma, schedule, producers, operands),
             )| {
                 KernelSpec {
                     precision,
@@ -170,6 +171,7 @@ fn specs() -> impl Strategy<Value = KernelSpec> {
                     mma,
                     schedule,
                     producers,
+                    operands,
                 }
             },
         )
@@ -201,6 +203,7 @@ fn items_of(spec: &KernelSpec) -> Vec<(&'static str, String)> {
         s.mma.map_or_else(String::new, |m| format!("({}, {}, {})", m.m, m.n, m.k)),
         s.schedule.to_string(),
         s.producers.to_string(),
+        s.operands.to_string(),
     ];
     assert_eq!(values.len(), PARAMS.len(), "a value for every parameter");
     // `warps`, `unroll` and `mma` left out have no value to write: leave them out.

@@ -307,6 +307,7 @@ fn toy_sub_range_breaks_every_rule() {
                                     mma: None,
                                     schedule: gemm_codegen::Schedule::Tiles,
                                     producers: 0,
+                                    operands: gemm_codegen::Operands::Ab,
                                 };
                                 if let Err(violations) = validate_with(&spec, &limits) {
                                     seen.extend(violations.iter().map(|v| format!("{:?}", v.rule)));

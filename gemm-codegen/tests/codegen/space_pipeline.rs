@@ -102,6 +102,7 @@ fn brute_force(space: &Space) -> BTreeSet<KernelSpec> {
                                         mma,
                                         schedule: gemm_codegen::Schedule::Tiles,
                                         producers: 0,
+                                        operands: gemm_codegen::Operands::Ab,
                                     };
                                     let load_dependent =
                                         [Rule::LoadThreads, Rule::LoadNotDividingStripe, Rule::LdgWidth];

@@ -125,7 +125,10 @@ fn arbitrary() -> impl Strategy<Value = KernelSpec> {
         field(),
         pipeline(field),
         math(field),
-        prop_oneof![8 => Just(0), 1 => Just(1), 1 => field()],
+        (
+            prop_oneof![8 => Just(0), 1 => Just(1), 1 => field()],
+            prop_oneof![9 => Just(gemm_codegen::Operands::Ab), 1 => Just(gemm_codegen::Operands::Ba)],
+        ),
     )
         .prop_map(
             |(
@@ -137,7 +140,7 @@ fn arbitrary() -> impl Strategy<Value = KernelSpec> {
                 lds_width,
                 (arch, stages, ldg_width, warps, raster, unroll, frag_sets, interleave, c_batch),
                 (math, mma),
-                producers,
+                (producers, operands),
             )| {
                 KernelSpec {
                     precision,
@@ -165,6 +168,7 @@ fn arbitrary() -> impl Strategy<Value = KernelSpec> {
                     mma,
                     schedule: gemm_codegen::Schedule::Tiles,
                     producers,
+                    operands,
                 }
             },
         )
@@ -233,6 +237,7 @@ fn matching() -> impl Strategy<Value = KernelSpec> {
                     mma,
                     schedule: gemm_codegen::Schedule::Tiles,
                     producers: 0,
+                    operands: gemm_codegen::Operands::Ab,
                 };
                 // (threads along the free dimension, threads along K).
                 let (a_free_k, b_free_k) = ((m_dim, n_dim), (n_dim, m_dim));
@@ -528,7 +533,7 @@ fn the_draw_reaches_every_rule_and_the_overflow_region() {
         "rules {rules:?}; {passed} pass, {passed_uncapped} pass uncapped; shared bytes past u32 {beyond_u32}, \
          past u64 {beyond_u64}"
     );
-    assert_eq!(rules.len(), 21, "rules reached: {rules:?}");
+    assert_eq!(rules.len(), 22, "rules reached: {rules:?}");
     assert!(passed >= 50 && passed_uncapped >= 100, "{passed} and {passed_uncapped} specs pass");
     assert!(beyond_u32 >= 100 && beyond_u64 >= 10, "{beyond_u32} past u32, {beyond_u64} past u64");
 }

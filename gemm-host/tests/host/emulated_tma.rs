@@ -25,7 +25,7 @@ fn tma_spec(tile: (u32, u32, u32), n: u32, stages: u32) -> KernelSpec {
 }
 
 /// [`tma_spec`] of any op pair, math and precision.
-fn tma_spec_of<T: gemm_codegen::Element>(
+pub(crate) fn tma_spec_of<T: gemm_codegen::Element>(
     op: (Op, Op),
     math: &str,
     tile: (u32, u32, u32),
@@ -74,7 +74,7 @@ fn every_op_pair_copied_by_tma<T: gemm_codegen::Element>(
 /// dimensions multiples of 16 bytes (the TMA kernel), odd ones padded by
 /// one element (its twin); each failure pushed, labelled `what`. Returns
 /// the cases run.
-fn ragged<T: gemm_codegen::Element>(
+pub(crate) fn ragged<T: gemm_codegen::Element>(
     emulator: &Emulator,
     image: &KernelImage,
     tile: (u32, u32, u32),

@@ -10,6 +10,7 @@ mod emulated_bespoke_calls;
 mod emulated_half;
 mod emulated_specialized;
 mod emulated_stream_k;
+mod emulated_swapped;
 mod emulated_tma;
 mod emulated_wgmma;
 mod validate_prop;
