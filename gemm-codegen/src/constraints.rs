@@ -38,10 +38,11 @@ pub use tma::{
     tma_stages_fit,
 };
 pub use wgmma::{
-    PRODUCER_REGISTERS, TF32X3_MAX_N, WGMMA_A_REGS_SKEW, WGMMA_DIRECT_SBO, WGMMA_MIN_STAGES,
-    producers_allowed, register_limits, wgmma_a_fragment_depth, wgmma_a_regs, wgmma_allowed,
-    wgmma_any_direct, wgmma_bytes, wgmma_converted_bytes, wgmma_direct, wgmma_fits, wgmma_math_fits,
-    wgmma_max_n, wgmma_part_bytes, wgmma_parts, wgmma_planes, wgmma_sbo,
+    FragmentPipeline, PRODUCER_REGISTERS, TF32X3_MAX_N, WGMMA_A_REGS_SKEW, WGMMA_DIRECT_SBO,
+    WGMMA_MIN_STAGES, consumer_registers, producers_allowed, register_limits, wgmma_a_fragments,
+    wgmma_a_regs, wgmma_allowed, wgmma_any_direct, wgmma_bytes, wgmma_converted_bytes, wgmma_direct,
+    wgmma_fits, wgmma_instr_regs, wgmma_math_fits, wgmma_max_n, wgmma_part_bytes, wgmma_parts, wgmma_planes,
+    wgmma_sbo, wgmma_thread_regs,
 };
 
 /// Hardware limits that decide whether a kernel can be built and launched at
@@ -392,14 +393,11 @@ pub const fn regs_lower_bound(spec: &KernelSpec) -> u128 {
     // A step's fragments: a column of A and a row of B; with `mma` of depth
     // k, a lane's `m_thr · k / 4` elements of A and `n_thr · k / 8` of B
     // (tf32x3 keeps each as two TF32 parts).
-    // A `wgmma` thread holds its accumulators (twice for tf32x3, whose
-    // products gather apart; pairs for c32) and one converted 4 × 4 block
-    // of a stripe.
-    // Consumers loading A's fragments keep a set of four registers for each
-    // step they go round.
+    // A `wgmma` thread holds its accumulators and a converted block, and
+    // consumers loading A's fragments four registers for each set they go
+    // round (`wgmma_thread_regs`).
     if spec.wgmma().is_some() {
-        let fragments = if wgmma_a_regs(spec) { 4 * wgmma_a_fragment_depth(spec).0 as u128 } else { 0 };
-        return (wgmma_parts(spec) * wgmma_planes(spec)) as u128 * m * n + 16 + fragments;
+        return wgmma_thread_regs(spec);
     }
     let fragments = if spec.math.is_mma() {
         let k = spec.k_per_step() as u128;
@@ -557,12 +555,28 @@ pub const fn shared_fits(spec: &KernelSpec, limits: &Limits) -> bool {
 /// instruction takes them all), whether its block at that bound fits the
 /// register file ([`crate::ptx::BLOCK_REGISTERS`]: `ptxas` holds a block of `T`
 /// threads to `65536 / T` registers a thread and refuses such a kernel,
-/// C7602). An FMA kernel past it still builds, spilling.
+/// C7602) — where `setmaxnreg` hands the producer's registers to the
+/// consumers ([`register_limits`]), one `wgmma`'s own registers within
+/// that share ([`wgmma_instr_regs`]: ptxas allocates an instruction within
+/// it) and the rest within what they are handed. An FMA kernel past it
+/// still builds, spilling.
 pub const fn regs_fit(spec: &KernelSpec, limits: &Limits) -> bool {
     let regs = regs_lower_bound(spec);
-    regs <= limits.max_regs_per_thread as u128
-        && (spec.wgmma().is_none()
-            || regs.saturating_mul(spec.block_threads() as u128) <= crate::ptx::BLOCK_REGISTERS as u128)
+    if regs > limits.max_regs_per_thread as u128 || spec.wgmma().is_none() {
+        return regs <= limits.max_regs_per_thread as u128;
+    }
+    match register_limits(spec) {
+        // A `wgmma` within the block's share, the rest within what the
+        // consumers are handed.
+        Some((_, consumers)) => regs <= consumers as u128 && block_holds(spec, wgmma_instr_regs(spec)),
+        None => block_holds(spec, regs),
+    }
+}
+
+/// Whether `regs` registers for each thread of `spec`'s block fit the
+/// register file.
+const fn block_holds(spec: &KernelSpec, regs: u128) -> bool {
+    regs.saturating_mul(spec.block_threads() as u128) <= crate::ptx::BLOCK_REGISTERS as u128
 }
 
 /// Checks `spec` against every hard constraint under the limits of its
@@ -834,9 +848,21 @@ fn check_resources(spec: &KernelSpec, limits: &Limits, out: &mut Report) {
     let regs = regs_lower_bound(spec);
     if !regs_fit(spec, limits) {
         violation(out, ParamPath::whole(Field::Tile), Rule::Registers, || {
-            if regs <= limits.max_regs_per_thread as u128 {
+            let handed = register_limits(spec).map(|(_, consumers)| consumers);
+            if let (true, Some(consumers)) = (regs <= limits.max_regs_per_thread as u128, handed)
+                && regs > u128::from(consumers)
+            {
+                let fragments = if wgmma_a_regs(spec) { " and A's fragments" } else { "" };
                 return format!(
-                    "`tile` needs at least {regs} registers per thread (its `wgmma` accumulators and a \
+                    "`tile` needs at least {regs} registers per thread (its `wgmma` accumulators, a \
+                     converted block{fragments}) in consumer warpgroups to which the producer hands at \
+                     most {consumers} each: use fewer warpgroups"
+                );
+            }
+            if regs <= limits.max_regs_per_thread as u128 {
+                let need = if handed.is_some() { wgmma_instr_regs(spec) } else { regs };
+                return format!(
+                    "`tile` needs at least {need} registers per thread (its `wgmma` accumulators and a \
                      converted block) in a block of {} threads, which hold at most {} each: use fewer \
                      warpgroups",
                     spec.block_threads(),

@@ -75,7 +75,24 @@
 //! banks apart beside its 8 rows: no bank conflict), and lane `(g, t)` of
 //! warp `q` of the warpgroup loads rows `16q + g`, `16q + g + 8` at k `t`,
 //! `t + 4` of each 8-deep step ([`WgmmaShape::a_at`]), rounds them to
-//! TF32 (as the conversion does) and fences them for the step's `wgmma`:
+//! TF32 (as the conversion does) and fences them for the `wgmma`s. Where a
+//! consumer thread holds the registers for two stripes' fragments beside
+//! its accumulators (what the producer hands over by `setmaxnreg`,
+//! [`crate::constraints::register_limits`], or the block's share), a
+//! stripe is one group, as where both operands are read in place
+//! ([`crate::constraints::FragmentPipeline::Stripes`]):
+//!
+//! ```text
+//! stripe t (landed in its slot):  load every step's fragment into the sets of stripe t mod 2
+//!   wgmma.fence;  for each step s: wgmma (A = its set, B's descriptor);  commit
+//!   wgmma.wait_group 1          (stripe t − 1 retired: its sets and slot free)
+//! ```
+//!
+//! Run 49 measured it 3–5% faster than four sets of steps with two steps in
+//! flight (`tuning/sm_90-wgmma`), where ptxas serializes the `wgmma`s with
+//! three or more groups in flight (C7513). Otherwise each step is a group
+//! of its own over two sets
+//! ([`crate::constraints::FragmentPipeline::Steps`]):
 //!
 //! ```text
 //! stripe (landed in its slot):  load step 0's fragment into set 0
@@ -84,15 +101,8 @@
 //!                     load step s + 1's fragment into set (s + 1) mod 2
 //! ```
 //!
-//! A warpgroup's steps are groups of their own, so the stripe before has
-//! retired by the end of a stripe (the consumers' `EMPTY` needs no wait of
-//! its own). Where `setmaxnreg` hands the producer's registers to the
-//! consumers ([`crate::constraints::register_limits`]) they go round four
-//! sets with two groups in flight, each fragment loaded before the step
-//! before it is issued ([`crate::constraints::wgmma_a_fragment_depth`]):
-//! 6–8% faster where the registers allow it without `setmaxnreg`
-//! (`tuning/sm_90-wgmma/run43`); at `n = 256` beside a producer they do
-//! not fit otherwise (ptxas serializes the `wgmma`s, C7512).
+//! Either way the stripe before has retired by the end of a stripe (the
+//! consumers' `EMPTY` needs no wait of its own).
 //!
 //! tf32x3's three products of a stripe gather in a second set of
 //! accumulators that starts from zero (`scale-d` false at the first
@@ -126,8 +136,8 @@
 //! intact).
 
 use crate::constraints::{
-    HALF_BOX, Operand, WGMMA_DIRECT_SBO, wgmma_a_regs, wgmma_converted_bytes, wgmma_direct, wgmma_part_bytes,
-    wgmma_parts, wgmma_planes, wgmma_sbo,
+    FragmentPipeline, HALF_BOX, Operand, WGMMA_DIRECT_SBO, wgmma_a_regs, wgmma_converted_bytes, wgmma_direct,
+    wgmma_part_bytes, wgmma_parts, wgmma_planes, wgmma_sbo,
 };
 use crate::ptx::{BinOp, Cmp, Instr, Major, Operand as Op, Reg, SmemDesc, Type, WgmmaShape};
 use crate::spec::{KernelSpec, Math};
@@ -522,12 +532,12 @@ impl Warpgroup {
 
     /// After a stripe's `wgmma`s, in a warp-specialized kernel: waits until
     /// the groups of the stripe before have retired (tf32x3: this
-    /// stripe's too). Where A's fragments come from registers the steps'
+    /// stripe's too). Where A's fragments come from registers the stripe's
     /// own waits have already retired them (each leaves one group, its
-    /// step's, in flight).
+    /// step's or its stripe's, in flight).
     pub fn retire_previous(&self, cx: &mut Cx<'_>) {
         if self.fragments.is_some() {
-            cx.b.comment("the previous stripe's groups retired at this stripe's steps");
+            cx.b.comment("the previous stripe's groups retired at this stripe's waits");
         } else {
             cx.b.push(Instr::wgmma_wait(if self.x3 { 0 } else { 1 }));
         }
@@ -611,12 +621,26 @@ impl Warpgroup {
         // Which of `d` a wgmma of this stripe has written (tf32x3 zeroes each
         // at its first).
         let mut zeroed = vec![false; d.len()];
-        // A's fragment of the first step (the next ones loaded one step ahead).
         if let Some(f) = &self.fragments {
             let sets = f.sets.len();
             assert!(((2 * steps) as usize).is_multiple_of(sets), "a loop of two stripes goes round the sets");
         }
-        let mut fragment = self.fragments.as_mut().map(|f| f.load(cx, self.shape, 0));
+        // A's fragments: a stripe a group, every step's loaded and fenced
+        // now; else the first step's, the next ones as their sets retire.
+        let pipeline = self.fragments.as_ref().map(|f| f.pipeline);
+        let whole: Vec<[Reg; 4]> = match &mut self.fragments {
+            Some(f) if f.pipeline == FragmentPipeline::Stripes => {
+                let sets = (0..steps).map(|s| f.load(cx, self.shape, s)).collect();
+                cx.b.comment("the stripe's fragments loaded fenced for its wgmmas");
+                cx.b.push(Instr::wgmma_fence());
+                sets
+            }
+            _ => Vec::new(),
+        };
+        let mut fragment = match pipeline {
+            Some(FragmentPipeline::Steps) => self.fragments.as_mut().map(|f| f.load(cx, self.shape, 0)),
+            _ => None,
+        };
         for s in 0..steps {
             for (i, (&(pa, pb), term)) in
                 parts.iter().flat_map(|p| terms.iter().map(move |t| (p, t))).enumerate()
@@ -633,22 +657,24 @@ impl Warpgroup {
                         let major = (major[0], major[1]);
                         cx.b.push(Instr::wgmma(self.shape, &d[term.d], (da, db), scale, negate, major));
                     }
+                    (None, Some(f)) if f.pipeline == FragmentPipeline::Stripes => {
+                        cx.b.push(Instr::wgmma_rs(
+                            self.shape,
+                            &d[term.d],
+                            (whole[s as usize], db),
+                            scale,
+                            negate,
+                        ));
+                    }
                     (None, Some(f)) => {
                         let a = fragment.take().expect("loaded");
-                        let (ahead, groups) = (f.load_ahead(), f.groups);
-                        if ahead && s + 1 < steps {
-                            fragment = Some(f.load(cx, self.shape, s + 1));
-                        }
-                        cx.b.comment(format!("step {s}: the fragments loaded fenced for wgmma"));
+                        cx.b.comment(format!("step {s}: the fragment loaded fenced for wgmma"));
                         cx.b.push(Instr::wgmma_fence());
                         cx.b.push(Instr::wgmma_rs(self.shape, &d[term.d], (a, db), scale, negate));
-                        cx.b.comment(format!(
-                            "the step's own group; all but the last {groups} retired: the set of the fragment \
-                             loaded next is free"
-                        ));
+                        cx.b.comment("the step's own group; the step before retired: its set is free");
                         cx.b.push(Instr::wgmma_commit());
-                        cx.b.push(Instr::wgmma_wait(groups));
-                        if !ahead && s + 1 < steps {
+                        cx.b.push(Instr::wgmma_wait(1));
+                        if s + 1 < steps {
                             fragment = Some(f.load(cx, self.shape, s + 1));
                         }
                     }
@@ -659,6 +685,11 @@ impl Warpgroup {
         }
         if self.fragments.is_none() {
             cx.b.push(Instr::wgmma_commit());
+        }
+        if pipeline == Some(FragmentPipeline::Stripes) {
+            cx.b.comment("the stripe's own group; the stripe before retired: its sets are free");
+            cx.b.push(Instr::wgmma_commit());
+            cx.b.push(Instr::wgmma_wait(1));
         }
     }
 }

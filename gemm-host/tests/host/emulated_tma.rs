@@ -321,57 +321,75 @@ fn tma_converting_mistakes_are_caught() {
 }
 
 /// The typical mistakes of loading A's fragments from the ring into
-/// registers (`wgmma_a_regs`), made in the PTX of a correct NN 1xTF32
-/// kernel (ten stripes, each of the 3 slots reused three times, rows of 72
-/// elements): each must fail in the emulator, never pass.
+/// registers (`wgmma_a_regs`), made in the PTX of correct NN 1xTF32
+/// kernels (ten stripes, each of the 3 slots reused three times, rows of
+/// `m_blk + 8` elements) of both pipelines: one consumer warpgroup with
+/// registers to spare (a stripe a group), and two that copy by `cp.async`
+/// and keep the block's share, 168 a thread (a step a group). Each must
+/// fail in the emulator, never pass.
 #[test]
 fn a_fragment_mistakes_are_caught() {
-    let nn = image(&tma_spec_of::<f32>((Op::N, Op::N), "tf32", (64, 64, 32), 64, 3));
-    let cfg = GemmConfig::<f32>::new(Op::N, Op::N, 68, 61, 300).alpha(1.5).beta(0.5);
-    let step_group = "\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned\t1;\n";
-    caught_edits(
-        &nn,
-        cfg.lda(72).ldb(304).ldc(72),
-        &[
-            (
-                "an element not rounded to TF32: wgmma takes only TF32 values from registers",
-                &[("\tand.b32\t%a_frag_0_2, %a_frag_0_2, 4294959104;\n", "")],
-            ),
-            (
-                "no wgmma.fence between loading a fragment and the wgmma reading it",
-                &[("\t// step 1: the fragments loaded fenced for wgmma\n\twgmma.fence.sync.aligned;\n", "")],
-            ),
-            (
-                "no wait for the previous step: its fragment overwritten while its wgmma is in flight",
-                &[(step_group, "\twgmma.commit_group.sync.aligned;\n")],
-            ),
-            (
-                "the wrong fragment lane: element 1 loaded from row g, not g + 8",
-                &[("[%a_frag_stripe+32];", "[%a_frag_stripe];")],
-            ),
-            (
-                "the fragments' k rows at the tile's width, not the skewed ring's",
-                &[("%a_frag_row, %frag_t, 72, %a_frag_row;", "%a_frag_row, %frag_t, 64, %a_frag_row;")],
-            ),
-            (
-                "the consumers' fragments stay on the first slot: a stripe of A read twice, the next never",
-                &[("\tadd.u32\t%a_frag_slot, %a_frag_slot, 9216;\n", "")],
-            ),
-        ],
-    );
+    use gemm_codegen::constraints::{FragmentPipeline, wgmma_a_fragments};
+    let stripes = image(&tma_spec_of::<f32>((Op::N, Op::N), "tf32", (64, 64, 32), 64, 3));
+    let steps = KernelSpec {
+        ldg: GlobalLoad::Cg,
+        ..tma_spec_of::<f32>((Op::N, Op::N), "tf32", (128, 256, 32), 256, 3)
+    };
+    let steps = image(&steps);
+    let stripe_fence =
+        "\t// the stripe's fragments loaded fenced for its wgmmas\n\twgmma.fence.sync.aligned;\n";
+    let step_fence = "\t// step 1: the fragment loaded fenced for wgmma\n\twgmma.fence.sync.aligned;\n";
+    for (nn, pipeline, fence) in
+        [(stripes, FragmentPipeline::Stripes, stripe_fence), (steps, FragmentPipeline::Steps, step_fence)]
+    {
+        assert_eq!(wgmma_a_fragments(&nn.spec), Some(pipeline), "{}", nn.spec);
+        let m_blk = nn.spec.m_blk;
+        let pitch = m_blk + 8;
+        let cfg = GemmConfig::<f32>::new(Op::N, Op::N, i64::from(m_blk) + 4, 61, 300).alpha(1.5).beta(0.5);
+        let group = "\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned\t1;\n";
+        let row = |p: u32| format!("%a_frag_row, %frag_t, {p}, %a_frag_row;");
+        let slot = format!("\tadd.u32\t%a_frag_slot, %a_frag_slot, {};\n", 32 * pitch * 4);
+        caught_edits(
+            &nn,
+            cfg.lda(i64::from(pitch)).ldb(304).ldc(i64::from(pitch)),
+            &[
+                (
+                    "an element not rounded to TF32: wgmma takes only TF32 values from registers",
+                    &[("\tand.b32\t%a_frag_0_2, %a_frag_0_2, 4294959104;\n", "")],
+                ),
+                ("no wgmma.fence between loading a fragment and the wgmma reading it", &[(fence, "")]),
+                (
+                    "no wait for the group before: its fragments overwritten while its wgmmas are in flight",
+                    &[(group, "\twgmma.commit_group.sync.aligned;\n")],
+                ),
+                (
+                    "the wrong fragment lane: element 1 loaded from row g, not g + 8",
+                    &[("[%a_frag_stripe+32];", "[%a_frag_stripe];")],
+                ),
+                (
+                    "the fragments' k rows at the tile's width, not the skewed ring's",
+                    &[(&row(pitch), &row(m_blk))],
+                ),
+                (
+                    "the consumers' fragments stay on the first slot: a stripe of A read twice, the next never",
+                    &[(&slot, "")],
+                ),
+            ],
+        );
+    }
 }
 
 /// Two consumer warpgroups of NN 1xTF32 whose producer only copies: it
 /// gives its registers to the consumers (`setmaxnreg.dec` to 40, `.inc` to
-/// 232), which go round four fragment sets with two steps in flight; and
+/// 232), which load a stripe's fragments at once, a stripe a group; and
 /// four consumer warpgroups of TN. Both run on ragged shapes; the typical
 /// mistakes of the hand-off are caught.
 #[test]
 fn the_register_hand_off_runs_and_its_mistakes_are_caught() {
-    use gemm_codegen::constraints::{register_limits, wgmma_a_fragment_depth};
+    use gemm_codegen::constraints::{FragmentPipeline, register_limits, wgmma_a_fragments};
     let nn = image(&tma_spec_of::<f32>((Op::N, Op::N), "tf32", (128, 64, 32), 64, 3));
     assert_eq!(register_limits(&nn.spec), Some((40, 232)));
-    assert_eq!(wgmma_a_fragment_depth(&nn.spec), (4, 2));
+    assert_eq!(wgmma_a_fragments(&nn.spec), Some(FragmentPipeline::Stripes));
     let emulator = Emulator::new();
     let mut failures = Vec::new();
     let cases = ragged::<f32>(&emulator, &nn, (128, 64, 32), &mut Random::new(43), &mut failures, "NN");
@@ -405,8 +423,8 @@ fn the_register_hand_off_runs_and_its_mistakes_are_caught() {
                 &[("setmaxnreg.inc.sync.aligned.u32\t232;", "setmaxnreg.inc.sync.aligned.u32\t240;")],
             ),
             (
-                "three steps left in flight: a fragment set loaded again while its wgmma reads it",
-                &[("wgmma.wait_group.sync.aligned\t2;", "wgmma.wait_group.sync.aligned\t3;")],
+                "two stripes left in flight: a stripe's fragment sets loaded again while its wgmmas read them",
+                &[("wgmma.wait_group.sync.aligned\t1;", "wgmma.wait_group.sync.aligned\t2;")],
             ),
         ],
     );

@@ -2,7 +2,7 @@
 //! for `wgmma`'s A-from-registers form (see the parent module's doc, "A
 //! from registers", and [`crate::constraints::wgmma_a_regs`]).
 
-use crate::constraints::Operand;
+use crate::constraints::{FragmentPipeline, Operand};
 use crate::ptx::{Address, CacheQual, Instr, Operand as Op, Reg, Space, Type, WgmmaShape};
 
 use super::super::Cx;
@@ -24,22 +24,13 @@ pub(super) struct Fragments {
     /// in turn by step: a set is loaded again once the group of the step
     /// that read it has retired.
     pub(super) sets: Vec<[Reg; 4]>,
-    /// Step groups kept in flight ([`crate::constraints::wgmma_a_fragment_depth`]):
-    /// with `s` sets and `g` groups, step `k + 1`'s fragment is loaded into
-    /// the set of step `k + 1 − s` as soon as that step's group has retired
-    /// — before step `k`'s `wgmma` where `s ≥ g + 2`, after its
-    /// `wgmma.wait_group g` otherwise.
-    pub(super) groups: u32,
+    /// How the steps' groups go ([`crate::constraints::wgmma_a_fragments`]).
+    pub(super) pipeline: FragmentPipeline,
     /// Fragments loaded so far in the code, for the set of the next.
     pub(super) loaded: u32,
 }
 
 impl Fragments {
-    /// Whether step `k + 1`'s fragment is loaded before step `k`'s `wgmma`.
-    pub(super) fn load_ahead(&self) -> bool {
-        self.sets.len() as u32 >= self.groups + 2
-    }
-
     /// Declares the registers of A's fragments and this thread's first
     /// element in the ring's first slot: lane `(g, t)` of warp `warp_m`
     /// (its rows `16 warp_m …`) loads rows `16 warp_m + g (+ 8)` at k `t (+
@@ -60,10 +51,12 @@ impl Fragments {
         let slot = cx.b.reg("a_frag_slot", Type::U32);
         let stripe = cx.b.reg("a_frag_stripe", Type::U32);
         let half = cx.b.reg("a_frag_half", Type::B32);
-        let (sets, groups) = crate::constraints::wgmma_a_fragment_depth(cx.plan.spec());
-        let sets =
-            (0..sets).map(|j| [0, 1, 2, 3].map(|i| cx.b.reg(format!("a_frag_{j}_{i}"), Type::B32))).collect();
-        Fragments { at, slot, stripe, pitch, half, sets, groups, loaded: 0 }
+        let spec = cx.plan.spec();
+        let pipeline = crate::constraints::wgmma_a_fragments(spec).expect("A loaded into registers");
+        let sets = (0..pipeline.sets(spec.k_blk / spec.k_per_step()))
+            .map(|j| [0, 1, 2, 3].map(|i| cx.b.reg(format!("a_frag_{j}_{i}"), Type::B32)))
+            .collect();
+        Fragments { at, slot, stripe, pitch, half, sets, pipeline, loaded: 0 }
     }
 
     /// Loads step `s`'s A fragment of the current stripe into the next set
