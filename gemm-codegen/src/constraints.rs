@@ -13,15 +13,17 @@
 //! part by part without building each one; the checks below call the same
 //! predicates and only add the message.
 
-use crate::spec::{GlobalLoad, KernelSpec, LoadShape, Math, Op, Precision, Target};
+use crate::spec::{GlobalLoad, KernelSpec, LoadShape, Op, Precision, Target};
 
 mod layout;
 mod math;
 mod pipeline;
+mod registers;
 mod tma;
 mod violation;
 mod wgmma;
 
+pub use registers::{regs_fit, regs_lower_bound};
 pub use violation::{Field, ParamPath, Rule, Violation};
 
 pub use layout::{StripeLayout, Swizzle, stripe_layout};
@@ -379,36 +381,6 @@ pub const fn dynamic_shared_bytes(spec: &KernelSpec) -> u32 {
 // register bound's `element regs × k_blk × (m_blk + n_blk)`) can exceed
 // `u64` but stays below 2^70, so those are `u128`.
 
-/// A lower bound on the 32-bit registers a thread of `spec` needs in the
-/// main loop (see [`Plan::regs_lower_bound`]); meaningful once the tile
-/// divides by the threads and no parameter is zero, exact (in `u128`) and
-/// panic-free for any spec: with no threads, the prefetched stripes count
-/// whole. With a `cp.async` ring the next stripes bypass registers.
-pub const fn regs_lower_bound(spec: &KernelSpec) -> u128 {
-    let threads = spec.threads() as u128;
-    let stripes = spec.k_blk as u128 * (spec.m_blk as u128 + spec.n_blk as u128);
-    let prefetch = if spec.stages > 1 { 0 } else { stripes.div_ceil(if threads == 0 { 1 } else { threads }) };
-    let (m, n) = (spec.m_thr() as u128, spec.n_thr() as u128);
-    let sets = if spec.frag_sets > 1 { spec.frag_sets as u128 } else { 1 };
-    // A step's fragments: a column of A and a row of B; with `mma` of depth
-    // k, a lane's `m_thr · k / 4` elements of A and `n_thr · k / 8` of B
-    // (tf32x3 keeps each as two TF32 parts).
-    // A `wgmma` thread holds its accumulators and a converted block, and
-    // consumers loading A's fragments four registers for each set they go
-    // round (`wgmma_thread_regs`).
-    if spec.wgmma().is_some() {
-        return wgmma_thread_regs(spec);
-    }
-    let fragments = if spec.math.is_mma() {
-        let k = spec.k_per_step() as u128;
-        let parts = if matches!(spec.math, Math::Tf32x3) { 2 } else { 1 };
-        parts * (m * k / 4 + n * k / 8)
-    } else {
-        m + n
-    };
-    spec.precision.element_regs() as u128 * (m * n + sets * fragments + prefetch)
-}
-
 /// `operand`'s free dimension in `spec`'s tile: `m_blk` for A, `n_blk` for B.
 pub const fn free_blk(spec: &KernelSpec, operand: Operand) -> u32 {
     match operand {
@@ -548,35 +520,6 @@ pub const fn lds_width_fits_tile(spec: &KernelSpec) -> bool {
 /// [`Rule::SharedMemory`]: whether `spec`'s shared memory fits a block.
 pub const fn shared_fits(spec: &KernelSpec, limits: &Limits) -> bool {
     shared_bytes(spec) <= limits.max_shared_per_block as u128
-}
-
-/// [`Rule::Registers`]: whether `spec`'s register lower bound fits a thread,
-/// and, for a `wgmma` kernel, whose accumulators cannot spill (an
-/// instruction takes them all), whether its block at that bound fits the
-/// register file ([`crate::ptx::BLOCK_REGISTERS`]: `ptxas` holds a block of `T`
-/// threads to `65536 / T` registers a thread and refuses such a kernel,
-/// C7602) — where `setmaxnreg` hands the producer's registers to the
-/// consumers ([`register_limits`]), one `wgmma`'s own registers within
-/// that share ([`wgmma_instr_regs`]: ptxas allocates an instruction within
-/// it) and the rest within what they are handed. An FMA kernel past it
-/// still builds, spilling.
-pub const fn regs_fit(spec: &KernelSpec, limits: &Limits) -> bool {
-    let regs = regs_lower_bound(spec);
-    if regs > limits.max_regs_per_thread as u128 || spec.wgmma().is_none() {
-        return regs <= limits.max_regs_per_thread as u128;
-    }
-    match register_limits(spec) {
-        // A `wgmma` within the block's share, the rest within what the
-        // consumers are handed.
-        Some((_, consumers)) => regs <= consumers as u128 && block_holds(spec, wgmma_instr_regs(spec)),
-        None => block_holds(spec, regs),
-    }
-}
-
-/// Whether `regs` registers for each thread of `spec`'s block fit the
-/// register file.
-const fn block_holds(spec: &KernelSpec, regs: u128) -> bool {
-    regs.saturating_mul(spec.block_threads() as u128) <= crate::ptx::BLOCK_REGISTERS as u128
 }
 
 /// Checks `spec` against every hard constraint under the limits of its
@@ -845,40 +788,7 @@ fn check_resources(spec: &KernelSpec, limits: &Limits, out: &mut Report) {
             )
         });
     }
-    let regs = regs_lower_bound(spec);
-    if !regs_fit(spec, limits) {
-        violation(out, ParamPath::whole(Field::Tile), Rule::Registers, || {
-            let handed = register_limits(spec).map(|(_, consumers)| consumers);
-            if let (true, Some(consumers)) = (regs <= limits.max_regs_per_thread as u128, handed)
-                && regs > u128::from(consumers)
-            {
-                let fragments = if wgmma_a_regs(spec) { " and A's fragments" } else { "" };
-                return format!(
-                    "`tile` needs at least {regs} registers per thread (its `wgmma` accumulators, a \
-                     converted block{fragments}) in consumer warpgroups to which the producer hands at \
-                     most {consumers} each: use fewer warpgroups"
-                );
-            }
-            if regs <= limits.max_regs_per_thread as u128 {
-                let need = if handed.is_some() { wgmma_instr_regs(spec) } else { regs };
-                return format!(
-                    "`tile` needs at least {need} registers per thread (its `wgmma` accumulators and a \
-                     converted block) in a block of {} threads, which hold at most {} each: use fewer \
-                     warpgroups",
-                    spec.block_threads(),
-                    u64::from(crate::ptx::BLOCK_REGISTERS) / spec.block_threads().max(1)
-                );
-            }
-            format!(
-                "`tile` needs at least {regs} registers per thread ({} × {} accumulators, a column \
-                 of A, a row of B and the prefetched stripes) but a thread has at most {}: reduce \
-                 `tile` or raise `threads`",
-                spec.m_thr(),
-                spec.n_thr(),
-                limits.max_regs_per_thread
-            )
-        });
-    }
+    registers::check(spec, limits, out);
 }
 
 #[cfg(test)]

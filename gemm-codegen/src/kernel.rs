@@ -134,7 +134,7 @@ pub trait GemmKernel: Send + Sync + 'static {
     /// The `.entry` name in [`GemmKernel::PTX`].
     const ENTRY: &'static str;
     /// Bytes of shared memory per block: declared statically up to 48 KiB,
-    /// dynamically above (see [`KernelImage::dynamic_shared_bytes`]).
+    /// dynamically above (see [`crate::constraints::dynamic_shared_bytes`]).
     const SHARED_BYTES: u32;
 
     /// How the kernel is launched: block, grid for a problem, dynamic
@@ -167,7 +167,7 @@ pub struct KernelImage {
     /// The `.entry` name.
     pub entry: Cow<'static, str>,
     /// Bytes of shared memory per block: declared statically up to 48 KiB,
-    /// dynamically above (see [`KernelImage::dynamic_shared_bytes`]).
+    /// dynamically above (see [`crate::constraints::dynamic_shared_bytes`]).
     pub shared_bytes: u32,
 }
 

@@ -13,12 +13,12 @@
 //! ```
 //!
 //! The three stages are separate, replaceable pieces behind small traits:
-//! [`StripeMover`] (global → shared movement: staged through registers, or
-//! a `cp.async` ring in `ring.rs`; later TMA), [`InnerProduct`] (the walk
+//! `StripeMover` (global → shared movement: staged through registers, or
+//! a `cp.async` ring in `ring.rs`; later TMA), `InnerProduct` (the walk
 //! of a stripe in `walk.rs`, whose steps are register-blocked FMAs,
 //! `fma.rs`, or tensor-core `mma`s, `mma.rs`), or Hopper's warpgroup
 //! `wgmma`s on converted stripes (`wgmma.rs`), and
-//! [`Epilogue`]. The driver in this file owns only the pipeline around
+//! `Epilogue`. The driver in this file owns only the pipeline around
 //! them. A warp-specialized `wgmma` kernel (`producers = 1`) has a pipeline
 //! of its own, `specialized.rs`: a producer warpgroup runs the ring and the
 //! conversion, the consumer warpgroups the `wgmma`s and the epilogue.

@@ -515,7 +515,7 @@ pub enum Instr {
     /// `wgmma.mma_async.sync.aligned.{shape}{types} {d}, a_desc, b_desc,
     /// scale_d, ±1, ±1 (, trans_a, trans_b)`: the warpgroup computes `D = (±A) · (±B) +
     /// (scale_d ? D : 0)` on `shape`, A and B matrices of its input type in shared memory
-    /// named by descriptors ([`super::wgmma`]), D `N / 2` f32 registers a
+    /// named by descriptors (`ptx::ir::wgmma`), D `N / 2` f32 registers a
     /// thread in the layout of [`WgmmaShape::d_at`]. Asynchronous: D may be
     /// touched only after the [`Instr::WgmmaWait`] that retires its group.
     /// Every thread of the warpgroup executes it, unguarded and converged.

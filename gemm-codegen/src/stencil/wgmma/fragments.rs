@@ -1,6 +1,43 @@
 //! A's fragments loaded by the consumers from the ring into registers,
-//! for `wgmma`'s A-from-registers form (see the parent module's doc, "A
-//! from registers", and [`crate::constraints::wgmma_a_regs`]).
+//! for `wgmma`'s A-from-registers form.
+//!
+//! `wgmma` has no MN-major TF32 operand in shared memory, so a 1xTF32 A
+//! whose M leads in global memory (op N) would have to be converted into
+//! K-major parts. In a warp-specialized kernel with a ring of 3 stages or
+//! more the consumers instead load A's fragments from the ring themselves
+//! ([`crate::constraints::wgmma_a_regs`]): the stripe is K-major,
+//! `[k][m_blk + 8]` (the rows' skew puts the four k of a fragment load 8
+//! banks apart beside its 8 rows: no bank conflict), and lane `(g, t)` of
+//! warp `q` of the warpgroup loads rows `16q + g`, `16q + g + 8` at k `t`,
+//! `t + 4` of each 8-deep step ([`WgmmaShape::a_at`]), rounds them to
+//! TF32 (as the conversion does) and fences them for the `wgmma`s. Where a
+//! consumer thread holds the registers for two stripes' fragments beside
+//! its accumulators (what the producer hands over by `setmaxnreg`,
+//! [`crate::constraints::register_limits`], or the block's share), a
+//! stripe is one group, as where both operands are read in place
+//! ([`crate::constraints::FragmentPipeline::Stripes`]):
+//!
+//! ```text
+//! stripe t (landed in its slot):  load every step's fragment into the sets of stripe t mod 2
+//!   wgmma.fence;  for each step s: wgmma (A = its set, B's descriptor);  commit
+//!   wgmma.wait_group 1          (stripe t − 1 retired: its sets and slot free)
+//! ```
+//!
+//! Run 49 measured it 3–5% faster than four sets of steps with two steps in
+//! flight (`tuning/sm_90-wgmma`), where ptxas serializes the `wgmma`s with
+//! three or more groups in flight (C7513). Otherwise each step is a group
+//! of its own over two sets
+//! ([`crate::constraints::FragmentPipeline::Steps`]):
+//!
+//! ```text
+//! stripe (landed in its slot):  load step 0's fragment into set 0
+//!   for each step s:  wgmma.fence;  wgmma (A = set s mod 2, B's descriptor);  commit
+//!                     wgmma.wait_group 1          (step s − 1 retired: its set free)
+//!                     load step s + 1's fragment into set (s + 1) mod 2
+//! ```
+//!
+//! Either way the stripe before has retired by the end of a stripe (the
+//! consumers' `EMPTY` needs no wait of its own).
 
 use crate::constraints::{FragmentPipeline, Operand};
 use crate::ptx::{Address, CacheQual, Instr, Operand as Op, Reg, Space, Type, WgmmaShape};
