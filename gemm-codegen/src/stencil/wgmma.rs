@@ -103,8 +103,8 @@
 //! intact).
 
 use crate::constraints::{
-    FragmentPipeline, HALF_BOX, Operand, WGMMA_DIRECT_SBO, wgmma_a_regs, wgmma_converted_bytes, wgmma_direct,
-    wgmma_part_bytes, wgmma_parts, wgmma_planes, wgmma_sbo,
+    HALF_BOX, Operand, WGMMA_DIRECT_SBO, wgmma_a_regs, wgmma_converted_bytes, wgmma_direct, wgmma_part_bytes,
+    wgmma_parts, wgmma_planes, wgmma_sbo,
 };
 use crate::ptx::{BinOp, Cmp, Instr, Major, Operand as Op, Reg, SmemDesc, Type, WgmmaShape};
 use crate::spec::{KernelSpec, Math};
@@ -588,26 +588,9 @@ impl Warpgroup {
         // Which of `d` a wgmma of this stripe has written (tf32x3 zeroes each
         // at its first).
         let mut zeroed = vec![false; d.len()];
-        if let Some(f) = &self.fragments {
-            let sets = f.sets.len();
-            assert!(((2 * steps) as usize).is_multiple_of(sets), "a loop of two stripes goes round the sets");
+        if let Some(f) = &mut self.fragments {
+            f.begin_stripe(cx, self.shape, steps);
         }
-        // A's fragments: a stripe a group, every step's loaded and fenced
-        // now; else the first step's, the next ones as their sets retire.
-        let pipeline = self.fragments.as_ref().map(|f| f.pipeline);
-        let whole: Vec<[Reg; 4]> = match &mut self.fragments {
-            Some(f) if f.pipeline == FragmentPipeline::Stripes => {
-                let sets = (0..steps).map(|s| f.load(cx, self.shape, s)).collect();
-                cx.b.comment("the stripe's fragments loaded fenced for its wgmmas");
-                cx.b.push(Instr::wgmma_fence());
-                sets
-            }
-            _ => Vec::new(),
-        };
-        let mut fragment = match pipeline {
-            Some(FragmentPipeline::Steps) => self.fragments.as_mut().map(|f| f.load(cx, self.shape, 0)),
-            _ => None,
-        };
         for s in 0..steps {
             for (i, (&(pa, pb), term)) in
                 parts.iter().flat_map(|p| terms.iter().map(move |t| (p, t))).enumerate()
@@ -624,26 +607,9 @@ impl Warpgroup {
                         let major = (major[0], major[1]);
                         cx.b.push(Instr::wgmma(self.shape, &d[term.d], (da, db), scale, negate, major));
                     }
-                    (None, Some(f)) if f.pipeline == FragmentPipeline::Stripes => {
-                        cx.b.push(Instr::wgmma_rs(
-                            self.shape,
-                            &d[term.d],
-                            (whole[s as usize], db),
-                            scale,
-                            negate,
-                        ));
-                    }
                     (None, Some(f)) => {
-                        let a = fragment.take().expect("loaded");
-                        cx.b.comment(format!("step {s}: the fragment loaded fenced for wgmma"));
-                        cx.b.push(Instr::wgmma_fence());
-                        cx.b.push(Instr::wgmma_rs(self.shape, &d[term.d], (a, db), scale, negate));
-                        cx.b.comment("the step's own group; the step before retired: its set is free");
-                        cx.b.push(Instr::wgmma_commit());
-                        cx.b.push(Instr::wgmma_wait(1));
-                        if s + 1 < steps {
-                            fragment = Some(f.load(cx, self.shape, s + 1));
-                        }
+                        let wgmma = |a| Instr::wgmma_rs(self.shape, &d[term.d], (a, db), scale, negate);
+                        f.issue(cx, self.shape, (s, steps), wgmma);
                     }
                     (None, None) => unreachable!("A without descriptors comes from registers"),
                 }
@@ -653,10 +619,8 @@ impl Warpgroup {
         if self.fragments.is_none() {
             cx.b.push(Instr::wgmma_commit());
         }
-        if pipeline == Some(FragmentPipeline::Stripes) {
-            cx.b.comment("the stripe's own group; the stripe before retired: its sets are free");
-            cx.b.push(Instr::wgmma_commit());
-            cx.b.push(Instr::wgmma_wait(1));
+        if let Some(f) = &self.fragments {
+            f.end_stripe(cx);
         }
     }
 }

@@ -65,6 +65,9 @@ pub(super) struct Fragments {
     pub(super) pipeline: FragmentPipeline,
     /// Fragments loaded so far in the code, for the set of the next.
     pub(super) loaded: u32,
+    /// The sets loaded for the stripe's steps still to be issued, in step
+    /// order.
+    pending: Vec<[Reg; 4]>,
 }
 
 impl Fragments {
@@ -93,14 +96,67 @@ impl Fragments {
         let sets = (0..pipeline.sets(spec.k_blk / spec.k_per_step()))
             .map(|j| [0, 1, 2, 3].map(|i| cx.b.reg(format!("a_frag_{j}_{i}"), Type::B32)))
             .collect();
-        Fragments { at, slot, stripe, pitch, half, sets, pipeline, loaded: 0 }
+        Fragments { at, slot, stripe, pitch, half, sets, pipeline, loaded: 0, pending: Vec::new() }
+    }
+
+    /// Before a stripe's steps: a stripe a group loads every step's
+    /// fragment and fences them once; a step a group loads the first.
+    pub(super) fn begin_stripe(&mut self, cx: &mut Cx<'_>, shape: WgmmaShape, steps: u32) {
+        let sets = 2 * steps as usize;
+        assert!(sets.is_multiple_of(self.sets.len()), "a loop of two stripes goes round the sets");
+        self.pending = match self.pipeline {
+            FragmentPipeline::Stripes => {
+                let loaded = (0..steps).map(|s| self.load(cx, shape, s)).collect();
+                cx.b.comment("the stripe's fragments loaded fenced for its wgmmas");
+                cx.b.push(Instr::wgmma_fence());
+                loaded
+            }
+            FragmentPipeline::Steps => vec![self.load(cx, shape, 0)],
+        };
+    }
+
+    /// Step `s` of `steps`: its `wgmma` on its fragment (`wgmma` of the
+    /// set), as part of the stripe's group; or fenced, as a group of its own
+    /// (the step before retired, its set free), then the next step's
+    /// fragment loaded.
+    pub(super) fn issue(
+        &mut self,
+        cx: &mut Cx<'_>,
+        shape: WgmmaShape,
+        (s, steps): (u32, u32),
+        wgmma: impl Fn([Reg; 4]) -> Instr,
+    ) {
+        let a = self.pending.remove(0);
+        if self.pipeline == FragmentPipeline::Stripes {
+            return cx.b.push(wgmma(a));
+        }
+        cx.b.comment(format!("step {s}: the fragment loaded fenced for wgmma"));
+        cx.b.push(Instr::wgmma_fence());
+        cx.b.push(wgmma(a));
+        cx.b.comment("the step's own group; the step before retired: its set is free");
+        cx.b.push(Instr::wgmma_commit());
+        cx.b.push(Instr::wgmma_wait(1));
+        if s + 1 < steps {
+            let next = self.load(cx, shape, s + 1);
+            self.pending.push(next);
+        }
+    }
+
+    /// After a stripe's steps: a stripe a group commits it and retires the
+    /// stripe before (its sets free).
+    pub(super) fn end_stripe(&self, cx: &mut Cx<'_>) {
+        if self.pipeline == FragmentPipeline::Stripes {
+            cx.b.comment("the stripe's own group; the stripe before retired: its sets are free");
+            cx.b.push(Instr::wgmma_commit());
+            cx.b.push(Instr::wgmma_wait(1));
+        }
     }
 
     /// Loads step `s`'s A fragment of the current stripe into the next set
     /// of registers, rounded to TF32 in place: element `i` at row `16 warp
     /// + g + 8 (i mod 2)`, k `8 s + t + 4 (i div 2)` ([`WgmmaShape::a_at`]),
     /// from the thread's first element `(g, t)`.
-    pub(super) fn load(&mut self, cx: &mut Cx<'_>, shape: WgmmaShape, s: u32) -> [Reg; 4] {
+    fn load(&mut self, cx: &mut Cx<'_>, shape: WgmmaShape, s: u32) -> [Reg; 4] {
         let set = self.sets[self.loaded as usize % self.sets.len()];
         self.loaded += 1;
         let k = shape.k();
