@@ -7,7 +7,8 @@
 //! element path and the transposed vector path of the epilogue), DMMA, and
 //! the TF32 `wgmma` kernels that read the kernel's A from registers with
 //! TMA copies, on ragged shapes checked by [`Case`] against the f64
-//! reference; then batches, split K and stream-K, exactly.
+//! reference; then batches, split K and stream-K, exactly; then the
+//! transposed store's typical mistakes, each caught.
 
 use gemm_codegen::abi::{Matrix as AbiMatrix, Role};
 use gemm_codegen::{KernelSpec, Op, Operands};
@@ -209,4 +210,30 @@ fn a_conjugating_op_cannot_be_swapped() {
         "{err:?}"
     );
     assert!(gemm_codegen::validate(&spec((Op::T, Op::N))).is_ok(), "T and N swap on complex types too");
+}
+
+/// The transposed store's typical mistakes, made in the PTX of a correct
+/// TT kernel with swapped operands: each must fail in the emulator (a
+/// wrong C, or a store outside C's guards), never pass.
+#[test]
+fn mistakes_in_the_transposed_store_are_caught() {
+    let good = image(&swapped(fma("f64", (Op::N, Op::N), 1, 1, "")));
+    let cfg = GemmConfig::<f64>::new(Op::T, Op::T, 45, 70, 61).alpha(1.5).beta(0.5);
+    crate::emulated_specialized::caught_edits(
+        &good,
+        cfg.ldc(47),
+        &[
+            (
+                "the product's tile stored as it is: its rows taken for C's rows",
+                &[
+                    ("mad.lo.u32\t%c_col0, %tx, 1, %blk_m0;", "mad.lo.u32\t%c_row0, %tx, 1, %blk_m0;"),
+                    ("mad.lo.u32\t%c_row0, %ty, 1, %blk_n0;", "mad.lo.u32\t%c_col0, %ty, 1, %blk_n0;"),
+                ],
+            ),
+            (
+                "C's rows bounded by the kernel's m: the call's n",
+                &[("sub.s32\t%c_row_lim, %n, %c_row0;", "sub.s32\t%c_row_lim, %m, %c_row0;")],
+            ),
+        ],
+    );
 }
