@@ -254,36 +254,12 @@ impl Stencil {
         }
     }
 
-    /// [`Family::requirements`], usable in constants.
-    pub const fn requirements_of(spec: &KernelSpec) -> Requirements {
-        Requirements {
-            precision: spec.precision,
-            ops: (spec.eff_op_a(), spec.eff_op_b()),
-            arch: spec.arch,
-            operand_alignment: spec.ldg_width,
-        }
-    }
-}
-
-impl Family for Stencil {
-    type Spec = KernelSpec;
-
-    fn validate_with(spec: &KernelSpec, limits: &Limits) -> Result<Plan, Vec<Violation>> {
-        constraints::validate_with(spec, limits)
-    }
-
-    fn lower(plan: &Plan) -> Module {
-        crate::stencil::lower(plan)
-    }
-
-    fn entry_name(spec: &KernelSpec) -> String {
-        spec.entry_name()
-    }
-
-    /// The stencil's ABI; a kernel with swapped operands takes the same
-    /// parameters, their roles traded ([`Abi::swapped`]).
-    fn abi(spec: &KernelSpec) -> Abi {
-        let abi = match spec.schedule {
+    /// The parameters of `spec`'s kernel, each with its role in the
+    /// product the kernel computes (for swapped operands, `Cᵀ = op(B)ᵀ ·
+    /// op(A)ᵀ`: its A is the call's B): what the lowering declares and
+    /// reads. Callers launch it by [`Family::abi`].
+    pub fn kernel_abi(spec: &KernelSpec) -> Abi {
+        match spec.schedule {
             Schedule::Tiles if spec.ldg == GlobalLoad::Tma => {
                 // A box a stripe, laid out as the ring holds it
                 // (`stencil/bulk.rs`, `tma_allowed`).
@@ -313,7 +289,40 @@ impl Family for Stencil {
             }
             Schedule::Tiles => Abi::gemm(spec.precision),
             Schedule::StreamK => Abi::gemm_stream_k(spec.precision),
-        };
+        }
+    }
+
+    /// [`Family::requirements`], usable in constants.
+    pub const fn requirements_of(spec: &KernelSpec) -> Requirements {
+        Requirements {
+            precision: spec.precision,
+            ops: (spec.eff_op_a(), spec.eff_op_b()),
+            arch: spec.arch,
+            operand_alignment: spec.ldg_width,
+        }
+    }
+}
+
+impl Family for Stencil {
+    type Spec = KernelSpec;
+
+    fn validate_with(spec: &KernelSpec, limits: &Limits) -> Result<Plan, Vec<Violation>> {
+        constraints::validate_with(spec, limits)
+    }
+
+    fn lower(plan: &Plan) -> Module {
+        crate::stencil::lower(plan)
+    }
+
+    fn entry_name(spec: &KernelSpec) -> String {
+        spec.entry_name()
+    }
+
+    /// The stencil's ABI: [`Stencil::kernel_abi`], whose roles a kernel
+    /// with swapped operands trades ([`Abi::swapped`]) — the call's B is
+    /// its A.
+    fn abi(spec: &KernelSpec) -> Abi {
+        let abi = Stencil::kernel_abi(spec);
         if spec.swaps_operands() { abi.swapped() } else { abi }
     }
 

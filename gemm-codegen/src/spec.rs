@@ -621,6 +621,12 @@ impl KernelSpec {
         }
     }
 
+    /// Steps of the inner product over one stripe: `tile.2 /`
+    /// [`KernelSpec::k_per_step`] (whole once validated).
+    pub const fn stripe_steps(&self) -> u32 {
+        self.k_blk / self.k_per_step()
+    }
+
     /// The warpgroup shape of a Hopper `wgmma` math: `mma = (64, n, 8)`
     /// with `math = tf32 | tf32x3`, `(64, n, 16)` with `math = f16 | bf16`
     /// (`stencil/wgmma.rs`); `None` for every

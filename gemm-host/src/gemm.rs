@@ -14,7 +14,7 @@ use crate::error::GemmError;
 use crate::kernel::{self, KernelCache, LoadedBespoke, LoadedKernel};
 use crate::memory;
 use crate::pass::{Pass, Place, SplitRule};
-use crate::validate::{Arg, ArgError, BufferInfo, Buffers};
+use crate::validate::{Arg, BufferInfo, Buffers};
 
 mod args;
 mod batched;
@@ -301,15 +301,9 @@ impl Gemm {
         let image = kernel.image();
         let (abi, shape) = (image.abi(), image.launch());
         for chunk in pass.chunks() {
-            let grid_dim =
-                shape.batch_grid(launch.m, launch.n, chunk.count).map_err(|o| ArgError::GridTooLarge {
-                    arg: Arg::M,
-                    value: i64::from(launch.m),
-                    axis: o.axis,
-                    blocks: o.blocks,
-                    tile: shape.tile.0,
-                    max: o.max,
-                })?;
+            let grid_dim = shape.batch_grid(launch.m, launch.n, chunk.count).map_err(|o| {
+                crate::validate::grid_too_large(o, &shape, launch.swap_ab, (launch.m, launch.n), chunk.count)
+            })?;
             let args = launch_args(launch, &abi, abc(&chunk), chunk.batch, None);
             let config = LaunchConfig {
                 grid_dim,

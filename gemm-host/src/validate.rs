@@ -48,7 +48,7 @@
 //! pointer-array batch ([`check_arrays`]) checks its three arrays have one
 //! length and rules 1 to 5 on every problem.
 
-use gemm_codegen::{Element, KernelImage, Op};
+use gemm_codegen::{Element, GridOverflow, KernelImage, LaunchShape, Op};
 
 use crate::config::{Dim, GemmConfig, Matrix};
 
@@ -287,29 +287,13 @@ fn launch_of<T: Element>(
     }
     let mut grid = None;
     if let Some(image) = kernel {
-        // Column-major m runs along grid.x, n along grid.y (a rasterized
-        // grid puts all blocks along x); after a row-major swap those are
-        // the caller's n and m. Both extents fit a u32 (MAX_DIM).
         let shape = image.launch();
-        let (x_dim, y_dim) = if cfg.swaps_operands() { (Dim::N, Dim::M) } else { (Dim::M, Dim::N) };
+        // Both extents fit a u32 (MAX_DIM).
         match shape.batch_grid(col.m as u32, col.n as u32, problems) {
             Ok(g) => grid = Some(g),
             Err(o) => {
-                // A batch is launched at most `MAX_GRID_Z` problems at a
-                // time, so only a caller passing more reaches z.
-                let (arg, value, tile) = match o.axis {
-                    'x' => (Arg::of_dim(x_dim), cfg.dim(x_dim), shape.tile.0),
-                    'y' => (Arg::of_dim(y_dim), cfg.dim(y_dim), shape.tile.1),
-                    _ => (Arg::BatchCount, i64::from(problems), 1),
-                };
-                return Err(ArgError::GridTooLarge {
-                    arg,
-                    value,
-                    axis: o.axis,
-                    blocks: o.blocks,
-                    tile,
-                    max: o.max,
-                });
+                let extents = (col.m as u32, col.n as u32);
+                return Err(grid_too_large(o, &shape, cfg.swaps_operands(), extents, problems));
             }
         }
     }
@@ -332,6 +316,34 @@ fn launch_of<T: Element>(
         swap_ab: cfg.swaps_operands(),
         grid,
     }))
+}
+
+/// The argument a grid of `shape` that overflows (`o`) is about. grid.x
+/// runs along the kernel's M — the column-major call's `m`, or its `n` for a
+/// kernel with swapped operands ([`LaunchShape::swapped`]) — and grid.y
+/// along the other (a rasterized grid puts every block along x); a
+/// row-major call's column-major `m` is the caller's `n`. A batch is
+/// launched at most `MAX_GRID_Z` problems at a time, so only a caller
+/// passing more reaches z.
+pub(crate) fn grid_too_large(
+    o: GridOverflow,
+    shape: &LaunchShape,
+    row_major: bool,
+    (m, n): (u32, u32),
+    problems: u32,
+) -> ArgError {
+    let (along_m, tile) = match o.axis {
+        'x' => (!shape.swapped, shape.tile.0),
+        'y' => (shape.swapped, shape.tile.1),
+        _ => (false, 1),
+    };
+    let value = if along_m { m } else { n };
+    let (arg, value) = match (o.axis, along_m != row_major) {
+        ('z', _) => (Arg::BatchCount, problems),
+        (_, true) => (Arg::M, value),
+        (_, false) => (Arg::N, value),
+    };
+    ArgError::GridTooLarge { arg, value: i64::from(value), axis: o.axis, blocks: o.blocks, tile, max: o.max }
 }
 
 #[cfg(test)]
@@ -619,6 +631,15 @@ mod tests {
         // Row-major: the caller's m runs along grid.y.
         let bad = GemmConfig::<f32>::row_major(Op::N, Op::N, 65535 * 32 + 1, 1, 1);
         assert_eq!(check(&bad, &bufs, Some(&s)).unwrap_err().arg(), Arg::M);
+        // Swapped operands: grid.y runs along the kernel's N, the caller's m
+        // (whose tile.1 is 32 too); a row-major call's n.
+        let ba = KernelSpec { operands: gemm_codegen::Operands::Ba, ..s.spec };
+        let ba = KernelImage { spec: ba, entry: ba.entry_name().into(), ..s.clone() };
+        let bad = GemmConfig::<f32>::new(Op::N, Op::N, 65535 * 32 + 1, 1, 1);
+        let e = check(&bad, &bufs, Some(&ba)).unwrap_err();
+        assert_eq!((e.arg(), e.to_string().contains("along grid.y")), (Arg::M, true), "{e}");
+        let bad = GemmConfig::<f32>::row_major(Op::N, Op::N, 1, 65535 * 32 + 1, 1);
+        assert_eq!(check(&bad, &bufs, Some(&ba)).unwrap_err().arg(), Arg::N);
         // Without a kernel (cuBLAS) there is no grid to check.
         let bad = GemmConfig::<f32>::new(Op::N, Op::N, 1, 65535 * 32 + 1, 1);
         assert!(check(&bad, &bufs, None).is_ok());

@@ -1,6 +1,7 @@
-//! `cargo xtask ptxas`: assemble every kernel of `gemm-kernels` with NVIDIA's
-//! `ptxas` for several architectures and print a table of registers and
-//! spills. Fails if any kernel does not assemble.
+//! `cargo xtask ptxas`: assemble every kernel of `gemm-kernels` (or the
+//! `--spec`s given) with NVIDIA's `ptxas` for several architectures and
+//! print a table of registers and spills, marking kernels whose `wgmma`s
+//! ptxas serializes. Fails if any kernel does not assemble.
 //!
 //! `ptxas` comes from PyPI's `nvidia-cuda-nvcc` wheel, installed into
 //! `target/cuda-tools` on first use (CUDA 13's ptxas starts at sm_75); set
@@ -23,16 +24,48 @@ pub struct Args {
     /// Only kernels whose name contains this.
     #[arg(long)]
     filter: Option<String>,
+    /// Assemble these specs (a `gemm_kernel!` body each, repeatable)
+    /// instead of gemm-kernels' kernels.
+    #[arg(long)]
+    spec: Vec<gemm_codegen::KernelSpec>,
 }
 
 pub fn run(args: Args) -> Result<()> {
     let ptxas = ensure_ptxas()?;
-    report(&ptxas, &args.arch, args.filter.as_deref())
+    let kernels = if args.spec.is_empty() {
+        shipped(args.filter.as_deref())
+    } else {
+        args.spec
+            .iter()
+            .enumerate()
+            .map(|(i, spec)| {
+                let image = gemm_codegen::compile(spec)
+                    .map_err(|v| anyhow::anyhow!("--spec {spec} is not a legal kernel: {v:?}"))?;
+                Ok(Kernel { name: format!("spec{}", i + 1), spec: *spec, ptx: image.ptx.to_string() })
+            })
+            .collect::<Result<_>>()?
+    };
+    report(&ptxas, &args.arch, &kernels)
 }
 
 /// The report `cargo xtask test` prints: every kernel, sm_75, sm_80, sm_90.
 pub fn run_report(ptxas: &Path) -> Result<()> {
-    report(ptxas, &DEFAULT_ARCHS.map(str::to_owned), None)
+    report(ptxas, &DEFAULT_ARCHS.map(str::to_owned), &shipped(None))
+}
+
+/// One kernel of a report.
+struct Kernel {
+    name: String,
+    spec: gemm_codegen::KernelSpec,
+    ptx: String,
+}
+
+/// gemm-kernels' kernels whose name contains `filter`.
+fn shipped(filter: Option<&str>) -> Vec<Kernel> {
+    gemm_kernels::all()
+        .filter(|k| filter.is_none_or(|f| k.name.contains(f)))
+        .map(|k| Kernel { name: k.name.to_owned(), spec: k.spec, ptx: k.ptx.to_owned() })
+        .collect()
 }
 
 const DEFAULT_ARCHS: [&str; 3] = ["sm_75", "sm_80", "sm_90"];
@@ -88,6 +121,9 @@ pub struct Resources {
     pub spill_stores: u32,
     pub spill_loads: u32,
     pub stack_bytes: u32,
+    /// Whether ptxas serializes the kernel's `wgmma`s (C7510–C7520:
+    /// "wgmma.mma_async instructions are serialized").
+    pub wgmma_serialized: bool,
 }
 
 /// Assembles `ptx` for `arch` (e.g. `sm_90`) and parses `ptxas -v`.
@@ -112,9 +148,10 @@ pub fn assemble_to(ptxas: &Path, ptx: &str, arch: &str, scratch: &Path, cubin: &
     parse_resources(&text).with_context(|| format!("unexpected ptxas output:\n{text}"))
 }
 
+/// The number just before the first `marker` that follows a number (ptxas's
+/// notes also say "input registers").
 fn number_before(text: &str, marker: &str) -> Option<u32> {
-    let at = text.find(marker)?;
-    text[..at].split_whitespace().last()?.parse().ok()
+    text.match_indices(marker).find_map(|(at, _)| text[..at].split_whitespace().last()?.parse().ok())
 }
 
 fn parse_resources(text: &str) -> Option<Resources> {
@@ -123,11 +160,11 @@ fn parse_resources(text: &str) -> Option<Resources> {
         spill_stores: number_before(text, " bytes spill stores")?,
         spill_loads: number_before(text, " bytes spill loads")?,
         stack_bytes: number_before(text, " bytes stack frame")?,
+        wgmma_serialized: text.contains("wgmma.mma_async instructions are serialized"),
     })
 }
 
-fn report(ptxas: &Path, archs: &[String], filter: Option<&str>) -> Result<()> {
-    let kernels: Vec<_> = gemm_kernels::all().filter(|k| filter.is_none_or(|f| k.name.contains(f))).collect();
+fn report(ptxas: &Path, archs: &[String], kernels: &[Kernel]) -> Result<()> {
     if kernels.is_empty() {
         bail!("no kernel matches");
     }
@@ -164,7 +201,7 @@ fn report(ptxas: &Path, archs: &[String], filter: Option<&str>) -> Result<()> {
                         _ => archs[a].clone(),
                     };
                     let file = scratch.join(format!("w{w}"));
-                    let r = assemble(ptxas, kernels[k].ptx, &target, &file);
+                    let r = assemble(ptxas, &kernels[k].ptx, &target, &file);
                     results.lock().unwrap()[i] = Some(r.map(Some).map_err(|e| format!("{e:#}")));
                 }
             });
@@ -174,7 +211,10 @@ fn report(ptxas: &Path, archs: &[String], filter: Option<&str>) -> Result<()> {
     let _ = std::fs::remove_dir_all(&scratch);
 
     let header: String = archs.iter().map(|a| format!(" | {a:>14}")).collect();
-    println!("ptxas {} — registers / spill bytes (stores+loads) per kernel", ptxas_version(ptxas));
+    println!(
+        "ptxas {} — registers / spill bytes (stores+loads) per kernel; `s`: its wgmmas serialized",
+        ptxas_version(ptxas)
+    );
     println!("{:<10} {:<54}{header}", "kernel", "spec");
     let mut failures = Vec::new();
     for (k, kernel) in kernels.iter().enumerate() {
@@ -182,7 +222,12 @@ fn report(ptxas: &Path, archs: &[String], filter: Option<&str>) -> Result<()> {
         for a in 0..archs.len() {
             match &results[k * archs.len() + a] {
                 Some(Ok(Some(r))) => {
-                    row += &format!(" | {:>4} regs {:>4}", r.registers, r.spill_stores + r.spill_loads)
+                    let serialized = if r.wgmma_serialized { "s" } else { " " };
+                    row += &format!(
+                        " | {:>4} regs {:>4}{serialized}",
+                        r.registers,
+                        r.spill_stores + r.spill_loads
+                    )
                 }
                 Some(Ok(None)) => row += &format!(" | {:>14}", "(newer arch)"),
                 Some(Err(e)) => {
@@ -252,8 +297,19 @@ mod tests {
                     ptxas info    : Used 77 registers, used 1 barriers, 12416 bytes smem";
         assert_eq!(
             parse_resources(text),
-            Some(Resources { registers: 77, spill_stores: 4, spill_loads: 12, stack_bytes: 8 })
+            Some(Resources {
+                registers: 77,
+                spill_stores: 4,
+                spill_loads: 12,
+                stack_bytes: 8,
+                wgmma_serialized: false
+            })
         );
+        let serialized = format!(
+            "ptxas info    : (C7513) Potential Performance Loss: wgmma.mma_async instructions are serialized \
+             due to non wgmma instructions defining input registers\n{text}"
+        );
+        assert!(parse_resources(&serialized).is_some_and(|r| r.wgmma_serialized));
         assert_eq!(parse_resources("ptxas fatal"), None);
     }
 

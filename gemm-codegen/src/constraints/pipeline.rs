@@ -184,7 +184,7 @@ fn check_ldg_width(spec: &KernelSpec, a: &StripePlan, b: &StripePlan, out: &mut 
 /// that fails.
 fn check_interleave(spec: &KernelSpec, out: &mut Report) {
     let g = spec.interleave;
-    let steps = spec.k_blk / spec.k_per_step();
+    let steps = spec.stripe_steps();
     if spec.stages == 0 || spec.k_blk == 0 || interleave_allowed(g, spec.stages, spec.unroll.is_none(), steps)
     {
         return;

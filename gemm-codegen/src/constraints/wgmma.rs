@@ -243,7 +243,7 @@ pub const fn wgmma_instr_regs(spec: &KernelSpec) -> u128 {
 /// four for each set it goes round ([`wgmma_a_fragments`]).
 pub const fn wgmma_thread_regs(spec: &KernelSpec) -> u128 {
     let fragments = match wgmma_a_fragments(spec) {
-        Some(pipeline) => 4 * pipeline.sets(spec.k_blk / spec.k_per_step()) as u128,
+        Some(pipeline) => 4 * pipeline.sets(spec.stripe_steps()) as u128,
         None => 0,
     };
     wgmma_instr_regs(spec) + fragments
@@ -257,7 +257,8 @@ pub const fn consumer_registers(spec: &KernelSpec) -> u32 {
         Some((_, consumers)) => consumers,
         None => crate::ptx::register_share(crate::constraints::proven_u32(spec.block_threads() as u128)),
     };
-    if held > MAX_THREAD_REGISTERS { MAX_THREAD_REGISTERS } else { held }
+    let most = super::Limits::PORTABLE.max_regs_per_thread;
+    if held > most { most } else { held }
 }
 
 /// How the consumers of `spec` pipeline A's fragments, where they load A
@@ -271,7 +272,7 @@ pub const fn wgmma_a_fragments(spec: &KernelSpec) -> Option<FragmentPipeline> {
     if !wgmma_a_regs(spec) {
         return None;
     }
-    let steps = spec.k_blk / spec.k_per_step();
+    let steps = spec.stripe_steps();
     let stripes = 4 * FragmentPipeline::Stripes.sets(steps) as u128;
     if wgmma_instr_regs(spec) + stripes <= consumer_registers(spec) as u128 {
         Some(FragmentPipeline::Stripes)
@@ -279,9 +280,6 @@ pub const fn wgmma_a_fragments(spec: &KernelSpec) -> Option<FragmentPipeline> {
         Some(FragmentPipeline::Steps)
     }
 }
-
-/// Registers one thread can address (every architecture).
-const MAX_THREAD_REGISTERS: u32 = 255;
 
 /// Whether either operand of `spec` is read from the ring ([`wgmma_direct`]).
 pub const fn wgmma_any_direct(spec: &KernelSpec) -> bool {

@@ -280,7 +280,7 @@ impl Pipeline {
     /// takes with the whole stripe unrolled, in list order (the space's
     /// values are 0 then these): none without a ring.
     fn interleaves_at(&self, spec: &KernelSpec) -> impl Iterator<Item = u32> + '_ {
-        let (ring, steps) = (spec.stages >= 2, spec.k_blk / spec.k_per_step());
+        let (ring, steps) = (spec.stages >= 2, spec.stripe_steps());
         self.interleaves.iter().copied().filter(move |&g| ring && g > 0 && g <= steps)
     }
 

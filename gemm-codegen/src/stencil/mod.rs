@@ -274,18 +274,16 @@ fn prologue(plan: &Plan) -> Cx<'_> {
     let mut b = KernelBuilder::new(spec.entry_name());
     b.reqntid(spec.block());
 
-    // The parameters are the family's ABI, declared in its order; each is
+    // The parameters are the kernel's ABI, declared in its order; each is
     // loaded into a register named after it and found again by its role in
     // the kernel's product (with swapped operands the call's B is the
     // kernel's A: `abi.rs`, "Swapped operands").
-    let abi = <crate::Stencil as crate::Family>::abi(spec);
+    let abi = crate::Stencil::kernel_abi(spec);
     b.reg_group("kernel parameters");
-    let swapped = spec.swaps_operands();
     let loaded: Vec<(Role, ptx::Reg, ptx::ParamId)> = abi
         .params()
         .iter()
-        .map(|p| (if swapped { p.role.swapped() } else { p.role }, p))
-        .map(|(role, p)| {
+        .map(|p| {
             let id = b.param(p.name, p.ty);
             let name = match p.role {
                 Role::Pointer(_) => format!("{}_ptr", p.name),
@@ -293,7 +291,7 @@ fn prologue(plan: &Plan) -> Cx<'_> {
             };
             // A tensor map stays in the parameter space: its register holds
             // the generic address `cp.async.bulk.tensor` takes.
-            (role, b.reg(name, p.ty.scalar().unwrap_or(Type::U64)), id)
+            (p.role, b.reg(name, p.ty.scalar().unwrap_or(Type::U64)), id)
         })
         .collect();
     b.comment("kernel parameters; A, B and C converted to global addresses");

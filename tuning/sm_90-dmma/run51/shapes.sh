@@ -1,8 +1,8 @@
 #!/bin/bash
 # DGEMM, run 51's third call (H200): the mma shape of DgemmNT at 8192 and 16384 — the shipped m16n8k4
 # kernel (specs-k.txt line 1) beside m16n8k8 with one fragment set, warps (2, 4) and (4, 2) (lines 2,
-# 3: 214-222 registers, no spill), and m16n8k16 with one set (lines 4, 5: 255 registers, 52-56 bytes
-# spilled), as cuBLAS's NT 16384 kernel is m16n8k16 on warps of 32 x 64. Two rounds.
+# 3: 214-222 registers, no spill), and m16n8k16 with one set (lines 4, 5: 255 registers, 108 bytes of
+# spill stores and loads: `cargo xtask ptxas --arch sm_90 --spec ...`), as cuBLAS's NT 16384 kernel is m16n8k16 on warps of 32 x 64. Two rounds.
 # Usage (device): OUT=$OUT bash tuning/sm_90-dmma/run51/shapes.sh
 set -u
 export LD_LIBRARY_PATH=/usr/local/cuda-13.0/targets/x86_64-linux/lib

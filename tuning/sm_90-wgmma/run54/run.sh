@@ -1,8 +1,9 @@
 #!/bin/bash
 # wgmma, run 54 (H200): the L2 promotion of the tensor maps whose boxes land without swizzle (A's
 # box of the kernels that load A into registers, m_blk + 8 = 136 elements = 544 bytes a row).
-# Every map is encoded with CU_TENSOR_MAP_L2_PROMOTION_L2_256B (x.xz, 51cd50b); x128B.xz and
-# xNONE.xz promote those maps by 128 bytes or not at all (an experiment's builds, not committed).
+# Every map is encoded with CU_TENSOR_MAP_L2_PROMOTION_L2_256B (x.xz, 51cd50b); xNONE.xz is 51cd50b
+# with run54/promotion-none.patch (those maps not promoted), x128B.xz the same patch with L2_128B in
+# place of NONE (an experiment's builds, not committed to the source).
 # NN and TT (run 48's lines 3 and 1) benched with each, two rounds; then ncu's L2 sectors, DRAM bytes
 # and time of NN at 8192 with each.
 # Usage (device): OUT=$OUT bash tuning/sm_90-wgmma/run54/run.sh

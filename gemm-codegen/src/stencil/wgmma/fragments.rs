@@ -93,7 +93,7 @@ impl Fragments {
         let half = cx.b.reg("a_frag_half", Type::B32);
         let spec = cx.plan.spec();
         let pipeline = crate::constraints::wgmma_a_fragments(spec).expect("A loaded into registers");
-        let sets = (0..pipeline.sets(spec.k_blk / spec.k_per_step()))
+        let sets = (0..pipeline.sets(spec.stripe_steps()))
             .map(|j| [0, 1, 2, 3].map(|i| cx.b.reg(format!("a_frag_{j}_{i}"), Type::B32)))
             .collect();
         Fragments { at, slot, stripe, pitch, half, sets, pipeline, loaded: 0, pending: Vec::new() }
