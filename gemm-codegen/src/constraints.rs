@@ -13,7 +13,7 @@
 //! part by part without building each one; the checks below call the same
 //! predicates and only add the message.
 
-use crate::spec::{GlobalLoad, KernelSpec, LoadShape, Op, Precision, Target};
+use crate::spec::{GlobalLoad, KernelSpec, LoadShape, Math, Op, Precision, Target};
 
 mod layout;
 mod math;
@@ -393,7 +393,8 @@ pub const fn free_blk(spec: &KernelSpec, operand: Operand) -> u32 {
 /// elements (see [`Plan::skew`]).
 ///
 /// One vector of the wider of the shared-load and global-load widths, so
-/// that the vector accesses of both stay aligned; none for a `wgmma`
+/// that the vector accesses of both stay aligned ([`DMMA_SKEW_BYTES`] for a
+/// `dmma` kernel whose copies that keeps aligned); none for a `wgmma`
 /// kernel, whose stripes only its copies, its conversion and `wgmma` touch,
 /// each a warp's 16-byte accesses along a row (conflict-free unskewed),
 /// and whose shared memory goes to the ring and the TF32 parts (unskewed, a
@@ -401,14 +402,26 @@ pub const fn free_blk(spec: &KernelSpec, operand: Operand) -> u32 {
 /// fragments the consumers load into registers ([`wgmma_a_regs`]):
 /// [`WGMMA_A_REGS_SKEW`].
 pub const fn smem_skew(spec: &KernelSpec, operand: Operand) -> u32 {
+    let dmma = matches!(spec.math, Math::Dmma);
     if spec.wgmma().is_some() {
         if matches!(operand, Operand::A) && wgmma_a_regs(spec) { WGMMA_A_REGS_SKEW } else { 0 }
+    } else if dmma && spec.ldg_width as u64 * spec.precision.element_bytes() as u64 <= DMMA_SKEW_BYTES as u64
+    {
+        DMMA_SKEW_BYTES / spec.precision.element_bytes()
     } else if spec.ldg_width > spec.lds_width {
         spec.ldg_width
     } else {
         spec.lds_width
     }
 }
+
+/// The skew of a `dmma` kernel's K-major stripe rows, in bytes: a lane
+/// `(g, t)` reads k row `t` (`t + 4i`), and a quarter warp (8 lanes of
+/// 16-byte loads) or half warp (16 of 8 bytes) reads 32 bytes of each of
+/// 4 consecutive rows; rows 32 bytes apart in the banks put them in 4
+/// disjoint quarters of the 128 bytes, one wavefront (16-byte rows
+/// overlap two by two).
+pub const DMMA_SKEW_BYTES: u32 = 32;
 
 /// Elements between consecutive rows of `operand`'s shared array (in
 /// `u64`): k rows of a K-major stripe, `m_blk` or `n_blk` plus the skew;

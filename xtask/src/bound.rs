@@ -208,29 +208,35 @@ mod tests {
     /// (the journal committed under `tuning/sm_90`) ran below the datasheet
     /// bound of its own loop. A shared-memory term that charges every lane
     /// its own bytes, ignoring broadcasts, fails this by up to 12% on f64
-    /// and c64 kernels.
+    /// and c64 kernels. A spec the generator refuses today (the 32-byte
+    /// skew of `dmma` stripes, `constraints::DMMA_SKEW_BYTES`, grew a few
+    /// stripes that filled shared memory past it) has no kernel to bound:
+    /// those are counted, and must stay a handful.
     #[test]
     fn every_h100_measurement_is_below_its_bound() {
         let path = crate::ptxas::workspace_root().join("tuning/sm_90/tune.jsonl");
         let journal = Journal::open(&path).unwrap();
         let gpu = machine_for_arch("NVIDIA H100 80GB HBM3", 90, None).unwrap();
-        let mut bounds: HashMap<KernelSpec, f64> = HashMap::new();
-        let mut checked = 0;
+        let mut bounds: HashMap<KernelSpec, Option<f64>> = HashMap::new();
+        let (mut checked, mut refused) = (0, 0);
         for r in journal.records() {
             let (Subject::Variant { spec, .. }, Some(measured), Status::Ok) =
                 (&r.subject, r.tflops(), r.status)
             else {
                 continue;
             };
-            let bound = *bounds.entry(*spec).or_insert_with(|| {
-                KernelBound::of_spec(spec, Some(&gpu), None)
-                    .bound
-                    .expect("a bound for every tuned spec")
-                    .tflops
-            });
+            let bound = *bounds
+                .entry(*spec)
+                .or_insert_with(|| KernelBound::of_spec(spec, Some(&gpu), None).bound.map(|b| b.tflops));
+            let Some(bound) = bound else {
+                assert!(gemm_codegen::validate(spec).is_err(), "{spec}: legal, but no bound");
+                refused += 1;
+                continue;
+            };
             assert!(measured <= bound, "{}: measured {measured:.2} TFLOP/s over its bound {bound:.2}", spec);
             checked += 1;
         }
         assert!(checked > 1000, "only {checked} measurements");
+        assert!(refused * 200 <= checked, "{refused} measured specs refused today, of {checked}");
     }
 }
