@@ -33,12 +33,27 @@ impl Runs {
     }
 }
 
+/// Whether a lane's B columns of a tensor-core math are `8j + g` (each
+/// n8 tile's column `g`, as for c64) rather than a run of consecutive
+/// ones: for an f64 `mma` taking several elements of B (`k ≥ 8`), which it
+/// wants in consecutive registers (its k rows `t + 4i` of one column).
+/// Loaded from a run, they would come two columns to a 16-byte load and
+/// need moving into place (ptxas merges two 8-byte loads of adjacent
+/// columns into one and then moves each half, 8 `MOV`s a k16 `mma`);
+/// 8 columns apart, each lands where the `mma` reads it.
+pub(crate) fn b_columns_split(spec: &crate::KernelSpec) -> bool {
+    let several = matches!(spec.mma, Some(shape) if shape.k > 4);
+    spec.math == crate::Math::Dmma && spec.precision == crate::Precision::F64 && several
+}
+
 impl CLayout {
     /// The layout of `plan`: the paper's strided one (runs of `lds_width`)
     /// for `fma`; for a tensor-core math, the fragments' (see
     /// `stencil/mma.rs`): for f64, in each 16 × 16 block of its warp tile,
-    /// lane `(g, t)` owns rows `2g, 2g + 1` and columns `4t … 4t + 3`; for
-    /// c64, in each 8 × 8 block, row `g` and columns `2t, 2t + 1`.
+    /// lane `(g, t)` owns rows `2g, 2g + 1` and columns `4t … 4t + 3`
+    /// (`2t, 2t + 1, 2t + 8, 2t + 9` where B's columns are split,
+    /// [`b_columns_split`]); for c64, in each 8 × 8 block, row `g` and
+    /// columns `2t, 2t + 1`.
     pub fn new(plan: &Plan) -> CLayout {
         let spec = plan.spec();
         let w = spec.lds_width;
@@ -49,11 +64,14 @@ impl CLayout {
         }
         if spec.math.is_mma() {
             // A lane's 16-byte loads hold `w` elements (2 f64, 1 c64): rows
-            // 8w·i + w·g + …, columns 8w·j + 2w·t + … (`stencil/mma.rs`).
-            return CLayout {
-                rows: Runs { width: w, step: 8 * w },
-                cols: Runs { width: 2 * w, step: 8 * w },
+            // 8w·i + w·g + …, columns 8w·j + 2w·t + … (`stencil/mma.rs`),
+            // or 8j + 2t, 8j + 2t + 1 where B's columns are split.
+            let cols = if b_columns_split(spec) {
+                Runs { width: 2, step: 8 }
+            } else {
+                Runs { width: 2 * w, step: 8 * w }
             };
+            return CLayout { rows: Runs { width: w, step: 8 * w }, cols };
         }
         CLayout {
             rows: Runs { width: w, step: w * spec.m_dim },

@@ -25,18 +25,26 @@
 //!        warp-tile column 8w·q + w·c + j      is column c of n8 tile w·q + j
 //! c64    warp-tile row    16p + 8j + r        is row r + 8j of m16 tile p   (m8: row r of tile 2p + j)
 //!        warp-tile column 16q + 8j + c        is column c of n8 tile 2q + j
+//! f64 k8, k16: rows as for w ≥ 2, columns as for c64 (split, below)
 //! ```
 //!
 //! Lane `(g, t)` reads A's rows `8w·p + w·g … + w − 1` with one load (and
-//! B's columns likewise; for f64 shapes taking several elements of B, its B
-//! operand is a column's elements at rows `t, t + 4, …`, which DMMA wants
-//! in consecutive registers, so B's f64 elements load one by one, 8 bytes a
-//! lane, one wavefront per k row still). It owns C's rows `8w·p + w·g …`,
-//! a run the epilogue stores with one 16-byte access, and columns `8w·q +
-//! 2w·t … + 2w − 1`. A c64 element is 16 bytes itself: lane `(g, t)` reads
-//! A's rows `16p + g` and `16p + 8 + g`, B's columns `16q + g`, `16q + 8 +
-//! g`, and owns C's rows `8i + g`, columns `8i + 2t, +1`. These are the
-//! [`super::CLayout`] of a tensor-core math.
+//! B's columns likewise). It owns C's rows `8w·p + w·g …`, a run the
+//! epilogue stores with one 16-byte access, and columns `8w·q + 2w·t … +
+//! 2w − 1`. A c64 element is 16 bytes itself: lane `(g, t)` reads A's rows
+//! `16p + g` and `16p + 8 + g`, B's columns `16q + g`, `16q + 8 + g`, and
+//! owns C's rows `8i + g`, columns `8i + 2t, +1`.
+//!
+//! An f64 shape taking several elements of B (k8, k16) wants B's operand,
+//! one column's elements at rows `t, t + 4, …`, in consecutive registers.
+//! Its B columns are split, as c64's are: lane `(g, t)` reads column `g` of
+//! each n8 tile, 8 bytes a load, and owns C's columns `8j + 2t` and `8j +
+//! 2t + 1` ([`super::layout::b_columns_split`]). From a run, the loads of
+//! two adjacent columns at one k row would be merged by ptxas into one
+//! 16-byte load, whose halves then move into the operands' registers: 8
+//! `MOV`s a k16 `mma` (split, the one-set m16n8k8 and m16n8k16 kernels of
+//! `tuning/sm_90-dmma` ran 2–7% faster, run 57 against runs 51 and 56).
+//! These layouts are the [`super::CLayout`] of a tensor-core math.
 //!
 //! # K-contiguous operands
 //!
@@ -163,6 +171,9 @@ pub(crate) struct Fragments {
     run: u32,
     /// Whether a run is contiguous (`lds_width ≥ 2`); c64's rows are 8 apart.
     contiguous: bool,
+    /// B's columns 8 apart although A's rows are contiguous
+    /// ([`super::layout::b_columns_split`]).
+    b_split: bool,
     /// Stripe rows between the k slots of consecutive lanes `t`: 1 (the
     /// ISA's `t + 4i`), or `K/4` when an operand is K-contiguous (`(K/4)·t
     /// + i`, a lane's slots adjacent; see the module doc).
@@ -197,6 +208,7 @@ impl Fragments {
             complex: false,
             run: 2,
             contiguous: true,
+            b_split: false,
             slot_stride: 1,
             swizzled: [None; 2],
             acc: Vec::new(),
@@ -211,7 +223,7 @@ impl Fragments {
     /// The accumulator of the thread's row `i` and of the column that is
     /// column `2t + e` of n8 tile `run·q + j`.
     fn acc(&self, i: u32, q: u32, j: u32, e: u32) -> Elem {
-        let col = if self.contiguous { self.run * e + j } else { 2 * j + e };
+        let col = if self.contiguous && !self.b_split { self.run * e + j } else { 2 * j + e };
         self.acc[(i * self.n_thr + 2 * self.run * q + col) as usize]
     }
 
@@ -328,6 +340,7 @@ impl StepMath for Fragments {
         let r = spec.lds_width;
         self.run = r.max(2);
         self.contiguous = r >= 2;
+        self.b_split = super::layout::b_columns_split(&spec);
 
         cx.b.reg_group(format!(
             "inner product: shared-memory read pointers of lane (g, t) = (lane / 4, lane mod 4), \
@@ -355,6 +368,8 @@ impl StepMath for Fragments {
                 }
                 Operand::B => {
                     let col = cx.b.reg("b_sld_col", Type::U32);
+                    // A lane's run of columns, or with split columns its n8 tiles' column g.
+                    let r = if self.b_split { 1 } else { r };
                     cx.b.comment(format!(
                         "B: the lane's first column warp_n WN + {r} g, warp_n WN = {cw} (ty - t)"
                     ));
@@ -433,53 +448,78 @@ impl StepMath for Fragments {
     }
 
     fn load(&self, cx: &mut Cx<'_>, set: usize, (a_ptr, b_ptr): (Reg, Reg), step: u32) {
+        let set = &self.sets[set];
+        let a: Vec<(u32, &Block)> = set.a.iter().enumerate().map(|(p, f)| (p as u32, f)).collect();
+        self.load_blocks(cx, Operand::A, &a, a_ptr, step);
+        let b: Vec<(u32, &Block)> = set.b.iter().enumerate().map(|(q, f)| (q as u32, f)).collect();
+        self.load_blocks(cx, Operand::B, &b, b_ptr, step);
+    }
+
+    fn multiply(&self, cx: &mut Cx<'_>, set: usize) {
+        let set = &self.sets[set];
+        if self.kind == MmaKind::Tf32 {
+            // Round (split) the set just before its products, a step after its loads.
+            self.convert(cx, &set.a);
+            self.convert(cx, &set.b);
+        }
+        let (m_tiles, run) = (self.m_tiles(set), self.run);
+        for mt in 0..m_tiles {
+            for nt in 0..set.b.len() as u32 * run {
+                let q = nt / run;
+                self.tile_product(cx, set, mt, (q, &set.b[q as usize]), nt % run);
+            }
+        }
+    }
+
+    fn accumulators(&self) -> &[Elem] {
+        &self.acc
+    }
+}
+
+/// A block's fragments, `[s][j]`: k row `s`, element `j` of a lane's run.
+type Block = Vec<Vec<Frag>>;
+
+impl Fragments {
+    /// Loads the fragments of step `step` of `operand`'s warp-tile blocks
+    /// `(index, registers)` from `ptr` (and negates B's parts where asked).
+    fn load_blocks(&self, cx: &mut Cx<'_>, operand: Operand, blocks: &[(u32, &Block)], ptr: Reg, step: u32) {
         let shape = self.shape;
         let esz = cx.esz();
         let block = crate::constraints::mma_warp_block(cx.precision());
-        let set = &self.sets[set];
-        // f64: a DMMA taking several elements of B wants them apart (see above).
-        let b_apart = self.kind == MmaKind::F64 && !self.complex && shape.b_per_lane() > 1;
-        for (operand, frags, ptr, apart) in
-            [(Operand::A, &set.a, a_ptr, false), (Operand::B, &set.b, b_ptr, b_apart)]
-        {
-            let stride = cx.plan.stride(operand);
-            // Row (column) `j` of a lane's run in block `p`, from its first one.
-            let run_row =
-                |p: usize, j: usize| p as u32 * block + if self.contiguous { j as u32 } else { 8 * j as u32 };
-            let ld = |cx: &mut Cx<'_>, regs: &[Reg], ptr: Reg, offset: i64| {
-                cx.b.push(Instr::ld(Space::Shared, CacheQual::None, regs, Address::reg(ptr, offset)));
+        // c64's rows and columns, and split B columns, are 8 apart.
+        let contiguous = self.contiguous && !(operand == Operand::B && self.b_split);
+        let stride = cx.plan.stride(operand);
+        // Row (column) `j` of a lane's run in block `p`, from its first one.
+        let run_row = |p: u32, j: usize| p * block + if contiguous { j as u32 } else { 8 * j as u32 };
+        let ld = |cx: &mut Cx<'_>, regs: &[Reg], ptr: Reg, offset: i64| {
+            cx.b.push(Instr::ld(Space::Shared, CacheQual::None, regs, Address::reg(ptr, offset)));
+        };
+        if let Some((z, scratch)) = self.swizzled[operand as usize] {
+            // Each row's k slots at once. Step `s` of the row's groups of
+            // `R` steps sits at `s ^ mask`: the pointer holds the lane's
+            // mask, XORing the step in lands on it.
+            let (lo, hi) = (step % z.period, step / z.period);
+            let ptr = if lo == 0 {
+                ptr
+            } else {
+                cx.b.push(Instr::binary(BinOp::Xor, scratch, ptr, Op::imm(16 * z.chunks * lo)));
+                scratch
             };
-            if let Some((z, scratch)) = self.swizzled[operand as usize] {
-                // Each row's k slots at once. Step `s` of the row's groups of
-                // `R` steps sits at `s ^ mask`: the pointer holds the lane's
-                // mask, XORing the step in lands on it.
-                let (lo, hi) = (step % z.period, step / z.period);
-                let ptr = if lo == 0 {
-                    ptr
-                } else {
-                    cx.b.push(Instr::binary(BinOp::Xor, scratch, ptr, Op::imm(16 * z.chunks * lo)));
-                    scratch
-                };
-                for (p, block_frags) in frags.iter().enumerate() {
-                    for j in 0..block_frags[0].len() {
-                        let regs: Vec<Reg> = block_frags.iter().flat_map(|run| run[j].x.regs()).collect();
-                        ld(cx, &regs, ptr, i64::from(run_row(p, j) * stride) * esz + 128 * i64::from(hi));
-                    }
+            for &(p, block_frags) in blocks {
+                for j in 0..block_frags[0].len() {
+                    let regs: Vec<Reg> = block_frags.iter().flat_map(|run| run[j].x.regs()).collect();
+                    ld(cx, &regs, ptr, i64::from(run_row(p, j) * stride) * esz + 128 * i64::from(hi));
                 }
-                continue;
             }
-            for (p, block_frags) in frags.iter().enumerate() {
+        } else {
+            for &(p, block_frags) in blocks {
                 for (s, run) in block_frags.iter().enumerate() {
                     let row = step * shape.k + s as u32 * if self.slot_stride > 1 { 1 } else { 4 };
-                    let offset = |col: u32| i64::from(row * stride + p as u32 * block + col) * esz;
-                    if !self.contiguous {
-                        // c64: rows (columns) 8j + g, one element, re and im, per load.
+                    let offset = |col: u32| i64::from(row * stride + p * block + col) * esz;
+                    if !contiguous {
+                        // Rows (columns) 8j + g, one element (c64: re and im) per load.
                         for (j, f) in run.iter().enumerate() {
                             ld(cx, &f.x.regs(), ptr, offset(8 * j as u32));
-                        }
-                    } else if apart {
-                        for (j, f) in run.iter().enumerate() {
-                            ld(cx, &f.x.regs(), ptr, offset(j as u32));
                         }
                     } else {
                         let regs: Vec<Reg> = run.iter().flat_map(|f| f.x.regs()).collect();
@@ -488,88 +528,81 @@ impl StepMath for Fragments {
                 }
             }
         }
-        if self.kind == MmaKind::F64 {
+        if operand == Operand::B && self.kind == MmaKind::F64 {
             // Nothing to round: negate B's parts as they land.
-            self.convert(cx, &set.b);
+            for &(_, block_frags) in blocks {
+                self.convert(cx, std::slice::from_ref(block_frags));
+            }
         }
     }
 
-    fn multiply(&self, cx: &mut Cx<'_>, set: usize) {
+    /// m tiles of a warp tile.
+    fn m_tiles(&self, set: &Set) -> u32 {
+        // m16: a block holds run/2 tiles; f64 m8: run.
+        let per_block = if self.shape.m == 16 { self.run / 2 } else { self.run };
+        set.a.len() as u32 * per_block
+    }
+
+    /// `C += A·B` of m tile `mt` and n tile `jb` of B's block `q`, whose
+    /// fragments are `b_block`.
+    fn tile_product(&self, cx: &mut Cx<'_>, set: &Set, mt: u32, (q, b_block): (u32, &Block), jb: u32) {
         let shape = self.shape;
-        let set = &self.sets[set];
-        if self.kind == MmaKind::Tf32 {
-            // Round (split) the set just before its products, a step after its loads.
-            self.convert(cx, &set.a);
-            self.convert(cx, &set.b);
-        }
         let m16 = shape.m == 16;
         let run = self.run;
         // m16: tile mt is rows j = 2 (mt mod run/2) + {0, 1} of block mt / (run/2);
         // f64 m8: tile 2p + j is row j of block p.
         let per_block = if m16 { run / 2 } else { run };
-        let m_tiles = set.a.len() as u32 * per_block;
-        let n_tiles = set.b.len() as u32 * run;
-        for mt in 0..m_tiles {
-            let p = mt / per_block;
-            let a_at = |i: u32| -> (u32, u32) {
-                // A's element i: k row s, run element j.
-                if m16 { (i / 2, 2 * (mt % per_block) + i % 2) } else { (i, mt % per_block) }
+        let p = mt / per_block;
+        let a_at = |i: u32| -> (u32, u32) {
+            // A's element i: k row s, run element j.
+            if m16 { (i / 2, 2 * (mt % per_block) + i % 2) } else { (i, mt % per_block) }
+        };
+        let a: Vec<&Frag> = (0..shape.a_per_lane())
+            .map(|i| {
+                let (s, j) = a_at(i);
+                &set.a[p as usize][s as usize][j as usize]
+            })
+            .collect();
+        let b: Vec<&Frag> = (0..shape.b_per_lane()).map(|i| &b_block[i as usize][jb as usize]).collect();
+        let c: Vec<Elem> = (0..shape.c_per_lane())
+            .map(|i| {
+                // Accumulator i: fragment row g (+ 8 for i ≥ 2), column 2t + i mod 2.
+                let j = if m16 { 2 * (mt % per_block) + i / 2 } else { mt % per_block };
+                self.acc(run * p + j, q, jb, i % 2)
+            })
+            .collect();
+        let c_re: Vec<Reg> = c.iter().map(|e| e.re).collect();
+        let mma = |cx: &mut Cx<'_>, acc: &[Reg], a_part: Part, b_part: Part| {
+            // tf32x3: the step's products into zeroed fragments, then one
+            // round-to-nearest add each (the tensor cores' own sums truncate).
+            let (from, into) = match &self.step_acc {
+                Some((zero, step)) => (zero.as_slice(), step.as_slice()),
+                None => (acc, acc),
             };
-            let a: Vec<&Frag> = (0..shape.a_per_lane())
-                .map(|i| {
-                    let (s, j) = a_at(i);
-                    &set.a[p as usize][s as usize][j as usize]
-                })
-                .collect();
-            for nt in 0..n_tiles {
-                let (q, jb) = (nt / run, nt % run);
-                let b: Vec<&Frag> =
-                    (0..shape.b_per_lane()).map(|i| &set.b[q as usize][i as usize][jb as usize]).collect();
-                let c: Vec<Elem> = (0..shape.c_per_lane())
-                    .map(|i| {
-                        // Accumulator i: fragment row g (+ 8 for i ≥ 2), column 2t + i mod 2.
-                        let j = if m16 { 2 * (mt % per_block) + i / 2 } else { mt % per_block };
-                        self.acc(run * p + j, q, jb, i % 2)
-                    })
-                    .collect();
-                let c_re: Vec<Reg> = c.iter().map(|e| e.re).collect();
-                let mma = |cx: &mut Cx<'_>, acc: &[Reg], a_part: Part, b_part: Part| {
-                    // tf32x3: the step's products into zeroed fragments, then one
-                    // round-to-nearest add each (the tensor cores' own sums truncate).
-                    let (from, into) = match &self.step_acc {
-                        Some((zero, step)) => (zero.as_slice(), step.as_slice()),
-                        None => (acc, acc),
-                    };
-                    for (i, &(ta, tb)) in self.term_pairs().iter().enumerate() {
-                        let a_regs: Vec<Reg> = a.iter().map(|f| f.part(a_part)[ta]).collect();
-                        let b_regs: Vec<Reg> = b.iter().map(|f| f.part(b_part)[tb]).collect();
-                        let c = if i == 0 { from } else { into };
-                        cx.b.push(Instr::mma(self.kind, shape, into, &a_regs, &b_regs, c));
-                    }
-                    if self.step_acc.is_some() {
-                        for (&d, &x) in acc.iter().zip(into) {
-                            cx.b.push(Instr::add(d, d, x));
-                        }
-                    }
-                };
-                if !self.complex {
-                    mma(cx, &c_re, Part::Re, Part::Re);
-                    continue;
-                }
-                let c_im: Vec<Reg> = c.iter().map(|e| e.im.expect("complex")).collect();
-                // re += a c − σ_A σ_B b d;  im += σ_B a d + σ_A b c.
-                let d_for_re = if self.conj_a != self.conj_b { Part::Im } else { Part::NegIm };
-                let d_for_im = if self.conj_b { Part::NegIm } else { Part::Im };
-                let c_for_im = if self.conj_a { Part::NegRe } else { Part::Re };
-                mma(cx, &c_re, Part::Re, Part::Re);
-                mma(cx, &c_im, Part::Re, d_for_im);
-                mma(cx, &c_re, Part::Im, d_for_re);
-                mma(cx, &c_im, Part::Im, c_for_im);
+            for (i, &(ta, tb)) in self.term_pairs().iter().enumerate() {
+                let a_regs: Vec<Reg> = a.iter().map(|f| f.part(a_part)[ta]).collect();
+                let b_regs: Vec<Reg> = b.iter().map(|f| f.part(b_part)[tb]).collect();
+                let c = if i == 0 { from } else { into };
+                cx.b.push(Instr::mma(self.kind, shape, into, &a_regs, &b_regs, c));
             }
+            if self.step_acc.is_some() {
+                for (&d, &x) in acc.iter().zip(into) {
+                    cx.b.push(Instr::add(d, d, x));
+                }
+            }
+        };
+        if !self.complex {
+            mma(cx, &c_re, Part::Re, Part::Re);
+            return;
         }
-    }
-
-    fn accumulators(&self) -> &[Elem] {
-        &self.acc
+        let c_im: Vec<Reg> = c.iter().map(|e| e.im.expect("complex")).collect();
+        // re += a c − σ_A σ_B b d;  im += σ_B a d + σ_A b c.
+        let d_for_re = if self.conj_a != self.conj_b { Part::Im } else { Part::NegIm };
+        let d_for_im = if self.conj_b { Part::NegIm } else { Part::Im };
+        let c_for_im = if self.conj_a { Part::NegRe } else { Part::Re };
+        mma(cx, &c_re, Part::Re, Part::Re);
+        mma(cx, &c_im, Part::Re, d_for_im);
+        mma(cx, &c_re, Part::Im, d_for_re);
+        mma(cx, &c_im, Part::Im, c_for_im);
     }
 }

@@ -6,7 +6,7 @@
 
 use crate::common as emu_common;
 
-use emu_common::check_all;
+use emu_common::{Scalar, check_all};
 use gemm_codegen::ptx::MmaKind;
 use gemm_codegen::{KernelSpec, LoadShape, Math, MmaShape, Op, Precision, Target, WarpShape};
 use gemm_emu::{Gemm, Program};
@@ -152,4 +152,33 @@ fn an_mma_some_lanes_skip_is_a_fault() {
     ptx.insert_str(body, &odd[1..]);
     let err = run_64x48x40(&image, &ptx).expect_err("a diverged mma");
     assert!(err.contains("needs all 32 lanes of the warp converged"), "{err}");
+}
+
+/// An f64 `mma` taking several elements of B (k8, k16) reads B's columns
+/// split, each n8 tile's column `g` (`stencil/layout.rs`,
+/// `b_columns_split`), as C's accumulators are laid out: a lane reading a
+/// run of consecutive columns instead (the k4 kernels' layout, `2g`)
+/// computes another C, whether B's stripe is K-major (NT) or K-contiguous
+/// (NN), on a ragged DGEMM.
+#[test]
+fn split_b_columns_read_as_a_run_are_a_wrong_result() {
+    let run = |spec: &KernelSpec, ptx: &str| -> Result<(), String> {
+        let image = gemm_codegen::compile(spec).unwrap();
+        let program = Program::from_ptx(ptx, None).map_err(|e| e.to_string())?;
+        let gemm = Gemm::from_program(program, &image).map_err(|e| e.to_string())?;
+        let case = emu_common::Case { m: 70, n: 66, k: 100, alpha: Scalar::One, beta: Scalar::Zero };
+        emu_common::check_case::<f64>(&gemm, &case, &mut emu_common::Rng::new(9), spec.math).map(|_| ())
+    };
+    for ops in [(Op::N, Op::T), (Op::N, Op::N)] {
+        for shape in [(16, 8, 8), (16, 8, 16)] {
+            let spec = dmma(ops, shape);
+            let ptx = gemm_codegen::compile(&spec).unwrap().ptx;
+            run(&spec, &ptx).expect("the generated kernel");
+            let first_column = "\tmad.lo.u32\t%b_sld_col, %lane_g, 1, %b_sld_col;";
+            assert_eq!(ptx.matches(first_column).count(), 1, "{ptx}");
+            let as_run = ptx.replace(first_column, "\tmad.lo.u32\t%b_sld_col, %lane_g, 2, %b_sld_col;");
+            let err = run(&spec, &as_run).expect_err("B's columns as a run");
+            eprintln!("{spec}: caught: {}", err.lines().next().unwrap_or(""));
+        }
+    }
 }
