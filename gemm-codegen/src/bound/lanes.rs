@@ -7,8 +7,9 @@
 //! as the largest number of distinct words it touches in one bank, and
 //! accesses take turns. Summed over the warps of a block, that is a lower
 //! bound on the cycles one trip of the block's loop keeps shared memory busy
-//! (the hardware can do worse: a 16-byte access is served a quarter-warp at
-//! a time), and so an upper bound on its FMAs per clock.
+//! (a 16-byte access served a quarter warp at a time, an 8-byte one a half
+//! warp at a time, each phase on its own, [`cycles`]), and so an upper bound
+//! on its FMAs per clock.
 //!
 //! The addresses come from running the kernel's integer code on every
 //! thread of one block without a GPU: a small abstract interpreter that
@@ -113,19 +114,38 @@ pub(super) fn shared_cycles(kernel: &Kernel, body: Range<usize>) -> SharedCycles
     out
 }
 
-/// Cycles of the warps of one access: per warp, the most distinct words any
-/// bank holds among the words its lanes touch.
+/// Cycles of the warps of one access. The hardware serves a warp's access
+/// in phases: a 16-byte access a quarter warp at a time, an 8-byte one a
+/// half warp at a time, narrower ones whole; a phase takes the most distinct
+/// words any bank holds among the words its lanes touch. A phase touching
+/// only words an earlier phase of the same access touched is counted as
+/// riding along with it (a broadcast), which keeps the sum a lower bound.
 fn cycles(addresses: &[u64], bytes: u32) -> u64 {
+    let phase = match bytes {
+        16.. => WARP / 4,
+        8.. => WARP / 2,
+        _ => WARP,
+    } as usize;
+    let words = |lanes: &[u64]| -> HashSet<u64> {
+        lanes.iter().flat_map(|&a| (a / 4)..(a + u64::from(bytes)).div_ceil(4)).collect()
+    };
     addresses
         .chunks(WARP as usize)
         .map(|warp| {
-            let words: HashSet<u64> =
-                warp.iter().flat_map(|&a| (a / 4)..(a + u64::from(bytes)).div_ceil(4)).collect();
-            let mut per_bank = [0u64; BANKS as usize];
-            for w in words {
-                per_bank[(w % BANKS) as usize] += 1;
+            let mut seen: HashSet<u64> = HashSet::new();
+            let mut cycles = 0;
+            for lanes in warp.chunks(phase) {
+                let words = words(lanes);
+                if !words.is_subset(&seen) {
+                    let mut per_bank = [0u64; BANKS as usize];
+                    for &w in &words {
+                        per_bank[(w % BANKS) as usize] += 1;
+                    }
+                    cycles += per_bank.into_iter().max().unwrap_or(0).max(1);
+                }
+                seen.extend(words);
             }
-            per_bank.into_iter().max().unwrap_or(0).max(1)
+            cycles
         })
         .sum()
 }
@@ -279,5 +299,19 @@ mod tests {
         assert_eq!(cycles(&(0..32).map(|t| 16 * t).collect::<Vec<_>>(), 16), 4);
         // Two warps add up; a partial warp is still a cycle.
         assert_eq!(cycles(&(0..40).map(|t| 4 * t).collect::<Vec<_>>(), 4), 2);
+        // A 16-byte access a quarter warp at a time: lanes (g, t) = (lane / 4,
+        // lane mod 4) reading 16 bytes at column 16 g of row t, rows 1040
+        // bytes apart, overlap two by two in the banks (8 cycles, as ncu
+        // counted on the GPU); 1056 bytes apart (a 32-byte skew) they do not
+        // (4, the least 512 bytes take).
+        let rows = |stride: u64| (0..32).map(|l: u64| (l % 4) * stride + (l / 4) * 16).collect::<Vec<_>>();
+        assert_eq!(cycles(&rows(1040), 16), 8);
+        assert_eq!(cycles(&rows(1056), 16), 4);
+        // An 8-byte access a half warp at a time, column 8 g of row t.
+        let rows8 = |stride: u64| (0..32).map(|l: u64| (l % 4) * stride + (l / 4) * 8).collect::<Vec<_>>();
+        assert_eq!(cycles(&rows8(1040), 8), 4);
+        assert_eq!(cycles(&rows8(1056), 8), 2);
+        // Half warps reading the same 128 bytes: the second rides along.
+        assert_eq!(cycles(&(0..32).map(|l: u64| (l % 16) * 8).collect::<Vec<_>>(), 8), 1);
     }
 }
