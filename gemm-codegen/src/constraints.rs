@@ -393,8 +393,8 @@ pub const fn free_blk(spec: &KernelSpec, operand: Operand) -> u32 {
 /// elements (see [`Plan::skew`]).
 ///
 /// One vector of the wider of the shared-load and global-load widths, so
-/// that the vector accesses of both stay aligned ([`DMMA_SKEW_BYTES`] for a
-/// `dmma` kernel whose copies that keeps aligned); none for a `wgmma`
+/// that the vector accesses of both stay aligned (for a `dmma` kernel,
+/// [`DMMA_SKEW_BYTES`], a multiple of both widths); none for a `wgmma`
 /// kernel, whose stripes only its copies, its conversion and `wgmma` touch,
 /// each a warp's 16-byte accesses along a row (conflict-free unskewed),
 /// and whose shared memory goes to the ring and the TF32 parts (unskewed, a
@@ -402,11 +402,11 @@ pub const fn free_blk(spec: &KernelSpec, operand: Operand) -> u32 {
 /// fragments the consumers load into registers ([`wgmma_a_regs`]):
 /// [`WGMMA_A_REGS_SKEW`].
 pub const fn smem_skew(spec: &KernelSpec, operand: Operand) -> u32 {
-    let dmma = matches!(spec.math, Math::Dmma);
+    // The copies' width in bytes, exact for any field values.
+    let copy_bytes = spec.ldg_width as u64 * spec.precision.element_bytes() as u64;
     if spec.wgmma().is_some() {
         if matches!(operand, Operand::A) && wgmma_a_regs(spec) { WGMMA_A_REGS_SKEW } else { 0 }
-    } else if dmma && spec.ldg_width as u64 * spec.precision.element_bytes() as u64 <= DMMA_SKEW_BYTES as u64
-    {
+    } else if matches!(spec.math, Math::Dmma) && copy_bytes <= DMMA_SKEW_BYTES as u64 {
         DMMA_SKEW_BYTES / spec.precision.element_bytes()
     } else if spec.ldg_width > spec.lds_width {
         spec.ldg_width

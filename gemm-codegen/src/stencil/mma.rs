@@ -449,10 +449,8 @@ impl StepMath for Fragments {
 
     fn load(&self, cx: &mut Cx<'_>, set: usize, (a_ptr, b_ptr): (Reg, Reg), step: u32) {
         let set = &self.sets[set];
-        let a: Vec<(u32, &Block)> = set.a.iter().enumerate().map(|(p, f)| (p as u32, f)).collect();
-        self.load_blocks(cx, Operand::A, &a, a_ptr, step);
-        let b: Vec<(u32, &Block)> = set.b.iter().enumerate().map(|(q, f)| (q as u32, f)).collect();
-        self.load_blocks(cx, Operand::B, &b, b_ptr, step);
+        self.load_operand(cx, Operand::A, &set.a, a_ptr, step);
+        self.load_operand(cx, Operand::B, &set.b, b_ptr, step);
     }
 
     fn multiply(&self, cx: &mut Cx<'_>, set: usize) {
@@ -462,11 +460,9 @@ impl StepMath for Fragments {
             self.convert(cx, &set.a);
             self.convert(cx, &set.b);
         }
-        let (m_tiles, run) = (self.m_tiles(set), self.run);
-        for mt in 0..m_tiles {
-            for nt in 0..set.b.len() as u32 * run {
-                let q = nt / run;
-                self.tile_product(cx, set, mt, (q, &set.b[q as usize]), nt % run);
+        for mt in 0..self.m_tiles(set) {
+            for nt in 0..set.b.len() as u32 * self.run {
+                self.tile_product(cx, set, mt, nt);
             }
         }
     }
@@ -481,8 +477,8 @@ type Block = Vec<Vec<Frag>>;
 
 impl Fragments {
     /// Loads the fragments of step `step` of `operand`'s warp-tile blocks
-    /// `(index, registers)` from `ptr` (and negates B's parts where asked).
-    fn load_blocks(&self, cx: &mut Cx<'_>, operand: Operand, blocks: &[(u32, &Block)], ptr: Reg, step: u32) {
+    /// from `ptr` (and negates B's parts where asked).
+    fn load_operand(&self, cx: &mut Cx<'_>, operand: Operand, blocks: &[Block], ptr: Reg, step: u32) {
         let shape = self.shape;
         let esz = cx.esz();
         let block = crate::constraints::mma_warp_block(cx.precision());
@@ -490,7 +486,8 @@ impl Fragments {
         let contiguous = self.contiguous && !(operand == Operand::B && self.b_split);
         let stride = cx.plan.stride(operand);
         // Row (column) `j` of a lane's run in block `p`, from its first one.
-        let run_row = |p: u32, j: usize| p * block + if contiguous { j as u32 } else { 8 * j as u32 };
+        let run_row =
+            |p: usize, j: usize| p as u32 * block + if contiguous { j as u32 } else { 8 * j as u32 };
         let ld = |cx: &mut Cx<'_>, regs: &[Reg], ptr: Reg, offset: i64| {
             cx.b.push(Instr::ld(Space::Shared, CacheQual::None, regs, Address::reg(ptr, offset)));
         };
@@ -505,17 +502,17 @@ impl Fragments {
                 cx.b.push(Instr::binary(BinOp::Xor, scratch, ptr, Op::imm(16 * z.chunks * lo)));
                 scratch
             };
-            for &(p, block_frags) in blocks {
+            for (p, block_frags) in blocks.iter().enumerate() {
                 for j in 0..block_frags[0].len() {
                     let regs: Vec<Reg> = block_frags.iter().flat_map(|run| run[j].x.regs()).collect();
                     ld(cx, &regs, ptr, i64::from(run_row(p, j) * stride) * esz + 128 * i64::from(hi));
                 }
             }
         } else {
-            for &(p, block_frags) in blocks {
+            for (p, block_frags) in blocks.iter().enumerate() {
                 for (s, run) in block_frags.iter().enumerate() {
                     let row = step * shape.k + s as u32 * if self.slot_stride > 1 { 1 } else { 4 };
-                    let offset = |col: u32| i64::from(row * stride + p * block + col) * esz;
+                    let offset = |col: u32| i64::from(row * stride + p as u32 * block + col) * esz;
                     if !contiguous {
                         // Rows (columns) 8j + g, one element (c64: re and im) per load.
                         for (j, f) in run.iter().enumerate() {
@@ -530,9 +527,7 @@ impl Fragments {
         }
         if operand == Operand::B && self.kind == MmaKind::F64 {
             // Nothing to round: negate B's parts as they land.
-            for &(_, block_frags) in blocks {
-                self.convert(cx, std::slice::from_ref(block_frags));
-            }
+            self.convert(cx, blocks);
         }
     }
 
@@ -543,12 +538,13 @@ impl Fragments {
         set.a.len() as u32 * per_block
     }
 
-    /// `C += A·B` of m tile `mt` and n tile `jb` of B's block `q`, whose
-    /// fragments are `b_block`.
-    fn tile_product(&self, cx: &mut Cx<'_>, set: &Set, mt: u32, (q, b_block): (u32, &Block), jb: u32) {
+    /// `C += A·B` of the warp tile's m tile `mt` and n tile `nt` from set
+    /// `set`.
+    fn tile_product(&self, cx: &mut Cx<'_>, set: &Set, mt: u32, nt: u32) {
         let shape = self.shape;
         let m16 = shape.m == 16;
         let run = self.run;
+        let (q, jb) = (nt / run, nt % run);
         // m16: tile mt is rows j = 2 (mt mod run/2) + {0, 1} of block mt / (run/2);
         // f64 m8: tile 2p + j is row j of block p.
         let per_block = if m16 { run / 2 } else { run };
@@ -563,7 +559,8 @@ impl Fragments {
                 &set.a[p as usize][s as usize][j as usize]
             })
             .collect();
-        let b: Vec<&Frag> = (0..shape.b_per_lane()).map(|i| &b_block[i as usize][jb as usize]).collect();
+        let b: Vec<&Frag> =
+            (0..shape.b_per_lane()).map(|i| &set.b[q as usize][i as usize][jb as usize]).collect();
         let c: Vec<Elem> = (0..shape.c_per_lane())
             .map(|i| {
                 // Accumulator i: fragment row g (+ 8 for i ≥ 2), column 2t + i mod 2.
