@@ -7,20 +7,22 @@
 //! as the largest number of distinct words it touches in one bank, and
 //! accesses take turns. Summed over the warps of a block, that is a lower
 //! bound on the cycles one trip of the block's loop keeps shared memory busy
-//! (a 16-byte access served a quarter warp at a time, an 8-byte one a half
-//! warp at a time, each phase on its own, [`cycles`]), and so an upper bound
-//! on its FMAs per clock.
+//! (a 16-byte access served a quarter warp at a time, [`cycles`]), and so an
+//! upper bound on its FMAs per clock.
 //!
 //! The addresses come from running the kernel's integer code on every
 //! thread of one block without a GPU: a small abstract interpreter that
 //! knows `%tid.x`, `%ntid.x`, immediates and shared-array addresses, and
 //! treats everything else (parameters, block indices, loaded values,
 //! predicates, floating point) as unknown. The straight-line code before
-//! the loop sets up the loop-invariant shared pointers, which is all a GEMM
-//! loop's shared addresses depend on; registers the loop writes are unknown
-//! at its start, so induction variables never pass for constants. An access
-//! whose address stays unknown, or that is guarded, is charged one cycle
-//! per warp: still a lower bound, only a loose one.
+//! the loop sets up the shared pointers, and the loop's first trip runs
+//! from the values it leaves: a ring's read pointers (slot offsets from a
+//! counter the code before the loop starts at zero), the stripe's steps.
+//! Later trips move each pointer by the same amount on every lane (the next
+//! slot, the next rows; a chunk swizzle's XOR stays below the 128-byte
+//! alignment of slots), which leaves every access's cycles as they were. An
+//! access whose address stays unknown, or that is guarded, is charged one
+//! cycle per warp: still a lower bound, only a loose one.
 
 use std::collections::HashSet;
 use std::ops::Range;
@@ -44,6 +46,10 @@ pub struct SharedCycles {
     /// Warp-level accesses whose addresses were not known (or that were
     /// guarded), charged one cycle each.
     pub unknown: u64,
+    /// The cycles the known accesses would take without a bank conflict:
+    /// each phase its distinct words over the 32 banks, rounded up. What
+    /// `cycles` has beyond this and `unknown` is bank conflicts.
+    pub fewest: u64,
 }
 
 /// Per-thread values of a register, when known for every thread.
@@ -81,14 +87,8 @@ pub(super) fn shared_cycles(kernel: &Kernel, body: Range<usize>) -> SharedCycles
             eval.step(guard.is_some(), instr);
         }
     }
-    // What the loop writes is not the same on every trip.
-    for stmt in &kernel.body[body.clone()] {
-        if let Stmt::Instr { instr, .. } = stmt {
-            for r in written(instr) {
-                eval.regs[r] = None;
-            }
-        }
-    }
+    // The loop's first trip: the values before it are the ones it starts
+    // from (see the module doc).
     let mut out = SharedCycles { threads, ..SharedCycles::default() };
     let warps = u64::from(threads.div_ceil(WARP));
     for stmt in &kernel.body[body] {
@@ -102,7 +102,11 @@ pub(super) fn shared_cycles(kernel: &Kernel, body: Range<usize>) -> SharedCycles
         };
         if let Some((addr, bytes)) = access {
             match eval.addresses(addr).filter(|_| guard.is_none()) {
-                Some(at) => out.cycles += cycles(&at, bytes),
+                Some(at) => {
+                    let (cycles, fewest) = cycles(&at, bytes);
+                    out.cycles += cycles;
+                    out.fewest += fewest;
+                }
                 None => {
                     out.cycles += warps;
                     out.unknown += warps;
@@ -114,40 +118,40 @@ pub(super) fn shared_cycles(kernel: &Kernel, body: Range<usize>) -> SharedCycles
     out
 }
 
-/// Cycles of the warps of one access. The hardware serves a warp's access
-/// in phases: a 16-byte access a quarter warp at a time, an 8-byte one a
-/// half warp at a time, narrower ones whole; a phase takes the most distinct
-/// words any bank holds among the words its lanes touch. A phase touching
-/// only words an earlier phase of the same access touched is counted as
-/// riding along with it (a broadcast), which keeps the sum a lower bound.
-fn cycles(addresses: &[u64], bytes: u32) -> u64 {
-    let phase = match bytes {
-        16.. => WARP / 4,
-        8.. => WARP / 2,
-        _ => WARP,
-    } as usize;
+/// Cycles of the warps of one access. The hardware serves a 16-byte access
+/// a quarter warp at a time, narrower ones a warp at a time; a phase takes
+/// the most distinct words any bank holds among the words its lanes touch.
+/// A phase touching only words an earlier phase of the same access touched
+/// is counted as riding along with it (a broadcast), which keeps the sum a
+/// lower bound. (Against ncu on an H200: a DGEMM's fragment loads with
+/// their rows 16 bytes apart cost exactly the extra wavefronts this counts,
+/// 4 per 16-byte load and 2 per 8-byte one; the H100 journal's c32 kernels,
+/// whose half warps read different words of B in one wavefront, rule out
+/// half-warp phases for 8-byte loads.)
+/// Also returns the cycles without a bank conflict (see
+/// [`SharedCycles::fewest`]).
+fn cycles(addresses: &[u64], bytes: u32) -> (u64, u64) {
+    let phase = if bytes >= 16 { WARP / 4 } else { WARP } as usize;
     let words = |lanes: &[u64]| -> HashSet<u64> {
         lanes.iter().flat_map(|&a| (a / 4)..(a + u64::from(bytes)).div_ceil(4)).collect()
     };
-    addresses
-        .chunks(WARP as usize)
-        .map(|warp| {
-            let mut seen: HashSet<u64> = HashSet::new();
-            let mut cycles = 0;
-            for lanes in warp.chunks(phase) {
-                let words = words(lanes);
-                if !words.is_subset(&seen) {
-                    let mut per_bank = [0u64; BANKS as usize];
-                    for &w in &words {
-                        per_bank[(w % BANKS) as usize] += 1;
-                    }
-                    cycles += per_bank.into_iter().max().unwrap_or(0).max(1);
+    let (mut cycles, mut fewest) = (0, 0);
+    for warp in addresses.chunks(WARP as usize) {
+        let mut seen: HashSet<u64> = HashSet::new();
+        for lanes in warp.chunks(phase) {
+            let words = words(lanes);
+            if !words.is_subset(&seen) {
+                let mut per_bank = [0u64; BANKS as usize];
+                for &w in &words {
+                    per_bank[(w % BANKS) as usize] += 1;
                 }
-                seen.extend(words);
+                cycles += per_bank.into_iter().max().unwrap_or(0).max(1);
+                fewest += (words.len() as u64).div_ceil(BANKS).max(1);
             }
-            cycles
-        })
-        .sum()
+            seen.extend(words);
+        }
+    }
+    (cycles, fewest)
 }
 
 /// `v` of a `bits`-wide type, sign-extended when `signed`.
@@ -293,25 +297,26 @@ mod tests {
 
     #[test]
     fn bank_cycles_count_distinct_words_per_bank() {
-        // Broadcast: 32 lanes on one word; a 2-way conflict; 16-byte rows.
-        assert_eq!(cycles(&[64; 32], 4), 1);
-        assert_eq!(cycles(&(0..32).map(|t| 8 * t).collect::<Vec<_>>(), 4), 2);
-        assert_eq!(cycles(&(0..32).map(|t| 16 * t).collect::<Vec<_>>(), 16), 4);
+        // (cycles, without conflicts). Broadcast: 32 lanes on one word; a
+        // 2-way conflict; 16-byte rows.
+        assert_eq!(cycles(&[64; 32], 4), (1, 1));
+        assert_eq!(cycles(&(0..32).map(|t| 8 * t).collect::<Vec<_>>(), 4), (2, 1));
+        assert_eq!(cycles(&(0..32).map(|t| 16 * t).collect::<Vec<_>>(), 16), (4, 4));
         // Two warps add up; a partial warp is still a cycle.
-        assert_eq!(cycles(&(0..40).map(|t| 4 * t).collect::<Vec<_>>(), 4), 2);
+        assert_eq!(cycles(&(0..40).map(|t| 4 * t).collect::<Vec<_>>(), 4), (2, 2));
         // A 16-byte access a quarter warp at a time: lanes (g, t) = (lane / 4,
         // lane mod 4) reading 16 bytes at column 16 g of row t, rows 1040
         // bytes apart, overlap two by two in the banks (8 cycles, as ncu
         // counted on the GPU); 1056 bytes apart (a 32-byte skew) they do not
         // (4, the least 512 bytes take).
         let rows = |stride: u64| (0..32).map(|l: u64| (l % 4) * stride + (l / 4) * 16).collect::<Vec<_>>();
-        assert_eq!(cycles(&rows(1040), 16), 8);
-        assert_eq!(cycles(&rows(1056), 16), 4);
-        // An 8-byte access a half warp at a time, column 8 g of row t.
+        assert_eq!(cycles(&rows(1040), 16), (8, 4));
+        assert_eq!(cycles(&rows(1056), 16), (4, 4));
+        // An 8-byte access, column 8 g of row t: the whole warp's words.
         let rows8 = |stride: u64| (0..32).map(|l: u64| (l % 4) * stride + (l / 4) * 8).collect::<Vec<_>>();
-        assert_eq!(cycles(&rows8(1040), 8), 4);
-        assert_eq!(cycles(&rows8(1056), 8), 2);
-        // Half warps reading the same 128 bytes: the second rides along.
-        assert_eq!(cycles(&(0..32).map(|l: u64| (l % 16) * 8).collect::<Vec<_>>(), 8), 1);
+        assert_eq!(cycles(&rows8(1040), 8), (4, 2));
+        assert_eq!(cycles(&rows8(1056), 8), (2, 2));
+        // Quarter warps reading the same 128 bytes: the others ride along.
+        assert_eq!(cycles(&(0..32).map(|l: u64| (l % 8) * 16).collect::<Vec<_>>(), 16), (1, 1));
     }
 }
