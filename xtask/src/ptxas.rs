@@ -212,13 +212,16 @@ fn report(ptxas: &Path, archs: &[String], kernels: &[Kernel]) -> Result<()> {
 
     let header: String = archs.iter().map(|a| format!(" | {a:>14}")).collect();
     println!(
-        "ptxas {} — registers / spill bytes (stores+loads) per kernel; `s`: its wgmmas serialized",
+        "ptxas {} — registers / spill bytes (stores+loads) per kernel; `s`: its wgmmas serialized; \
+         bank: the main loop's shared-memory bank conflicts by the analytic bound's model, in cycles \
+         beyond the conflict-free ones",
         ptxas_version(ptxas)
     );
-    println!("{:<10} {:<54}{header}", "kernel", "spec");
+    println!("{:<10} {:<54} {:>5}{header}", "kernel", "spec", "bank");
     let mut failures = Vec::new();
     for (k, kernel) in kernels.iter().enumerate() {
-        let mut row = format!("{:<10} {:<54}", kernel.name, short_spec(&kernel.spec));
+        let bank = bank_conflicts(&kernel.spec).map_or("-".to_owned(), |x| format!("{:.0}%", 100.0 * x));
+        let mut row = format!("{:<10} {:<54} {bank:>5}", kernel.name, short_spec(&kernel.spec));
         for a in 0..archs.len() {
             match &results[k * archs.len() + a] {
                 Some(Ok(Some(r))) => {
@@ -244,6 +247,18 @@ fn report(ptxas: &Path, archs: &[String], kernels: &[Kernel]) -> Result<()> {
     }
     println!("{} kernels x {} architectures assembled", kernels.len(), archs.len());
     Ok(())
+}
+
+/// The shared-memory bank conflicts of `spec`'s main loop by the analytic
+/// bound's model: the extra cycles a trip's known accesses take, over the
+/// cycles they would take without a conflict
+/// ([`gemm_codegen::bound::SharedCycles::fewest`]); `None` for a kernel
+/// with no known access.
+fn bank_conflicts(spec: &gemm_codegen::KernelSpec) -> Option<f64> {
+    let module = gemm_codegen::lower(&gemm_codegen::validate(spec).ok()?);
+    let shared = gemm_codegen::bound::LoopMix::of(module.kernels.first()?).shared;
+    let known = shared.cycles - shared.unknown;
+    (shared.fewest > 0).then(|| (known - shared.fewest) as f64 / shared.fewest as f64)
 }
 
 fn short_spec(spec: &gemm_codegen::KernelSpec) -> String {
@@ -311,6 +326,27 @@ mod tests {
         );
         assert!(parse_resources(&serialized).is_some_and(|r| r.wgmma_serialized));
         assert_eq!(parse_resources("ptxas fatal"), None);
+    }
+
+    /// The report's bank column: none in the shipped DGEMM NT kernel (its
+    /// stripes' rows 32 bytes apart), twice the conflict-free cycles in the
+    /// shipped f32 NT K = 64 class's `mma.sync` kernel, whose rows are 16
+    /// bytes apart (a quarter warp's fragment loads overlap two by two).
+    #[test]
+    fn the_report_shows_bank_conflicts() {
+        let spec = |text: &str| text.parse::<gemm_codegen::KernelSpec>().unwrap();
+        let dgemm = spec(
+            "precision = f64, op = (N, T), tile = (128, 128, 16), threads = (16, 16), load_a = (64, 4), \
+             load_b = (64, 4), lds_width = 2, arch = sm_90, stages = 3, ldg_width = 2, warps = (2, 4), \
+             raster = 8, frag_sets = 2, interleave = 4, math = dmma, mma = (16, 8, 4)",
+        );
+        assert_eq!(bank_conflicts(&dgemm), Some(0.0));
+        let sgemm = spec(
+            "precision = f32, op = (N, T), tile = (128, 128, 32), threads = (16, 8), load_a = (32, 4), \
+             load_b = (32, 4), lds_width = 4, arch = sm_90, stages = 3, ldg_width = 4, warps = (2, 2), \
+             raster = 8, math = tf32x3, mma = (16, 8, 8)",
+        );
+        assert_eq!(bank_conflicts(&sgemm), Some(1.0));
     }
 
     /// Run 36's TMA kernels (`ldg = tma`, `tuning/sm_90-wgmma/run36/specs.txt`,
