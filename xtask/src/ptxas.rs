@@ -255,10 +255,8 @@ fn report(ptxas: &Path, archs: &[String], kernels: &[Kernel]) -> Result<()> {
 /// ([`gemm_codegen::bound::SharedCycles::fewest`]); `None` for a kernel
 /// with no known access.
 fn bank_conflicts(spec: &gemm_codegen::KernelSpec) -> Option<f64> {
-    let module = gemm_codegen::lower(&gemm_codegen::validate(spec).ok()?);
-    let shared = gemm_codegen::bound::LoopMix::of(module.kernels.first()?).shared;
-    let known = shared.cycles - shared.unknown;
-    (shared.fewest > 0).then(|| (known - shared.fewest) as f64 / shared.fewest as f64)
+    let shared = gemm_codegen::bound::LoopMix::of_plan(&gemm_codegen::validate(spec).ok()?).shared;
+    (shared.fewest > 0).then(|| shared.conflicts() as f64 / shared.fewest as f64)
 }
 
 fn short_spec(spec: &gemm_codegen::KernelSpec) -> String {

@@ -52,6 +52,14 @@ pub struct SharedCycles {
     pub fewest: u64,
 }
 
+impl SharedCycles {
+    /// The cycles bank conflicts add to the known accesses: `cycles`
+    /// beyond `unknown` and `fewest`.
+    pub fn conflicts(&self) -> u64 {
+        self.cycles - self.unknown - self.fewest
+    }
+}
+
 /// Per-thread values of a register, when known for every thread.
 type Value = Option<Vec<u64>>;
 

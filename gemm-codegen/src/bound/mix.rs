@@ -253,6 +253,14 @@ pub struct LoopMix {
 }
 
 impl LoopMix {
+    /// The main loop of `plan`'s kernel as the stencil lowers it, with the
+    /// tensor-core products its math makes of each product of the GEMM.
+    pub fn of_plan(plan: &crate::Plan) -> LoopMix {
+        let module = crate::lower(plan);
+        let kernel = module.kernels.first().expect("the stencil lowers to one kernel");
+        LoopMix { passes: plan.spec().math.passes(), ..LoopMix::of(kernel) }
+    }
+
     /// The main loop of `kernel` ([`main_loop`]) counted, or the whole body
     /// when it has none.
     pub fn of(kernel: &Kernel) -> LoopMix {

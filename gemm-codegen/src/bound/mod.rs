@@ -354,10 +354,7 @@ impl AnalyticBound {
         gpu: &GpuThroughput,
         residency: Option<Residency>,
     ) -> Result<AnalyticBound, BoundError> {
-        let module = crate::lower(plan);
-        let kernel = module.kernels.first().expect("the stencil lowers to one kernel");
-        let mix = LoopMix { passes: plan.spec().math.passes(), ..LoopMix::of(kernel) };
-        AnalyticBound::new(&mix, gpu, residency)
+        AnalyticBound::new(&LoopMix::of_plan(plan), gpu, residency)
     }
 
     /// The caveats' names joined by `;` (empty for none), for a CSV cell.

@@ -223,7 +223,7 @@ impl Fragments {
     /// The accumulator of the thread's row `i` and of the column that is
     /// column `2t + e` of n8 tile `run·q + j`.
     fn acc(&self, i: u32, q: u32, j: u32, e: u32) -> Elem {
-        let col = if self.contiguous && !self.b_split { self.run * e + j } else { 2 * j + e };
+        let col = if self.run_contiguous(Operand::B) { self.run * e + j } else { 2 * j + e };
         self.acc[(i * self.n_thr + 2 * self.run * q + col) as usize]
     }
 
@@ -482,8 +482,7 @@ impl Fragments {
         let shape = self.shape;
         let esz = cx.esz();
         let block = crate::constraints::mma_warp_block(cx.precision());
-        // c64's rows and columns, and split B columns, are 8 apart.
-        let contiguous = self.contiguous && !(operand == Operand::B && self.b_split);
+        let contiguous = self.run_contiguous(operand);
         let stride = cx.plan.stride(operand);
         // Row (column) `j` of a lane's run in block `p`, from its first one.
         let run_row =
@@ -529,6 +528,12 @@ impl Fragments {
             // Nothing to round: negate B's parts as they land.
             self.convert(cx, blocks);
         }
+    }
+
+    /// Whether a lane's run of `operand`'s rows (columns) is consecutive;
+    /// c64's rows and columns, and split B columns, are 8 apart.
+    fn run_contiguous(&self, operand: Operand) -> bool {
+        self.contiguous && !(operand == Operand::B && self.b_split)
     }
 
     /// m tiles of a warp tile.
